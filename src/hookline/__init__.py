@@ -1,0 +1,104 @@
+"""hookline: an agent harness whose rules live in lifecycle hooks.
+
+A prompt asks a model to follow a rule; a hook guarantees it. The public surface is listed in
+``__all__`` and checked by a test; everything else is internal.
+"""
+
+from __future__ import annotations
+
+from hookline.agent.loop import Agent
+from hookline.agent.messages import Message
+from hookline.agent.model import ModelClient
+from hookline.agent.options import AgentOptions, ClaudeAgentOptions
+from hookline.agent.result import RunResult
+from hookline.decisions import NO_DECISION, Decision, merge
+from hookline.errors import (
+    ConfigError,
+    HookFailure,
+    HooklineError,
+    HookTimeout,
+    InvalidHookOutput,
+    ToolError,
+    ToolInputError,
+)
+from hookline.events import (
+    EVENTS,
+    HookEvent,
+    PermissionRequest,
+    PostToolUse,
+    PostToolUseFailure,
+    PreToolUse,
+    SessionEnd,
+    SessionStart,
+    Stop,
+    ToolBlocked,
+    TurnEnd,
+    TurnStart,
+    UserPromptSubmit,
+)
+from hookline.hooks.engine import Dispatch, HookEngine, HookRun
+from hookline.hooks.registry import HookRegistry, Registration
+from hookline.hooks.runners import HookRunner
+from hookline.hooks.sdk import HookMatcher
+from hookline.matchers import Matcher, all_of, any_of, arg, not_, tool_name
+from hookline.models.rules import RuleModel
+from hookline.models.scripted import ScriptedModel
+from hookline.tools.base import Tool, ToolCall, ToolContext, ToolResult, Workspace
+from hookline.tools.function import FunctionTool, tool
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "EVENTS",
+    "NO_DECISION",
+    "Agent",
+    "AgentOptions",
+    "ClaudeAgentOptions",
+    "ConfigError",
+    "Decision",
+    "Dispatch",
+    "FunctionTool",
+    "HookEngine",
+    "HookEvent",
+    "HookFailure",
+    "HookMatcher",
+    "HookRegistry",
+    "HookRun",
+    "HookRunner",
+    "HookTimeout",
+    "HooklineError",
+    "InvalidHookOutput",
+    "Matcher",
+    "Message",
+    "ModelClient",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PreToolUse",
+    "Registration",
+    "RuleModel",
+    "RunResult",
+    "ScriptedModel",
+    "SessionEnd",
+    "SessionStart",
+    "Stop",
+    "Tool",
+    "ToolBlocked",
+    "ToolCall",
+    "ToolContext",
+    "ToolError",
+    "ToolInputError",
+    "ToolResult",
+    "TurnEnd",
+    "TurnStart",
+    "UserPromptSubmit",
+    "Workspace",
+    "__version__",
+    "all_of",
+    "any_of",
+    "arg",
+    "merge",
+    "not_",
+    "tool",
+    "tool_name",
+]

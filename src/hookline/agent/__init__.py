@@ -1,0 +1,1 @@
+"""The agent: loop, session, transcript, messages and options."""

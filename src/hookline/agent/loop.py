@@ -1,0 +1,296 @@
+"""The agent loop: prompt -> (model -> tools)* -> Stop, with a hook at every step.
+
+    SessionStart                                   once, before the first prompt
+    UserPromptSubmit  deny: the prompt is rejected; context: added beside it
+    TurnStart
+      model.complete -> tool calls -> ToolPipeline (PreToolUse ... PostToolUse) -> repeat
+      no tool calls  -> Stop   deny: keep working, the reason is the next instruction
+    TurnEnd
+    SessionEnd                                     on close()
+
+The loop knows nothing about any particular hook: it fires events and follows merged decisions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from hookline.agent.messages import Block, Message, TextBlock, ToolResultBlock
+from hookline.agent.model import ModelClient
+from hookline.agent.options import AgentOptions
+from hookline.agent.result import RunResult, StopReason
+from hookline.agent.session import Session
+from hookline.decisions import Decision
+from hookline.errors import ConfigError
+from hookline.events import (
+    HookEvent,
+    SessionEnd,
+    SessionStart,
+    Stop,
+    TurnEnd,
+    TurnStart,
+    UserPromptSubmit,
+)
+from hookline.hooks import wording
+from hookline.hooks.engine import HookEngine, HookRun
+from hookline.hooks.registry import HookRegistry
+from hookline.hooks.sdk import HookMatcher
+from hookline.tools.base import Tool, Toolbox, ToolCall, ToolResult
+from hookline.tools.pipeline import ToolPipeline
+
+Progress = HookEvent | HookRun | ToolResult | Message
+Watcher = Callable[[Progress], None]
+
+
+@dataclass
+class _Turn:
+    """What one prompt's work has produced so far."""
+
+    prompt: str
+    calls: list[ToolResult] = field(default_factory=list)
+    steps: int = 0
+    stop_blocks: int = 0
+    final_text: str = ""
+    stop_reason: StopReason = "end_turn"
+    detail: str | None = None
+
+
+class Agent:
+    """An agent: a model, tools and hooks, working in one session."""
+
+    def __init__(
+        self,
+        model: ModelClient,
+        *,
+        tools: Iterable[Tool] | None = None,
+        hooks: Mapping[str, Sequence[HookMatcher]] | HookRegistry | None = None,
+        options: AgentOptions | None = None,
+        **settings: Any,
+    ) -> None:
+        self.model = model
+        self.options = _options(options, settings)
+        self.registry = hooks if isinstance(hooks, HookRegistry) else HookRegistry()
+        self.registry.add_matchers(self.options.hooks, source="sdk")
+        if hooks is not None and not isinstance(hooks, HookRegistry):
+            self.registry.add_matchers(hooks, source="sdk")
+        self.engine = HookEngine(self.registry)
+        self.tools = Toolbox(tools if tools is not None else _builtin_tools())
+        self.pipeline = ToolPipeline(self.tools, self.engine)
+        self.session = Session.create(self.options)
+        self._watchers: list[Watcher] = []
+
+    # -- the public surface ---------------------------------------------------------------------
+
+    def watch(self, fn: Watcher) -> Callable[[], None]:
+        """Call ``fn`` with each event, hook run, tool result and message as it happens."""
+        self._watchers.append(fn)
+        stop_runs = self.engine.monitor(fn)
+        stop_events = self.engine.monitor(fn, events=True)
+
+        def stop() -> None:
+            stop_runs()
+            stop_events()
+            if fn in self._watchers:
+                self._watchers.remove(fn)
+
+        return stop
+
+    async def run(self, prompt: str) -> RunResult:
+        """Work on ``prompt`` until the model stops, a hook stops it, or max_turns runs out."""
+        if not prompt or not prompt.strip():
+            raise ConfigError("the prompt is empty", key="prompt", fix="give the agent a task")
+        runs: list[HookRun] = []
+        stop_collecting = self.engine.monitor(runs.append)
+        try:
+            await self.start()
+            turn = await self._turn(prompt)
+        finally:
+            stop_collecting()
+        return RunResult(
+            session_id=self.session.id,
+            stop_reason=turn.stop_reason,
+            final_text=turn.final_text,
+            transcript_path=str(self.session.transcript.path),
+            tool_calls=turn.calls,
+            hook_runs=runs,
+            model_calls=turn.steps,
+            stop_detail=turn.detail,
+        )
+
+    def run_sync(self, prompt: str) -> RunResult:
+        """``run`` for code without an event loop; closes the session afterwards."""
+
+        async def once() -> RunResult:
+            async with self:
+                return await self.run(prompt)
+
+        return asyncio.run(once())
+
+    async def call_tool(
+        self, name: str, tool_input: dict[str, Any], *, tool_use_id: str | None = None
+    ) -> ToolResult:
+        """Run one tool call through the pipeline, hooks and all, outside the model loop."""
+        await self.start()
+        call = ToolCall(tool_use_id or f"toolu_direct_{uuid.uuid4().hex[:20]}", name, tool_input)
+        result = await self.pipeline.run(call, self.session.scope, self.session.tool_context)
+        self._emit(result)
+        return result
+
+    async def start(self) -> None:
+        """Fire SessionStart once; ``run`` does this for you."""
+        if not self.session.started:
+            self.session.started = True
+            await self._fire(self.session.scope.event(SessionStart, source="startup"))
+
+    async def close(self, reason: str = "other") -> None:
+        """Fire SessionEnd, wait for background observers and close the transcript."""
+        if self.session.started:
+            await self._fire(self.session.scope.event(SessionEnd, reason=reason))
+            self.session.started = False
+        await self.engine.drain()
+        self.session.transcript.close()
+
+    async def __aenter__(self) -> Agent:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # -- one prompt -----------------------------------------------------------------------------
+
+    async def _turn(self, prompt: str) -> _Turn:
+        turn = _Turn(prompt)
+        self.session.new_prompt()
+        submitted = await self._fire(self.session.scope.event(UserPromptSubmit, prompt=prompt))
+        if _refused(submitted, turn):
+            return turn
+        self._add(Message.user(*_contexts("UserPromptSubmit", submitted), prompt))
+        number = self.session.prompts
+        await self._fire(self.session.scope.event(TurnStart, prompt=prompt, turn=number))
+        await self._work(turn)
+        self.session.transcript.flush()
+        await self._fire(
+            self.session.scope.event(
+                TurnEnd, prompt=prompt, turn=number, steps=turn.steps, stop_reason=turn.stop_reason
+            )
+        )
+        return turn
+
+    async def _work(self, turn: _Turn) -> None:
+        """Call the model and its tools until something ends the turn."""
+        while turn.steps < self.options.max_turns:
+            reply = await self.model.complete(
+                self.session.messages, self.tools.specs(), system=self.options.system_prompt
+            )
+            turn.steps += 1
+            self._add(reply, model=self.model.name)
+            self.session.transcript.flush()
+            turn.final_text = reply.text
+            calls = reply.tool_calls
+            if calls:
+                if await self._act(calls, turn):
+                    return
+            elif not await self._keep_going(turn):
+                return
+        turn.stop_reason = "max_turns"
+        turn.detail = f"stopped after {self.options.max_turns} model calls"
+
+    async def _act(self, calls: list[ToolCall], turn: _Turn) -> bool:
+        """Run the calls in order; True when one of them ends the turn."""
+        ctx = self.session.tool_context
+        results = []
+        for call in calls:
+            result = await self.pipeline.run(call, self.session.scope, ctx)
+            self._emit(result)
+            results.append(result)
+        turn.calls.extend(results)
+        self._add(_results_message(results), results=results)
+        deferred = next((r for r in results if r.status == "deferred"), None)
+        stopped = next((r for r in results if r.stopped), None)
+        if deferred:
+            turn.stop_reason, turn.detail = "tool_deferred", deferred.reason
+        elif stopped:
+            turn.stop_reason, turn.detail = "hook_stopped", stopped.stop_reason
+        return bool(deferred or stopped)
+
+    async def _keep_going(self, turn: _Turn) -> bool:
+        """Fire Stop; True when a hook keeps the model working."""
+        decision = await self._fire(
+            self.session.scope.event(
+                Stop, stop_hook_active=turn.stop_blocks > 0, last_assistant_message=turn.final_text
+            )
+        )
+        if not decision.continue_:
+            turn.stop_reason, turn.detail = "hook_stopped", decision.stop_reason
+            return False
+        feedback = [decision.reason] if decision.permission == "deny" and decision.reason else []
+        feedback += list(decision.additional_context)
+        if not feedback:
+            return False
+        if turn.stop_blocks >= self.options.stop_hook_block_cap:
+            turn.stop_reason = "stop_hook_cap"
+            turn.detail = f"Stop hooks blocked {turn.stop_blocks} times in a row"
+            return False
+        turn.stop_blocks += 1
+        self._add(Message.user(wording.stop_feedback("Stop", "\n".join(feedback))))
+        return True
+
+    # -- plumbing -------------------------------------------------------------------------------
+
+    async def _fire(self, event: HookEvent) -> Decision:
+        return (await self.engine.dispatch(event)).decision
+
+    def _add(self, message: Message, **extra: Any) -> None:
+        self.session.add(message, **extra)
+        self._emit(message)
+
+    def _emit(self, item: Progress) -> None:
+        for fn in self._watchers:
+            fn(item)
+
+
+def _refused(decision: Decision, turn: _Turn) -> bool:
+    """Settle a UserPromptSubmit decision that ends the turn before the model sees the prompt."""
+    if decision.permission == "deny":
+        reason = decision.reason or "blocked by a UserPromptSubmit hook"
+        turn.stop_reason, turn.detail = "prompt_blocked", reason
+        turn.final_text = wording.prompt_blocked(reason, turn.prompt)
+        return True
+    if not decision.continue_:
+        turn.stop_reason, turn.detail = "hook_stopped", decision.stop_reason
+        turn.final_text = f"Operation stopped by hook: {decision.stop_reason or ''}".rstrip()
+        return True
+    return False
+
+
+def _contexts(event: str, decision: Decision) -> list[str]:
+    return [wording.reminder(wording.context(event, None, c)) for c in decision.additional_context]
+
+
+def _results_message(results: list[ToolResult]) -> Message:
+    blocks: list[Block] = [ToolResultBlock(r.call.id, r.content, r.is_error) for r in results]
+    blocks += [TextBlock(wording.reminder(note)) for r in results for note in r.context]
+    return Message("user", tuple(blocks))
+
+
+def _options(options: AgentOptions | None, settings: dict[str, Any]) -> AgentOptions:
+    base = options or AgentOptions()
+    known = {f.name for f in fields(AgentOptions)}
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise ConfigError(
+            f"unknown agent option(s): {', '.join(unknown)}",
+            key=unknown[0],
+            fix=f"use one of: {', '.join(sorted(known))}",
+        )
+    return replace(base, **settings) if settings else base
+
+
+def _builtin_tools() -> list[Tool]:
+    from hookline.tools.builtin import builtin_tools
+
+    return builtin_tools()

@@ -1,0 +1,83 @@
+"""A session: its id, where it works, its conversation and its transcript."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+
+from hookline.agent.messages import Message
+from hookline.agent.options import AgentOptions
+from hookline.agent.transcript import Transcript
+from hookline.errors import ConfigError
+from hookline.events import Scope
+from hookline.tools.base import ToolContext, ToolResult, Workspace
+
+
+@dataclass
+class Session:
+    """The state of one conversation. Every event it fires carries its ``scope``."""
+
+    id: str
+    cwd: Path
+    workspace: Workspace
+    transcript: Transcript
+    scope: Scope
+    messages: list[Message] = field(default_factory=list)
+    prompts: int = 0
+    started: bool = False
+
+    @classmethod
+    def create(cls, options: AgentOptions, *, session_id: str | None = None) -> Session:
+        cwd = _existing_dir(options.cwd)
+        sid = session_id or str(uuid.uuid4())
+        state = Path(options.state_dir) if options.state_dir else cwd / ".hookline"
+        path = (state / "transcripts" / f"{sid}.jsonl").resolve()
+        _make_dir(path.parent)
+        roots = options.roots or (cwd,)
+        return cls(
+            id=sid,
+            cwd=cwd,
+            workspace=Workspace.of(*roots),
+            transcript=Transcript(path, session_id=sid, cwd=str(cwd)),
+            scope=Scope(sid, str(path), str(cwd), options.permission_mode),
+        )
+
+    @cached_property
+    def tool_context(self) -> ToolContext:
+        """What tools may know of this session (it does not change)."""
+        return ToolContext(cwd=self.cwd, workspace=self.workspace, session_id=self.id)
+
+    def new_prompt(self) -> None:
+        """A prompt arrives: later events carry a fresh ``prompt_id``."""
+        self.prompts += 1
+        self.scope = replace(self.scope, prompt_id=str(uuid.uuid4()))
+
+    def add(
+        self, message: Message, *, model: str | None = None, results: list[ToolResult] | None = None
+    ) -> None:
+        """Append to the conversation and, at once, to the transcript file."""
+        self.messages.append(message)
+        self.transcript.append(message, model=model, results=results)
+
+
+def _make_dir(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot create the transcript folder {folder}: {exc.strerror}",
+            key="state_dir",
+            fix="point state_dir at a writable folder",
+        ) from None
+
+
+def _existing_dir(cwd: str | Path | None) -> Path:
+    path = Path(cwd) if cwd is not None else Path.cwd()
+    if not path.is_dir():
+        raise ConfigError(
+            f"working directory {path} does not exist", key="cwd", fix="pass an existing folder"
+        )
+    return Path(os.path.realpath(path))

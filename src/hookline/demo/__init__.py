@@ -1,0 +1,5 @@
+"""``hookline demo``: the seed lesson's four scenarios, offline, in a throwaway workspace."""
+
+from hookline.demo.scenarios import run_demo
+
+__all__ = ["run_demo"]

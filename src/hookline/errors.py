@@ -1,0 +1,68 @@
+"""hookline's exceptions, rooted in one base class.
+
+    HooklineError
+    ├── ConfigError          a user's input is wrong (file, key, flag): says where, and the fix
+    ├── HookFailure          a hook raised, timed out or answered something invalid (the engine
+    │   ├── HookTimeout      isolates these and records them; they never escape a dispatch)
+    │   └── InvalidHookOutput
+    └── ToolError            a tool body could not do its work; becomes a failed tool result
+        └── ToolInputError   the tool input does not fit the tool (bad path, missing field, ...)
+
+Foreign exceptions (OSError, pydantic.ValidationError, json.JSONDecodeError, ...) are translated
+into these at the edge that caught them, so callers only ever handle hookline's own tree.
+"""
+
+from __future__ import annotations
+
+
+class HooklineError(Exception):
+    """Base class of every exception hookline raises on purpose."""
+
+
+class ConfigError(HooklineError):
+    """A user's input is wrong. Names the file and key it concerns and how to fix it."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        key: str | None = None,
+        fix: str | None = None,
+    ) -> None:
+        self.message = message
+        self.file = file
+        self.key = key
+        self.fix = fix
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        where = ": ".join(str(part) for part in (self.file, self.key) if part)
+        text = f"{where}: {self.message}" if where else self.message
+        return f"{text} (fix: {self.fix})" if self.fix else text
+
+
+class HookFailure(HooklineError):
+    """A hook did not give a usable answer. ``kind`` names the failure for the audit."""
+
+    kind = "exception"
+
+
+class HookTimeout(HookFailure):
+    """A hook did not answer within its timeout."""
+
+    kind = "timeout"
+
+
+class InvalidHookOutput(HookFailure):
+    """A hook answered with something that is not a decision."""
+
+    kind = "invalid"
+
+
+class ToolError(HooklineError):
+    """A tool could not do its work. The message is what the model reads."""
+
+
+class ToolInputError(ToolError):
+    """The input does not fit the tool: a missing field, a path outside the workspace, ..."""

@@ -1,0 +1,280 @@
+"""Lifecycle events: typed, frozen, serialisable, named as in the Claude Code hook protocol.
+
+The same event object is a Python hook's argument, a command hook's stdin (``to_payload()``) and an
+HTTP hook's body. Events are read-only, down to the tool input and output inside them: a hook
+changes what happens by answering with a ``Decision`` (``updated_input``, ``updated_output``, ...).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from hookline.errors import ConfigError
+from hookline.frozen import freeze
+
+#: Tool input and output as hooks see them: read-only (see ``hookline.frozen``).
+FrozenInput = Annotated[dict[str, Any], AfterValidator(freeze)]
+FrozenOutput = Annotated[Any, AfterValidator(freeze)]
+
+PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
+
+
+class HookEvent(BaseModel):
+    """Fields common to every event (protocol §3.1)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: ClassVar[str] = ""
+    #: The field a tool-name style matcher filters on, or None when the event ignores matchers.
+    match_field: ClassVar[str | None] = None
+    #: Whether a deny (exit 2, ``decision: "block"``) changes what happens next.
+    blockable: ClassVar[bool] = False
+    #: Whether hooks may rewrite ``tool_input`` / ``tool_response`` at this event.
+    rewrites_input: ClassVar[bool] = False
+    rewrites_output: ClassVar[bool] = False
+    #: Whether Claude Code sends ``permission_mode`` with this event.
+    has_mode: ClassVar[bool] = True
+    #: Optional fields left out of the payload while unset, as Claude Code does.
+    omit_when_none: ClassVar[frozenset[str]] = frozenset(
+        {"prompt_id", "permission_mode", "agent_id", "agent_type"}
+    )
+
+    session_id: str
+    transcript_path: str
+    cwd: str
+    prompt_id: str | None = None
+    permission_mode: PermissionMode | None = None
+    agent_id: str | None = None
+    agent_type: str | None = None
+
+    def match_value(self) -> str | None:
+        """The value a matcher filters on (a tool name, a session source, ...)."""
+        return getattr(self, self.match_field) if self.match_field else None
+
+    def to_payload(self) -> dict[str, Any]:
+        """The JSON object a command hook reads on stdin, in the protocol's field order."""
+        data = self.model_dump(mode="json")
+        for key in self.omit_when_none:
+            if data.get(key, 0) is None:
+                del data[key]
+        return data
+
+
+class SessionStart(HookEvent):
+    """A session starts or resumes."""
+
+    name: ClassVar[str] = "SessionStart"
+    has_mode: ClassVar[bool] = False
+    match_field: ClassVar[str | None] = "source"
+    omit_when_none: ClassVar[frozenset[str]] = HookEvent.omit_when_none | {"model"}
+    hook_event_name: Literal["SessionStart"] = "SessionStart"
+    source: Literal["startup", "resume", "clear", "compact", "fork"] = "startup"
+    model: str | None = None
+
+
+class SessionEnd(HookEvent):
+    """A session ends."""
+
+    name: ClassVar[str] = "SessionEnd"
+    has_mode: ClassVar[bool] = False
+    match_field: ClassVar[str | None] = "reason"
+    hook_event_name: Literal["SessionEnd"] = "SessionEnd"
+    reason: str = "other"
+
+
+class UserPromptSubmit(HookEvent):
+    """A prompt was submitted, before the model sees it. A deny rejects the prompt."""
+
+    name: ClassVar[str] = "UserPromptSubmit"
+    blockable: ClassVar[bool] = True
+    hook_event_name: Literal["UserPromptSubmit"] = "UserPromptSubmit"
+    prompt: str
+
+
+class TurnStart(HookEvent):
+    """hookline's own: a turn (one prompt, worked until the model stops) begins."""
+
+    name: ClassVar[str] = "TurnStart"
+    hook_event_name: Literal["TurnStart"] = "TurnStart"
+    prompt: str
+    turn: int
+
+
+class TurnEnd(HookEvent):
+    """hookline's own: a turn ended; ``steps`` counts the model calls it took."""
+
+    name: ClassVar[str] = "TurnEnd"
+    hook_event_name: Literal["TurnEnd"] = "TurnEnd"
+    prompt: str
+    turn: int
+    steps: int
+    stop_reason: str
+
+
+class ToolEvent(HookEvent):
+    """Fields of every event about one tool call."""
+
+    match_field: ClassVar[str | None] = "tool_name"
+    tool_name: str
+    tool_input: FrozenInput
+
+
+class PreToolUse(ToolEvent):
+    """A tool call is about to run. Gates may deny, ask or defer; transformers may rewrite."""
+
+    name: ClassVar[str] = "PreToolUse"
+    blockable: ClassVar[bool] = True
+    rewrites_input: ClassVar[bool] = True
+    hook_event_name: Literal["PreToolUse"] = "PreToolUse"
+    tool_use_id: str
+
+
+class PermissionRequest(ToolEvent):
+    """A call needs a permission answer. Hooks may allow or deny it."""
+
+    name: ClassVar[str] = "PermissionRequest"
+    blockable: ClassVar[bool] = True
+    rewrites_input: ClassVar[bool] = True
+    hook_event_name: Literal["PermissionRequest"] = "PermissionRequest"
+    permission_suggestions: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class PostToolUse(ToolEvent):
+    """A tool call succeeded. Hooks may replace the output the model sees or add context."""
+
+    name: ClassVar[str] = "PostToolUse"
+    rewrites_output: ClassVar[bool] = True
+    omit_when_none: ClassVar[frozenset[str]] = HookEvent.omit_when_none | {"duration_ms"}
+    hook_event_name: Literal["PostToolUse"] = "PostToolUse"
+    tool_response: FrozenOutput = None
+    tool_use_id: str
+    duration_ms: int | None = None
+
+
+class PostToolUseFailure(ToolEvent):
+    """A started tool call failed (raised, timed out, exited non-zero)."""
+
+    name: ClassVar[str] = "PostToolUseFailure"
+    omit_when_none: ClassVar[frozenset[str]] = HookEvent.omit_when_none | {"duration_ms"}
+    hook_event_name: Literal["PostToolUseFailure"] = "PostToolUseFailure"
+    tool_use_id: str
+    error: str
+    is_interrupt: bool = False
+    duration_ms: int | None = None
+
+
+class ToolBlocked(ToolEvent):
+    """hookline's own: a call was refused before it ran. Its body never executed."""
+
+    name: ClassVar[str] = "ToolBlocked"
+    hook_event_name: Literal["ToolBlocked"] = "ToolBlocked"
+    tool_use_id: str
+    decision: Literal["deny", "ask", "defer"]
+    reason: str
+
+
+class Stop(HookEvent):
+    """The model finished answering. A deny keeps it working, with the reason as its instruction."""
+
+    name: ClassVar[str] = "Stop"
+    blockable: ClassVar[bool] = True
+    hook_event_name: Literal["Stop"] = "Stop"
+    stop_hook_active: bool = False
+    last_assistant_message: str | None = None
+    background_tasks: list[dict[str, Any]] = Field(default_factory=list)
+    session_crons: list[dict[str, Any]] = Field(default_factory=list)
+
+
+EVENTS: dict[str, type[HookEvent]] = {
+    cls.name: cls
+    for cls in (
+        SessionStart,
+        SessionEnd,
+        UserPromptSubmit,
+        TurnStart,
+        TurnEnd,
+        PreToolUse,
+        PermissionRequest,
+        PostToolUse,
+        PostToolUseFailure,
+        ToolBlocked,
+        Stop,
+    )
+}
+
+#: Claude Code events hookline does not fire yet; hooks for them are refused with that reason.
+NOT_YET_SUPPORTED = frozenset(
+    {
+        "Setup",
+        "InstructionsLoaded",
+        "UserPromptExpansion",
+        "MessageDisplay",
+        "PermissionDenied",
+        "PostToolBatch",
+        "Notification",
+        "SubagentStart",
+        "SubagentStop",
+        "TaskCreated",
+        "TaskCompleted",
+        "StopFailure",
+        "TeammateIdle",
+        "ConfigChange",
+        "CwdChanged",
+        "DirectoryAdded",
+        "FileChanged",
+        "WorktreeCreate",
+        "WorktreeRemove",
+        "PreCompact",
+        "PostCompact",
+        "Elicitation",
+        "ElicitationResult",
+        "PreModelSwitch",
+        "PostModelSwitch",
+    }
+)
+
+
+def event_class(name: str, *, file: str | None = None, key: str | None = None) -> type[HookEvent]:
+    """The event class called ``name``, or a ConfigError that says what to write instead."""
+    try:
+        return EVENTS[name]
+    except KeyError:
+        pass
+    if name in NOT_YET_SUPPORTED:
+        raise ConfigError(
+            f"event {name!r} is a Claude Code event hookline does not fire yet",
+            file=file,
+            key=key,
+            fix=f"use one of: {', '.join(EVENTS)}",
+        )
+    close = difflib.get_close_matches(name, list(EVENTS), n=1)
+    hint = f"did you mean {close[0]!r}?" if close else f"use one of: {', '.join(EVENTS)}"
+    raise ConfigError(f"unknown event {name!r}", file=file, key=key, fix=hint)
+
+
+E = TypeVar("E", bound=HookEvent)
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """The fields every event of one session shares; ``scope.event(PreToolUse, ...)`` builds one."""
+
+    session_id: str
+    transcript_path: str
+    cwd: str
+    permission_mode: PermissionMode | None = "default"
+    prompt_id: str | None = None
+
+    def event(self, cls: type[E], **fields: Any) -> E:
+        return cls(
+            session_id=self.session_id,
+            transcript_path=self.transcript_path,
+            cwd=self.cwd,
+            permission_mode=self.permission_mode if cls.has_mode else None,
+            prompt_id=self.prompt_id,
+            **fields,
+        )

@@ -1,0 +1,75 @@
+"""Read-only JSON values: what hooks receive as ``tool_input`` and ``tool_response``.
+
+A hook changes a call by answering (``Decision.rewrite``, ``Decision.replace_output``), never by
+mutating the event: mutation raises at once with that advice, so it can neither slip through
+silently nor leak into what runs or what another hook sees. ``FrozenDict`` and ``FrozenList``
+are real ``dict`` and ``list`` subclasses, so reading, ``json.dumps``, ``{**d}`` and ``dict(d)``
+work as usual; copies (``copy``, ``deepcopy``, pickling, ``copy_json``) are plain and writable.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, NoReturn
+
+_ADVICE = (
+    "hook events are read-only: answer Decision.rewrite(new_input) or "
+    "Decision.replace_output(new_output) instead of changing the event in place"
+)
+
+
+def _read_only(self: object, *args: object, **kwargs: object) -> NoReturn:
+    raise TypeError(_ADVICE)
+
+
+class FrozenDict(dict[str, Any]):
+    """A dict that refuses to change."""
+
+    __slots__ = ()
+    __setitem__ = __delitem__ = __ior__ = _read_only
+    clear = pop = popitem = setdefault = update = _read_only
+
+    def __copy__(self) -> dict[str, Any]:
+        return dict(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+        return {k: copy.deepcopy(v, memo) for k, v in self.items()}
+
+    def __reduce__(self) -> tuple[type[dict[str, Any]], tuple[dict[str, Any]]]:
+        return (dict, (dict(self),))
+
+
+class FrozenList(list[Any]):
+    """A list that refuses to change."""
+
+    __slots__ = ()
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only
+    append = extend = insert = remove = pop = clear = sort = reverse = _read_only
+
+    def __copy__(self) -> list[Any]:
+        return list(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
+        return [copy.deepcopy(v, memo) for v in self]
+
+    def __reduce__(self) -> tuple[type[list[Any]], tuple[list[Any]]]:
+        return (list, (list(self),))
+
+
+def freeze(value: Any) -> Any:
+    """``value`` with every dict and list in it made read-only (frozen parts are reused)."""
+    kind = type(value)
+    if kind is dict:
+        return FrozenDict({k: freeze(v) for k, v in value.items()})
+    if kind is list:
+        return FrozenList(freeze(v) for v in value)
+    return value
+
+
+def copy_json(value: Any) -> Any:
+    """A plain, writable deep copy of JSON-like data; other objects are shared as they are."""
+    if isinstance(value, dict):
+        return {k: copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_json(v) for v in value]
+    return value

@@ -1,0 +1,1 @@
+"""Hooks: specs, the registry, runners and the engine."""

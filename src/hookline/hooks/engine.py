@@ -1,0 +1,274 @@
+"""The hook engine: select -> run -> merge, then let observers see the result.
+
+``dispatch(event)`` picks the hooks registered for the event whose matcher accepts it, runs the
+transformers one after another (each sees the previous rewrite), then the gates concurrently on
+the transformed event, merges every answer with ``decisions.merge``, and finally shows the result
+to the observers. A hook that raises, times out or answers nonsense is isolated: its failure is
+recorded on its ``HookRun`` and, for a fail-closed hook, becomes a deny.
+
+Plain (sync) Python hooks run inline on the event loop, so the common case costs a function
+call; their timeout is checked when they return. ``async`` hooks and ``threaded=True`` hooks are
+awaited under their timeout. Async observers are fire-and-forget: ``drain()`` waits for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from time import perf_counter
+from typing import TYPE_CHECKING, Any
+
+from hookline.decisions import NO_DECISION, UNCHANGED, Decision, merge
+from hookline.errors import HookFailure, InvalidHookOutput
+from hookline.frozen import freeze
+from hookline.hooks.registry import HookRegistry
+
+if TYPE_CHECKING:
+    from hookline.events import HookEvent
+    from hookline.hooks.spec import HookSpec
+
+#: Called with a HookRun (or, for event monitors, a HookEvent).
+Monitor = Callable[[Any], None]
+
+
+@dataclass(slots=True)
+class HookRun:
+    """What one hook did for one event: the record the CLI prints and the audit keeps."""
+
+    event: str
+    hook: str
+    source: str
+    kind: str
+    answer: Decision
+    duration_ms: float
+    failure: str | None = None
+    error: str | None = None
+    tool_use_id: str | None = None
+
+    @property
+    def decision(self) -> str | None:
+        return self.answer.label
+
+    @property
+    def reason(self) -> str | None:
+        return self.answer.reason or self.answer.stop_reason
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "event": self.event,
+            "hook": self.hook,
+            "source": self.source,
+            "kind": self.kind,
+            "tool_use_id": self.tool_use_id,
+            "decision": self.decision,
+            "reason": self.reason,
+            "duration_ms": round(self.duration_ms, 3),
+            "failure": self.failure,
+            "error": self.error,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Dispatch:
+    """The outcome of one event: the merged decision, and the event as the gates saw it."""
+
+    event: HookEvent
+    decision: Decision
+    runs: tuple[HookRun, ...] = ()
+
+    @property
+    def decided_by(self) -> str | None:
+        """The hooks whose answers carry the outcome (the winning permission, or a stop)."""
+        decision = self.decision
+        names = [
+            r.hook
+            for r in self.runs
+            if r.kind != "observer"
+            and (
+                (decision.permission and r.answer.permission == decision.permission)
+                or (not decision.continue_ and not r.answer.continue_)
+            )
+        ]
+        return ", ".join(dict.fromkeys(names)) or None
+
+
+class HookEngine:
+    """Dispatches events to the hooks of a registry."""
+
+    def __init__(self, registry: HookRegistry | None = None) -> None:
+        self.registry = registry if registry is not None else HookRegistry()
+        self._monitors: list[Monitor] = []
+        self._event_monitors: list[Monitor] = []
+        self._background: set[asyncio.Task[HookRun]] = set()
+
+    def monitor(self, fn: Monitor, *, events: bool = False) -> Callable[[], None]:
+        """Call ``fn`` with every HookRun as it completes (and, with ``events``, with every
+        event as it is dispatched). Returns a function that stops it."""
+        subscribers = self._event_monitors if events else self._monitors
+        subscribers.append(fn)
+        return lambda: subscribers.remove(fn) if fn in subscribers else None
+
+    async def dispatch(self, event: HookEvent) -> Dispatch:
+        """Run the hooks that match ``event`` and merge their answers."""
+        for notify in self._event_monitors:
+            notify(event)
+        plan = self.registry.plan(event.name)
+        if not plan.specs:
+            return Dispatch(event, NO_DECISION)
+        runs: list[HookRun] = []
+        answers: list[Decision] = []
+        seen = event
+        for spec in plan.transformers:
+            if spec.matcher(event):
+                run = await self._run(spec, seen)
+                runs.append(run)
+                seen = _rewritten(seen, run.answer)
+                answers.append(run.answer.without_rewrites())
+        gates = [spec for spec in plan.gates if spec.matcher(event)]
+        if gates:
+            for run in await self._run_gates(gates, seen):
+                runs.append(run)
+                answers.append(run.answer)
+        decision = _decide(answers, event, seen) if runs else NO_DECISION
+        observers = [spec for spec in plan.observers if spec.matcher(event)]
+        if observers:
+            runs.extend(await self._observe(observers, _rewritten(seen, decision)))
+        return Dispatch(seen, decision, tuple(runs))
+
+    async def drain(self) -> None:
+        """Wait for the fire-and-forget observers still running."""
+        while self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
+
+    async def _run_gates(self, gates: Sequence[HookSpec], event: HookEvent) -> list[HookRun]:
+        waiting = [s for s in gates if not s.runner.inline]
+        if len(waiting) < 2:
+            return [await self._run(spec, event) for spec in gates]
+        concurrent = asyncio.gather(*(self._run(spec, event) for spec in waiting))
+        inline = {spec: await self._run(spec, event) for spec in gates if spec.runner.inline}
+        done = dict(zip(waiting, await concurrent, strict=True))
+        return [inline.get(spec) or done[spec] for spec in gates]
+
+    async def _observe(self, observers: Sequence[HookSpec], event: HookEvent) -> list[HookRun]:
+        runs = []
+        for spec in observers:
+            if spec.runner.inline:
+                runs.append(await self._run(spec, event))
+            else:
+                task = asyncio.ensure_future(self._run(spec, event))
+                self._background.add(task)
+                task.add_done_callback(self._background.discard)
+        return runs
+
+    async def _run(self, spec: HookSpec, event: HookEvent) -> HookRun:
+        """Run one hook, isolated: whatever it does becomes a HookRun, never an exception."""
+        start = perf_counter()
+        try:
+            if spec.runner.inline:
+                answer: Any = spec.runner.call(event)
+                if answer is None or type(answer) is Decision:
+                    if perf_counter() - start > spec.timeout:
+                        raise TimeoutError
+                elif inspect.isawaitable(answer):  # a plain function that returned a coroutine
+                    answer = await _within(spec, answer)
+            else:
+                answer = await _within(spec, spec.runner.run(event))
+            if answer is not None and type(answer) is not Decision:
+                raise InvalidHookOutput(f"answered {type(answer).__name__}, not a Decision")
+        except TimeoutError:
+            return self._record(
+                spec, event, start, "timeout", f"did not answer within {spec.timeout:g}s"
+            )
+        except HookFailure as exc:
+            return self._record(spec, event, start, exc.kind, str(exc))
+        except Exception as exc:  # a hook's bug must never take the run down
+            return self._record(spec, event, start, "exception", f"{type(exc).__name__}: {exc}")
+        return self._record(spec, event, start, None, None, answer)
+
+    def _record(
+        self,
+        spec: HookSpec,
+        event: HookEvent,
+        start: float,
+        failure: str | None,
+        error: str | None,
+        answer: Decision | None = None,
+    ) -> HookRun:
+        if failure:
+            answer = _failed(spec, event, failure, error or "")
+        run = HookRun(
+            event.name,
+            spec.name,
+            spec.source,
+            spec.kind,
+            answer or NO_DECISION,
+            (perf_counter() - start) * 1000,
+            failure,
+            error,
+            getattr(event, "tool_use_id", None),
+        )
+        for notify in self._monitors:
+            notify(run)
+        return run
+
+
+async def _within(spec: HookSpec, pending: Awaitable[Any]) -> Any:
+    async with asyncio.timeout(spec.timeout):
+        return await pending
+
+
+def _failed(spec: HookSpec, event: HookEvent, failure: str, error: str) -> Decision:
+    """What a failed hook answers: nothing if it fails open; if it fails closed, a refusal of
+    what the event is about (the call, the prompt), or a withheld output after a tool ran."""
+    if spec.failure != "closed" or spec.kind == "observer" or event.name not in _REFUSABLE:
+        return NO_DECISION
+    what = {"timeout": "did not answer in time", "invalid": "gave an invalid answer"}
+    reason = (
+        f"The {event.name} hook {spec.name!r} {what.get(failure, 'failed')} ({error}), and it "
+        "fails closed. It is a fault in the hook, not in your request: try again later or take "
+        "another approach."
+    )
+    if event.name == "PostToolUse":
+        return Decision(
+            permission="deny", reason=reason, updated_output=f"[output withheld] {reason}"
+        )
+    return Decision.deny(reason)
+
+
+#: Events where a fail-closed hook's failure refuses something. Elsewhere (Stop: "keep working";
+#: SessionStart: nothing to refuse) a failure is recorded and gives no decision.
+_REFUSABLE = frozenset({"PreToolUse", "UserPromptSubmit", "PermissionRequest", "PostToolUse"})
+
+
+def _decide(answers: list[Decision], event: HookEvent, seen: HookEvent) -> Decision:
+    """Merge the answers; rewrites are patches against the event as the gates saw it."""
+    merged = merge(
+        answers,
+        base_input=seen.tool_input if seen.rewrites_input else None,  # type: ignore[attr-defined]
+        base_output=seen.tool_response if seen.rewrites_output else UNCHANGED,  # type: ignore[attr-defined]
+    )
+    return _final(merged, event, seen)
+
+
+def _rewritten(event: HookEvent, answer: Decision) -> HookEvent:
+    """The event as a later hook sees it, with the answer's rewrites applied (read-only)."""
+    update: dict[str, Any] = {}
+    if event.rewrites_input and answer.updated_input is not None:
+        update["tool_input"] = freeze(answer.updated_input)
+    if event.rewrites_output and answer.updated_output is not UNCHANGED:
+        update["tool_response"] = freeze(answer.updated_output)
+    return event.model_copy(update=update) if update else event
+
+
+def _final(decision: Decision, event: HookEvent, seen: HookEvent) -> Decision:
+    """Carry the transformers' rewrites into the merged decision; the input's not if it blocks."""
+    if seen is event:
+        return decision
+    new_input, new_output = decision.updated_input, decision.updated_output
+    if new_input is None and event.rewrites_input and decision.permission not in ("deny", "defer"):
+        new_input = seen.tool_input  # type: ignore[attr-defined]
+    if new_output is UNCHANGED and event.rewrites_output:
+        new_output = seen.tool_response  # type: ignore[attr-defined]
+    return decision.with_rewrites(new_input, new_output)

@@ -1,0 +1,99 @@
+"""Hooks from a Python file: its ``HOOKS`` mapping (Claude Agent SDK shape) and/or ``register``.
+
+# my_hooks.py
+from hookline import Decision, HookMatcher
+
+async def no_force_push(input_data, tool_use_id, context): ...
+HOOKS = {"PreToolUse": [HookMatcher(matcher="Bash", hooks=[no_force_push])]}
+
+def register(registry):            # hookline's own API, optional
+    registry.add("PostToolUse", audit, kind="observer")
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+import traceback
+from pathlib import Path
+from types import ModuleType
+
+from hookline.errors import ConfigError
+from hookline.hooks.registry import HookRegistry
+from hookline.hooks.runners import HOOK_FILE_MODULE_PREFIX
+
+
+def load_hooks_file(path: str | Path, registry: HookRegistry) -> int:
+    """Import ``path`` and register its hooks; returns how many were added."""
+    file = str(path)
+    module = _import(Path(path), file)
+    hooks = getattr(module, "HOOKS", None)
+    register = getattr(module, "register", None)
+    if hooks is None and register is None:
+        raise ConfigError(
+            "defines neither HOOKS nor register(registry)",
+            file=file,
+            fix='add HOOKS = {"PreToolUse": [HookMatcher(hooks=[fn])]} or def register(registry)',
+        )
+    before = len(registry)
+    with registry.sourced(f"python:{file}"):
+        if hooks is not None:
+            registry.add_matchers(hooks, file=file)
+        if register is not None:
+            _call_register(register, registry, file)
+    return len(registry) - before
+
+
+def _import(path: Path, file: str) -> ModuleType:
+    if not path.is_file():
+        raise ConfigError("no such hooks file", file=file, fix="check the path given to --hooks")
+    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
+    spec = importlib.util.spec_from_file_location(f"{HOOK_FILE_MODULE_PREFIX}{digest}", path)
+    if spec is None or spec.loader is None:
+        raise ConfigError("cannot be imported as Python", file=file, fix="name it *.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(path.resolve().parent))
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise ConfigError(
+            f"syntax error on line {exc.lineno}: {exc.msg}", file=file, fix="correct the syntax"
+        ) from None
+    except Exception as exc:
+        raise ConfigError(
+            f"failed to import: {type(exc).__name__}: {exc}{_line_in(exc, path)}",
+            file=file,
+            fix=f"run 'python {file}' to see the whole error",
+        ) from None
+    finally:
+        sys.path.remove(str(path.resolve().parent))
+    return module
+
+
+def _call_register(register: object, registry: HookRegistry, file: str) -> None:
+    if not callable(register):
+        raise ConfigError(
+            "register is not a function",
+            file=file,
+            key="register",
+            fix="def register(registry): ...",
+        )
+    try:
+        register(registry)
+    except ConfigError as exc:
+        if exc.file is None:
+            exc.file = file
+        raise ConfigError(exc.message, file=exc.file, key=exc.key, fix=exc.fix) from None
+    except Exception as exc:
+        raise ConfigError(
+            f"register(registry) raised {type(exc).__name__}: {exc}",
+            file=file,
+            key="register",
+            fix="fix the error in register()",
+        ) from None
+
+
+def _line_in(exc: BaseException, path: Path) -> str:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
+    return f" (line {frames[-1].lineno})" if frames else ""

@@ -1,0 +1,129 @@
+"""How a hook is run. One small base class per kind of handler; the engine treats them alike.
+
+``PythonHook`` runs a callable that takes the event object. ``SdkCallbackHook`` runs a Claude
+Agent SDK callback ``(input_data, tool_use_id, context) -> dict`` unchanged. Command and HTTP
+runners (the Claude Code protocol) live beside these and follow the same interface.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from hookline.decisions import Decision
+from hookline.errors import InvalidHookOutput
+from hookline.events import HookEvent
+from hookline.protocol import decision_from_output
+
+#: Modules imported from ``--hooks`` files get this name prefix.
+HOOK_FILE_MODULE_PREFIX = "hookline_hooks_"
+
+
+class HookRunner:
+    """Runs one hook for one event and returns its answer (None: no opinion).
+
+    ``inline`` runners finish without suspending (a plain function): the engine calls
+    ``call`` directly and checks the time afterwards, which costs nothing on the hot path.
+    Other runners are awaited under the hook's timeout.
+    """
+
+    inline: bool = False
+    #: In-process hooks get the SDK's fail-closed default on gate events.
+    in_process: bool = True
+
+    async def run(self, event: HookEvent) -> Decision | None:
+        raise NotImplementedError
+
+    def call(self, event: HookEvent) -> Decision | Awaitable[Decision | None] | None:
+        """The inline path; by default it is ``run``."""
+        return self.run(event)
+
+    def describe(self) -> str:
+        """What runs, for people: a function's qualified name, a command line, a URL."""
+        return type(self).__name__
+
+
+class PythonHook(HookRunner):
+    """A Python callable ``hook(event) -> Decision | dict | None``, sync or async."""
+
+    def __init__(self, fn: Callable[[HookEvent], Any], *, threaded: bool = False) -> None:
+        self.fn = fn
+        self.threaded = threaded
+        self.is_async = _is_async(fn)
+        self.inline = not (self.is_async or threaded)
+
+    def call(self, event: HookEvent) -> Decision | Awaitable[Decision | None] | None:
+        result = self.fn(event)
+        if result is None or type(result) is Decision:
+            return result
+        if inspect.isawaitable(result):  # a plain function that returned a coroutine
+            return _settle(event, result)
+        return _answer(event, result)
+
+    async def run(self, event: HookEvent) -> Decision | None:
+        if self.threaded:
+            result = await asyncio.to_thread(self.fn, event)
+        else:
+            result = self.fn(event)
+        if inspect.isawaitable(result):
+            result = await result
+        return _answer(event, result)
+
+    def describe(self) -> str:
+        return _qualname(self.fn)
+
+
+class SdkCallbackHook(HookRunner):
+    """A Claude Agent SDK hook callback, run unchanged on the event's protocol payload.
+
+    ``strict`` is the SDK's ``on_failure="block"``: then returning None is a failure too, so a
+    callback with no opinion must return ``{}``.
+    """
+
+    def __init__(self, fn: Callable[..., Any], *, strict: bool = False) -> None:
+        self.fn = fn
+        self.strict = strict
+        self.inline = False
+
+    async def run(self, event: HookEvent) -> Decision | None:
+        result = self.fn(event.to_payload(), getattr(event, "tool_use_id", None), {"signal": None})
+        if inspect.isawaitable(result):
+            result = await result
+        if result is None:
+            if self.strict:
+                raise InvalidHookOutput("returned None; return {} for no opinion")
+            return None
+        return decision_from_output(event.name, result)
+
+    def describe(self) -> str:
+        return _qualname(self.fn)
+
+
+def _answer(event: HookEvent, result: Any) -> Decision | None:
+    """Read what a Python hook returned: None, a Decision, or a protocol-shaped dict."""
+    if result is None or isinstance(result, Decision):
+        return result
+    if isinstance(result, dict):
+        return decision_from_output(event.name, result) if result else None
+    raise InvalidHookOutput(
+        f"returned {type(result).__name__}; return a hookline Decision, a protocol dict or None"
+    )
+
+
+async def _settle(event: HookEvent, pending: Awaitable[Any]) -> Decision | None:
+    return _answer(event, await pending)
+
+
+def _is_async(fn: Callable[..., Any]) -> bool:
+    call = getattr(fn, "__call__", None)  # noqa: B004 - callable objects with async __call__
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
+
+
+def _qualname(fn: Callable[..., Any]) -> str:
+    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    module = getattr(fn, "__module__", None) or ""
+    if module in ("__main__", "builtins") or module.startswith(HOOK_FILE_MODULE_PREFIX):
+        return name  # the hook's source already names its file
+    return f"{module}.{name}" if module else name

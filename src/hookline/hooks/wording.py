@@ -1,0 +1,55 @@
+"""The words the model reads about hook outcomes, in the wording the real Claude Code CLI uses.
+
+Models trained on Claude Code sessions know these phrasings; keeping them means an agent reacts
+to a hookline refusal the way it reacts to a Claude Code one (see reactions.md's wording table).
+"""
+
+from __future__ import annotations
+
+REMINDER_OPEN = "<system-reminder>\n"
+REMINDER_CLOSE = "\n</system-reminder>"
+
+#: Claude Code's preamble before Stop-hook feedback.
+HOOK_PREAMBLE = (
+    "The text below is the output of a hook that the user, their organization or this "
+    "environment set up. Follow what the hook itself asks as their standing instruction. "
+    "It carries no message, answer or approval from the user."
+)
+
+
+def _label(event: str, tool: str | None) -> str:
+    return f"{event}:{tool}" if tool else event
+
+
+def denied(event: str, tool: str | None, reason: str) -> str:
+    """A tool call a hook refused: the tool_result the model reads."""
+    return f"{_label(event, tool)} hook error: {reason}"
+
+
+def context(event: str, tool: str | None, text: str) -> str:
+    """Additional context a hook gave, placed next to the prompt or the tool result."""
+    return f"{_label(event, tool)} hook additional context: {text}"
+
+
+def blocking_error(event: str, tool: str | None, reason: str) -> str:
+    """A PostToolUse (or Stop) block: feedback next to an output that already exists."""
+    return f"{_label(event, tool)} hook blocking error: {reason}"
+
+
+def stop_feedback(event: str, reason: str) -> str:
+    """Why a Stop hook kept the model working: its next instruction."""
+    return reminder(f"{HOOK_PREAMBLE}\n{event} hook feedback:\n{reason}")
+
+
+def prompt_blocked(reason: str, prompt: str) -> str:
+    """What the user is told when a UserPromptSubmit hook rejects the prompt."""
+    return f"UserPromptSubmit operation blocked by hook:\n{reason}\n\nOriginal prompt: {prompt}"
+
+
+def no_such_tool(name: str) -> str:
+    return f"Error: No such tool available: {name}"
+
+
+def reminder(text: str) -> str:
+    """Text for the model that is not from the user, wrapped as Claude Code wraps it."""
+    return f"{REMINDER_OPEN}{text}{REMINDER_CLOSE}"

@@ -1,0 +1,1 @@
+"""Model clients: the scripted model and the rule-based mock (no network, no API key)."""

@@ -1,0 +1,106 @@
+"""The Claude Code hook output format, read into a ``Decision``.
+
+One reader serves every hook that answers in the protocol's JSON: Claude Agent SDK callbacks,
+command hooks (stdout) and HTTP hooks (response body). The rules follow the protocol spec §4 and
+what the real CLI was observed to do: a ``hookSpecificOutput`` naming another event rejects the
+whole answer; the legacy top-level ``decision`` ("approve" / "block") still works; unknown keys
+are ignored; a key of the wrong type makes the answer invalid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hookline.decisions import UNCHANGED, Decision, Permission
+from hookline.errors import InvalidHookOutput
+
+_PERMISSIONS: frozenset[str] = frozenset({"allow", "deny", "ask", "defer"})
+
+
+def decision_from_output(event_name: str, output: Any) -> Decision:
+    """Read one hook answer in the protocol's JSON shape (already parsed) into a Decision."""
+    if not isinstance(output, Mapping):
+        raise InvalidHookOutput(f"expected a JSON object, got {type(output).__name__}")
+    out = {_sdk_key(k): v for k, v in output.items()}
+    specific = _get(out, "hookSpecificOutput", dict) or {}
+    named = specific.get("hookEventName", event_name) if specific else event_name
+    if named != event_name:
+        raise InvalidHookOutput(
+            f"Hook returned incorrect event name: expected '{event_name}' but got '{named}'"
+        )
+    permission, reason = _top_level_decision(out)
+    updated_input: dict[str, Any] | None = None
+    updated_output: Any = UNCHANGED
+    if event_name == "PermissionRequest":
+        permission, reason, updated_input, stop = _permission_request(specific, permission, reason)
+        if stop:
+            out["continue"] = False
+    if "permissionDecision" in specific:
+        permission = _permission(specific["permissionDecision"])
+        reason = _get(specific, "permissionDecisionReason", str) or reason
+    if "updatedInput" in specific:
+        updated_input = _get(specific, "updatedInput", dict)
+    for key in ("updatedToolOutput", "updatedMCPToolOutput"):
+        if key in specific:
+            updated_output = specific[key]
+    context = _get(specific, "additionalContext", str)
+    message = _get(out, "systemMessage", str)
+    keep_going = _get(out, "continue", bool)
+    return Decision(
+        permission=permission,
+        reason=reason,
+        updated_input=updated_input,
+        updated_output=updated_output,
+        additional_context=(context,) if context else (),
+        system_message=(message,) if message else (),
+        continue_=keep_going is not False,
+        stop_reason=_get(out, "stopReason", str),
+    )
+
+
+def _sdk_key(key: str) -> str:
+    """The Python SDK writes ``continue_`` and ``async_`` for the reserved words."""
+    return key[:-1] if key in ("continue_", "async_") else key
+
+
+def _top_level_decision(out: dict[str, Any]) -> tuple[Permission | None, str | None]:
+    decision = _get(out, "decision", str)
+    reason = _get(out, "reason", str)
+    if decision is None:
+        return None, None
+    if decision == "block":
+        return "deny", reason or "blocked by hook"
+    if decision == "approve":
+        return "allow", reason
+    raise InvalidHookOutput(f'"decision" must be "block" or "approve", got {decision!r}')
+
+
+def _permission_request(
+    specific: dict[str, Any], permission: Permission | None, reason: str | None
+) -> tuple[Permission | None, str | None, dict[str, Any] | None, bool]:
+    verdict = _get(specific, "decision", dict)
+    if verdict is None:
+        return permission, reason, None, False
+    behavior = verdict.get("behavior")
+    if behavior == "allow":
+        return "allow", reason, _get(verdict, "updatedInput", dict), False
+    if behavior == "deny":
+        message = _get(verdict, "message", str) or "denied by PermissionRequest hook"
+        return "deny", message, None, _get(verdict, "interrupt", bool) is True
+    raise InvalidHookOutput(f'decision.behavior must be "allow" or "deny", got {behavior!r}')
+
+
+def _permission(value: Any) -> Permission:
+    if value not in _PERMISSIONS:
+        raise InvalidHookOutput(
+            f"permissionDecision must be one of allow, deny, ask, defer; got {value!r}"
+        )
+    return value  # type: ignore[no-any-return]
+
+
+def _get(data: Mapping[str, Any], key: str, kind: type) -> Any:
+    value = data.get(key)
+    if value is None or isinstance(value, kind):
+        return value
+    raise InvalidHookOutput(f"{key!r} must be a {kind.__name__}, got {type(value).__name__}")

@@ -1,0 +1,1 @@
+"""Tools: definitions, the built-in tools, and the tool pipeline."""

@@ -1,0 +1,177 @@
+"""Tools: what a tool is, a call to it, what came of the call, and the context it runs in."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from hookline.errors import ConfigError, ToolInputError
+
+ToolStatus = Literal["executed", "failed", "blocked", "deferred"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One call the model asked for."""
+
+    id: str
+    name: str
+    input: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        """As a ``tool_use`` content block of an assistant message."""
+        return {"type": "tool_use", "id": self.id, "name": self.name, "input": self.input}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What came of one call: what the model reads, and what a caller reports.
+
+    ``input`` is the input as checked by the hooks and, when it ran, as executed (after
+    normalisation and rewrites). ``output`` is the structured ``tool_response`` after any
+    replacement; ``content`` is the text the model reads.
+    """
+
+    call: ToolCall
+    status: ToolStatus
+    content: str
+    input: dict[str, Any]
+    output: Any = None
+    reason: str | None = None
+    context: tuple[str, ...] = ()
+    stop_reason: str | None = None
+    stopped: bool = False
+    duration_ms: float = 0.0
+
+    @property
+    def is_error(self) -> bool:
+        return self.status != "executed"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tool_use_id": self.call.id,
+            "name": self.call.name,
+            "input": self.input,
+            "status": self.status,
+            "reason": self.reason,
+            "output": self.output,
+        }
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """The folders file tools may touch. Paths are checked after every rewrite, at execution."""
+
+    roots: tuple[Path, ...]
+
+    @classmethod
+    def of(cls, *roots: str | os.PathLike[str]) -> Workspace:
+        return cls(tuple(Path(os.path.realpath(r)) for r in roots))
+
+    def absolute(self, path: str, cwd: Path) -> str:
+        """``path`` made absolute against ``cwd`` (``~`` expanded), as hooks will see it."""
+        return os.path.normpath(os.path.join(cwd, os.path.expanduser(path)))
+
+    def check(self, path: str) -> Path:
+        """``path`` if it lies inside a root (after symlinks), else a ToolInputError."""
+        real = Path(os.path.realpath(path))
+        if any(real == root or root in real.parents for root in self.roots):
+            return real
+        roots = ", ".join(str(r) for r in self.roots)
+        raise ToolInputError(f"{path} is outside the workspace ({roots}); use a path inside it.")
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What a tool body may know about the session it runs in."""
+
+    cwd: Path
+    workspace: Workspace
+    session_id: str = ""
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+class Tool:
+    """Base class of every tool. Subclasses set the class attributes and ``execute``."""
+
+    name: str = ""
+    description: str = ""
+    input_schema: Mapping[str, Any] = {"type": "object", "properties": {}}
+    #: Seconds the body may take; None for no limit. Enforced by cancellation, so only for
+    #: bodies that await (``suspends``); a body that never yields cannot be interrupted.
+    timeout: float | None = 120.0
+    #: Whether ``execute`` awaits I/O. False for bodies that finish without yielding.
+    suspends: bool = True
+    #: True for tools that only look (Read, Glob, Grep): the permission tiers use it.
+    read_only: bool = False
+
+    def prepare(self, raw: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+        """Check and normalise the model's input before hooks see it (paths made absolute)."""
+        return raw
+
+    async def execute(self, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
+        """Do the work and return the structured output (``tool_response``).
+
+        Raise ToolError (with a message for the model) when the work fails.
+        """
+        raise NotImplementedError
+
+    def render(self, output: Any) -> str:
+        """The text the model reads for ``output``."""
+        if isinstance(output, str):
+            return output
+        return json.dumps(output, ensure_ascii=False, separators=(",", ":"), default=str)
+
+    def spec(self) -> dict[str, Any]:
+        """Name, description and JSON Schema, as a model API wants them."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": dict(self.input_schema),
+        }
+
+
+class Toolbox:
+    """The tools of an agent, by name."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        self._specs: list[dict[str, Any]] | None = None
+        for item in tools:
+            self.add(item)
+
+    def add(self, item: Tool) -> None:
+        if not isinstance(item, Tool):
+            raise ConfigError(
+                f"{item!r} is not a hookline Tool",
+                key="tools",
+                fix="wrap a typed function with hookline.tool(fn)",
+            )
+        if item.name in self._tools:
+            raise ConfigError(
+                f"two tools are named {item.name!r}", key="tools", fix="give each tool its own name"
+            )
+        self._tools[item.name] = item
+        self._specs = None
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def specs(self) -> list[dict[str, Any]]:
+        """Every tool's spec, as a model API wants them (built once)."""
+        if self._specs is None:
+            self._specs = [t.spec() for t in self._tools.values()]
+        return self._specs
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __len__(self) -> int:
+        return len(self._tools)

@@ -1,0 +1,15 @@
+"""hookline's built-in tools, named and shaped like Claude Code's."""
+
+from __future__ import annotations
+
+from hookline.tools.base import Tool
+from hookline.tools.builtin.bash import Bash
+from hookline.tools.builtin.files import Edit, Read, Write
+from hookline.tools.builtin.search import Glob, Grep
+
+__all__ = ["Bash", "Edit", "Glob", "Grep", "Read", "Write", "builtin_tools"]
+
+
+def builtin_tools() -> list[Tool]:
+    """A fresh instance of each built-in tool."""
+    return [Bash(), Read(), Write(), Edit(), Glob(), Grep()]

@@ -1,0 +1,142 @@
+"""Bash: run a shell command in the session's working directory, Claude Code style."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+from typing import Any
+
+from pydantic import Field, field_validator
+from pydantic_core import PydanticCustomError
+
+from hookline.errors import ToolError
+from hookline.tools.base import ToolContext
+from hookline.tools.builtin._common import BuiltinTool, ToolInput, truncate
+
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 600_000
+MAX_OUTPUT_CHARS = 30_000
+#: Seconds between SIGTERM and SIGKILL when a command must stop.
+KILL_GRACE = 2.0
+
+
+class BashInput(ToolInput):
+    command: str = Field(min_length=1, description="The shell command to run.")
+    description: str | None = Field(
+        default=None, description="What the command does, in 5-10 words."
+    )
+    timeout: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_TIMEOUT_MS,
+        description=f"Milliseconds (default {DEFAULT_TIMEOUT_MS}, max {MAX_TIMEOUT_MS}).",
+    )
+    run_in_background: bool | None = Field(
+        default=None, description="Not supported: only false is accepted."
+    )
+
+    @field_validator("run_in_background")
+    @classmethod
+    def _foreground_only(cls, value: bool | None) -> bool | None:
+        if value:
+            raise PydanticCustomError(
+                "not_supported", "run_in_background is not supported; run it in the foreground"
+            )
+        return value
+
+
+class Bash(BuiltinTool[BashInput]):
+    name = "Bash"
+    description = (
+        "Run a command with bash (`bash -c`) in the working directory and return its stdout "
+        "and stderr. Use it for builds, tests, git and other programs; prefer Read, Edit, "
+        "Write, Glob and Grep for files. Each call is a fresh shell: `cd` and variables do not "
+        "carry over, so chain steps with `&&`. Stdin is empty, so interactive commands fail. "
+        f"The command stops after `timeout` milliseconds (default {DEFAULT_TIMEOUT_MS}, max "
+        f"{MAX_TIMEOUT_MS}); a non-zero exit code is reported as an error. Each output stream "
+        f"is cut at {MAX_OUTPUT_CHARS} characters."
+    )
+    input_model = BashInput
+    timeout = None  # Bash enforces its own, from the input.
+    suspends = True
+
+    async def execute(self, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
+        args = self.parse(tool_input)
+        seconds = (args.timeout or DEFAULT_TIMEOUT_MS) / 1000
+        code, stdout, stderr = await _run(args.command, ctx, seconds)
+        if code != 0:
+            detail = stderr or stdout
+            raise ToolError(f"Exit code {code}\n{detail}" if detail else f"Exit code {code}")
+        return {
+            "stdout": stdout,
+            "stderr": stderr,
+            "interrupted": False,
+            "isImage": False,
+            "noOutputExpected": False,
+        }
+
+    def render(self, output: Any) -> str:
+        text = "\n".join(part for part in (output["stdout"], output["stderr"]) if part)
+        return text or "(no output)"
+
+
+async def _run(command: str, ctx: ToolContext, seconds: float) -> tuple[int, str, str]:
+    """Exit code, stdout and stderr of ``command``; its process group dies with a timeout."""
+    proc = await _spawn(command, ctx)
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), seconds)
+    except TimeoutError:
+        await _stop(proc)
+        raise ToolError(f"Command timed out after {seconds:g}s") from None
+    except asyncio.CancelledError:
+        await _stop(proc)
+        raise
+    return _exit_code(proc.returncode), _text(out), _text(err)
+
+
+async def _spawn(command: str, ctx: ToolContext) -> asyncio.subprocess.Process:
+    """``command`` started by bash (or sh) in its own process group, stdin empty."""
+    try:
+        return await asyncio.create_subprocess_exec(
+            shutil.which("bash") or "/bin/sh",
+            "-c",
+            command,
+            cwd=ctx.cwd,
+            env={**os.environ, **ctx.env},
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise ToolError(f"Cannot run the command in {ctx.cwd}: {exc.strerror}") from None
+
+
+async def _stop(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM the process group, then SIGKILL whatever is left after a short grace."""
+    _signal_group(proc.pid, signal.SIGTERM)
+    try:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(proc.wait(), KILL_GRACE)
+    finally:
+        _signal_group(proc.pid, signal.SIGKILL)
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # already gone
+        os.killpg(pgid, sig)
+
+
+def _exit_code(code: int | None) -> int:
+    """The shell's convention: a process killed by signal N exits 128 + N."""
+    if code is None:
+        return -1
+    return 128 - code if code < 0 else code
+
+
+def _text(data: bytes) -> str:
+    text = data.decode("utf-8", errors="replace")
+    return truncate(text[:-1] if text.endswith("\n") else text, MAX_OUTPUT_CHARS)

@@ -1,0 +1,207 @@
+"""The tool pipeline: prepare -> PreToolUse -> execute -> PostToolUse / PostToolUseFailure.
+
+A refused call never reaches its tool's body: ToolBlocked fires with the reason, and the refusal
+comes back as an error result the model can read. A tool that raises or overruns its timeout
+becomes a failed result, never a crash. Every outcome is a ``ToolResult``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from time import perf_counter
+from typing import Any
+
+from hookline.decisions import UNCHANGED, Decision
+from hookline.errors import ToolError, ToolInputError
+from hookline.events import (
+    PostToolUse,
+    PostToolUseFailure,
+    PreToolUse,
+    Scope,
+    ToolBlocked,
+)
+from hookline.frozen import copy_json
+from hookline.hooks import wording
+from hookline.hooks.engine import HookEngine
+from hookline.tools.base import Tool, Toolbox, ToolCall, ToolContext, ToolResult
+
+
+class ToolPipeline:
+    """Runs tool calls through the hooks of an engine."""
+
+    def __init__(self, tools: Toolbox, engine: HookEngine) -> None:
+        self.tools = tools
+        self.engine = engine
+
+    async def run(self, call: ToolCall, scope: Scope, ctx: ToolContext) -> ToolResult:
+        """Run one call from the model and say what came of it."""
+        tool = self.tools.get(call.name)
+        if tool is None:
+            return _failed(call, call.input, wording.no_such_tool(call.name))
+        try:
+            prepared = tool.prepare(copy_json(call.input), ctx)
+        except ToolInputError as exc:
+            return _failed(call, call.input, str(exc))
+        pre = await self.engine.dispatch(
+            scope.event(PreToolUse, tool_name=tool.name, tool_input=prepared, tool_use_id=call.id)
+        )
+        gate = pre.decision
+        if gate.permission in ("deny", "ask", "defer"):
+            return await self._blocked(call, prepared, gate, scope)
+        tool_input = prepared if gate.updated_input is None else copy_json(gate.updated_input)
+        result = await self._execute(tool, call, tool_input, scope, ctx)
+        return _with_pre(result, gate, tool.name)
+
+    async def _blocked(
+        self, call: ToolCall, tool_input: dict[str, Any], gate: Decision, scope: Scope
+    ) -> ToolResult:
+        permission = gate.permission or "deny"
+        reason = gate.reason or f"{call.name} was refused by a PreToolUse hook"
+        await self.engine.dispatch(
+            scope.event(
+                ToolBlocked,
+                tool_name=call.name,
+                tool_input=tool_input,
+                tool_use_id=call.id,
+                decision=permission,
+                reason=reason,
+            )
+        )
+        if permission == "deny":
+            content = wording.denied("PreToolUse", call.name, reason)
+        else:  # ask with nobody to answer is a refusal; defer ends the run after this call
+            content = reason
+        return ToolResult(
+            call=call,
+            status="deferred" if permission == "defer" else "blocked",
+            content=content,
+            input=tool_input,
+            reason=reason,
+            stopped=not gate.continue_,
+            stop_reason=gate.stop_reason,
+        )
+
+    async def _execute(
+        self,
+        tool: Tool,
+        call: ToolCall,
+        tool_input: dict[str, Any],
+        scope: Scope,
+        ctx: ToolContext,
+    ) -> ToolResult:
+        start = perf_counter()
+        try:
+            output = await _timed(tool, tool_input, ctx)
+        except ToolError as exc:
+            error = str(exc)
+        except TimeoutError:
+            error = f"{tool.name} timed out after {tool.timeout:g}s"
+        except Exception as exc:  # a tool's bug becomes a failed result, never a crash
+            error = f"{tool.name} failed: {type(exc).__name__}: {exc}"
+        else:
+            took = perf_counter() - start
+            return await self._succeeded(tool, call, tool_input, output, scope, took)
+        took = perf_counter() - start
+        post = await self.engine.dispatch(
+            scope.event(
+                PostToolUseFailure,
+                tool_name=tool.name,
+                tool_input=tool_input,
+                tool_use_id=call.id,
+                error=error,
+                duration_ms=int(took * 1000),
+            )
+        )
+        return _after(
+            _failed(call, tool_input, error, took), post.decision, "PostToolUseFailure", tool.name
+        )
+
+    async def _succeeded(
+        self,
+        tool: Tool,
+        call: ToolCall,
+        tool_input: dict[str, Any],
+        output: Any,
+        scope: Scope,
+        took: float,
+    ) -> ToolResult:
+        post = await self.engine.dispatch(
+            scope.event(
+                PostToolUse,
+                tool_name=tool.name,
+                tool_input=tool_input,
+                tool_response=output,
+                tool_use_id=call.id,
+                duration_ms=int(took * 1000),
+            )
+        )
+        if post.decision.updated_output is not UNCHANGED:
+            output = copy_json(post.decision.updated_output)
+        result = ToolResult(
+            call=call,
+            status="executed",
+            content=_render(tool, output),
+            input=tool_input,
+            output=output,
+            duration_ms=took * 1000,
+        )
+        return _after(result, post.decision, "PostToolUse", tool.name)
+
+
+async def _timed(tool: Tool, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
+    if tool.timeout is None or not tool.suspends:
+        return await tool.execute(tool_input, ctx)
+    async with asyncio.timeout(tool.timeout):
+        return await tool.execute(tool_input, ctx)
+
+
+def _render(tool: Tool, output: Any) -> str:
+    """The model's text for an output, which a hook may have replaced with another shape."""
+    try:
+        return tool.render(output)
+    except Exception:
+        return Tool.render(tool, output)
+
+
+def _failed(
+    call: ToolCall, tool_input: dict[str, Any], error: str, took: float = 0.0
+) -> ToolResult:
+    return ToolResult(
+        call=call,
+        status="failed",
+        content=error,
+        input=tool_input,
+        reason=error,
+        duration_ms=took * 1000,
+    )
+
+
+def _after(result: ToolResult, post: Decision, event: str, tool: str) -> ToolResult:
+    """Fold a post-event decision into the result: feedback, context, stop."""
+    if post.continue_ and not post.additional_context and post.permission != "deny":
+        return result
+    notes = [wording.context(event, tool, text) for text in post.additional_context]
+    if post.permission == "deny" and post.reason:
+        notes.insert(0, wording.blocking_error(event, tool, post.reason))
+    return _with(result, notes, post)
+
+
+def _with_pre(result: ToolResult, gate: Decision, tool: str) -> ToolResult:
+    if gate.continue_ and not gate.additional_context:
+        return result
+    notes = [wording.context("PreToolUse", tool, text) for text in gate.additional_context]
+    return _with(result, notes, gate, first=True)
+
+
+def _with(
+    result: ToolResult, notes: list[str], decision: Decision, *, first: bool = False
+) -> ToolResult:
+    context = (*notes, *result.context) if first else (*result.context, *notes)
+    stopped = result.stopped or not decision.continue_
+    return replace(
+        result,
+        context=context,
+        stopped=stopped,
+        stop_reason=result.stop_reason or decision.stop_reason,
+    )

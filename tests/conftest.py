@@ -1,0 +1,98 @@
+"""Shared test doubles: a recording hook, a recording tool, event and agent factories."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hookline import Agent, Decision, FunctionTool, HookEvent, PreToolUse, ScriptedModel, tool
+from hookline.events import Scope
+
+
+class Recorder:
+    """A hook that keeps every event it is shown and answers ``answer`` each time."""
+
+    def __init__(self, answer: Decision | dict[str, Any] | None = None) -> None:
+        self.answer = answer
+        self.events: list[HookEvent] = []
+
+    def __call__(self, event: HookEvent) -> Decision | dict[str, Any] | None:
+        self.events.append(event)
+        return self.answer
+
+    @property
+    def names(self) -> list[str]:
+        """What it saw, as ``Event`` or ``Event:tool`` for tool events."""
+        return [_label(e) for e in self.events]
+
+
+class ToolSpy:
+    """A typed custom tool ``name(text: str)`` that records each input it runs with."""
+
+    def __init__(self, name: str = "echo", *, timeout: float | None = 120.0) -> None:
+        self.inputs: list[dict[str, Any]] = []
+
+        def body(text: str) -> str:
+            self.inputs.append({"text": text})
+            return f"echo: {text}"
+
+        self.tool: FunctionTool = tool(body, name=name, timeout=timeout)
+
+
+def _label(event: HookEvent) -> str:
+    tool_name = getattr(event, "tool_name", None)
+    return f"{event.name}:{tool_name}" if tool_name else event.name
+
+
+@pytest.fixture
+def recorder() -> type[Recorder]:
+    """``recorder(answer)`` makes a recording hook."""
+    return Recorder
+
+
+@pytest.fixture
+def spy() -> type[ToolSpy]:
+    """``spy(name)`` makes a recording tool; pass ``spy(...).tool`` to the agent."""
+    return ToolSpy
+
+
+@pytest.fixture
+def scope(tmp_path: Path) -> Scope:
+    return Scope("sess-1", str(tmp_path / "transcript.jsonl"), str(tmp_path))
+
+
+@pytest.fixture
+def pre_tool_use(scope: Scope) -> Callable[..., PreToolUse]:
+    """``pre_tool_use("Bash", command="ls")``: a PreToolUse event for that call."""
+
+    def make(tool_name: str, **tool_input: Any) -> PreToolUse:
+        return scope.event(PreToolUse, tool_name=tool_name, tool_input=tool_input, tool_use_id="t1")
+
+    return make
+
+
+@pytest.fixture
+def use() -> Callable[..., dict[str, Any]]:
+    """``use("echo", text="hi")``: a script turn that calls that tool (id ``toolu_echo``)."""
+
+    def turn(tool_name: str, **tool_input: Any) -> dict[str, Any]:
+        call = {"id": f"toolu_{tool_name}", "name": tool_name, "input": tool_input}
+        return {"tool_calls": [call]}
+
+    return turn
+
+
+@pytest.fixture
+def agent_with(tmp_path: Path) -> Callable[..., Agent]:
+    """``agent_with(script, tools, **options)``: an agent on a ScriptedModel, working in tmp_path.
+
+    ``agent.run_sync(prompt)`` runs it and closes the session (SessionEnd).
+    """
+
+    def make(script: list[dict[str, Any]], tools: list[Any], **options: Any) -> Agent:
+        return Agent(ScriptedModel(script), tools=tools, cwd=tmp_path, **options)
+
+    return make

@@ -1,0 +1,236 @@
+"""Read, Write and Edit: Claude Code's shapes, path handling and the workspace boundary."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hookline.errors import ToolError, ToolInputError
+from hookline.tools.base import Tool, ToolContext, Workspace
+from hookline.tools.builtin import Edit, Read, Write
+
+#: The structuredPatch real Claude Code gave for editing "two" -> "three" in "one\ntwo\n".
+ONE_TWO_TO_THREE = [
+    {
+        "oldStart": 1,
+        "oldLines": 2,
+        "newStart": 1,
+        "newLines": 2,
+        "lines": [" one", "-two", "+three"],
+    }
+]
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> ToolContext:
+    return ToolContext(cwd=tmp_path, workspace=Workspace.of(tmp_path))
+
+
+@pytest.fixture
+def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A file outside the workspace, with content that must never change or leak."""
+    path = tmp_path_factory.mktemp("outside") / "secret.txt"
+    path.write_text("SECRET\n")
+    return path
+
+
+def run(tool: Tool, raw: dict[str, Any], ctx: ToolContext) -> Any:
+    return asyncio.run(tool.execute(tool.prepare(raw, ctx), ctx))
+
+
+def test_read_output_has_claude_codes_shape(ctx: ToolContext) -> None:
+    (ctx.cwd / "a.txt").write_text("one\ntwo\n")
+    output = run(Read(), {"file_path": "a.txt"}, ctx)
+    assert output == {
+        "type": "text",
+        "file": {
+            "filePath": str(ctx.cwd / "a.txt"),
+            "content": "one\ntwo\n",
+            "numLines": 3,
+            "startLine": 1,
+            "totalLines": 3,
+        },
+    }
+
+
+def test_prepare_makes_a_relative_file_path_absolute(ctx: ToolContext) -> None:
+    prepared = Read().prepare({"file_path": "sub/../a.txt", "limit": 5}, ctx)
+    assert prepared == {"file_path": str(ctx.cwd / "a.txt"), "limit": 5}
+
+
+def test_read_offset_and_limit_select_lines_rendered_like_cat_n(ctx: ToolContext) -> None:
+    (ctx.cwd / "ten.txt").write_text("".join(f"line{n}\n" for n in range(1, 11)))
+    output = run(Read(), {"file_path": "ten.txt", "offset": 3, "limit": 2}, ctx)
+    assert output["file"] | {"filePath": ""} == {
+        "filePath": "",
+        "content": "line3\nline4",
+        "numLines": 2,
+        "startLine": 3,
+        "totalLines": 11,
+    }
+    assert Read().render(output) == "     3\tline3\n     4\tline4"
+
+
+def test_read_past_the_end_and_empty_file_render_a_note(ctx: ToolContext) -> None:
+    (ctx.cwd / "empty.txt").write_text("")
+    assert "empty" in Read().render(run(Read(), {"file_path": "empty.txt"}, ctx))
+    (ctx.cwd / "two.txt").write_text("a\nb")
+    past = run(Read(), {"file_path": "two.txt", "offset": 9}, ctx)
+    assert past["file"]["numLines"] == 0
+    assert Read().render(past) == "(the file has 2 lines; line 9 is past the end)"
+
+
+def test_read_of_a_missing_file_names_the_working_directory(ctx: ToolContext) -> None:
+    expected = f"File does not exist. Note: your current working directory is {ctx.cwd}."
+    with pytest.raises(ToolError) as caught:
+        run(Read(), {"file_path": "nope.txt"}, ctx)
+    assert str(caught.value) == expected
+    assert not isinstance(caught.value, ToolInputError)
+
+
+def test_read_of_a_directory_points_to_glob(ctx: ToolContext) -> None:
+    (ctx.cwd / "folder").mkdir()
+    with pytest.raises(ToolError, match=r"is a directory.*Glob"):
+        run(Read(), {"file_path": "folder"}, ctx)
+
+
+def test_read_replaces_bytes_that_are_not_utf8(ctx: ToolContext) -> None:
+    (ctx.cwd / "latin.txt").write_bytes(b"caf\xe9\n")
+    assert run(Read(), {"file_path": "latin.txt"}, ctx)["file"]["content"] == "caf\ufffd\n"
+
+
+def test_read_refuses_a_path_outside_the_workspace(ctx: ToolContext, outside: Path) -> None:
+    with pytest.raises(ToolInputError, match="outside the workspace"):
+        run(Read(), {"file_path": str(outside)}, ctx)
+
+
+def test_read_refuses_a_symlink_that_escapes_the_workspace(ctx: ToolContext, outside: Path) -> None:
+    (ctx.cwd / "link.txt").symlink_to(outside)
+    prepared = Read().prepare({"file_path": "link.txt"}, ctx)
+    assert prepared == {"file_path": str(ctx.cwd / "link.txt")}  # prepare does not check
+    with pytest.raises(ToolInputError, match="outside the workspace"):
+        asyncio.run(Read().execute(prepared, ctx))
+
+
+def test_write_creates_a_file_and_its_folders(ctx: ToolContext) -> None:
+    output = run(Write(), {"file_path": "new/deep/a.txt", "content": "one\ntwo\n"}, ctx)
+    path = ctx.cwd / "new" / "deep" / "a.txt"
+    assert path.read_text() == "one\ntwo\n"
+    assert output == {
+        "type": "create",
+        "filePath": str(path),
+        "content": "one\ntwo\n",
+        "structuredPatch": [],
+        "originalFile": None,
+        "userModified": False,
+    }
+    assert Write().render(output) == f"File created successfully at: {path}"
+
+
+def test_write_over_an_existing_file_is_an_update_with_a_patch(ctx: ToolContext) -> None:
+    path = ctx.cwd / "a.txt"
+    path.write_text("one\ntwo\n")
+    output = run(Write(), {"file_path": "a.txt", "content": "one\nthree\n"}, ctx)
+    assert path.read_text() == "one\nthree\n"
+    assert output["type"] == "update"
+    assert output["originalFile"] == "one\ntwo\n"
+    assert output["structuredPatch"] == ONE_TWO_TO_THREE
+    assert Write().render(output) == f"The file {path} has been updated successfully."
+
+
+def test_write_through_a_symlinked_folder_creates_nothing_outside(
+    ctx: ToolContext, outside: Path
+) -> None:
+    (ctx.cwd / "out").symlink_to(outside.parent, target_is_directory=True)
+    with pytest.raises(ToolInputError):
+        run(Write(), {"file_path": "out/sentinel.txt", "content": "x"}, ctx)
+    assert not (outside.parent / "sentinel.txt").exists()
+
+
+def test_write_over_a_symlink_leaves_the_outside_file_unchanged(
+    ctx: ToolContext, outside: Path
+) -> None:
+    (ctx.cwd / "link.txt").symlink_to(outside)
+    with pytest.raises(ToolInputError):
+        run(Write(), {"file_path": "link.txt", "content": "pwned"}, ctx)
+    with pytest.raises(ToolInputError):
+        run(Write(), {"file_path": f"../{outside.parent.name}/x.txt", "content": "x"}, ctx)
+    assert outside.read_text() == "SECRET\n"
+
+
+def test_edit_output_has_claude_codes_shape(ctx: ToolContext) -> None:
+    path = ctx.cwd / "a.txt"
+    path.write_text("one\ntwo\n")
+    raw = {"file_path": "a.txt", "old_string": "two", "new_string": "three", "replace_all": False}
+    output = run(Edit(), raw, ctx)
+    assert path.read_text() == "one\nthree\n"
+    assert output == {
+        "filePath": str(path),
+        "oldString": "two",
+        "newString": "three",
+        "originalFile": "one\ntwo\n",
+        "structuredPatch": ONE_TWO_TO_THREE,
+        "userModified": False,
+        "replaceAll": False,
+    }
+    assert Edit().render(output) == f"The file {path} has been updated successfully."
+
+
+def test_edit_of_a_string_that_is_not_there_fails(ctx: ToolContext) -> None:
+    (ctx.cwd / "a.txt").write_text("one\n")
+    with pytest.raises(
+        ToolError, match=re.escape("String to replace not found in file.\nString: two")
+    ):
+        run(Edit(), {"file_path": "a.txt", "old_string": "two", "new_string": "2"}, ctx)
+
+
+def test_edit_of_several_matches_needs_replace_all(ctx: ToolContext) -> None:
+    path = ctx.cwd / "a.txt"
+    path.write_text("x = 1\nx = 1\n")
+    raw = {"file_path": "a.txt", "old_string": "x = 1", "new_string": "x = 2"}
+    with pytest.raises(ToolError, match=r"Found 2 matches.*set replace_all to true.*more context"):
+        run(Edit(), raw, ctx)
+    assert path.read_text() == "x = 1\nx = 1\n"
+    output = run(Edit(), {**raw, "replace_all": True}, ctx)
+    assert path.read_text() == "x = 2\nx = 2\n"
+    assert output["replaceAll"] is True
+    assert output["structuredPatch"][0]["lines"] == ["-x = 1", "-x = 1", "+x = 2", "+x = 2"]
+
+
+def test_edit_with_equal_strings_or_a_missing_file_fails(ctx: ToolContext) -> None:
+    (ctx.cwd / "a.txt").write_text("one\n")
+    with pytest.raises(ToolError, match="No changes to make"):
+        run(Edit(), {"file_path": "a.txt", "old_string": "one", "new_string": "one"}, ctx)
+    with pytest.raises(ToolError, match="File does not exist"):
+        run(Edit(), {"file_path": "b.txt", "old_string": "one", "new_string": "1"}, ctx)
+
+
+def test_edit_refuses_a_file_that_is_not_utf8(ctx: ToolContext) -> None:
+    path = ctx.cwd / "latin.txt"
+    path.write_bytes(b"caf\xe9\n")
+    with pytest.raises(ToolError, match="not UTF-8"):
+        run(Edit(), {"file_path": "latin.txt", "old_string": "caf", "new_string": "tea"}, ctx)
+    assert path.read_bytes() == b"caf\xe9\n"
+
+
+def test_edit_through_a_symlink_leaves_the_outside_file_unchanged(
+    ctx: ToolContext, outside: Path
+) -> None:
+    (ctx.cwd / "link.txt").symlink_to(outside)
+    with pytest.raises(ToolInputError, match="outside the workspace"):
+        run(Edit(), {"file_path": "link.txt", "old_string": "SECRET", "new_string": "x"}, ctx)
+    assert outside.read_text() == "SECRET\n"
+
+
+def test_execute_checks_a_path_a_hook_rewrote_to_outside(ctx: ToolContext, outside: Path) -> None:
+    prepared = Write().prepare({"file_path": "a.txt", "content": "x"}, ctx)
+    rewritten = {**prepared, "file_path": os.fspath(outside)}
+    with pytest.raises(ToolInputError):
+        asyncio.run(Write().execute(rewritten, ctx))
+    assert outside.read_text() == "SECRET\n"
+    assert not (ctx.cwd / "a.txt").exists()

@@ -1,0 +1,208 @@
+"""The command line, run for real in a subprocess: outputs, and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+SCRIPT = {
+    "turns": [
+        {"tool_calls": [{"id": "t1", "name": "Bash", "input": {"command": "echo hi > made.txt"}}]},
+        {"tool_calls": [{"id": "t2", "name": "Read", "input": {"file_path": "notes.txt"}}]},
+        {"text": "all done"},
+    ]
+}
+
+HOOKS_FILE = """
+from hookline import Decision, HookMatcher
+
+async def no_shell(input_data, tool_use_id, context):
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "no shell here: use Read"}}
+
+HOOKS = {"PreToolUse": [HookMatcher(matcher="Bash", hooks=[no_shell])]}
+
+def register(registry):
+    registry.add("PostToolUse", lambda e: Decision.context("read ok"), matcher="Read",
+                 name="note_reads")
+"""
+
+
+def hookline(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.run(
+        [sys.executable, "-m", "hookline.cli.main", *args],
+        cwd=cwd,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "script.json").write_text(json.dumps(SCRIPT))
+    (tmp_path / "hooks.py").write_text(HOOKS_FILE)
+    (tmp_path / "notes.txt").write_text("remember the milk\n")
+    return tmp_path
+
+
+def run_json(project: Path, *extra: str) -> dict:
+    done = hookline(
+        "run", "tidy up", "--model", "scripted:script.json", "--hooks", "hooks.py",
+        "--output-format", "json", *extra, cwd=project,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_json_output_reports_calls_as_executed_and_hook_runs(project: Path) -> None:
+    out = run_json(project)
+    assert out["stop_reason"] == "end_turn"
+    assert out["final_text"] == "all done"
+    bash, read = out["tool_calls"]
+    assert (bash["name"], bash["status"], bash["reason"]) == (
+        "Bash",
+        "blocked",
+        "no shell here: use Read",
+    )
+    assert not (project / "made.txt").exists()  # the denied command never ran
+    assert read["status"] == "executed"
+    assert read["input"] == {"file_path": str(project / "notes.txt")}
+    assert read["output"]["file"]["content"] == "remember the milk\n"
+    runs = {(r["event"], r["hook"]): r for r in out["hook_runs"]}
+    assert runs[("PreToolUse", "no_shell")]["decision"] == "deny"
+    assert runs[("PostToolUse", "note_reads")]["decision"] == "context"
+    assert set(runs[("PreToolUse", "no_shell")]) >= {"reason", "duration_ms", "failure"}
+
+
+def test_transcript_is_compact_jsonl_with_one_entry_per_message(project: Path) -> None:
+    out = run_json(project)
+    lines = Path(out["transcript_path"]).read_text().splitlines()
+    entries = [json.loads(line) for line in lines]
+    assert [e["type"] for e in entries] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
+    assert all(", " not in line.split('"text"')[0] for line in lines)  # compact separators
+    assert entries[1]["message"]["model"] == "scripted"
+
+
+def test_stream_json_prints_one_line_per_step_in_order(project: Path) -> None:
+    done = hookline(
+        "run", "tidy up", "--model", "scripted:script.json", "--hooks", "hooks.py",
+        "--output-format", "stream-json", cwd=project,
+    )  # fmt: skip
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    kinds = [(x["type"], x.get("event") or x.get("name")) for x in lines]
+    assert kinds[0] == ("event", "SessionStart")
+    assert lines[-1]["type"] == "result" and lines[-1]["stop_reason"] == "end_turn"
+    assert kinds.index(("event", "PreToolUse")) < kinds.index(("hook_run", "PreToolUse"))
+    assert kinds.index(("hook_run", "PreToolUse")) < kinds.index(("tool_call", "Bash"))
+    assert ("event", "ToolBlocked") in kinds and ("event", "SessionEnd") in kinds
+
+
+def test_text_output_shows_each_decision_and_reason(project: Path) -> None:
+    done = hookline(
+        "run", "tidy up", "--model", "scripted:script.json", "--hooks", "hooks.py", cwd=project
+    )
+    assert done.returncode == 0
+    assert "PreToolUse hook no_shell [gate]: deny - no shell here: use Read" in done.stdout
+    assert "tool Bash blocked: no shell here: use Read" in done.stdout
+    assert "end_turn" in done.stdout and "\x1b[" not in done.stdout  # no colour into a pipe
+
+
+def test_max_turns_ends_a_model_that_never_stops(tmp_path: Path) -> None:
+    turns = [{"tool_calls": [{"name": "Glob", "input": {"pattern": "*"}}]}] * 5
+    (tmp_path / "loop.json").write_text(json.dumps({"turns": turns}))
+    done = hookline(
+        "run", "go", "--model", "scripted:loop.json", "--max-turns", "2", "--output-format",
+        "json", cwd=tmp_path,
+    )  # fmt: skip
+    out = json.loads(done.stdout)
+    assert out["stop_reason"] == "max_turns" and len(out["tool_calls"]) == 2
+
+
+def test_prompt_can_come_from_stdin(project: Path) -> None:
+    done = hookline("run", "-", "--output-format", "json", cwd=project, stdin="read notes.txt")
+    out = json.loads(done.stdout)
+    assert out["tool_calls"][0]["name"] == "Read"
+
+
+BAD_INPUT = {
+    "missing prompt": (["run"], None, ["PROMPT", "fix:"]),
+    "script not json": (
+        ["run", "x", "--model", "scripted:bad.json"], ("bad.json", "{turns: oops"),
+        ["bad.json", "not valid JSON"],
+    ),
+    "script bad key": (
+        ["run", "x", "--model", "scripted:bad.json"],
+        ("bad.json", '{"turns": [{"tool_calls": [{"input": {}}]}]}'),
+        ["bad.json", "turns[0].tool_calls[0].name"],
+    ),
+    "missing script": (["run", "x", "--model", "scripted:nope.json"], None, ["nope.json"]),
+    "unknown model": (["run", "x", "--model", "gpt-9"], None, ["--model", "scripted:FILE"]),
+    "hooks import error": (
+        ["run", "x", "--hooks", "bad.py"], ("bad.py", "import not_a_module_anywhere\n"),
+        ["bad.py", "ModuleNotFoundError"],
+    ),
+    "hooks syntax error": (
+        ["run", "x", "--hooks", "bad.py"], ("bad.py", "def (:\n"), ["bad.py", "line 1"],
+    ),
+    "unknown event": (
+        ["run", "x", "--hooks", "bad.py"],
+        ("bad.py", "def register(r):\n    r.add('PreToolUze', print)\n"),
+        ["bad.py", "PreToolUze", "did you mean 'PreToolUse'"],
+    ),
+    "bad matcher regex": (
+        ["run", "x", "--hooks", "bad.py"],
+        ("bad.py", "from hookline import HookMatcher\n"
+                   "HOOKS = {'PreToolUse': [HookMatcher(matcher='Bash(', hooks=[print])]}\n"),
+        ["bad.py", "matcher", "not a valid regular expression"],
+    ),
+    "missing hooks file": (["run", "x", "--hooks", "nope.py"], None, ["nope.py", "--hooks"]),
+    "unknown flag": (["run", "x", "--colour"], None, ["--colour"]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", BAD_INPUT.values(), ids=BAD_INPUT.keys())
+def test_bad_input_is_one_clear_line_and_exit_2(tmp_path: Path, case: tuple) -> None:
+    args, file, expected = case
+    if file:
+        (tmp_path / file[0]).write_text(file[1])
+    done = hookline(*args, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("hookline: error: "), done.stderr
+    for part in expected:
+        assert part in lines[0]
+    assert not (tmp_path / ".hookline").exists()  # nothing ran, nothing was written
+
+
+def test_demo_runs_the_four_scenarios_without_touching_the_cwd(tmp_path: Path) -> None:
+    done = hookline("demo", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    for title in ("Scenario 1", "Scenario 2", "Scenario 3", "Scenario 4", "two ledgers"):
+        assert title in out
+    assert "[post-hook] recorded Read -> ok (1 so far)" in out
+    assert "[tool:Bash] BLOCKED" in out and "Tool Bash was refused" in out
+    assert "direct Bash(rm -rf /) -> blocked: dangerous command pattern 'rm -rf'" in out
+    assert "ran with {'path': 'package.json'}" in out
+    assert "2 calls ran, 2 were refused." in out
+    assert list(tmp_path.iterdir()) == []

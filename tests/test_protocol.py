@@ -1,0 +1,145 @@
+"""Reading Claude Code hook output (protocol §4) into a Decision."""
+
+from __future__ import annotations
+
+import pytest
+
+from hookline import NO_DECISION, Decision, InvalidHookOutput
+from hookline.protocol import decision_from_output
+
+
+def pre(**specific):
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", **specific}}
+
+
+def permission_request(**decision):
+    return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
+
+
+@pytest.mark.parametrize(
+    ("output", "decision"),
+    [
+        (pre(permissionDecision="allow"), Decision.allow()),
+        (pre(permissionDecision="deny", permissionDecisionReason="R"), Decision.deny("R")),
+        (pre(permissionDecision="ask", permissionDecisionReason="sure?"), Decision.ask("sure?")),
+        (pre(permissionDecision="defer", permissionDecisionReason="L"), Decision.defer("L")),
+        (
+            pre(permissionDecision="allow", updatedInput={"command": "ls -la"}),
+            Decision.allow(updated_input={"command": "ls -la"}),
+        ),
+        (pre(updatedInput={"command": "pwd"}), Decision.rewrite({"command": "pwd"})),
+        (pre(additionalContext="C"), Decision.context("C")),
+        ({"decision": "approve", "reason": "fine"}, Decision.allow("fine")),
+        ({"decision": "block", "reason": "R"}, Decision.deny("R")),
+        ({"decision": "block"}, Decision.deny("blocked by hook")),
+        ({"continue": False, "stopReason": "T"}, Decision.stop("T")),
+        ({"continue_": False, "stopReason": "T"}, Decision.stop("T")),
+        ({"continue": True}, NO_DECISION),
+        ({"systemMessage": "M"}, Decision.message("M")),
+        ({}, NO_DECISION),
+        ({"suppressOutput": True, "someFutureKey": {"x": 1}}, NO_DECISION),
+        (pre(permissionDecision="deny", permissionDecisionReason="R", new=1), Decision.deny("R")),
+    ],
+)  # fmt: skip
+def test_pre_tool_use_output_becomes_a_decision(output, decision):
+    assert decision_from_output("PreToolUse", output) == decision
+
+
+def test_hook_specific_permission_overrides_the_legacy_decision():
+    output = {"decision": "approve", **pre(permissionDecision="deny", permissionDecisionReason="R")}
+    assert decision_from_output("PreToolUse", output) == Decision.deny("R")
+
+
+def test_a_hook_specific_output_for_another_event_is_rejected_with_the_cli_message():
+    output = {"hookSpecificOutput": {"hookEventName": "PostToolUse", "permissionDecision": "deny"}}
+    with pytest.raises(InvalidHookOutput) as caught:
+        decision_from_output("PreToolUse", output)
+    assert str(caught.value) == (
+        "Hook returned incorrect event name: expected 'PreToolUse' but got 'PostToolUse'"
+    )
+    assert caught.value.kind == "invalid"
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        pre(permissionDecision="maybe"),
+        pre(permissionDecision=True),
+        pre(permissionDecision="deny", permissionDecisionReason=42),
+        pre(updatedInput="command=ls"),
+        pre(additionalContext=["C"]),
+        {"hookSpecificOutput": "deny"},
+        {"continue": "false"},
+        {"stopReason": 1},
+        {"systemMessage": {"text": "M"}},
+        {"decision": "allow"},
+        {"decision": True},
+        {"reason": ["R"], "decision": "block"},
+    ],
+)
+def test_a_field_of_the_wrong_type_or_value_makes_the_answer_invalid(output):
+    with pytest.raises(InvalidHookOutput):
+        decision_from_output("PreToolUse", output)
+
+
+@pytest.mark.parametrize("output", [None, "deny", 2, ["deny"], ("allow",)])
+def test_anything_but_a_json_object_is_invalid(output):
+    with pytest.raises(InvalidHookOutput, match="expected a JSON object"):
+        decision_from_output("PreToolUse", output)
+
+
+@pytest.mark.parametrize(
+    ("output", "decision"),
+    [
+        (
+            {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": {"a": 1}}},
+            Decision.replace_output({"a": 1}),
+        ),
+        (
+            {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": "x"}},
+            Decision.replace_output("x"),
+        ),
+        (
+            {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": None}},
+            Decision.replace_output(None),
+        ),
+        ({"decision": "block", "reason": "tests fail"}, Decision.block("tests fail")),
+        (
+            {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "C"}},
+            Decision.context("C"),
+        ),
+    ],
+)
+def test_post_tool_use_output_becomes_a_decision(output, decision):
+    assert decision_from_output("PostToolUse", output) == decision
+
+
+@pytest.mark.parametrize(
+    ("output", "decision"),
+    [
+        (permission_request(behavior="allow"), Decision.allow()),
+        (
+            permission_request(behavior="allow", updatedInput={"file_path": "/w/a"}),
+            Decision.allow(updated_input={"file_path": "/w/a"}),
+        ),
+        (permission_request(behavior="deny", message="M"), Decision.deny("M")),
+        (permission_request(behavior="deny"), Decision.deny("denied by PermissionRequest hook")),
+        (
+            permission_request(behavior="deny", message="M", interrupt=True),
+            Decision("deny", "M", continue_=False),
+        ),
+        (permission_request(behavior="deny", message="M", interrupt=False), Decision.deny("M")),
+    ],
+)
+def test_permission_request_decision_behavior(output, decision):
+    assert decision_from_output("PermissionRequest", output) == decision
+
+
+def test_permission_request_with_an_unknown_behavior_is_invalid():
+    with pytest.raises(InvalidHookOutput, match="behavior"):
+        decision_from_output("PermissionRequest", permission_request(behavior="ask"))
+
+
+def test_stop_block_keeps_its_reason_for_the_model():
+    decision = decision_from_output("Stop", {"decision": "block", "reason": "run the tests"})
+    assert decision == Decision.block("run the tests")
