@@ -8,25 +8,9 @@ from typing import Any
 
 import pytest
 
-from hookline import Agent, Decision, FunctionTool, HookEvent, PreToolUse, ScriptedModel, tool
+from hookline import Agent, FunctionTool, PreToolUse, ScriptedModel, tool
 from hookline.events import Scope
-
-
-class Recorder:
-    """A hook that keeps every event it is shown and answers ``answer`` each time."""
-
-    def __init__(self, answer: Decision | dict[str, Any] | None = None) -> None:
-        self.answer = answer
-        self.events: list[HookEvent] = []
-
-    def __call__(self, event: HookEvent) -> Decision | dict[str, Any] | None:
-        self.events.append(event)
-        return self.answer
-
-    @property
-    def names(self) -> list[str]:
-        """What it saw, as ``Event`` or ``Event:tool`` for tool events."""
-        return [_label(e) for e in self.events]
+from hookline.testing import RecordingHook
 
 
 class ToolSpy:
@@ -42,15 +26,10 @@ class ToolSpy:
         self.tool: FunctionTool = tool(body, name=name, timeout=timeout)
 
 
-def _label(event: HookEvent) -> str:
-    tool_name = getattr(event, "tool_name", None)
-    return f"{event.name}:{tool_name}" if tool_name else event.name
-
-
 @pytest.fixture
-def recorder() -> type[Recorder]:
+def recorder() -> type[RecordingHook]:
     """``recorder(answer)`` makes a recording hook."""
-    return Recorder
+    return RecordingHook
 
 
 @pytest.fixture

@@ -206,3 +206,14 @@ def test_demo_runs_the_four_scenarios_without_touching_the_cwd(tmp_path: Path) -
     assert "ran with {'path': 'package.json'}" in out
     assert "2 calls ran, 2 were refused." in out
     assert list(tmp_path.iterdir()) == []
+
+
+def test_text_output_shows_a_hooks_message_for_the_user(project: Path) -> None:
+    (project / "notify.py").write_text(
+        "from hookline import Decision\n"
+        "def register(registry):\n"
+        "    registry.add('PostToolUse', lambda e: Decision.message('logged to SIEM'),\n"
+        "                 kind='observer', name='siem')\n"
+    )
+    done = hookline("run", "read notes.txt", "--hooks", "notify.py", cwd=project)
+    assert "PostToolUse hook siem says: logged to SIEM" in done.stdout

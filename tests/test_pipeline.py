@@ -182,3 +182,18 @@ def test_stop_on_pre_tool_use_still_runs_the_tool_but_marks_the_result_stopped(a
     assert echo.inputs == [{"text": "hi"}]
     assert result.status == "executed"
     assert (result.stopped, result.stop_reason) == (True, "enough for today")
+
+
+def test_pre_tool_use_context_goes_with_a_refusal_but_not_with_a_deferral(agent, echo):
+    note = ("policy v2",)
+    deny = Decision(permission="deny", reason="no", additional_context=note)
+    undo = agent.registry.add("PreToolUse", lambda e: deny)
+    denied = call(agent, "echo", {"text": "a"})
+    assert denied.context == ("PreToolUse:echo hook additional context: policy v2",)
+
+    undo()
+    defer = Decision(permission="defer", reason="wait for Ann", additional_context=note)
+    agent.registry.add("PreToolUse", lambda e: defer)
+    deferred = call(agent, "echo", {"text": "b"})
+    assert deferred.status == "deferred" and deferred.context == ()
+    assert echo.inputs == []

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Any
 
 from hookline.decisions import Decision
 from hookline.events import EVENTS, HookEvent
@@ -17,21 +17,24 @@ from hookline.models.scripted import ScriptedModel
 __all__ = ["FakeRunner", "RecordingHook", "ScriptedModel"]
 
 
-@dataclass
 class RecordingHook:
-    """An observer that keeps every event it is shown, in order."""
+    """A hook that keeps every event it is shown, in order, and answers ``answer`` each time.
 
-    events: list[HookEvent] = field(default_factory=list)
+    Register it as an observer to record a run (``attach``), or as a gate to answer too.
+    """
 
-    def __call__(self, event: HookEvent) -> None:
+    def __init__(self, answer: Decision | dict[str, Any] | None = None) -> None:
+        self.answer = answer
+        self.events: list[HookEvent] = []
+
+    def __call__(self, event: HookEvent) -> Decision | dict[str, Any] | None:
         self.events.append(event)
+        return self.answer
 
     @property
     def names(self) -> list[str]:
-        """Event names, with the tool name for tool events: ``["PreToolUse:Bash", ...]``."""
-        return [
-            f"{e.name}:{e.tool_name}" if hasattr(e, "tool_name") else e.name for e in self.events
-        ]
+        """What it saw: ``Event``, or ``Event:tool`` for tool events."""
+        return [_label(e) for e in self.events]
 
     def attach(self, registry: HookRegistry, events: list[str] | None = None) -> list[Registration]:
         """Observe ``events`` (all of hookline's events by default)."""
@@ -39,6 +42,11 @@ class RecordingHook:
             registry.add(name, self, kind="observer", name="recording")
             for name in (events or list(EVENTS))
         ]
+
+
+def _label(event: HookEvent) -> str:
+    tool_name = getattr(event, "tool_name", None)
+    return f"{event.name}:{tool_name}" if tool_name else event.name
 
 
 class FakeRunner(HookRunner):

@@ -73,10 +73,7 @@ class Agent:
     ) -> None:
         self.model = model
         self.options = _options(options, settings)
-        self.registry = hooks if isinstance(hooks, HookRegistry) else HookRegistry()
-        self.registry.add_matchers(self.options.hooks, source="sdk")
-        if hooks is not None and not isinstance(hooks, HookRegistry):
-            self.registry.add_matchers(hooks, source="sdk")
+        self.registry = _registry(hooks, self.options)
         self.engine = HookEngine(self.registry)
         self.tools = Toolbox(tools if tools is not None else _builtin_tools())
         self.pipeline = ToolPipeline(self.tools, self.engine)
@@ -275,6 +272,17 @@ def _results_message(results: list[ToolResult]) -> Message:
     blocks: list[Block] = [ToolResultBlock(r.call.id, r.content, r.is_error) for r in results]
     blocks += [TextBlock(wording.reminder(note)) for r in results for note in r.context]
     return Message("user", tuple(blocks))
+
+
+def _registry(
+    hooks: Mapping[str, Sequence[HookMatcher]] | HookRegistry | None, options: AgentOptions
+) -> HookRegistry:
+    """The given registry (or a new one) with the SDK-style hooks of ``hooks`` and ``options``."""
+    registry = hooks if isinstance(hooks, HookRegistry) else HookRegistry()
+    for mapping in (options.hooks, hooks if not isinstance(hooks, HookRegistry) else None):
+        if mapping:
+            registry.add_matchers(mapping, source="sdk")
+    return registry
 
 
 def _options(options: AgentOptions | None, settings: dict[str, Any]) -> AgentOptions:

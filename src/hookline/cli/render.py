@@ -55,6 +55,8 @@ class TextView:
     def _hook_run(self, run: HookRun) -> None:
         if run.failure:
             say("failure", f"  {run.event} hook {run.hook}: {run.failure} ({run.error})")
+        for message in run.answer.system_message:
+            say("note", f"  {run.event} hook {run.hook} says: {message}")
         if run.decision is None:
             return
         reason = f" - {run.reason}" if run.reason else ""

@@ -67,6 +67,8 @@ class HookRun:
             "duration_ms": round(self.duration_ms, 3),
             "failure": self.failure,
             "error": self.error,
+            "additional_context": list(self.answer.additional_context),
+            "system_message": list(self.answer.system_message),
         }
 
 

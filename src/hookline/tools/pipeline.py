@@ -48,9 +48,10 @@ class ToolPipeline:
         )
         gate = pre.decision
         if gate.permission in ("deny", "ask", "defer"):
-            return await self._blocked(call, prepared, gate, scope)
-        tool_input = prepared if gate.updated_input is None else copy_json(gate.updated_input)
-        result = await self._execute(tool, call, tool_input, scope, ctx)
+            result = await self._blocked(call, prepared, gate, scope)
+        else:
+            tool_input = prepared if gate.updated_input is None else copy_json(gate.updated_input)
+            result = await self._execute(tool, call, tool_input, scope, ctx)
         return _with_pre(result, gate, tool.name)
 
     async def _blocked(
@@ -78,8 +79,6 @@ class ToolPipeline:
             content=content,
             input=tool_input,
             reason=reason,
-            stopped=not gate.continue_,
-            stop_reason=gate.stop_reason,
         )
 
     async def _execute(
@@ -188,9 +187,12 @@ def _after(result: ToolResult, post: Decision, event: str, tool: str) -> ToolRes
 
 
 def _with_pre(result: ToolResult, gate: Decision, tool: str) -> ToolResult:
+    """Fold the PreToolUse decision's context and stop into the result (context goes with
+    every outcome but a deferral, as in Claude Code)."""
     if gate.continue_ and not gate.additional_context:
         return result
-    notes = [wording.context("PreToolUse", tool, text) for text in gate.additional_context]
+    contexts = () if result.status == "deferred" else gate.additional_context
+    notes = [wording.context("PreToolUse", tool, text) for text in contexts]
     return _with(result, notes, gate, first=True)
 
 
