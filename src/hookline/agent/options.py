@@ -24,7 +24,7 @@ class AgentOptions:
     permission_mode: PermissionMode = "default"
     #: Folders file tools may touch; the cwd when empty.
     roots: Sequence[str | Path] = ()
-    #: Where transcripts go; ``<cwd>/.hookline`` when unset.
+    #: The state folder (transcripts go in its ``transcripts/``); ``<cwd>/.hookline/state``.
     state_dir: str | Path | None = None
     stop_hook_block_cap: int = STOP_HOOK_BLOCK_CAP
 

@@ -16,6 +16,10 @@ from hookline.events import Scope
 from hookline.tools.base import ToolContext, ToolResult, Workspace
 
 
+#: The project's state folder (transcripts, and later the session store), under its cwd.
+STATE_DIR = Path(".hookline") / "state"
+
+
 @dataclass
 class Session:
     """The state of one conversation. Every event it fires carries its ``scope``."""
@@ -33,7 +37,7 @@ class Session:
     def create(cls, options: AgentOptions, *, session_id: str | None = None) -> Session:
         cwd = _existing_dir(options.cwd)
         sid = session_id or str(uuid.uuid4())
-        state = Path(options.state_dir) if options.state_dir else cwd / ".hookline"
+        state = Path(options.state_dir) if options.state_dir else cwd / STATE_DIR
         path = (state / "transcripts" / f"{sid}.jsonl").resolve()
         _make_dir(path.parent)
         roots = options.roots or (cwd,)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from hookline.decisions import NO_DECISION, UNCHANGED, Decision, merge
 from hookline.errors import HookFailure, InvalidHookOutput
 from hookline.frozen import freeze
-from hookline.hooks.registry import HookRegistry
+from hookline.hooks.registry import HookRegistry, Plan, plan_of
 
 if TYPE_CHECKING:
     from hookline.events import HookEvent
@@ -46,6 +46,7 @@ class HookRun:
     failure: str | None = None
     error: str | None = None
     tool_use_id: str | None = None
+    handler: str = "python"
 
     @property
     def decision(self) -> str | None:
@@ -61,6 +62,7 @@ class HookRun:
             "hook": self.hook,
             "source": self.source,
             "kind": self.kind,
+            "handler": self.handler,
             "tool_use_id": self.tool_use_id,
             "decision": self.decision,
             "reason": self.reason,
@@ -119,6 +121,8 @@ class HookEngine:
         plan = self.registry.plan(event.name)
         if not plan.specs:
             return Dispatch(event, NO_DECISION)
+        if plan.keyed:
+            plan = _once_each(plan, event)
         runs: list[HookRun] = []
         answers: list[Decision] = []
         seen = event
@@ -210,6 +214,7 @@ class HookEngine:
             failure,
             error,
             getattr(event, "tool_use_id", None),
+            spec.runner.handler,
         )
         for notify in self._monitors:
             notify(run)
@@ -242,6 +247,20 @@ def _failed(spec: HookSpec, event: HookEvent, failure: str, error: str) -> Decis
 #: Events where a fail-closed hook's failure refuses something. Elsewhere (Stop: "keep working";
 #: SessionStart: nothing to refuse) a failure is recorded and gives no decision.
 _REFUSABLE = frozenset({"PreToolUse", "UserPromptSubmit", "PermissionRequest", "PostToolUse"})
+
+
+def _once_each(plan: Plan, event: HookEvent) -> Plan:
+    """The plan without repeats: of matching hooks that share a runner key, the first runs."""
+    seen: set[object] = set()
+    kept: list[HookSpec] = []
+    for spec in plan.specs:
+        key = spec.runner.key
+        if key is not None and spec.matcher(event):
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(spec)
+    return plan_of(tuple(kept))
 
 
 def _decide(answers: list[Decision], event: HookEvent, seen: HookEvent) -> Decision:

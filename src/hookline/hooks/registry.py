@@ -34,6 +34,15 @@ class Plan(NamedTuple):
     gates: tuple[HookSpec, ...]
     transformers: tuple[HookSpec, ...]
     observers: tuple[HookSpec, ...]
+    #: Whether some hook has a dedupe key (then the engine runs each key once).
+    keyed: bool = False
+
+
+def plan_of(specs: tuple[HookSpec, ...]) -> Plan:
+    """``specs`` (in declared order) split by kind."""
+    gates, transformers, observers = (tuple(s for s in specs if s.kind == k) for k in KINDS)
+    keyed = any(s.runner.key is not None for s in specs)
+    return Plan(specs, gates, transformers, observers, keyed)
 
 
 _NO_HOOKS = Plan((), (), (), ())
@@ -175,8 +184,7 @@ class HookRegistry:
         found = self._plans.get(event)
         if found is None:
             specs = tuple(sorted((s for s in self._specs if s.event == event), key=_sort_key))
-            kinds = (tuple(s for s in specs if s.kind == k) for k in KINDS)
-            found = Plan(specs, *kinds) if specs else _NO_HOOKS
+            found = plan_of(specs) if specs else _NO_HOOKS
             self._plans[event] = found
         return found
 

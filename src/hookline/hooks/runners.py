@@ -32,6 +32,11 @@ class HookRunner:
     inline: bool = False
     #: In-process hooks get the SDK's fail-closed default on gate events.
     in_process: bool = True
+    #: What kind of handler this is, for records and wording: python, sdk, command, http, ...
+    handler: str = "python"
+    #: Matching hooks with the same non-None key run once per event (Claude Code dedupes
+    #: identical commands across groups and settings files).
+    key: object = None
 
     async def run(self, event: HookEvent) -> Decision | None:
         raise NotImplementedError
@@ -81,6 +86,8 @@ class SdkCallbackHook(HookRunner):
     ``strict`` is the SDK's ``on_failure="block"``: then returning None is a failure too, so a
     callback with no opinion must return ``{}``.
     """
+
+    handler = "sdk"
 
     def __init__(self, fn: Callable[..., Any], *, strict: bool = False) -> None:
         self.fn = fn

@@ -17,6 +17,12 @@ HOOK_PREAMBLE = (
 )
 
 
+class Verbatim(str):
+    """Text a runner has already worded (a command's plain stdout): shown as it is."""
+
+    __slots__ = ()
+
+
 def _label(event: str, tool: str | None) -> str:
     return f"{event}:{tool}" if tool else event
 
@@ -28,12 +34,30 @@ def denied(event: str, tool: str | None, reason: str) -> str:
 
 def context(event: str, tool: str | None, text: str) -> str:
     """Additional context a hook gave, placed next to the prompt or the tool result."""
+    if isinstance(text, Verbatim):
+        return str(text)
     return f"{_label(event, tool)} hook additional context: {text}"
 
 
-def blocking_error(event: str, tool: str | None, reason: str) -> str:
+def success(event: str, label: str | None, stdout: str) -> Verbatim:
+    """A command hook's plain stdout that becomes context (UserPromptSubmit, SessionStart)."""
+    return Verbatim(f"{_label(event, label)} hook success: {stdout}")
+
+
+def blocking_error(event: str, tool: str | None, reason: str, *, command: str | None = None) -> str:
     """A PostToolUse (or Stop) block: feedback next to an output that already exists."""
-    return f"{_label(event, tool)} hook blocking error: {reason}"
+    origin = f' from command: "{command}"' if command else ""
+    return f"{_label(event, tool)} hook blocking error{origin}: {reason}"
+
+
+def exit_code_2(command: str, stderr: str) -> str:
+    """The reason a command hook that exits 2 gives: ``[<cmd>]: <stderr>``."""
+    return f"[{command}]: {stderr}"
+
+
+def is_exit_code_2(reason: str, command: str) -> bool:
+    """Whether ``reason`` came from exit code 2 rather than a JSON decision."""
+    return reason.startswith(f"[{command}]: ")
 
 
 def stop_feedback(event: str, reason: str) -> str:
