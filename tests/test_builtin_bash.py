@@ -136,3 +136,15 @@ def test_run_in_background_is_refused_but_false_is_accepted(ctx: ToolContext) ->
 def test_timeout_outside_the_allowed_range_is_refused(ctx: ToolContext, timeout: float) -> None:
     with pytest.raises(ToolInputError, match="timeout"):
         Bash().prepare({"command": "true", "timeout": timeout}, ctx)
+
+
+def test_bash_sources_the_session_env_files_before_each_command(tmp_path: Path) -> None:
+    env_dir = tmp_path / "session-env"
+    env_dir.mkdir()
+    (env_dir / "sessionstart-hook-0.sh").write_text("export GREETING=from-hook\n")
+    ctx = ToolContext(cwd=tmp_path, workspace=Workspace.of(tmp_path), env_dir=env_dir)
+    assert run({"command": "echo $GREETING"}, ctx)["stdout"] == "from-hook"
+
+
+def test_bash_without_env_files_runs_the_command_unchanged(ctx: ToolContext) -> None:
+    assert run({"command": "echo ${GREETING:-unset}"}, ctx)["stdout"] == "unset"

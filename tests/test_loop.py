@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -86,6 +87,28 @@ def test_user_prompt_submit_context_reaches_the_first_user_message(agent_with, e
         "who am I?",
     ]
     assert agent.model.requests[0] == 1
+
+
+def test_session_start_context_opens_the_first_user_message_only(agent_with, echo):
+    agent = agent_with([{"text": "ok"}, {"text": "again"}], [echo.tool])
+    agent.registry.add("SessionStart", lambda e: Decision.context("repo is read-only today"))
+    agent.registry.add("UserPromptSubmit", lambda e: Decision.context("user is alice"))
+
+    async def two_prompts():
+        async with agent:
+            await agent.run("first")
+            await agent.run("second")
+
+    asyncio.run(two_prompts())
+    first, second = (m for m in agent.session.messages if m.role == "user")
+    assert [b.text for b in first.content] == [
+        "<system-reminder>\nSessionStart hook additional context: repo is read-only today\n"
+        "</system-reminder>",
+        "<system-reminder>\nUserPromptSubmit hook additional context: user is alice\n"
+        "</system-reminder>",
+        "first",
+    ]
+    assert "SessionStart" not in "".join(b.text for b in second.content)
 
 
 def test_a_stop_hook_that_blocks_once_keeps_the_model_working(agent_with, echo, recorder):

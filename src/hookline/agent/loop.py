@@ -141,7 +141,8 @@ class Agent:
         """Fire SessionStart once; ``run`` does this for you."""
         if not self.session.started:
             self.session.started = True
-            await self._fire(self.session.scope.event(SessionStart, source="startup"))
+            started = await self._fire(self.session.scope.event(SessionStart, source="startup"))
+            self.session.opening_context += _contexts("SessionStart", started)
 
     async def close(self, reason: str = "other") -> None:
         """Fire SessionEnd, wait for background observers and close the transcript."""
@@ -165,7 +166,8 @@ class Agent:
         submitted = await self._fire(self.session.scope.event(UserPromptSubmit, prompt=prompt))
         if _refused(submitted, turn):
             return turn
-        self._add(Message.user(*_contexts("UserPromptSubmit", submitted), prompt))
+        opening, self.session.opening_context = self.session.opening_context, []
+        self._add(Message.user(*opening, *_contexts("UserPromptSubmit", submitted), prompt))
         number = self.session.prompts
         await self._fire(self.session.scope.event(TurnStart, prompt=prompt, turn=number))
         await self._work(turn)
@@ -216,24 +218,25 @@ class Agent:
 
     async def _keep_going(self, turn: _Turn) -> bool:
         """Fire Stop; True when a hook keeps the model working."""
-        decision = await self._fire(
+        stop = await self.engine.dispatch(
             self.session.scope.event(
                 Stop, stop_hook_active=turn.stop_blocks > 0, last_assistant_message=turn.final_text
             )
         )
+        decision = stop.decision
         if not decision.continue_:
             turn.stop_reason, turn.detail = "hook_stopped", decision.stop_reason
             return False
-        feedback = [decision.reason] if decision.permission == "deny" and decision.reason else []
-        feedback += list(decision.additional_context)
-        if not feedback:
+        notes = wording.stop_block("Stop", stop.runs) if decision.permission == "deny" else []
+        notes += _contexts("Stop", decision)
+        if not notes:
             return False
         if turn.stop_blocks >= self.options.stop_hook_block_cap:
             turn.stop_reason = "stop_hook_cap"
             turn.detail = f"Stop hooks blocked {turn.stop_blocks} times in a row"
             return False
         turn.stop_blocks += 1
-        self._add(Message.user(wording.stop_feedback("Stop", "\n".join(feedback))))
+        self._add(Message.user(*notes))
         return True
 
     # -- plumbing -------------------------------------------------------------------------------

@@ -13,8 +13,8 @@ from hookline.agent.options import AgentOptions
 from hookline.agent.transcript import Transcript
 from hookline.errors import ConfigError
 from hookline.events import Scope
+from hookline.hooks.session_env import env_dir
 from hookline.tools.base import ToolContext, ToolResult, Workspace
-
 
 #: The project's state folder (transcripts, and later the session store), under its cwd.
 STATE_DIR = Path(".hookline") / "state"
@@ -32,6 +32,8 @@ class Session:
     messages: list[Message] = field(default_factory=list)
     prompts: int = 0
     started: bool = False
+    #: What SessionStart hooks said for the model: it opens the next user message.
+    opening_context: list[str] = field(default_factory=list)
 
     @classmethod
     def create(cls, options: AgentOptions, *, session_id: str | None = None) -> Session:
@@ -52,7 +54,12 @@ class Session:
     @cached_property
     def tool_context(self) -> ToolContext:
         """What tools may know of this session (it does not change)."""
-        return ToolContext(cwd=self.cwd, workspace=self.workspace, session_id=self.id)
+        return ToolContext(
+            cwd=self.cwd,
+            workspace=self.workspace,
+            session_id=self.id,
+            env_dir=env_dir(self.id, self.scope.transcript_path),
+        )
 
     def new_prompt(self) -> None:
         """A prompt arrives: later events carry a fresh ``prompt_id``."""

@@ -6,6 +6,12 @@ to a hookline refusal the way it reacts to a Claude Code one (see reactions.md's
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hookline.hooks.engine import HookRun
+
 REMINDER_OPEN = "<system-reminder>\n"
 REMINDER_CLOSE = "\n</system-reminder>"
 
@@ -48,6 +54,28 @@ def blocking_error(event: str, tool: str | None, reason: str, *, command: str | 
     """A PostToolUse (or Stop) block: feedback next to an output that already exists."""
     origin = f' from command: "{command}"' if command else ""
     return f"{_label(event, tool)} hook blocking error{origin}: {reason}"
+
+
+def post_block(event: str, tool: str | None, run: HookRun) -> str:
+    """One hook's block after a tool ran: its reason, and its command if it is a command hook."""
+    command = run.hook if run.handler == "command" else None
+    return blocking_error(event, tool, run.answer.reason or "", command=command)
+
+
+def stop_block(event: str, runs: Sequence[HookRun]) -> list[str]:
+    """What the model reads when Stop (or SubagentStop) hooks keep it working.
+
+    Claude Code sends the feedback of every blocking hook as one reminder and, for a command
+    hook that blocked with a JSON decision (not with exit code 2), one more line naming it.
+    """
+    blocking = [r for r in runs if r.kind != "observer" and r.answer.permission == "deny"]
+    reasons = [r.answer.reason or "" for r in blocking]
+    notes = [stop_feedback(event, "\n".join(reasons))] if blocking else []
+    for run in blocking:
+        reason = run.answer.reason or ""
+        if run.handler == "command" and not is_exit_code_2(reason, run.hook):
+            notes.append(blocking_error(event, None, reason, command=run.hook))
+    return notes
 
 
 def exit_code_2(command: str, stderr: str) -> str:

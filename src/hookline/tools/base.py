@@ -93,6 +93,8 @@ class ToolContext:
     workspace: Workspace
     session_id: str = ""
     env: Mapping[str, str] = field(default_factory=dict)
+    #: Shell files hooks wrote for the session (``CLAUDE_ENV_FILE``); Bash sources them first.
+    env_dir: Path | None = None
 
 
 class Tool:

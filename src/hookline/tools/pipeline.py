@@ -23,7 +23,7 @@ from hookline.events import (
 )
 from hookline.frozen import copy_json
 from hookline.hooks import wording
-from hookline.hooks.engine import HookEngine
+from hookline.hooks.engine import Dispatch, HookEngine, HookRun
 from hookline.tools.base import Tool, Toolbox, ToolCall, ToolContext, ToolResult
 
 
@@ -112,9 +112,7 @@ class ToolPipeline:
                 duration_ms=int(took * 1000),
             )
         )
-        return _after(
-            _failed(call, tool_input, error, took), post.decision, "PostToolUseFailure", tool.name
-        )
+        return _after(_failed(call, tool_input, error, took), post, tool.name)
 
     async def _succeeded(
         self,
@@ -145,7 +143,7 @@ class ToolPipeline:
             output=output,
             duration_ms=took * 1000,
         )
-        return _after(result, post.decision, "PostToolUse", tool.name)
+        return _after(result, post, tool.name)
 
 
 async def _timed(tool: Tool, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
@@ -176,14 +174,18 @@ def _failed(
     )
 
 
-def _after(result: ToolResult, post: Decision, event: str, tool: str) -> ToolResult:
-    """Fold a post-event decision into the result: feedback, context, stop."""
-    if post.continue_ and not post.additional_context and post.permission != "deny":
+def _after(result: ToolResult, post: Dispatch, tool: str) -> ToolResult:
+    """Fold a post-event's outcome into the result: each block's feedback, context, stop."""
+    decision, event = post.decision, post.event.name
+    if decision.continue_ and not decision.additional_context and decision.permission != "deny":
         return result
-    notes = [wording.context(event, tool, text) for text in post.additional_context]
-    if post.permission == "deny" and post.reason:
-        notes.insert(0, wording.blocking_error(event, tool, post.reason))
-    return _with(result, notes, post)
+    notes = [wording.post_block(event, tool, run) for run in post.runs if _blocked_by(run)]
+    notes += [wording.context(event, tool, text) for text in decision.additional_context]
+    return _with(result, notes, decision)
+
+
+def _blocked_by(run: HookRun) -> bool:
+    return run.kind != "observer" and run.answer.permission == "deny" and bool(run.answer.reason)
 
 
 def _with_pre(result: ToolResult, gate: Decision, tool: str) -> ToolResult:

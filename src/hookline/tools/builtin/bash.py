@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shlex
 import shutil
 import signal
 from typing import Any
@@ -103,7 +104,7 @@ async def _spawn(command: str, ctx: ToolContext) -> asyncio.subprocess.Process:
         return await asyncio.create_subprocess_exec(
             shutil.which("bash") or "/bin/sh",
             "-c",
-            command,
+            _with_session_env(command, ctx),
             cwd=ctx.cwd,
             env={**os.environ, **ctx.env},
             stdin=asyncio.subprocess.DEVNULL,
@@ -113,6 +114,15 @@ async def _spawn(command: str, ctx: ToolContext) -> asyncio.subprocess.Process:
         )
     except OSError as exc:
         raise ToolError(f"Cannot run the command in {ctx.cwd}: {exc.strerror}") from None
+
+
+def _with_session_env(command: str, ctx: ToolContext) -> str:
+    """``command`` after sourcing the session's env files (what SessionStart hooks exported)."""
+    if ctx.env_dir is None or not ctx.env_dir.is_dir():
+        return command
+    files = sorted(ctx.env_dir.glob("*.sh"), key=lambda f: f.stat().st_mtime_ns)
+    sources = "".join(f". {shlex.quote(str(f))} >/dev/null 2>&1; " for f in files)
+    return sources + command
 
 
 async def _stop(proc: asyncio.subprocess.Process) -> None:

@@ -1,0 +1,225 @@
+"""HTTP hooks (Claude Code ``"type": "http"``): POST the event's payload, read the answer.
+
+The request body is ``event.to_payload()`` as JSON. The answer (protocol spec §4.11): a 2xx with
+an empty body is no decision; a 2xx with a JSON object is read like a command hook's stdout; any
+other 2xx body is invalid. An HTTP hook cannot block with a status code: a non-2xx status, like
+an unreachable server, is a failure, which is no decision unless the hook fails closed. httpx's
+exceptions are translated here, so only hookline's own tree leaves this module::
+
+    HookFailure
+    ├── HookTimeout          httpx timed out (the engine's own deadline gives "timeout" too)
+    ├── InvalidHookOutput    2xx whose body is not a JSON object, or cannot be decoded
+    └── HttpHookFailure
+        ├── HttpStatusFailure      "http_status": a non-2xx answer (redirects are not followed)
+        ├── HttpConnectionFailure  "connection": refused, DNS, TLS or protocol errors
+        └── BlockedUrl             "blocked_url": outside ``allowedHttpHookUrls``; nothing sent
+
+Timeouts: the engine awaits every hook under ``asyncio.timeout(spec.timeout)``, and that is the
+only deadline. The shared client has no httpx timeouts, because one client serves hooks with
+different timeouts and the runner is not told its own; cancelling the request closes its
+connection. Call ``run`` under a timeout of your own when not going through the engine.
+
+Connections: each event loop gets one pooled keep-alive ``httpx.AsyncClient`` (``HttpClients``),
+made on first use. Close it on that loop before the loop ends: ``await HTTP_CLIENTS.aclose()``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from hookline.errors import ConfigError, HookFailure, HookTimeout, InvalidHookOutput
+from hookline.hooks.runners import HookRunner
+from hookline.protocol import decision_from_output
+
+if TYPE_CHECKING:
+    from hookline.decisions import Decision
+    from hookline.events import HookEvent
+
+#: Hook servers are few and mostly local: a small pool, and idle connections kept across model
+#: turns (httpx's default 5 s expiry would drop them between most tool calls).
+DEFAULT_LIMITS = httpx.Limits(max_connections=64, max_keepalive_connections=16, keepalive_expiry=60)
+
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+
+class HttpHookFailure(HookFailure):
+    """An HTTP hook did not answer usefully."""
+
+
+class HttpStatusFailure(HttpHookFailure):
+    """The server answered with a status outside 2xx."""
+
+    kind = "http_status"
+
+
+class HttpConnectionFailure(HttpHookFailure):
+    """The request did not get an answer: refused, DNS, TLS or protocol errors."""
+
+    kind = "connection"
+
+
+class BlockedUrl(HttpHookFailure):
+    """The URL is not allowed by ``allowedHttpHookUrls``; nothing was sent."""
+
+    kind = "blocked_url"
+
+
+class HttpClients:
+    """One pooled ``httpx.AsyncClient`` per running event loop, made on first use."""
+
+    def __init__(self, *, limits: httpx.Limits = DEFAULT_LIMITS) -> None:
+        self.limits = limits
+        self._clients: dict[asyncio.AbstractEventLoop, httpx.AsyncClient] = {}
+
+    def client(self) -> httpx.AsyncClient:
+        """The running loop's client."""
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None or client.is_closed:
+            self._forget_closed_loops()
+            client = httpx.AsyncClient(limits=self.limits, timeout=None, follow_redirects=False)
+            self._clients[loop] = client
+        return client
+
+    async def aclose(self) -> None:
+        """Close the running loop's client; forget those of loops already closed."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        self._forget_closed_loops()
+        if client is not None:
+            await client.aclose()
+
+    def _forget_closed_loops(self) -> None:
+        for loop in [loop for loop in self._clients if loop.is_closed()]:
+            del self._clients[loop]
+
+
+#: The clients HTTP hooks share unless given others.
+HTTP_CLIENTS = HttpClients()
+
+
+class HttpHook(HookRunner):
+    """POSTs the event's protocol payload to ``url`` and reads the JSON answer.
+
+    Header values fill ``$VAR`` / ``${VAR}`` from ``env`` (default ``os.environ``) for names in
+    ``allowed_env_vars``; other references become empty. They are filled once, here: a bad
+    value is a ConfigError when the hook is loaded, and each request does no extra work.
+    """
+
+    handler = "http"
+    in_process = False
+    inline = False
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        allowed_env_vars: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        allowed_urls: Sequence[str] | None = None,
+        client: HttpClients | None = None,
+    ) -> None:
+        _check_url(url)
+        self.url = url
+        self.key = ("http", url)
+        self.allowed = url_allowed(url, allowed_urls)
+        self.clients = client if client is not None else HTTP_CLIENTS
+        source = os.environ if env is None else env
+        filled = {k: interpolate(v, allowed_env_vars, source) for k, v in (headers or {}).items()}
+        self._headers = _checked_headers(filled)
+
+    async def run(self, event: HookEvent) -> Decision | None:
+        if not self.allowed:
+            raise BlockedUrl("the URL does not match allowedHttpHookUrls; nothing was sent")
+        response = await self._post(event.to_payload())
+        if not response.is_success:
+            raise HttpStatusFailure(
+                f"answered HTTP {response.status_code} {response.reason_phrase}; an HTTP hook "
+                "blocks with a 2xx JSON decision, not with a status"
+            )
+        return read_answer(event.name, response.content)
+
+    def describe(self) -> str:
+        return self.url
+
+    async def _post(self, payload: dict[str, Any]) -> httpx.Response:
+        try:
+            return await self.clients.client().post(self.url, json=payload, headers=self._headers)
+        except httpx.TimeoutException as exc:
+            raise HookTimeout(f"timed out ({_named(exc)})") from exc
+        except httpx.DecodingError as exc:
+            raise InvalidHookOutput(f"answered a body that cannot be decoded ({exc})") from exc
+        except httpx.HTTPError as exc:
+            raise HttpConnectionFailure(f"no answer ({_named(exc)})") from exc
+
+
+def read_answer(event_name: str, body: bytes) -> Decision | None:
+    """A 2xx body: empty or ``{}`` is no decision; a JSON object is a decision; else invalid."""
+    if not body.strip():
+        return None
+    try:
+        data = json.loads(body)
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+        raise InvalidHookOutput(f"answered 2xx with a body that is not JSON: {body[:80]!r}") from exc
+    if not isinstance(data, dict):
+        raise InvalidHookOutput(f"answered 2xx with a JSON {type(data).__name__}, not an object")
+    return decision_from_output(event_name, data) if data else None
+
+
+def url_allowed(url: str, patterns: Sequence[str] | None) -> bool:
+    """Whether ``allowedHttpHookUrls`` lets ``url`` through: None allows every URL, ``[]``
+    none; a pattern matches the whole URL, ``*`` standing for any run of characters."""
+    if patterns is None:
+        return True
+    return any(_glob(pattern).fullmatch(url) for pattern in patterns)
+
+
+def interpolate(value: str, allowed: Sequence[str], env: Mapping[str, str]) -> str:
+    """``value`` with ``$VAR`` / ``${VAR}`` filled for allowed names; others become empty."""
+
+    def fill(ref: re.Match[str]) -> str:
+        name = ref.group(1) or ref.group(2)
+        return env.get(name, "") if name in allowed else ""
+
+    return _ENV_REF.sub(fill, value)
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")))
+
+
+def _check_url(url: str) -> None:
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        raise ConfigError(f"invalid hook URL {url!r}: {exc}", key="url") from exc
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise ConfigError(
+            f"hook URL {url!r} is not an http(s) URL", key="url", fix="write http://host/path"
+        )
+
+
+def _checked_headers(headers: Mapping[str, str]) -> httpx.Headers:
+    """The headers as httpx sends them; a name or value it cannot send is a ConfigError
+    (the value is not shown: it may hold a secret)."""
+    for name, value in headers.items():
+        bad_value = any(c in value for c in "\r\n\0") or not value.isascii()
+        if not _HEADER_NAME.fullmatch(name) or bad_value:
+            raise ConfigError(
+                f"header {name!r} cannot be sent (a line break or non-ASCII character?)",
+                key="headers",
+                fix="use an ASCII header name and value",
+            )
+    return httpx.Headers(headers)
+
+
+def _named(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

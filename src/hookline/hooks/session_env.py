@@ -1,0 +1,34 @@
+"""``CLAUDE_ENV_FILE``: files where SessionStart (and a few other) hooks export variables for the
+session's later Bash commands, as in Claude Code.
+
+The files live beside the session's transcript, so the layout follows from any event alone:
+``<state>/session-env/<session_id>/<event>-hook-<n>.sh`` for a transcript at
+``<state>/transcripts/<session_id>.jsonl``. The Bash tool sources every file of the folder,
+in order, before each command.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from hookline.events import HookEvent
+
+#: The events whose command hooks get ``CLAUDE_ENV_FILE`` (observed in Claude Code).
+ENV_FILE_EVENTS = frozenset({"SessionStart", "Setup", "CwdChanged", "FileChanged"})
+
+_numbers = itertools.count()
+
+
+def env_dir(session_id: str, transcript_path: str) -> Path:
+    """The folder of a session's env files."""
+    return Path(transcript_path).parent.parent / "session-env" / session_id
+
+
+def env_file_for(event: HookEvent) -> str | None:
+    """A fresh env file for one hook run of ``event``, or None where Claude Code sets none."""
+    if event.name not in ENV_FILE_EVENTS:
+        return None
+    folder = env_dir(event.session_id, event.transcript_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return str(folder / f"{event.name.lower()}-hook-{next(_numbers)}.sh")
