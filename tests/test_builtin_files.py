@@ -63,7 +63,7 @@ def test_prepare_makes_a_relative_file_path_absolute(ctx: ToolContext) -> None:
     assert prepared == {"file_path": str(ctx.cwd / "a.txt"), "limit": 5}
 
 
-def test_read_offset_and_limit_select_lines_rendered_like_cat_n(ctx: ToolContext) -> None:
+def test_read_offset_and_limit_select_numbered_lines(ctx: ToolContext) -> None:
     (ctx.cwd / "ten.txt").write_text("".join(f"line{n}\n" for n in range(1, 11)))
     output = run(Read(), {"file_path": "ten.txt", "offset": 3, "limit": 2}, ctx)
     assert output["file"] | {"filePath": ""} == {
@@ -73,7 +73,7 @@ def test_read_offset_and_limit_select_lines_rendered_like_cat_n(ctx: ToolContext
         "startLine": 3,
         "totalLines": 11,
     }
-    assert Read().render(output) == "     3\tline3\n     4\tline4"
+    assert Read().render(output) == "3\tline3\n4\tline4"
 
 
 def test_read_past_the_end_and_empty_file_render_a_note(ctx: ToolContext) -> None:

@@ -86,18 +86,15 @@ def test_json_output_reports_calls_as_executed_and_hook_runs(project: Path) -> N
     assert set(runs[("PreToolUse", "no_shell")]) >= {"reason", "duration_ms", "failure"}
 
 
-def test_transcript_is_compact_jsonl_with_one_entry_per_message(project: Path) -> None:
+def test_transcript_is_compact_jsonl_shaped_like_claude_codes(project: Path) -> None:
     out = run_json(project)
     lines = Path(out["transcript_path"]).read_text().splitlines()
     entries = [json.loads(line) for line in lines]
+    # prompt, tool_use, its result, tool_use, its result, the hook's context, final text
     assert [e["type"] for e in entries] == [
-        "user",
-        "assistant",
-        "user",
-        "assistant",
-        "user",
-        "assistant",
-    ]
+        "user", "assistant", "user", "assistant", "user", "user", "assistant",
+    ]  # fmt: skip
+    assert entries[5]["isMeta"] is True and "read ok" in entries[5]["message"]["content"]
     assert all(", " not in line.split('"text"')[0] for line in lines)  # compact separators
     assert entries[1]["message"]["model"] == "scripted"
 

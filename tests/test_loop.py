@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -35,8 +36,8 @@ def test_a_run_fires_every_event_in_order_and_writes_the_transcript(
 
     assert seen.names == [
         "SessionStart", "UserPromptSubmit", "TurnStart",
-        "PreToolUse:echo", "PostToolUse:echo",
-        "PreToolUse:danger", "ToolBlocked:danger",
+        "PreToolUse:echo", "PostToolUse:echo", "PostToolBatch",
+        "PreToolUse:danger", "ToolBlocked:danger", "PostToolBatch",
         "Stop", "TurnEnd", "SessionEnd",
     ]  # fmt: skip
     turn_end = seen.events[-2]
@@ -51,7 +52,7 @@ def test_a_run_fires_every_event_in_order_and_writes_the_transcript(
     assert [e["type"] for e in log] == ["user", "assistant"] * 3
     assert [e["parentUuid"] for e in log] == [None] + [e["uuid"] for e in log[:-1]]
     assert all(e["message"]["model"] == "scripted" for e in log if e["type"] == "assistant")
-    assert log[0]["message"]["content"] == [{"type": "text", "text": "say hi"}]
+    assert log[0]["message"]["content"] == "say hi"
     assert log[4]["message"]["content"] == [
         {
             "type": "tool_result",
@@ -184,3 +185,47 @@ def test_an_empty_prompt_is_a_config_error(prompt, agent_with, echo):
     with pytest.raises(ConfigError, match="prompt is empty"):
         agent.run_sync(prompt)
     assert agent.model.calls == 0
+
+
+def test_the_calls_of_one_turn_are_checked_concurrently_then_run_in_order(agent_with, spy):
+    echo = spy("echo")
+    two = {"tool_calls": [{"name": "echo", "input": {"text": "a"}},
+                          {"name": "echo", "input": {"text": "b"}}]}  # fmt: skip
+    agent = agent_with([two, {"text": "done"}], [echo.tool])
+
+    async def slow_gate(event):
+        await asyncio.sleep(0.3)
+
+    agent.registry.add("PreToolUse", slow_gate)
+    started = time.perf_counter()
+    result = agent.run_sync("twice")
+    assert time.perf_counter() - started < 0.55  # 2 x 0.3 s if they were checked in turn
+    assert echo.inputs == [{"text": "a"}, {"text": "b"}]
+    assert [r.status for r in result.tool_calls] == ["executed", "executed"]
+
+
+def test_post_tool_batch_sees_every_result_as_the_model_reads_it_and_can_add_context(
+    agent_with, echo, use, recorder
+):
+    agent = agent_with([use("echo", text="hi"), {"text": "done"}], [echo.tool])
+    batch = recorder(Decision.context("2 of 5 daily calls used"))
+    agent.registry.add("PostToolBatch", batch)
+    agent.run_sync("go")
+    (event,) = batch.events
+    assert event.tool_calls == [
+        {"tool_name": "echo", "tool_input": {"text": "hi"}, "tool_use_id": "toolu_echo",
+         "tool_response": "echo: hi"}
+    ]  # fmt: skip
+    results = agent.session.messages[2]
+    assert results.content[-1].text == (
+        "<system-reminder>\nPostToolBatch hook additional context: 2 of 5 daily calls used\n"
+        "</system-reminder>"
+    )
+
+
+def test_a_post_tool_batch_block_ends_the_run_before_the_next_model_call(agent_with, echo, use):
+    agent = agent_with([use("echo", text="hi"), {"text": "never"}], [echo.tool])
+    agent.registry.add("PostToolBatch", lambda e: Decision.block("budget spent"))
+    result = agent.run_sync("go")
+    assert (result.stop_reason, result.stop_detail) == ("hook_stopped", "budget spent")
+    assert agent.model.calls == 1 and echo.inputs == [{"text": "hi"}]

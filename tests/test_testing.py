@@ -20,7 +20,7 @@ def test_recording_hook_attached_to_every_event_records_a_whole_run(tmp_path):
     agent.run_sync("ping a")
     assert recording.names == [
         "SessionStart", "UserPromptSubmit", "TurnStart", "PreToolUse:ping", "PostToolUse:ping",
-        "Stop", "TurnEnd", "SessionEnd",
+        "PostToolBatch", "Stop", "TurnEnd", "SessionEnd",
     ]  # fmt: skip
 
 

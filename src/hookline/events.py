@@ -177,6 +177,17 @@ class ToolBlocked(ToolEvent):
     reason: str
 
 
+class PostToolBatch(HookEvent):
+    """All calls of one model turn have resolved, before the next model call. A deny (or
+    continue=false) ends the run there; context goes to the model with the results."""
+
+    name: ClassVar[str] = "PostToolBatch"
+    blockable: ClassVar[bool] = True
+    hook_event_name: Literal["PostToolBatch"] = "PostToolBatch"
+    #: One per call: tool_name, tool_input, tool_use_id, and tool_response as the model reads it.
+    tool_calls: list[dict[str, Any]]
+
+
 class Stop(HookEvent):
     """The model finished answering. A deny keeps it working, with the reason as its instruction."""
 
@@ -201,6 +212,7 @@ EVENTS: dict[str, type[HookEvent]] = {
         PermissionRequest,
         PostToolUse,
         PostToolUseFailure,
+        PostToolBatch,
         ToolBlocked,
         Stop,
     )
@@ -214,7 +226,6 @@ NOT_YET_SUPPORTED = frozenset(
         "UserPromptExpansion",
         "MessageDisplay",
         "PermissionDenied",
-        "PostToolBatch",
         "Notification",
         "SubagentStart",
         "SubagentStop",

@@ -24,10 +24,11 @@ from hookline.agent.model import ModelClient
 from hookline.agent.options import AgentOptions
 from hookline.agent.result import RunResult, StopReason
 from hookline.agent.session import Session
-from hookline.decisions import Decision
+from hookline.decisions import NO_DECISION, Decision
 from hookline.errors import ConfigError
 from hookline.events import (
     HookEvent,
+    PostToolBatch,
     SessionEnd,
     SessionStart,
     Stop,
@@ -37,6 +38,7 @@ from hookline.events import (
 )
 from hookline.hooks import wording
 from hookline.hooks.engine import HookEngine, HookRun
+from hookline.hooks.http import HTTP_CLIENTS
 from hookline.hooks.registry import HookRegistry
 from hookline.hooks.sdk import HookMatcher
 from hookline.tools.base import Tool, Toolbox, ToolCall, ToolResult
@@ -150,6 +152,7 @@ class Agent:
             await self._fire(self.session.scope.event(SessionEnd, reason=reason))
             self.session.started = False
         await self.engine.drain()
+        await HTTP_CLIENTS.aclose()  # HTTP hooks' pooled connections belong to this event loop
         self.session.transcript.close()
 
     async def __aenter__(self) -> Agent:
@@ -199,22 +202,45 @@ class Agent:
         turn.detail = f"stopped after {self.options.max_turns} model calls"
 
     async def _act(self, calls: list[ToolCall], turn: _Turn) -> bool:
-        """Run the calls in order; True when one of them ends the turn."""
-        ctx = self.session.tool_context
-        results = []
-        for call in calls:
-            result = await self.pipeline.run(call, self.session.scope, ctx)
-            self._emit(result)
-            results.append(result)
+        """Run one turn's calls (checked concurrently, run in order); True when the turn ends."""
+        results = await self._run_batch(calls)
         turn.calls.extend(results)
-        self._add(_results_message(results), results=results)
+        after = await self._after_batch(results)
+        self._add(_results_message(results, after), results=results)
         deferred = next((r for r in results if r.status == "deferred"), None)
         stopped = next((r for r in results if r.stopped), None)
         if deferred:
             turn.stop_reason, turn.detail = "tool_deferred", deferred.reason
         elif stopped:
             turn.stop_reason, turn.detail = "hook_stopped", stopped.stop_reason
-        return bool(deferred or stopped)
+        elif after.permission == "deny" or not after.continue_:
+            turn.stop_reason = "hook_stopped"
+            turn.detail = after.stop_reason or after.reason
+        return turn.stop_reason != "end_turn"
+
+    async def _run_batch(self, calls: list[ToolCall]) -> list[ToolResult]:
+        scope, ctx, pipeline = self.session.scope, self.session.tool_context, self.pipeline
+        if len(calls) == 1:
+            checked = [await pipeline.check(calls[0], scope, ctx)]
+        else:
+            checked = await asyncio.gather(*(pipeline.check(c, scope, ctx) for c in calls))
+        results = []
+        for item in checked:
+            result = await pipeline.finish(item, scope, ctx)
+            self._emit(result)
+            results.append(result)
+        return results
+
+    async def _after_batch(self, results: list[ToolResult]) -> Decision:
+        """Fire PostToolBatch (only built when someone listens: it is on every model turn)."""
+        if not self.engine.listens("PostToolBatch"):
+            return NO_DECISION
+        calls = [
+            {"tool_name": r.call.name, "tool_input": r.input, "tool_use_id": r.call.id,
+             "tool_response": r.content}
+            for r in results
+        ]  # fmt: skip
+        return await self._fire(self.session.scope.event(PostToolBatch, tool_calls=calls))
 
     async def _keep_going(self, turn: _Turn) -> bool:
         """Fire Stop; True when a hook keeps the model working."""
@@ -271,9 +297,10 @@ def _contexts(event: str, decision: Decision) -> list[str]:
     return [wording.reminder(wording.context(event, None, c)) for c in decision.additional_context]
 
 
-def _results_message(results: list[ToolResult]) -> Message:
+def _results_message(results: list[ToolResult], after: Decision) -> Message:
     blocks: list[Block] = [ToolResultBlock(r.call.id, r.content, r.is_error) for r in results]
     blocks += [TextBlock(wording.reminder(note)) for r in results for note in r.context]
+    blocks += [TextBlock(text) for text in _contexts("PostToolBatch", after)]
     return Message("user", tuple(blocks))
 
 

@@ -1,9 +1,23 @@
-"""The session transcript: JSONL at ``transcript_path``, one entry a line, as Claude Code has it.
+"""The session transcript: JSONL at ``transcript_path``, shaped like Claude Code's for hooks.
 
-Entries carry ``type`` (user / assistant), ``message`` with ``role`` and ``content`` blocks and,
-for the assistant, ``model``. ``append`` buffers; ``flush`` writes. The loop flushes as soon as
-the model has answered, before any hook of that step runs, so a hook that reads the file (a Stop
-hook grepping the last answer) finds everything up to the answer it is judging.
+As the CLI writes it (2.1.x, measured offline): an ``assistant`` entry per content block, all
+sharing the reply's ``message`` envelope; the prompt a ``user`` entry with string ``content``; a
+``user`` entry per tool result, ``toolUseResult`` its structured output (``"Error: <text>"`` if it
+failed or was refused), ``parentUuid`` = ``sourceToolAssistantUUID`` = its ``tool_use`` entry.
+Other entries chain to the entry written before them.
+
+Deliberate differences. Left out: what the transcript is not told (``promptId``,
+``permissionMode``, ``gitBranch``, ``entrypoint``); what a ModelClient does not report (``usage``,
+``stop_details``, ``requestId``, ``requestRef``, ``promptCacheRequested``, ``effort``,
+``perTurnEffort``, ``toolInputStreamMs``); CLI bookkeeping (``promptSource``, ``sentAtMs``,
+``rowSource``, ``turnOrigin``, ``turnPosition``, ``sandboxed``, ``permissionDecision``, entry
+types other than user and assistant). Hook text beside a prompt or a tool result (a
+``<system-reminder>`` block) is an ``isMeta`` user entry, not an ``attachment``. ``version`` is
+hookline's. U+2028, U+2029, U+0085 and lone surrogates are ``\\u`` escapes, so ``str.splitlines``
+and strict UTF-8 readers see one entry a line.
+
+``append`` buffers; ``flush`` writes. The loop flushes as soon as the model has answered, before
+any hook of that step runs, so a hook that reads the file finds everything up to that answer.
 """
 
 from __future__ import annotations
@@ -11,15 +25,41 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from hookline.agent.messages import Message
-from hookline.tools.base import ToolResult
+from hookline.agent.messages import Message, TextBlock, ToolResultBlock
+from hookline.hooks.wording import REMINDER_OPEN
+from hookline.tools.base import ToolCall, ToolResult
 
 VERSION = "hookline-0.1"
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
+try:  # CPython's C encoder, built once: JSONEncoder.encode builds one per call (~1 µs each).
+    from _json import make_encoder
+
+    _C_ENCODER: make_encoder | None = make_encoder(
+        None, str, json.encoder.encode_basestring, None, ":", ",", False, False, True
+    )
+except ImportError:  # pragma: no cover - other interpreters
+    _C_ENCODER = None
+
+
+def _encode(obj: object) -> str:
+    """``obj`` as compact JSON, non-ASCII kept, what JSON cannot hold as ``str(value)``."""
+    return "".join(_C_ENCODER(obj, 0)) if _C_ENCODER else _ENCODER.encode(obj)
+
+
+def _tool_use_result(block: ToolResultBlock, result: ToolResult | None) -> str:
+    """The structured output, encoded; for a failed or refused call, the CLI's ``Error: <text>``."""
+    if block.is_error:
+        return _encode(f"Error: {block.content}")
+    return _encode(result.output if result and result.call.id == block.tool_use_id else None)
+
+
+#: Line breaks to ``str.splitlines`` that JSON leaves raw: escaped so a line is one entry.
+_BREAKS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
 
 
 class Transcript:
@@ -29,32 +69,24 @@ class Transcript:
         self.path = path
         self._file: IO[str] | None = None
         self._pending: list[str] = []
-        self._parent = "null"
-        self._prefix = uuid.uuid4().hex
+        self._parent = "null"  # the last entry's uuid, JSON-encoded
+        self._sources: dict[str, str] = {}  # tool_use id -> its assistant entry's encoded uuid
+        p = uuid.uuid4().hex  # ids: a random prefix and a counter, UUID-shaped (no syscall)
+        self._ids = (f'"{p[:8]}-{p[8:12]}-4{p[13:16]}-8{p[17:20]}-', f"msg_{p[:12]}")
         self._count = 0
         self._second = (0, "")
-        # The fields every entry shares, encoded once.
-        self._shared = _ENCODER.encode(
-            {"isSidechain": False, "userType": "external", "cwd": cwd, "sessionId": session_id,
-             "version": VERSION}
-        )[1:-1]  # fmt: skip
+        self._shared = _encode(  # the fields every entry shares, encoded once
+            {"userType": "external", "cwd": cwd, "sessionId": session_id, "version": VERSION}
+        )[1:-1]
 
     def append(
         self, message: Message, *, model: str | None = None, results: list[ToolResult] | None = None
     ) -> None:
         """Buffer one message; ``results`` adds the structured tool outputs (``toolUseResult``)."""
-        body = message.to_dict()
         if message.role == "assistant":
-            body = {"type": "message", "model": model, **body}
-        entry_id = self._next_id()
-        line = (
-            f'{{"parentUuid":{self._parent},{self._shared},"type":"{message.role}",'
-            f'"message":{_ENCODER.encode(body)},"uuid":"{entry_id}","timestamp":"{self._now()}"'
-        )
-        if results:
-            line += f',"toolUseResult":{_ENCODER.encode([r.output for r in results])}'
-        self._pending.append(line + "}")
-        self._parent = f'"{entry_id}"'
+            self._assistant(message, model)
+        else:
+            self._user(message, iter(results or ()))
 
     def flush(self) -> None:
         """Write what was appended since the last flush, in one write."""
@@ -62,8 +94,12 @@ class Transcript:
             return
         if self._file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("a", encoding="utf-8")
-        self._file.write("\n".join(self._pending) + "\n")
+            self._file = self.path.open("a", encoding="utf-8", errors="backslashreplace")
+        text = "\n".join(self._pending) + "\n"
+        if not text.isascii():
+            for char, escape in _BREAKS.items():
+                text = text.replace(char, escape)
+        self._file.write(text)
         self._file.flush()
         self._pending.clear()
 
@@ -73,11 +109,43 @@ class Transcript:
             self._file.close()
             self._file = None
 
-    def _next_id(self) -> str:
-        """A UUID-shaped entry id: a random per-transcript prefix and a counter (no syscall)."""
+    def _assistant(self, message: Message, model: str | None) -> None:
+        """One entry per content block, all carrying the same message envelope."""
+        calls = ToolCall in map(type, message.content)
+        name = _encode(model)
+        envelope = f'"id":"{self._ids[1]}{self._count:012x}","type":"message","role":"assistant"'
+        head = f'{{{envelope},"model":{name},"content":['
+        tail = f'],"stop_reason":"{"tool_use" if calls else "end_turn"}","stop_sequence":null}}'
+        extra = f',"requestedModel":{name},"madeBy":"model","apiBlockIndex":'
+        for index, block in enumerate(message.content or (None,)):
+            body = head + (_encode(block.to_dict()) if block is not None else "") + tail
+            entry = self._entry("assistant", body, f"{extra}{index}")
+            if type(block) is ToolCall:
+                self._sources[block.id] = entry
+
+    def _user(self, message: Message, results: Iterator[ToolResult]) -> None:
+        """One entry per tool result and per text: the prompt, or ``isMeta`` for hook text."""
+        for block in message.content:
+            if type(block) is ToolResultBlock:
+                output = _tool_use_result(block, next(results, None))
+                source = self._sources.pop(block.tool_use_id, self._parent)
+                body = f'{{"role":"user","content":[{_encode(block.to_dict())}]}}'
+                extra = f',"toolUseResult":{output},"sourceToolAssistantUUID":{source}'
+                self._entry("user", body, extra, parent=source)
+            elif type(block) is TextBlock:
+                meta = ',"isMeta":true' if block.text.startswith(REMINDER_OPEN) else ""
+                self._entry("user", f'{{"role":"user","content":{_encode(block.text)}}}', meta)
+
+    def _entry(self, kind: str, body: str, extra: str = "", *, parent: str | None = None) -> str:
+        """Buffer one entry; return its uuid, JSON-encoded, and make it the next entry's parent."""
         self._count += 1
-        p = self._prefix
-        return f"{p[:8]}-{p[8:12]}-4{p[13:16]}-8{p[17:20]}-{self._count:012x}"
+        entry = f'{self._ids[0]}{self._count:012x}"'
+        self._pending.append(
+            f'{{"parentUuid":{parent or self._parent},"isSidechain":false,"type":"{kind}",'
+            f'"message":{body},"uuid":{entry},"timestamp":"{self._now()}"{extra},{self._shared}}}'
+        )
+        self._parent = entry
+        return entry
 
     def _now(self) -> str:
         """UTC time in Claude Code's format, 2026-11-30T06:22:07.001Z (formatted once a second)."""

@@ -114,6 +114,10 @@ class HookEngine:
         subscribers.append(fn)
         return lambda: subscribers.remove(fn) if fn in subscribers else None
 
+    def listens(self, event: str) -> bool:
+        """Whether dispatching ``event`` could matter: a hook or an event monitor wants it."""
+        return bool(self._event_monitors or self.registry.plan(event).specs)
+
     async def dispatch(self, event: HookEvent) -> Dispatch:
         """Run the hooks that match ``event`` and merge their answers."""
         for notify in self._event_monitors:

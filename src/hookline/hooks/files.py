@@ -12,12 +12,16 @@ def register(registry):            # hookline's own API, optional
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib
 import importlib.util
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from hookline.errors import ConfigError
 from hookline.hooks.registry import HookRegistry
@@ -27,7 +31,9 @@ from hookline.hooks.runners import HOOK_FILE_MODULE_PREFIX
 def load_hooks_file(path: str | Path, registry: HookRegistry) -> int:
     """Import ``path`` and register its hooks; returns how many were added."""
     file = str(path)
-    module = _import(Path(path), file)
+    if not Path(path).is_file():
+        raise ConfigError("no such hooks file", file=file, fix="check the path given to --hooks")
+    module = import_file(Path(path), file)
     hooks = getattr(module, "HOOKS", None)
     register = getattr(module, "register", None)
     if hooks is None and register is None:
@@ -45,7 +51,61 @@ def load_hooks_file(path: str | Path, registry: HookRegistry) -> int:
     return len(registry) - before
 
 
-def _import(path: Path, file: str) -> ModuleType:
+def import_target(target: str, base_dir: str) -> tuple[Callable[..., Any], str]:
+    """``"package.module:function"`` or ``"path/file.py:function"`` (relative to ``base_dir``)
+    imported; returns the callable and a key naming it wherever it lives. ConfigError (key
+    "callable") when it cannot be had."""
+    where, _, attr = target.rpartition(":")
+    if not where or not attr:
+        raise _bad_target("names no function", 'write "package.module:function"')
+    if where.endswith(".py") or "/" in where or "\\" in where:
+        path = Path(base_dir, where).resolve()
+        module, origin = import_file(path, str(path)), str(path)
+    else:
+        module, origin = _import_module(where, base_dir), where
+    try:
+        fn = functools.reduce(getattr, attr.split("."), module)
+    except AttributeError:
+        raise _bad_target(f"{where} has no attribute {attr!r}", "check the name") from None
+    if not callable(fn):
+        raise _bad_target(f"{target} is not callable", "name a function")
+    return fn, f"{origin}:{attr}"
+
+
+def _bad_target(message: str, fix: str) -> ConfigError:
+    return ConfigError(message, key="callable", fix=fix)
+
+
+def _import_module(name: str, base_dir: str) -> ModuleType:
+    added = base_dir not in sys.path
+    if added:  # the project's own packages import, after the installed ones
+        sys.path.append(base_dir)
+    try:
+        return importlib.import_module(name)
+    except Exception as exc:
+        raise _bad_target(
+            f"cannot import {name!r}: {type(exc).__name__}: {exc}",
+            f"run python -c 'import {name}' to see why",
+        ) from None
+    finally:
+        if added:
+            sys.path.remove(base_dir)
+
+
+@functools.cache
+def _cached_import(path: Path, mtime_ns: int) -> ModuleType:
+    return _exec_file(path, str(path))
+
+
+def import_file(path: Path, file: str) -> ModuleType:
+    """The module of a Python file, executed once per version of the file."""
+    if not path.is_file():
+        raise ConfigError("no such file", file=file, fix="check the path")
+    real = path.resolve()
+    return _cached_import(real, real.stat().st_mtime_ns)
+
+
+def _exec_file(path: Path, file: str) -> ModuleType:
     if not path.is_file():
         raise ConfigError("no such hooks file", file=file, fix="check the path given to --hooks")
     digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]

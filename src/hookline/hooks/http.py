@@ -14,10 +14,10 @@ exceptions are translated here, so only hookline's own tree leaves this module::
         ├── HttpConnectionFailure  "connection": refused, DNS, TLS or protocol errors
         └── BlockedUrl             "blocked_url": outside ``allowedHttpHookUrls``; nothing sent
 
-Timeouts: the engine awaits every hook under ``asyncio.timeout(spec.timeout)``, and that is the
-only deadline. The shared client has no httpx timeouts, because one client serves hooks with
-different timeouts and the runner is not told its own; cancelling the request closes its
-connection. Call ``run`` under a timeout of your own when not going through the engine.
+Timeouts: the engine awaits each hook under ``asyncio.timeout(spec.timeout)``; that is the one
+deadline (cancelling the request closes its connection). The shared client sets no httpx timeout:
+it serves hooks with different timeouts, and the runner is not told its own. Outside the engine,
+await ``run`` under a timeout of your own.
 
 Connections: each event loop gets one pooled keep-alive ``httpx.AsyncClient`` (``HttpClients``),
 made on first use. Close it on that loop before the loop ends: ``await HTTP_CLIENTS.aclose()``.
@@ -48,6 +48,7 @@ DEFAULT_LIMITS = httpx.Limits(max_connections=64, max_keepalive_connections=16, 
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")  # printable ASCII: no line breaks, no controls
 
 
 class HttpHookFailure(HookFailure):
@@ -97,8 +98,9 @@ class HttpClients:
             await client.aclose()
 
     def _forget_closed_loops(self) -> None:
-        for loop in [loop for loop in self._clients if loop.is_closed()]:
-            del self._clients[loop]
+        for loop in list(self._clients):  # a copy: other threads' loops may add clients
+            if loop.is_closed():
+                self._clients.pop(loop, None)
 
 
 #: The clients HTTP hooks share unless given others.
@@ -132,8 +134,8 @@ class HttpHook(HookRunner):
         self.key = ("http", url)
         self.allowed = url_allowed(url, allowed_urls)
         self.clients = client if client is not None else HTTP_CLIENTS
-        source = os.environ if env is None else env
-        filled = {k: interpolate(v, allowed_env_vars, source) for k, v in (headers or {}).items()}
+        names, source = _listed(allowed_env_vars), os.environ if env is None else env
+        filled = {k: interpolate(v, names, source) for k, v in (headers or {}).items()}
         self._headers = _checked_headers(filled)
 
     async def run(self, event: HookEvent) -> Decision | None:
@@ -168,7 +170,9 @@ def read_answer(event_name: str, body: bytes) -> Decision | None:
     try:
         data = json.loads(body)
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
-        raise InvalidHookOutput(f"answered 2xx with a body that is not JSON: {body[:80]!r}") from exc
+        raise InvalidHookOutput(
+            f"answered 2xx with a body that is not JSON: {body[:80]!r}"
+        ) from exc
     if not isinstance(data, dict):
         raise InvalidHookOutput(f"answered 2xx with a JSON {type(data).__name__}, not an object")
     return decision_from_output(event_name, data) if data else None
@@ -179,7 +183,7 @@ def url_allowed(url: str, patterns: Sequence[str] | None) -> bool:
     none; a pattern matches the whole URL, ``*`` standing for any run of characters."""
     if patterns is None:
         return True
-    return any(_glob(pattern).fullmatch(url) for pattern in patterns)
+    return any(_glob(pattern).fullmatch(url) for pattern in _listed(patterns))
 
 
 def interpolate(value: str, allowed: Sequence[str], env: Mapping[str, str]) -> str:
@@ -190,6 +194,11 @@ def interpolate(value: str, allowed: Sequence[str], env: Mapping[str, str]) -> s
         return env.get(name, "") if name in allowed else ""
 
     return _ENV_REF.sub(fill, value)
+
+
+def _listed(names: Sequence[str]) -> tuple[str, ...]:
+    """A bare string is one entry, not a list of characters (``"*"`` would allow everything)."""
+    return (names,) if isinstance(names, str) else tuple(names)
 
 
 def _glob(pattern: str) -> re.Pattern[str]:
@@ -211,8 +220,7 @@ def _checked_headers(headers: Mapping[str, str]) -> httpx.Headers:
     """The headers as httpx sends them; a name or value it cannot send is a ConfigError
     (the value is not shown: it may hold a secret)."""
     for name, value in headers.items():
-        bad_value = any(c in value for c in "\r\n\0") or not value.isascii()
-        if not _HEADER_NAME.fullmatch(name) or bad_value:
+        if not (_HEADER_NAME.fullmatch(name) and _HEADER_VALUE.fullmatch(value)):
             raise ConfigError(
                 f"header {name!r} cannot be sent (a line break or non-ASCII character?)",
                 key="headers",

@@ -74,7 +74,7 @@ def stop_block(event: str, runs: Sequence[HookRun]) -> list[str]:
     for run in blocking:
         reason = run.answer.reason or ""
         if run.handler == "command" and not is_exit_code_2(reason, run.hook):
-            notes.append(blocking_error(event, None, reason, command=run.hook))
+            notes.append(reminder(blocking_error(event, None, reason, command=run.hook)))
     return notes
 
 

@@ -46,7 +46,7 @@ class Script(BaseModel):
 
 
 class ScriptedModel:
-    """Answers from a script, one turn per call. ``requests`` records what each call was shown."""
+    """Answers from a script, one turn per call; ``shown(i)`` is what call ``i`` was shown."""
 
     name = "scripted"
 
@@ -55,7 +55,9 @@ class ScriptedModel:
             script = _parse({"turns": list(script)}, source="script")
         self.script = script
         self.calls = 0
+        #: How many messages each call was shown (the conversation only ever grows).
         self.requests: list[int] = []
+        self._conversation: Sequence[Message] = ()
 
     @classmethod
     def from_file(cls, path: str | Path) -> ScriptedModel:
@@ -77,6 +79,10 @@ class ScriptedModel:
             ) from None
         return cls(_parse(data, source=file))
 
+    def shown(self, call: int) -> list[Message]:
+        """The messages model call ``call`` (0-based) was shown."""
+        return list(self._conversation[: self.requests[call]])
+
     async def complete(
         self,
         messages: Sequence[Message],
@@ -85,6 +91,7 @@ class ScriptedModel:
         system: str | None = None,
     ) -> Message:
         self.requests.append(len(messages))
+        self._conversation = messages
         index = self.calls
         self.calls += 1
         if index >= len(self.script.turns):

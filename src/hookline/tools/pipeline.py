@@ -8,11 +8,11 @@ becomes a failed result, never a crash. Every outcome is a ``ToolResult``.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from time import perf_counter
-from typing import Any
+from typing import Any, cast
 
-from hookline.decisions import UNCHANGED, Decision
+from hookline.decisions import NO_DECISION, UNCHANGED, Decision
 from hookline.errors import ToolError, ToolInputError
 from hookline.events import (
     PostToolUse,
@@ -27,6 +27,17 @@ from hookline.hooks.engine import Dispatch, HookEngine, HookRun
 from hookline.tools.base import Tool, Toolbox, ToolCall, ToolContext, ToolResult
 
 
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """A call after its PreToolUse check: the input to run, or the result that settled it."""
+
+    call: ToolCall
+    tool: Tool | None
+    input: dict[str, Any]
+    gate: Decision = NO_DECISION
+    settled: ToolResult | None = None
+
+
 class ToolPipeline:
     """Runs tool calls through the hooks of an engine."""
 
@@ -36,23 +47,37 @@ class ToolPipeline:
 
     async def run(self, call: ToolCall, scope: Scope, ctx: ToolContext) -> ToolResult:
         """Run one call from the model and say what came of it."""
+        return await self.finish(await self.check(call, scope, ctx), scope, ctx)
+
+    async def check(self, call: ToolCall, scope: Scope, ctx: ToolContext) -> Checked:
+        """The first half: prepare the input and ask the PreToolUse hooks. The calls of one
+        batch are checked concurrently, as Claude Code does, then finished one by one."""
         tool = self.tools.get(call.name)
         if tool is None:
-            return _failed(call, call.input, wording.no_such_tool(call.name))
+            return Checked(call, None, call.input, settled=_failed(call, call.input,
+                           wording.no_such_tool(call.name)))  # fmt: skip
         try:
             prepared = tool.prepare(copy_json(call.input), ctx)
         except ToolInputError as exc:
-            return _failed(call, call.input, str(exc))
+            return Checked(call, None, call.input, settled=_failed(call, call.input, str(exc)))
         pre = await self.engine.dispatch(
             scope.event(PreToolUse, tool_name=tool.name, tool_input=prepared, tool_use_id=call.id)
         )
         gate = pre.decision
         if gate.permission in ("deny", "ask", "defer"):
-            result = await self._blocked(call, prepared, gate, scope)
-        else:
-            tool_input = prepared if gate.updated_input is None else copy_json(gate.updated_input)
-            result = await self._execute(tool, call, tool_input, scope, ctx)
-        return _with_pre(result, gate, tool.name)
+            blocked = await self._blocked(call, prepared, gate, scope)
+            return Checked(call, tool, prepared, gate, _with_pre(blocked, gate, tool.name))
+        tool_input = prepared if gate.updated_input is None else copy_json(gate.updated_input)
+        return Checked(call, tool, tool_input, gate)
+
+    async def finish(self, checked: Checked, scope: Scope, ctx: ToolContext) -> ToolResult:
+        """The second half: run the tool body (unless the check settled the call) and the post
+        hooks."""
+        if checked.settled is not None:
+            return checked.settled
+        tool = cast(Tool, checked.tool)  # a call that is not settled has its tool
+        result = await self._execute(tool, checked.call, checked.input, scope, ctx)
+        return _with_pre(result, checked.gate, tool.name)
 
     async def _blocked(
         self, call: ToolCall, tool_input: dict[str, Any], gate: Decision, scope: Scope

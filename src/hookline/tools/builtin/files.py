@@ -51,7 +51,7 @@ class Read(BuiltinTool[ReadInput]):
         "Read a text file from the local filesystem. Give an absolute file_path. By default it "
         f"returns up to {DEFAULT_LIMIT} lines from the start of the file; for long files pass "
         "offset (the 1-based line to start at) and limit (how many lines) to read a part. Lines "
-        "are shown like `cat -n`: the line number, a tab, then the line. Reading a directory "
+        "are numbered: the line number, a tab, then the line. Reading a directory "
         "fails; use Glob to list files instead. Bytes that are not UTF-8 are replaced."
     )
     input_model = ReadInput
@@ -83,7 +83,7 @@ class Read(BuiltinTool[ReadInput]):
             return "(the file exists but is empty)"
         lines = file["content"].split("\n")
         return "\n".join(
-            f"{number:>6}\t{line}" for number, line in enumerate(lines, start=file["startLine"])
+            f"{number}\t{line}" for number, line in enumerate(lines, start=file["startLine"])
         )
 
 

@@ -1,0 +1,235 @@
+"""Claude Code command hooks, run exactly as Claude Code runs them.
+
+Shell form (no ``args``) runs ``/bin/sh -c <command>``; exec form spawns ``command`` with
+``args`` directly, after replacing ``${CLAUDE_PROJECT_DIR}`` in them. The hook reads the event's
+payload on stdin as one line of compact JSON, runs in ``event.cwd`` in its own process group,
+and answers through its exit code and output (protocol spec §4.1, §4.2; reactions.md):
+
+* exit 0: stdout starting with ``{`` is the JSON answer; other stdout is ignored, except on
+  UserPromptSubmit and SessionStart, where it becomes context (``... hook success: <stdout>``).
+* exit 2 where it blocks: a deny, whose reason is the JSON's blocking reason or else
+  ``[<command>]: <stderr>``; the JSON is still read, but nothing in it undoes the block.
+  On PermissionRequest exit 2 is ignored; elsewhere it is a non-blocking error.
+* any other exit: valid JSON alone decides; without it, a non-blocking error.
+
+Failures are ``CommandFailed`` (kind "exit"), ``CommandNotStarted`` ("spawn") and
+``InvalidHookOutput`` ("invalid"); the engine turns a timeout into a cancellation, and the
+process group is then terminated (see ``_process``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from hookline.decisions import NO_DECISION, Decision
+from hookline.errors import HookFailure, InvalidHookOutput
+from hookline.hooks import wording
+from hookline.hooks._process import Finished, run_process
+from hookline.hooks.runners import HookRunner
+from hookline.protocol import decision_from_output
+
+if TYPE_CHECKING:
+    from hookline.events import HookEvent
+
+#: Events where plain stdout on exit 0 becomes context for the model.
+_STDOUT_IS_CONTEXT = frozenset({"UserPromptSubmit", "SessionStart"})
+#: Events, besides the blockable ones, where exit 2 blocks (feedback after the tool ran).
+_EXIT_2_ALSO_BLOCKS = frozenset({"PostToolUse", "PostToolUseFailure"})
+#: Events whose hooks get ``CLAUDE_ENV_FILE`` (payloads/_env.json).
+_ENV_FILE_EVENTS = frozenset({"SessionStart", "Setup", "CwdChanged", "FileChanged"})
+#: What Claude Code says for exit 2 when the output names another event (observed).
+_UNPROCESSABLE = "blocked (exit 2); its output could not be processed"
+_NO_STDERR = "No stderr output"
+
+
+class CommandFailed(HookFailure):
+    """A command hook exited with a code that reports an error without blocking."""
+
+    kind = "exit"
+
+
+class CommandNotStarted(HookFailure):
+    """A command hook's executable (or its working directory) could not be started."""
+
+    kind = "spawn"
+
+
+class CommandHook(HookRunner):
+    """A Claude Code command hook: a shell string, or an executable with ``args``."""
+
+    handler = "command"
+    in_process = False
+    inline = False
+
+    def __init__(
+        self,
+        command: str,
+        *,
+        args: Sequence[str] | None = None,
+        project_dir: str,
+        env: Mapping[str, str] | None = None,
+        env_file: Callable[[HookEvent], str | None] | None = None,
+        output_limit: int = 10_000,
+        kill_grace: float = 1.0,
+    ) -> None:
+        self.command = command
+        self.args = tuple(args) if args is not None else None
+        self.project_dir = project_dir
+        self.env = dict(env or {})
+        self.env_file = env_file
+        self.output_limit = output_limit
+        self.kill_grace = kill_grace
+        self.key = ("command", command, self.args)
+
+    def describe(self) -> str:
+        """The command as written (exec form: with its args), as Claude Code quotes it."""
+        return " ".join((self.command, *self.args)) if self.args is not None else self.command
+
+    async def run(self, event: HookEvent) -> Decision | None:
+        try:
+            finished = await run_process(
+                self._argv(),
+                stdin=_stdin(event),
+                cwd=event.cwd,
+                env=self._environment(event),
+                kill_grace=self.kill_grace,
+            )
+        except OSError as exc:
+            raise CommandNotStarted(f"Error occurred while executing hook command: {exc}") from exc
+        return self._answer(event, finished)
+
+    # -- spawning -----------------------------------------------------------------------------
+
+    def _argv(self) -> list[str]:
+        if self.args is None:
+            return ["/bin/sh", "-c", self.command]
+        return [self._substitute(part) for part in (self.command, *self.args)]
+
+    def _substitute(self, text: str) -> str:
+        return text.replace("${CLAUDE_PROJECT_DIR}", self.project_dir)
+
+    def _environment(self, event: HookEvent) -> dict[str, str]:
+        env = {
+            name: value
+            for name, value in os.environ.items()
+            if not name.startswith("OTEL_") and name != "CLAUDE_ENV_FILE"
+        }
+        env.update(self.env)
+        env.update(
+            CLAUDE_PROJECT_DIR=self.project_dir,
+            CLAUDE_CODE_SESSION_ID=event.session_id,
+            CLAUDECODE="1",
+            HOOKLINE="1",
+            PWD=event.cwd,
+        )
+        if self.env_file and event.name in _ENV_FILE_EVENTS:
+            env_file = self.env_file(event)
+            if env_file:
+                env["CLAUDE_ENV_FILE"] = env_file
+        return env
+
+    # -- reading the answer -------------------------------------------------------------------
+
+    def _answer(self, event: HookEvent, done: Finished) -> Decision | None:
+        data = _json_object(done.stdout)
+        if done.returncode == 0:
+            return self._succeeded(event, data, done)
+        if done.returncode == 2 and _exit_2_blocks(event):
+            return self._blocked(event, data, done)
+        if data is not None:
+            return self._decision(event, data)
+        if done.returncode == 2 and event.name == "PermissionRequest":
+            return None
+        raise CommandFailed(_failure_message(done))
+
+    def _succeeded(
+        self, event: HookEvent, data: dict[str, Any] | None, done: Finished
+    ) -> Decision | None:
+        if data is not None:
+            return self._decision(event, data)
+        text = done.stdout.strip()
+        if not text or event.name not in _STDOUT_IS_CONTEXT:
+            return None
+        label = getattr(event, "source", None) if event.name == "SessionStart" else None
+        context = wording.success(event.name, label, self._cap(text, done.stdout_dropped))
+        return Decision(additional_context=(context,))
+
+    def _blocked(self, event: HookEvent, data: dict[str, Any] | None, done: Finished) -> Decision:
+        """Exit 2 on an event it blocks: a deny, whatever the JSON says."""
+        if data is not None and _names_other_event(data, event.name):
+            return Decision.deny(wording.exit_code_2(self.describe(), _UNPROCESSABLE))
+        answer = NO_DECISION
+        if data is not None:
+            with suppress(InvalidHookOutput):  # schema-invalid JSON still blocks, stderr says why
+                answer = decision_from_output(event.name, data)
+        if answer.permission == "deny" and answer.reason:
+            reason = self._cap(answer.reason)
+        else:
+            stderr = done.stderr if done.stderr.strip() else _NO_STDERR
+            reason = self._cap(wording.exit_code_2(self.describe(), stderr), done.stderr_dropped)
+        return replace(self._capped(answer), permission="deny", reason=reason, updated_input=None)
+
+    def _decision(self, event: HookEvent, data: dict[str, Any]) -> Decision | None:
+        answer = decision_from_output(event.name, data)
+        return None if answer.is_empty else self._capped(answer)
+
+    def _capped(self, answer: Decision) -> Decision:
+        """The answer with its texts for the model held to ``output_limit`` characters."""
+        return replace(
+            answer,
+            reason=self._cap(answer.reason) if answer.reason else answer.reason,
+            additional_context=tuple(self._cap(text) for text in answer.additional_context),
+            system_message=tuple(self._cap(text) for text in answer.system_message),
+        )
+
+    def _cap(self, text: str, dropped: int = 0) -> str:
+        cut = max(len(text) - self.output_limit, 0) + dropped
+        if not cut:
+            return text
+        return f"{text[: self.output_limit]}\n[... {cut} more characters of hook output cut]"
+
+
+def _stdin(event: HookEvent) -> bytes:
+    """The payload as Claude Code writes it: one line of compact JSON and a newline."""
+    line = json.dumps(event.to_payload(), separators=(",", ":"), ensure_ascii=False)
+    return f"{line}\n".encode()
+
+
+def _json_object(stdout: str) -> dict[str, Any] | None:
+    """The JSON answer, if stdout is one: starts with ``{`` and parses. Else plain text."""
+    text = stdout.lstrip()
+    if not text.startswith("{"):
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _exit_2_blocks(event: HookEvent) -> bool:
+    if event.name == "PermissionRequest":
+        return False  # only its JSON decides (protocol §2)
+    return event.blockable or event.name in _EXIT_2_ALSO_BLOCKS
+
+
+def _names_other_event(data: dict[str, Any], event_name: str) -> bool:
+    specific = data.get("hookSpecificOutput")
+    if not isinstance(specific, dict):
+        return False
+    named = specific.get("hookEventName", event_name)
+    return bool(named != event_name)
+
+
+def _failure_message(done: Finished) -> str:
+    """Claude Code's notice for a non-blocking error: the first line of stderr (for exit 2,
+    on an event it does not block, all of it)."""
+    stderr = done.stderr.strip()
+    if done.returncode != 2:
+        stderr = stderr.partition("\n")[0]
+    return f"Failed with non-blocking status code: {stderr or _NO_STDERR}"

@@ -1,0 +1,247 @@
+"""One handler object from a settings file, turned into a runner plus its registration options.
+
+Claude Code's ``command`` and ``http`` handlers and hookline's own in-process ``python`` handler
+are built here. Anything that cannot run (a missing field, a bad timeout, a type hookline does
+not run yet, a callable that does not import) raises a ConfigError naming the file and the key
+path; the caller turns it into a warning or, for ``"onFailure": "block"``, into an
+``unloadable`` hook that denies. Remarks that do not stop a handler (``asyncRewake``, ``if`` on
+an event without tools) come back as ``Options.notes``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
+
+from hookline.errors import ConfigError, HookFailure
+from hookline.events import ToolEvent, event_class
+from hookline.hooks.command import CommandHook
+from hookline.hooks.files import import_target
+from hookline.hooks.http import HttpHook, url_allowed
+from hookline.hooks.runners import HookRunner, PythonHook
+from hookline.hooks.spec import KINDS, FailurePolicy, HookKind
+from hookline.matchers import Matcher
+from hookline.rules import if_
+
+if TYPE_CHECKING:
+    from hookline.decisions import Decision
+    from hookline.events import HookEvent
+
+#: Handler types hookline runs, and Claude Code's types it does not run yet.
+KNOWN_TYPES: Final = ("command", "http", "python")
+NOT_YET: Final = ("prompt", "agent", "mcp_tool")
+#: Seconds a settings handler may take unless it says otherwise (Claude Code's defaults).
+DEFAULT_TIMEOUT: Final = 600.0
+EVENT_TIMEOUTS: Final = {"UserPromptSubmit": 30.0, "SessionEnd": 1.5}
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """What the merged settings say about every HTTP hook (None: no limit)."""
+
+    allowed_urls: tuple[str, ...] | None = None  # allowedHttpHookUrls
+    allowed_env_vars: tuple[str, ...] | None = None  # httpHookAllowedEnvVars
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """What ``HookRegistry.add`` needs besides the runner and the group's matcher."""
+
+    kind: HookKind = "gate"
+    timeout: float = DEFAULT_TIMEOUT
+    failure: FailurePolicy | None = None  # None: the registry's default
+    name: str | None = None  # None: the runner describes itself
+    condition: Matcher | None = None  # the ``if`` rule, to join to the group matcher with ``&``
+    notes: tuple[ConfigError, ...] = ()
+
+
+def build(
+    handler: object,
+    *,
+    event: str,
+    file: str,
+    key: str,
+    project_dir: str,
+    policy: Policy,
+    env_file: Callable[[HookEvent], str | None] | None = None,
+) -> tuple[HookRunner, Options]:
+    """The runner and options for one settings handler; a ConfigError if it cannot run."""
+    data = handler if isinstance(handler, dict) else {}
+    h = _Handler(data, file, key, event, project_dir, policy, env_file)
+    if not isinstance(handler, dict):
+        raise h.error(f"a handler must be an object, not {type(handler).__name__}", fix=_FIX)
+    make = _maker(handler.get("type"), h)
+    timeout, failure, condition = _timeout(h), _failure(h), _condition(h)
+    try:
+        runner, kind, name = make(h)
+    except ConfigError as exc:  # a runner's own check: it knows the field, not the file
+        raise exc if exc.file else h.error(exc.message, exc.key, exc.fix) from None
+    return runner, Options(kind, timeout, failure, name, condition, tuple(h.notes))
+
+
+def unloadable(
+    handler: object, problem: ConfigError, *, key: str
+) -> tuple[HookRunner, Options] | None:
+    """For a handler that cannot load but declared ``"onFailure": "block"``, a stand-in that
+    fails closed on every call; None for any other handler (its problem is only a warning)."""
+    if not isinstance(handler, dict) or handler.get("onFailure") != "block":
+        return None
+    runner = Unloadable(problem, key=key, handler=str(handler.get("type") or "settings"))
+    return runner, Options(failure="closed")
+
+
+class Unloadable(HookRunner):
+    """A handler that could not be loaded: every call is a HookFailure saying why."""
+
+    inline = True
+    in_process = False
+
+    def __init__(self, problem: ConfigError, *, key: str, handler: str) -> None:
+        self.problem = problem
+        self.where = key
+        self.handler = handler
+
+    def call(self, event: HookEvent) -> NoReturn:
+        raise HookFailure(f"could not be loaded: {self.problem}")
+
+    async def run(self, event: HookEvent) -> Decision | None:
+        self.call(event)
+
+    def describe(self) -> str:
+        return f"unloadable {self.handler} hook {self.where}"
+
+
+@dataclass(slots=True)
+class _Handler:
+    """The handler being built, with where it is, for reading fields and wording problems."""
+
+    data: dict[str, Any]
+    file: str
+    key: str
+    event: str
+    project_dir: str
+    policy: Policy
+    env_file: Callable[[HookEvent], str | None] | None
+    notes: list[ConfigError] = field(default_factory=list)
+
+    def error(self, message: str, at: str | None = None, fix: str | None = None) -> ConfigError:
+        return ConfigError(
+            message, file=self.file, key=f"{self.key}.{at}" if at else self.key, fix=fix
+        )
+
+    def note(self, message: str, at: str, fix: str) -> None:
+        self.notes.append(self.error(message, at, fix))
+
+    def text(self, name: str, *, fix: str) -> str:
+        value = self.data.get(name)
+        if not isinstance(value, str) or not value.strip():
+            what = "missing" if value is None else "not a non-empty string"
+            raise self.error(f"{name} is {what}", name, fix=fix)
+        return value
+
+    def strings(self, name: str) -> list[str] | None:
+        value = self.data.get(name)
+        if value is None or _strings(value):
+            return value
+        raise self.error(f"{name} must be a list of strings", name, fix=f'write "{name}": [...]')
+
+    def flag(self, name: str) -> bool:
+        value = self.data.get(name, False)
+        if not isinstance(value, bool):
+            raise self.error(f"{name} must be true or false", name, fix=f'write "{name}": true')
+        return value
+
+
+_FIX: Final = 'write {"type": "command", "command": "..."}'
+#: What a handler type makes: its runner, kind, and name (None: the runner describes itself).
+Made = tuple[HookRunner, HookKind, str | None]
+Maker = Callable[[_Handler], Made]
+
+
+def _maker(declared: object, h: _Handler) -> Maker:
+    if declared in _MAKERS:
+        return _MAKERS[declared]
+    fix = f"use one of: {', '.join(KNOWN_TYPES)}"
+    if declared in NOT_YET:
+        raise h.error(
+            f"type {declared!r} is a Claude Code type hookline does not run yet", "type", fix
+        )
+    raise h.error(
+        "type is missing" if declared is None else f"unknown type {declared!r}", "type", fix
+    )
+
+
+def _command(h: _Handler) -> Made:
+    command = h.text("command", fix='write "command": "./scripts/check.sh"')
+    args = h.strings("args")
+    if args is None and h.data.get("shell", "bash") != "bash":
+        raise h.error(f"shell {h.data['shell']!r} is not supported yet", "shell", 'remove "shell"')
+    if rewake := h.flag("asyncRewake"):
+        h.note("asyncRewake is not supported yet: it runs as async", "asyncRewake", 'use "async"')
+    runner = CommandHook(command, args=args, project_dir=h.project_dir, env_file=h.env_file)
+    return runner, "observer" if rewake or h.flag("async") else "gate", None
+
+
+def _http(h: _Handler) -> Made:
+    url = h.text("url", fix='write "url": "http://localhost:8080/hooks"')
+    headers = h.data.get("headers", {})
+    if not isinstance(headers, dict) or not _strings(list(headers.values())):
+        raise h.error("headers must be an object of strings", "headers", '"X-Team": "ops"')
+    wanted, limit = h.strings("allowedEnvVars") or [], h.policy.allowed_env_vars
+    allowed = [name for name in wanted if limit is None or name in limit]
+    if dropped := sorted(set(wanted) - set(allowed)):
+        h.note(f"{dropped} not in httpHookAllowedEnvVars", "allowedEnvVars", "add them there")
+    if not url_allowed(url, urls := h.policy.allowed_urls):
+        h.note("not in allowedHttpHookUrls: every call fails unsent", "url", "add a pattern there")
+    return HttpHook(url, headers=headers, allowed_env_vars=allowed, allowed_urls=urls), "gate", None
+
+
+def _python(h: _Handler) -> Made:
+    target = h.text("callable", fix='write "callable": "package.module:function"')
+    kind = h.data.get("kind", "gate")
+    if kind not in KINDS:
+        raise h.error(f"unknown kind {kind!r}", "kind", "use gate, transformer or observer")
+    try:
+        fn, origin = import_target(target, h.project_dir)
+    except ConfigError as exc:
+        raise h.error(exc.message, "callable", exc.fix) from None
+    runner = PythonHook(fn)
+    runner.key = ("python", origin)
+    return runner, cast("HookKind", kind), target
+
+
+_MAKERS: Final[dict[object, Maker]] = {"command": _command, "http": _http, "python": _python}
+
+
+def _timeout(h: _Handler) -> float:
+    value = h.data.get("timeout")
+    if value is None:
+        return EVENT_TIMEOUTS.get(h.event, DEFAULT_TIMEOUT)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
+        why = f"timeout must be a positive number of seconds, not {value!r}"
+        raise h.error(why, "timeout", 'write "timeout": 30 for thirty seconds')
+    return float(value)
+
+
+def _failure(h: _Handler) -> FailurePolicy | None:
+    value = h.data.get("onFailure", "continue")
+    if value not in ("block", "continue"):
+        h.note(f"unknown onFailure {value!r}: ignored", "onFailure", 'use "block" or "continue"')
+    return "closed" if value == "block" else None
+
+
+def _condition(h: _Handler) -> Matcher | None:
+    if "if" not in h.data:
+        return None
+    rule = h.data["if"]
+    if not isinstance(rule, str):
+        raise h.error("if must be one permission rule", "if", 'write "if": "Bash(git *)"')
+    if not issubclass(event_class(h.event), ToolEvent):  # the rule then never matches
+        h.note(f"'if' needs a tool event: on {h.event} it never runs", "if", 'remove "if"')
+    return if_(rule, file=h.file, key=f"{h.key}.if")
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)

@@ -1,0 +1,151 @@
+"""What hooks are registered, and where from: one row per hook, as people read it.
+
+``load_hooks`` loads every layer the way a run does (settings files, then ``--hooks`` files) and
+``rows`` describes each registered hook: its event and matcher, what runs, what it checks, the
+decisions it can return, and what its failure means. The seed lesson's hook table is these rows.
+Nothing is printed here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from hookline.hooks.command import CommandHook
+from hookline.hooks.files import load_hooks_file
+from hookline.hooks.handlers import Unloadable
+from hookline.hooks.http import HttpHook
+from hookline.hooks.registry import HookRegistry
+from hookline.hooks.runners import PythonHook, SdkCallbackHook
+from hookline.hooks.session_env import env_file_for
+from hookline.hooks.settings import Settings, load_settings
+from hookline.matchers import AllOf
+from hookline.rules import RuleCondition
+
+if TYPE_CHECKING:
+    from hookline.hooks.settings import StrPath
+    from hookline.hooks.spec import HookSpec
+    from hookline.matchers import Matcher
+
+#: What a gate can answer at each event (protocol spec §4.4, as hookline follows it).
+#: Events not listed take no decision: their hooks run for their side effects.
+GATE_DECISIONS: Final[dict[str, tuple[str, ...]]] = {
+    "PreToolUse": ("allow", "deny", "ask", "defer", "rewrite", "context", "stop"),
+    "PermissionRequest": ("allow", "deny", "rewrite", "stop"),
+    "PostToolUse": ("block (feedback)", "replace output", "context", "stop"),
+    "PostToolUseFailure": ("context", "stop"),
+    "UserPromptSubmit": ("block", "context", "stop"),
+    "Stop": ("block (keep working)", "context", "stop"),
+    "SessionStart": ("context",),
+}
+SIDE_EFFECTS_ONLY: Final = ("none (side effects only)",)
+RECORDS_ONLY: Final = ("none (records only)",)
+#: What a fail-closed hook's failure refuses, per event (as ``engine._failed`` does).
+_REFUSED_ON_FAILURE: Final = {
+    "PreToolUse": "deny (fail closed)",
+    "UserPromptSubmit": "deny (fail closed)",
+    "PermissionRequest": "deny (fail closed)",
+    "PostToolUse": "output withheld (fail closed)",
+}
+
+
+def load_hooks(
+    project_dir: StrPath, *, settings: Iterable[str] = (), hook_files: Iterable[StrPath] = ()
+) -> tuple[HookRegistry, Settings]:
+    """Every hook a run in ``project_dir`` would have: each settings layer (``settings`` are
+    ``--settings`` values), then each ``--hooks`` file. Settings problems are kept as
+    ``Settings.warnings``; a hooks file that cannot load raises a ConfigError."""
+    project = Path(project_dir).resolve()
+    found = load_settings(project, extra=tuple(settings))
+    registry = HookRegistry()
+    found.register(registry, project_dir=project, env_file=env_file_for)
+    for file in hook_files:
+        load_hooks_file(file, registry)
+    return registry, found
+
+
+@dataclass(frozen=True, slots=True)
+class HookRow:
+    """One registered hook, described for people (``hookline hooks list`` and ``table``)."""
+
+    event: str
+    matcher: str
+    handler: str  # python, sdk, command, http, ...
+    runs: str  # the function, the command line, the URL
+    name: str
+    kind: str
+    failure: str  # closed / open
+    timeout: float
+    source: str
+    checks: str
+    decisions: tuple[str, ...]
+    when_it_fails: str
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["decisions"] = list(self.decisions)
+        return data
+
+
+def rows(registry: HookRegistry) -> list[HookRow]:
+    """A row per registered hook, in the registry's order (event, then declared order)."""
+    return [row(spec) for spec in registry]
+
+
+def row(spec: HookSpec) -> HookRow:
+    """``spec`` described for people."""
+    return HookRow(
+        event=spec.event,
+        matcher=repr(spec.matcher),
+        handler=spec.runner.handler,
+        runs=spec.runner.describe(),
+        name=spec.name,
+        kind=spec.kind,
+        failure=spec.failure,
+        timeout=spec.timeout,
+        source=spec.source,
+        checks=checks(spec),
+        decisions=decisions(spec.event, spec.kind),
+        when_it_fails=when_it_fails(spec),
+    )
+
+
+def checks(spec: HookSpec) -> str:
+    """What the hook checks: a Python hook's docstring (first line); else its ``if`` condition
+    and what runs."""
+    runner = spec.runner
+    if isinstance(runner, Unloadable):
+        return f"nothing: it could not be loaded ({runner.problem.message})"
+    if isinstance(runner, PythonHook | SdkCallbackHook):
+        doc = (getattr(runner.fn, "__doc__", None) or "").strip()
+        if doc:
+            return doc.splitlines()[0]
+    what = {CommandHook: "runs", HttpHook: "POST"}.get(type(runner), "calls")
+    conditions = [f"if {part.rule}" for part in _parts(spec.matcher) if isinstance(part, RuleCondition)]
+    return ": ".join((*conditions, f"{what} {runner.describe()}"))
+
+
+def decisions(event: str, kind: str) -> tuple[str, ...]:
+    """The decisions a hook of ``kind`` can return at ``event``."""
+    if kind == "observer":
+        return RECORDS_ONLY
+    found = GATE_DECISIONS.get(event, SIDE_EFFECTS_ONLY)
+    rewrites = [d for d in found if d in ("rewrite", "replace output")]
+    if kind == "transformer" and rewrites:  # a transformer is there to rewrite
+        return (*rewrites, *(d for d in found if d not in rewrites))
+    return found
+
+
+def when_it_fails(spec: HookSpec) -> str:
+    """What a failure (a crash, a timeout, a service that is down) of this hook decides."""
+    if spec.kind == "observer":
+        return "nothing (observers never block)"
+    if spec.failure == "closed":
+        return _REFUSED_ON_FAILURE.get(spec.event, "no decision (nothing to refuse here)")
+    return "no decision (fail open)"
+
+
+def _parts(matcher: Matcher) -> Iterator[Matcher]:
+    yield from matcher.parts if isinstance(matcher, AllOf) else (matcher,)

@@ -1,0 +1,333 @@
+"""Settings files: find Claude Code's and hookline's settings layers, read them, merge them.
+
+Each layer is one JSON object (a file, or an inline ``--settings`` value) with a name that ranks
+it for single values: managed > cli > local > project > user, and within one name the layer read
+later wins. Hooks do not rank: every enabled layer adds its own and none replaces another's.
+A bad file or a bad hook never stops the rest from loading; it becomes a ``SettingsWarning``.
+Nothing is printed here. A handler that cannot load but declared ``"onFailure": "block"`` is
+still registered, as a hook that fails closed on every call, so a broken rule never allows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+from hookline.errors import ConfigError
+from hookline.events import event_class
+from hookline.hooks.handlers import Policy, build, unloadable
+from hookline.matchers import EVERYTHING, Matcher, tool_name
+
+if TYPE_CHECKING:
+    from hookline.events import HookEvent
+    from hookline.hooks.handlers import Options
+    from hookline.hooks.registry import HookRegistry
+    from hookline.hooks.runners import HookRunner
+
+T = TypeVar("T")
+StrPath = str | os.PathLike[str]
+#: Layer names, from the one whose single values win to the one that loses.
+PRECEDENCE: Final = ("managed", "cli", "local", "project", "user")
+MANAGED_DIR_ENV: Final = "HOOKLINE_MANAGED_SETTINGS_DIR"
+_SYSTEM_DIRS: Final = {
+    "darwin": "/Library/Application Support/ClaudeCode",
+    "win32": r"C:\Program Files\ClaudeCode",
+}
+#: The settings read here: true/false ones, and lists of strings (merged across layers).
+_FLAGS: Final = ("disableAllHooks", "allowManagedHooksOnly")
+_LISTS: Final = ("allowedHttpHookUrls", "httpHookAllowedEnvVars")
+_SHAPE: Final = 'write "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": ...}]}]}'
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsWarning:
+    """A problem in one settings file that did not stop the rest from loading."""
+
+    file: str
+    message: str
+    key: str | None = None
+    fix: str | None = None
+
+    @classmethod
+    def of(cls, error: ConfigError, *, denying: str | None = None) -> SettingsWarning:
+        """``error`` as a warning; ``denying``: the key of the stand-in registered for it."""
+        message = error.message
+        if denying:
+            message += f"; {denying} declares onFailure block, so it denies every call it sees"
+        return cls(error.file or "", message, error.key, error.fix)
+
+    def __str__(self) -> str:
+        return str(ConfigError(self.message, file=self.file, key=self.key, fix=self.fix))
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    """One settings file (or inline ``--settings`` value), named for its precedence."""
+
+    name: str
+    path: str
+    data: Mapping[str, Any]
+
+    @property
+    def source(self) -> str:
+        return f"{self.name}:{self.path}"
+
+
+def by_precedence(layers: Sequence[Layer]) -> list[Layer]:
+    """``layers`` from the one whose single values win to the one that loses."""
+    rank = {name: i for i, name in enumerate(PRECEDENCE)}
+    ordered = sorted(enumerate(layers), key=lambda pair: (rank[pair[1].name], -pair[0]))
+    return [layer for _, layer in ordered]
+
+
+def winning(layers: Sequence[Layer], key: str, kind: type = object) -> Any:
+    """The value of ``key`` in the highest-ranked layer that sets it (to a ``kind``), or None."""
+    found = (layer.data.get(key) for layer in by_precedence(layers))
+    return next((value for value in found if value is not None and isinstance(value, kind)), None)
+
+
+def joined(layers: Sequence[Layer], key: str) -> tuple[str, ...] | None:
+    """Every layer's list of strings for ``key``, joined without repeats; None if none sets it."""
+    lists = [layer.data[key] for layer in layers if _strings(layer.data.get(key))]
+    return None if not lists else tuple(dict.fromkeys(item for items in lists for item in items))
+
+
+@dataclass(slots=True)
+class Settings:
+    """The layers found, in load order, and the warnings about them."""
+
+    layers: tuple[Layer, ...] = ()
+    warnings: list[SettingsWarning] = field(default_factory=list)
+
+    @property
+    def disable_all_hooks(self) -> bool:
+        return winning(self.layers, "disableAllHooks", bool) is True
+
+    @property
+    def allow_managed_hooks_only(self) -> bool:
+        return winning(self.managed, "allowManagedHooksOnly", bool) is True
+
+    @property
+    def allowed_http_hook_urls(self) -> tuple[str, ...] | None:
+        return joined(self.layers, "allowedHttpHookUrls")
+
+    @property
+    def http_hook_allowed_env_vars(self) -> tuple[str, ...] | None:
+        return joined(self.layers, "httpHookAllowedEnvVars")
+
+    @property
+    def managed(self) -> tuple[Layer, ...]:
+        return tuple(layer for layer in self.layers if layer.name == "managed")
+
+    def hook_layers(self) -> tuple[Layer, ...]:
+        """The layers whose hooks run, after ``disableAllHooks`` and ``allowManagedHooksOnly``."""
+        if winning(self.managed, "disableAllHooks", bool):
+            return ()
+        if self.disable_all_hooks or self.allow_managed_hooks_only:
+            return self.managed
+        return self.layers
+
+    def register(
+        self,
+        registry: HookRegistry,
+        *,
+        project_dir: StrPath,
+        env_file: Callable[[HookEvent], str | None] | None = None,
+    ) -> int:
+        """Add the hooks of every enabled layer to ``registry``; returns how many were added."""
+        policy = Policy(self.allowed_http_hook_urls, self.http_hook_allowed_env_vars)
+        make = partial(build, project_dir=str(project_dir), policy=policy, env_file=env_file)
+        before = len(registry)
+        for layer in self.hook_layers():
+            with registry.sourced(layer.source):
+                _Loader(layer.path, registry, partial(make, file=layer.path), self._warn).walk(
+                    layer.data.get("hooks", {})
+                )
+        return len(registry) - before
+
+    def _warn(self, warning: SettingsWarning) -> None:
+        if warning not in self.warnings:
+            self.warnings.append(warning)
+
+
+def load_settings(
+    project_dir: StrPath,
+    *,
+    extra: Iterable[str] = (),
+    home: StrPath | None = None,
+    managed_dir: StrPath | None = None,
+) -> Settings:
+    """Read every settings layer for ``project_dir``; ``extra`` are ``--settings`` values."""
+    user = Path(home) if home is not None else Path.home()
+    found = _files(Path(project_dir), user, managed_settings_dir(managed_dir))
+    warnings: list[SettingsWarning] = []
+    layers = [_read(name, path, warnings) for name, path in found]
+    for index, value in enumerate(extra):
+        if value.lstrip().startswith("{"):
+            layers.append(_parse("cli", f"--settings[{index}]", value, warnings))
+        else:
+            layers.append(_read("cli", Path(value), warnings, required=True))
+    return Settings(tuple(layer for layer in layers if layer is not None), warnings)
+
+
+def managed_settings_dir(explicit: StrPath | None = None) -> Path:
+    """Where managed settings live: ``explicit``, else $HOOKLINE_MANAGED_SETTINGS_DIR, else the
+    system folder Claude Code reads (``/etc/claude-code`` on Linux)."""
+    if explicit is not None:
+        return Path(explicit)
+    system = _SYSTEM_DIRS.get(sys.platform, "/etc/claude-code")
+    return Path(os.environ.get(MANAGED_DIR_ENV) or system)
+
+
+def _files(project: Path, home: Path, managed: Path) -> list[tuple[str, Path]]:
+    dropins = sorted(p for p in (managed / "managed-settings.d").glob("*.json") if p.name[0] != ".")
+    return [
+        ("user", home / ".claude" / "settings.json"),
+        ("project", project / ".claude" / "settings.json"),
+        ("local", project / ".claude" / "settings.local.json"),
+        ("managed", managed / "managed-settings.json"),
+        *(("managed", path) for path in dropins),
+        ("user", home / ".hookline" / "settings.json"),
+        ("project", project / ".hookline" / "settings.json"),
+        ("local", project / ".hookline" / "settings.local.json"),
+    ]
+
+
+def _read(
+    name: str, path: Path, warnings: list[SettingsWarning], *, required: bool = False
+) -> Layer | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        problem = "no such settings file" if required else ""
+    except (OSError, UnicodeDecodeError) as exc:
+        problem = f"cannot be read: {getattr(exc, 'strerror', None) or exc}"
+    else:
+        return _parse(name, str(path), text, warnings)
+    if problem:
+        warnings.append(SettingsWarning(str(path), problem, fix="check the path and permissions"))
+    return None
+
+
+def _parse(name: str, label: str, text: str, warnings: list[SettingsWarning]) -> Layer | None:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        problem = f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        warnings.append(SettingsWarning(label, problem, fix="correct the JSON"))
+        return None
+    if not isinstance(data, dict):
+        problem = f"must hold a JSON object, not {type(data).__name__}"
+        warnings.append(SettingsWarning(label, problem, fix="write {...}"))
+        return None
+    warnings.extend(SettingsWarning(label, *problem) for problem in _misfits(name, data))
+    return Layer(name, label, data)
+
+
+def _misfits(name: str, data: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
+    """(message, key, fix) for each single value read here that has the wrong type or place."""
+    for key in _FLAGS:
+        if data.get(key) is not None and not isinstance(data[key], bool):
+            yield "must be true or false: ignored", key, f'write "{key}": true'
+    for key in _LISTS:
+        if data.get(key) is not None and not _strings(data[key]):
+            yield "must be a list of strings: ignored", key, f'write "{key}": ["..."]'
+    if "allowManagedHooksOnly" in data and name != "managed":
+        yield "only read from managed settings", "allowManagedHooksOnly", "move it there"
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+@dataclass(frozen=True, slots=True)
+class _Loader:
+    """Walks one layer's ``hooks`` object: registers what loads, warns about the rest."""
+
+    file: str
+    registry: HookRegistry
+    build: Callable[..., tuple[HookRunner, Options]]
+    warn: Callable[[SettingsWarning], None]
+
+    def walk(self, hooks: object) -> None:
+        with self._warned():
+            events = self._expect(hooks, dict, "hooks", "must be an object of events")
+            for event, groups in events.items():
+                with self._warned():
+                    key = f"hooks.{event}"
+                    event_class(event, file=self.file, key=key)
+                    groups = self._expect(groups, list, key, "must be a list of groups")
+                    for index, group in enumerate(groups):
+                        with self._warned():
+                            self._group(event, group, f"{key}[{index}]")
+
+    def _group(self, event: str, group: object, key: str) -> None:
+        group = self._expect(group, dict, key, "a matcher group must be an object")
+        matcher = self._matcher(group.get("matcher"), f"{key}.matcher")
+        handlers = self._expect(group.get("hooks"), list, f"{key}.hooks", "must be a list")
+        for index, handler in enumerate(handlers):
+            with self._warned():
+                self._handler(event, handler, matcher, f"{key}.hooks[{index}]")
+
+    def _matcher(self, pattern: object, key: str) -> Matcher | ConfigError:
+        """The group's matcher, or (warned about once) why it cannot be read."""
+        try:
+            fix = 'write "matcher": "Bash|Edit"'
+            text = self._expect(
+                "" if pattern is None else pattern, str, key, "must be a string", fix
+            )
+            return tool_name(text, file=self.file, key=key)
+        except ConfigError as exc:
+            self.warn(SettingsWarning.of(exc))
+            return exc
+
+    def _handler(
+        self, event: str, handler: object, matcher: Matcher | ConfigError, key: str
+    ) -> None:
+        """Register the handler; if it cannot load (or its group's matcher cannot be read) and
+        it declares onFailure block, a stand-in that denies (every call, without a matcher)."""
+        try:
+            if isinstance(matcher, ConfigError):
+                raise matcher  # no matcher, no handler; unless it declares block (below)
+            runner, options = self.build(handler, event=event, key=key)
+        except ConfigError as problem:
+            stand_in = unloadable(handler, problem, key=key)
+            if stand_in is None:
+                if problem is not matcher:  # a bad matcher is reported once, for its group
+                    self.warn(SettingsWarning.of(problem))
+                return
+            self.warn(SettingsWarning.of(problem, denying=key))
+            runner, options = stand_in
+            matcher = matcher if isinstance(matcher, Matcher) else EVERYTHING
+        for note in options.notes:
+            self.warn(SettingsWarning.of(note))
+        self.registry.add(
+            event,
+            runner,
+            matcher=matcher if options.condition is None else matcher & options.condition,
+            kind=options.kind,
+            timeout=options.timeout,
+            failure=options.failure,
+            name=options.name,
+        )
+
+    def _expect(self, value: object, kind: type[T], key: str, message: str, fix: str = _SHAPE) -> T:
+        if not isinstance(value, kind):
+            what = f"{message}, not {type(value).__name__}"
+            raise ConfigError(what, file=self.file, key=key, fix=fix)
+        return value
+
+    @contextmanager
+    def _warned(self) -> Iterator[None]:
+        """Report a ConfigError raised inside as a warning, and go on with the next entry."""
+        try:
+            yield
+        except ConfigError as exc:
+            self.warn(SettingsWarning.of(exc))

@@ -1,0 +1,341 @@
+"""Permission rules in Claude Code's syntax: ``Tool`` or ``Tool(specifier)``.
+
+A bare tool name covers every call of that tool; a specifier narrows the rule to some calls:
+
+- ``Bash(git push *)``: the command, ``*`` standing for any text. A trailing `` *`` (or the older
+  ``:*``) also covers the bare command, so ``Bash(ls *)`` matches ``ls`` but not ``lsof``. Each
+  subcommand counts on its own (split at ``&&``, ``||``, ``;``, ``|``, ``&``, new lines, and inside
+  ``$(...)`` and backticks), read past ``VAR=value`` and wrappers such as ``timeout 30``.
+- ``Read(...)``, ``Edit(...)``: a gitignore-style path. ``//`` starts at the filesystem root, ``~/``
+  at home, ``/``, ``./`` or any inner ``/`` at the working directory; a bare name such as ``.env``
+  or ``*.ts`` matches at any depth below it. ``Read`` covers Read, Glob and Grep; ``Edit`` covers
+  Edit, Write and NotebookEdit.
+- ``WebFetch(domain:example.com)``: the URL's host; ``*.example.com`` for its subdomains.
+- ``mcp__server``: every tool of that server; ``mcp__server__*`` a name wildcard.
+- ``Agent(Explore)``: a subagent. Any other ``Tool(specifier)`` matches nothing.
+
+"Any" mode (deny rules, hook ``if`` conditions) matches when some part of a call does, and a
+command it cannot read counts as a match; "every" mode (allow rules) needs all of it to match and
+never matches what it cannot read. ``if_("Bash(git push *)")`` makes a hook matcher of a rule.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, final
+from urllib.parse import urlsplit
+
+from hookline.errors import ConfigError
+from hookline.events import ToolEvent
+from hookline.matchers import Matcher
+
+if TYPE_CHECKING:
+    from hookline.events import HookEvent
+
+#: For each path rule, the tools it covers and the input field holding their path.
+_PATH_FIELDS = {
+    "Read": {"Read": "file_path", "Glob": "path", "Grep": "path"},
+    "Edit": {"Edit": "file_path", "Write": "file_path", "NotebookEdit": "notebook_path"},
+}
+#: Path rules Claude Code accepts but never consults, and the rule to write instead.
+_UNCONSULTED = {"Write": "Edit", "MultiEdit": "Edit", "NotebookEdit": "Edit", "Glob": "Read"}
+#: Assignments an allow (every-mode) match reads past; deny and ``if`` read past any.
+_SAFE_ENV = frozenset({"NODE_ENV", "CI", "NO_COLOR", "FORCE_COLOR", "TZ", "LANG", "LC_ALL"})
+#: Words that run the rest of the line, and how many arguments of their own come first.
+_WRAPPERS = dict.fromkeys(("time", "nohup", "nice", "stdbuf", "command", "builtin", "xargs"), 0)
+_WRAPPERS |= dict.fromkeys(("noglob", "!", "{", "if", "then", "else", "elif", "do", "while"), 0)
+_WRAPPERS["timeout"] = 1
+#: Wrapper flags followed by a value: timeout -s/-k, nice -n, stdbuf -i/-o/-e, time -o.
+_VALUE_FLAGS = frozenset({"-s", "-k", "-n", "-i", "-o", "-e"})
+
+_NAME = re.compile(r"[A-Za-z0-9_.*-]+")
+_ASSIGNMENT = re.compile(r"([A-Za-z_]\w*)\+?=")
+_DYNAMIC = re.compile(r"\$[\w{(@*#?!$-]|`")
+_TOKEN = re.compile(
+    r"""(?P<space>[ \t]+)
+    |(?P<comment>(?<![^\s;&|()])\#[^\n]*)
+    |(?P<quoted>'[^']*'|")
+    |(?P<unreadable><<(?!<)|'|\\$)
+    |(?P<substitution>[$<>]\(|`)
+    |(?P<redirect>(?:\d+|&)?(?:>>|<<<|<>|>|<)(?:&(?:\d+|-)|[&|]?[ \t]*(?:[^\s;&|()<>'"]
+        |'[^']*'|"(?:[^"\\]|\\.)*")*))
+    |(?P<separator>&&|\|\||\|&|[;|&\n()])
+    |(?P<variable>\$[\w{@*#?!$-])
+    |(?P<text>\\.|[^\s'"\\`$;&|()<>#]+|.)""",
+    re.VERBOSE | re.DOTALL,
+)
+#: Inside double quotes only ``$``, backticks, ``\`` and the closing quote are special.
+_IN_QUOTES = re.compile(
+    r'(?P<quoted>")|(?P<substitution>\$\(|`)|(?P<variable>\$[\w{@*#?!$-])'
+    r'|(?P<text>\\.|[^"\\$`]+|.)',
+    re.DOTALL,
+)
+_GLOB = re.compile(r"\*\*/|/\*\*$|\*\*|\*|\?|\[(!?)([^\]/]+)\]|\\.|.", re.DOTALL)
+_GLOB_PARTS = {"**/": "(?:.*/)?", "/**": "/.*", "**": ".*", "*": "[^/]*", "?": "[^/]"}
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class PermissionRule:
+    """One rule: a tool name and, optionally, the specifier that narrows it to some calls."""
+
+    tool: str
+    specifier: str | None = None
+
+    @classmethod
+    def parse(cls, text: str, *, file: str | None = None, key: str | None = None) -> PermissionRule:
+        """Read ``Tool`` or ``Tool(specifier)``; a malformed rule is a ConfigError with a fix."""
+        name, paren, rest = text.strip().partition("(") if isinstance(text, str) else ("", "", "")
+        problem = _problem(name, rest if paren else None)
+        if problem:
+            message, fix = problem
+            raise ConfigError(f"permission rule {text!r} {message}", file=file, key=key, fix=fix)
+        return cls(name, rest[:-1].strip() if paren else None)
+
+    def __str__(self) -> str:
+        return self.tool if self.specifier is None else f"{self.tool}({self.specifier})"
+
+    def matches(
+        self,
+        tool_name: str,
+        tool_input: Mapping[str, Any],
+        *,
+        cwd: str,
+        home: str | None = None,
+        every: bool = False,
+    ) -> bool:
+        """Whether some part of the call matches the rule, or with ``every=True`` all of it."""
+        spec = self.specifier
+        if not _name_matches(self.tool, tool_name, every=every):
+            return False
+        if spec is None or (self.tool == "Bash" and spec == "*"):
+            return True
+        if self.tool == "Bash":
+            command = tool_input.get("command")
+            return isinstance(command, str) and _command_matches(spec, command, every=every)
+        if self.tool in _PATH_FIELDS:
+            path = tool_input.get(_PATH_FIELDS[self.tool][tool_name])
+            home = home or str(Path.home())
+            return isinstance(path, str) and _path_matches(spec, path, cwd=cwd, home=home)
+        return _other_matches(self.tool, spec, tool_input)
+
+
+@final
+class RuleCondition(Matcher):
+    """A hook matcher: the event is about a tool call the rule matches (any part of it)."""
+
+    __slots__ = ("rule",)
+
+    def __init__(self, rule: PermissionRule) -> None:
+        self.rule = rule
+
+    def __call__(self, event: HookEvent) -> bool:
+        if not isinstance(event, ToolEvent):
+            return False  # Claude Code never runs a handler with an `if` on other events
+        return self.rule.matches(event.tool_name, event.tool_input, cwd=event.cwd)
+
+    def __repr__(self) -> str:
+        return f"if_({str(self.rule)!r})"
+
+
+def if_(text: str, *, file: str | None = None, key: str = "if") -> Matcher:
+    """A hook handler's ``if`` condition: one permission rule, as in ``if_("Bash(git *)")``."""
+    return RuleCondition(PermissionRule.parse(text, file=file, key=key))
+
+
+def _problem(name: str, rest: str | None) -> tuple[str, str] | None:
+    """What is wrong with a rule Claude Code would refuse or ignore, and the fix."""
+    spec = (rest or "")[:-1].strip()
+    if not _NAME.fullmatch(name):
+        return "does not start with a tool name", "write Tool or Tool(specifier)"
+    if rest is None:
+        return None
+    if not (rest.endswith(")") and _balanced(rest[:-1])):
+        return "has unbalanced parentheses", "write one rule, as in Bash(git push *)"
+    if not spec:
+        return "has empty parentheses", f"write {name} alone to match every call"
+    if "*" in name or name.startswith("mcp__"):
+        return "gives a specifier to a tool-name pattern", f"write {name} alone"
+    if name in _UNCONSULTED:
+        return "is a path rule Claude Code never consults", f"write {_UNCONSULTED[name]}({spec})"
+    return None
+
+
+def _balanced(text: str) -> bool:
+    text = re.sub(r"\\.", "", text)
+    while (shorter := re.sub(r"\([^()]*\)", "", text)) != text:
+        text = shorter
+    return "(" not in text and ")" not in text
+
+
+def _name_matches(rule_tool: str, tool_name: str, *, every: bool) -> bool:
+    if rule_tool in _PATH_FIELDS:
+        return tool_name in _PATH_FIELDS[rule_tool]
+    if "*" in rule_tool:  # allow rules take a name wildcard only after mcp__<server>__
+        allowed = not every or re.match(r"mcp__[^*]+?__", rule_tool) is not None
+        return allowed and _wildcard(rule_tool, ".*").fullmatch(tool_name) is not None
+    server = rule_tool.startswith("mcp__") and rule_tool.count("__") == 1
+    return tool_name == rule_tool or (server and tool_name.startswith(f"{rule_tool}__"))
+
+
+def _other_matches(tool: str, spec: str, tool_input: Mapping[str, Any]) -> bool:
+    if tool == "WebFetch" and spec.startswith("domain:"):
+        return _domain_matches(spec.removeprefix("domain:").strip(), tool_input.get("url"))
+    return tool == "Agent" and tool_input.get("subagent_type") == spec  # Agent(Explore)
+
+
+@lru_cache(maxsize=512)
+def _wildcard(pattern: str, star: str) -> re.Pattern[str]:
+    return re.compile(star.join(re.escape(part) for part in pattern.split("*")), re.DOTALL)
+
+
+def _domain_matches(pattern: str, url: object) -> bool:
+    try:
+        host = urlsplit(url).hostname if isinstance(url, str) else None
+    except ValueError:
+        return False
+    pattern = pattern.lower().rstrip(".")
+    if not host or pattern == "*":
+        return bool(host)
+    labels = ""
+    if pattern.startswith("*."):  # any subdomain, at any depth, but not the domain itself
+        labels, pattern = r"(?:[^.]+\.)+", pattern[2:]
+    return re.fullmatch(labels + _wildcard(pattern, "[^.]*").pattern, host.rstrip(".")) is not None
+
+
+class _Unreadable(Exception):
+    """The command cannot be split safely: an open quote or ``$(``, a here-document."""
+
+
+class _Splitter:
+    """Cuts a command line into subcommands (lists of words), reading into ``$(...)``."""
+
+    def __init__(self, depth: int = 0) -> None:
+        if depth > 20:
+            raise _Unreadable
+        self.depth, self.found, self.words = depth, list[list[str]](), list[str]()
+        self.word: str | None = None
+        self.open = 0  # subshells opened with `(`, so a later `)` is not the end of `$(`
+        self.quoted = False  # inside "...", where only $, backticks and \\ are special
+        self.dynamic = False  # $VAR, $(...) or backticks: the text is not all of what runs
+
+    def split(self, text: str, pos: int = 0, closer: str = "") -> int:
+        """Read ``text`` from ``pos`` to its end, or past the ``closer`` of a substitution."""
+        while token := (_IN_QUOTES if self.quoted else _TOKEN).match(text, pos):
+            if token.group() == closer and not (self.open or self.quoted):
+                self.end_command()
+                return token.end()
+            pos = self.take(token, text)
+        if closer or self.quoted:
+            raise _Unreadable  # an open quote, or a `$(` or backtick never closed
+        self.end_command()
+        return pos
+
+    def take(self, token: re.Match[str], text: str) -> int:
+        """Add one token to the word, command or list of commands; return where the next starts."""
+        kind, value, end = token.lastgroup, token.group(), token.end()
+        if kind == "unreadable":
+            raise _Unreadable
+        if kind == "separator":
+            self.open += (value == "(") - (value == ")")
+            self.end_command()
+        elif kind in ("space", "comment", "redirect"):  # a redirect takes its target along
+            self.end_word()
+        else:
+            if kind == "substitution":
+                inner = _Splitter(self.depth + 1)
+                end = inner.split(text, end, "`" if value == "`" else ")")
+                self.found.extend(inner.found)
+            self.quoted ^= value == '"'
+            self.dynamic |= kind in ("substitution", "variable")
+            self.word = (self.word or "") + text[token.start() : end]
+        return end
+
+    def end_word(self) -> None:
+        if self.word is not None:
+            self.words.append(self.word)
+        self.word = None
+
+    def end_command(self) -> None:
+        self.end_word()
+        if self.words:
+            self.found.append(self.words)
+        self.words = []
+
+
+@lru_cache(maxsize=512)
+def _command_pattern(spec: str) -> tuple[re.Pattern[str], bool]:
+    """The regex for a Bash specifier, and whether it names no more than the command."""
+    spec = f"{spec[:-2]} *" if spec.endswith(":*") else spec
+    regex = _wildcard(spec, ".*").pattern
+    if spec.endswith(" *") and spec.count("*") == 1:  # `ls *` also matches a bare `ls`
+        regex = f"{re.escape(spec[:-2])}(?: .*)?"
+    return re.compile(regex, re.DOTALL), re.fullmatch(r"\S+( \*)?", spec) is not None
+
+
+def _command_matches(spec: str, command: str, *, every: bool) -> bool:
+    regex, names_command_only = _command_pattern(spec)
+    splitter = _Splitter()
+    try:
+        splitter.split(command)
+    except _Unreadable:  # an open quote or `$(`, a here-document
+        return not every
+    subcommands = splitter.found
+    if every:
+        return bool(subcommands) and all(_subcommand(regex, w, every) for w in subcommands)
+    if splitter.dynamic and not names_command_only:
+        return True
+    return any(_subcommand(regex, words, every) for words in subcommands)
+
+
+def _subcommand(regex: re.Pattern[str], words: list[str], every: bool) -> bool:
+    forms = [words]
+    while unwrapped := _unwrap(forms[-1], every=every):
+        forms.append(unwrapped)
+    if _DYNAMIC.match(forms[-1][0].removeprefix('"')):  # the command name is a variable
+        return not every
+    return any(regex.fullmatch(" ".join(form)) for form in forms)
+
+
+def _unwrap(words: list[str], *, every: bool) -> list[str]:
+    """The command under a leading assignment or wrapper (``timeout 30``), or ``[]``."""
+    head, rest = words[0], words[1:]
+    if assignment := _ASSIGNMENT.match(head):
+        safe = assignment[1] in _SAFE_ENV and not _DYNAMIC.search(head)
+        return rest if safe or not every else []
+    if head not in _WRAPPERS or (head == "command" and rest[:1] in (["-v"], ["-V"])):
+        return []
+    while rest and rest[0].startswith("-") and head != "xargs":  # bare xargs only
+        rest = rest[2:] if rest[0] in _VALUE_FLAGS else rest[1:]
+    return [] if rest[:1] and rest[0].startswith("-") else rest[_WRAPPERS[head] :]
+
+
+def _path_matches(spec: str, path: str, *, cwd: str, home: str) -> bool:
+    prefix = next((p for p in ("//", "~/", "/", "./") if spec.startswith(p)), "")
+    anchor, body = {"//": "/", "~/": home}.get(prefix, cwd), spec[len(prefix) :].rstrip("/")
+    path = home + path[1:] if path == "~" or path.startswith("~/") else path
+    relative = posixpath.relpath(posixpath.join(cwd, path), anchor)
+    if relative in (".", "..") or relative.startswith("../"):
+        return False  # a rule only reaches below its anchor
+    parts = relative.split("/")
+    if prefix or "/" in body:  # anchored: test each folder on the way down, then the file
+        parts = ["/".join(parts[:n]) for n in range(1, len(parts) + 1)]
+    return any(_glob(body).fullmatch(part) for part in parts)  # a bare name: any depth
+
+
+@lru_cache(maxsize=512)
+def _glob(body: str) -> re.Pattern[str]:
+    """gitignore wildcards as a regex: ``*`` and ``?`` stay inside a segment, ``**`` spans them."""
+    parts: list[str] = []
+    for token in _GLOB.finditer(body):
+        if token[2]:  # [abc], [a-z], [!abc]
+            chars = "".join(c if c == "-" else re.escape(c) for c in token[2])
+            parts.append(f"[{'^' if token[1] else ''}{chars}]")
+        else:
+            parts.append(_GLOB_PARTS.get(token.group()) or re.escape(token.group()[-1]))
+    return re.compile("".join(parts), re.DOTALL)

@@ -1,0 +1,342 @@
+"""HTTP hooks against a real HTTP server on 127.0.0.1: body, answers, failures, pooling, policy."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from email.message import Message
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, TypeVar
+
+import httpx
+import pytest
+
+from hookline.decisions import Decision
+from hookline.errors import ConfigError, InvalidHookOutput
+from hookline.events import PreToolUse, Scope
+from hookline.hooks.engine import Dispatch, HookEngine
+from hookline.hooks.http import (
+    BlockedUrl,
+    HttpClients,
+    HttpConnectionFailure,
+    HttpHook,
+    HttpStatusFailure,
+    interpolate,
+    url_allowed,
+)
+from hookline.hooks.registry import HookRegistry
+
+T = TypeVar("T")
+
+DENY = {
+    "hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": "no ls here",
+    }
+}
+#: What the server answers, by path: (status, body). Other paths: 200 with an empty body.
+ANSWERS: dict[str, tuple[int, bytes]] = {
+    "/deny": (200, json.dumps(DENY).encode()),
+    "/empty-object": (200, b"{}"),
+    "/blank": (200, b" \n"),
+    "/error": (500, b"boom"),
+    "/text": (200, b"all good"),
+    "/array": (200, b"[]"),
+    "/slow": (200, b"{}"),
+}
+
+
+@dataclass
+class Seen:
+    """One request as the server received it."""
+
+    method: str
+    path: str
+    headers: Message
+    body: Any
+    client_port: int
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive
+    server: HookServer
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        seen = Seen("POST", self.path, self.headers, json.loads(body), self.client_address[1])
+        self.server.seen.append(seen)
+        if self.path == "/slow":
+            self.server.release.wait(3)
+        status, answer = ANSWERS.get(self.path, (200, b""))
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+class HookServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.seen: list[Seen] = []
+        self.release = threading.Event()  # lets a /slow request finish at teardown
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}{path}"
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that gave up (the timeout test) leaves a broken pipe
+
+
+@pytest.fixture
+def server() -> Iterator[HookServer]:
+    httpd = HookServer()
+    thread = threading.Thread(
+        target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
+    thread.start()
+    try:
+        yield httpd
+    finally:
+        httpd.release.set()
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(5)
+
+
+def event() -> PreToolUse:
+    scope = Scope("sess-1", "/tmp/transcript.jsonl", "/work")
+    return scope.event(
+        PreToolUse, tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="toolu_1"
+    )
+
+
+def with_clients(main: Callable[[HttpClients], Awaitable[T]]) -> T:
+    """Run ``main(clients)`` in a fresh event loop and close the clients on that loop."""
+
+    async def go() -> T:
+        clients = HttpClients()
+        try:
+            return await main(clients)
+        finally:
+            await clients.aclose()
+
+    return asyncio.run(go())
+
+
+def ask(url: str, **options: Any) -> Decision | None:
+    """One HttpHook run on ``event()``."""
+    return with_clients(lambda clients: HttpHook(url, client=clients, **options).run(event()))
+
+
+def dispatch(*urls: str, **options: Any) -> Dispatch:
+    """``event()`` through an engine with one HttpHook per URL (``options`` go to ``add``)."""
+
+    async def main(clients: HttpClients) -> Dispatch:
+        registry = HookRegistry()
+        for url in urls:
+            registry.add("PreToolUse", HttpHook(url, client=clients), **options)
+        return await HookEngine(registry).dispatch(event())
+
+    return with_clients(main)
+
+
+def test_posts_the_event_payload_as_json(server: HookServer) -> None:
+    ask(server.url("/hook"))
+    [seen] = server.seen
+    assert (seen.method, seen.path) == ("POST", "/hook")
+    assert seen.headers["Content-Type"] == "application/json"
+    assert seen.body == event().to_payload()
+    assert seen.body["hook_event_name"] == "PreToolUse"
+    assert seen.body["tool_input"] == {"command": "ls"}
+    assert seen.body["tool_use_id"] == "toolu_1"
+
+
+def test_deny_answer_is_a_deny(server: HookServer) -> None:
+    decision = ask(server.url("/deny"))
+    assert decision is not None
+    assert (decision.permission, decision.reason) == ("deny", "no ls here")
+
+
+@pytest.mark.parametrize("path", ["/empty", "/blank", "/empty-object"])
+def test_empty_body_or_object_is_no_decision(server: HookServer, path: str) -> None:
+    assert ask(server.url(path)) is None
+    assert len(server.seen) == 1
+
+
+def test_status_500_fails_open_by_default(server: HookServer) -> None:
+    with pytest.raises(HttpStatusFailure, match="HTTP 500"):
+        ask(server.url("/error"))
+    result = dispatch(server.url("/error"))
+    assert result.decision.permission is None
+    assert result.runs[0].failure == "http_status"
+    assert result.runs[0].handler == "http"
+
+
+def test_status_500_denies_when_the_hook_fails_closed(server: HookServer) -> None:
+    result = dispatch(server.url("/error"), failure="closed")
+    assert result.decision.permission == "deny"
+    assert "HTTP 500" in (result.decision.reason or "")
+
+
+@pytest.mark.parametrize("path", ["/text", "/array"])
+def test_2xx_body_that_is_not_a_json_object_is_invalid(server: HookServer, path: str) -> None:
+    with pytest.raises(InvalidHookOutput):
+        ask(server.url(path))
+    assert dispatch(server.url(path)).runs[0].failure == "invalid"
+
+
+def test_refused_connection_is_a_connection_failure() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/hook"  # nothing listens there now
+    with pytest.raises(HttpConnectionFailure):
+        ask(url)
+    assert dispatch(url).runs[0].failure == "connection"
+
+
+def test_slow_endpoint_times_out_and_dispatch_returns_fast(server: HookServer) -> None:
+    start = time.perf_counter()
+    result = dispatch(server.url("/slow"), timeout=0.3)
+    assert time.perf_counter() - start < 1.5
+    assert result.runs[0].failure == "timeout"
+    assert result.decision.permission is None
+    assert len(server.seen) == 1
+
+
+def test_headers_fill_only_allowed_env_vars(server: HookServer) -> None:
+    headers = {
+        "Authorization": "Bearer $TOKEN",
+        "X-Secret": "$SECRET",
+        "X-Both": "${TOKEN}:$SECRET",
+    }
+    env = {"TOKEN": "t0k", "SECRET": "s3cret"}
+    ask(server.url("/hook"), headers=headers, allowed_env_vars=["TOKEN"], env=env)
+    [seen] = server.seen
+    assert seen.headers["Authorization"] == "Bearer t0k"
+    assert seen.headers["X-Secret"] == ""
+    assert seen.headers["X-Both"] == "t0k:"
+    assert not any("s3cret" in value for value in seen.headers.values())
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("$TOKEN", "t0k"),
+        ("${TOKEN}x", "t0kx"),
+        ("$TOKENX", ""),  # another name, not allowed
+        ("${UNSET}", ""),  # allowed but not set
+        ("$SECRET ${SECRET}", " "),
+        ("$ 5 ${} $1", "$ 5 ${} $1"),  # not references
+    ],
+)
+def test_interpolate(value: str, expected: str) -> None:
+    env = {"TOKEN": "t0k", "TOKENX": "other", "SECRET": "s3cret"}
+    assert interpolate(value, ["TOKEN", "UNSET"], env) == expected
+
+
+@pytest.mark.parametrize("secret", ["line\nbreak", "caf\u00e9", "nul\x00"])
+def test_header_value_that_cannot_be_sent_is_a_config_error(secret: str) -> None:
+    with pytest.raises(ConfigError, match="X-Token") as caught:
+        HttpHook(
+            "http://127.0.0.1/",
+            headers={"X-Token": "$T"},
+            allowed_env_vars=["T"],
+            env={"T": secret},
+        )
+    assert secret not in str(caught.value)  # the value may be a secret: never shown
+
+
+@pytest.mark.parametrize("url", ["ftp://example.com/hook", "/relative/hook", "http:///nohost"])
+def test_url_that_is_not_http_is_a_config_error(url: str) -> None:
+    with pytest.raises(ConfigError):
+        HttpHook(url)
+
+
+def test_two_calls_reuse_one_connection(server: HookServer) -> None:
+    async def twice(clients: HttpClients) -> None:
+        hook = HttpHook(server.url("/hook"), client=clients)
+        await hook.run(event())
+        await HttpHook(server.url("/deny"), client=clients).run(event())
+
+    with_clients(twice)
+    assert len(server.seen) == 2
+    assert server.seen[0].client_port == server.seen[1].client_port
+
+
+def test_each_loop_gets_its_own_client_and_aclose_ends_it() -> None:
+    async def clients_of(clients: HttpClients) -> tuple[httpx.AsyncClient, ...]:
+        first, again = clients.client(), clients.client()
+        await clients.aclose()
+        return first, again, clients.client()
+
+    first, again, after = with_clients(clients_of)
+    assert first is again
+    assert after is not first
+    assert first.is_closed
+
+
+def test_identical_urls_run_once_per_event(server: HookServer) -> None:
+    result = dispatch(server.url("/hook"), server.url("/hook"), server.url("/deny"))
+    assert [seen.path for seen in server.seen].count("/hook") == 1
+    assert result.decision.permission == "deny"
+
+
+def test_hook_describes_itself_by_url() -> None:
+    hook = HttpHook("https://hooks.example.com/pre")
+    assert hook.describe() == "https://hooks.example.com/pre"
+    assert hook.key == ("http", "https://hooks.example.com/pre")
+    assert (hook.handler, hook.in_process, hook.inline) == ("http", False, False)
+
+
+@pytest.mark.parametrize(
+    ("url", "patterns", "allowed"),
+    [
+        ("https://hooks.example.com/pre", None, True),
+        ("https://hooks.example.com/pre", [], False),
+        ("https://hooks.example.com/pre", ["https://hooks.example.com/pre"], True),
+        ("https://hooks.example.com/pre", ["https://hooks.example.com/*"], True),
+        ("https://hooks.example.com/a/b?x=1", ["https://hooks.example.com/*"], True),
+        ("https://hooks.example.com", ["https://hooks.example.com/*"], False),
+        ("https://evil.com/?https://hooks.example.com/", ["https://hooks.example.com/*"], False),
+        ("http://hooks.example.com/pre", ["https://hooks.example.com/*"], False),
+        ("https://api.example.com/pre", ["https://*.example.com/*"], True),
+        ("http://localhost:8080/x", ["http://localhost:*"], True),
+        ("https://hooks.example.com/pre", ["*"], True),
+        ("https://hooks.example.com/pre", ["https://hooks.example.com/pr?"], False),  # ? is literal
+        ("https://hooks.example.com/x", ["https://other.com/*", "https://hooks.*/x"], True),
+        ("https://hooks.example.com/x", "https://hooks.example.com/*", True),  # one bare string
+        ("https://hooks.example.com/x", "https://nope/*", False),
+    ],
+)
+def test_url_allowed(url: str, patterns: list[str] | None, allowed: bool) -> None:
+    assert url_allowed(url, patterns) is allowed
+
+
+def test_blocked_url_never_reaches_the_server(server: HookServer) -> None:
+    with pytest.raises(BlockedUrl):
+        ask(server.url("/deny"), allowed_urls=["https://hooks.example.com/*"])
+
+    async def through_engine(clients: HttpClients) -> Dispatch:
+        hook = HttpHook(server.url("/deny"), client=clients, allowed_urls=[])
+        registry = HookRegistry()
+        registry.add("PreToolUse", hook, failure="closed")
+        return await HookEngine(registry).dispatch(event())
+
+    result = with_clients(through_engine)
+    assert result.runs[0].failure == "blocked_url"
+    assert result.decision.permission == "deny"  # fail-closed policy hook
+    assert server.seen == []
+    assert ask(server.url("/deny"), allowed_urls=["http://127.0.0.1:*"]) is not None
