@@ -26,6 +26,16 @@ class ToolSpy:
         self.tool: FunctionTool = tool(body, name=name, timeout=timeout)
 
 
+@pytest.fixture(autouse=True)
+def _no_settings_from_this_machine(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every test (and every process it starts) gets an empty home and managed-settings folder,
+    so the developer's or CI's own ~/.claude and /etc/claude-code never leak in."""
+    monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
+    monkeypatch.setenv("HOOKLINE_MANAGED_SETTINGS_DIR", str(tmp_path_factory.mktemp("managed")))
+
+
 @pytest.fixture
 def recorder() -> type[RecordingHook]:
     """``recorder(answer)`` makes a recording hook."""

@@ -214,3 +214,31 @@ def test_text_output_shows_a_hooks_message_for_the_user(project: Path) -> None:
     )
     done = hookline("run", "read notes.txt", "--hooks", "notify.py", cwd=project)
     assert "PostToolUse hook siem says: logged to SIEM" in done.stdout
+
+
+def test_run_loads_the_projects_claude_code_settings_and_extra_settings(project: Path) -> None:
+    (project / ".claude").mkdir()
+    deny_reads = {"hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [{"type": "command",
+        "command": "echo 'no reading today' >&2; exit 2"}]}]}}  # fmt: skip
+    (project / ".claude" / "settings.json").write_text(json.dumps(deny_reads))
+    inline = json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command":
+        "echo stop-ran >> stop.log"}]}]}})  # fmt: skip
+    done = hookline(
+        "run", "read notes.txt", "--settings", inline, "--output-format", "json", cwd=project
+    )
+    out = json.loads(done.stdout)
+    (call,) = out["tool_calls"]
+    assert call["status"] == "blocked"
+    assert call["reason"] == "[echo 'no reading today' >&2; exit 2]: no reading today\n"
+    assert (project / "stop.log").read_text() == "stop-ran\n"
+    sources = {r["source"].split(":")[0] for r in out["hook_runs"]}
+    assert sources == {"project", "cli"}
+
+
+def test_a_broken_settings_file_is_a_warning_and_the_run_goes_on(project: Path) -> None:
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text("{not json")
+    done = hookline("run", "read notes.txt", "--output-format", "json", cwd=project)
+    assert done.returncode == 0
+    assert "hookline: warning:" in done.stderr and "settings.json" in done.stderr
+    assert json.loads(done.stdout)["tool_calls"][0]["status"] == "executed"

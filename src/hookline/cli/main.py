@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NoReturn
 
 import click
@@ -13,15 +14,15 @@ from hookline import (
     Agent,
     ConfigError,
     HooklineError,
-    HookRegistry,
     RuleModel,
     ScriptedModel,
     __version__,
 )
 from hookline.agent.model import ModelClient
+from hookline.cli.hooks_cmd import hooks
 from hookline.cli.render import StreamView, TextView, emit_json, print_summary, say
 from hookline.demo import run_demo
-from hookline.hooks.files import load_hooks_file
+from hookline.hooks.inventory import load_hooks
 
 USAGE_ERROR = 2
 
@@ -49,6 +50,13 @@ def cli() -> None:
     help="A Python file with a HOOKS mapping and/or register(registry). Repeatable.",
 )
 @click.option(
+    "--settings",
+    "settings",
+    multiple=True,
+    metavar="FILE|JSON",
+    help="A settings file, or inline JSON, on top of the usual layers. Repeatable.",
+)
+@click.option(
     "--cwd",
     type=click.Path(file_okay=False),
     default=None,
@@ -71,6 +79,7 @@ def run(
     prompt: str | None,
     model_spec: str,
     hook_files: tuple[str, ...],
+    settings: tuple[str, ...],
     cwd: str | None,
     max_turns: int,
     output_format: str,
@@ -78,10 +87,13 @@ def run(
     """Work on PROMPT ('-' reads it from stdin) with the given model, tools and hooks."""
     text = _prompt(prompt)
     model = _model(model_spec)
-    registry = HookRegistry()
-    for file in hook_files:
-        load_hooks_file(file, registry)
-    agent = Agent(model, hooks=registry, cwd=cwd, max_turns=max_turns)
+    project = Path(cwd or ".")
+    if not project.is_dir():
+        raise ConfigError(f"no such folder {project}", key="--cwd", fix="pass an existing folder")
+    registry, found = load_hooks(project, settings=settings, hook_files=hook_files)
+    for warning in found.warnings:
+        click.secho(f"hookline: warning: {warning}", fg="yellow", err=True)
+    agent = Agent(model, hooks=registry, cwd=project, max_turns=max_turns)
     if output_format == "text":
         agent.watch(TextView())
     elif output_format == "stream-json":
@@ -93,6 +105,9 @@ def run(
         emit_json({"type": "result", **result.to_dict()})
     else:
         print_summary(result)
+
+
+cli.add_command(hooks)
 
 
 @cli.command()

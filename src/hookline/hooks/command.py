@@ -14,7 +14,7 @@ and answers through its exit code and output (protocol spec §4.1, §4.2; reacti
 
 Failures are ``CommandFailed`` (kind "exit"), ``CommandNotStarted`` ("spawn") and
 ``InvalidHookOutput`` ("invalid"); the engine turns a timeout into a cancellation, and the
-process group is then terminated (see ``_process``).
+process group is then terminated (see ``hookline.process``).
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 from hookline.decisions import NO_DECISION, Decision
 from hookline.errors import HookFailure, InvalidHookOutput
 from hookline.hooks import wording
-from hookline.hooks._process import Finished, run_process
 from hookline.hooks.runners import HookRunner
+from hookline.process import Finished, run_process
 from hookline.protocol import decision_from_output
 
 if TYPE_CHECKING:

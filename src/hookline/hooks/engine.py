@@ -233,7 +233,7 @@ async def _within(spec: HookSpec, pending: Awaitable[Any]) -> Any:
 def _failed(spec: HookSpec, event: HookEvent, failure: str, error: str) -> Decision:
     """What a failed hook answers: nothing if it fails open; if it fails closed, a refusal of
     what the event is about (the call, the prompt), or a withheld output after a tool ran."""
-    if spec.failure != "closed" or spec.kind == "observer" or event.name not in _REFUSABLE:
+    if spec.failure != "closed" or spec.kind == "observer" or event.name not in REFUSABLE:
         return NO_DECISION
     what = {"timeout": "did not answer in time", "invalid": "gave an invalid answer"}
     reason = (
@@ -250,7 +250,7 @@ def _failed(spec: HookSpec, event: HookEvent, failure: str, error: str) -> Decis
 
 #: Events where a fail-closed hook's failure refuses something. Elsewhere (Stop: "keep working";
 #: SessionStart: nothing to refuse) a failure is recorded and gives no decision.
-_REFUSABLE = frozenset({"PreToolUse", "UserPromptSubmit", "PermissionRequest", "PostToolUse"})
+REFUSABLE = frozenset({"PreToolUse", "UserPromptSubmit", "PermissionRequest", "PostToolUse"})
 
 
 def _once_each(plan: Plan, event: HookEvent) -> Plan:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from hookline.hooks.command import CommandHook
+from hookline.hooks.engine import REFUSABLE
 from hookline.hooks.files import load_hooks_file
 from hookline.hooks.handlers import Unloadable
 from hookline.hooks.http import HttpHook
@@ -37,22 +38,16 @@ GATE_DECISIONS: Final[dict[str, tuple[str, ...]]] = {
     "PostToolUse": ("block (feedback)", "replace output", "context", "stop"),
     "PostToolUseFailure": ("context", "stop"),
     "UserPromptSubmit": ("block", "context", "stop"),
+    "PostToolBatch": ("block (ends the run)", "context", "stop"),
     "Stop": ("block (keep working)", "context", "stop"),
     "SessionStart": ("context",),
 }
 SIDE_EFFECTS_ONLY: Final = ("none (side effects only)",)
 RECORDS_ONLY: Final = ("none (records only)",)
-#: What a fail-closed hook's failure refuses, per event (as ``engine._failed`` does).
-_REFUSED_ON_FAILURE: Final = {
-    "PreToolUse": "deny (fail closed)",
-    "UserPromptSubmit": "deny (fail closed)",
-    "PermissionRequest": "deny (fail closed)",
-    "PostToolUse": "output withheld (fail closed)",
-}
 
 
 def load_hooks(
-    project_dir: StrPath, *, settings: Iterable[str] = (), hook_files: Iterable[StrPath] = ()
+    project_dir: StrPath, *, settings: Iterable[str] = (), hook_files: Iterable[str | Path] = ()
 ) -> tuple[HookRegistry, Settings]:
     """Every hook a run in ``project_dir`` would have: each settings layer (``settings`` are
     ``--settings`` values), then each ``--hooks`` file. Settings problems are kept as
@@ -123,7 +118,9 @@ def checks(spec: HookSpec) -> str:
         if doc:
             return doc.splitlines()[0]
     what = {CommandHook: "runs", HttpHook: "POST"}.get(type(runner), "calls")
-    conditions = [f"if {part.rule}" for part in _parts(spec.matcher) if isinstance(part, RuleCondition)]
+    conditions = [
+        f"if {part.rule}" for part in _parts(spec.matcher) if isinstance(part, RuleCondition)
+    ]
     return ": ".join((*conditions, f"{what} {runner.describe()}"))
 
 
@@ -143,7 +140,11 @@ def when_it_fails(spec: HookSpec) -> str:
     if spec.kind == "observer":
         return "nothing (observers never block)"
     if spec.failure == "closed":
-        return _REFUSED_ON_FAILURE.get(spec.event, "no decision (nothing to refuse here)")
+        if spec.event not in REFUSABLE:
+            return "no decision (nothing to refuse here)"
+        return (
+            "output withheld (fail closed)" if spec.event == "PostToolUse" else "deny (fail closed)"
+        )
     return "no decision (fail open)"
 
 

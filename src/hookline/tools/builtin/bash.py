@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import shlex
 import shutil
-import signal
 from typing import Any
 
 from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from hookline.errors import ToolError
+from hookline.process import run_process
 from hookline.tools.base import ToolContext
 from hookline.tools.builtin._common import BuiltinTool, ToolInput, truncate
 
@@ -86,34 +85,18 @@ class Bash(BuiltinTool[BashInput]):
 
 async def _run(command: str, ctx: ToolContext, seconds: float) -> tuple[int, str, str]:
     """Exit code, stdout and stderr of ``command``; its process group dies with a timeout."""
-    proc = await _spawn(command, ctx)
+    argv = [shutil.which("bash") or "/bin/sh", "-c", _with_session_env(command, ctx)]
     try:
-        out, err = await asyncio.wait_for(proc.communicate(), seconds)
+        async with asyncio.timeout(seconds):
+            done = await run_process(
+                argv, stdin=b"", cwd=str(ctx.cwd), env={**os.environ, **ctx.env},
+                kill_grace=KILL_GRACE,
+            )  # fmt: skip
     except TimeoutError:
-        await _stop(proc)
         raise ToolError(f"Command timed out after {seconds:g}s") from None
-    except asyncio.CancelledError:
-        await _stop(proc)
-        raise
-    return _exit_code(proc.returncode), _text(out), _text(err)
-
-
-async def _spawn(command: str, ctx: ToolContext) -> asyncio.subprocess.Process:
-    """``command`` started by bash (or sh) in its own process group, stdin empty."""
-    try:
-        return await asyncio.create_subprocess_exec(
-            shutil.which("bash") or "/bin/sh",
-            "-c",
-            _with_session_env(command, ctx),
-            cwd=ctx.cwd,
-            env={**os.environ, **ctx.env},
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-        )
     except OSError as exc:
         raise ToolError(f"Cannot run the command in {ctx.cwd}: {exc.strerror}") from None
+    return _exit_code(done.returncode), _text(done.stdout), _text(done.stderr)
 
 
 def _with_session_env(command: str, ctx: ToolContext) -> str:
@@ -125,28 +108,10 @@ def _with_session_env(command: str, ctx: ToolContext) -> str:
     return sources + command
 
 
-async def _stop(proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM the process group, then SIGKILL whatever is left after a short grace."""
-    _signal_group(proc.pid, signal.SIGTERM)
-    try:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(proc.wait(), KILL_GRACE)
-    finally:
-        _signal_group(proc.pid, signal.SIGKILL)
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):  # already gone
-        os.killpg(pgid, sig)
-
-
-def _exit_code(code: int | None) -> int:
+def _exit_code(code: int) -> int:
     """The shell's convention: a process killed by signal N exits 128 + N."""
-    if code is None:
-        return -1
     return 128 - code if code < 0 else code
 
 
-def _text(data: bytes) -> str:
-    text = data.decode("utf-8", errors="replace")
+def _text(text: str) -> str:
     return truncate(text[:-1] if text.endswith("\n") else text, MAX_OUTPUT_CHARS)

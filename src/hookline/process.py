@@ -1,4 +1,6 @@
-"""One hook process: spawned in its own session, fed its stdin, output collected, group killed.
+"""A child process in its own process group: fed its stdin, output collected, group killed.
+
+Shared by command hooks and the Bash tool.
 
 ``run_process`` starts ``argv`` as the leader of a new session (so of a new process group),
 writes ``stdin`` and closes it, and collects stdout and stderr, keeping at most ``STREAM_CAP``

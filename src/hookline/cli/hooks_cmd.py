@@ -1,0 +1,353 @@
+"""``hookline hooks``: see, check and try the hooks a run would have, from every layer.
+
+    hookline hooks list [--json]        every hook, with the settings file or Python file it is from
+    hookline hooks table                the seed lesson's hook table, as Markdown
+    hookline hooks validate [--json]    a lint of them all; exit 1 when it finds an error
+    hookline hooks test --tool Bash --input '{"command": "git push --force"}'
+    hookline hooks test - < event.json  run the matching hooks for real; print what each did
+
+Each subcommand loads hooks as a run does: ``--cwd`` (the project), ``--settings`` and ``--hooks``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+import click
+from pydantic import ValidationError
+
+from hookline.cli.render import emit_json, say
+from hookline.decisions import UNCHANGED
+from hookline.errors import ConfigError
+from hookline.events import event_class
+from hookline.hooks.engine import HookEngine
+from hookline.hooks.http import HTTP_CLIENTS
+from hookline.hooks.inventory import HookRow, load_hooks, rows
+from hookline.hooks.lint import lint
+from hookline.tools.builtin import builtin_tools
+
+if TYPE_CHECKING:
+    from hookline.decisions import Decision
+    from hookline.events import HookEvent
+    from hookline.hooks.engine import Dispatch, HookRun
+    from hookline.hooks.registry import HookRegistry
+    from hookline.hooks.settings import SettingsWarning
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: ``hookline hooks test``: values for required fields that neither flags nor stdin gave.
+FILLERS: Final[Mapping[str, Any]] = {
+    "session_id": "hooks-test",
+    "tool_input": {},
+    "tool_use_id": "toolu_hooks_test",
+    "prompt": "",
+    "turn": 1,
+    "steps": 0,
+    "stop_reason": "end_turn",
+    "error": "",
+    "decision": "deny",
+    "reason": "",
+}
+
+#: The flag that gives each event field (for the fix when one is missing).
+FLAGS: Final = {"tool_name": "--tool NAME", "tool_input": "--input JSON", "prompt": "--prompt TEXT"}
+
+
+def _loading(fn: F) -> F:
+    """The options every subcommand shares: the project, extra settings, hook files."""
+    options = (
+        click.option(
+            "--cwd",
+            type=click.Path(file_okay=False, exists=True),
+            default=".",
+            help="The project folder whose settings are read (default: the current one).",
+        ),
+        click.option(
+            "--settings",
+            "settings",
+            multiple=True,
+            metavar="FILE|JSON",
+            help="A settings file, or inline JSON, read as the cli layer. Repeatable.",
+        ),
+        click.option(
+            "--hooks",
+            "hook_files",
+            multiple=True,
+            metavar="FILE.py",
+            help="A Python file with a HOOKS mapping and/or register(registry). Repeatable.",
+        ),
+    )
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def hooks() -> None:
+    """See, check and try the hooks a run would have, from every settings layer."""
+
+
+@hooks.command("list")
+@_loading
+@click.option("--json", "as_json", is_flag=True, help="One JSON object with the rows.")
+def list_hooks(
+    cwd: str, settings: tuple[str, ...], hook_files: tuple[str, ...], as_json: bool
+) -> None:
+    """Every hook from every layer, with its source."""
+    registry, found = load_hooks(cwd, settings=settings, hook_files=hook_files)
+    _warn(found.warnings)
+    described = rows(registry)
+    if as_json:
+        data = [row.to_dict() for row in described]
+        emit_json({"hooks": data, "warnings": [str(w) for w in found.warnings]}, indent=2)
+    elif not described:
+        say("note", "no hooks")
+    else:
+        _print_columns(described, Path(cwd))
+
+
+@hooks.command()
+@_loading
+def table(cwd: str, settings: tuple[str, ...], hook_files: tuple[str, ...]) -> None:
+    """The hooks as the seed lesson's hook table (Markdown): one row per hook."""
+    registry, found = load_hooks(cwd, settings=settings, hook_files=hook_files)
+    _warn(found.warnings)
+    click.echo(_markdown(rows(registry), Path(cwd)))
+
+
+@hooks.command()
+@_loading
+@click.option("--json", "as_json", is_flag=True, help="One JSON object with the findings.")
+def validate(
+    cwd: str, settings: tuple[str, ...], hook_files: tuple[str, ...], as_json: bool
+) -> None:
+    """Lint the hooks: settings problems, bad matchers, missing commands, millisecond timeouts,
+    gates that fail open, duplicates. Exits 1 when there is an error."""
+    registry, found = load_hooks(cwd, settings=settings, hook_files=hook_files)
+    findings = lint(registry, found, known_tools=[tool.name for tool in builtin_tools()])
+    errors = sum(finding.severity == "error" for finding in findings)
+    warnings = len(findings) - errors
+    if as_json:
+        data = [finding.to_dict() for finding in findings]
+        counts = {"hooks": len(registry), "errors": errors, "warnings": warnings}
+        emit_json({**counts, "findings": data}, indent=2)
+    else:
+        for finding in findings:
+            say("failure" if finding.severity == "error" else "note", str(finding))
+        summary = f"{_count(len(registry), 'hook')}: {_count(errors, 'error')}, "
+        say("deny" if errors else "allow", summary + _count(warnings, "warning"))
+    if errors:
+        raise SystemExit(1)
+
+
+@hooks.command("test")
+@_loading
+@click.argument("dash", required=False, metavar="[-]")
+@click.option("--stdin", "from_stdin", is_flag=True, help="Read the event as JSON from stdin.")
+@click.option(
+    "--event",
+    "event_name",
+    metavar="NAME",
+    help="The event name; --tool implies PreToolUse, --prompt UserPromptSubmit.",
+)
+@click.option("--tool", "tool_name", metavar="NAME", help="The tool name, for tool events.")
+@click.option("--input", "tool_input", metavar="JSON", help="The tool input, a JSON object.")
+@click.option("--prompt", metavar="TEXT", help="The prompt, for UserPromptSubmit.")
+def try_event(
+    cwd: str,
+    settings: tuple[str, ...],
+    hook_files: tuple[str, ...],
+    dash: str | None,
+    from_stdin: bool,
+    event_name: str | None,
+    tool_name: str | None,
+    tool_input: str | None,
+    prompt: str | None,
+) -> None:
+    """Run the hooks matching one event, for real, and print each hook's result and the merged
+    decision as JSON. The event comes from the flags, or from stdin ('-' or --stdin)."""
+    if dash not in (None, "-"):
+        raise ConfigError(
+            f"unexpected argument {dash!r}", fix="give - to read the event from stdin"
+        )
+    payload = _stdin_event() if dash == "-" or from_stdin else {}
+    payload |= _flag_fields(tool_name=tool_name, tool_input=tool_input, prompt=prompt)
+    with tempfile.TemporaryDirectory(prefix="hookline-hooks-test-") as state:
+        transcript = str(Path(state, "transcripts", "hooks-test.jsonl"))
+        event = build_event(
+            payload, name=event_name, cwd=str(Path(cwd).resolve()), transcript=transcript
+        )
+        registry, found = load_hooks(cwd, settings=settings, hook_files=hook_files)
+        _warn(found.warnings)
+        done, runs = asyncio.run(_run_hooks(registry, event))
+    emit_json(
+        {
+            "event": event.to_payload(),
+            "runs": [run.to_dict() for run in runs],
+            "decision": decision_dict(done.decision),
+        },
+        indent=2,
+    )
+
+
+def build_event(
+    payload: dict[str, Any], *, name: str | None, cwd: str, transcript: str
+) -> HookEvent:
+    """The event ``payload`` describes (its ``hook_event_name``, or ``name``), with the common
+    fields it lacks filled in; a ConfigError when it is not one."""
+    name = name or payload.get("hook_event_name") or _implied_event(payload)
+    cls = event_class(str(name), key="--event")
+    fields = {"transcript_path": transcript, "cwd": cwd, **payload, "hook_event_name": cls.name}
+    if cls.has_mode:
+        fields.setdefault("permission_mode", "default")
+    known = cls.model_fields
+    for key, value in FILLERS.items():
+        if key in known and known[key].is_required():
+            fields.setdefault(key, value)
+    if ignored := sorted(set(fields) - set(known)):
+        _warn([f"{cls.name} has no field {', '.join(ignored)}: ignored"])
+    try:
+        return cls.model_validate({key: fields[key] for key in fields if key in known})
+    except ValidationError as exc:
+        errors = exc.errors()
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors)
+        flags = [FLAGS[e["loc"][0]] for e in errors if e["loc"] and e["loc"][0] in FLAGS]
+        fix = f"give {' and '.join(flags)}" if flags else "correct the event JSON"
+        raise ConfigError(f"not a {cls.name} event: {problems}", key="event", fix=fix) from None
+
+
+def decision_dict(decision: Decision) -> dict[str, Any]:
+    """The merged decision as JSON (``updated_output`` null when unchanged)."""
+    output = decision.updated_output
+    return {
+        "permission": decision.permission,
+        "reason": decision.reason,
+        "updated_input": decision.updated_input,
+        "updated_output": None if output is UNCHANGED else output,
+        "additional_context": list(decision.additional_context),
+        "system_message": list(decision.system_message),
+        "continue": decision.continue_,
+        "stop_reason": decision.stop_reason,
+    }
+
+
+async def _run_hooks(registry: HookRegistry, event: HookEvent) -> tuple[Dispatch, list[HookRun]]:
+    """Dispatch ``event``, wait for background observers; every run, in declared order."""
+    engine = HookEngine(registry)
+    finished: list[HookRun] = []
+    engine.monitor(finished.append)
+    try:
+        done = await engine.dispatch(event)
+        await engine.drain()
+    finally:
+        await HTTP_CLIENTS.aclose()
+    order = {(spec.name, spec.source): i for i, spec in enumerate(registry.specs(event.name))}
+    late = [run for run in finished if all(run is not seen for seen in done.runs)]
+    late.sort(key=lambda run: order.get((run.hook, run.source), len(order)))
+    return done, [*done.runs, *late]
+
+
+def _flag_fields(**flags: str | None) -> dict[str, Any]:
+    """The event fields the flags give (``--input`` read as a JSON object)."""
+    fields: dict[str, Any] = {key: value for key, value in flags.items() if value is not None}
+    if "tool_input" in fields:
+        fields["tool_input"] = _json_object(fields["tool_input"], "--input")
+    return fields
+
+
+def _implied_event(payload: Mapping[str, Any]) -> str:
+    if "tool_name" in payload:
+        return "PreToolUse"
+    if "prompt" in payload:
+        return "UserPromptSubmit"
+    raise ConfigError(
+        "no event to test",
+        key="--event",
+        fix="give --event NAME, --tool NAME or --prompt TEXT, or an event as JSON on stdin",
+    )
+
+
+def _stdin_event() -> dict[str, Any]:
+    return _json_object(click.get_text_stream("stdin").read(), "stdin")
+
+
+def _json_object(text: str, key: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
+            key=key,
+            fix="""give a JSON object, as '{"command": "ls"}'""",
+        ) from None
+    if not isinstance(value, dict):
+        raise ConfigError(
+            f"must be a JSON object, not {type(value).__name__}", key=key, fix="{...}"
+        )
+    return value
+
+
+# -- printing -----------------------------------------------------------------------------------
+
+_LIST_COLUMNS: Final = ("EVENT", "MATCHER", "KIND", "HANDLER", "FAILS", "TIMEOUT", "SOURCE", "RUNS")
+_TABLE_COLUMNS: Final = (
+    "Event", "Matcher", "Handler", "What it checks", "Decisions it can return",
+    "When it fails", "Timeout", "Source",
+)  # fmt: skip
+
+
+def _print_columns(described: list[HookRow], project: Path) -> None:
+    lines = [
+        (r.event, r.matcher, r.kind, r.handler, r.failure, _seconds(r.timeout),
+         _short(r.source, project), r.runs)
+        for r in described
+    ]  # fmt: skip
+    padded = range(len(_LIST_COLUMNS) - 1)  # every column but the last, which runs on
+    widths = [max(len(line[i]) for line in [_LIST_COLUMNS, *lines]) for i in padded]
+    for index, line in enumerate([_LIST_COLUMNS, *lines]):
+        cells = [cell.ljust(width) for cell, width in zip(line, widths, strict=False)]
+        say("title" if index == 0 else "hook", "  ".join([*cells, line[-1]]))
+
+
+def _markdown(described: list[HookRow], project: Path) -> str:
+    lines = [_md_row(_TABLE_COLUMNS), _md_row(["---"] * len(_TABLE_COLUMNS))]
+    for r in described:
+        handler = f"{r.handler} ({r.kind})" if r.kind != "gate" else r.handler
+        cells = (r.event, r.matcher, handler, r.checks, ", ".join(r.decisions),
+                 r.when_it_fails, _seconds(r.timeout), _short(r.source, project))  # fmt: skip
+        lines.append(_md_row(cells))
+    return "\n".join(lines)
+
+
+def _md_row(cells: Iterable[str]) -> str:
+    escaped = (cell.replace("|", "\\|").replace("\n", " ") for cell in cells)
+    return f"| {' | '.join(escaped)} |"
+
+
+def _short(source: str, project: Path) -> str:
+    """A source with its path shortened: relative to the project, or ``~/``."""
+    layer, colon, path = source.partition(":")
+    if not colon or not path.startswith("/"):
+        return source
+    for base, prefix in ((project.resolve(), ""), (Path.home(), "~/")):
+        if Path(path).is_relative_to(base):
+            return f"{layer}:{prefix}{Path(path).relative_to(base)}"
+    return source
+
+
+def _seconds(timeout: float) -> str:
+    return f"{timeout:g}s"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _warn(warnings: Iterable[SettingsWarning | str]) -> None:
+    for warning in warnings:
+        click.secho(f"hookline: warning: {warning}", fg="yellow", err=True)

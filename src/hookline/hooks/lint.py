@@ -1,0 +1,305 @@
+"""A lint for the hooks a run would have: ``lint(registry, settings, known_tools=...)``.
+
+Each check is a small function ``(Subject) -> Iterable[Finding]`` listed in ``CHECKS``; a new
+check is one function and one line there. Errors are hooks that cannot work as written (a
+settings problem, a command that cannot start); warnings are hooks that work, but probably not
+as meant (a matcher no tool can meet, a timeout in milliseconds, a gate that fails open, a
+duplicate). Nothing is run and nothing is printed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import shlex
+import shutil
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from hookline.events import ToolEvent, event_class
+from hookline.hooks.command import CommandHook
+from hookline.hooks.settings import PRECEDENCE
+from hookline.matchers import AllOf, AnyOf, Matcher, NameIn, NameRegex
+
+if TYPE_CHECKING:
+    from hookline.hooks.registry import HookRegistry
+    from hookline.hooks.settings import Settings
+    from hookline.hooks.spec import HookSpec
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem: how bad, where (file or layer, event, hook), what, and the fix."""
+
+    severity: Severity
+    source: str
+    event: str | None
+    hook: str | None
+    message: str
+    fix: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        event = self.event if self.event and self.event not in (self.hook or "") else None
+        what = " ".join(part for part in (event, self.hook) if part)
+        where = ": ".join(part for part in (self.source, what) if part)
+        text = f"{self.severity}: {where}: {self.message}"
+        return f"{text} (fix: {self.fix})" if self.fix else text
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    """What the checks look at."""
+
+    registry: HookRegistry
+    settings: Settings | None
+    known_tools: frozenset[str]
+
+
+Check = Callable[[Subject], Iterable[Finding]]
+
+
+def lint(
+    registry: HookRegistry, settings: Settings | None, *, known_tools: Iterable[str]
+) -> list[Finding]:
+    """Every finding of every check, check by check, each in the registry's order."""
+    subject = Subject(registry, settings, frozenset(known_tools))
+    return [finding for check in CHECKS for finding in check(subject)]
+
+
+def _finding(spec: HookSpec, severity: Severity, message: str, fix: str | None) -> Finding:
+    return Finding(severity, spec.source, spec.event, spec.name, message, fix)
+
+
+# -- settings -----------------------------------------------------------------------------------
+
+_EVENT_IN_KEY: Final = re.compile(r"hooks\.([A-Za-z]+)")
+
+
+def settings_problems(subject: Subject) -> Iterator[Finding]:
+    """Every settings warning (bad JSON, a bad regex, a handler that cannot load) is an error."""
+    for warning in subject.settings.warnings if subject.settings else ():
+        event = _EVENT_IN_KEY.match(warning.key or "")
+        yield Finding(
+            "error",
+            warning.file,
+            event[1] if event else None,
+            warning.key,
+            warning.message,
+            warning.fix,
+        )
+
+
+# -- matchers -----------------------------------------------------------------------------------
+
+
+def unreachable_matchers(subject: Subject) -> Iterator[Finding]:
+    """A tool event's matcher that no known tool and no ``mcp__`` tool can meet."""
+    known = subject.known_tools
+    for spec in subject.registry:
+        if not issubclass(event_class(spec.event), ToolEvent):
+            continue
+        pattern = _unreachable(spec.matcher, known)
+        if pattern is not None:
+            tools = ", ".join(sorted(known))
+            message = f"matcher {pattern!r} can never match a known tool ({tools}) or an MCP tool"
+            yield _finding(spec, "warning", message, _name_fix(pattern, known))
+
+
+def _unreachable(matcher: Matcher, known: frozenset[str]) -> str | None:
+    """The pattern (of ``matcher`` or a part every match needs) that nothing can meet, or None."""
+    if isinstance(matcher, AllOf):
+        return next(filter(None, (_unreachable(part, known) for part in matcher.parts)), None)
+    if isinstance(matcher, AnyOf):
+        found = [_unreachable(part, known) for part in matcher.parts]
+        return repr(matcher) if all(p is not None for p in found) else None
+    if isinstance(matcher, NameIn):
+        reachable = any(name in known or name.startswith("mcp__") for name in matcher.names)
+        return None if reachable else matcher.pattern
+    if isinstance(matcher, NameRegex):
+        regex = matcher.regex
+        reachable = any(regex.search(name) for name in known) or _may_match_mcp(regex.pattern)
+        return None if reachable else regex.pattern
+    return None  # arg(...), ~..., if_(...): not judged
+
+
+def _may_match_mcp(pattern: str) -> bool:
+    """Whether a regex might match some ``mcp__<server>__<tool>`` name. Only a pattern whose
+    every ``|`` branch starts with ``^`` and a plain character other than ``m`` surely cannot."""
+    return any(not re.match(r"\^[A-Za-ln-z0-9_]", branch) for branch in pattern.split("|"))
+
+
+def _name_fix(pattern: str, known: frozenset[str]) -> str:
+    words = re.findall(r"[A-Za-z_][\w-]*", pattern)
+    close = [hit for word in words for hit in difflib.get_close_matches(word, sorted(known), 1)]
+    if close:
+        return f"did you mean {'|'.join(dict.fromkeys(close))}? Tool names are case-sensitive"
+    return "name a known tool, or mcp__<server>__<tool>"
+
+
+# -- commands -----------------------------------------------------------------------------------
+
+#: Shell keywords and builtins: a first word the shell runs without looking on PATH.
+_SHELL_WORDS: Final = frozenset(
+    ". : alias break case cd command continue do done echo elif else esac eval exec "  # noqa: SIM905
+    "exit export false fi for function getopts hash if in let local printf pwd read readonly "
+    "return set shift source test then time trap true type ulimit umask unset until wait "
+    "while".split()
+)
+#: A word with nothing the shell would expand or treat as syntax.
+_PLAIN: Final = re.compile(r"[\w./+@%:,-]+")
+_PROJECT_DIR: Final = re.compile(r"\$(?:\{CLAUDE_PROJECT_DIR\}|CLAUDE_PROJECT_DIR(?!\w))")
+_INTERPRETER: Final = re.compile(r"(?:ba|da|k|z)?sh|python[\d.]*|pypy[\d.]*|node|ruby|perl|php")
+_SCRIPT: Final = re.compile(r".*/.*|.*\.(?:sh|py|js|mjs|cjs|ts|rb|pl|php)")
+
+
+def missing_commands(subject: Subject) -> Iterator[Finding]:
+    """A command hook whose program is missing or not executable.
+
+    Exec form (``args``): the command, after ``${CLAUDE_PROJECT_DIR}``, is a path or a name on
+    PATH. Shell form: the first word, after ``$CLAUDE_PROJECT_DIR`` / ``${CLAUDE_PROJECT_DIR}``
+    and ``~``, when it is a plain word or a path (a shell keyword or builtin is fine); when it is
+    an interpreter (``sh``, ``python3``, ``node``, ...) the script it is given must exist too.
+    Anything else (other variables, ``$(...)``, globs, an assignment or redirection first, an
+    open quote) is shell syntax this check cannot judge without running it, and is skipped.
+    Relative paths are read from the project folder, where hooks run unless the session ``cd``s.
+    """
+    for spec in subject.registry:
+        if isinstance(spec.runner, CommandHook):
+            problem = _program_problem(spec.runner)
+            if problem:
+                yield _finding(spec, "error", *problem)
+
+
+def _program_problem(hook: CommandHook) -> tuple[str, str] | None:
+    base = hook.project_dir
+    if hook.args is not None:
+        return _missing(hook.command.replace("${CLAUDE_PROJECT_DIR}", base), base)
+    words = _leading_words(hook.command, base)
+    if not words:
+        return None
+    program, *rest = words
+    if problem := _missing(program, base):
+        return problem
+    script = rest[0] if rest and _INTERPRETER.fullmatch(Path(program).name) else ""
+    if _SCRIPT.fullmatch(script) and not Path(base, script).exists():
+        return f"script {script} does not exist", _PATH_FIX
+    return None
+
+
+def _leading_words(command: str, project_dir: str) -> list[str]:
+    """The first word (and the second, when plain) as the shell reads them; [] if unsure."""
+    try:
+        words = shlex.split(command, comments=True)[:2]
+    except ValueError:  # an open quote
+        return []
+    plain = []
+    for word in words:
+        if not _PLAIN.fullmatch(_PROJECT_DIR.sub("P", word.removeprefix("~/"))):
+            break
+        plain.append(os.path.expanduser(_PROJECT_DIR.sub(lambda _: project_dir, word)))
+    return plain
+
+
+_PATH_FIX: Final = (
+    'check the path; relative paths start at the project, or use "$CLAUDE_PROJECT_DIR"/'
+)
+
+
+def _missing(program: str, base: str) -> tuple[str, str] | None:
+    """Why ``program`` cannot be started, and the fix; None if it can."""
+    if "/" not in program:
+        if program in _SHELL_WORDS or shutil.which(program):
+            return None
+        return f"command {program!r} is not found on PATH", "install it, or give its full path"
+    path = Path(base, program)
+    if not path.exists():
+        return f"command {program} does not exist", _PATH_FIX
+    if not path.is_file() or not os.access(path, os.X_OK):
+        return f"command {program} is not executable", f"chmod +x {program}"
+    return None
+
+
+# -- timeouts -----------------------------------------------------------------------------------
+
+#: Seconds from which a timeout was most likely meant in milliseconds; SessionEnd hooks share a
+#: budget of at most 60 s, so more than that there is a mistake too.
+MILLISECONDS_FROM: Final = 1000.0
+SESSION_END_MAX: Final = 60.0
+
+
+def millisecond_timeouts(subject: Subject) -> Iterator[Finding]:
+    """A timeout of 1000 s or more (more than 60 s on SessionEnd): meant as milliseconds?"""
+    for spec in subject.registry:
+        seconds = spec.timeout
+        session_end = spec.event == "SessionEnd" and seconds > SESSION_END_MAX
+        if seconds >= MILLISECONDS_FROM or session_end:
+            limit = " (SessionEnd hooks get at most 60 s)" if session_end else ""
+            message = f"timeout {seconds:g} looks like milliseconds: timeouts are seconds{limit}"
+            meant = seconds / 1000 if seconds >= MILLISECONDS_FROM else SESSION_END_MAX
+            yield _finding(spec, "warning", message, f"give seconds, e.g. {meant:g}")
+
+
+# -- failure policy -----------------------------------------------------------------------------
+
+#: Events whose gates guard something: a failure that is not a refusal lets it through.
+_GUARDED: Final = {
+    "PreToolUse": "the call",
+    "PermissionRequest": "the call",
+    "UserPromptSubmit": "the prompt",
+}
+_CLOSE_IT: Final = {"sdk": 'HookMatcher(..., on_failure="block")', "python": 'failure="closed"'}
+
+
+def fail_open_gates(subject: Subject) -> Iterator[Finding]:
+    """A gate or transformer guarding a call or a prompt that lets it through when it fails."""
+    for spec in subject.registry:
+        guarded = _GUARDED.get(spec.event)
+        if guarded and spec.kind != "observer" and spec.failure == "open":
+            message = (
+                f"this {spec.kind} fails open: if it crashes, times out or its service is down, "
+                f"{guarded} goes ahead unchecked"
+            )
+            yield _finding(spec, "warning", message, _closing_fix(spec))
+
+
+def _closing_fix(spec: HookSpec) -> str:
+    if spec.source.partition(":")[0] in PRECEDENCE:  # a settings layer
+        return '"onFailure": "block"'
+    return _CLOSE_IT.get(spec.runner.handler, 'failure="closed"')
+
+
+# -- duplicates ---------------------------------------------------------------------------------
+
+
+def duplicates(subject: Subject) -> Iterator[Finding]:
+    """The same handler (command, URL, Python function) registered again for one event."""
+    first: dict[tuple[str, object], HookSpec] = {}
+    for spec in subject.registry:
+        if spec.runner.key is None:
+            continue
+        seen = first.setdefault((spec.event, spec.runner.key), spec)
+        if seen is not spec:
+            message = (
+                f"also registered from {seen.source} (matcher {seen.matcher!r}): where both "
+                "match it runs once per event, with the first registration's options"
+            )
+            yield _finding(spec, "warning", message, "keep one copy")
+
+
+#: The checks ``lint`` runs, in order. Add a line for a new one.
+CHECKS: Final[list[Check]] = [
+    settings_problems,
+    unreachable_matchers,
+    missing_commands,
+    millisecond_timeouts,
+    fail_open_gates,
+    duplicates,
+]
