@@ -37,10 +37,8 @@ SCRATCH = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 TRUE = ["/bin/sh", "-c", "true 1"]  # what the one-hook configuration runs, spawned bare
 #: The ids and paths of a real payload (claude-code-observed/payloads/PreToolUse.json).
 SESSION, PROMPT = "d0bec9ad-936a-48ca-a213-75c3297749fd", "f267b3ef-a3d7-40f2-9d49-cb4f8c52f502"
-TRANSCRIPT, CALL = (
-    f"/root/.claude/projects/-work-main/{SESSION}.jsonl",
-    "toolu_801af6a5001646cd9c50",
-)
+TRANSCRIPT = f"/home/dev/.claude/projects/-work-main/{SESSION}.jsonl"
+CALL = "toolu_801af6a5001646cd9c50"
 BASH_INPUT = {"command": "echo hello", "description": "Print hello"}
 PY_COMMAND = "python3 -c 'import sys,json; json.load(sys.stdin)'"  # as measured in Claude Code
 GATE = "def gate(event):\n    return None  # no opinion\n"

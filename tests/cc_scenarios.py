@@ -17,13 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reaction_hooks.hook import LOG_NAME
-
 from hookline import Agent, HookRegistry, Message, RunResult, ScriptedModel
 from hookline.agent.messages import TextBlock, ToolResultBlock
-from hookline.hooks.settings import load_settings
 from hookline.hooks.session_env import env_file_for
+from hookline.hooks.settings import load_settings
 from hookline.hooks.wording import REMINDER_CLOSE, REMINDER_OPEN
+from reaction_hooks.hook import LOG_NAME
 
 HOOK_SCRIPT = Path(__file__).parent / "reaction_hooks" / "hook.py"
 PROMPT = "Please print hello with bash."
@@ -61,6 +60,11 @@ def handler(mode: str, *, label: str | None = None, timeout: float | None = None
     if timeout is not None:
         entry["timeout"] = timeout
     return entry
+
+
+def recorder() -> dict[str, Any]:
+    """The handler that appends each payload it receives to OBSERVED (``Outcome.observed``)."""
+    return {"type": "command", "command": RECORDER}
 
 
 def group(*handlers: dict[str, Any] | str, matcher: str | None = None) -> dict[str, Any]:
@@ -145,7 +149,7 @@ def run_scenario(
     configured = {event: list(groups) for event, groups in hooks.items()}
     if observe:
         for event in OBSERVED_EVENTS:
-            configured.setdefault(event, [{"hooks": [{"type": "command", "command": RECORDER}]}])
+            configured.setdefault(event, [group(recorder())])
     settings_file = project / ".claude" / "settings.json"
     settings_file.write_text(json.dumps({"hooks": configured}, indent=2), encoding="utf-8")
     settings = load_settings(project, home=home, managed_dir=managed)

@@ -242,3 +242,25 @@ def test_a_broken_settings_file_is_a_warning_and_the_run_goes_on(project: Path) 
     assert done.returncode == 0
     assert "hookline: warning:" in done.stderr and "settings.json" in done.stderr
     assert json.loads(done.stdout)["tool_calls"][0]["status"] == "executed"
+
+
+def test_user_and_tenant_reach_every_hook(project: Path) -> None:
+    (project / "who.py").write_text(
+        "from hookline import Decision\n"
+        "def register(registry):\n"
+        "    registry.add('UserPromptSubmit',\n"
+        "                 lambda e: Decision.context(f'user={e.user} tenant={e.tenant}'))\n"
+    )
+    (project / ".claude").mkdir()
+    dump = {
+        "hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "cat > seen.json"}]}]}
+    }
+    (project / ".claude" / "settings.json").write_text(json.dumps(dump))
+    done = hookline(
+        "run", "read notes.txt", "--hooks", "who.py", "--user", "alice", "--tenant", "acme",
+        "--output-format", "json", cwd=project,
+    )  # fmt: skip
+    transcript = Path(json.loads(done.stdout)["transcript_path"]).read_text()
+    assert "user=alice tenant=acme" in transcript
+    seen = json.loads((project / "seen.json").read_text())
+    assert (seen["user"], seen["tenant"]) == ("alice", "acme")

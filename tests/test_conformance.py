@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cc_scenarios import Outcome, bash, calls, handler, run_scenario, say
 
+from cc_scenarios import Outcome, bash, calls, group, recorder, run_scenario, say
 from hookline.events import PermissionRequest, Scope
 
 PAYLOADS = Path(__file__).parent / "reaction_hooks" / "payloads"
@@ -49,7 +49,11 @@ def _bash_echo(root: Path) -> Outcome:
 
 def _files(root: Path) -> Outcome:
     file = root / "project" / "a.txt"
-    write = {"id": "toolu_w", "name": "Write", "input": {"file_path": str(file), "content": "one\ntwo\n"}}
+    write = {
+        "id": "toolu_w",
+        "name": "Write",
+        "input": {"file_path": str(file), "content": "one\ntwo\n"},
+    }
     edit = {
         "id": "toolu_e",
         "name": "Edit",
@@ -73,7 +77,7 @@ def _batch(root: Path) -> Outcome:
 
 
 def _stop_again(root: Path) -> Outcome:
-    hooks = {"Stop": [{"hooks": [handler("stopblock-once")]}]}
+    hooks = {"Stop": [group("stopblock-once", recorder())]}
     return run_scenario(root, hooks, [calls(bash("echo hello")), say(), say("FINAL-2")])
 
 
@@ -121,11 +125,7 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Outcom
 
 def received(outcome: Outcome, event: str, tool: str | None, index: int) -> dict[str, Any]:
     """The payload a command hook received on stdin for that event (and tool)."""
-    if event == "Stop" and outcome.hook_log("stopblock-once"):
-        payloads = [entry["payload"] for entry in outcome.hook_log("stopblock-once")]
-    else:
-        payloads = outcome.observed(event)
-    matching = [p for p in payloads if tool is None or p.get("tool_name") == tool]
+    matching = [p for p in outcome.observed(event) if tool is None or p.get("tool_name") == tool]
     assert len(matching) > index, f"{event} {tool or ''} fired {len(matching)} times"
     return matching[index]
 
@@ -156,8 +156,10 @@ def differences(theirs: Any, ours: Any, path: str = "$") -> list[str]:
     if isinstance(theirs, dict):
         missing = [key for key in theirs if key not in ours and key not in DELIBERATE]
         found += [f"{path}.{key}: missing in hookline's payload" for key in missing]
-        found += [f"{path}.{key}: not in Claude Code's payload" for key in ours if key not in theirs]
-        for key in theirs.keys() & ours.keys():
+        found += [
+            f"{path}.{key}: not in Claude Code's payload" for key in ours if key not in theirs
+        ]
+        for key in [key for key in theirs if key in ours]:
             found += differences(theirs[key], ours[key], f"{path}.{key}")
     elif isinstance(theirs, list) and theirs:
         for index, item in enumerate(ours):

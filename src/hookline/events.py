@@ -40,7 +40,7 @@ class HookEvent(BaseModel):
     has_mode: ClassVar[bool] = True
     #: Optional fields left out of the payload while unset, as Claude Code does.
     omit_when_none: ClassVar[frozenset[str]] = frozenset(
-        {"prompt_id", "permission_mode", "agent_id", "agent_type"}
+        {"prompt_id", "permission_mode", "agent_id", "agent_type", "user", "tenant"}
     )
 
     session_id: str
@@ -50,6 +50,9 @@ class HookEvent(BaseModel):
     permission_mode: PermissionMode | None = None
     agent_id: str | None = None
     agent_type: str | None = None
+    #: hookline's own: who the session works for, set by the embedding application or CLI.
+    user: str | None = None
+    tenant: str | None = None
 
     def match_value(self) -> str | None:
         """The value a matcher filters on (a tool name, a session source, ...)."""
@@ -279,6 +282,8 @@ class Scope:
     cwd: str
     permission_mode: PermissionMode | None = "default"
     prompt_id: str | None = None
+    user: str | None = None
+    tenant: str | None = None
 
     def event(self, cls: type[E], **fields: Any) -> E:
         return cls(
@@ -287,5 +292,7 @@ class Scope:
             cwd=self.cwd,
             permission_mode=self.permission_mode if cls.has_mode else None,
             prompt_id=self.prompt_id,
+            user=self.user,
+            tenant=self.tenant,
             **fields,
         )

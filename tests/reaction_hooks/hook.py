@@ -1,9 +1,10 @@
 """A Claude Code command hook for the reaction tests: ``hook.py MODE [LABEL]``.
 
 It reads the payload from stdin, appends one line about itself to
-``$CLAUDE_PROJECT_DIR/.hook-log.jsonl`` (``kind`` "start"; sleeping modes add "end", or
-"signal" when they are terminated), then answers as MODE says. The texts it answers with are
-the constants below, so a test can spell out what the model must read.
+``$CLAUDE_PROJECT_DIR/.hook-log.jsonl`` (``kind`` "start"; a sleeping mode adds "end" or, when
+terminated, "signal": written after a short cleanup, so only if the hook is given time to exit),
+then answers as MODE says. It answers with the constants below, so a test can spell out what
+the model must read.
 
 Modes: record, exit1, exit2, exit2_json, deny, deny_json_exit1, allow, ask, legacy_block
 (also: block), legacy_approve, rewrite, rewrite_nodecision, ctx, stdout, badjson,
@@ -26,7 +27,10 @@ STOP_REASON = "HOOK-STOP-REASON: budget spent"
 SYSTEM_MESSAGE = "HOOK-SYSTEM-MESSAGE: checked"
 REWRITTEN = "echo REWRITTEN-BY-HOOK"
 REWRITTEN_NO_DECISION = "echo REWRITTEN-NO-DECISION"
+BAD_JSON = "{not valid json"
 LOG_NAME = ".hook-log.jsonl"
+#: Seconds a sleeping hook takes to clean up after SIGTERM.
+CLEANUP = 0.2
 
 
 def pre_tool_use(**fields: object) -> dict[str, object]:
@@ -74,9 +78,13 @@ def answer(mode: str, payload: dict[str, object]) -> tuple[object, str, int]:
             "",
             0,
         ),
-        "ctx": ({"hookSpecificOutput": {"hookEventName": event, "additionalContext": CONTEXT}}, "", 0),
+        "ctx": (
+            {"hookSpecificOutput": {"hookEventName": event, "additionalContext": CONTEXT}},
+            "",
+            0,
+        ),
         "stdout": (STDOUT + "\n", "", 0),
-        "badjson": ("{not valid json", "", 0),
+        "badjson": (BAD_JSON, "", 0),
         "wrong_event_name": (
             {
                 "hookSpecificOutput": {
@@ -129,7 +137,9 @@ def main() -> int:
     if mode.startswith("sleep"):
 
         def terminated(signum: int, frame: object) -> None:
-            log({**me, "kind": "signal", "t": time.time(), "signal": signum})
+            received = time.time()
+            time.sleep(CLEANUP)  # a hook cleaning up after SIGTERM, before it exits
+            log({**me, "kind": "signal", "t": received, "signal": signum})
             os._exit(128 + signum)
 
         signal.signal(signal.SIGTERM, terminated)

@@ -27,6 +27,9 @@ class AgentOptions:
     #: The state folder (transcripts go in its ``transcripts/``); ``<cwd>/.hookline/state``.
     state_dir: str | Path | None = None
     stop_hook_block_cap: int = STOP_HOOK_BLOCK_CAP
+    #: Who the session works for; every event carries them, so hooks can check and record them.
+    user: str | None = None
+    tenant: str | None = None
 
 
 ClaudeAgentOptions = AgentOptions

@@ -48,7 +48,14 @@ class Session:
             cwd=cwd,
             workspace=Workspace.of(*roots),
             transcript=Transcript(path, session_id=sid, cwd=str(cwd)),
-            scope=Scope(sid, str(path), str(cwd), options.permission_mode),
+            scope=Scope(
+                sid,
+                str(path),
+                str(cwd),
+                options.permission_mode,
+                user=options.user,
+                tenant=options.tenant,
+            ),
         )
 
     @cached_property

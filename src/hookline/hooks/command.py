@@ -24,6 +24,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from hookline.decisions import NO_DECISION, Decision
@@ -113,13 +114,19 @@ class CommandHook(HookRunner):
     def _substitute(self, text: str) -> str:
         return text.replace("${CLAUDE_PROJECT_DIR}", self.project_dir)
 
-    def _environment(self, event: HookEvent) -> dict[str, str]:
+    @cached_property
+    def _inherited(self) -> dict[str, str]:
+        """The process environment as hooks get it, read once (as Claude Code reads it once)."""
         env = {
             name: value
             for name, value in os.environ.items()
             if not name.startswith("OTEL_") and name != "CLAUDE_ENV_FILE"
         }
         env.update(self.env)
+        return env
+
+    def _environment(self, event: HookEvent) -> dict[str, str]:
+        env = dict(self._inherited)
         env.update(
             CLAUDE_PROJECT_DIR=self.project_dir,
             CLAUDE_CODE_SESSION_ID=event.session_id,
