@@ -87,11 +87,12 @@ def test_prepare_error_is_one_line(ctx: ToolContext) -> None:
     assert "file_path" in str(caught.value) and "bogus" in str(caught.value)
 
 
-def test_prepare_returns_only_the_given_keys_by_their_wire_names(ctx: ToolContext) -> None:
+def test_prepare_returns_the_given_keys_by_their_wire_names(ctx: ToolContext) -> None:
     prepared = Grep().prepare({"pattern": "x", "-i": True}, ctx)
     assert prepared == {"pattern": "x", "-i": True}
-    assert Edit().prepare(MINIMAL["Edit"], ctx) == {
+    assert Edit().prepare(MINIMAL["Edit"], ctx) == {  # Edit shows replace_all, as Claude Code
         **MINIMAL["Edit"],
+        "replace_all": False,
         "file_path": str(ctx.cwd / "a.txt"),
     }
 

@@ -122,15 +122,24 @@ def _feed(transport: asyncio.SubprocessTransport, data: bytes) -> None:
 
 
 async def _stop_group(pid: int, output: _Output, grace: float) -> None:
-    """SIGTERM the process group, SIGKILL it after ``grace`` seconds, and reap the leader."""
+    """SIGTERM the process group, SIGKILL it after ``grace`` seconds, and reap the leader.
+
+    The grace lasts until the whole group is done, not just the leader: a ``/bin/sh -c`` leader
+    exits at once on SIGTERM while the hook it started still handles the signal. The pipes
+    closing tells that every process holding them has gone."""
     _signal_group(pid, signal.SIGTERM)
     try:
         with suppress(TimeoutError):
-            await asyncio.wait_for(output.exited.wait(), grace)
+            await asyncio.wait_for(_group_done(output), grace)
     finally:
         _signal_group(pid, signal.SIGKILL)  # also the leader's children that outlived it
     with suppress(TimeoutError):
         await asyncio.wait_for(output.exited.wait(), _REAP_WAIT)
+
+
+async def _group_done(output: _Output) -> None:
+    await output.exited.wait()
+    await output.closed.wait()
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

@@ -132,6 +132,10 @@ class Edit(BuiltinTool[EditInput]):
     path_key = "file_path"
     timeout = 30.0
 
+    def prepare(self, raw: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+        """As Claude Code shows it to hooks: ``replace_all`` is always there (default false)."""
+        return {**super().prepare(raw, ctx), "replace_all": raw.get("replace_all", False)}
+
     async def execute(self, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
         args = self.parse(tool_input)
         shown, real = resolve(args.file_path, ctx)
