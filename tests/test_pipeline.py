@@ -66,14 +66,28 @@ def test_a_denied_call_never_runs_and_fires_tool_blocked(agent_with, recorder):
     assert (event.tool_use_id, event.tool_input) == ("toolu_1", {"text": "x"})
 
 
-def test_ask_with_nobody_to_answer_is_a_refusal_in_the_reasons_own_words(agent, echo, recorder):
-    blocked = recorder()
+def test_ask_with_nobody_to_answer_is_a_refusal_that_says_why(agent, echo, recorder):
+    blocked, asked = recorder(), recorder()
     agent.registry.add("PreToolUse", lambda e: Decision.ask("a human must approve this"))
+    agent.registry.add("PermissionRequest", asked)
     agent.registry.add("ToolBlocked", blocked)
     result = call(agent, "echo", {"text": "hi"})
     assert echo.inputs == []
-    assert (result.status, result.content) == ("blocked", "a human must approve this")
-    assert [e.decision for e in blocked.events] == ["ask"]
+    assert result.status == "blocked" and result.approver == "none"
+    assert result.content == (
+        "echo was not run: it needs approval (a human must approve this) and nobody gave it: "
+        "no approver is configured."
+    )
+    assert [e.tool_input for e in asked.events] == [{"text": "hi"}]  # the hooks were asked first
+    assert [e.decision for e in blocked.events] == ["deny"]
+
+
+def test_a_permission_request_hook_can_approve_an_ask(agent, echo):
+    agent.registry.add("PreToolUse", lambda e: Decision.ask("a human must approve this"))
+    agent.registry.add("PermissionRequest", lambda e: Decision.allow(), name="ops-bot")
+    result = call(agent, "echo", {"text": "hi"})
+    assert echo.inputs == [{"text": "hi"}]
+    assert (result.status, result.approver) == ("executed", "hook:ops-bot")
 
 
 def test_defer_refuses_the_call_as_deferred(agent, echo, recorder):

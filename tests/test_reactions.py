@@ -162,15 +162,24 @@ def test_pre_allow(run: Run, mode: str) -> None:
     went_on(outcome)
 
 
-def test_pre_ask(run: Run) -> None:
-    """Headless ``ask`` is an immediate refusal whose tool_result is the bare reason; a
-    configured PermissionRequest hook that would allow is not asked (pre_ask_permreq_allow)."""
-    hooks = {**pre("ask"), "PermissionRequest": [group("perm_allow")]}
-    outcome = run(hooks)
-    assert not outcome.ran
-    assert outcome.hook_log("perm_allow") == []
-    the_result(outcome, REASON, is_error=True)
-    went_on(outcome)
+def test_pre_ask(run: Run, tmp_path: Path) -> None:
+    """Deliberate difference: Claude Code's -p refuses a headless ``ask`` at once without asking
+    PermissionRequest hooks (pre_ask_permreq_allow). hookline asks them, and with none that
+    answers refuses with a reason that says so (docs/compatibility.md)."""
+    refused = run(pre("ask"))
+    assert not refused.ran
+    the_result(
+        refused,
+        f"Bash was not run: it needs approval ({REASON}) and nobody gave it: "
+        "no approver is configured.",
+        is_error=True,
+    )
+    went_on(refused)
+    approved = run_scenario(
+        tmp_path / "second", {**pre("ask"), "PermissionRequest": [group("perm_allow")]}
+    )
+    assert approved.ran
+    assert len(approved.hook_log("perm_allow")) == 1
 
 
 @pytest.mark.parametrize(

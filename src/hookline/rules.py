@@ -278,6 +278,19 @@ def _command_pattern(spec: str) -> tuple[re.Pattern[str], bool]:
     return re.compile(regex, re.DOTALL), re.fullmatch(r"\S+( \*)?", spec) is not None
 
 
+def subcommands(command: object) -> list[list[str]] | None:
+    """A Bash line's subcommands, as words (those inside ``$(...)`` too); None if it cannot be
+    read safely (an open quote, a here-document, ...)."""
+    if not isinstance(command, str):
+        return None
+    splitter = _Splitter()
+    try:
+        splitter.split(command)
+    except _Unreadable:
+        return None
+    return splitter.found
+
+
 def _command_matches(spec: str, command: str, *, every: bool) -> bool:
     regex, names_command_only = _command_pattern(spec)
     splitter = _Splitter()

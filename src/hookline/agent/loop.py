@@ -15,15 +15,19 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import fields, replace
 from typing import Any
 
+from hookline.agent import pause
 from hookline.agent.messages import Block, Message, TextBlock, ToolResultBlock
 from hookline.agent.model import ModelClient
 from hookline.agent.options import AgentOptions
-from hookline.agent.result import RunResult, StopReason
+from hookline.agent.pause import Answers
+from hookline.agent.result import RunResult
 from hookline.agent.session import Session
+from hookline.agent.state import Turn
+from hookline.approvals import Approval
 from hookline.decisions import NO_DECISION, Decision
 from hookline.errors import ConfigError
 from hookline.events import (
@@ -41,24 +45,13 @@ from hookline.hooks.engine import HookEngine, HookRun
 from hookline.hooks.http import HTTP_CLIENTS
 from hookline.hooks.registry import HookRegistry
 from hookline.hooks.sdk import HookMatcher
+from hookline.storage import Store, open_store
 from hookline.tools.base import Tool, Toolbox, ToolCall, ToolResult
+from hookline.tools.permit import Permit
 from hookline.tools.pipeline import ToolPipeline
 
 Progress = HookEvent | HookRun | ToolResult | Message
 Watcher = Callable[[Progress], None]
-
-
-@dataclass
-class _Turn:
-    """What one prompt's work has produced so far."""
-
-    prompt: str
-    calls: list[ToolResult] = field(default_factory=list)
-    steps: int = 0
-    stop_blocks: int = 0
-    final_text: str = ""
-    stop_reason: StopReason = "end_turn"
-    detail: str | None = None
 
 
 class Agent:
@@ -78,9 +71,20 @@ class Agent:
         self.registry = _registry(hooks, self.options)
         self.engine = HookEngine(self.registry)
         self.tools = Toolbox(tools if tools is not None else _builtin_tools())
-        self.pipeline = ToolPipeline(self.tools, self.engine)
-        self.session = Session.create(self.options)
+        opts = self.options
+        permit = Permit(self.engine, policy=opts.permissions, approver=opts.approver,
+                        defer_asks=opts.defer_asks)  # fmt: skip
+        self.pipeline = ToolPipeline(self.tools, self.engine, permit)
+        self.session = Session.create(opts)
         self._watchers: list[Watcher] = []
+        self._store: Store | None = None
+
+    @property
+    def store(self) -> Store:
+        """Where paused sessions (and the audit) are kept; opened on first use."""
+        if self._store is None:
+            self._store = open_store(self.options.store, state_dir=self.session.state_dir)
+        return self._store
 
     # -- the public surface ---------------------------------------------------------------------
 
@@ -102,11 +106,25 @@ class Agent:
         """Work on ``prompt`` until the model stops, a hook stops it, or max_turns runs out."""
         if not prompt or not prompt.strip():
             raise ConfigError("the prompt is empty", key="prompt", fix="give the agent a task")
+        return await self._recorded(self._prompted(prompt))
+
+    async def resume(self, session_id: str, answer: Answers = None) -> RunResult:
+        """Go on with a paused (or crashed) session, in this or any other process.
+
+        ``answer`` answers the calls that were waiting (one Approval for all, or one per
+        tool_use_id); they are checked again by their PreToolUse hooks, calls that finished
+        before the pause are not run again, and the session resumes exactly once.
+        """
+        claimed = pause.claim(self.store, session_id, answer, self.tools)
+        self.session.transcript.close()
+        self.session = Session.restore(claimed.session, claimed.messages)
+        return await self._recorded(self._resumed(claimed))
+
+    async def _recorded(self, work: Awaitable[Turn]) -> RunResult:
         runs: list[HookRun] = []
         stop_collecting = self.engine.monitor(runs.append)
         try:
-            await self.start()
-            turn = await self._turn(prompt)
+            turn = await work
         finally:
             stop_collecting()
         return RunResult(
@@ -163,8 +181,9 @@ class Agent:
 
     # -- one prompt -----------------------------------------------------------------------------
 
-    async def _turn(self, prompt: str) -> _Turn:
-        turn = _Turn(prompt)
+    async def _prompted(self, prompt: str) -> Turn:
+        await self.start()
+        turn = Turn(prompt)
         self.session.new_prompt()
         submitted = await self._fire(self.session.scope.event(UserPromptSubmit, prompt=prompt))
         if _refused(submitted, turn):
@@ -174,15 +193,33 @@ class Agent:
         number = self.session.prompts
         await self._fire(self.session.scope.event(TurnStart, prompt=prompt, turn=number))
         await self._work(turn)
+        return await self._ended(turn)
+
+    async def _resumed(self, claimed: pause.Claimed) -> Turn:
+        self.session.started = True
+        await self._fire(self.session.scope.event(SessionStart, source="resume"))
+        turn = claimed.turn
+        paused, turn.batch, turn.calls = turn.batch, [], []
+        turn.stop_reason, turn.detail = "end_turn", None
+        waiting = [call for call, done in paused if done is None]
+        fresh = iter(await self._run_batch(waiting, claimed.answers))
+        results = [done or next(fresh) for _, done in paused]
+        if not await self._settle(turn, results):
+            await self._work(turn)
+        return await self._ended(turn)
+
+    async def _ended(self, turn: Turn) -> Turn:
         self.session.transcript.flush()
+        scope = self.session.scope
         await self._fire(
-            self.session.scope.event(
-                TurnEnd, prompt=prompt, turn=number, steps=turn.steps, stop_reason=turn.stop_reason
-            )
-        )
+            scope.event(TurnEnd, prompt=turn.prompt, turn=self.session.prompts, steps=turn.steps,
+                        stop_reason=turn.stop_reason)
+        )  # fmt: skip
+        if turn.stop_reason != "tool_deferred" and (self.options.checkpoint or self._store):
+            self._record_status(turn, "done")
         return turn
 
-    async def _work(self, turn: _Turn) -> None:
+    async def _work(self, turn: Turn) -> None:
         """Call the model and its tools until something ends the turn."""
         while turn.steps < self.options.max_turns:
             reply = await self.model.complete(
@@ -201,29 +238,49 @@ class Agent:
         turn.stop_reason = "max_turns"
         turn.detail = f"stopped after {self.options.max_turns} model calls"
 
-    async def _act(self, calls: list[ToolCall], turn: _Turn) -> bool:
+    async def _act(self, calls: list[ToolCall], turn: Turn) -> bool:
         """Run one turn's calls (checked concurrently, run in order); True when the turn ends."""
-        results = await self._run_batch(calls)
+        if self.options.checkpoint:
+            turn.batch = [(call, None) for call in calls]
+            self._record_status(turn, "running")
+        return await self._settle(turn, await self._run_batch(calls))
+
+    async def _settle(self, turn: Turn, results: list[ToolResult]) -> bool:
+        """Record a batch's results: pause if a call waits, else answer the model; True: ended."""
         turn.calls.extend(results)
+        deferred = next((r for r in results if r.status == "deferred"), None)
+        if deferred:
+            turn.batch = [(r.call, None if r.status == "deferred" else r) for r in results]
+            turn.stop_reason, turn.detail = "tool_deferred", deferred.reason
+            self._record_status(turn, "deferred")
+            return True
+        turn.batch = []
         after = await self._after_batch(results)
         self._add(_results_message(results, after), results=results)
-        deferred = next((r for r in results if r.status == "deferred"), None)
         stopped = next((r for r in results if r.stopped), None)
-        if deferred:
-            turn.stop_reason, turn.detail = "tool_deferred", deferred.reason
-        elif stopped:
+        if stopped:
             turn.stop_reason, turn.detail = "hook_stopped", stopped.stop_reason
         elif after.permission == "deny" or not after.continue_:
             turn.stop_reason = "hook_stopped"
             turn.detail = after.stop_reason or after.reason
         return turn.stop_reason != "end_turn"
 
-    async def _run_batch(self, calls: list[ToolCall]) -> list[ToolResult]:
+    def _record_status(self, turn: Turn, status: str) -> None:
+        """Save the session as ``status``: paused, a checkpoint, or done."""
+        self.session.transcript.flush()
+        pause.save(self.store, self.session, turn, status=status, launch=self.options.launch)
+
+    async def _run_batch(
+        self, calls: list[ToolCall], answers: Mapping[str, Approval] | None = None
+    ) -> list[ToolResult]:
         scope, ctx, pipeline = self.session.scope, self.session.tool_context, self.pipeline
+        answered = answers or {}
         if len(calls) == 1:
-            checked = [await pipeline.check(calls[0], scope, ctx)]
+            checked = [await pipeline.check(calls[0], scope, ctx, answer=answered.get(calls[0].id))]
         else:
-            checked = await asyncio.gather(*(pipeline.check(c, scope, ctx) for c in calls))
+            checked = await asyncio.gather(
+                *(pipeline.check(c, scope, ctx, answer=answered.get(c.id)) for c in calls)
+            )
         results = []
         for item in checked:
             result = await pipeline.finish(item, scope, ctx)
@@ -242,7 +299,7 @@ class Agent:
         ]  # fmt: skip
         return await self._fire(self.session.scope.event(PostToolBatch, tool_calls=calls))
 
-    async def _keep_going(self, turn: _Turn) -> bool:
+    async def _keep_going(self, turn: Turn) -> bool:
         """Fire Stop; True when a hook keeps the model working."""
         stop = await self.engine.dispatch(
             self.session.scope.event(
@@ -279,7 +336,7 @@ class Agent:
             fn(item)
 
 
-def _refused(decision: Decision, turn: _Turn) -> bool:
+def _refused(decision: Decision, turn: Turn) -> bool:
     """Settle a UserPromptSubmit decision that ends the turn before the model sees the prompt."""
     if decision.permission == "deny":
         reason = decision.reason or "blocked by a UserPromptSubmit hook"

@@ -5,9 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from hookline.events import PermissionMode
 from hookline.hooks.sdk import HookMatcher
+
+if TYPE_CHECKING:
+    from hookline.approvals import Approver
+    from hookline.permissions import PermissionPolicy
 
 #: Claude Code ends a turn anyway after this many Stop-hook blocks in a row.
 STOP_HOOK_BLOCK_CAP = 8
@@ -21,7 +26,8 @@ class AgentOptions:
     cwd: str | Path | None = None
     max_turns: int = 50
     system_prompt: str | None = None
-    permission_mode: PermissionMode = "default"
+    #: The mode events report; with ``permissions``, the policy's own mode when unset.
+    permission_mode: PermissionMode | None = None
     #: Folders file tools may touch; the cwd when empty.
     roots: Sequence[str | Path] = ()
     #: The state folder (transcripts go in its ``transcripts/``); ``<cwd>/.hookline/state``.
@@ -30,6 +36,21 @@ class AgentOptions:
     #: Who the session works for; every event carries them, so hooks can check and record them.
     user: str | None = None
     tenant: str | None = None
+    #: The permission layer (rules, mode, default tiers). None: the hooks alone decide.
+    permissions: PermissionPolicy | None = None
+    #: Who answers when a call needs approval (after PermissionRequest hooks). None: nobody.
+    approver: Approver | None = None
+    #: An ask nobody can answer now pauses the run (resume it later) instead of refusing.
+    defer_asks: bool = False
+    #: Where paused sessions and the audit are kept: a postgresql:// URL, a SQLite path, or
+    #: None for ``<state_dir>/hookline.db``.
+    store: str | None = None
+    #: Write every hook run, tool call and approval to the audit log (JSONL and the store).
+    audit: bool = False
+    #: Save the session after every step, so a crashed run can be resumed (costs a write a step).
+    checkpoint: bool = False
+    #: Opaque data saved with a paused session (the CLI keeps its flags here to rebuild it).
+    launch: Mapping[str, Any] | None = None
 
 
 ClaudeAgentOptions = AgentOptions

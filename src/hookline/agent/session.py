@@ -7,6 +7,7 @@ import uuid
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from hookline.agent.messages import Message
 from hookline.agent.options import AgentOptions
@@ -26,6 +27,7 @@ class Session:
 
     id: str
     cwd: Path
+    state_dir: Path
     workspace: Workspace
     transcript: Transcript
     scope: Scope
@@ -39,23 +41,53 @@ class Session:
     def create(cls, options: AgentOptions, *, session_id: str | None = None) -> Session:
         cwd = _existing_dir(options.cwd)
         sid = session_id or str(uuid.uuid4())
-        state = Path(options.state_dir) if options.state_dir else cwd / STATE_DIR
-        path = (state / "transcripts" / f"{sid}.jsonl").resolve()
+        state = (Path(options.state_dir) if options.state_dir else cwd / STATE_DIR).resolve()
+        path = state / "transcripts" / f"{sid}.jsonl"
         _make_dir(path.parent)
-        roots = options.roots or (cwd,)
+        mode = options.permission_mode or (
+            options.permissions.mode if options.permissions else "default"
+        )
         return cls(
             id=sid,
             cwd=cwd,
-            workspace=Workspace.of(*roots),
+            state_dir=state,
+            workspace=Workspace.of(*(options.roots or (cwd,))),
             transcript=Transcript(path, session_id=sid, cwd=str(cwd)),
-            scope=Scope(
-                sid,
-                str(path),
-                str(cwd),
-                options.permission_mode,
-                user=options.user,
-                tenant=options.tenant,
-            ),
+            scope=Scope(sid, str(path), str(cwd), mode, user=options.user, tenant=options.tenant),
+        )
+
+    def snapshot(self) -> dict[str, Any]:
+        """What a resume needs to rebuild this session (the conversation is saved apart)."""
+        scope = self.scope
+        return {
+            "id": self.id,
+            "cwd": str(self.cwd),
+            "state_dir": str(self.state_dir),
+            "roots": [str(r) for r in self.workspace.roots],
+            "permission_mode": scope.permission_mode,
+            "prompt_id": scope.prompt_id,
+            "user": scope.user,
+            "tenant": scope.tenant,
+            "prompts": self.prompts,
+        }
+
+    @classmethod
+    def restore(cls, saved: dict[str, Any], messages: list[Message]) -> Session:
+        """The session a snapshot describes, appending to the same transcript."""
+        sid, cwd = saved["id"], _existing_dir(saved["cwd"])
+        path = Path(saved["state_dir"]) / "transcripts" / f"{sid}.jsonl"
+        _make_dir(path.parent)
+        scope = Scope(sid, str(path), str(cwd), saved["permission_mode"], saved["prompt_id"],
+                      saved["user"], saved["tenant"])  # fmt: skip
+        return cls(
+            id=sid,
+            cwd=cwd,
+            state_dir=Path(saved["state_dir"]),
+            workspace=Workspace.of(*saved["roots"]),
+            transcript=Transcript(path, session_id=sid, cwd=str(cwd), resumed=True),
+            scope=scope,
+            messages=list(messages),
+            prompts=saved["prompts"],
         )
 
     @cached_property

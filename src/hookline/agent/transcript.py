@@ -65,7 +65,7 @@ _BREAKS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
 class Transcript:
     """Appends messages to a JSONL file, chained by ``parentUuid`` like Claude Code's."""
 
-    def __init__(self, path: Path, *, session_id: str, cwd: str) -> None:
+    def __init__(self, path: Path, *, session_id: str, cwd: str, resumed: bool = False) -> None:
         self.path = path
         self._file: IO[str] | None = None
         self._pending: list[str] = []
@@ -78,6 +78,22 @@ class Transcript:
         self._shared = _encode(  # the fields every entry shares, encoded once
             {"userType": "external", "cwd": cwd, "sessionId": session_id, "version": VERSION}
         )[1:-1]
+        if resumed:
+            self._continue()
+
+    def _continue(self) -> None:
+        """Go on from an existing file: chain to its last entry, know its tool calls' entries."""
+        if not self.path.is_file():
+            return
+        for line in self.path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue  # a line cut short by a crash: chain past it
+            self._parent = _encode(entry.get("uuid"))
+            for block in (entry.get("message") or {}).get("content") or ():
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    self._sources[str(block.get("id"))] = self._parent
 
     def append(
         self, message: Message, *, model: str | None = None, results: list[ToolResult] | None = None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -273,7 +274,7 @@ def _implied_event(payload: Mapping[str, Any]) -> str:
 
 
 def _stdin_event() -> dict[str, Any]:
-    return _json_object(click.get_text_stream("stdin").read(), "stdin")
+    return _json_object(sys.stdin.read(), "stdin")
 
 
 def _json_object(text: str, key: str) -> dict[str, Any]:

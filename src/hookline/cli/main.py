@@ -3,28 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
-from hookline import (
-    Agent,
-    ConfigError,
-    HooklineError,
-    RuleModel,
-    ScriptedModel,
-    __version__,
-)
-from hookline.agent.model import ModelClient
+from hookline import ConfigError, HooklineError, __version__
 from hookline.cli.hooks_cmd import hooks
-from hookline.cli.render import StreamView, TextView, emit_json, print_summary, say
+from hookline.cli.launch import Launch, build_agent, show
+from hookline.cli.render import say
+from hookline.cli.sessions_cmd import sessions
 from hookline.demo import run_demo
-from hookline.hooks.inventory import load_hooks
 
 USAGE_ERROR = 2
 
@@ -76,46 +66,39 @@ def cli() -> None:
     help="At most this many model calls.",
 )
 @click.option(
+    "--permission-mode",
+    type=click.Choice(["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]),
+    default=None,
+    help="The permission mode (default: the settings' defaultMode, else default).",
+)
+@click.option(
+    "--defer-asks",
+    is_flag=True,
+    help="A call that needs approval nobody can give now pauses the run (resume it later).",
+)
+@click.option("--approver-url", default=None, help="An HTTP endpoint that answers approvals.")
+@click.option(
+    "--store", default=None, help="postgresql:// URL or SQLite path for sessions and the audit."
+)
+@click.option("--audit/--no-audit", default=True, show_default=True, help="Write the audit log.")
+@click.option(
     "--output-format",
     type=click.Choice(["text", "json", "stream-json"]),
     default="text",
     show_default=True,
 )
-def run(
-    prompt: str | None,
-    model_spec: str,
-    hook_files: tuple[str, ...],
-    settings: tuple[str, ...],
-    user: str | None,
-    tenant: str | None,
-    cwd: str | None,
-    max_turns: int,
-    output_format: str,
-) -> None:
+def run(prompt: str | None, output_format: str, model_spec: str, cwd: str | None,
+        hook_files: tuple[str, ...], settings: tuple[str, ...], **flags: Any) -> None:  # fmt: skip
     """Work on PROMPT ('-' reads it from stdin) with the given model, tools and hooks."""
     text = _prompt(prompt)
-    model = _model(model_spec)
-    project = Path(cwd or ".")
-    if not project.is_dir():
-        raise ConfigError(f"no such folder {project}", key="--cwd", fix="pass an existing folder")
-    registry, found = load_hooks(project, settings=settings, hook_files=hook_files)
-    for warning in found.warnings:
-        click.secho(f"hookline: warning: {warning}", fg="yellow", err=True)
-    agent = Agent(model, hooks=registry, cwd=project, max_turns=max_turns, user=user, tenant=tenant)
-    if output_format == "text":
-        agent.watch(TextView())
-    elif output_format == "stream-json":
-        agent.watch(StreamView())
-    result = _run(agent, text)
-    if output_format == "json":
-        emit_json(result.to_dict(), indent=2)
-    elif output_format == "stream-json":
-        emit_json({"type": "result", **result.to_dict()})
-    else:
-        print_summary(result)
+    launch = Launch.from_flags(cwd=cwd, model=model_spec, hooks=hook_files, settings=settings,
+                               **flags)  # fmt: skip
+    agent = build_agent(launch)
+    show(agent, output_format, lambda: agent.run(text))
 
 
 cli.add_command(hooks)
+cli.add_command(sessions)
 
 
 @cli.command()
@@ -133,36 +116,6 @@ def _prompt(prompt: str | None) -> str:
             "missing the prompt", key="PROMPT", fix="hookline run 'read README.md' --model rules"
         )
     return prompt
-
-
-def _model(spec: str) -> ModelClient:
-    kind, _, value = spec.partition(":")
-    if kind == "rules" and not value:
-        return RuleModel()
-    if kind == "scripted" and value:
-        return ScriptedModel.from_file(value)
-    raise ConfigError(
-        f"unknown model {spec!r}", key="--model", fix="use --model scripted:FILE or --model rules"
-    )
-
-
-def _run(agent: Agent, prompt: str) -> Any:
-    async def once() -> Any:
-        async with agent:
-            return await agent.run(prompt)
-
-    _watch_children_with_pidfd()
-    return asyncio.run(once())
-
-
-def _watch_children_with_pidfd() -> None:
-    """On Python 3.11 asyncio waits for each child process (each command hook) on a thread of
-    its own; a pidfd watcher, the default from 3.12 on, makes a command hook ~20% cheaper and
-    five at once ~30%. The CLI owns its process, so it may choose."""
-    if sys.version_info < (3, 12) and hasattr(os, "pidfd_open"):
-        with contextlib.suppress(OSError):
-            os.close(os.pidfd_open(os.getpid()))  # the kernel supports it
-            asyncio.set_child_watcher(asyncio.PidfdChildWatcher())
 
 
 def _fail(message: str) -> NoReturn:

@@ -46,7 +46,11 @@ class Script(BaseModel):
 
 
 class ScriptedModel:
-    """Answers from a script, one turn per call; ``shown(i)`` is what call ``i`` was shown."""
+    """Answers from a script, one turn per call; ``shown(i)`` is what call ``i`` was shown.
+
+    The turn is the number of model answers the conversation already has, so a fresh model
+    given a resumed session picks up where the paused one stopped.
+    """
 
     name = "scripted"
 
@@ -58,6 +62,8 @@ class ScriptedModel:
         #: How many messages each call was shown (the conversation only ever grows).
         self.requests: list[int] = []
         self._conversation: Sequence[Message] = ()
+        #: The turn this instance started at: the answers the conversation already holds.
+        self._offset: int | None = None
 
     @classmethod
     def from_file(cls, path: str | Path) -> ScriptedModel:
@@ -92,7 +98,9 @@ class ScriptedModel:
     ) -> Message:
         self.requests.append(len(messages))
         self._conversation = messages
-        index = self.calls
+        if self._offset is None:  # a fresh model for a conversation already under way (resume)
+            self._offset = sum(1 for m in messages if m.role == "assistant")
+        index = self._offset + self.calls
         self.calls += 1
         if index >= len(self.script.turns):
             return Message.assistant(self.script.final_text)

@@ -46,6 +46,8 @@ class ToolResult:
     stop_reason: str | None = None
     stopped: bool = False
     duration_ms: float = 0.0
+    #: Who answered when the call needed approval ("hook:<name>", "terminal", "cli", ...).
+    approver: str | None = None
 
     @property
     def is_error(self) -> bool:
@@ -59,6 +61,7 @@ class ToolResult:
             "status": self.status,
             "reason": self.reason,
             "output": self.output,
+            "approver": self.approver,
         }
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from time import perf_counter
 from typing import Any, cast
 
+from hookline.approvals import Approval
 from hookline.decisions import NO_DECISION, UNCHANGED, Decision
 from hookline.errors import ToolError, ToolInputError
 from hookline.events import (
@@ -25,6 +26,7 @@ from hookline.frozen import copy_json
 from hookline.hooks import wording
 from hookline.hooks.engine import Dispatch, HookEngine, HookRun
 from hookline.tools.base import Tool, Toolbox, ToolCall, ToolContext, ToolResult
+from hookline.tools.permit import Outcome, Permit
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,26 +38,32 @@ class Checked:
     input: dict[str, Any]
     gate: Decision = NO_DECISION
     settled: ToolResult | None = None
+    #: Who approved the call, when it was asked.
+    approver: str | None = None
 
 
 class ToolPipeline:
     """Runs tool calls through the hooks of an engine."""
 
-    def __init__(self, tools: Toolbox, engine: HookEngine) -> None:
+    def __init__(self, tools: Toolbox, engine: HookEngine, permit: Permit | None = None) -> None:
         self.tools = tools
         self.engine = engine
+        self.permit = permit or Permit(engine)
 
     async def run(self, call: ToolCall, scope: Scope, ctx: ToolContext) -> ToolResult:
         """Run one call from the model and say what came of it."""
         return await self.finish(await self.check(call, scope, ctx), scope, ctx)
 
-    async def check(self, call: ToolCall, scope: Scope, ctx: ToolContext) -> Checked:
-        """The first half: prepare the input and ask the PreToolUse hooks. The calls of one
-        batch are checked concurrently, as Claude Code does, then finished one by one."""
+    async def check(
+        self, call: ToolCall, scope: Scope, ctx: ToolContext, *, answer: Approval | None = None
+    ) -> Checked:
+        """The first half: prepare the input, ask the PreToolUse hooks and the permission layer.
+        The calls of one batch are checked concurrently, as Claude Code does, then finished one
+        by one. ``answer`` is a person's answer for this call, given on resume."""
         tool = self.tools.get(call.name)
         if tool is None:
-            return Checked(call, None, call.input, settled=_failed(call, call.input,
-                           wording.no_such_tool(call.name)))  # fmt: skip
+            failed = _failed(call, call.input, wording.no_such_tool(call.name))
+            return Checked(call, None, call.input, settled=failed)
         try:
             prepared = tool.prepare(copy_json(call.input), ctx)
         except ToolInputError as exc:
@@ -64,11 +72,17 @@ class ToolPipeline:
             scope.event(PreToolUse, tool_name=tool.name, tool_input=prepared, tool_use_id=call.id)
         )
         gate = pre.decision
-        if gate.permission in ("deny", "ask", "defer"):
-            blocked = await self._blocked(call, prepared, gate, scope)
-            return Checked(call, tool, prepared, gate, _with_pre(blocked, gate, tool.name))
-        tool_input = prepared if gate.updated_input is None else copy_json(gate.updated_input)
-        return Checked(call, tool, tool_input, gate)
+        if gate.permission == "deny":
+            reason = gate.reason or f"{call.name} was refused by a PreToolUse hook"
+            content = wording.denied("PreToolUse", call.name, reason)
+            outcome = Outcome("deny", prepared, reason, content)
+        else:
+            outcome = await self.permit.decide(call, tool, prepared, gate, scope, ctx, answer)
+        if outcome.action == "run":
+            run_input = prepared if outcome.input is prepared else copy_json(outcome.input)
+            return Checked(call, tool, run_input, gate, approver=outcome.approver)
+        blocked = await self._blocked(call, outcome, scope)
+        return Checked(call, tool, prepared, gate, _with_pre(blocked, gate, tool.name))
 
     async def finish(self, checked: Checked, scope: Scope, ctx: ToolContext) -> ToolResult:
         """The second half: run the tool body (unless the check settled the call) and the post
@@ -77,33 +91,30 @@ class ToolPipeline:
             return checked.settled
         tool = cast(Tool, checked.tool)  # a call that is not settled has its tool
         result = await self._execute(tool, checked.call, checked.input, scope, ctx)
+        if checked.approver:
+            result = replace(result, approver=checked.approver)
         return _with_pre(result, checked.gate, tool.name)
 
-    async def _blocked(
-        self, call: ToolCall, tool_input: dict[str, Any], gate: Decision, scope: Scope
-    ) -> ToolResult:
-        permission = gate.permission or "deny"
-        reason = gate.reason or f"{call.name} was refused by a PreToolUse hook"
+    async def _blocked(self, call: ToolCall, outcome: Outcome, scope: Scope) -> ToolResult:
+        """A call that will not run now: ToolBlocked fires; the model reads why."""
+        reason = outcome.reason or f"{call.name} was refused"
         await self.engine.dispatch(
             scope.event(
                 ToolBlocked,
                 tool_name=call.name,
-                tool_input=tool_input,
+                tool_input=outcome.input,
                 tool_use_id=call.id,
-                decision=permission,
+                decision="defer" if outcome.action == "defer" else "deny",
                 reason=reason,
             )
         )
-        if permission == "deny":
-            content = wording.denied("PreToolUse", call.name, reason)
-        else:  # ask with nobody to answer is a refusal; defer ends the run after this call
-            content = reason
         return ToolResult(
             call=call,
-            status="deferred" if permission == "defer" else "blocked",
-            content=content,
-            input=tool_input,
+            status="deferred" if outcome.action == "defer" else "blocked",
+            content=outcome.content or reason,
+            input=outcome.input,
             reason=reason,
+            approver=outcome.approver,
         )
 
     async def _execute(

@@ -1,0 +1,138 @@
+"""Pausing a session into the store, and claiming it back for a resume, exactly once.
+
+A session's record moves ``running`` (only when checkpointing) → ``deferred`` (paused, waiting
+for an answer) → ``resuming`` (claimed by one process: a compare-and-set, so two processes
+trying at once cannot both win) → ``done`` or ``deferred`` again. A ``running`` record whose
+process died (its pid is gone on this host) can be claimed too: a crashed session resumes from
+its last checkpoint.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hookline.agent.messages import Message
+from hookline.agent.state import STATE_VERSION, Turn, dump_state, load_state
+from hookline.approvals import Approval
+from hookline.errors import ConfigError, ToolInputError
+from hookline.storage import SessionRecord, Store
+from hookline.tools.base import ToolContext, Workspace
+
+if TYPE_CHECKING:
+    from hookline.agent.session import Session
+    from hookline.tools.base import Toolbox, ToolCall
+
+Answers = Approval | Mapping[str, Approval] | None
+
+
+@dataclass
+class Claimed:
+    """A session taken for a resume: what to rebuild, and the answer for each waiting call."""
+
+    session: dict[str, Any]
+    messages: list[Message]
+    turn: Turn
+    answers: dict[str, Approval]
+    launch: Mapping[str, Any] | None
+
+
+def save(store: Store, session: Session, turn: Turn, *, status: str, launch: Any) -> None:
+    """Write the session's state with ``status`` (deferred: paused; running: a checkpoint)."""
+    state = dump_state(session.snapshot(), session.messages, turn)
+    state["launch"] = dict(launch) if launch else None
+    state["owner"] = {"host": socket.gethostname(), "pid": os.getpid()}
+    scope = session.scope
+    record = SessionRecord(
+        id=session.id, status=status, version=STATE_VERSION, state=state,
+        user=scope.user, tenant=scope.tenant,
+    )  # fmt: skip
+    store.put_session(record)
+
+
+def claim(store: Store, session_id: str, answer: Answers, tools: Toolbox) -> Claimed:
+    """Check everything, then take the session; ConfigError (nothing taken) when it cannot be."""
+    record = store.get_session(session_id)
+    if record is None:
+        raise ConfigError(
+            f"no session {session_id!r} in the store", key="session",
+            fix="hookline sessions list shows the sessions that can be resumed",
+        )  # fmt: skip
+    where = f"session {session_id}"
+    expected = _resumable(record)
+    session, messages, turn = load_state(record.state, where=where)
+    answers = _answers(turn.waiting, answer)
+    ctx = ToolContext(cwd=Path(session["cwd"]), workspace=Workspace.of(*session["roots"]))
+    _check_edits(answers, turn.waiting, tools, ctx)
+    if not store.claim_session(session_id, expected=expected, new="resuming"):
+        raise ConfigError(
+            f"{where} was resumed by another process just now", key="session",
+            fix="a paused session resumes once; see hookline sessions show",
+        )  # fmt: skip
+    return Claimed(session, messages, turn, answers, record.state.get("launch"))
+
+
+def _resumable(record: SessionRecord) -> str:
+    """The status the claim expects; ConfigError when the session cannot be resumed."""
+    if record.status == "deferred":
+        return "deferred"
+    if record.status == "running" and not _owner_alive(record.state.get("owner")):
+        return "running"  # its process crashed: go on from the last checkpoint
+    why = {
+        "resuming": "is being resumed by another process",
+        "done": "has finished",
+        "running": "is still running in a live process",
+    }.get(record.status, f"is {record.status}")
+    raise ConfigError(
+        f"session {record.id} {why}; only a paused (or crashed) session can be resumed",
+        key="session",
+        fix="hookline sessions list --status deferred",
+    )
+
+
+def _owner_alive(owner: Any) -> bool:
+    if not isinstance(owner, dict) or owner.get("host") != socket.gethostname():
+        return False  # another machine's process: it is its operator's call; treat as gone
+    try:
+        os.kill(int(owner["pid"]), 0)
+    except (ProcessLookupError, ValueError, KeyError, TypeError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _answers(waiting: list[ToolCall], answer: Answers) -> dict[str, Approval]:
+    if answer is None:
+        return {}
+    if isinstance(answer, Approval):
+        return {call.id: answer for call in waiting}
+    unknown = sorted(set(answer) - {call.id for call in waiting})
+    if unknown:
+        raise ConfigError(
+            f"no waiting call has the id {unknown[0]!r}", key="answer",
+            fix=f"answer one of: {', '.join(c.id for c in waiting)}",
+        )  # fmt: skip
+    return dict(answer)
+
+
+def _check_edits(
+    answers: dict[str, Approval], waiting: list[ToolCall], tools: Toolbox, ctx: ToolContext
+) -> None:
+    """An edited input must fit its tool before anything is claimed or run."""
+    for call in waiting:
+        edited = answers.get(call.id)
+        tool = tools.get(call.name)
+        if edited is None or edited.updated_input is None or tool is None:
+            continue
+        try:
+            tool.prepare(dict(edited.updated_input), ctx)
+        except ToolInputError as exc:
+            raise ConfigError(
+                f"the edited input does not fit {call.name}: {exc}", key="--edit",
+                fix=f"give a JSON object {call.name} accepts",
+            ) from None  # fmt: skip

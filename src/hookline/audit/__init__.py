@@ -1,0 +1,33 @@
+"""The audit log: what every hook, tool call and approval did, redacted and hash-chained.
+
+AuditLog      buffers records and writes them to a store and a JSONL file (``log``)
+Redactor      masks secrets in every string before anything is hashed or written (``redact``)
+verify_rows   the first break in the store's chain; ``verify_jsonl`` the file's (``chain``)
+"""
+
+from __future__ import annotations
+
+from hookline.audit.chain import (
+    AuditError,
+    Problem,
+    canonical,
+    link,
+    verify_jsonl,
+    verify_rows,
+)
+from hookline.audit.log import AuditLog, Flushed, attach_audit, state_dir_of
+from hookline.audit.redact import Redactor
+
+__all__ = [
+    "AuditError",
+    "AuditLog",
+    "Flushed",
+    "Problem",
+    "Redactor",
+    "attach_audit",
+    "canonical",
+    "link",
+    "state_dir_of",
+    "verify_jsonl",
+    "verify_rows",
+]

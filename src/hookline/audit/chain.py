@@ -1,0 +1,283 @@
+"""The audit log's hash chains: the store's rows and the JSONL file, each linked to the last.
+
+A record's hash is ``sha256(prev_hash + canonical(record))`` (``""`` before the first record),
+so editing a record breaks its own hash, and deleting, inserting or moving one breaks the
+``prev_hash`` of the record after it. Both chains use ``link``; the file keeps its own ``seq``
+and ``prev_hash`` on every line, so several processes can share one file and one store.
+
+A line is ``{"seq":N,"prev_hash":...,"hash":...,`` followed by the canonical JSON of the record
+(every field but those three, keys sorted), so the line *is* what was hashed. Each append is one
+``write(2)`` of whole lines under ``flock``. A last line without its newline is what a write cut
+short by a crash (or a full disk) leaves: ``verify_jsonl`` reports it as ``truncated``, which is
+not tampering, and the next writer cuts it off before appending. Deleting the newest records of
+both the file and the store together cannot be told from a log that ended there.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from hookline.errors import HooklineError
+from hookline.storage.base import ENTRY_FIELDS, AuditEntry, AuditRow
+
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+#: The fields a chain adds to a record; everything else is hashed.
+HASH_FIELDS = frozenset({"seq", "prev_hash", "hash"})
+Kind = Literal["edited", "deleted", "reordered", "malformed", "truncated"]
+
+
+class AuditError(HooklineError):
+    """The audit log could not be written: the run stops rather than go on unrecorded."""
+
+
+def canonical(entry: AuditEntry | AuditRow | Mapping[str, Any]) -> bytes:
+    """Sorted-key compact JSON (UTF-8) of every field but the hash fields."""
+    if isinstance(entry, Mapping):
+        return canonical_json({k: v for k, v in entry.items() if k not in HASH_FIELDS})
+    return canonical_json({name: getattr(entry, name) for name in ENTRY_FIELDS})
+
+
+def canonical_json(value: Any) -> bytes:
+    """Sorted-key compact JSON of any JSON value, as UTF-8."""
+    return _ENCODER.encode(value).encode("utf-8", "backslashreplace")
+
+
+def digest(value: Any) -> str:
+    """SHA-256 (hex) of a JSON value's canonical form."""
+    return hashlib.sha256(canonical_json(value)).hexdigest()
+
+
+def link(prev_hash: str | None, entry: AuditEntry | AuditRow | Mapping[str, Any]) -> str:
+    """The hash of ``entry`` placed after a record whose hash is ``prev_hash``."""
+    return hashed(prev_hash, canonical(entry))
+
+
+def hashed(prev_hash: str | None, body: bytes) -> str:
+    """``link`` for a record already in canonical form."""
+    return hashlib.sha256((prev_hash or "").encode() + body).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """The first break in a chain: where (``seq``, and ``line`` in a file), what, and why."""
+
+    kind: Kind
+    detail: str
+    seq: int | None = None
+    line: int | None = None
+
+    @property
+    def tampered(self) -> bool:
+        """False only for a truncated last line, which a crash leaves, not an edit."""
+        return self.kind != "truncated"
+
+    def __str__(self) -> str:
+        where = f"seq {self.seq}" if self.seq is not None else ""
+        if self.line is not None:
+            where = f"line {self.line}" + (f" ({where})" if where else "")
+        return f"{where}: {self.kind}: {self.detail}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Link:
+    seq: int
+    hash: str
+    prev_hash: str | None
+    body: bytes
+    line: int | None = None
+
+
+def verify_rows(rows: Iterable[AuditRow]) -> Problem | None:
+    """The first problem in a whole chain of store rows (in ``seq`` order), or None."""
+    return _verify(_Link(r.seq, r.hash, r.prev_hash, canonical(r)) for r in rows)
+
+
+def verify_jsonl(path: str | os.PathLike[str]) -> Problem | None:
+    """The first problem in an audit JSONL file, or None. Raises OSError if it cannot be read."""
+    with open(path, "rb") as file:
+        fcntl.flock(file, fcntl.LOCK_SH)  # no writer is half way through an append
+        return _verify(_lines(file))
+
+
+def _lines(file: Iterable[bytes]) -> Iterator[_Link | Problem]:
+    for number, text in enumerate(file, 1):
+        if not text.endswith(b"\n"):
+            why = "no newline at the end: a write cut short by a crash, not an edit"
+            yield Problem("truncated", why, line=number)
+            return
+        record = _record(text)
+        if record is None:
+            yield Problem("malformed", "not an audit record (JSON with seq and hash)", line=number)
+            return
+        yield _Link(record["seq"], record["hash"], record["prev_hash"], canonical(record), number)
+
+
+def _record(text: bytes) -> dict[str, Any] | None:
+    """The JSON object on a line if it has a chain's fields, else None."""
+    try:
+        record = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or type(record.get("seq")) is not int:
+        return None
+    linked = isinstance(record.get("prev_hash"), str | None) and "prev_hash" in record
+    return record if linked and isinstance(record.get("hash"), str) else None
+
+
+def _verify(links: Iterable[_Link | Problem]) -> Problem | None:
+    """Walk a chain with one record of lookahead (to tell a swap from a deletion)."""
+    before: _Link | None = None
+    items = iter(links)
+    current = next(items, None)
+    while current is not None:
+        if isinstance(current, Problem):
+            return current
+        after = next(items, None)
+        if current.hash != hashed(current.prev_hash, current.body):
+            why = "its hash does not match its content"
+            return Problem("edited", why, current.seq, current.line)
+        problem = _linkage(before, current, after if isinstance(after, _Link) else None)
+        if problem is not None:
+            return problem
+        before, current = current, after
+    return None
+
+
+def _linkage(before: _Link | None, row: _Link, after: _Link | None) -> Problem | None:
+    if before is None:
+        if row.prev_hash is None:
+            return None
+        why = "it comes first but links to an earlier record: records before it were deleted"
+        return Problem("deleted", why, row.seq, row.line)
+    expected = before.seq + 1
+    if row.seq < expected or (row.seq > expected and after is not None and after.seq == expected):
+        why = f"it follows seq {before.seq}: records were moved"
+        return Problem("reordered", why, row.seq, row.line)
+    if row.seq > expected:
+        why = f"it follows seq {before.seq}: seq {expected} is missing"
+        return Problem("deleted", why, row.seq, row.line)
+    if row.prev_hash != before.hash:
+        why = f"it does not link to seq {before.seq}: a record was replaced, inserted or moved"
+        return Problem("deleted", why, row.seq, row.line)
+    return None
+
+
+class ChainedFile:
+    """An append-only JSONL file with its own hash chain, shared by processes through flock."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._fd = -1
+        self._seen = 0  # the size when the lock was taken
+        self._size = -1  # the end of the last line this object wrote or read ...
+        self._last: tuple[int, str | None] = (0, None)  # ... and that line's seq and hash
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the file's exclusive lock (reopening it if it was removed or replaced)."""
+        while True:
+            if self._fd < 0:
+                self._open()
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
+            stat = os.fstat(self._fd)
+            if stat.st_nlink:
+                self._seen = stat.st_size
+                break
+            self.close()  # unlinked: deleted, or another file renamed over it
+        try:
+            yield
+        finally:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def append(self, bodies: Sequence[bytes], known: Sequence[AuditRow] = ()) -> int:
+        """Chain and append canonical records, under ``locked()``; the last line's seq.
+
+        ``known``: the store's rows for the same records; when the file's chain ends where the
+        store's did (one writer, or writers sharing both), their hashes are the file's too."""
+        size = self._end()
+        seq, prev = self._last
+        same = len(known) == len(bodies) and bool(known) and known[0].prev_hash == prev
+        lines = []
+        for n, body in enumerate(bodies):
+            seq += 1
+            this = known[n].hash if same else hashed(prev, body)
+            after = f'"{prev}"' if prev else "null"
+            head = f'{{"seq":{seq},"prev_hash":{after},"hash":"{this}",'
+            lines.append(head.encode() + body[1:] + b"\n")
+            prev = this
+        data = b"".join(lines)
+        try:
+            written = 0
+            while written < len(data):  # one write(2) unless the disk is nearly full
+                written += os.write(self._fd, data[written:])
+        except BaseException:
+            with suppress(OSError):
+                os.ftruncate(self._fd, size)  # no half record left behind
+            raise
+        self._size, self._last = size + len(data), (seq, prev)
+        return seq
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def _open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+        self._fd = os.open(self.path, flags, 0o600)
+        self._size = -1
+
+    def _end(self) -> int:
+        """The file's size, once a partial last line is cut off; ``_last`` describes its end."""
+        size = self._seen
+        if size == self._size:  # nobody else wrote since: what we know is still the end
+            return size
+        end, line = _tail(self._fd, size)
+        if end < size:
+            os.ftruncate(self._fd, end)
+        record: dict[str, Any] | None = {"seq": 0, "hash": None} if line is None else _record(line)
+        if record is None:
+            raise AuditError(
+                f"the last line of {self.path} is not an audit record: the file was edited "
+                "(run `hookline audit verify`)"
+            )
+        self._size, self._last = end, (record["seq"], record["hash"])
+        return end
+
+
+def store_chain(
+    entries: Sequence[AuditEntry], bodies: Sequence[bytes]
+) -> Callable[[str | None, AuditEntry], str]:
+    """A chain function for ``Store.append_audit`` reusing canonical bytes already made."""
+    known = {id(entry): body for entry, body in zip(entries, bodies, strict=True)}
+
+    def chain(prev_hash: str | None, entry: AuditEntry) -> str:
+        body = known.get(id(entry))
+        return hashed(prev_hash, body if body is not None else canonical(entry))
+
+    return chain
+
+
+def _tail(fd: int, size: int) -> tuple[int, bytes | None]:
+    """Where the last complete line ends, and that line (None if there is none)."""
+    buf, pos = b"", size
+    while True:
+        nl = buf.rfind(b"\n")
+        if nl >= 0:
+            start = buf.rfind(b"\n", 0, nl)
+            if start >= 0 or pos == 0:
+                return pos + nl + 1, buf[start + 1 : nl]
+        elif pos == 0:
+            return 0, None
+        step = min(1 << 16, pos)
+        pos -= step
+        buf = os.pread(fd, step, pos) + buf

@@ -1,0 +1,310 @@
+"""The audit log: every hook run, tool result and approval, redacted, chained and written twice.
+
+    audit = AuditLog.open(state_dir_of(agent))  # SQLite in the state folder + audit.jsonl
+    stop = audit.attach(agent)                  # a layer on agent.watch; returns the undo
+    ...
+    stop(); audit.close()
+
+``attach`` only observes: hook runs and events come from the engine's monitors, tool results
+from the loop, all through ``agent.watch``. Records are buffered and written in one go (one
+store transaction, one ``write(2)`` to the file, under the file's lock) when a tool call's
+result arrives, after each hook run of an event outside a tool call (SessionStart,
+UserPromptSubmit, Stop, ...), on an approval, and on ``flush``/``close``. A record is
+acknowledged once the flush that wrote it has returned. A failed write raises ``AuditError``
+into the run, which stops: nothing goes on unrecorded.
+
+Every record passes the redactor before it is hashed or written. Who: the user and tenant of
+the session (its scope, which hooks see too), else those given to ``AuditLog``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from contextlib import nullcontext
+from pathlib import Path
+from time import time
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from hookline.audit.chain import AuditError, ChainedFile, canonical, digest, store_chain
+from hookline.audit.redact import Redactor, clip
+from hookline.decisions import UNCHANGED
+from hookline.errors import ConfigError, HooklineError
+from hookline.events import HookEvent
+from hookline.hooks.engine import HookRun
+from hookline.storage.base import AuditEntry, AuditRow
+from hookline.tools.base import ToolResult
+
+if TYPE_CHECKING:
+    from hookline.agent.loop import Agent
+    from hookline.approvals import Approval, ApprovalRequest
+    from hookline.storage.base import Store
+
+JSONL_NAME = "audit.jsonl"
+_BASE = ("user", "tenant", "hook", "source", "handler", "hook_kind")
+_CLIPPED = frozenset({"input_diff", "output_diff"})
+PREVIEW = 200  # characters of a string kept in an input preview or a diff
+
+
+class Flushed(NamedTuple):
+    """What one flush wrote: how many records, and the last seq in the store and the file."""
+
+    records: int
+    store_seq: int | None
+    file_seq: int | None
+
+
+class AuditLog:
+    """Writes audit records to a store and a JSONL file, each with its own hash chain."""
+
+    def __init__(
+        self,
+        store: Store | None,
+        *,
+        jsonl_path: str | Path | None,
+        redactor: Redactor | None = None,
+        user: str | None = None,
+        tenant: str | None = None,
+    ) -> None:
+        if store is None and jsonl_path is None:
+            raise ConfigError(
+                "an audit log needs somewhere to write", key="store", fix="give a store or a path"
+            )
+        self.store = store
+        self.file = ChainedFile(jsonl_path) if jsonl_path is not None else None
+        self.redactor = redactor if redactor is not None else Redactor()
+        self.user, self.tenant = user, tenant
+        self._pending: list[AuditEntry] = []
+        self._unfiled: list[bytes] = []  # in the store, not yet in the file (a write failed)
+        self._lock = threading.RLock()
+        self._owns_store = False
+
+    @classmethod
+    def open(cls, state_dir: str | Path, *, store: str | None = None, **options: Any) -> AuditLog:
+        """The store at ``store`` (a URL or path; SQLite in ``state_dir`` by default) and
+        ``<state_dir>/audit.jsonl``; ``close`` closes the store too. ``options``: redactor,
+        user, tenant."""
+        from hookline.storage import open_store
+
+        folder = Path(state_dir)
+        log = cls(open_store(store, state_dir=folder), jsonl_path=folder / JSONL_NAME, **options)
+        log._owns_store = True
+        return log
+
+    def attach(self, agent: Agent) -> Callable[[], None]:
+        """Record what ``agent`` does from now on; the returned function stops it (and flushes)."""
+        stop = agent.watch(_Observer(self, agent))
+
+        def detach() -> None:
+            stop()
+            self.flush()
+
+        return detach
+
+    def record_approval(self, request: ApprovalRequest, approval: Approval) -> None:
+        """Record a person's (or an approver's) answer to an approval request, and flush."""
+        data = self.redactor.redact({
+            "user": request.user or self.user, "tenant": request.tenant or self.tenant,
+            "answered_by": approval.approver, "behavior": approval.behavior,
+            "message": approval.message, "asked_by": request.source, "reason": request.reason,
+        })  # fmt: skip
+        data.update(_input(self.redactor, request.tool_input))
+        if approval.updated_input is not None:
+            diff = input_diff(request.tool_input, approval.updated_input)
+            data["input_diff"] = clip(self.redactor.redact(diff), PREVIEW)
+        self.add(AuditEntry(kind="approval", time=time(), session_id=request.session_id,
+                            tool_use_id=request.tool_use_id, tool=request.tool_name,
+                            decision=approval.behavior, data=data))  # fmt: skip
+        self.flush()
+
+    def add(self, entry: AuditEntry) -> None:
+        """Queue a record (already redacted) for the next flush."""
+        with self._lock:
+            self._pending.append(entry)
+
+    def flush(self) -> Flushed | None:
+        """Write the queued records: one store transaction, one append to the file."""
+        with self._lock:
+            entries, self._pending = self._pending, []
+            if not entries and not self._unfiled:
+                return None
+            bodies = [canonical(entry) for entry in entries]
+            rows: list[AuditRow] = []
+            stored, file_seq = False, None
+            try:
+                with self.file.locked() if self.file else nullcontext():
+                    if self.store is not None and entries:
+                        rows = self.store.append_audit(entries, store_chain(entries, bodies))
+                        stored = True
+                    if self.file is not None:
+                        known = rows if not self._unfiled else []
+                        file_seq = self.file.append([*self._unfiled, *bodies], known)
+                        self._unfiled = []
+            except Exception as exc:
+                if stored:
+                    self._unfiled += bodies
+                else:
+                    self._pending[:0] = entries
+                if isinstance(exc, HooklineError):
+                    raise
+                raise AuditError(f"the audit log could not be written: {exc}") from exc
+            return Flushed(len(entries), rows[-1].seq if rows else None, file_seq)
+
+    def close(self) -> None:
+        """Flush, then release the file (and the store, if ``open`` opened it)."""
+        with self._lock:
+            try:
+                self.flush()
+            finally:
+                if self.file is not None:
+                    self.file.close()
+                if self._owns_store and self.store is not None:
+                    self.store.close()
+                    self.store = None
+
+    def __enter__(self) -> AuditLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _Observer:
+    """One attached agent: turns what it sees into records, tracking the calls in flight."""
+
+    def __init__(self, log: AuditLog, agent: Agent) -> None:
+        self.log, self.agent = log, agent
+        self.calls: dict[str, _Call] = {}
+        self.bases: dict[tuple[str | None, ...], dict[str, Any]] = {}
+
+    def __call__(self, item: Any) -> None:
+        kind = type(item)
+        if kind is HookRun:
+            self.hook_run(item)
+        elif kind is ToolResult:
+            self.tool_result(item)
+        elif isinstance(item, HookEvent):
+            tool_use_id = getattr(item, "tool_use_id", None)
+            if tool_use_id is not None:  # the call as this event's hooks will see it
+                self.calls[tool_use_id] = _Call(item)
+        elif self.log._pending:  # a message: whatever is queued is complete
+            self.log.flush()
+
+    def base(self, *hook: str) -> dict[str, Any]:
+        """Who (and which hook): the fields that repeat, redacted once and remembered."""
+        scope = self.agent.session.scope
+        key = (scope.user or self.log.user, scope.tenant or self.log.tenant, *hook)
+        known = self.bases.get(key)
+        if known is None:
+            known = self.bases[key] = self.log.redactor.redact(dict(zip(_BASE, key, strict=False)))
+        return dict(known)
+
+    def hook_run(self, run: HookRun) -> None:
+        call = self.calls.get(run.tool_use_id) if run.tool_use_id else None
+        answer = run.answer
+        data = self.base(run.hook, run.source, run.handler, run.kind)
+        data["duration_ms"] = round(run.duration_ms, 3)
+        context, messages = answer.additional_context, answer.system_message
+        if run.reason or run.failure or context or messages:
+            self.put(data, reason=run.reason, failure=run.failure, error=run.error,
+                     context=context, system_message=messages)  # fmt: skip
+        if answer.updated_input is not None:
+            diff = input_diff(call.input if call else {}, answer.updated_input)
+            self.put(data, input_diff=diff)
+        if answer.updated_output is not UNCHANGED:
+            before = call.output if call else UNCHANGED
+            self.put(data, output_diff=output_diff(before, answer.updated_output))
+        if call is not None and run.kind == "transformer":
+            call.rewritten(answer)
+        self.log.add(AuditEntry(kind="hook", time=time(), session_id=self.agent.session.id,
+                                tool_use_id=run.tool_use_id, event=run.event,
+                                tool=call.tool if call else None, decision=run.decision,
+                                data=data))  # fmt: skip
+        if call is None:  # not inside a tool call: its event's hooks are done, or it is late
+            self.log.flush()
+
+    def tool_result(self, result: ToolResult) -> None:
+        self.calls.pop(result.call.id, None)
+        redact = self.log.redactor.redact
+        data = self.base()
+        data["status"] = result.status
+        data["duration_ms"] = round(result.duration_ms, 3)
+        data.update(_input(self.log.redactor, result.input))
+        if result.output is not None:
+            data["output_digest"] = digest(redact(result.output))
+        self.put(data, reason=result.reason, context=result.context,
+                 stop_reason=result.stop_reason,
+                 approver=getattr(result, "approver", None))  # fmt: skip
+        self.log.add(AuditEntry(kind="tool", time=time(), session_id=self.agent.session.id,
+                                tool_use_id=result.call.id, tool=result.call.name,
+                                decision=result.status, data=data))  # fmt: skip
+        self.log.flush()
+
+    def put(self, data: dict[str, Any], **fields: Any) -> None:
+        """Add the fields that say something, redacted (and diffs clipped)."""
+        for key, value in fields.items():
+            if value:
+                shown = self.log.redactor.redact(value)
+                data[key] = clip(shown, PREVIEW) if key in _CLIPPED else shown
+
+
+class _Call:
+    """A tool call in flight: its tool, and its input and output as the next hook sees them."""
+
+    __slots__ = ("input", "output", "tool")
+
+    def __init__(self, event: HookEvent) -> None:
+        self.tool: str | None = getattr(event, "tool_name", None)
+        self.input: Any = getattr(event, "tool_input", {})
+        self.output: Any = getattr(event, "tool_response", UNCHANGED)
+
+    def rewritten(self, answer: Any) -> None:
+        if answer.updated_input is not None:
+            self.input = answer.updated_input
+        if answer.updated_output is not UNCHANGED:
+            self.output = answer.updated_output
+
+
+def _input(redactor: Redactor, value: Any) -> dict[str, Any]:
+    """The digest of the redacted input, and the input itself, redacted and clipped."""
+    shown = redactor.redact(value)
+    return {"input_digest": digest(shown), "input": clip(shown, PREVIEW)}
+
+
+def input_diff(before: Any, after: dict[str, Any]) -> dict[str, Any]:
+    """The keys a rewrite changed, added and removed, with the values (redacted later)."""
+    old = before if isinstance(before, dict) else {}
+    diff: dict[str, Any] = {
+        "changed": {k: [old[k], v] for k, v in after.items() if k in old and old[k] != v},
+        "added": {k: v for k, v in after.items() if k not in old},
+        "removed": [k for k in old if k not in after],
+    }
+    return {k: v for k, v in diff.items() if v}
+
+
+def output_diff(before: Any, after: Any) -> dict[str, Any]:
+    """A short summary of a replaced output: its shape before and after, and a preview."""
+    return {"from": _shape(before), "to": _shape(after), "preview": after}
+
+
+def _shape(value: Any) -> str:
+    if value is UNCHANGED:
+        return "unknown"
+    size = f" of {len(value)}" if isinstance(value, str | list | dict) else ""
+    return f"{type(value).__name__}{size}"
+
+
+def attach_audit(agent: Agent, *, redactor: Redactor | None = None) -> AuditLog:
+    """An audit log on the agent's store and ``<state dir>/audit.jsonl``, recording it now.
+    ``close()`` it after the agent's own ``close`` (which waits for background hooks)."""
+    log = AuditLog(agent.store, jsonl_path=state_dir_of(agent) / JSONL_NAME, redactor=redactor)
+    log.attach(agent)
+    return log
+
+
+def state_dir_of(agent: Agent) -> Path:
+    """The agent's state folder: ``options.state_dir``, else ``<cwd>/.hookline/state``."""
+    from hookline.agent.session import STATE_DIR
+
+    known = getattr(agent.session, "state_dir", None) or agent.options.state_dir
+    return Path(known) if known else agent.session.cwd / STATE_DIR

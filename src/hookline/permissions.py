@@ -1,0 +1,350 @@
+"""The permission layer: what becomes of a tool call once its PreToolUse hooks have answered.
+
+``evaluate`` decides in Claude Code's order; the first step that decides wins:
+
+1. a hook's deny (or defer, handed back as is), in every mode, bypassPermissions included;
+2. deny rules, matched on any part of the call (any subcommand of a Bash line);
+3. the dangerous tier (``DANGEROUS``): refused like a deny rule; no mode, rule or hook lifts it;
+4. ask rules (a hook's allow does not skip them); 5. a hook's ask;
+6. the mode: bypassPermissions runs the rest; plan refuses what does more than read;
+   acceptEdits runs file edits, and mkdir/touch/rm/rmdir/mv/cp/sed, below the workspace;
+7. a hook's allow; allow rules, which must cover every subcommand of a Bash line;
+8. the tiers: read-only tools run; the rest ask (or run, with ``mutating: "allow"``).
+
+In dontAsk mode whatever would ask is denied. ``auto`` has no classifier here: it acts as default.
+
+``from_settings`` reads ``permissions.allow/ask/deny`` of every layer (merged) and
+``permissions.defaultMode`` by precedence (``manual`` is default; auto and bypassPermissions are
+ignored in project and local files, which a repository controls); ``disableBypassPermissionsMode:
+"disable"`` in any layer refuses bypass. ``additionalDirectories`` is not read yet: the workspace
+is ``cwd``. hookline's own keys, under ``{"hookline": {"permissions": {...}}}``: ``dangerous``
+adds entries (merged across layers), each a rule (``"Bash(terraform destroy *)"``,
+``"Read(~/.ssh/**)"``) or ``{"name": ..., "pattern": <regex searched in Bash commands>}``;
+``dangerousDefaults: false`` drops the built-in ones; ``readOnlyTools`` adds tools that run
+unasked; ``mutating`` is ``"ask"`` (the default) or ``"allow"``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args
+
+from hookline.errors import ConfigError
+from hookline.events import PermissionMode
+from hookline.hooks.settings import Layer, SettingsWarning, by_precedence
+from hookline.rules import PermissionRule, subcommands
+
+if TYPE_CHECKING:
+    from hookline.decisions import Decision
+    from hookline.hooks.settings import Settings
+
+Behavior = Literal["allow", "ask", "deny", "defer"]
+#: A rule and the settings it came from, as in ``"project settings"``.
+SourcedRule = tuple[PermissionRule, str]
+Warnings = list[SettingsWarning]
+
+_MODES = frozenset(get_args(PermissionMode))
+_EDITS = {"Edit": "file_path", "Write": "file_path", "NotebookEdit": "notebook_path"}
+_FILE_COMMANDS = frozenset({"mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"})
+_PROTECTED = frozenset({".git", ".claude", ".hookline", ".vscode", ".idea"})
+_FLAG = re.compile(r"--?[\w-]+")
+_OURS, _CC = ("hookline", "permissions"), ("permissions",)
+_NO_BYPASS = "disableBypassPermissionsMode"
+#: Where a command starts, and what may stand before its name (sudo -u root, env X=1, timeout
+#: 30). Possessive (``*+``), so a long run of such words costs linear time, never exponential.
+_START = r"(?:^|[;&|({`'\"\n]|\$\()\s*(?:(?:sudo|doas|env|nohup|nice|time|exec|command|xargs)\s+"
+_START += r"|timeout\s+\S+\s+|\w+=\S*\s+|\d+\s+|-[ug]\s*[^-\s]\S*\s+|-\S+\s+)*+"
+_REST, _END = r"[^;&|\n'\"`(){}]*", r"(?=$|[\s;&|)'\"`])"
+_HOME_OR_ROOT = rf"\s[\"']?(?:/\*?|~/?\*?|\$\{{?HOME\}}?/?\*?)[\"']?{_END}"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the permission layer decided, why (in words for the model), and who decided."""
+
+    behavior: Behavior
+    reason: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Danger:
+    """One entry of the dangerous tier: a regex searched in Bash commands, or a rule."""
+
+    name: str
+    about: str
+    pattern: re.Pattern[str] | None = None
+    rule: PermissionRule | None = None
+
+    def matches(self, call: _Call) -> bool:
+        if self.rule is not None:
+            return call.matches(self.rule)
+        command = call.tool_input.get("command")
+        found = self.pattern and isinstance(command, str) and self.pattern.search(command)
+        return call.tool_name == "Bash" and bool(found)
+
+
+#: The built-in dangerous tier: commands that wreck a machine or shared history for good. A
+#: command counts after sudo, env, timeout, ``;``, ``|``, ``$(`` or a quote, so the check errs
+#: towards refusing (``echo "rm -rf /"`` is refused too).
+DANGEROUS = tuple(
+    Danger(name, about, re.compile(pattern if name == "fork-bomb" else _START + pattern))
+    for name, about, pattern in (
+        ("rm-root", "a recursive delete of / or ~",
+         rf"rm\b(?={_REST}\s(?:-\w*[rR]\w*|--recursive)\b){_REST}{_HOME_OR_ROOT}"),
+        ("chmod-root", "a recursive chmod or chown of / or ~",
+         rf"ch(?:mod|own|grp)\b(?={_REST}\s(?:-\w*R\w*|--recursive)\b){_REST}{_HOME_OR_ROOT}"),
+        ("mkfs", "making a filesystem", rf"mkfs(?:\.\w+)?{_END}"),
+        ("dd-device", "dd writing onto a device",
+         rf"dd\b{_REST}\sof=/dev/(?!null{_END}|zero{_END}|std(?:out|err){_END})"),
+        ("shutdown", "shutting down or rebooting the machine",
+         rf"(?:shutdown|reboot|poweroff|halt|systemctl\s+(?:poweroff|reboot|halt)){_END}"),
+        ("fork-bomb", "a fork bomb", r"(\w+|:)\(\)\s*\{[^}]{0,80}\1\s*\|\s*\1\s*&"),
+        ("force-push-main", "a force push to main or master",
+         rf"git\b(?={_REST}\spush\b)(?={_REST}\s(?:-f|--force(?:-with-lease)?)(?:[\s=]|$))"
+         rf"(?={_REST}[\s:+](?:refs/heads/)?(?:main|master){_END})"),
+    )
+)  # fmt: skip
+READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep"})
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionPolicy:
+    """Rules (each with the settings it came from), the mode, and the default tiers."""
+
+    allow: tuple[SourcedRule, ...] = ()
+    ask: tuple[SourcedRule, ...] = ()
+    deny: tuple[SourcedRule, ...] = ()
+    mode: PermissionMode = "default"
+    dangerous: tuple[Danger, ...] = DANGEROUS
+    read_only_tools: frozenset[str] = READ_ONLY_TOOLS
+    mutating: Literal["ask", "allow"] = "ask"
+    #: Folders acceptEdits may change without asking; empty: the cwd of each call.
+    workspace: tuple[str, ...] = ()
+
+    @classmethod
+    def from_settings(
+        cls, settings: Settings, *, mode: PermissionMode | None = None, cwd: str
+    ) -> tuple[PermissionPolicy, Warnings]:
+        """The policy the settings describe (an explicit ``mode`` wins over theirs), and what
+        in them was wrong and ignored: a bad entry never stops the rest from loading."""
+        read = _Read(by_precedence(settings.layers))
+        chosen = mode or read.mode()
+        if chosen == "bypassPermissions" and "disable" in read.all(_CC, _NO_BYPASS):
+            chosen = "default"  # any layer may refuse bypass (managed settings usually do)
+        keep = read.all(_OURS, "dangerousDefaults")[:1] != [False]
+        tools = {t for _, t, _ in read.items(_OURS, "readOnlyTools") if isinstance(t, str)}
+        mutating: Literal["ask", "allow"] = "ask"
+        if read.all(_OURS, "mutating")[:1] == ["allow"]:
+            mutating = "allow"
+        allow, ask, deny = (read.rules(kind) for kind in ("allow", "ask", "deny"))
+        dangers = (*(DANGEROUS if keep else ()), *read.dangers())
+        workspace = (posixpath.normpath(cwd),)
+        tiers = (dangers, READ_ONLY_TOOLS | tools, mutating, workspace)
+        return cls(allow, ask, deny, chosen, *tiers), list(dict.fromkeys(read.warnings))
+
+
+def evaluate(
+    policy: PermissionPolicy,
+    *,
+    tool_name: str,
+    tool_input: Mapping[str, Any],
+    read_only: bool,
+    hook: Decision,
+    cwd: str,
+    home: str | None = None,
+    hook_name: str = "PreToolUse",
+) -> Verdict:
+    """Decide one call by the order in the module docstring. Pure: no I/O, no state."""
+    read_only = read_only or tool_name in policy.read_only_tools
+    verdict = _decide(policy, _Call(tool_name, tool_input, read_only, cwd, home), hook, hook_name)
+    if verdict.behavior != "ask" or policy.mode != "dontAsk":
+        return verdict
+    why = (
+        f"{verdict.reason.rstrip('.')}. This session runs in dontAsk mode, which denies what needs "
+    )
+    why += f"approval: do not retry {tool_name}; go on without it, or tell the user."
+    return Verdict("deny", why, "mode:dontAsk")
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    tool_name: str
+    tool_input: Mapping[str, Any]
+    read_only: bool
+    cwd: str
+    home: str | None
+
+    def matches(self, rule: PermissionRule, *, every: bool = False) -> bool:
+        name, given = self.tool_name, self.tool_input
+        return rule.matches(name, given, cwd=self.cwd, home=self.home, every=every)
+
+    def command(self, words: Sequence[str]) -> _Call:
+        return replace(self, tool_input={"command": " ".join(words)})
+
+    @property
+    def what(self) -> str:
+        """The call in a few words: ``Bash command `rm -rf build` `` or just the tool's name."""
+        command = self.tool_input.get("command")
+        if self.tool_name != "Bash" or not isinstance(command, str):
+            return self.tool_name
+        return f"Bash command `{command if len(command) < 60 else command[:57] + '...'}`"
+
+
+def _decide(policy: PermissionPolicy, call: _Call, hook: Decision, hook_name: str) -> Verdict:
+    name, by_hook = call.what, f"hook:{hook_name}"
+    if hook.permission in ("deny", "defer"):
+        why = hook.reason or f"a {hook_name} hook refused {name}"
+        return Verdict(hook.permission, why, by_hook)
+    if rule := next((r for r in policy.deny if call.matches(r[0])), None):
+        why = f"{name} is denied by the {rule[1]} rule {rule[0]}; do not retry it or work around"
+        return Verdict("deny", f"{why} it. If the task needs it, tell the user.", _named(rule))
+    if danger := next((d for d in policy.dangerous if d.matches(call)), None):
+        why = f"{name} was refused: it is {danger.about} (dangerous tier, {danger.name}), which no"
+        why += " mode, rule or hook allows. Do not retry it or a variant; tell the user instead."
+        return Verdict("deny", why, f"tier:dangerous:{danger.name}")
+    if rule := next((r for r in policy.ask if call.matches(r[0])), None):
+        why = f"{name} needs approval: the {rule[1]} rule {rule[0]} asks for it"
+        return Verdict("ask", why, _named(rule, "ask"))
+    if hook.permission == "ask":
+        return Verdict("ask", hook.reason or f"a {hook_name} hook asks to approve {name}", by_hook)
+    if by_mode := _by_mode(policy, call):
+        return by_mode
+    if hook.permission == "allow":
+        return Verdict("allow", hook.reason or f"a {hook_name} hook allowed {name}", by_hook)
+    if rules := _allowed(policy.allow, call):
+        return Verdict("allow", f"{name} is allowed by settings", " + ".join(rules))
+    if call.read_only or policy.mutating == "allow":
+        tier = "read-only" if call.read_only else "mutating"
+        return Verdict("allow", f"{name} runs without approval ({tier} tier)", f"tier:{tier}")
+    why = f"{name} can change files or run commands, so it needs approval"
+    return Verdict("ask", why, "tier:mutating")
+
+
+def _named(rule: SourcedRule, kind: str = "deny") -> str:
+    return f"rule:{kind}:{rule[0]} ({rule[1]})"
+
+
+def _by_mode(policy: PermissionPolicy, call: _Call) -> Verdict | None:
+    name, mode = call.what, policy.mode
+    if mode == "bypassPermissions":
+        return Verdict("allow", f"bypassPermissions mode runs {name}", "mode:bypassPermissions")
+    if mode == "plan" and not call.read_only:
+        why = f"This session is in plan mode, where only read-only tools run, so {name} was not "
+        why += "run. Explore with read-only tools and present your plan; do not retry it "
+        return Verdict("deny", why + "until the user leaves plan mode.", "mode:plan")
+    if mode == "acceptEdits" and _edits_inside(policy.workspace or (call.cwd,), call):
+        return Verdict("allow", f"acceptEdits mode runs {name} here", "mode:acceptEdits")
+    return None
+
+
+def _allowed(rules: Sequence[SourcedRule], call: _Call) -> list[str]:
+    """The allow rules that cover the whole call (for Bash: each subcommand), or []."""
+    if whole := next((r for r in rules if call.matches(r[0], every=True)), None):
+        return [_named(whole, "allow")]
+    parts = subcommands(call.tool_input.get("command")) if call.tool_name == "Bash" else None
+    cover = [next((r for r in rules if call.command(w).matches(r[0], every=True)), None)
+             for w in parts or ()]  # fmt: skip
+    if not cover or None in cover:
+        return []
+    return list(dict.fromkeys(_named(cast(SourcedRule, r), "allow") for r in cover))
+
+
+def _edits_inside(roots: tuple[str, ...], call: _Call) -> bool:
+    """An edit, or a line of only filesystem commands, whose every path is below a root."""
+    if call.tool_name in _EDITS:
+        path = call.tool_input.get(_EDITS[call.tool_name])
+        return isinstance(path, str) and _inside(path, roots, call)
+    command = call.tool_input.get("command")
+    if call.tool_name != "Bash" or not isinstance(command, str) or ">" in command:
+        return False  # a redirect writes where no argument says
+    parts = subcommands(command) or [[""]]
+    return all(words[0] in _FILE_COMMANDS and all(
+        _FLAG.fullmatch(w) if w.startswith("-")  # not -t/etc: a flag may hide a path
+        else "$" not in w and "`" not in w and _inside(w.strip("'\""), roots, call)
+        for w in words[1:]) for words in parts)  # fmt: skip
+
+
+def _inside(path: str, roots: tuple[str, ...], call: _Call) -> bool:
+    """Whether ``path`` lies strictly below a root, outside the protected folders (.git, ...)."""
+    if path == "~" or path.startswith("~/"):
+        path = (call.home or posixpath.expanduser("~")) + path[1:]
+    full = posixpath.normpath(posixpath.join(call.cwd, path))
+    for root in roots:
+        relative = posixpath.relpath(full, root)
+        if relative not in (".", "..") and not relative.startswith("../"):
+            return not _PROTECTED.intersection(relative.split("/"))
+    return False
+
+
+class _Read:
+    """Reads permission keys from settings layers, highest first, and collects warnings."""
+
+    def __init__(self, layers: list[Layer]) -> None:
+        self.layers, self.warnings = layers, Warnings()
+
+    def values(self, path: tuple[str, ...], key: str) -> Iterator[tuple[Layer, Any]]:
+        """``key`` of the object at ``path`` in each layer that sets it."""
+        for layer in self.layers:
+            value: Any = layer.data
+            for part in path:
+                value = value.get(part) if isinstance(value, Mapping) else None
+            if isinstance(value, Mapping) and value.get(key) is not None:
+                yield layer, value[key]
+
+    def all(self, path: tuple[str, ...], key: str) -> list[Any]:
+        """Every layer's value of ``key``; ``[0]`` is the one that wins."""
+        return [value for _, value in self.values(path, key)]
+
+    def items(self, path: tuple[str, ...], key: str) -> Iterator[tuple[Layer, Any, str]]:
+        """Each entry of every layer's list ``key`` (lists merge), and its key for warnings."""
+        dotted = ".".join((*path, key))
+        for layer, value in self.values(path, key):
+            if isinstance(value, list):
+                yield from ((layer, item, f"{dotted}[{i}]") for i, item in enumerate(value))
+            else:
+                self.warnings.append(SettingsWarning(layer.path, "must be a list: ignored", dotted))
+
+    def rules(self, kind: str) -> tuple[SourcedRule, ...]:
+        found: dict[PermissionRule, str] = {}  # a rule in several layers: named by the highest
+        for layer, text, key in self.items(_CC, kind):
+            try:
+                found.setdefault(
+                    PermissionRule.parse(text, file=layer.path, key=key), _label(layer)
+                )
+            except ConfigError as exc:
+                self.warnings.append(SettingsWarning.of(exc))
+        return tuple(found.items())
+
+    def mode(self) -> PermissionMode:
+        for layer, value in self.values(_CC, "defaultMode"):
+            value = "default" if value == "manual" else value
+            if value not in _MODES:
+                problem = f"{value!r} is not a permission mode: ignored"
+            elif value in ("auto", "bypassPermissions") and layer.name in ("project", "local"):
+                problem = f"{value} is only read from user or managed settings: ignored"
+            else:
+                return cast(PermissionMode, value)
+            self.warnings.append(SettingsWarning(layer.path, problem, "permissions.defaultMode"))
+        return "default"
+
+    def dangers(self) -> Iterator[Danger]:
+        for layer, entry, key in self.items(_OURS, "dangerous"):
+            about = f"listed as dangerous in {_label(layer)}"
+            try:
+                if isinstance(entry, Mapping) and {"name", "pattern"} <= entry.keys():
+                    yield Danger(str(entry["name"]), about, re.compile(str(entry["pattern"])))
+                else:
+                    rule = PermissionRule.parse(entry, file=layer.path, key=key)
+                    yield Danger(str(rule), about, rule=rule)
+            except ConfigError as exc:
+                self.warnings.append(SettingsWarning.of(exc))
+            except re.error as exc:
+                self.warnings.append(SettingsWarning(layer.path, f"not a regex: {exc}", key))
+
+
+def _label(layer: Layer) -> str:
+    return "--settings" if layer.name == "cli" else f"{layer.name} settings"

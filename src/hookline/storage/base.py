@@ -1,0 +1,188 @@
+"""What a store keeps, and the small protocol every backend speaks.
+
+A store holds two things: session records (a paused session's whole state, resumed exactly
+once through ``claim_session``) and the audit log (append-only rows, each hash-chained to the
+one before it). Besides the protocol: the chain walk and the row mapping every backend shares.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from time import time as _now
+from typing import Any, Protocol, runtime_checkable
+
+#: The layout of the tables. A store refuses a database whose recorded version is newer.
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRecord:
+    """One stored session. ``version`` is the schema version of ``state``, not of the table."""
+
+    id: str
+    status: str
+    version: int
+    state: dict[str, Any]
+    user: str | None = None
+    tenant: str | None = None
+    created_at: float = field(default_factory=_now)
+    updated_at: float = field(default_factory=_now)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuditEntry:
+    """One record for the audit log, before the store gives it a place in the chain."""
+
+    kind: str
+    time: float = field(default_factory=_now)
+    session_id: str | None = None
+    tool_use_id: str | None = None
+    event: str | None = None
+    tool: str | None = None
+    decision: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRow:
+    """One row of the audit log: an entry with its place (``seq``) and its link (``hash``)."""
+
+    seq: int
+    hash: str
+    prev_hash: str | None
+    time: float
+    session_id: str | None
+    tool_use_id: str | None
+    event: str | None
+    kind: str
+    tool: str | None
+    decision: str | None
+    data: dict[str, Any]
+
+    @property
+    def entry(self) -> AuditEntry:
+        """The entry this row was made from (what the chain function hashed)."""
+        return AuditEntry(**{name: getattr(self, name) for name in ENTRY_FIELDS})
+
+
+#: ``chain(prev_hash, entry)`` -> the entry's hash. Called inside the append's transaction.
+Chain = Callable[[str | None, AuditEntry], str]
+ENTRY_FIELDS = ("time", "session_id", "tool_use_id", "event", "kind", "tool", "decision", "data")
+
+
+@runtime_checkable
+class Store(Protocol):
+    """Sessions and the audit log. Each call is one short transaction; all are thread-safe."""
+
+    def put_session(self, record: SessionRecord) -> None:
+        """Insert the record, or replace the one with its id."""
+
+    def get_session(self, id: str) -> SessionRecord | None:
+        """The record with this id, or None."""
+
+    def list_sessions(self, *, status: str | None = None, limit: int = 100) -> list[SessionRecord]:
+        """Records (with this status, if given), most recently created first."""
+
+    def claim_session(self, id: str, *, expected: str, new: str) -> bool:
+        """Set the status to ``new`` if it is ``expected``; of concurrent callers one wins."""
+
+    def delete_session(self, id: str) -> None:
+        """Forget the record with this id (nothing happens if there is none)."""
+
+    def append_audit(self, entries: Sequence[AuditEntry], chain: Chain) -> list[AuditRow]:
+        """Append the entries after the last row, as one transaction; return their rows."""
+
+    def audit_rows(
+        self,
+        *,
+        session_id: str | None = None,
+        tool: str | None = None,
+        decision: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        after_seq: int | None = None,
+        limit: int | None = None,
+    ) -> list[AuditRow]:
+        """Rows matching every filter given, in ``seq`` order (``since <= time < until``)."""
+
+    def last_audit(self) -> AuditRow | None:
+        """The newest row, or None while the log is empty."""
+
+    def close(self) -> None:
+        """Release the connection. The store is unusable afterwards."""
+
+
+def sha256_chain(prev_hash: str | None, entry: AuditEntry) -> str:
+    """A chain function: SHA-256 of the previous hash and the entry as canonical JSON."""
+    e = entry
+    body = [prev_hash, e.time, e.session_id, e.tool_use_id, e.event, e.kind, e.tool, e.decision,
+            e.data]  # fmt: skip
+    return hashlib.sha256(_CANONICAL_JSON.encode(body).encode()).hexdigest()
+
+
+def verify_chain(rows: Iterable[AuditRow], chain: Chain) -> int | None:
+    """The ``seq`` of the first row that does not follow from the one before, or None.
+
+    ``rows`` is the whole log or a contiguous slice of it, in ``seq`` order.
+    """
+    before: AuditRow | None = None
+    for row in rows:
+        if before is None:
+            linked = row.seq > 1 or row.prev_hash is None
+        else:
+            linked = row.seq == before.seq + 1 and row.prev_hash == before.hash
+        if not linked or row.hash != chain(row.prev_hash, row.entry):
+            return row.seq
+        before = row
+    return None
+
+
+def link(entries: Sequence[AuditEntry], chain: Chain, last: Sequence[Any] | None) -> list[AuditRow]:
+    """Rows for ``entries`` placed after ``last`` (its ``(seq, hash)``, None for an empty log)."""
+    seq, prev = (int(last[0]), str(last[1])) if last else (0, None)
+    rows = []
+    for entry in entries:
+        seq += 1
+        digest = chain(prev, entry)
+        e = entry
+        rows.append(AuditRow(seq, digest, prev, e.time, e.session_id, e.tool_use_id, e.event,
+                             e.kind, e.tool, e.decision, e.data))  # fmt: skip
+        prev = digest
+    return rows
+
+
+# Strict JSON (NaN or a non-JSON value raises instead of being stored), compact, unescaped.
+# Made once: ``json.dumps`` with options builds a new encoder on every call.
+_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+_CANONICAL_JSON = json.JSONEncoder(
+    ensure_ascii=False, allow_nan=False, separators=(",", ":"), sort_keys=True
+)
+
+
+def dump_json(value: Any) -> str:
+    """The JSON text a store keeps for ``value``."""
+    return _JSON.encode(value)
+
+
+def load_json(value: str | dict[str, Any]) -> dict[str, Any]:
+    """A JSON column's value: text from SQLite, already decoded from PostgreSQL."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def session_from_row(row: Sequence[Any]) -> SessionRecord:
+    id, status, version, state, user, tenant, created, updated = row
+    return SessionRecord(id, status, version, load_json(state), user, tenant, created, updated)
+
+
+def audit_from_row(row: Sequence[Any]) -> AuditRow:
+    seq, hash, prev_hash, time, session_id, tool_use_id, event, kind, tool, decision, data = row
+    return AuditRow(seq, hash, prev_hash, time, session_id, tool_use_id, event, kind, tool,
+                    decision, load_json(data))  # fmt: skip
+
+
+def audit_params(r: AuditRow, data: str) -> tuple[Any, ...]:
+    return (r.seq, r.hash, r.prev_hash, r.time, r.session_id, r.tool_use_id, r.event, r.kind,
+            r.tool, r.decision, data)  # fmt: skip

@@ -1,0 +1,215 @@
+"""The SQL both backends share: a ``Store`` over one DB-API connection.
+
+The statements use ``?`` placeholders; the PostgreSQL store turns them into ``%s``. A backend
+opens the connection, lists the statements that create its tables (per schema version) and
+says how a transaction takes each kind of lock.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from time import time as _now
+from typing import Any, Literal, Protocol
+
+from hookline.errors import ConfigError
+from hookline.storage.base import (
+    SCHEMA_VERSION,
+    AuditEntry,
+    AuditRow,
+    Chain,
+    SessionRecord,
+    audit_from_row,
+    audit_params,
+    dump_json,
+    link,
+    session_from_row,
+)
+
+SESSION_COLUMNS = "id, status, version, state, user_name, tenant, created_at, updated_at"
+AUDIT_COLUMNS = (
+    "seq, hash, prev_hash, time, session_id, tool_use_id, event, kind, tool, decision, data"
+)
+META_TABLE = "CREATE TABLE IF NOT EXISTS hookline_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+INDEXES = (
+    "CREATE INDEX hookline_sessions_status ON hookline_sessions (status, created_at)",
+    "CREATE INDEX hookline_audit_session ON hookline_audit (session_id, seq)",
+    "CREATE INDEX hookline_audit_tool ON hookline_audit (tool, seq)",
+    "CREATE INDEX hookline_audit_decision ON hookline_audit (decision, seq)",
+    "CREATE INDEX hookline_audit_time ON hookline_audit (time)",
+)
+_UPSERT_SESSION = (
+    f"INSERT INTO hookline_sessions ({SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (id) DO UPDATE SET status = excluded.status, version = excluded.version, "
+    "state = excluded.state, user_name = excluded.user_name, tenant = excluded.tenant, "
+    "created_at = excluded.created_at, updated_at = excluded.updated_at"
+)
+_INSERT_AUDIT = f"INSERT INTO hookline_audit ({AUDIT_COLUMNS}) VALUES ({', '.join('?' * 11)})"
+_SET_META = (
+    "INSERT INTO hookline_meta (key, value) VALUES (?, ?) "
+    "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+)
+#: ``audit_rows``'s filters, in the order of its parameters.
+_AUDIT_FILTERS = ("session_id = ?", "tool = ?", "decision = ?", "time >= ?", "time < ?", "seq > ?")
+
+#: What a transaction locks: nothing more than it touches, the writer's lock, the audit chain,
+#: or the schema (so two processes opening a new database do not both create it).
+LockKind = Literal["read", "write", "audit", "schema"]
+
+
+class Cursor(Protocol):
+    """The part of a DB-API cursor the shared SQL uses."""
+
+    @property
+    def rowcount(self) -> int: ...
+    def execute(self, sql: str, params: Sequence[Any] = ..., /) -> object: ...
+    def executemany(self, sql: str, params: Iterable[Sequence[Any]], /) -> object: ...
+    def fetchone(self) -> Any: ...
+    def fetchall(self) -> list[Any]: ...
+    def close(self) -> None: ...
+
+
+class Connection(Protocol):
+    """The part of a DB-API connection the shared SQL uses."""
+
+    def cursor(self) -> Any: ...
+    def commit(self) -> None: ...
+    def rollback(self) -> None: ...
+    def close(self) -> None: ...
+
+
+class SqlStore:
+    """A ``Store`` over one DB-API connection, guarded by a lock so threads can share it."""
+
+    def __init__(self, conn: Connection, *, where: str, tables: Mapping[int, Sequence[str]]):
+        self._conn = conn
+        self._mutex = threading.Lock()
+        self.where = where
+        self._migrate(tables)
+
+    def _begin(self, cur: Cursor, lock: LockKind) -> None:
+        """Start the transaction and take ``lock``; each backend knows how."""
+        raise NotImplementedError
+
+    def _sql(self, text: str) -> str:
+        """The statement in the driver's placeholder style (``?`` here)."""
+        return text
+
+    @contextmanager
+    def _transaction(self, lock: LockKind = "read") -> Iterator[Cursor]:
+        with self._mutex:
+            cur: Cursor = self._conn.cursor()
+            try:
+                self._begin(cur, lock)
+                yield cur
+            except BaseException:
+                self._conn.rollback()
+                raise
+            else:
+                self._conn.commit()
+            finally:
+                cur.close()
+
+    def _migrate(self, tables: Mapping[int, Sequence[str]]) -> None:
+        with self._transaction("schema") as cur:
+            cur.execute(META_TABLE)
+            cur.execute(self._sql("SELECT value FROM hookline_meta WHERE key = ?"), ("schema",))
+            row = cur.fetchone()
+            found = int(row[0]) if row else 0
+            if found > SCHEMA_VERSION:
+                raise ConfigError(
+                    f"the store's schema version is {found}; this hookline knows up to "
+                    f"{SCHEMA_VERSION}",
+                    file=self.where,
+                    fix="upgrade hookline to the release that wrote it, or use another store",
+                )
+            for version in range(found + 1, SCHEMA_VERSION + 1):
+                for statement in tables[version]:
+                    cur.execute(statement)
+            if found < SCHEMA_VERSION:
+                cur.execute(self._sql(_SET_META), ("schema", str(SCHEMA_VERSION)))
+
+    def put_session(self, record: SessionRecord) -> None:
+        r = record
+        params = (r.id, r.status, r.version, dump_json(r.state), r.user, r.tenant)
+        with self._transaction("write") as cur:
+            cur.execute(self._sql(_UPSERT_SESSION), (*params, r.created_at, r.updated_at))
+
+    def get_session(self, id: str) -> SessionRecord | None:
+        sql = f"SELECT {SESSION_COLUMNS} FROM hookline_sessions WHERE id = ?"
+        with self._transaction() as cur:
+            cur.execute(self._sql(sql), (id,))
+            row = cur.fetchone()
+        return None if row is None else session_from_row(row)
+
+    def list_sessions(self, *, status: str | None = None, limit: int = 100) -> list[SessionRecord]:
+        where, params = ("WHERE status = ? ", [status]) if status is not None else ("", [])
+        sql = f"SELECT {SESSION_COLUMNS} FROM hookline_sessions {where}"
+        with self._transaction() as cur:
+            cur.execute(self._sql(sql + "ORDER BY created_at DESC, id LIMIT ?"), [*params, limit])
+            return [session_from_row(row) for row in cur.fetchall()]
+
+    def claim_session(self, id: str, *, expected: str, new: str) -> bool:
+        sql = "UPDATE hookline_sessions SET status = ?, updated_at = ? WHERE id = ? AND status = ?"
+        with self._transaction("write") as cur:
+            cur.execute(self._sql(sql), (new, _now(), id, expected))
+            return cur.rowcount == 1
+
+    def delete_session(self, id: str) -> None:
+        with self._transaction("write") as cur:
+            cur.execute(self._sql("DELETE FROM hookline_sessions WHERE id = ?"), (id,))
+
+    def append_audit(self, entries: Sequence[AuditEntry], chain: Chain) -> list[AuditRow]:
+        if not entries:
+            return []
+        data = [dump_json(entry.data) for entry in entries]  # raises before the transaction
+        with self._transaction("audit") as cur:
+            cur.execute("SELECT seq, hash FROM hookline_audit ORDER BY seq DESC LIMIT 1")
+            rows = link(entries, chain, cur.fetchone())
+            params = [audit_params(row, text) for row, text in zip(rows, data, strict=True)]
+            cur.executemany(self._sql(_INSERT_AUDIT), params)
+        return rows
+
+    def audit_rows(
+        self,
+        *,
+        session_id: str | None = None,
+        tool: str | None = None,
+        decision: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        after_seq: int | None = None,
+        limit: int | None = None,
+    ) -> list[AuditRow]:
+        given = (session_id, tool, decision, since, until, after_seq)
+        chosen = [
+            (test, value)
+            for test, value in zip(_AUDIT_FILTERS, given, strict=True)
+            if value is not None
+        ]
+        tests = [test for test, _ in chosen]
+        sql = f"SELECT {AUDIT_COLUMNS} FROM hookline_audit"
+        sql += f" WHERE {' AND '.join(tests)} ORDER BY seq" if tests else " ORDER BY seq"
+        params = [value for _, value in chosen]
+        if limit is not None:
+            sql, params = sql + " LIMIT ?", [*params, limit]
+        with self._transaction() as cur:
+            cur.execute(self._sql(sql), params)
+            return [audit_from_row(row) for row in cur.fetchall()]
+
+    def last_audit(self) -> AuditRow | None:
+        with self._transaction() as cur:
+            cur.execute(f"SELECT {AUDIT_COLUMNS} FROM hookline_audit ORDER BY seq DESC LIMIT 1")
+            row = cur.fetchone()
+        return None if row is None else audit_from_row(row)
+
+    def close(self) -> None:
+        with self._mutex:
+            self._conn.close()
+
+    def __enter__(self) -> SqlStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,111 @@
+"""The default store: one SQLite file in the project's state folder, no server.
+
+Durability. The database runs in WAL mode with ``synchronous=NORMAL``. A commit appends the
+transaction's pages to the ``-wal`` file with write(2), the last frame marked as the commit;
+NORMAL skips the fsync there (SQLite syncs the WAL only at checkpoints). Once write(2) has
+returned, the bytes are in the operating system's page cache, which outlives the process,
+SIGKILL included: the next connection rebuilds its index from the WAL and keeps exactly the
+transactions whose commit frame is there and checksums right, so a torn tail is ignored. Hence
+a process crash loses no commit that returned and never shows half of one. Only an OS crash
+or a power loss can lose the last commits since the previous checkpoint, and then whole ones:
+the database stays consistent. ``synchronous=FULL`` would fsync on every commit, which costs
+more than the whole audit budget of a tool call.
+
+Concurrency. SQLite has one writer at a time. Every writing transaction starts with ``BEGIN
+IMMEDIATE`` (the write lock up front, so two writers never deadlock upgrading a read lock), and
+``busy_timeout`` makes a process that finds the lock taken wait for it instead of failing.
+Readers do not block the writer, nor it them.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from hookline.errors import ConfigError
+from hookline.storage.sql import INDEXES, Cursor, LockKind, SqlStore
+
+#: How long a transaction waits for another process's write lock before it fails.
+BUSY_TIMEOUT_SECONDS = 30.0
+
+_TABLES = (
+    """CREATE TABLE hookline_sessions (
+        id TEXT PRIMARY KEY,
+        status TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        user_name TEXT,
+        tenant TEXT,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    )""",
+    """CREATE TABLE hookline_audit (
+        seq INTEGER PRIMARY KEY,
+        hash TEXT NOT NULL,
+        prev_hash TEXT,
+        time REAL NOT NULL,
+        session_id TEXT,
+        tool_use_id TEXT,
+        event TEXT,
+        kind TEXT NOT NULL,
+        tool TEXT,
+        decision TEXT,
+        data TEXT NOT NULL
+    )""",
+)
+
+#: The statements that bring the tables from one schema version to the next.
+MIGRATIONS = {1: (*_TABLES, *INDEXES)}
+
+
+class SqliteStore(SqlStore):
+    """A store in one SQLite file; many processes may open the same file at once."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        conn = _connect(self.path)
+        try:
+            super().__init__(conn, where=str(self.path), tables=MIGRATIONS)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise _cannot_open(self.path, exc) from exc
+        except BaseException:
+            conn.close()
+            raise
+
+    def _begin(self, cur: Cursor, lock: LockKind) -> None:
+        cur.execute("BEGIN" if lock == "read" else "BEGIN IMMEDIATE")
+
+    def __repr__(self) -> str:
+        return f"SqliteStore({str(self.path)!r})"
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """An autocommit connection (transactions are explicit) in WAL mode."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(
+            path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False
+        )
+    except (OSError, sqlite3.Error) as exc:
+        raise _cannot_open(path, exc) from exc
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        conn.execute("PRAGMA synchronous = NORMAL")
+    except sqlite3.Error as exc:
+        conn.close()
+        raise _cannot_open(path, exc) from exc
+    if mode != "wal" and str(path) != ":memory:":
+        conn.close()
+        raise _cannot_open(path, f"the file system refused WAL mode (got {mode!r})")
+    return conn
+
+
+def _cannot_open(path: Path, reason: object) -> ConfigError:
+    return ConfigError(
+        f"cannot open the SQLite store: {reason}",
+        file=str(path),
+        fix="point the store at a writable SQLite file (or a new path), or at a postgresql:// URL",
+    )

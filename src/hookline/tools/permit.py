@@ -1,0 +1,159 @@
+"""The permission step of the pipeline: from the PreToolUse decision to run, refuse or defer.
+
+    hook deny ──────────────────────────────────────────────► refuse
+    hook defer ─ an answer from a resume? ─ no ─────────────► defer
+    permission layer (rules, mode, tiers) ─ deny ───────────► refuse
+                                          ─ ask ─ PermissionRequest hooks ─┐
+                                                  the approver(s) ─────────┤
+                                                  an answer from a resume ─┴► run / refuse / defer
+                                          ─ allow ──────────────────────► run
+
+An approval with an edited input is checked twice before it runs: against the tool's input
+schema, and against the deny rules (an approver cannot approve what a rule forbids).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from hookline.approvals import Approval, ApprovalRequest, Approver, NoApprover, request_approval
+from hookline.decisions import Decision
+from hookline.errors import ToolInputError
+from hookline.events import PermissionRequest, Scope
+from hookline.hooks.engine import HookEngine
+from hookline.permissions import PermissionPolicy, Verdict, evaluate
+from hookline.tools.base import Tool, ToolCall, ToolContext
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What the permission step decided for one call."""
+
+    action: Literal["run", "deny", "defer"]
+    input: dict[str, Any]
+    reason: str | None = None
+    #: The text the model reads when the call does not run.
+    content: str | None = None
+    #: Who answered an ask ("hook:<name>", "terminal", "cli", ...), if anyone did.
+    approver: str | None = None
+
+
+class Permit:
+    """Applies the permission layer and asks for approval where it says so."""
+
+    def __init__(
+        self,
+        engine: HookEngine,
+        *,
+        policy: PermissionPolicy | None = None,
+        approver: Approver | None = None,
+        defer_asks: bool = False,
+    ) -> None:
+        self.engine = engine
+        self.policy = policy
+        self.approver = approver or NoApprover()
+        #: An ask nobody can answer now pauses the run, instead of refusing the call.
+        self.defer_asks = defer_asks
+
+    async def decide(
+        self,
+        call: ToolCall,
+        tool: Tool,
+        prepared: dict[str, Any],
+        gate: Decision,
+        scope: Scope,
+        ctx: ToolContext,
+        answer: Approval | None = None,
+    ) -> Outcome:
+        """Run, refuse or defer ``call``, whose hooks answered ``gate``."""
+        tool_input = prepared if gate.updated_input is None else gate.updated_input
+        if gate.permission == "defer":
+            if answer is None:
+                return Outcome("defer", tool_input, gate.reason or "deferred by a hook")
+            return self._answered(call, tool, tool_input, answer, ctx)
+        verdict = self._verdict(tool, tool_input, gate, ctx)
+        if verdict.behavior == "ask":
+            approval = answer or await self._ask(call, tool, tool_input, prepared, verdict, scope)
+            if approval is None:
+                return Outcome("defer", tool_input, f"waiting for approval: {verdict.reason}")
+            return self._answered(call, tool, tool_input, approval, ctx)
+        if verdict.behavior in ("deny", "defer"):
+            return Outcome(verdict.behavior, tool_input, verdict.reason, verdict.reason)
+        return Outcome("run", tool_input)
+
+    def _verdict(
+        self, tool: Tool, tool_input: dict[str, Any], gate: Decision, ctx: ToolContext
+    ) -> Verdict:
+        if self.policy is None:  # no permission layer: the hooks alone decide
+            reason = gate.reason or f"{tool.name} needs approval"
+            return Verdict("ask" if gate.permission == "ask" else "allow", reason, "PreToolUse")
+        return evaluate(
+            self.policy,
+            tool_name=tool.name,
+            tool_input=tool_input,
+            read_only=tool.read_only,
+            hook=gate,
+            cwd=str(ctx.cwd),
+        )
+
+    async def _ask(
+        self,
+        call: ToolCall,
+        tool: Tool,
+        tool_input: dict[str, Any],
+        prepared: dict[str, Any],
+        verdict: Verdict,
+        scope: Scope,
+    ) -> Approval | None:
+        """PermissionRequest hooks first; then the approver; None: defer (nobody can say now)."""
+        asked = await self.engine.dispatch(
+            scope.event(PermissionRequest, tool_name=tool.name, tool_input=tool_input)
+        )
+        decision = asked.decision
+        if decision.permission in ("allow", "deny"):
+            who = f"hook:{asked.decided_by or 'PermissionRequest'}"
+            if decision.permission == "deny":
+                why = decision.reason or "denied by a PermissionRequest hook"
+                return Approval.deny(why, approver=who)
+            return Approval.allow(updated_input=decision.updated_input, approver=who)
+        request = ApprovalRequest(
+            session_id=scope.session_id,
+            tool_use_id=call.id,
+            tool_name=tool.name,
+            tool_input=tool_input,
+            original_input=prepared if tool_input is not prepared else None,
+            reason=verdict.reason,
+            source=verdict.source,
+            user=scope.user,
+            tenant=scope.tenant,
+        )
+        answer = await request_approval(self.approver, request, can_defer=self.defer_asks)
+        if answer is not None and answer.approver == "none" and self.defer_asks:
+            return None  # nobody could answer now: pause, to be answered on resume
+        return answer
+
+    def _answered(
+        self,
+        call: ToolCall,
+        tool: Tool,
+        tool_input: dict[str, Any],
+        approval: Approval,
+        ctx: ToolContext,
+    ) -> Outcome:
+        who = approval.approver or None
+        if approval.behavior == "deny":
+            message = approval.message or f"{tool.name} was denied by {who or 'the approver'}"
+            return Outcome("deny", tool_input, message, message, who)
+        if approval.updated_input is None:
+            return Outcome("run", tool_input, approver=who)
+        try:
+            edited = tool.prepare(dict(approval.updated_input), ctx)
+        except ToolInputError as exc:
+            why = f"the edited input does not fit {tool.name}: {exc}"
+            return Outcome("deny", tool_input, why, why, who)
+        if self.policy is not None:
+            verdict = self._verdict(tool, edited, Decision(), ctx)
+            if verdict.behavior == "deny":
+                return Outcome("deny", edited, verdict.reason, verdict.reason, who)
+        return Outcome("run", edited, approver=who)

@@ -1,0 +1,673 @@
+"""The audit log: records from a real agent run, who, redaction, both hash chains, crash safety.
+
+Every test that writes runs against the fake store below (which follows the ``Store`` audit
+contract exactly), the real SQLite store, and PostgreSQL when HOOKLINE_TEST_POSTGRES_URL names
+a server (CI starts one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import hookline
+from hookline import Agent, Decision, ScriptedModel, ToolError
+from hookline.approvals import Approval, ApprovalRequest
+from hookline.audit import (
+    AuditError,
+    AuditLog,
+    Redactor,
+    attach_audit,
+    canonical,
+    link,
+    verify_jsonl,
+    verify_rows,
+)
+from hookline.errors import ConfigError
+from hookline.storage import AuditEntry, AuditRow, SqliteStore
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+class FakeStore:
+    """An in-memory store: the audit half of the ``Store`` protocol, nothing more."""
+
+    def __init__(self) -> None:
+        self.rows: list[AuditRow] = []
+
+    def append_audit(
+        self, entries: Sequence[AuditEntry], chain: Callable[[str | None, AuditEntry], str]
+    ) -> list[AuditRow]:
+        last = self.rows[-1] if self.rows else None
+        seq, prev = (last.seq, last.hash) if last else (0, None)
+        added = []
+        for entry in entries:
+            seq += 1
+            digest = chain(prev, entry)
+            fields = {f.name: getattr(entry, f.name) for f in dataclasses.fields(entry)}
+            added.append(AuditRow(seq, digest, prev, **fields))
+            prev = digest
+        self.rows += added
+        return added
+
+    def audit_rows(self, *, session_id: str | None = None, tool: str | None = None,
+                   decision: str | None = None, since: float | None = None,
+                   until: float | None = None, after_seq: int | None = None,
+                   limit: int | None = None) -> list[AuditRow]:  # fmt: skip
+        rows = [
+            r for r in self.rows
+            if (session_id is None or r.session_id == session_id)
+            and (tool is None or r.tool == tool) and (decision is None or r.decision == decision)
+            and (since is None or r.time >= since) and (until is None or r.time < until)
+            and (after_seq is None or r.seq > after_seq)
+        ]  # fmt: skip
+        return rows[:limit] if limit is not None else rows
+
+    def last_audit(self) -> AuditRow | None:
+        return self.rows[-1] if self.rows else None
+
+    def close(self) -> None:
+        pass
+
+
+#: PostgreSQL too where a server is given (CI starts one: see tests/test_storage.py).
+POSTGRES_URL = os.environ.get("HOOKLINE_TEST_POSTGRES_URL")
+BACKENDS = ["fake", "sqlite", *(["postgres"] if POSTGRES_URL else [])]
+
+
+@pytest.fixture(params=BACKENDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    if request.param == "postgres":
+        yield from postgres_store()
+        return
+    made: Any = FakeStore() if request.param == "fake" else SqliteStore(tmp_path / "hookline.db")
+    yield made
+    made.close()
+
+
+def postgres_store() -> Iterator[Any]:
+    """A PostgresStore in a schema of its own, dropped afterwards."""
+    import uuid
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    import psycopg
+
+    from hookline.storage import open_store
+
+    assert POSTGRES_URL is not None
+    schema = f"hookline_audit_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
+        admin.execute(f"CREATE SCHEMA {schema}")
+        parts = urlsplit(POSTGRES_URL)
+        query = urlencode([*parse_qsl(parts.query), ("options", f"-csearch_path={schema}")])
+        made: Any = open_store(urlunsplit(parts._replace(query=query)), state_dir=Path("."))
+        made.sql = lambda sql: _postgres_execute(made.url, sql)
+        try:
+            yield made
+        finally:
+            made.close()
+            admin.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def _postgres_execute(url: str, sql: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(sql)
+
+
+@pytest.fixture
+def jsonl(tmp_path: Path) -> Path:
+    return tmp_path / "audit.jsonl"
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def agent_for(tmp_path: Path, script: list[dict[str, Any]], tools: list[Any], **opts: Any) -> Agent:
+    return Agent(ScriptedModel(script), tools=tools, cwd=tmp_path, **opts)
+
+
+def call(tool: str, id: str, **tool_input: Any) -> dict[str, Any]:
+    return {"tool_calls": [{"id": id, "name": tool, "input": tool_input}]}
+
+
+# -- what is recorded ---------------------------------------------------------------------------
+
+
+def test_hook_runs_tool_results_and_a_rewrite_diff_are_recorded(store, jsonl, tmp_path):
+    ran: list[tuple[str, bool]] = []
+
+    @hookline.tool
+    def echo(text: str, loud: bool = False, note: str = "") -> str:
+        """Say it."""
+        ran.append((text, loud))
+        return f"echo: {text}"
+
+    script = [call("echo", "t1", text="hi", note="x"), {"text": "done"}]
+    agent = agent_for(tmp_path, script, [echo])
+    agent.registry.add("PreToolUse", lambda e: Decision.rewrite({"text": "HI", "loud": True}),
+                       kind="transformer", name="shout")  # fmt: skip
+    agent.registry.add("PreToolUse", lambda e: Decision.allow("fine"), name="gate")
+    log = AuditLog(store, jsonl_path=jsonl)
+    log.attach(agent)
+    agent.run_sync("go")
+    log.close()
+
+    hooks = [r for r in store.audit_rows(tool="echo") if r.kind == "hook"]
+    assert [(r.event, r.data["hook"], r.decision) for r in hooks] == [
+        ("PreToolUse", "shout", "rewrite"),
+        ("PreToolUse", "gate", "allow"),
+    ]
+    shout, gate = hooks
+    diff = {"changed": {"text": ["hi", "HI"]}, "added": {"loud": True}, "removed": ["note"]}
+    assert shout.data["input_diff"] == diff
+    assert shout.data["hook_kind"] == "transformer" and shout.data["source"] == "python"
+    assert gate.data["reason"] == "fine" and gate.tool_use_id == "t1"
+    assert "input_diff" not in gate.data and gate.data["duration_ms"] >= 0
+    (tool,) = store.audit_rows(decision="executed")
+    assert tool.kind == "tool" and tool.tool == "echo" and tool.tool_use_id == "t1"
+    assert tool.data["input"] == {"text": "HI", "loud": True}
+    assert tool.data["input_digest"] == hashlib_digest({"text": "HI", "loud": True})
+    assert tool.data["output_digest"] == hashlib_digest("echo: HI")
+    assert ran == [("HI", True)]
+    assert [r["hash"] for r in records(jsonl)] == [r.hash for r in store.audit_rows()]
+
+
+def hashlib_digest(value: Any) -> str:
+    import hashlib
+
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_a_denied_call_is_recorded_as_blocked_and_its_tool_never_ran(store, jsonl, tmp_path):
+    ran: list[str] = []
+
+    @hookline.tool
+    def wipe(path: str) -> str:
+        """Delete a folder."""
+        ran.append(path)  # the sentinel: must stay empty
+        return "wiped"
+
+    agent = agent_for(tmp_path, [call("wipe", "t1", path="/"), {"text": "ok"}], [wipe])
+    agent.registry.add("PreToolUse", lambda e: Decision.deny("never wipe /"), name="no_wipe")
+    with AuditLog(store, jsonl_path=jsonl) as log:
+        log.attach(agent)
+        agent.run_sync("wipe it")
+    assert ran == []
+    (deny,) = store.audit_rows(decision="deny")
+    assert (deny.kind, deny.event, deny.tool, deny.data["reason"]) == (
+        "hook", "PreToolUse", "wipe", "never wipe /")  # fmt: skip
+    (blocked,) = store.audit_rows(decision="blocked")
+    assert blocked.kind == "tool" and blocked.data["reason"] == "never wipe /"
+    assert "output_digest" not in blocked.data
+
+
+def test_a_failed_tool_and_a_failing_hook_are_recorded(store, jsonl, tmp_path):
+    @hookline.tool
+    def flaky(n: int) -> str:
+        """Fail."""
+        raise ToolError("the service is down")
+
+    def broken(event: Any) -> None:
+        raise RuntimeError("bug in hook")
+
+    agent = agent_for(tmp_path, [call("flaky", "t1", n=1), {"text": "ok"}], [flaky])
+    agent.registry.add("PostToolUseFailure", broken, kind="observer", name="broken")
+    with AuditLog(store, jsonl_path=jsonl) as log:
+        log.attach(agent)
+        agent.run_sync("go")
+    (failed,) = store.audit_rows(decision="failed")
+    assert failed.data["reason"] == "the service is down" and failed.tool == "flaky"
+    (hook,) = [r for r in store.audit_rows() if r.event == "PostToolUseFailure"]
+    assert hook.data["failure"] == "exception" and "bug in hook" in hook.data["error"]
+
+
+def test_approvals_record_who_answered_and_the_edited_input(store, jsonl):
+    request = ApprovalRequest(
+        "s1", "t9", "Bash", {"command": "rm -rf build", "timeout": 5},
+        reason="asks", source="hook:guard", user="ana", tenant="acme")  # fmt: skip
+    with AuditLog(store, jsonl_path=jsonl) as log:
+        log.record_approval(request, Approval.edit({"command": "rm -rf build/tmp"},
+                                                   approver="terminal"))  # fmt: skip
+        assert len(store.audit_rows()) == 1  # an approval is written at once
+    (row,) = store.audit_rows()
+    assert (row.kind, row.session_id, row.tool_use_id, row.tool, row.decision) == (
+        "approval", "s1", "t9", "Bash", "allow")  # fmt: skip
+    assert row.data["answered_by"] == "terminal" and row.data["asked_by"] == "hook:guard"
+    assert row.data["input_diff"] == {
+        "changed": {"command": ["rm -rf build", "rm -rf build/tmp"]},
+        "removed": ["timeout"],
+    }
+    assert (row.data["user"], row.data["tenant"]) == ("ana", "acme")
+
+
+@pytest.mark.skipif(
+    "approver" not in {f.name for f in dataclasses.fields(hookline.AgentOptions)},
+    reason="approvers are not in this tree yet",
+)
+def test_a_call_a_person_approved_says_who_in_its_tool_record(store, jsonl, tmp_path, spy):
+    from hookline.approvals import Approver
+
+    class Yes(Approver):
+        async def approve(self, request: ApprovalRequest) -> Approval:
+            return Approval.allow(approver="terminal")
+
+    script = [call("echo", "t1", text="a"), {"text": "ok"}]
+    agent = agent_for(tmp_path, script, [spy().tool], approver=Yes())
+    agent.registry.add("PreToolUse", lambda e: Decision.ask("a person must look"), name="asker")
+    with AuditLog(store, jsonl_path=jsonl) as log:
+        log.attach(agent)
+        agent.run_sync("go")
+    (ask,) = store.audit_rows(decision="ask")
+    assert ask.data["reason"] == "a person must look"
+    (tool,) = store.audit_rows(decision="executed")
+    assert tool.data["approver"] == "terminal"
+
+
+def test_every_record_says_who_and_in_which_session(store, jsonl, tmp_path, spy):
+    agent = agent_for(tmp_path, [call("echo", "t1", text="a"), {"text": "ok"}], [spy().tool],
+                      user="ana", tenant="acme")  # fmt: skip
+    agent.registry.add("PreToolUse", lambda e: None, name="look")
+    agent.registry.add("UserPromptSubmit", lambda e: Decision.context(f"user is {e.user}"))
+    with AuditLog(store, jsonl_path=jsonl, user="fallback", tenant="t0") as log:
+        log.attach(agent)
+        agent.run_sync("go")
+    rows = store.audit_rows()
+    assert {r.kind for r in rows} == {"hook", "tool"} and len(rows) == 3
+    for row in rows:
+        assert row.session_id == agent.session.id
+        assert (row.data["user"], row.data["tenant"]) == ("ana", "acme")
+
+    other = agent_for(tmp_path, [{"text": "ok"}], [])
+    other.registry.add("UserPromptSubmit", lambda e: None)
+    with AuditLog(store, jsonl_path=jsonl, user="fallback", tenant="t0") as log:
+        log.attach(other)
+        other.run_sync("go")
+    (row,) = store.audit_rows(session_id=other.session.id)
+    assert (row.data["user"], row.data["tenant"]) == ("fallback", "t0")
+
+
+def test_records_are_written_when_a_call_ends_or_an_event_is_done(store, jsonl, tmp_path, spy):
+    agent = agent_for(tmp_path, [call("echo", "t1", text="a"), {"text": "ok"}], [spy().tool])
+    agent.registry.add("SessionStart", lambda e: Decision.context("hello"), name="hello")
+    agent.registry.add("PreToolUse", lambda e: None, name="look")
+    log = AuditLog(store, jsonl_path=jsonl)
+    log.attach(agent)
+    seen: list[tuple[str, int]] = []
+
+    def after_mine(item: Any) -> None:  # watchers run in order: the audit's went first
+        if isinstance(item, hookline.ToolResult):
+            seen.append((item.call.id, len(records(jsonl))))
+
+    agent.watch(after_mine)
+
+    asyncio.run(agent.start())
+    assert [r.event for r in store.audit_rows()] == ["SessionStart"]  # no flush() was needed
+    agent.run_sync("go")
+    assert seen == [("t1", 3)]  # SessionStart, PreToolUse, the call: all on disk already
+    log.close()
+
+
+@pytest.mark.skipif(not hasattr(Agent, "store"), reason="Agent.store is not in this tree yet")
+def test_attach_audit_writes_to_the_agents_store_and_state_folder(tmp_path, spy):
+    agent = agent_for(tmp_path, [call("echo", "t1", text="a"), {"text": "ok"}], [spy().tool])
+    log = attach_audit(agent)
+    agent.run_sync("go")
+    log.close()
+    state = tmp_path / ".hookline" / "state"
+    assert [r["decision"] for r in records(state / "audit.jsonl")] == ["executed"]
+    with SqliteStore(state / "hookline.db") as store:
+        assert [r.decision for r in store.audit_rows()] == ["executed"]
+
+
+def test_detach_stops_recording(store, jsonl, tmp_path, spy):
+    agent = agent_for(tmp_path, [call("echo", "t1", text="a"), {"text": "ok"}], [spy().tool])
+    log = AuditLog(store, jsonl_path=jsonl)
+    log.attach(agent)()
+    agent.run_sync("go")
+    log.close()
+    assert store.audit_rows() == [] and not jsonl.exists()
+
+
+# -- redaction ---------------------------------------------------------------------------------
+
+#: kind -> (text holding the secret, the part that must never be written, what stays)
+SECRETS = {
+    "openai": ("key sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4", "A1b2C3d4E5f6G7h8I9j0", "sk-proj-…"),
+    "anthropic": ("sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2", "Zx9Yw8Vu7Ts6Rq5", "sk-ant-api03-…"),
+    "aws": ("id AKIAIOSFODNN7EXAMPLE end", "IOSFODNN7EXAMPLE", "AKIA…"),
+    "github": ("ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", "aBcDeFgHiJkLmNoPqRsTu", "ghp_…"),
+    "github_pat": ("github_pat_11ABCDEFG0123456789_abcdefghijklmnop", "11ABCDEFG01234567",
+                   "github_pat_…"),
+    "slack": ("xoxb-123456789012-abcdefghijkl", "123456789012-abcdef", "xoxb-…"),
+    "authorization": ("Authorization: Bearer q1w2e3r4t5y6u7i8o9p0", "q1w2e3r4t5y6u7i8o9p0",
+                      "Authorization: Bearer …"),
+    "bearer": ("curl -H 'X: Bearer 9z8y7x6w5v4u3t2s1r0q'", "9z8y7x6w5v4u3t2s1r0q", "Bearer …"),
+    "jwt": ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r",
+            "dBjftJeZ4CVPmB92K27uhbUJU1p1r", "eyJ…"),
+    "pem": ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7bq\n-----END RSA PRIVATE KEY-----",
+            "MIIEpAIBAAKCAQEA7bq", "-----BEGIN RSA PRIVATE KEY-----…"),
+    "password": ("mysql -u root password=hunter2hunter2 -h db", "hunter2hunter2", "password=…"),
+    "json_password": ('{"password": "correct horse battery"}', "correct horse battery",
+                      '"password": "…'),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", sorted(SECRETS))
+def test_redactor_masks_each_kind_of_secret_and_keeps_a_prefix(kind):
+    text, secret, kept = SECRETS[kind]
+    masked = Redactor().text(f"before {text} after")
+    assert secret not in masked
+    assert f"{kept}[REDACTED]" in masked
+    assert masked.startswith("before ") and masked.rstrip().endswith("after")
+
+
+def test_redactor_masks_values_under_secret_keys_and_leaves_lookalikes_alone():
+    redactor = Redactor()
+    value = {"db_password": "pw1", "headers": {"Authorization": "Basic abc"}, "max_tokens": 5,
+             "diff": {"api_key": ["old", "new"]}, "note": "task-abcdefghijklmnopqrstuvwxyz0",
+             7: (1.5, float("nan"))}  # fmt: skip
+    assert redactor.redact(value) == {
+        "db_password": "[REDACTED]", "headers": {"Authorization": "[REDACTED]"},
+        "max_tokens": 5, "diff": {"api_key": ["[REDACTED]", "[REDACTED]"]},
+        "note": "task-abcdefghijklmnopqrstuvwxyz0", "7": [1.5, "nan"],
+    }  # fmt: skip
+    assert redactor.text("the tokens: 5 and PWD=/home/x") == "the tokens: 5 and PWD=/home/x"
+
+
+def test_redactor_masks_configured_patterns_and_refuses_bad_ones():
+    redactor = Redactor([r"ORDER-\d{4,}", r"(?i:internal-[a-z]+)"])
+    assert redactor.text("ORDER-12345 Internal-Zeus sk-proj-abcdefghijklmnopqrstu") == (
+        "[REDACTED] [REDACTED] sk-proj-…[REDACTED]"
+    )
+    with pytest.raises(ConfigError, match="not a valid regular expression"):
+        Redactor(["(unclosed"])
+    with pytest.raises(ConfigError, match="empty string"):
+        Redactor(["x*"])
+
+
+def test_no_secret_reaches_the_file_or_the_store(store, jsonl, tmp_path):
+    texts = " | ".join(text for text, _, _ in SECRETS.values())
+
+    @hookline.tool
+    def echo(text: str) -> dict[str, str]:
+        """Echo, with the secrets again in the output."""
+        return {"said": text, "env": texts}
+
+    script = [call("echo", "t1", text=texts), call("echo", "t2", text="deny me"), {"text": "ok"}]
+    agent = agent_for(tmp_path, script, [echo])
+    agent.registry.add("PreToolUse", lambda e: Decision.rewrite({"text": e.tool_input["text"] +
+                       texts}), kind="transformer", name="add")  # fmt: skip
+    agent.registry.add("PreToolUse", lambda e: Decision.deny(f"no: {texts}")
+                       if "deny" in e.tool_input["text"] else Decision.context(texts))  # fmt: skip
+    agent.registry.add("PostToolUse", lambda e: Decision.replace_output(texts),
+                       kind="transformer", name="swap")  # fmt: skip
+    with AuditLog(store, jsonl_path=jsonl, redactor=Redactor([r"deny me"])) as log:
+        log.attach(agent)
+        agent.run_sync(texts)
+    written = jsonl.read_text() + json.dumps([r.data for r in store.audit_rows()])
+    assert len(store.audit_rows()) == 7 and "[REDACTED]" in written
+    for text, secret, _ in SECRETS.values():
+        assert secret not in written, text
+    assert "deny me" not in written
+
+
+# -- the hash chains ---------------------------------------------------------------------------
+
+
+def filled(store: Any, jsonl: Path, count: int = 5) -> AuditLog:
+    log = AuditLog(store, jsonl_path=jsonl)
+    for n in range(count):
+        log.add(AuditEntry(kind="hook", session_id="s", tool=f"t{n}", data={"n": n}))
+        log.flush()
+    return log
+
+
+def rewrite(path: Path, change: Callable[[list[str]], list[str]]) -> None:
+    path.write_text("".join(change(path.read_text().splitlines(keepends=True))))
+
+
+def test_link_hashes_the_previous_hash_and_the_canonical_record():
+    entry = AuditEntry(kind="hook", time=1.0, data={"b": 1, "a": "é"})
+    body = '{"data":{"a":"é","b":1},"decision":null,"event":null,"kind":"hook",' \
+           '"session_id":null,"time":1.0,"tool":null,"tool_use_id":null}'  # fmt: skip
+    assert canonical(entry) == body.encode()
+    import hashlib
+
+    assert link("abc", entry) == hashlib.sha256(b"abc" + body.encode()).hexdigest()
+    assert link(None, entry) == hashlib.sha256(body.encode()).hexdigest()
+
+
+def test_an_untouched_log_verifies(store, jsonl):
+    filled(store, jsonl).close()
+    assert verify_rows(store.audit_rows()) is None and verify_jsonl(jsonl) is None
+    assert [r["seq"] for r in records(jsonl)] == [1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize(
+    ("change", "kind", "line"),
+    [
+        (lambda ls: [*ls[:2], ls[2].replace('"n":2', '"n":9'), *ls[3:]], "edited", 3),
+        (lambda ls: [*ls[:2], *ls[3:]], "deleted", 3),
+        (lambda ls: [ls[0], ls[2], ls[1], *ls[3:]], "reordered", 2),
+        (lambda ls: ls[1:], "deleted", 1),
+        (lambda ls: [*ls[:2], "not json\n", *ls[3:]], "malformed", 3),
+        (lambda ls: [*ls[:4], ls[4].replace('"n":4', '"n":4,"x":1')], "edited", 5),
+    ],
+    ids=["edited", "deleted", "reordered", "first-deleted", "malformed", "key-added"],
+)
+def test_verify_jsonl_names_the_first_broken_line(store, jsonl, change, kind, line):
+    filled(store, jsonl).close()
+    rewrite(jsonl, change)
+    problem = verify_jsonl(jsonl)
+    assert problem is not None and (problem.kind, problem.line) == (kind, line)
+    assert problem.tampered
+
+
+def test_a_partial_last_line_is_a_crash_artefact_and_the_next_writer_cuts_it(store, jsonl):
+    filled(store, jsonl, 3).close()
+    with open(jsonl, "ab") as file:
+        file.write(b'{"seq":4,"prev_hash":"ab')  # what a write cut short leaves
+    problem = verify_jsonl(jsonl)
+    assert problem is not None and (problem.kind, problem.line, problem.tampered) == (
+        "truncated", 4, False)  # fmt: skip
+    log = filled(store, jsonl, 1)
+    log.close()
+    assert verify_jsonl(jsonl) is None and [r["seq"] for r in records(jsonl)] == [1, 2, 3, 4]
+
+
+def test_a_removed_or_replaced_file_is_reopened_not_written_into_the_void(store, jsonl):
+    log = filled(store, jsonl, 2)
+    jsonl.unlink()
+    log.add(AuditEntry(kind="hook", data={"n": 2}))
+    log.flush()
+    assert [r["seq"] for r in records(jsonl)] == [1] and verify_jsonl(jsonl) is None
+    jsonl.with_suffix(".new").write_text("")
+    jsonl.with_suffix(".new").replace(jsonl)  # rotated: a new, empty file under the name
+    log.add(AuditEntry(kind="hook", data={"n": 3}))
+    log.close()
+    assert [r["data"]["n"] for r in records(jsonl)] == [3]
+    assert [r.data["n"] for r in store.audit_rows()] == [0, 1, 2, 3]
+
+
+def test_a_writer_refuses_to_chain_onto_an_edited_last_line(store, jsonl):
+    filled(store, jsonl, 2).close()
+    rewrite(jsonl, lambda ls: [ls[0], "garbage\n"])
+    log = AuditLog(store, jsonl_path=jsonl)
+    log.add(AuditEntry(kind="hook"))
+    with pytest.raises(AuditError, match="not an audit record"):
+        log.flush()
+
+
+def tamper(store: Any, sql: str, *params: Any) -> None:
+    if isinstance(store, FakeStore):
+        rows = {r.seq: r for r in store.rows}
+        if sql.startswith("UPDATE"):
+            rows[3] = dataclasses.replace(rows[3], data={"n": 9})
+        else:
+            del rows[3]
+        store.rows = list(rows.values())
+    elif hasattr(store, "sql"):  # PostgreSQL
+        store.sql(sql)
+    else:
+        with sqlite3.connect(store.path) as conn:
+            conn.execute(sql, params)
+
+
+@pytest.mark.parametrize(
+    ("sql", "kind"),
+    [("UPDATE hookline_audit SET data = '{\"n\":9}' WHERE seq = 3", "edited"),
+     ("DELETE FROM hookline_audit WHERE seq = 3", "deleted")],
+    ids=["update", "delete"],
+)  # fmt: skip
+def test_verify_rows_finds_an_edited_or_deleted_store_row(store, jsonl, sql, kind):
+    filled(store, jsonl).close()
+    tamper(store, sql)
+    problem = verify_rows(store.audit_rows())
+    assert problem is not None and (problem.kind, problem.seq) == (
+        kind,
+        3 if kind == "edited" else 4,
+    )
+
+
+def test_a_failed_store_write_raises_and_keeps_the_records(jsonl):
+    class Down(FakeStore):
+        down = True
+
+        def append_audit(self, entries: Any, chain: Any) -> list[AuditRow]:
+            if self.down:
+                raise sqlite3.OperationalError("disk I/O error")
+            return super().append_audit(entries, chain)
+
+    store = Down()
+    log = AuditLog(store, jsonl_path=jsonl)
+    log.add(AuditEntry(kind="hook", data={"n": 1}))
+    with pytest.raises(AuditError, match="disk I/O error"):
+        log.flush()
+    store.down = False
+    assert log.flush() is not None
+    assert len(store.rows) == 1 and len(records(jsonl)) == 1
+
+
+# -- several processes, and SIGKILL ------------------------------------------------------------
+
+WRITER = """
+import sys
+from pathlib import Path
+from hookline.audit import AuditLog
+from hookline.storage import AuditEntry, SqliteStore
+state, tag, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+log = AuditLog(SqliteStore(state / "hookline.db"), jsonl_path=state / "audit.jsonl")
+for n in range(count):
+    for k in range(1 + n % 3):
+        log.add(AuditEntry(kind="hook", session_id=tag, data={"n": n, "k": k}))
+    log.flush()
+log.close()
+"""
+
+AGENT = """
+import sys
+from pathlib import Path
+from hookline import Agent, Decision, Message, ToolCall, tool
+from hookline.audit import AuditLog
+
+class Endless:
+    name = "endless"
+    calls = 0
+
+    async def complete(self, messages, tools, *, system=None):
+        self.calls += 1
+        n = self.calls
+        return Message.assistant("", (ToolCall(f"{sys.argv[2]}-{n}", "work", {"n": n}),))
+
+@tool
+def work(n: int) -> str:
+    "Work."
+    return f"did {n} with sk-proj-abcdefghijklmnopqrstuvwxyz"
+
+class Printing(AuditLog):
+    def flush(self):
+        done = super().flush()
+        if done is not None and done.records:
+            print(done.store_seq, done.file_seq, flush=True)
+        return done
+
+agent = Agent(Endless(), tools=[work], cwd=sys.argv[1], max_turns=10**9)
+agent.registry.add("PreToolUse", lambda e: Decision.allow("ok"), name="ok")
+agent.registry.add("PostToolUse", lambda e: Decision.context("noted"), name="note")
+Printing.open(Path(sys.argv[1]) / ".hookline" / "state").attach(agent)
+agent.run_sync("work forever")
+"""
+
+
+def child(tmp_path: Path, code: str, *args: str) -> subprocess.Popen[bytes]:
+    script = tmp_path / "child.py"
+    script.write_text(code)
+    env = {**os.environ, "PYTHONPATH": SRC}
+    cmd = [sys.executable, str(script), *args]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env)
+
+
+def test_processes_sharing_the_file_and_the_store_keep_both_chains(tmp_path):
+    state = tmp_path / "state"
+    procs = [child(tmp_path, WRITER, str(state), tag, "150") for tag in ("a", "b", "c")]
+    assert [p.communicate(timeout=60)[0] for p in procs] == [b"", b"", b""]
+    assert [p.returncode for p in procs] == [0, 0, 0]
+    store = SqliteStore(state / "hookline.db")
+    rows = store.audit_rows()
+    assert verify_rows(rows) is None and verify_jsonl(state / "audit.jsonl") is None
+    lines = records(state / "audit.jsonl")
+    assert len(rows) == len(lines) == 3 * (50 * 1 + 50 * 2 + 50 * 3)
+    # flushes interleave as whole blocks, in the same order in both (the file lock spans both)
+    assert [r.hash for r in rows] == [line["hash"] for line in lines]
+    for tag in ("a", "b", "c"):
+        assert [(r.data["n"], r.data["k"]) for r in rows if r.session_id == tag] == [
+            (n, k) for n in range(150) for k in range(1 + n % 3)]  # fmt: skip
+    store.close()
+
+
+def test_sigkill_at_any_moment_loses_no_acknowledged_record(tmp_path):
+    seed = random.randrange(1 << 30)
+    rng = random.Random(seed)
+    acknowledged: list[tuple[int, int]] = []
+    for round in range(6):
+        proc = child(tmp_path, AGENT, str(tmp_path), f"r{round}")
+        assert proc.stdout is not None
+        first = proc.stdout.readline()  # it is running and writing
+        time.sleep(rng.uniform(0.0, 0.25))
+        proc.kill()
+        rest, _ = proc.communicate()
+        for line in (first + rest).decode().splitlines():
+            if line.count(" ") == 1:
+                store_seq, file_seq = line.split()
+                acknowledged.append((int(store_seq), int(file_seq)))
+    state = tmp_path / ".hookline" / "state"
+    store = SqliteStore(state / "hookline.db")
+    rows = {r.seq: r for r in store.audit_rows()}
+    store.close()
+    assert verify_rows(rows.values()) is None, seed
+    problem = verify_jsonl(state / "audit.jsonl")
+    assert problem is None or not problem.tampered, (seed, problem)
+    lines = {}
+    for text in (state / "audit.jsonl").read_bytes().split(b"\n")[:-1]:  # complete lines
+        record = json.loads(text)
+        lines[record["seq"]] = canonical(record)
+    assert len(acknowledged) > 20, seed
+    for store_seq, file_seq in acknowledged:
+        assert canonical(rows[store_seq]) == lines[file_seq], (seed, store_seq, file_seq)
+    assert b"abcdefghijklmnop" not in (state / "audit.jsonl").read_bytes()

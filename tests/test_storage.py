@@ -1,0 +1,448 @@
+"""The stores: sessions and claims, the audit chain, concurrency and crash safety.
+
+Every behaviour runs against SQLite (a temp file) and PostgreSQL (a fresh schema per test in
+the database that ``HOOKLINE_TEST_POSTGRES_URL`` names; ``.ci/postgres.sh`` starts one). Without
+that variable the PostgreSQL half is skipped, except under CI, where it fails.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import pytest
+
+from hookline.errors import ConfigError
+from hookline.storage import (
+    SCHEMA_VERSION,
+    AuditEntry,
+    AuditRow,
+    SessionRecord,
+    SqliteStore,
+    Store,
+    open_store,
+    sha256_chain,
+    verify_chain,
+)
+
+START_SCRIPT = 'pg_env="$(bash .ci/postgres.sh $$)" && eval "$pg_env"'
+
+
+@dataclass
+class Backend:
+    """One database to test against: ``url`` is what ``open_store`` (and a child process) takes."""
+
+    name: str
+    url: str
+    state_dir: Path
+    execute: Callable[[str], list[tuple[Any, ...]]]
+
+    def open(self) -> Store:
+        return open_store(self.url, state_dir=self.state_dir)
+
+
+def postgres_url() -> str:
+    url = os.environ.get("HOOKLINE_TEST_POSTGRES_URL")
+    if url:
+        return url
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"HOOKLINE_TEST_POSTGRES_URL is unset under CI: .ci/run must {START_SCRIPT}")
+    pytest.skip(f"HOOKLINE_TEST_POSTGRES_URL is unset (start a server: {START_SCRIPT})")
+
+
+def with_search_path(url: str, schema: str) -> str:
+    parts = urlsplit(url)
+    query = [*parse_qsl(parts.query), ("options", f"-csearch_path={schema}")]
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+    if request.param == "sqlite":
+        path = tmp_path / "store.db"
+        yield Backend("sqlite", str(path), tmp_path, lambda sql: _sqlite_execute(path, sql))
+        return
+    import psycopg
+
+    admin_url, schema = postgres_url(), f"hookline_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f"CREATE SCHEMA {schema}")
+        url = with_search_path(admin_url, schema)
+
+        def execute(sql: str) -> list[tuple[Any, ...]]:
+            with psycopg.connect(url, autocommit=True) as conn, conn.cursor() as cur:
+                cur.execute(sql)
+                return cur.fetchall() if cur.description else []
+
+        try:
+            yield Backend("postgres", url, tmp_path, execute)
+        finally:
+            admin.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def _sqlite_execute(path: Path, sql: str) -> list[tuple[Any, ...]]:
+    with closing(sqlite3.connect(path)) as conn, conn:
+        return conn.execute(sql).fetchall()
+
+
+@pytest.fixture
+def store(backend: Backend) -> Iterator[Store]:
+    opened = backend.open()
+    yield opened
+    opened.close()
+
+
+def entry(n: int, **fields: Any) -> AuditEntry:
+    return AuditEntry(**{"kind": "tool", "time": 1000.0 + n, "data": {"n": n}, **fields})
+
+
+def spawn(target: Callable[..., None], *args: Any) -> multiprocessing.Process:
+    process = multiprocessing.get_context("spawn").Process(target=target, args=args)
+    process.start()
+    return process
+
+
+# -- sessions ------------------------------------------------------------------------------
+
+
+def test_a_session_round_trips_with_unicode_and_nested_json(store: Store):
+    state = {
+        "messages": [{"role": "user", "text": "héllo — 你好 🚀"}, {"role": "assistant"}],
+        "pending": {"tool_use_id": "t1", "input": {"path": "ü/ß.txt", "flags": [True, None]}},
+        "numbers": [0, -1, 2**53, 1.5, 1e-7],
+        "ключ": "значение",
+    }
+    record = SessionRecord("s1", "paused", 3, state, "alice", "acme", 100.25, 200.5)
+    store.put_session(record)
+    assert store.get_session("s1") == record
+
+
+def test_put_session_replaces_the_record_with_the_same_id(store: Store):
+    store.put_session(SessionRecord("s1", "paused", 1, {"a": 1}))
+    store.put_session(SessionRecord("s1", "done", 2, {"b": 2}, tenant="t"))
+    got = store.get_session("s1")
+    assert got is not None
+    assert (got.status, got.version, got.state, got.tenant) == ("done", 2, {"b": 2}, "t")
+    assert store.get_session("missing") is None
+
+
+def test_list_sessions_is_newest_first_filtered_by_status_and_limited(store: Store):
+    for n, status in enumerate(["paused", "done", "paused", "paused"]):
+        store.put_session(SessionRecord(f"s{n}", status, 1, {}, created_at=float(n)))
+    assert [r.id for r in store.list_sessions()] == ["s3", "s2", "s1", "s0"]
+    assert [r.id for r in store.list_sessions(status="paused")] == ["s3", "s2", "s0"]
+    assert [r.id for r in store.list_sessions(status="paused", limit=2)] == ["s3", "s2"]
+    assert store.list_sessions(status="running") == []
+
+
+def test_delete_session_forgets_it_and_ignores_unknown_ids(store: Store):
+    store.put_session(SessionRecord("s1", "paused", 1, {}))
+    store.delete_session("s1")
+    store.delete_session("s1")
+    assert store.get_session("s1") is None
+
+
+def test_claim_session_sets_the_status_only_from_the_expected_one(store: Store):
+    store.put_session(SessionRecord("s1", "paused", 1, {"x": 1}, updated_at=1.0))
+    assert store.claim_session("s1", expected="running", new="done") is False
+    assert store.claim_session("missing", expected="paused", new="running") is False
+    assert store.claim_session("s1", expected="paused", new="running") is True
+    assert store.claim_session("s1", expected="paused", new="running") is False
+    got = store.get_session("s1")
+    assert got is not None
+    assert (got.status, got.state) == ("running", {"x": 1})
+    assert got.updated_at > 1.0
+
+
+def _claim(url: str, state_dir: str, barrier: Any) -> None:
+    store = open_store(url, state_dir=Path(state_dir))
+    barrier.wait(timeout=120)
+    won = store.claim_session("s1", expected="paused", new="resumed")
+    store.close()
+    sys.exit(10 if won else 11)
+
+
+def test_exactly_one_of_eight_processes_claims_a_session(backend: Backend, store: Store):
+    store.put_session(SessionRecord("s1", "paused", 1, {}))
+    barrier = multiprocessing.get_context("spawn").Barrier(8)
+    processes = [spawn(_claim, backend.url, str(backend.state_dir), barrier) for _ in range(8)]
+    for process in processes:
+        process.join(timeout=180)
+    codes = sorted(process.exitcode or 0 for process in processes)
+    assert codes == [10] + [11] * 7
+
+
+# -- the audit log -------------------------------------------------------------------------
+
+
+def test_appended_rows_chain_each_hash_to_the_one_before(store: Store):
+    first = store.append_audit([entry(1), entry(2, decision="allow")], sha256_chain)
+    second = store.append_audit(
+        [entry(3, session_id="s1", data={"é": [1, {"b": None}]})], sha256_chain
+    )
+    rows = store.audit_rows()
+    assert rows == first + second
+    assert [row.seq for row in rows] == [1, 2, 3]
+    assert rows[0].prev_hash is None
+    for before, row in zip([None, *rows], rows, strict=False):
+        assert row.prev_hash == (before.hash if before else None)
+        assert row.hash == sha256_chain(row.prev_hash, row.entry)
+    assert verify_chain(rows, sha256_chain) is None
+    assert store.last_audit() == rows[-1]
+
+
+def test_a_new_store_continues_the_chain_with_the_given_function(backend: Backend, store: Store):
+    [first] = store.append_audit([entry(1)], sha256_chain)
+    seen: list[tuple[str | None, AuditEntry]] = []
+
+    def chain(prev_hash: str | None, item: AuditEntry) -> str:
+        seen.append((prev_hash, item))
+        return sha256_chain(prev_hash, item)
+
+    with closing(backend.open()) as other:
+        [second] = other.append_audit([entry(2)], chain)
+    assert seen == [(first.hash, entry(2))]
+    assert (second.seq, second.prev_hash) == (2, first.hash)
+
+
+def test_an_edited_row_breaks_the_chain_at_that_row(backend: Backend, store: Store):
+    store.append_audit([entry(n) for n in range(1, 6)], sha256_chain)
+    backend.execute("UPDATE hookline_audit SET data = '{\"n\":99}' WHERE seq = 3")
+    assert verify_chain(store.audit_rows(), sha256_chain) == 3
+    assert verify_chain(store.audit_rows(after_seq=3), sha256_chain) is None
+
+
+def test_nothing_is_written_for_no_entries_or_for_data_that_is_not_json(store: Store):
+    assert store.append_audit([], sha256_chain) == []
+    with pytest.raises(ValueError):
+        store.append_audit([entry(1), entry(2, data={"x": math.nan})], sha256_chain)
+    assert store.audit_rows() == []
+    assert store.last_audit() is None
+
+
+def test_audit_rows_filter_by_session_tool_decision_time_and_seq(store: Store):
+    store.append_audit(
+        [
+            entry(1, session_id="a", tool="Bash", decision="allow"),
+            entry(2, session_id="a", tool="Read"),
+            entry(3, session_id="b", tool="Bash", decision="deny"),
+            entry(4, session_id="b", kind="hook", event="PreToolUse", decision="deny"),
+            entry(5, session_id="a", tool="Bash", decision="deny", tool_use_id="t5"),
+        ],
+        sha256_chain,
+    )
+
+    def seqs(**filters: Any) -> list[int]:
+        return [row.seq for row in store.audit_rows(**filters)]
+
+    assert seqs(session_id="a") == [1, 2, 5]
+    assert seqs(tool="Bash") == [1, 3, 5]
+    assert seqs(decision="deny") == [3, 4, 5]
+    assert seqs(session_id="a", tool="Bash", decision="deny") == [5]
+    assert seqs(since=1002.0, until=1004.0) == [2, 3]
+    assert seqs(after_seq=3) == [4, 5]
+    assert seqs(decision="deny", limit=2) == [3, 4]
+    assert seqs(session_id="nobody") == []
+    [row] = store.audit_rows(after_seq=4)
+    assert (row.tool_use_id, row.event, row.kind) == ("t5", None, "tool")
+
+
+def _append(url: str, state_dir: str, barrier: Any, worker: int) -> None:
+    store = open_store(url, state_dir=Path(state_dir))
+    barrier.wait(timeout=120)
+    for n in range(50):
+        store.append_audit([AuditEntry(kind="tool", data={"worker": worker, "n": n})], sha256_chain)
+    store.close()
+
+
+def test_four_processes_appending_at_once_make_one_unbroken_chain(backend: Backend, store: Store):
+    barrier = multiprocessing.get_context("spawn").Barrier(4)
+    args = (backend.url, str(backend.state_dir), barrier)
+    processes = [spawn(_append, *args, worker) for worker in range(4)]
+    for process in processes:
+        process.join(timeout=180)
+    assert [process.exitcode for process in processes] == [0] * 4
+    rows = store.audit_rows()
+    assert [row.seq for row in rows] == list(range(1, 201))
+    assert verify_chain(rows, sha256_chain) is None
+    assert {(row.data["worker"], row.data["n"]) for row in rows} == {
+        (w, n) for w in range(4) for n in range(50)
+    }
+
+
+def test_threads_sharing_one_store_make_one_unbroken_chain(store: Store):
+    def work(worker: int) -> None:
+        for n in range(25):
+            store.append_audit([entry(n, data={"worker": worker})], sha256_chain)
+
+    threads = [threading.Thread(target=work, args=(w,)) for w in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    rows = store.audit_rows()
+    assert len(rows) == 100
+    assert verify_chain(rows, sha256_chain) is None
+
+
+_CRASH_CHILD = """
+import sys
+from pathlib import Path
+from hookline.storage import AuditEntry, open_store, sha256_chain
+
+store = open_store(sys.argv[1], state_dir=Path(sys.argv[2]))
+print("ready", flush=True)
+append = 0
+while True:
+    append += 1
+    parts = [
+        AuditEntry(kind="tool", data={"append": append, "part": part, "pad": "x" * 3000})
+        for part in range(5)
+    ]
+    rows = store.append_audit(parts, sha256_chain)
+    print(rows[-1].seq, flush=True)
+"""
+
+
+def _kill_while_appending(backend: Backend) -> set[int]:
+    """Run the appending child, SIGKILL it at a random moment; the seqs it saw acknowledged."""
+    command = [sys.executable, "-c", _CRASH_CHILD, backend.url, str(backend.state_dir)]
+    lines: list[str] = []
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as child:
+        assert child.stdout is not None
+        assert child.stdout.readline() == "ready\n"
+        reader = threading.Thread(target=lambda: lines.extend(child.stdout or ()))
+        reader.start()
+        time.sleep(random.uniform(0.05, 0.5))
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(timeout=30)
+        reader.join(timeout=30)
+    return {int(line) for line in lines if line.endswith("\n")}
+
+
+def test_a_sigkilled_writer_loses_no_acknowledged_row_and_leaves_no_half(backend: Backend):
+    for _ in range(3):
+        acknowledged = _kill_while_appending(backend)
+        assert acknowledged, "the child never appended before it was killed"
+        with closing(backend.open()) as store:
+            rows: list[AuditRow] = store.audit_rows()
+        assert acknowledged <= {row.seq for row in rows}
+        assert [row.seq for row in rows] == list(range(1, len(rows) + 1))
+        assert verify_chain(rows, sha256_chain) is None
+        assert len(rows) % 5 == 0
+        assert all(row.data["part"] == (row.seq - 1) % 5 for row in rows)
+    if backend.name == "sqlite":
+        assert backend.execute("PRAGMA integrity_check") == [("ok",)]
+
+
+# -- the schema ----------------------------------------------------------------------------
+
+
+def test_reopening_keeps_the_data_and_records_the_schema_version(backend: Backend):
+    with closing(backend.open()) as first:
+        first.put_session(SessionRecord("s1", "paused", 1, {}))
+    with closing(backend.open()) as second:
+        assert second.get_session("s1") is not None
+    version = backend.execute("SELECT value FROM hookline_meta WHERE key = 'schema'")
+    assert version == [(str(SCHEMA_VERSION),)]
+
+
+def test_a_database_with_a_newer_schema_version_is_refused(backend: Backend):
+    backend.open().close()
+    newer = SCHEMA_VERSION + 1
+    backend.execute(f"UPDATE hookline_meta SET value = '{newer}' WHERE key = 'schema'")
+    with pytest.raises(ConfigError, match=f"schema version is {newer}") as refused:
+        backend.open()
+    assert refused.value.fix is not None and "upgrade hookline" in refused.value.fix
+    assert refused.value.file is not None
+    if backend.name == "sqlite":
+        assert refused.value.file == backend.url
+    else:
+        from hookline.storage.postgres import redact
+
+        assert refused.value.file == redact(backend.url)
+        assert str(urlsplit(backend.url).password) not in str(refused.value)
+
+
+# -- open_store ----------------------------------------------------------------------------
+
+
+def test_open_store_defaults_to_sqlite_in_the_state_folder(tmp_path: Path):
+    state_dir = tmp_path / ".hookline" / "state"
+    with closing(open_store(None, state_dir=state_dir)) as store:
+        assert isinstance(store, SqliteStore)
+        assert isinstance(store, Store)
+    assert (state_dir / "hookline.db").is_file()
+
+
+def test_open_store_takes_sqlite_urls_and_plain_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.chdir(tmp_path)
+    cases = {
+        "sqlite:///rel.db": tmp_path / "rel.db",
+        f"sqlite:///{tmp_path}/abs.db": tmp_path / "abs.db",
+    }
+    cases[str(tmp_path / "plain.db")] = tmp_path / "plain.db"
+    for url, path in cases.items():
+        store = open_store(url, state_dir=tmp_path / "unused")
+        assert isinstance(store, SqliteStore)
+        store.close()
+        assert path.is_file(), url
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+def test_open_store_takes_both_postgres_schemes(backend: Backend):
+    from hookline.storage.postgres import PostgresStore
+
+    for url in (backend.url, backend.url.replace("postgresql://", "postgres://", 1)):
+        store = open_store(url, state_dir=backend.state_dir)
+        assert isinstance(store, PostgresStore)
+        store.close()
+
+
+@pytest.mark.parametrize("url", ["", "   ", "mysql://localhost/db", "sqlite://", "sqlite://host/x"])
+def test_open_store_refuses_what_it_cannot_open(url: str, tmp_path: Path):
+    with pytest.raises(ConfigError, match=r"store|file"):
+        open_store(url, state_dir=tmp_path)
+
+
+def test_a_file_that_is_not_a_database_is_a_config_error(tmp_path: Path):
+    path = tmp_path / "junk.db"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(ConfigError, match="cannot open the SQLite store") as refused:
+        open_store(str(path), state_dir=tmp_path)
+    assert refused.value.file == str(path)
+
+
+def test_an_unreachable_postgres_is_a_config_error_that_hides_the_password(tmp_path: Path):
+    pytest.importorskip("psycopg")
+    with pytest.raises(ConfigError, match="cannot open the PostgreSQL store") as refused:
+        open_store("postgresql://me:s3cret@127.0.0.1:1/db", state_dir=tmp_path)
+    assert refused.value.file == "postgresql://me:***@127.0.0.1:1/db"
+    assert "s3cret" not in str(refused.value)
+
+
+def test_postgres_without_psycopg_names_the_install_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setitem(sys.modules, "psycopg", None)
+    monkeypatch.delitem(sys.modules, "hookline.storage.postgres", raising=False)
+    with pytest.raises(ConfigError, match="psycopg") as refused:
+        open_store("postgresql://localhost/db", state_dir=tmp_path)
+    assert refused.value.fix == "pip install 'hookline[postgres]'"
