@@ -324,15 +324,17 @@ def test_records_are_written_when_a_call_ends_or_an_event_is_done(store, jsonl, 
 
 
 @pytest.mark.skipif(not hasattr(Agent, "store"), reason="Agent.store is not in this tree yet")
-def test_attach_audit_writes_to_the_agents_store_and_state_folder(tmp_path, spy):
-    agent = agent_for(tmp_path, [call("echo", "t1", text="a"), {"text": "ok"}], [spy().tool])
+def test_attach_audit_writes_to_the_agents_store_even_after_it_reopens(tmp_path, spy):
+    script = [call("echo", "t1", text="a"), {"text": "ok"}, call("echo", "t2", text="b")]
+    agent = agent_for(tmp_path, [*script, {"text": "ok"}], [spy().tool])
     log = attach_audit(agent)
-    agent.run_sync("go")
+    agent.run_sync("go")  # closes the agent, and with it its store
+    agent.run_sync("again")  # the store opens anew; the audit follows it
     log.close()
     state = tmp_path / ".hookline" / "state"
-    assert [r["decision"] for r in records(state / "audit.jsonl")] == ["executed"]
+    assert [r["tool_use_id"] for r in records(state / "audit.jsonl")] == ["t1", "t2"]
     with SqliteStore(state / "hookline.db") as store:
-        assert [r.decision for r in store.audit_rows()] == ["executed"]
+        assert [r.tool_use_id for r in store.audit_rows()] == ["t1", "t2"]
 
 
 def test_detach_stops_recording(store, jsonl, tmp_path, spy):

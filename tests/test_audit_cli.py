@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 
 import hookline
 from hookline import Agent, Decision, ScriptedModel
-from hookline.audit import AuditLog, state_dir_of
+from hookline.audit import attach_audit
 from hookline.errors import ConfigError
 
 from hookline.cli.audit_cmd import audit  # isort: skip
@@ -50,9 +50,8 @@ def session(project: Path, script: list[dict[str, Any]]) -> str:
     agent = Agent(ScriptedModel(script), tools=[echo, wipe], cwd=project, user="ana")
     agent.registry.add("PreToolUse", lambda e: Decision.deny("never wipe"), matcher="wipe",
                        name="no_wipe")  # fmt: skip
-    with AuditLog.open(state_dir_of(agent)) as log:
-        log.attach(agent)
-        agent.run_sync("go")
+    with attach_audit(agent):
+        agent.run_sync("go")  # closes the agent and its store
     return agent.session.id
 
 

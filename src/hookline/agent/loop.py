@@ -172,6 +172,9 @@ class Agent:
         await self.engine.drain()
         await HTTP_CLIENTS.aclose()  # HTTP hooks' pooled connections belong to this event loop
         self.session.transcript.close()
+        if self._store is not None:
+            self._store.close()
+            self._store = None
 
     async def __aenter__(self) -> Agent:
         return self
@@ -243,7 +246,7 @@ class Agent:
         if self.options.checkpoint:
             turn.batch = [(call, None) for call in calls]
             self._record_status(turn, "running")
-        return await self._settle(turn, await self._run_batch(calls))
+        return await self._settle(turn, await self._run_batch(calls, turn=turn))
 
     async def _settle(self, turn: Turn, results: list[ToolResult]) -> bool:
         """Record a batch's results: pause if a call waits, else answer the model; True: ended."""
@@ -271,8 +274,14 @@ class Agent:
         pause.save(self.store, self.session, turn, status=status, launch=self.options.launch)
 
     async def _run_batch(
-        self, calls: list[ToolCall], answers: Mapping[str, Approval] | None = None
+        self,
+        calls: list[ToolCall],
+        answers: Mapping[str, Approval] | None = None,
+        *,
+        turn: Turn | None = None,
     ) -> list[ToolResult]:
+        """Check the calls concurrently, then finish them in order. With checkpoints on, each
+        finished call is saved at once: after a crash it is not run again."""
         scope, ctx, pipeline = self.session.scope, self.session.tool_context, self.pipeline
         answered = answers or {}
         if len(calls) == 1:
@@ -282,10 +291,13 @@ class Agent:
                 *(pipeline.check(c, scope, ctx, answer=answered.get(c.id)) for c in calls)
             )
         results = []
-        for item in checked:
+        for index, item in enumerate(checked):
             result = await pipeline.finish(item, scope, ctx)
             self._emit(result)
             results.append(result)
+            if turn is not None and self.options.checkpoint:
+                turn.batch[index] = (result.call, result)
+                self._record_status(turn, "running")
         return results
 
     async def _after_batch(self, results: list[ToolResult]) -> Decision:

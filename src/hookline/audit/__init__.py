@@ -15,7 +15,7 @@ from hookline.audit.chain import (
     verify_jsonl,
     verify_rows,
 )
-from hookline.audit.log import AuditLog, Flushed, attach_audit, state_dir_of
+from hookline.audit.log import AuditLog, Flushed, attach_audit
 from hookline.audit.redact import Redactor
 
 __all__ = [
@@ -27,7 +27,6 @@ __all__ = [
     "attach_audit",
     "canonical",
     "link",
-    "state_dir_of",
     "verify_jsonl",
     "verify_rows",
 ]

@@ -1,9 +1,8 @@
 """The audit log: every hook run, tool result and approval, redacted, chained and written twice.
 
-    audit = AuditLog.open(state_dir_of(agent))  # SQLite in the state folder + audit.jsonl
-    stop = audit.attach(agent)                  # a layer on agent.watch; returns the undo
+    audit = attach_audit(agent)  # or AuditLog(store, jsonl_path=...).attach(agent) -> undo
     ...
-    stop(); audit.close()
+    audit.close()
 
 ``attach`` only observes: hook runs and events come from the engine's monitors, tool results
 from the loop, all through ``agent.watch``. Records are buffered and written in one go (one
@@ -59,7 +58,7 @@ class AuditLog:
 
     def __init__(
         self,
-        store: Store | None,
+        store: Store | Callable[[], Store] | None,
         *,
         jsonl_path: str | Path | None,
         redactor: Redactor | None = None,
@@ -70,7 +69,8 @@ class AuditLog:
             raise ConfigError(
                 "an audit log needs somewhere to write", key="store", fix="give a store or a path"
             )
-        self.store = store
+        #: The store, or a function giving the current one (an agent reopens its store).
+        self.store_of: Callable[[], Store | None] = store if callable(store) else lambda: store
         self.file = ChainedFile(jsonl_path) if jsonl_path is not None else None
         self.redactor = redactor if redactor is not None else Redactor()
         self.user, self.tenant = user, tenant
@@ -133,8 +133,9 @@ class AuditLog:
             stored, file_seq = False, None
             try:
                 with self.file.locked() if self.file else nullcontext():
-                    if self.store is not None and entries:
-                        rows = self.store.append_audit(entries, store_chain(entries, bodies))
+                    store = self.store_of() if entries else None
+                    if store is not None:
+                        rows = store.append_audit(entries, store_chain(entries, bodies))
                         stored = True
                     if self.file is not None:
                         known = rows if not self._unfiled else []
@@ -158,9 +159,10 @@ class AuditLog:
             finally:
                 if self.file is not None:
                     self.file.close()
-                if self._owns_store and self.store is not None:
-                    self.store.close()
-                    self.store = None
+                store = self.store_of() if self._owns_store else None
+                if store is not None:
+                    store.close()
+                    self.store_of = lambda: None
 
     def __enter__(self) -> AuditLog:
         return self
@@ -296,15 +298,9 @@ def _shape(value: Any) -> str:
 
 def attach_audit(agent: Agent, *, redactor: Redactor | None = None) -> AuditLog:
     """An audit log on the agent's store and ``<state dir>/audit.jsonl``, recording it now.
-    ``close()`` it after the agent's own ``close`` (which waits for background hooks)."""
-    log = AuditLog(agent.store, jsonl_path=state_dir_of(agent) / JSONL_NAME, redactor=redactor)
+    ``close()`` it in the agent's ``close``, after ``engine.drain()`` and before the store
+    closes; it stays usable (the file reopens, the store is the agent's at each flush)."""
+    path = agent.session.state_dir / JSONL_NAME
+    log = AuditLog(lambda: agent.store, jsonl_path=path, redactor=redactor)
     log.attach(agent)
     return log
-
-
-def state_dir_of(agent: Agent) -> Path:
-    """The agent's state folder: ``options.state_dir``, else ``<cwd>/.hookline/state``."""
-    from hookline.agent.session import STATE_DIR
-
-    known = getattr(agent.session, "state_dir", None) or agent.options.state_dir
-    return Path(known) if known else agent.session.cwd / STATE_DIR

@@ -1,0 +1,110 @@
+"""``hookline sessions``: a run that pauses, listed, shown and resumed from the command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+SCRIPT = {
+    "turns": [
+        {"tool_calls": [
+            {"id": "t_w", "name": "Write", "input": {"file_path": "out.txt", "content": "v1"}},
+            {"id": "t_r", "name": "Read", "input": {"file_path": "script.json"}},
+        ]},
+        {"text": "written"},
+    ]
+}  # fmt: skip
+
+
+def hookline(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.run([sys.executable, "-m", "hookline.cli.main", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+
+
+@pytest.fixture
+def paused(tmp_path: Path) -> tuple[Path, str]:
+    """A run whose Write needs approval nobody can give now: it pauses (--defer-asks)."""
+    (tmp_path / "script.json").write_text(json.dumps(SCRIPT))
+    done = hookline("run", "write it", "--model", "scripted:script.json", "--defer-asks",
+                    "--output-format", "json", cwd=tmp_path)  # fmt: skip
+    out = json.loads(done.stdout)
+    assert out["stop_reason"] == "tool_deferred", done.stderr
+    assert [(c["name"], c["status"]) for c in out["tool_calls"]] == [
+        ("Write", "deferred"), ("Read", "executed"),
+    ]  # fmt: skip
+    assert not (tmp_path / "out.txt").exists()
+    return tmp_path, out["session_id"]
+
+
+def test_list_and_show_describe_the_paused_session(paused: tuple[Path, str]) -> None:
+    project, session = paused
+    listed = [json.loads(line) for line in hookline("sessions", "list", "--json",
+                                                     cwd=project).stdout.splitlines()]  # fmt: skip
+    assert [(s["session_id"], s["status"]) for s in listed] == [(session, "deferred")]
+    shown = json.loads(hookline("sessions", "show", session, cwd=project).stdout)
+    assert shown["waiting"] == [  # as the model asked for it
+        {"id": "t_w", "name": "Write", "input": {"file_path": "out.txt", "content": "v1"}}
+    ]
+    assert [d["name"] for d in shown["done"]] == ["Read"]
+
+
+def test_resume_approve_runs_the_write_and_a_second_resume_is_refused(
+    paused: tuple[Path, str],
+) -> None:
+    project, session = paused
+    done = hookline("sessions", "resume", session, "--approve", "--output-format", "json",
+                    cwd=project)  # fmt: skip
+    out = json.loads(done.stdout)
+    assert (out["stop_reason"], out["final_text"]) == ("end_turn", "written")
+    assert (project / "out.txt").read_text() == "v1"
+    again = hookline("sessions", "resume", session, "--approve", cwd=project)
+    assert again.returncode == 2 and "has finished" in again.stderr
+    assert len(again.stderr.strip().splitlines()) == 1 and "Traceback" not in again.stderr
+
+
+def test_resume_with_an_edit_writes_the_edited_content(paused: tuple[Path, str]) -> None:
+    project, session = paused
+    edit = json.dumps({"file_path": "out.txt", "content": "v2 (edited)"})
+    hookline("sessions", "resume", session, "--edit", edit, cwd=project)
+    assert (project / "out.txt").read_text() == "v2 (edited)"
+
+
+def test_resume_with_deny_tells_the_model_and_writes_nothing(paused: tuple[Path, str]) -> None:
+    project, session = paused
+    done = hookline("sessions", "resume", session, "--deny", "not on a Friday",
+                    "--output-format", "json", cwd=project)  # fmt: skip
+    write = json.loads(done.stdout)["tool_calls"][0]
+    assert (write["status"], write["reason"]) == ("blocked", "not on a Friday")
+    assert not (project / "out.txt").exists()
+
+
+BAD = {
+    "unknown session": (["nope", "--approve"], "no session 'nope'"),
+    "no answer": (["SID"], "--approve"),
+    "two answers": (["SID", "--approve", "--deny", "x"], "--approve"),
+    "edit not json": (["SID", "--edit", "{oops"], "--edit"),
+    "edit not fitting": (["SID", "--edit", '{"file_path": 3}'], "does not fit Write"),
+}
+
+
+@pytest.mark.parametrize("case", BAD.values(), ids=BAD.keys())
+def test_bad_resumes_are_one_line_exit_2_and_leave_the_session_paused(
+    paused: tuple[Path, str], case: tuple[list[str], str]
+) -> None:
+    project, session = paused
+    args, expected = case
+    done = hookline(
+        "sessions", "resume", *(session if a == "SID" else a for a in args), cwd=project
+    )
+    assert done.returncode == 2, done.stdout
+    assert done.stderr.startswith("hookline: error: ") and expected in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    shown = json.loads(hookline("sessions", "show", session, cwd=project).stdout)
+    assert shown["status"] == "deferred" and not (project / "out.txt").exists()
