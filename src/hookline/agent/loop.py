@@ -28,6 +28,7 @@ from hookline.agent.result import RunResult
 from hookline.agent.session import Session
 from hookline.agent.state import Turn
 from hookline.approvals import Approval
+from hookline.audit import AuditLog, attach_audit
 from hookline.decisions import NO_DECISION, Decision
 from hookline.errors import ConfigError
 from hookline.events import (
@@ -78,6 +79,9 @@ class Agent:
         self.session = Session.create(opts)
         self._watchers: list[Watcher] = []
         self._store: Store | None = None
+        self._audit: AuditLog | None = attach_audit(self) if opts.audit else None
+        if self._audit is not None:
+            permit.listeners.append(self._audit.record_approval)
 
     @property
     def store(self) -> Store:
@@ -172,6 +176,8 @@ class Agent:
         await self.engine.drain()
         await HTTP_CLIENTS.aclose()  # HTTP hooks' pooled connections belong to this event loop
         self.session.transcript.close()
+        if self._audit is not None:
+            self._audit.close()  # the last records; it reopens on the next run
         if self._store is not None:
             self._store.close()
             self._store = None

@@ -168,13 +168,17 @@ def _complete_lines(path: Path) -> int:
 def _report(what: str, count: int, problem: Problem | None) -> bool:
     """Say what was checked and the first problem; True when it is tampering."""
     if problem is None:
-        click.echo(f"{what}: {count} records, chain intact")
+        click.echo(f"{what}: {_records(count)}, chain intact")
         return False
     if not problem.tampered:
-        click.echo(f"{what}: {count} records, chain intact; {problem} (a crash artefact)")
+        click.echo(f"{what}: {_records(count)}, chain intact; {problem} (a crash artefact)")
         return False
     click.secho(f"{what}: TAMPERED: {problem}", fg="red")
     return True
+
+
+def _records(count: int) -> str:
+    return f"{count} record" + ("" if count == 1 else "s")
 
 
 def _as_dict(row: AuditRow) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from typing import Any, NoReturn
 import click
 
 from hookline import ConfigError, HooklineError, __version__
+from hookline.cli.audit_cmd import audit
 from hookline.cli.hooks_cmd import hooks
 from hookline.cli.launch import Launch, build_agent, show
 from hookline.cli.render import say
@@ -98,6 +99,7 @@ def run(prompt: str | None, output_format: str, model_spec: str, cwd: str | None
 
 
 cli.add_command(hooks)
+cli.add_command(audit)
 cli.add_command(sessions)
 
 

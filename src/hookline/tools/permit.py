@@ -14,6 +14,7 @@ schema, and against the deny rules (an approver cannot approve what a rule forbi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -55,6 +56,8 @@ class Permit:
         self.approver = approver or NoApprover()
         #: An ask nobody can answer now pauses the run, instead of refusing the call.
         self.defer_asks = defer_asks
+        #: Told of every answer to an approval request (the audit log records them).
+        self.listeners: list[Callable[[ApprovalRequest, Approval], None]] = []
 
     async def decide(
         self,
@@ -69,15 +72,19 @@ class Permit:
         """Run, refuse or defer ``call``, whose hooks answered ``gate``."""
         tool_input = prepared if gate.updated_input is None else gate.updated_input
         if gate.permission == "defer":
+            reason = gate.reason or "deferred by a hook"
             if answer is None:
-                return Outcome("defer", tool_input, gate.reason or "deferred by a hook")
-            return self._answered(call, tool, tool_input, answer, ctx)
+                return Outcome("defer", tool_input, reason)
+            request = _request(call, tool, tool_input, prepared, reason, "PreToolUse", scope)
+            return self._answered(request, tool, answer, ctx)
         verdict = self._verdict(tool, tool_input, gate, ctx)
         if verdict.behavior == "ask":
-            approval = answer or await self._ask(call, tool, tool_input, prepared, verdict, scope)
+            request = _request(call, tool, tool_input, prepared, verdict.reason, verdict.source,
+                               scope)  # fmt: skip
+            approval = answer or await self._ask(request, scope)
             if approval is None:
                 return Outcome("defer", tool_input, f"waiting for approval: {verdict.reason}")
-            return self._answered(call, tool, tool_input, approval, ctx)
+            return self._answered(request, tool, approval, ctx)
         if verdict.behavior in ("deny", "defer"):
             return Outcome(verdict.behavior, tool_input, verdict.reason, verdict.reason)
         return Outcome("run", tool_input)
@@ -97,19 +104,12 @@ class Permit:
             cwd=str(ctx.cwd),
         )
 
-    async def _ask(
-        self,
-        call: ToolCall,
-        tool: Tool,
-        tool_input: dict[str, Any],
-        prepared: dict[str, Any],
-        verdict: Verdict,
-        scope: Scope,
-    ) -> Approval | None:
+    async def _ask(self, request: ApprovalRequest, scope: Scope) -> Approval | None:
         """PermissionRequest hooks first; then the approver; None: defer (nobody can say now)."""
         asked = await self.engine.dispatch(
-            scope.event(PermissionRequest, tool_name=tool.name, tool_input=tool_input)
-        )
+            scope.event(PermissionRequest, tool_name=request.tool_name,
+                        tool_input=request.tool_input)
+        )  # fmt: skip
         decision = asked.decision
         if decision.permission in ("allow", "deny"):
             who = f"hook:{asked.decided_by or 'PermissionRequest'}"
@@ -117,31 +117,17 @@ class Permit:
                 why = decision.reason or "denied by a PermissionRequest hook"
                 return Approval.deny(why, approver=who)
             return Approval.allow(updated_input=decision.updated_input, approver=who)
-        request = ApprovalRequest(
-            session_id=scope.session_id,
-            tool_use_id=call.id,
-            tool_name=tool.name,
-            tool_input=tool_input,
-            original_input=prepared if tool_input is not prepared else None,
-            reason=verdict.reason,
-            source=verdict.source,
-            user=scope.user,
-            tenant=scope.tenant,
-        )
         answer = await request_approval(self.approver, request, can_defer=self.defer_asks)
         if answer is not None and answer.approver == "none" and self.defer_asks:
             return None  # nobody could answer now: pause, to be answered on resume
         return answer
 
     def _answered(
-        self,
-        call: ToolCall,
-        tool: Tool,
-        tool_input: dict[str, Any],
-        approval: Approval,
-        ctx: ToolContext,
+        self, request: ApprovalRequest, tool: Tool, approval: Approval, ctx: ToolContext
     ) -> Outcome:
-        who = approval.approver or None
+        for listener in self.listeners:
+            listener(request, approval)
+        tool_input, who = request.tool_input, approval.approver or None
         if approval.behavior == "deny":
             message = approval.message or f"{tool.name} was denied by {who or 'the approver'}"
             return Outcome("deny", tool_input, message, message, who)
@@ -157,3 +143,25 @@ class Permit:
             if verdict.behavior == "deny":
                 return Outcome("deny", edited, verdict.reason, verdict.reason, who)
         return Outcome("run", edited, approver=who)
+
+
+def _request(
+    call: ToolCall,
+    tool: Tool,
+    tool_input: dict[str, Any],
+    prepared: dict[str, Any],
+    reason: str,
+    source: str,
+    scope: Scope,
+) -> ApprovalRequest:
+    return ApprovalRequest(
+        session_id=scope.session_id,
+        tool_use_id=call.id,
+        tool_name=tool.name,
+        tool_input=tool_input,
+        original_input=prepared if tool_input is not prepared else None,
+        reason=reason,
+        source=source,
+        user=scope.user,
+        tenant=scope.tenant,
+    )

@@ -1,0 +1,115 @@
+"""The permission step inside the pipeline: hooks first, then rules, mode and tiers, then asking."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from hookline import Agent, Decision, ScriptedModel
+from hookline.approvals import Approval, ApprovalRequest, Approver
+from hookline.permissions import PermissionPolicy
+from hookline.rules import PermissionRule
+
+
+def policy(*, allow=(), ask=(), deny=(), mode="default") -> PermissionPolicy:  # type: ignore[no-untyped-def]
+    def rules(texts):  # type: ignore[no-untyped-def]
+        return tuple((PermissionRule.parse(t), "test settings") for t in texts)
+
+    return PermissionPolicy(allow=rules(allow), ask=rules(ask), deny=rules(deny), mode=mode)
+
+
+class Scripted(Approver):
+    """An approver that answers from a list and keeps the requests it saw."""
+
+    def __init__(self, *answers: Approval | None) -> None:
+        self.answers = list(answers)
+        self.requests: list[ApprovalRequest] = []
+
+    async def approve(self, request: ApprovalRequest) -> Approval | None:
+        self.requests.append(request)
+        return self.answers.pop(0)
+
+
+def test_a_hook_allow_never_overrides_a_deny_rule(tmp_path: Path) -> None:
+    agent = Agent(ScriptedModel([]), cwd=tmp_path, permissions=policy(deny=["Bash(touch *)"]))
+    agent.registry.add("PreToolUse", lambda e: Decision.allow("looks fine to me"))
+    result = asyncio.run(agent.call_tool("Bash", {"command": "touch made.txt"}))
+    assert result.status == "blocked" and "Bash(touch *)" in result.reason
+    assert not (tmp_path / "made.txt").exists()
+
+
+def test_a_hook_deny_holds_even_in_bypass_mode(tmp_path: Path) -> None:
+    agent = Agent(ScriptedModel([]), cwd=tmp_path, permissions=policy(mode="bypassPermissions"))
+    agent.registry.add("PreToolUse", lambda e: Decision.deny("not today"))
+    result = asyncio.run(agent.call_tool("Bash", {"command": "touch made.txt"}))
+    assert result.status == "blocked" and not (tmp_path / "made.txt").exists()
+
+
+def test_dangerous_commands_are_denied_whatever_the_mode(tmp_path: Path) -> None:
+    agent = Agent(ScriptedModel([]), cwd=tmp_path, permissions=policy(mode="bypassPermissions"))
+    result = asyncio.run(agent.call_tool("Bash", {"command": "rm -rf ~"}))
+    assert result.status == "blocked" and "dangerous tier, rm-root" in (result.reason or "")
+
+
+def test_default_tiers_read_runs_write_asks_and_nobody_answering_refuses(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("hello")
+    agent = Agent(ScriptedModel([]), cwd=tmp_path, permissions=PermissionPolicy())
+    read = asyncio.run(agent.call_tool("Read", {"file_path": "a.txt"}))
+    write = asyncio.run(agent.call_tool("Write", {"file_path": "b.txt", "content": "x"}))
+    assert read.status == "executed"
+    assert write.status == "blocked" and "nobody gave it" in write.content
+    assert not (tmp_path / "b.txt").exists()
+
+
+def test_an_approver_sees_the_rewrite_and_may_approve_an_edit(tmp_path: Path) -> None:
+    approver = Scripted(Approval.edit({"file_path": "b.txt", "content": "edited"}, approver="ann"))
+    agent = Agent(ScriptedModel([]), cwd=tmp_path, permissions=PermissionPolicy(),
+                  approver=approver)  # fmt: skip
+    agent.registry.add("PreToolUse", lambda e: Decision.rewrite({**e.tool_input, "content": "y"}),
+                       kind="transformer")  # fmt: skip
+    result = asyncio.run(agent.call_tool("Write", {"file_path": "b.txt", "content": "x"}))
+    (request,) = approver.requests
+    assert request.original_input["content"] == "x" and request.tool_input["content"] == "y"
+    assert "needs approval" in (request.reason or "")
+    assert (result.status, result.approver) == ("executed", "ann")
+    assert (tmp_path / "b.txt").read_text() == "edited"
+
+
+def test_an_approved_edit_is_still_checked_against_the_deny_rules(tmp_path: Path) -> None:
+    approver = Scripted(Approval.edit({"command": "touch evil.txt"}, approver="ann"))
+    agent = Agent(ScriptedModel([]), cwd=tmp_path, approver=approver,
+                  permissions=policy(deny=["Bash(touch evil*)"]))  # fmt: skip
+    result = asyncio.run(agent.call_tool("Bash", {"command": "echo hi"}))
+    assert result.status == "blocked" and not (tmp_path / "evil.txt").exists()
+
+
+def test_plan_mode_refuses_changes_and_allows_reads(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("hello")
+    agent = Agent(ScriptedModel([]), cwd=tmp_path, permissions=policy(mode="plan"))
+    assert asyncio.run(agent.call_tool("Read", {"file_path": "a.txt"})).status == "executed"
+    write = asyncio.run(agent.call_tool("Write", {"file_path": "a.txt", "content": "x"}))
+    assert write.status == "blocked" and (tmp_path / "a.txt").read_text() == "hello"
+
+
+def test_allow_rules_let_a_command_run_without_asking(tmp_path: Path) -> None:
+    agent = Agent(ScriptedModel([]), cwd=tmp_path, permissions=policy(allow=["Bash(touch *)"]))
+    result = asyncio.run(agent.call_tool("Bash", {"command": "touch ok.txt"}))
+    assert result.status == "executed" and (tmp_path / "ok.txt").exists()
+
+
+def test_every_approval_lands_in_the_audit_log(tmp_path: Path) -> None:
+    approver = Scripted(Approval.deny("not in prod", approver="ann"))
+    agent = Agent(ScriptedModel([]), cwd=tmp_path, permissions=PermissionPolicy(),
+                  approver=approver, audit=True, user="bob")  # fmt: skip
+
+    async def once():  # type: ignore[no-untyped-def]
+        async with agent:
+            return await agent.call_tool("Write", {"file_path": "b.txt", "content": "x"})
+
+    assert asyncio.run(once()).status == "blocked"
+    log = (tmp_path / ".hookline/state/audit.jsonl").read_text()
+    rows = [json.loads(line) for line in log.splitlines()]
+    (approval,) = [r for r in rows if r["kind"] == "approval"]
+    assert (approval["decision"], approval["data"]["answered_by"]) == ("deny", "ann")
+    assert (approval["data"]["message"], approval["data"]["user"]) == ("not in prod", "bob")
