@@ -11,6 +11,8 @@ import hookline
 EXPECTED = {
     # the agent
     "Agent", "AgentOptions", "ClaudeAgentOptions", "RunResult", "Message", "ModelClient",
+    # permissions and approvals
+    "PermissionPolicy", "Approval", "ApprovalRequest", "Approver",
     # models shipped as doubles
     "ScriptedModel", "RuleModel",
     # decisions
@@ -20,7 +22,8 @@ EXPECTED = {
     "ToolError", "ToolInputError",
     # events
     "EVENTS", "HookEvent", "SessionStart", "SessionEnd", "UserPromptSubmit", "TurnStart",
-    "TurnEnd", "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure",
+    "TurnEnd", "PreToolUse", "PermissionRequest", "PostToolBatch", "PostToolUse",
+    "PostToolUseFailure",
     "ToolBlocked", "Stop",
     # hooks
     "HookEngine", "HookRun", "Dispatch", "HookRegistry", "Registration", "HookRunner",

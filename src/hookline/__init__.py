@@ -11,6 +11,7 @@ from hookline.agent.messages import Message
 from hookline.agent.model import ModelClient
 from hookline.agent.options import AgentOptions, ClaudeAgentOptions
 from hookline.agent.result import RunResult
+from hookline.approvals import Approval, ApprovalRequest, Approver
 from hookline.decisions import NO_DECISION, Decision, merge
 from hookline.errors import (
     ConfigError,
@@ -25,6 +26,7 @@ from hookline.events import (
     EVENTS,
     HookEvent,
     PermissionRequest,
+    PostToolBatch,
     PostToolUse,
     PostToolUseFailure,
     PreToolUse,
@@ -43,6 +45,7 @@ from hookline.hooks.sdk import HookMatcher
 from hookline.matchers import Matcher, all_of, any_of, arg, not_, tool_name
 from hookline.models.rules import RuleModel
 from hookline.models.scripted import ScriptedModel
+from hookline.permissions import PermissionPolicy
 from hookline.tools.base import Tool, ToolCall, ToolContext, ToolResult, Workspace
 from hookline.tools.function import FunctionTool, tool
 
@@ -53,6 +56,9 @@ __all__ = [
     "NO_DECISION",
     "Agent",
     "AgentOptions",
+    "Approval",
+    "ApprovalRequest",
+    "Approver",
     "ClaudeAgentOptions",
     "ConfigError",
     "Decision",
@@ -71,7 +77,9 @@ __all__ = [
     "Matcher",
     "Message",
     "ModelClient",
+    "PermissionPolicy",
     "PermissionRequest",
+    "PostToolBatch",
     "PostToolUse",
     "PostToolUseFailure",
     "PreToolUse",
