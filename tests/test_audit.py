@@ -673,3 +673,19 @@ def test_sigkill_at_any_moment_loses_no_acknowledged_record(tmp_path):
     for store_seq, file_seq in acknowledged:
         assert canonical(rows[store_seq]) == lines[file_seq], (seed, store_seq, file_seq)
     assert b"abcdefghijklmnop" not in (state / "audit.jsonl").read_bytes()
+
+
+def test_group_commit_lets_records_wait_until_the_delay_or_close(tmp_path):
+    store = SqliteStore(tmp_path / "hookline.db")
+    log = AuditLog(store, jsonl_path=tmp_path / "audit.jsonl", max_delay=3600)
+    log.add(AuditEntry(kind="hook", session_id="s", data={"n": 1}))
+    log.settle()  # within the delay: it waits
+    assert store.audit_rows() == []
+    log.close()  # closing writes what waits
+    assert [r.data["n"] for r in store.audit_rows()] == [1]
+    strict = AuditLog(store, jsonl_path=tmp_path / "audit.jsonl")
+    strict.add(AuditEntry(kind="hook", session_id="s", data={"n": 2}))
+    strict.settle()  # no delay: written at once
+    assert [r.data["n"] for r in store.audit_rows()] == [1, 2]
+    strict.close()
+    store.close()

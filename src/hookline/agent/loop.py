@@ -79,7 +79,11 @@ class Agent:
         self.session = Session.create(opts)
         self._watchers: list[Watcher] = []
         self._store: Store | None = None
-        self._audit: AuditLog | None = attach_audit(self) if opts.audit else None
+        #: Whether the store holds a record of this session (paused, resumed or checkpointed).
+        self._saved = False
+        self._audit: AuditLog | None = None
+        if opts.audit:
+            self._audit = attach_audit(self, max_delay=opts.audit_delay)
         if self._audit is not None:
             permit.listeners.append(self._audit.record_approval)
 
@@ -122,6 +126,7 @@ class Agent:
         claimed = pause.claim(self.store, session_id, answer, self.tools)
         self.session.transcript.close()
         self.session = Session.restore(claimed.session, claimed.messages)
+        self._saved = True
         return await self._recorded(self._resumed(claimed))
 
     async def _recorded(self, work: Awaitable[Turn]) -> RunResult:
@@ -224,8 +229,8 @@ class Agent:
             scope.event(TurnEnd, prompt=turn.prompt, turn=self.session.prompts, steps=turn.steps,
                         stop_reason=turn.stop_reason)
         )  # fmt: skip
-        if turn.stop_reason != "tool_deferred" and (self.options.checkpoint or self._store):
-            self._record_status(turn, "done")
+        if turn.stop_reason != "tool_deferred" and self._saved:
+            self._record_status(turn, "done")  # the store holds this session: close its record
         return turn
 
     async def _work(self, turn: Turn) -> None:
@@ -276,7 +281,10 @@ class Agent:
 
     def _record_status(self, turn: Turn, status: str) -> None:
         """Save the session as ``status``: paused, a checkpoint, or done."""
+        self._saved = True
         self.session.transcript.flush()
+        if self._audit is not None:
+            self._audit.flush()  # what led here is on record before the state is
         pause.save(self.store, self.session, turn, status=status, launch=self.options.launch)
 
     async def _run_batch(

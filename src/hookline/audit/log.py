@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
-from time import time
+from time import monotonic, time
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hookline.audit.chain import AuditError, ChainedFile, canonical, digest, store_chain
@@ -45,6 +45,10 @@ _CLIPPED = frozenset({"input_diff", "output_diff"})
 PREVIEW = 200  # characters of a string kept in an input preview or a diff
 
 
+#: Group commit writes at the latest when this many records wait.
+_GROUP_LIMIT = 256
+
+
 class Flushed(NamedTuple):
     """What one flush wrote: how many records, and the last seq in the store and the file."""
 
@@ -64,6 +68,7 @@ class AuditLog:
         redactor: Redactor | None = None,
         user: str | None = None,
         tenant: str | None = None,
+        max_delay: float = 0.0,
     ) -> None:
         if store is None and jsonl_path is None:
             raise ConfigError(
@@ -78,6 +83,11 @@ class AuditLog:
         self._unfiled: list[bytes] = []  # in the store, not yet in the file (a write failed)
         self._lock = threading.RLock()
         self._owns_store = False
+        #: Group commit: records may wait up to this many seconds (or 256 records) before they
+        #: are written, so one transaction serves many calls. 0: written at the end of each call.
+        #: A record is acknowledged once written: a crash loses at most this window.
+        self.max_delay = max_delay
+        self._oldest = 0.0
 
     @classmethod
     def open(cls, state_dir: str | Path, *, store: str | None = None, **options: Any) -> AuditLog:
@@ -120,7 +130,17 @@ class AuditLog:
     def add(self, entry: AuditEntry) -> None:
         """Queue a record (already redacted) for the next flush."""
         with self._lock:
+            if not self._pending:
+                self._oldest = monotonic()
             self._pending.append(entry)
+
+    def settle(self) -> None:
+        """Write now, unless group commit lets the queued records wait a little longer."""
+        if not self._pending:
+            return
+        waited = monotonic() - self._oldest
+        if waited >= self.max_delay or len(self._pending) >= _GROUP_LIMIT:
+            self.flush()
 
     def flush(self) -> Flushed | None:
         """Write the queued records: one store transaction, one append to the file."""
@@ -190,7 +210,7 @@ class _Observer:
             if tool_use_id is not None:  # the call as this event's hooks will see it
                 self.calls[tool_use_id] = _Call(item)
         elif self.log._pending:  # a message: whatever is queued is complete
-            self.log.flush()
+            self.log.settle()
 
     def base(self, *hook: str) -> dict[str, Any]:
         """Who (and which hook): the fields that repeat, redacted once and remembered."""
@@ -223,7 +243,7 @@ class _Observer:
                                 tool=call.tool if call else None, decision=run.decision,
                                 data=data))  # fmt: skip
         if call is None:  # not inside a tool call: its event's hooks are done, or it is late
-            self.log.flush()
+            self.log.settle()
 
     def tool_result(self, result: ToolResult) -> None:
         self.calls.pop(result.call.id, None)
@@ -240,7 +260,7 @@ class _Observer:
         self.log.add(AuditEntry(kind="tool", time=time(), session_id=self.agent.session.id,
                                 tool_use_id=result.call.id, tool=result.call.name,
                                 decision=result.status, data=data))  # fmt: skip
-        self.log.flush()
+        self.log.settle()
 
     def put(self, data: dict[str, Any], **fields: Any) -> None:
         """Add the fields that say something, redacted (and diffs clipped)."""
@@ -296,11 +316,13 @@ def _shape(value: Any) -> str:
     return f"{type(value).__name__}{size}"
 
 
-def attach_audit(agent: Agent, *, redactor: Redactor | None = None) -> AuditLog:
+def attach_audit(
+    agent: Agent, *, redactor: Redactor | None = None, max_delay: float = 0.0
+) -> AuditLog:
     """An audit log on the agent's store and ``<state dir>/audit.jsonl``, recording it now.
     ``close()`` it in the agent's ``close``, after ``engine.drain()`` and before the store
     closes; it stays usable (the file reopens, the store is the agent's at each flush)."""
     path = agent.session.state_dir / JSONL_NAME
-    log = AuditLog(lambda: agent.store, jsonl_path=path, redactor=redactor)
+    log = AuditLog(lambda: agent.store, jsonl_path=path, redactor=redactor, max_delay=max_delay)
     log.attach(agent)
     return log
