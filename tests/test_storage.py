@@ -27,6 +27,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import pytest
 
+from hookline.audit.chain import link as sha256_chain
 from hookline.errors import ConfigError
 from hookline.storage import (
     SCHEMA_VERSION,
@@ -36,7 +37,6 @@ from hookline.storage import (
     SqliteStore,
     Store,
     open_store,
-    sha256_chain,
     verify_chain,
 )
 
@@ -303,7 +303,8 @@ def test_threads_sharing_one_store_make_one_unbroken_chain(store: Store):
 _CRASH_CHILD = """
 import sys
 from pathlib import Path
-from hookline.storage import AuditEntry, open_store, sha256_chain
+from hookline.audit.chain import link as sha256_chain
+from hookline.storage import AuditEntry, open_store
 
 store = open_store(sys.argv[1], state_dir=Path(sys.argv[2]))
 print("ready", flush=True)

@@ -21,7 +21,6 @@ from hookline.storage.base import (
     Chain,
     SessionRecord,
     Store,
-    sha256_chain,
     verify_chain,
 )
 from hookline.storage.sqlite import SqliteStore
@@ -35,7 +34,6 @@ __all__ = [
     "SqliteStore",
     "Store",
     "open_store",
-    "sha256_chain",
     "verify_chain",
 ]
 

@@ -7,7 +7,6 @@ one before it). Besides the protocol: the chain walk and the row mapping every b
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -115,14 +114,6 @@ class Store(Protocol):
         """Release the connection. The store is unusable afterwards."""
 
 
-def sha256_chain(prev_hash: str | None, entry: AuditEntry) -> str:
-    """A chain function: SHA-256 of the previous hash and the entry as canonical JSON."""
-    e = entry
-    body = [prev_hash, e.time, e.session_id, e.tool_use_id, e.event, e.kind, e.tool, e.decision,
-            e.data]  # fmt: skip
-    return hashlib.sha256(_CANONICAL_JSON.encode(body).encode()).hexdigest()
-
-
 def verify_chain(rows: Iterable[AuditRow], chain: Chain) -> int | None:
     """The ``seq`` of the first row that does not follow from the one before, or None.
 
@@ -157,9 +148,6 @@ def link(entries: Sequence[AuditEntry], chain: Chain, last: Sequence[Any] | None
 # Strict JSON (NaN or a non-JSON value raises instead of being stored), compact, unescaped.
 # Made once: ``json.dumps`` with options builds a new encoder on every call.
 _JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-_CANONICAL_JSON = json.JSONEncoder(
-    ensure_ascii=False, allow_nan=False, separators=(",", ":"), sort_keys=True
-)
 
 
 def dump_json(value: Any) -> str:
