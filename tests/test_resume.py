@@ -87,7 +87,9 @@ def pause(project: Path) -> str:
     return result.session_id
 
 
-def resume_in_another_process(project: Path, session_id: str, answer: str) -> subprocess.Popen:
+def resume_in_another_process(
+    project: Path, session_id: str, answer: str, store: str | None = None
+) -> subprocess.Popen:
     code = textwrap.dedent(f"""
         import asyncio, json, sys
         sys.path.insert(0, {str(project)!r})
@@ -95,7 +97,7 @@ def resume_in_another_process(project: Path, session_id: str, answer: str) -> su
         from hookline.approvals import Approval
         from hookline.errors import ConfigError
         answer = {answer}
-        agent = build({str(project)!r})
+        agent = build({str(project)!r}, store={store!r})
         async def go():
             async with agent:
                 return await agent.resume({session_id!r}, answer)
@@ -257,3 +259,20 @@ def test_a_crashed_checkpointed_session_resumes_from_its_last_step(project: Path
 async def _resume(agent: Agent, session_id: str, answer: Approval | None):  # type: ignore[no-untyped-def]
     async with agent:
         return await agent.resume(session_id, answer)
+
+
+def test_workers_sharing_a_postgresql_store_resume_a_session_once(project: Path) -> None:
+    url = os.environ.get("HOOKLINE_TEST_POSTGRES_URL")
+    if not url:
+        if os.environ.get("CI") == "true":
+            pytest.fail("HOOKLINE_TEST_POSTGRES_URL is unset under CI")
+        pytest.skip("HOOKLINE_TEST_POSTGRES_URL is unset (see .ci/postgres.sh)")
+    paused = build(project, store=url).run_sync("settle the invoice")
+    assert paused.stop_reason == "tool_deferred"
+    racers = [
+        resume_in_another_process(project, paused.session_id, "Approval.allow()", store=url)
+        for _ in range(3)
+    ]
+    codes = sorted(p.communicate(timeout=60) and p.returncode for p in racers)
+    assert codes == [0, 3, 3]
+    assert lines(project / "payments.log") == ["30"]
