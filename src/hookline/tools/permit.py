@@ -71,6 +71,8 @@ class Permit:
     ) -> Outcome:
         """Run, refuse or defer ``call``, whose hooks answered ``gate``."""
         tool_input = prepared if gate.updated_input is None else gate.updated_input
+        if self.policy is None and gate.permission not in ("ask", "defer"):
+            return Outcome("run", tool_input)  # no permission layer: the hooks let it through
         if gate.permission == "defer":
             reason = gate.reason or "deferred by a hook"
             if answer is None:
