@@ -16,14 +16,14 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import fields, replace
 from typing import Any
 
 from hookline.agent import pause
-from hookline.agent.messages import Block, Message, TextBlock, ToolResultBlock
+from hookline.agent.messages import Message
 from hookline.agent.model import ModelClient
 from hookline.agent.options import AgentOptions
 from hookline.agent.pause import Answers
+from hookline.agent.replies import contexts, refused, results_message
 from hookline.agent.result import RunResult
 from hookline.agent.session import Session
 from hookline.agent.state import Turn
@@ -68,7 +68,7 @@ class Agent:
         **settings: Any,
     ) -> None:
         self.model = model
-        self.options = _options(options, settings)
+        self.options = AgentOptions.resolve(options, settings)
         self.registry = _registry(hooks, self.options)
         self.engine = HookEngine(self.registry)
         self.tools = Toolbox(tools if tools is not None else _builtin_tools())
@@ -171,7 +171,7 @@ class Agent:
         if not self.session.started:
             self.session.started = True
             started = await self._fire(self.session.scope.event(SessionStart, source="startup"))
-            self.session.opening_context += _contexts("SessionStart", started)
+            self.session.opening_context += contexts("SessionStart", started)
 
     async def close(self, reason: str = "other") -> None:
         """Fire SessionEnd, wait for background observers and close the transcript."""
@@ -200,10 +200,10 @@ class Agent:
         turn = Turn(prompt)
         self.session.new_prompt()
         submitted = await self._fire(self.session.scope.event(UserPromptSubmit, prompt=prompt))
-        if _refused(submitted, turn):
+        if refused(submitted, turn):
             return turn
         opening, self.session.opening_context = self.session.opening_context, []
-        self._add(Message.user(*opening, *_contexts("UserPromptSubmit", submitted), prompt))
+        self._add(Message.user(*opening, *contexts("UserPromptSubmit", submitted), prompt))
         number = self.session.prompts
         await self._fire(self.session.scope.event(TurnStart, prompt=prompt, turn=number))
         await self._work(turn)
@@ -270,7 +270,7 @@ class Agent:
             return True
         turn.batch = []
         after = await self._after_batch(results)
-        self._add(_results_message(results, after), results=results)
+        self._add(results_message(results, after), results=results)
         stopped = next((r for r in results if r.stopped), None)
         if stopped:
             turn.stop_reason, turn.detail = "hook_stopped", stopped.stop_reason
@@ -337,7 +337,7 @@ class Agent:
             turn.stop_reason, turn.detail = "hook_stopped", decision.stop_reason
             return False
         notes = wording.stop_block("Stop", stop.runs) if decision.permission == "deny" else []
-        notes += _contexts("Stop", decision)
+        notes += contexts("Stop", decision)
         if not notes:
             return False
         if turn.stop_blocks >= self.options.stop_hook_block_cap:
@@ -362,31 +362,6 @@ class Agent:
             fn(item)
 
 
-def _refused(decision: Decision, turn: Turn) -> bool:
-    """Settle a UserPromptSubmit decision that ends the turn before the model sees the prompt."""
-    if decision.permission == "deny":
-        reason = decision.reason or "blocked by a UserPromptSubmit hook"
-        turn.stop_reason, turn.detail = "prompt_blocked", reason
-        turn.final_text = wording.prompt_blocked(reason, turn.prompt)
-        return True
-    if not decision.continue_:
-        turn.stop_reason, turn.detail = "hook_stopped", decision.stop_reason
-        turn.final_text = f"Operation stopped by hook: {decision.stop_reason or ''}".rstrip()
-        return True
-    return False
-
-
-def _contexts(event: str, decision: Decision) -> list[str]:
-    return [wording.reminder(wording.context(event, None, c)) for c in decision.additional_context]
-
-
-def _results_message(results: list[ToolResult], after: Decision) -> Message:
-    blocks: list[Block] = [ToolResultBlock(r.call.id, r.content, r.is_error) for r in results]
-    blocks += [TextBlock(wording.reminder(note)) for r in results for note in r.context]
-    blocks += [TextBlock(text) for text in _contexts("PostToolBatch", after)]
-    return Message("user", tuple(blocks))
-
-
 def _registry(
     hooks: Mapping[str, Sequence[HookMatcher]] | HookRegistry | None, options: AgentOptions
 ) -> HookRegistry:
@@ -396,19 +371,6 @@ def _registry(
         if mapping:
             registry.add_matchers(mapping, source="sdk")
     return registry
-
-
-def _options(options: AgentOptions | None, settings: dict[str, Any]) -> AgentOptions:
-    base = options or AgentOptions()
-    known = {f.name for f in fields(AgentOptions)}
-    unknown = sorted(set(settings) - known)
-    if unknown:
-        raise ConfigError(
-            f"unknown agent option(s): {', '.join(unknown)}",
-            key=unknown[0],
-            fix=f"use one of: {', '.join(sorted(known))}",
-        )
-    return replace(base, **settings) if settings else base
 
 
 def _builtin_tools() -> list[Tool]:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hookline.errors import ConfigError
 from hookline.events import PermissionMode
 from hookline.hooks.sdk import HookMatcher
 
@@ -54,6 +55,20 @@ class AgentOptions:
     checkpoint: bool = False
     #: Opaque data saved with a paused session (the CLI keeps its flags here to rebuild it).
     launch: Mapping[str, Any] | None = None
+
+    @classmethod
+    def resolve(cls, options: AgentOptions | None, settings: dict[str, Any]) -> AgentOptions:
+        """``options`` (or the defaults) with ``settings`` (keyword options) applied."""
+        base = options or cls()
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(settings) - known)
+        if unknown:
+            raise ConfigError(
+                f"unknown agent option(s): {', '.join(unknown)}",
+                key=unknown[0],
+                fix=f"use one of: {', '.join(sorted(known))}",
+            )
+        return replace(base, **settings) if settings else base
 
 
 ClaudeAgentOptions = AgentOptions
