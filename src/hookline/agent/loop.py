@@ -73,8 +73,9 @@ class Agent:
         self.engine = HookEngine(self.registry)
         self.tools = Toolbox(tools if tools is not None else _builtin_tools())
         opts = self.options
-        permit = Permit(self.engine, policy=opts.permissions, approver=opts.approver,
-                        defer_asks=opts.defer_asks)  # fmt: skip
+        permit = Permit(
+            self.engine, policy=opts.permissions, approver=opts.approver, defer_asks=opts.defer_asks
+        )
         self.pipeline = ToolPipeline(self.tools, self.engine, permit)
         self.session = Session.create(opts)
         self._watchers: list[Watcher] = []
@@ -226,9 +227,14 @@ class Agent:
         self.session.transcript.flush()
         scope = self.session.scope
         await self._fire(
-            scope.event(TurnEnd, prompt=turn.prompt, turn=self.session.prompts, steps=turn.steps,
-                        stop_reason=turn.stop_reason)
-        )  # fmt: skip
+            scope.event(
+                TurnEnd,
+                prompt=turn.prompt,
+                turn=self.session.prompts,
+                steps=turn.steps,
+                stop_reason=turn.stop_reason,
+            )
+        )
         if turn.stop_reason != "tool_deferred" and self._saved:
             self._record_status(turn, "done")  # the store holds this session: close its record
         return turn
@@ -319,10 +325,14 @@ class Agent:
         if not self.engine.listens("PostToolBatch"):
             return NO_DECISION
         calls = [
-            {"tool_name": r.call.name, "tool_input": r.input, "tool_use_id": r.call.id,
-             "tool_response": r.content}
+            {
+                "tool_name": r.call.name,
+                "tool_input": r.input,
+                "tool_use_id": r.call.id,
+                "tool_response": r.content,
+            }
             for r in results
-        ]  # fmt: skip
+        ]
         return await self._fire(self.session.scope.event(PostToolBatch, tool_calls=calls))
 
     async def _keep_going(self, turn: Turn) -> bool:

@@ -48,9 +48,13 @@ def save(store: Store, session: Session, turn: Turn, *, status: str, launch: Any
     state["owner"] = {"host": socket.gethostname(), "pid": os.getpid()}
     scope = session.scope
     record = SessionRecord(
-        id=session.id, status=status, version=STATE_VERSION, state=state,
-        user=scope.user, tenant=scope.tenant,
-    )  # fmt: skip
+        id=session.id,
+        status=status,
+        version=STATE_VERSION,
+        state=state,
+        user=scope.user,
+        tenant=scope.tenant,
+    )
     store.put_session(record)
 
 
@@ -59,9 +63,10 @@ def claim(store: Store, session_id: str, answer: Answers, tools: Toolbox) -> Cla
     record = store.get_session(session_id)
     if record is None:
         raise ConfigError(
-            f"no session {session_id!r} in the store", key="session",
+            f"no session {session_id!r} in the store",
+            key="session",
             fix="hookline sessions list shows the sessions that can be resumed",
-        )  # fmt: skip
+        )
     where = f"session {session_id}"
     expected = _resumable(record)
     session, messages, turn = load_state(record.state, where=where)
@@ -70,9 +75,10 @@ def claim(store: Store, session_id: str, answer: Answers, tools: Toolbox) -> Cla
     _check_edits(answers, turn.waiting, tools, ctx)
     if not store.claim_session(session_id, expected=expected, new="resuming"):
         raise ConfigError(
-            f"{where} was resumed by another process just now", key="session",
+            f"{where} was resumed by another process just now",
+            key="session",
             fix="a paused session resumes once; see hookline sessions show",
-        )  # fmt: skip
+        )
     return Claimed(session, messages, turn, answers, record.state.get("launch"))
 
 
@@ -114,9 +120,10 @@ def _answers(waiting: list[ToolCall], answer: Answers) -> dict[str, Approval]:
     unknown = sorted(set(answer) - {call.id for call in waiting})
     if unknown:
         raise ConfigError(
-            f"no waiting call has the id {unknown[0]!r}", key="answer",
+            f"no waiting call has the id {unknown[0]!r}",
+            key="answer",
             fix=f"answer one of: {', '.join(c.id for c in waiting)}",
-        )  # fmt: skip
+        )
     return dict(answer)
 
 
@@ -133,6 +140,7 @@ def _check_edits(
             tool.prepare(dict(edited.updated_input), ctx)
         except ToolInputError as exc:
             raise ConfigError(
-                f"the edited input does not fit {call.name}: {exc}", key="--edit",
+                f"the edited input does not fit {call.name}: {exc}",
+                key="--edit",
                 fix=f"give a JSON object {call.name} accepts",
-            ) from None  # fmt: skip
+            ) from None

@@ -77,8 +77,15 @@ class Session:
         sid, cwd = saved["id"], _existing_dir(saved["cwd"])
         path = Path(saved["state_dir"]) / "transcripts" / f"{sid}.jsonl"
         _make_dir(path.parent)
-        scope = Scope(sid, str(path), str(cwd), saved["permission_mode"], saved["prompt_id"],
-                      saved["user"], saved["tenant"])  # fmt: skip
+        scope = Scope(
+            sid,
+            str(path),
+            str(cwd),
+            saved["permission_mode"],
+            saved["prompt_id"],
+            saved["user"],
+            saved["tenant"],
+        )
         return cls(
             id=sid,
             cwd=cwd,

@@ -47,8 +47,15 @@ class Launch:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_flags(cls, *, cwd: str | None, model: str, hooks: tuple[str, ...],
-                   settings: tuple[str, ...], **flags: Any) -> Launch:  # fmt: skip
+    def from_flags(
+        cls,
+        *,
+        cwd: str | None,
+        model: str,
+        hooks: tuple[str, ...],
+        settings: tuple[str, ...],
+        **flags: Any,
+    ) -> Launch:
         """The launch for these flags, with every path made absolute."""
         project = Path(cwd or ".").resolve()
         if not project.is_dir():
@@ -67,9 +74,10 @@ class Launch:
         if not data:
             raise ConfigError(
                 f"session {session} was not started by `hookline run`, so the CLI cannot "
-                "rebuild its agent", key="session",
+                "rebuild its agent",
+                key="session",
                 fix="resume it from the program that started it, with Agent.resume()",
-            )  # fmt: skip
+            )
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         for key in ("hooks", "settings"):
             known[key] = tuple(known.get(key) or ())

@@ -88,12 +88,20 @@ def cli() -> None:
     default="text",
     show_default=True,
 )
-def run(prompt: str | None, output_format: str, model_spec: str, cwd: str | None,
-        hook_files: tuple[str, ...], settings: tuple[str, ...], **flags: Any) -> None:  # fmt: skip
+def run(
+    prompt: str | None,
+    output_format: str,
+    model_spec: str,
+    cwd: str | None,
+    hook_files: tuple[str, ...],
+    settings: tuple[str, ...],
+    **flags: Any,
+) -> None:
     """Work on PROMPT ('-' reads it from stdin) with the given model, tools and hooks."""
     text = _prompt(prompt)
-    launch = Launch.from_flags(cwd=cwd, model=model_spec, hooks=hook_files, settings=settings,
-                               **flags)  # fmt: skip
+    launch = Launch.from_flags(
+        cwd=cwd, model=model_spec, hooks=hook_files, settings=settings, **flags
+    )
     agent = build_agent(launch)
     show(agent, output_format, lambda: agent.run(text))
 

@@ -81,8 +81,9 @@ class Permit:
             return self._answered(request, tool, answer, ctx)
         verdict = self._verdict(tool, tool_input, gate, ctx)
         if verdict.behavior == "ask":
-            request = _request(call, tool, tool_input, prepared, verdict.reason, verdict.source,
-                               scope)  # fmt: skip
+            request = _request(
+                call, tool, tool_input, prepared, verdict.reason, verdict.source, scope
+            )
             approval = answer or await self._ask(request, scope)
             if approval is None:
                 return Outcome("defer", tool_input, f"waiting for approval: {verdict.reason}")
@@ -109,9 +110,10 @@ class Permit:
     async def _ask(self, request: ApprovalRequest, scope: Scope) -> Approval | None:
         """PermissionRequest hooks first; then the approver; None: defer (nobody can say now)."""
         asked = await self.engine.dispatch(
-            scope.event(PermissionRequest, tool_name=request.tool_name,
-                        tool_input=request.tool_input)
-        )  # fmt: skip
+            scope.event(
+                PermissionRequest, tool_name=request.tool_name, tool_input=request.tool_input
+            )
+        )
         decision = asked.decision
         if decision.permission in ("allow", "deny"):
             who = f"hook:{asked.decided_by or 'PermissionRequest'}"

@@ -89,9 +89,12 @@ async def _run(command: str, ctx: ToolContext, seconds: float) -> tuple[int, str
     try:
         async with asyncio.timeout(seconds):
             done = await run_process(
-                argv, stdin=b"", cwd=str(ctx.cwd), env={**os.environ, **ctx.env},
+                argv,
+                stdin=b"",
+                cwd=str(ctx.cwd),
+                env={**os.environ, **ctx.env},
                 kill_grace=KILL_GRACE,
-            )  # fmt: skip
+            )
     except TimeoutError:
         raise ToolError(f"Command timed out after {seconds:g}s") from None
     except OSError as exc:
