@@ -31,31 +31,17 @@ from typing import IO
 
 from hookline.agent.messages import Message, TextBlock, ToolResultBlock
 from hookline.hooks.wording import REMINDER_OPEN
+from hookline.jsontext import compact
 from hookline.tools.base import ToolCall, ToolResult
 
 VERSION = "hookline-0.1"
-
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
-try:  # CPython's C encoder, built once: JSONEncoder.encode builds one per call (~1 µs each).
-    from _json import make_encoder
-
-    _C_ENCODER: make_encoder | None = make_encoder(
-        None, str, json.encoder.encode_basestring, None, ":", ",", False, False, True
-    )
-except ImportError:  # pragma: no cover - other interpreters
-    _C_ENCODER = None
-
-
-def _encode(obj: object) -> str:
-    """``obj`` as compact JSON, non-ASCII kept, what JSON cannot hold as ``str(value)``."""
-    return "".join(_C_ENCODER(obj, 0)) if _C_ENCODER else _ENCODER.encode(obj)
 
 
 def _tool_use_result(block: ToolResultBlock, result: ToolResult | None) -> str:
     """The structured output, encoded; for a failed or refused call, the CLI's ``Error: <text>``."""
     if block.is_error:
-        return _encode(f"Error: {block.content}")
-    return _encode(result.output if result and result.call.id == block.tool_use_id else None)
+        return compact(f"Error: {block.content}")
+    return compact(result.output if result and result.call.id == block.tool_use_id else None)
 
 
 #: Line breaks to ``str.splitlines`` that JSON leaves raw: escaped so a line is one entry.
@@ -75,7 +61,7 @@ class Transcript:
         self._ids = (f'"{p[:8]}-{p[8:12]}-4{p[13:16]}-8{p[17:20]}-', f"msg_{p[:12]}")
         self._count = 0
         self._second = (0, "")
-        self._shared = _encode(  # the fields every entry shares, encoded once
+        self._shared = compact(  # the fields every entry shares, encoded once
             {"userType": "external", "cwd": cwd, "sessionId": session_id, "version": VERSION}
         )[1:-1]
         if resumed:
@@ -90,7 +76,7 @@ class Transcript:
                 entry = json.loads(line)
             except ValueError:
                 continue  # a line cut short by a crash: chain past it
-            self._parent = _encode(entry.get("uuid"))
+            self._parent = compact(entry.get("uuid"))
             for block in (entry.get("message") or {}).get("content") or ():
                 if isinstance(block, dict) and block.get("type") == "tool_use":
                     self._sources[str(block.get("id"))] = self._parent
@@ -128,13 +114,13 @@ class Transcript:
     def _assistant(self, message: Message, model: str | None) -> None:
         """One entry per content block, all carrying the same message envelope."""
         calls = ToolCall in map(type, message.content)
-        name = _encode(model)
+        name = compact(model)
         envelope = f'"id":"{self._ids[1]}{self._count:012x}","type":"message","role":"assistant"'
         head = f'{{{envelope},"model":{name},"content":['
         tail = f'],"stop_reason":"{"tool_use" if calls else "end_turn"}","stop_sequence":null}}'
         extra = f',"requestedModel":{name},"madeBy":"model","apiBlockIndex":'
         for index, block in enumerate(message.content or (None,)):
-            body = head + (_encode(block.to_dict()) if block is not None else "") + tail
+            body = head + (compact(block.to_dict()) if block is not None else "") + tail
             entry = self._entry("assistant", body, f"{extra}{index}")
             if type(block) is ToolCall:
                 self._sources[block.id] = entry
@@ -145,12 +131,12 @@ class Transcript:
             if type(block) is ToolResultBlock:
                 output = _tool_use_result(block, next(results, None))
                 source = self._sources.pop(block.tool_use_id, self._parent)
-                body = f'{{"role":"user","content":[{_encode(block.to_dict())}]}}'
+                body = f'{{"role":"user","content":[{compact(block.to_dict())}]}}'
                 extra = f',"toolUseResult":{output},"sourceToolAssistantUUID":{source}'
                 self._entry("user", body, extra, parent=source)
             elif type(block) is TextBlock:
                 meta = ',"isMeta":true' if block.text.startswith(REMINDER_OPEN) else ""
-                self._entry("user", f'{{"role":"user","content":{_encode(block.text)}}}', meta)
+                self._entry("user", f'{{"role":"user","content":{compact(block.text)}}}', meta)
 
     def _entry(self, kind: str, body: str, extra: str = "", *, parent: str | None = None) -> str:
         """Buffer one entry; return its uuid, JSON-encoded, and make it the next entry's parent."""

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from hookline.errors import HooklineError
+from hookline.jsontext import canonical as canonical_text
 from hookline.storage.base import ENTRY_FIELDS, AuditEntry, AuditRow
 
-_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 #: The fields a chain adds to a record; everything else is hashed.
 HASH_FIELDS = frozenset({"seq", "prev_hash", "hash"})
 Kind = Literal["edited", "deleted", "reordered", "malformed", "truncated"]
@@ -47,7 +47,7 @@ def canonical(entry: AuditEntry | AuditRow | Mapping[str, Any]) -> bytes:
 
 def canonical_json(value: Any) -> bytes:
     """Sorted-key compact JSON of any JSON value, as UTF-8."""
-    return _ENCODER.encode(value).encode("utf-8", "backslashreplace")
+    return canonical_text(value).encode("utf-8", "backslashreplace")
 
 
 def digest(value: Any) -> str:

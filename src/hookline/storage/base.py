@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from time import time as _now
 from typing import Any, Protocol, runtime_checkable
 
+from hookline.jsontext import strict
+
 #: The layout of the tables. A store refuses a database whose recorded version is newer.
 SCHEMA_VERSION = 1
 
@@ -147,12 +149,11 @@ def link(entries: Sequence[AuditEntry], chain: Chain, last: Sequence[Any] | None
 
 # Strict JSON (NaN or a non-JSON value raises instead of being stored), compact, unescaped.
 # Made once: ``json.dumps`` with options builds a new encoder on every call.
-_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
 def dump_json(value: Any) -> str:
     """The JSON text a store keeps for ``value``."""
-    return _JSON.encode(value)
+    return strict(value)
 
 
 def load_json(value: str | dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,40 @@
+"""The prebuilt JSON encoders write exactly what the standard library's encoder writes."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from hookline import jsontext
+
+VALUES = [
+    {"b": 1, "a": [1.5, None, True, "é ✓ \u2028 \x01"], "c": {"z": {}, "y": []}},
+    [0.1, 1e16, -0.0, 12345678901234567890],
+    "plain",
+    {"nested": [{"k": "v"}] * 3},
+]
+
+
+@pytest.mark.parametrize("value", VALUES)
+def test_compact_and_canonical_match_the_standard_encoder(value: object) -> None:
+    assert jsontext.compact(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    assert jsontext.canonical(value) == json.dumps(
+        value, ensure_ascii=False, separators=(",", ":"), sort_keys=True
+    )
+    assert jsontext.strict(value) == jsontext.compact(value)
+
+
+def test_compact_writes_foreign_objects_as_text_and_strict_refuses_them() -> None:
+    assert jsontext.compact({"when": object}) == '{"when":"<class \'object\'>"}'
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        jsontext.strict({"when": object})
+    with pytest.raises(TypeError):
+        jsontext.canonical(object())
+
+
+def test_strict_refuses_nan_the_others_write_it() -> None:
+    with pytest.raises(ValueError):
+        jsontext.strict([math.nan])
+    assert jsontext.canonical([math.nan]) == "[NaN]"
