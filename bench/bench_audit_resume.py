@@ -6,7 +6,6 @@ The method is written down in bench/README.md.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -20,9 +19,11 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
-import bench_tool_calls as tc  # beside this script; it puts ../src on sys.path when needed
+import bench_tool_calls as tc  # beside this script
+import benchkit  # puts ../src on sys.path when needed
 import hookline
-from bench_tool_calls import SCRATCH, bump, five_hooks, gate, noop
+from bench_tool_calls import bump, five_hooks, gate, noop
+from benchkit import SCRATCH, p90
 from hookline import Agent, Decision, HookRegistry, ScriptedModel
 from hookline.approvals import Approval
 from hookline.storage import open_store
@@ -67,8 +68,7 @@ async def interleaved(configs: list[Any], runs: int, warmup: int, once: Callable
 
 def stats(values: list[float]) -> dict[str, float]:
     """n, median and p90 (inclusive decile)."""
-    p90 = statistics.quantiles(values, n=10, method="inclusive")[-1] if len(values) > 1 else 0
-    return {"n": len(values), "median": statistics.median(values), "p90": p90}
+    return {"n": len(values), "median": statistics.median(values), "p90": p90(values)}
 
 
 def count_records(tmp: str, calls: int, hooks: int) -> int:
@@ -240,14 +240,5 @@ def table(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    parser.add_argument("--quick", action="store_true", help="few repetitions: a smoke check")
-    args = parser.parse_args()
-    results = run_all(args.quick)
-    print(json.dumps(results, indent=2) if args.json else table(results))
-
-
 if __name__ == "__main__":
-    main()
+    benchkit.main(__doc__, run_all, table)

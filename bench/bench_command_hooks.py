@@ -6,13 +6,11 @@ The method is written down in bench/README.md.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
 import platform
 import statistics
-import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -20,20 +18,15 @@ from subprocess import PIPE
 from time import perf_counter
 from typing import Any
 
-try:
-    import hookline
-except ModuleNotFoundError:  # not installed: use the checkout's src/
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
-    import hookline
-
+import benchkit  # beside this script; puts ../src on sys.path when needed
+import hookline
+from benchkit import SCRATCH, p90
 from hookline import Agent, HookEngine, HookRegistry, HookRun, PreToolUse, ScriptedModel
 from hookline.events import Scope
 from hookline.hooks.command import CommandHook
 from hookline.hooks.settings import load_settings
 from hookline.process import run_process
 
-#: Project dirs go to memory (tmpfs) when the machine has it, as in bench_tool_calls.py.
-SCRATCH = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 TRUE = ["/bin/sh", "-c", "true 1"]  # what the one-hook configuration runs, spawned bare
 #: The ids and paths of a real payload (claude-code-observed/payloads/PreToolUse.json).
 SESSION, PROMPT = "d0bec9ad-936a-48ca-a213-75c3297749fd", "f267b3ef-a3d7-40f2-9d49-cb4f8c52f502"
@@ -186,8 +179,7 @@ def summarise(measured: dict[str, Any], rounds: int, warmup: int) -> dict[str, A
     rows = [
         {"key": key, "what": LABELS[key], "n": len(values),
          "median_ms": statistics.median(values) * 1e3,
-         "p90_ms": (statistics.quantiles(values, n=10, method="inclusive")[-1]
-                    if values[1:] else values[0]) * 1e3}
+         "p90_ms": p90(values) * 1e3}
         for key, values in measured["samples"].items()
     ]  # fmt: skip
     m = {row["key"]: row["median_ms"] for row in rows}
@@ -231,17 +223,10 @@ def table(results: dict[str, Any]) -> str:
     ])  # fmt: skip
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    parser.add_argument("--quick", action="store_true", help="few repetitions: a smoke check")
-    args = parser.parse_args()
-    rounds, warmup, every, batches, sleeps = (30, 5, 3, 5, 1) if args.quick else (600, 20, 5, 20, 5)
-    results = summarise(
-        asyncio.run(measure(rounds, warmup, every, batches, sleeps)), rounds, warmup
-    )
-    print(json.dumps(results, indent=2) if args.json else table(results))
+def run_all(quick: bool) -> dict[str, Any]:
+    rounds, warmup, every, batches, sleeps = (30, 5, 3, 5, 1) if quick else (600, 20, 5, 20, 5)
+    return summarise(asyncio.run(measure(rounds, warmup, every, batches, sleeps)), rounds, warmup)
 
 
 if __name__ == "__main__":
-    main()
+    benchkit.main(__doc__, run_all, table)

@@ -6,31 +6,19 @@ The method is written down in bench/README.md.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import itertools
-import json
-import os
 import statistics
-import sys
 import tempfile
 from collections import Counter
-from pathlib import Path
 from time import perf_counter
 from typing import Any
 
-try:
-    import hookline
-except ModuleNotFoundError:  # not installed: use the checkout's src/
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
-    import hookline
-
+import benchkit  # beside this script; puts ../src on sys.path when needed
+import hookline
+from benchkit import SCRATCH, p90
 from hookline import Agent, Decision, HookEngine, HookRegistry, PreToolUse, ScriptedModel
 from hookline.events import Scope
-
-#: Transcripts go to memory (tmpfs) when the machine has it: on this VM's disk the one file a
-#: run creates took anywhere from 0.04 to 1.4 ms, which measures the disk, not the harness.
-SCRATCH = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 
 _body_seconds = 0.0  # time spent inside the tool body, summed by the body itself
 _starts: list[float] = []  # when each call entered the tool body
@@ -113,7 +101,7 @@ async def measure(calls: int, hooks: int, runs: int, warmup: int) -> dict[str, A
         "calls": calls,
         "runs": runs,
         "median_us": statistics.median(per_call),
-        "p90_us": statistics.quantiles(per_call, n=10, method="inclusive")[-1],
+        "p90_us": p90(per_call),
         "median_run_ms": statistics.median(walls) * 1e3,
         "tool_body_us": statistics.median(bodies),
         "late_over_early": statistics.median(drifts),  # call gaps: last 100 / first 100
@@ -179,14 +167,5 @@ def table(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    parser.add_argument("--quick", action="store_true", help="few repetitions: a smoke check")
-    args = parser.parse_args()
-    results = run_all(args.quick)
-    print(json.dumps(results, indent=2) if args.json else table(results))
-
-
 if __name__ == "__main__":
-    main()
+    benchkit.main(__doc__, run_all, table)

@@ -14,7 +14,6 @@ import threading
 import time
 from collections.abc import Iterator
 from email.message import Message
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -32,6 +31,7 @@ from hookline.approvals import (
 from hookline.cli.approve_prompt import DENIED_BY_USER, TerminalApprover
 from hookline.errors import ConfigError
 from hookline.hooks.http import HTTP_CLIENTS, HttpClients
+from local_http import RecordingServer, as_path_headers_body, serve
 
 REQUEST = ApprovalRequest(
     session_id="sess-1",
@@ -239,54 +239,22 @@ ANSWERS: dict[str, tuple[int, Any]] = {
 }
 
 
-class Handler(BaseHTTPRequestHandler):
-    server: ApprovalServer
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        self.server.seen.append((self.path, self.headers, json.loads(body)))
-        if self.path == "/slow":
-            self.server.release.wait(5)
-        status, answer = ANSWERS.get(self.path, (404, None))
-        raw = b"" if answer is None else (answer if isinstance(answer, str) else json.dumps(answer))
-        data = raw.encode() if isinstance(raw, str) else raw
-        self.send_response(status)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+def encode(answer: Any) -> bytes:
+    """A table answer as the server sends it: None is empty, text as is, anything else JSON."""
+    raw = b"" if answer is None else (answer if isinstance(answer, str) else json.dumps(answer))
+    return raw.encode() if isinstance(raw, str) else raw
 
 
-class ApprovalServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.seen: list[tuple[str, Message, Any]] = []
-        self.release = threading.Event()
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}{path}"
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass  # the timeout test's client gives up: a broken pipe
+#: Each request as ``(path, headers, JSON body)``; unknown paths are 404 with an empty body.
+ApprovalServer = RecordingServer[tuple[str, Message, Any]]
 
 
 @pytest.fixture
 def server() -> Iterator[ApprovalServer]:
-    httpd = ApprovalServer()
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.daemon = True
-    thread.start()
-    try:
+    answers = {path: (status, encode(answer)) for path, (status, answer) in ANSWERS.items()}
+    httpd = RecordingServer(answers, record=as_path_headers_body, default=(404, b""), slow_wait=5)
+    with serve(httpd):
         yield httpd
-    finally:
-        httpd.release.set()
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(5)
 
 
 def ask_http(url: str, **options: Any) -> tuple[Approval | None, HttpApprover]:

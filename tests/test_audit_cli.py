@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
-import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -21,7 +19,7 @@ from hookline.errors import ConfigError
 
 from hookline.cli.audit_cmd import audit  # isort: skip
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
+from cli_runner import hookline as run_hookline
 
 
 def _wired() -> bool:
@@ -163,9 +161,7 @@ def test_a_missing_store_or_file_is_a_config_error(tmp_path, project):
 
 
 def hookline_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": SRC}
-    cmd = [sys.executable, "-m", "hookline.cli.main", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
+    return run_hookline(*args, keep_pythonpath=False)  # PYTHONPATH is exactly src
 
 
 @wired

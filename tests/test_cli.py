@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
+from cli_runner import hookline
 
 SCRIPT = {
     "turns": [
@@ -34,19 +31,6 @@ def register(registry):
     registry.add("PostToolUse", lambda e: Decision.context("read ok"), matcher="Read",
                  name="note_reads")
 """
-
-
-def hookline(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return subprocess.run(
-        [sys.executable, "-m", "hookline.cli.main", *args],
-        cwd=cwd,
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 @pytest.fixture

@@ -7,11 +7,11 @@ import os
 import pty
 import select
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
+from cli_runner import HOOKLINE, src_env
+
 SCRIPT = {"turns": [
     {"tool_calls": [{"id": "t1", "name": "Write",
                      "input": {"file_path": "out.txt", "content": "approved"}}]},
@@ -34,11 +34,9 @@ def read_until(fd: int, text: str, seconds: float = 20.0) -> str:
 def run_at_a_terminal(tmp_path: Path, answers: list[tuple[str, str]]) -> str:
     (tmp_path / "s.json").write_text(json.dumps(SCRIPT))
     main, follower = pty.openpty()
-    env = {**os.environ, "PYTHONPATH": SRC, "TERM": "dumb"}
+    env = src_env({"TERM": "dumb"}, keep_pythonpath=False)
     argv = [
-        sys.executable,
-        "-m",
-        "hookline.cli.main",
+        *HOOKLINE,
         "run",
         "write it",
         "--model",

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
 
+from cli_runner import hookline
 from hookline.cli.hooks_cmd import hooks
-
-SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 NO_FORCE_PUSH_SH = """#!/bin/sh
 input=$(cat)
@@ -100,16 +97,7 @@ class Project:
 
     def hookline(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
         """``hookline hooks ARGS`` in a subprocess, through the real entry point."""
-        path = SRC + os.pathsep + os.environ.get("PYTHONPATH", "")
-        return subprocess.run(
-            [sys.executable, "-m", "hookline.cli.main", "hooks", *args],
-            cwd=self.dir,
-            env={**os.environ, **self.env, "PYTHONPATH": path},
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        return hookline("hooks", *args, cwd=self.dir, stdin=stdin, env=self.env)
 
 
 @pytest.fixture

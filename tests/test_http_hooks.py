@@ -5,12 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from email.message import Message
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeVar
 
 import httpx
@@ -30,6 +28,7 @@ from hookline.hooks.http import (
     url_allowed,
 )
 from hookline.hooks.registry import HookRegistry
+from local_http import RecordingHandler, RecordingServer, serve
 
 T = TypeVar("T")
 
@@ -63,56 +62,25 @@ class Seen:
     client_port: int
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive
-    server: HookServer
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        seen = Seen("POST", self.path, self.headers, json.loads(body), self.client_address[1])
-        self.server.seen.append(seen)
-        if self.path == "/slow":
-            self.server.release.wait(3)
-        status, answer = ANSWERS.get(self.path, (200, b""))
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(answer)))
-        self.end_headers()
-        self.wfile.write(answer)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+def as_seen(handler: RecordingHandler, body: Any) -> Seen:
+    return Seen("POST", handler.path, handler.headers, body, handler.client_address[1])
 
 
-class HookServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.seen: list[Seen] = []
-        self.release = threading.Event()  # lets a /slow request finish at teardown
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}{path}"
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass  # a client that gave up (the timeout test) leaves a broken pipe
+HookServer = RecordingServer[Seen]
 
 
 @pytest.fixture
 def server() -> Iterator[HookServer]:
-    httpd = HookServer()
-    thread = threading.Thread(
-        target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    httpd = RecordingServer(
+        ANSWERS,
+        record=as_seen,
+        default=(200, b""),
+        keep_alive=True,
+        content_type="application/json",
+        slow_wait=3,
     )
-    thread.start()
-    try:
+    with serve(httpd):
         yield httpd
-    finally:
-        httpd.release.set()
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(5)
 
 
 def event() -> PreToolUse:

@@ -13,13 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from cli_runner import src_env
 from hookline import Agent, ConfigError, Decision, ScriptedModel, tool
 from hookline.agent.state import STATE_VERSION
 from hookline.approvals import Approval
 from hookline.permissions import PermissionPolicy
 from hookline.storage import SessionRecord, open_store
-
-SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 #: The agent every process of these tests builds: two tools that leave a trace in files.
 AGENT_MODULE = '''
@@ -108,7 +107,7 @@ def resume_in_another_process(
             sys.exit(3)
         print(json.dumps(result.to_dict()))
     """)
-    env = {**os.environ, "PYTHONPATH": SRC}
+    env = src_env(keep_pythonpath=False)
     return subprocess.Popen([sys.executable, "-c", code], cwd=project, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
 
@@ -244,7 +243,7 @@ def test_a_crashed_checkpointed_session_resumes_from_its_last_step(project: Path
         agent.run_sync("settle the invoice")
     """)
     crashed = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True,
-                             env={**os.environ, "PYTHONPATH": SRC}, timeout=60)  # fmt: skip
+                             env=src_env(keep_pythonpath=False), timeout=60)  # fmt: skip
     assert crashed.returncode == -9
     store = open_store(None, state_dir=project / ".hookline" / "state")
     (record,) = store.list_sessions()

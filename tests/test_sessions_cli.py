@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
+from cli_runner import hookline
+
 SCRIPT = {
     "turns": [
         {"tool_calls": [
@@ -20,12 +18,6 @@ SCRIPT = {
         {"text": "written"},
     ]
 }  # fmt: skip
-
-
-def hookline(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return subprocess.run([sys.executable, "-m", "hookline.cli.main", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@
 
 1. a hook's deny (or defer, handed back as is), in every mode, bypassPermissions included;
 2. deny rules, matched on any part of the call (any subcommand of a Bash line);
-3. the dangerous tier (``DANGEROUS``): refused like a deny rule; no mode, rule or hook lifts it;
+3. the dangerous tier (``hookline.dangerous``): a deny that no mode, rule or hook lifts;
 4. ask rules (a hook's allow does not skip them); 5. a hook's ask;
 6. the mode: bypassPermissions runs the rest; plan refuses what does more than read;
    acceptEdits runs file edits, and mkdir/touch/rm/rmdir/mv/cp/sed, below the workspace;
@@ -32,10 +32,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
+from hookline.dangerous import DANGEROUS, Danger
 from hookline.errors import ConfigError
 from hookline.events import PermissionMode
-from hookline.hooks.settings import Layer, SettingsWarning, by_precedence
-from hookline.rules import PermissionRule, subcommands
+from hookline.hooks.settings import Layer, SettingsWarning, layered, winning
+from hookline.rules import PermissionRule
+from hookline.shell import subcommands
 
 if TYPE_CHECKING:
     from hookline.decisions import Decision
@@ -45,6 +47,8 @@ Behavior = Literal["allow", "ask", "deny", "defer"]
 #: A rule and the settings it came from, as in ``"project settings"``.
 SourcedRule = tuple[PermissionRule, str]
 Warnings = list[SettingsWarning]
+#: Tools that run unasked (settings add to them with ``readOnlyTools``).
+READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep"})
 
 _MODES = frozenset(get_args(PermissionMode))
 _EDITS = {"Edit": "file_path", "Write": "file_path", "NotebookEdit": "notebook_path"}
@@ -53,12 +57,6 @@ _PROTECTED = frozenset({".git", ".claude", ".hookline", ".vscode", ".idea"})
 _FLAG = re.compile(r"--?[\w-]+")
 _OURS, _CC = ("hookline", "permissions"), ("permissions",)
 _NO_BYPASS = "disableBypassPermissionsMode"
-#: Where a command starts, and what may stand before its name (sudo -u root, env X=1, timeout
-#: 30). Possessive (``*+``), so a long run of such words costs linear time, never exponential.
-_START = r"(?:^|[;&|({`'\"\n]|\$\()\s*(?:(?:sudo|doas|env|nohup|nice|time|exec|command|xargs)\s+"
-_START += r"|timeout\s+\S+\s+|\w+=\S*\s+|\d+\s+|-[ug]\s*[^-\s]\S*\s+|-\S+\s+)*+"
-_REST, _END = r"[^;&|\n'\"`(){}]*", r"(?=$|[\s;&|)'\"`])"
-_HOME_OR_ROOT = rf"\s[\"']?(?:/\*?|~/?\*?|\$\{{?HOME\}}?/?\*?)[\"']?{_END}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,47 +66,6 @@ class Verdict:
     behavior: Behavior
     reason: str
     source: str
-
-
-@dataclass(frozen=True, slots=True)
-class Danger:
-    """One entry of the dangerous tier: a regex searched in Bash commands, or a rule."""
-
-    name: str
-    about: str
-    pattern: re.Pattern[str] | None = None
-    rule: PermissionRule | None = None
-
-    def matches(self, call: _Call) -> bool:
-        if self.rule is not None:
-            return call.matches(self.rule)
-        command = call.tool_input.get("command")
-        found = self.pattern and isinstance(command, str) and self.pattern.search(command)
-        return call.tool_name == "Bash" and bool(found)
-
-
-#: The built-in dangerous tier: commands that wreck a machine or shared history for good. A
-#: command counts after sudo, env, timeout, ``;``, ``|``, ``$(`` or a quote, so the check errs
-#: towards refusing (``echo "rm -rf /"`` is refused too).
-DANGEROUS = tuple(
-    Danger(name, about, re.compile(pattern if name == "fork-bomb" else _START + pattern))
-    for name, about, pattern in (
-        ("rm-root", "a recursive delete of / or ~",
-         rf"rm\b(?={_REST}\s(?:-\w*[rR]\w*|--recursive)\b){_REST}{_HOME_OR_ROOT}"),
-        ("chmod-root", "a recursive chmod or chown of / or ~",
-         rf"ch(?:mod|own|grp)\b(?={_REST}\s(?:-\w*R\w*|--recursive)\b){_REST}{_HOME_OR_ROOT}"),
-        ("mkfs", "making a filesystem", rf"mkfs(?:\.\w+)?{_END}"),
-        ("dd-device", "dd writing onto a device",
-         rf"dd\b{_REST}\sof=/dev/(?!null{_END}|zero{_END}|std(?:out|err){_END})"),
-        ("shutdown", "shutting down or rebooting the machine",
-         rf"(?:shutdown|reboot|poweroff|halt|systemctl\s+(?:poweroff|reboot|halt)){_END}"),
-        ("fork-bomb", "a fork bomb", r"(\w+|:)\(\)\s*\{[^}]{0,80}\1\s*\|\s*\1\s*&"),
-        ("force-push-main", "a force push to main or master",
-         rf"git\b(?={_REST}\spush\b)(?={_REST}\s(?:-f|--force(?:-with-lease)?)(?:[\s=]|$))"
-         rf"(?={_REST}[\s:+](?:refs/heads/)?(?:main|master){_END})"),
-    )
-)  # fmt: skip
-READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,14 +88,15 @@ class PermissionPolicy:
     ) -> tuple[PermissionPolicy, Warnings]:
         """The policy the settings describe (an explicit ``mode`` wins over theirs), and what
         in them was wrong and ignored: a bad entry never stops the rest from loading."""
-        read = _Read(by_precedence(settings.layers))
+        layers, read = settings.layers, _Read(settings.layers)
         chosen = mode or read.mode()
-        if chosen == "bypassPermissions" and "disable" in read.all(_CC, _NO_BYPASS):
+        refusals = (value for _, value in layered(layers, *_CC, _NO_BYPASS))
+        if chosen == "bypassPermissions" and "disable" in refusals:
             chosen = "default"  # any layer may refuse bypass (managed settings usually do)
-        keep = read.all(_OURS, "dangerousDefaults")[:1] != [False]
+        keep = winning(layers, *_OURS, "dangerousDefaults") is not False
         tools = {t for _, t, _ in read.items(_OURS, "readOnlyTools") if isinstance(t, str)}
         mutating: Literal["ask", "allow"] = "ask"
-        if read.all(_OURS, "mutating")[:1] == ["allow"]:
+        if winning(layers, *_OURS, "mutating") == "allow":
             mutating = "allow"
         allow, ask, deny = (read.rules(kind) for kind in ("allow", "ask", "deny"))
         dangers = (*(DANGEROUS if keep else ()), *read.dangers())
@@ -182,6 +140,9 @@ class _Call:
         name, given = self.tool_name, self.tool_input
         return rule.matches(name, given, cwd=self.cwd, home=self.home, every=every)
 
+    def meets(self, danger: Danger) -> bool:
+        return danger.matches(self.tool_name, self.tool_input, cwd=self.cwd, home=self.home)
+
     def command(self, words: Sequence[str]) -> _Call:
         return replace(self, tool_input={"command": " ".join(words)})
 
@@ -202,7 +163,7 @@ def _decide(policy: PermissionPolicy, call: _Call, hook: Decision, hook_name: st
     if rule := next((r for r in policy.deny if call.matches(r[0])), None):
         why = f"{name} is denied by the {rule[1]} rule {rule[0]}; do not retry it or work around"
         return Verdict("deny", f"{why} it. If the task needs it, tell the user.", _named(rule))
-    if danger := next((d for d in policy.dangerous if d.matches(call)), None):
+    if danger := next((d for d in policy.dangerous if call.meets(d)), None):
         why = f"{name} was refused: it is {danger.about} (dangerous tier, {danger.name}), which no"
         why += " mode, rule or hook allows. Do not retry it or a variant; tell the user instead."
         return Verdict("deny", why, f"tier:dangerous:{danger.name}")
@@ -281,28 +242,15 @@ def _inside(path: str, roots: tuple[str, ...], call: _Call) -> bool:
 
 
 class _Read:
-    """Reads permission keys from settings layers, highest first, and collects warnings."""
+    """Reads the permission keys that need checking, highest layer first; collects warnings."""
 
-    def __init__(self, layers: list[Layer]) -> None:
+    def __init__(self, layers: Sequence[Layer]) -> None:
         self.layers, self.warnings = layers, Warnings()
-
-    def values(self, path: tuple[str, ...], key: str) -> Iterator[tuple[Layer, Any]]:
-        """``key`` of the object at ``path`` in each layer that sets it."""
-        for layer in self.layers:
-            value: Any = layer.data
-            for part in path:
-                value = value.get(part) if isinstance(value, Mapping) else None
-            if isinstance(value, Mapping) and value.get(key) is not None:
-                yield layer, value[key]
-
-    def all(self, path: tuple[str, ...], key: str) -> list[Any]:
-        """Every layer's value of ``key``; ``[0]`` is the one that wins."""
-        return [value for _, value in self.values(path, key)]
 
     def items(self, path: tuple[str, ...], key: str) -> Iterator[tuple[Layer, Any, str]]:
         """Each entry of every layer's list ``key`` (lists merge), and its key for warnings."""
         dotted = ".".join((*path, key))
-        for layer, value in self.values(path, key):
+        for layer, value in layered(self.layers, *path, key):
             if isinstance(value, list):
                 yield from ((layer, item, f"{dotted}[{i}]") for i, item in enumerate(value))
             else:
@@ -312,15 +260,15 @@ class _Read:
         found: dict[PermissionRule, str] = {}  # a rule in several layers: named by the highest
         for layer, text, key in self.items(_CC, kind):
             try:
-                found.setdefault(
-                    PermissionRule.parse(text, file=layer.path, key=key), _label(layer)
-                )
+                rule = PermissionRule.parse(text, file=layer.path, key=key)
             except ConfigError as exc:
                 self.warnings.append(SettingsWarning.of(exc))
+            else:
+                found.setdefault(rule, _label(layer))
         return tuple(found.items())
 
     def mode(self) -> PermissionMode:
-        for layer, value in self.values(_CC, "defaultMode"):
+        for layer, value in layered(self.layers, *_CC, "defaultMode"):
             value = "default" if value == "manual" else value
             if value not in _MODES:
                 problem = f"{value!r} is not a permission mode: ignored"

@@ -33,6 +33,8 @@ from urllib.parse import urlsplit
 from hookline.errors import ConfigError
 from hookline.events import ToolEvent
 from hookline.matchers import Matcher
+from hookline.shell import split
+from hookline.shell import subcommands as subcommands  # re-exported: the public name
 
 if TYPE_CHECKING:
     from hookline.events import HookEvent
@@ -56,25 +58,6 @@ _VALUE_FLAGS = frozenset({"-s", "-k", "-n", "-i", "-o", "-e"})
 _NAME = re.compile(r"[A-Za-z0-9_.*-]+")
 _ASSIGNMENT = re.compile(r"([A-Za-z_]\w*)\+?=")
 _DYNAMIC = re.compile(r"\$[\w{(@*#?!$-]|`")
-_TOKEN = re.compile(
-    r"""(?P<space>[ \t]+)
-    |(?P<comment>(?<![^\s;&|()])\#[^\n]*)
-    |(?P<quoted>'[^']*'|")
-    |(?P<unreadable><<(?!<)|'|\\$)
-    |(?P<substitution>[$<>]\(|`)
-    |(?P<redirect>(?:\d+|&)?(?:>>|<<<|<>|>|<)(?:&(?:\d+|-)|[&|]?[ \t]*(?:[^\s;&|()<>'"]
-        |'[^']*'|"(?:[^"\\]|\\.)*")*))
-    |(?P<separator>&&|\|\||\|&|[;|&\n()])
-    |(?P<variable>\$[\w{@*#?!$-])
-    |(?P<text>\\.|[^\s'"\\`$;&|()<>#]+|.)""",
-    re.VERBOSE | re.DOTALL,
-)
-#: Inside double quotes only ``$``, backticks, ``\`` and the closing quote are special.
-_IN_QUOTES = re.compile(
-    r'(?P<quoted>")|(?P<substitution>\$\(|`)|(?P<variable>\$[\w{@*#?!$-])'
-    r'|(?P<text>\\.|[^"\\$`]+|.)',
-    re.DOTALL,
-)
 _GLOB = re.compile(r"\*\*/|/\*\*$|\*\*|\*|\?|\[(!?)([^\]/]+)\]|\\.|.", re.DOTALL)
 _GLOB_PARTS = {"**/": "(?:.*/)?", "/**": "/.*", "**": ".*", "*": "[^/]*", "?": "[^/]"}
 
@@ -208,66 +191,6 @@ def _domain_matches(pattern: str, url: object) -> bool:
     return re.fullmatch(labels + _wildcard(pattern, "[^.]*").pattern, host.rstrip(".")) is not None
 
 
-class _Unreadable(Exception):
-    """The command cannot be split safely: an open quote or ``$(``, a here-document."""
-
-
-class _Splitter:
-    """Cuts a command line into subcommands (lists of words), reading into ``$(...)``."""
-
-    def __init__(self, depth: int = 0) -> None:
-        if depth > 20:
-            raise _Unreadable
-        self.depth, self.found, self.words = depth, list[list[str]](), list[str]()
-        self.word: str | None = None
-        self.open = 0  # subshells opened with `(`, so a later `)` is not the end of `$(`
-        self.quoted = False  # inside "...", where only $, backticks and \\ are special
-        self.dynamic = False  # $VAR, $(...) or backticks: the text is not all of what runs
-
-    def split(self, text: str, pos: int = 0, closer: str = "") -> int:
-        """Read ``text`` from ``pos`` to its end, or past the ``closer`` of a substitution."""
-        while token := (_IN_QUOTES if self.quoted else _TOKEN).match(text, pos):
-            if token.group() == closer and not (self.open or self.quoted):
-                self.end_command()
-                return token.end()
-            pos = self.take(token, text)
-        if closer or self.quoted:
-            raise _Unreadable  # an open quote, or a `$(` or backtick never closed
-        self.end_command()
-        return pos
-
-    def take(self, token: re.Match[str], text: str) -> int:
-        """Add one token to the word, command or list of commands; return where the next starts."""
-        kind, value, end = token.lastgroup, token.group(), token.end()
-        if kind == "unreadable":
-            raise _Unreadable
-        if kind == "separator":
-            self.open += (value == "(") - (value == ")")
-            self.end_command()
-        elif kind in ("space", "comment", "redirect"):  # a redirect takes its target along
-            self.end_word()
-        else:
-            if kind == "substitution":
-                inner = _Splitter(self.depth + 1)
-                end = inner.split(text, end, "`" if value == "`" else ")")
-                self.found.extend(inner.found)
-            self.quoted ^= value == '"'
-            self.dynamic |= kind in ("substitution", "variable")
-            self.word = (self.word or "") + text[token.start() : end]
-        return end
-
-    def end_word(self) -> None:
-        if self.word is not None:
-            self.words.append(self.word)
-        self.word = None
-
-    def end_command(self) -> None:
-        self.end_word()
-        if self.words:
-            self.found.append(self.words)
-        self.words = []
-
-
 @lru_cache(maxsize=512)
 def _command_pattern(spec: str) -> tuple[re.Pattern[str], bool]:
     """The regex for a Bash specifier, and whether it names no more than the command."""
@@ -278,32 +201,17 @@ def _command_pattern(spec: str) -> tuple[re.Pattern[str], bool]:
     return re.compile(regex, re.DOTALL), re.fullmatch(r"\S+( \*)?", spec) is not None
 
 
-def subcommands(command: object) -> list[list[str]] | None:
-    """A Bash line's subcommands, as words (those inside ``$(...)`` too); None if it cannot be
-    read safely (an open quote, a here-document, ...)."""
-    if not isinstance(command, str):
-        return None
-    splitter = _Splitter()
-    try:
-        splitter.split(command)
-    except _Unreadable:
-        return None
-    return splitter.found
-
-
 def _command_matches(spec: str, command: str, *, every: bool) -> bool:
     regex, names_command_only = _command_pattern(spec)
-    splitter = _Splitter()
-    try:
-        splitter.split(command)
-    except _Unreadable:  # an open quote or `$(`, a here-document
+    line = split(command)
+    if line is None:  # an open quote or `$(`, a here-document
         return not every
-    subcommands = splitter.found
     if every:
-        return bool(subcommands) and all(_subcommand(regex, w, every) for w in subcommands)
-    if splitter.dynamic and not names_command_only:
+        parts = line.subcommands
+        return bool(parts) and all(_subcommand(regex, words, every) for words in parts)
+    if line.dynamic and not names_command_only:
         return True
-    return any(_subcommand(regex, words, every) for words in subcommands)
+    return any(_subcommand(regex, words, every) for words in line.subcommands)
 
 
 def _subcommand(regex: re.Pattern[str], words: list[str], every: bool) -> bool:

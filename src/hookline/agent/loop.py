@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from hookline.agent import pause
 from hookline.agent.messages import Message
@@ -85,7 +85,6 @@ class Agent:
         self._audit: AuditLog | None = None
         if opts.audit:
             self._audit = attach_audit(self, max_delay=opts.audit_delay)
-        if self._audit is not None:
             permit.listeners.append(self._audit.record_approval)
 
     @property
@@ -167,11 +166,12 @@ class Agent:
         self._emit(result)
         return result
 
-    async def start(self) -> None:
-        """Fire SessionStart once; ``run`` does this for you."""
+    async def start(self, source: Literal["startup", "resume"] = "startup") -> None:
+        """Fire SessionStart once; ``run`` (and ``resume``) do this for you. What its hooks
+        say for the model opens the next prompt."""
         if not self.session.started:
             self.session.started = True
-            started = await self._fire(self.session.scope.event(SessionStart, source="startup"))
+            started = await self._fire(self.session.scope.event(SessionStart, source=source))
             self.session.opening_context += contexts("SessionStart", started)
 
     async def close(self, reason: str = "other") -> None:
@@ -211,8 +211,7 @@ class Agent:
         return await self._ended(turn)
 
     async def _resumed(self, claimed: pause.Claimed) -> Turn:
-        self.session.started = True
-        await self._fire(self.session.scope.event(SessionStart, source="resume"))
+        await self.start("resume")
         turn = claimed.turn
         paused, turn.batch, turn.calls = turn.batch, [], []
         turn.stop_reason, turn.detail = "end_turn", None

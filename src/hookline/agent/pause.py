@@ -91,7 +91,7 @@ def _resumable(record: SessionRecord) -> str:
     why = {
         "resuming": "is being resumed by another process",
         "done": "has finished",
-        "running": "is still running in a live process",
+        "running": "is still running (in a live process here, or on another machine)",
     }.get(record.status, f"is {record.status}")
     raise ConfigError(
         f"session {record.id} {why}; only a paused (or crashed) session can be resumed",
@@ -101,8 +101,10 @@ def _resumable(record: SessionRecord) -> str:
 
 
 def _owner_alive(owner: Any) -> bool:
-    if not isinstance(owner, dict) or owner.get("host") != socket.gethostname():
-        return False  # another machine's process: it is its operator's call; treat as gone
+    if not isinstance(owner, dict):
+        return False
+    if owner.get("host") != socket.gethostname():
+        return True  # no way to tell from here: never take a session another machine may run
     try:
         os.kill(int(owner["pid"]), 0)
     except (ProcessLookupError, ValueError, KeyError, TypeError):

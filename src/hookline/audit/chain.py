@@ -19,7 +19,7 @@ import fcntl
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from hookline.errors import HooklineError
 from hookline.jsontext import canonical as canonical_text
-from hookline.storage.base import ENTRY_FIELDS, AuditEntry, AuditRow
+from hookline.storage.base import ENTRY_FIELDS, AuditEntry, AuditRow, Chain
 
 #: The fields a chain adds to a record; everything else is hashed.
 HASH_FIELDS = frozenset({"seq", "prev_hash", "hash"})
@@ -63,6 +63,17 @@ def link(prev_hash: str | None, entry: AuditEntry | AuditRow | Mapping[str, Any]
 def hashed(prev_hash: str | None, body: bytes) -> str:
     """``link`` for a record already in canonical form."""
     return hashlib.sha256((prev_hash or "").encode() + body).hexdigest()
+
+
+def store_chain(entries: Sequence[AuditEntry], bodies: Sequence[bytes]) -> Chain:
+    """A chain function for ``Store.append_audit`` reusing canonical bytes already made."""
+    known = {id(entry): body for entry, body in zip(entries, bodies, strict=True)}
+
+    def chain(prev_hash: str | None, entry: AuditEntry) -> str:
+        body = known.get(id(entry))
+        return hashed(prev_hash, body if body is not None else canonical(entry))
+
+    return chain
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,19 +263,6 @@ class ChainedFile:
             )
         self._size, self._last = end, (record["seq"], record["hash"])
         return end
-
-
-def store_chain(
-    entries: Sequence[AuditEntry], bodies: Sequence[bytes]
-) -> Callable[[str | None, AuditEntry], str]:
-    """A chain function for ``Store.append_audit`` reusing canonical bytes already made."""
-    known = {id(entry): body for entry, body in zip(entries, bodies, strict=True)}
-
-    def chain(prev_hash: str | None, entry: AuditEntry) -> str:
-        body = known.get(id(entry))
-        return hashed(prev_hash, body if body is not None else canonical(entry))
-
-    return chain
 
 
 def _tail(fd: int, size: int) -> tuple[int, bytes | None]:

@@ -155,14 +155,9 @@ class Redactor:
         parts = [f"(?P<{name}>{rx})" for bit, (name, _, rx) in enumerate(KINDS) if found >> bit & 1]
         if self._custom:
             parts.append(self._custom)
-        try:
-            pattern = self._passes[found] = re.compile("|".join(parts))
-        except re.error as exc:
-            raise ConfigError(
-                f"the redaction patterns do not combine: {exc}",
-                key="redact",
-                fix="use named groups or none instead of numbered backreferences",
-            ) from None
+        problem = "the redaction patterns do not combine"
+        fix = "use named groups or none instead of numbered backreferences"
+        pattern = self._passes[found] = _regex("|".join(parts), problem, fix)
         return pattern
 
 
@@ -221,14 +216,8 @@ def _configured(pattern: str | re.Pattern[str]) -> str:
         source = f"(?{flags}:{pattern.pattern})" if flags else pattern.pattern
     else:
         source = pattern
-    try:
-        compiled = re.compile(f"(?:{source})")
-    except re.error as exc:
-        raise ConfigError(
-            f"{source!r} is not a valid regular expression: {exc}",
-            key="redact",
-            fix="escape special characters (re.escape), and scope flags: (?i:...), not (?i)...",
-        ) from None
+    fix = "escape special characters (re.escape), and scope flags: (?i:...), not (?i)..."
+    compiled = _regex(f"(?:{source})", f"{source!r} is not a valid regular expression", fix)
     if compiled.match(""):
         raise ConfigError(
             f"{source!r} matches the empty string, so it would mask nothing useful",
@@ -236,6 +225,14 @@ def _configured(pattern: str | re.Pattern[str]) -> str:
             fix="make the pattern match at least one character",
         )
     return f"(?:{source})"
+
+
+def _regex(source: str, problem: str, fix: str) -> re.Pattern[str]:
+    """``source`` compiled; a ``ConfigError`` saying ``problem`` (and why) if it does not."""
+    try:
+        return re.compile(source)
+    except re.error as exc:
+        raise ConfigError(f"{problem}: {exc}", key="redact", fix=fix) from None
 
 
 def _encodable(text: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import fields
 from datetime import datetime
 from pathlib import Path
 from time import time
@@ -182,9 +183,7 @@ def _records(count: int) -> str:
 
 
 def _as_dict(row: AuditRow) -> dict[str, Any]:
-    names = ("seq", "hash", "prev_hash", "time", "session_id", "tool_use_id", "event", "kind")
-    return {**{n: getattr(row, n) for n in names}, "tool": row.tool,
-            "decision": row.decision, "data": row.data}  # fmt: skip
+    return {field.name: getattr(row, field.name) for field in fields(row)}
 
 
 def _line(row: AuditRow) -> str:

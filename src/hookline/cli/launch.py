@@ -27,6 +27,15 @@ from hookline.events import PermissionMode
 from hookline.hooks.inventory import load_hooks
 from hookline.permissions import PermissionPolicy
 
+#: How ``run`` and ``sessions resume`` print what happens.
+OUTPUT_FORMAT = click.option(
+    "--output-format",
+    type=click.Choice(["text", "json", "stream-json"]),
+    default="text",
+    show_default=True,
+    help="text for people; json: one object at the end; stream-json: one line per step.",
+)
+
 
 @dataclass(frozen=True)
 class Launch:

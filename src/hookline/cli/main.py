@@ -12,7 +12,7 @@ import click
 from hookline import ConfigError, HooklineError, __version__
 from hookline.cli.audit_cmd import audit
 from hookline.cli.hooks_cmd import hooks
-from hookline.cli.launch import Launch, build_agent, show
+from hookline.cli.launch import OUTPUT_FORMAT, Launch, build_agent, show
 from hookline.cli.render import say
 from hookline.cli.sessions_cmd import sessions
 from hookline.demo import run_demo
@@ -82,12 +82,7 @@ def cli() -> None:
     "--store", default=None, help="postgresql:// URL or SQLite path for sessions and the audit."
 )
 @click.option("--audit/--no-audit", default=True, show_default=True, help="Write the audit log.")
-@click.option(
-    "--output-format",
-    type=click.Choice(["text", "json", "stream-json"]),
-    default="text",
-    show_default=True,
-)
+@OUTPUT_FORMAT
 def run(
     prompt: str | None,
     output_format: str,

@@ -12,7 +12,7 @@ import click
 from hookline.agent.session import STATE_DIR
 from hookline.agent.state import load_state
 from hookline.approvals import answer_from_cli
-from hookline.cli.launch import Launch, build_agent, show
+from hookline.cli.launch import OUTPUT_FORMAT, Launch, build_agent, show
 from hookline.cli.render import emit_json, say
 from hookline.errors import ConfigError
 from hookline.storage import SessionRecord, Store, open_store
@@ -71,12 +71,7 @@ def show_session(session_id: str, cwd: str | None, store: str | None) -> None:
 @click.option("--edit", default=None, metavar="JSON", help="Approve with this input instead.")
 @_CWD
 @_STORE
-@click.option(
-    "--output-format",
-    type=click.Choice(["text", "json", "stream-json"]),
-    default="text",
-    show_default=True,
-)
+@OUTPUT_FORMAT
 def resume(
     session_id: str,
     approve: bool,

@@ -31,6 +31,7 @@ from hookline.decisions import NO_DECISION, Decision
 from hookline.errors import HookFailure, InvalidHookOutput
 from hookline.hooks import wording
 from hookline.hooks.runners import HookRunner
+from hookline.hooks.session_env import ENV_FILE_EVENTS
 from hookline.process import Finished, run_process
 from hookline.protocol import decision_from_output
 
@@ -41,8 +42,6 @@ if TYPE_CHECKING:
 _STDOUT_IS_CONTEXT = frozenset({"UserPromptSubmit", "SessionStart"})
 #: Events, besides the blockable ones, where exit 2 blocks (feedback after the tool ran).
 _EXIT_2_ALSO_BLOCKS = frozenset({"PostToolUse", "PostToolUseFailure"})
-#: Events whose hooks get ``CLAUDE_ENV_FILE`` (payloads/_env.json).
-_ENV_FILE_EVENTS = frozenset({"SessionStart", "Setup", "CwdChanged", "FileChanged"})
 #: What Claude Code says for exit 2 when the output names another event (observed).
 _UNPROCESSABLE = "blocked (exit 2); its output could not be processed"
 _NO_STDERR = "No stderr output"
@@ -134,7 +133,7 @@ class CommandHook(HookRunner):
             HOOKLINE="1",
             PWD=event.cwd,
         )
-        if self.env_file and event.name in _ENV_FILE_EVENTS:
+        if self.env_file and event.name in ENV_FILE_EVENTS:
             env_file = self.env_file(event)
             if env_file:
                 env["CLAUDE_ENV_FILE"] = env_file

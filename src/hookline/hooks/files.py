@@ -94,7 +94,7 @@ def _import_module(name: str, base_dir: str) -> ModuleType:
 
 @functools.cache
 def _cached_import(path: Path, mtime_ns: int) -> ModuleType:
-    return _exec_file(path, str(path))
+    return _exec_file(path)
 
 
 def import_file(path: Path, file: str) -> ModuleType:
@@ -105,15 +105,15 @@ def import_file(path: Path, file: str) -> ModuleType:
     return _cached_import(real, real.stat().st_mtime_ns)
 
 
-def _exec_file(path: Path, file: str) -> ModuleType:
-    if not path.is_file():
-        raise ConfigError("no such hooks file", file=file, fix="check the path given to --hooks")
-    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
+def _exec_file(path: Path) -> ModuleType:
+    """Execute the (resolved, existing) file ``path`` as a fresh module."""
+    file, folder = str(path), str(path.parent)
+    digest = hashlib.sha1(file.encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(f"{HOOK_FILE_MODULE_PREFIX}{digest}", path)
     if spec is None or spec.loader is None:
         raise ConfigError("cannot be imported as Python", file=file, fix="name it *.py")
     module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(path.resolve().parent))
+    sys.path.insert(0, folder)
     try:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
@@ -127,7 +127,7 @@ def _exec_file(path: Path, file: str) -> ModuleType:
             fix=f"run 'python {file}' to see the whole error",
         ) from None
     finally:
-        sys.path.remove(str(path.resolve().parent))
+        sys.path.remove(folder)
     return module
 
 
@@ -142,9 +142,7 @@ def _call_register(register: object, registry: HookRegistry, file: str) -> None:
     try:
         register(registry)
     except ConfigError as exc:
-        if exc.file is None:
-            exc.file = file
-        raise ConfigError(exc.message, file=exc.file, key=exc.key, fix=exc.fix) from None
+        raise ConfigError(exc.message, file=exc.file or file, key=exc.key, fix=exc.fix) from None
     except Exception as exc:
         raise ConfigError(
             f"register(registry) raised {type(exc).__name__}: {exc}",

@@ -28,7 +28,7 @@ from hookline.rules import if_
 if TYPE_CHECKING:
     from hookline.decisions import Decision
     from hookline.events import HookEvent
-
+_FIX: Final = 'write {"type": "command", "command": "..."}'
 #: Handler types hookline runs, and Claude Code's types it does not run yet.
 KNOWN_TYPES: Final = ("command", "http", "python")
 NOT_YET: Final = ("prompt", "agent", "mcp_tool")
@@ -68,10 +68,10 @@ def build(
     env_file: Callable[[HookEvent], str | None] | None = None,
 ) -> tuple[HookRunner, Options]:
     """The runner and options for one settings handler; a ConfigError if it cannot run."""
-    data = handler if isinstance(handler, dict) else {}
-    h = _Handler(data, file, key, event, project_dir, policy, env_file)
     if not isinstance(handler, dict):
-        raise h.error(f"a handler must be an object, not {type(handler).__name__}", fix=_FIX)
+        what = f"a handler must be an object, not {type(handler).__name__}"
+        raise ConfigError(what, file=file, key=key, fix=_FIX)
+    h = _Handler(handler, file, key, event, project_dir, policy, env_file)
     make = _maker(handler.get("type"), h)
     timeout, failure, condition = _timeout(h), _failure(h), _condition(h)
     try:
@@ -90,6 +90,11 @@ def unloadable(
         return None
     runner = Unloadable(problem, key=key, handler=str(handler.get("type") or "settings"))
     return runner, Options(failure="closed")
+
+
+def is_strings(value: object) -> bool:
+    """Whether ``value`` is a list of strings (as settings lists must be)."""
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 class Unloadable(HookRunner):
@@ -143,7 +148,7 @@ class _Handler:
 
     def strings(self, name: str) -> list[str] | None:
         value = self.data.get(name)
-        if value is None or _strings(value):
+        if value is None or is_strings(value):
             return value
         raise self.error(f"{name} must be a list of strings", name, fix=f'write "{name}": [...]')
 
@@ -154,7 +159,6 @@ class _Handler:
         return value
 
 
-_FIX: Final = 'write {"type": "command", "command": "..."}'
 #: What a handler type makes: its runner, kind, and name (None: the runner describes itself).
 Made = tuple[HookRunner, HookKind, str | None]
 Maker = Callable[[_Handler], Made]
@@ -187,7 +191,7 @@ def _command(h: _Handler) -> Made:
 def _http(h: _Handler) -> Made:
     url = h.text("url", fix='write "url": "http://localhost:8080/hooks"')
     headers = h.data.get("headers", {})
-    if not isinstance(headers, dict) or not _strings(list(headers.values())):
+    if not isinstance(headers, dict) or not is_strings(list(headers.values())):
         raise h.error("headers must be an object of strings", "headers", '"X-Team": "ops"')
     wanted, limit = h.strings("allowedEnvVars") or [], h.policy.allowed_env_vars
     allowed = [name for name in wanted if limit is None or name in limit]
@@ -241,7 +245,3 @@ def _condition(h: _Handler) -> Matcher | None:
     if not issubclass(event_class(h.event), ToolEvent):  # the rule then never matches
         h.note(f"'if' needs a tool event: on {h.event} it never runs", "if", 'remove "if"')
     return if_(rule, file=h.file, key=f"{h.key}.if")
-
-
-def _strings(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)

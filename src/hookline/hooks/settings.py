@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from hookline.errors import ConfigError
 from hookline.events import event_class
-from hookline.hooks.handlers import Policy, build, unloadable
+from hookline.hooks.handlers import Policy, build, is_strings, unloadable
 from hookline.matchers import EVERYTHING, Matcher, tool_name
 
 if TYPE_CHECKING:
@@ -87,15 +87,25 @@ def by_precedence(layers: Sequence[Layer]) -> list[Layer]:
     return [layer for _, layer in ordered]
 
 
-def winning(layers: Sequence[Layer], key: str, kind: type = object) -> Any:
-    """The value of ``key`` in the highest-ranked layer that sets it (to a ``kind``), or None."""
-    found = (layer.data.get(key) for layer in by_precedence(layers))
-    return next((value for value in found if value is not None and isinstance(value, kind)), None)
+def layered(layers: Sequence[Layer], *path: str) -> Iterator[tuple[Layer, Any]]:
+    """The value at ``path`` (keys into nested objects) in each layer that sets it, and the
+    layer, from the highest-ranked layer to the lowest."""
+    for layer in by_precedence(layers):
+        value: Any = layer.data
+        for key in path:
+            value = value.get(key) if isinstance(value, Mapping) else None
+        if value is not None:
+            yield layer, value
+
+
+def winning(layers: Sequence[Layer], *path: str, kind: type = object) -> Any:
+    """The value at ``path`` in the highest-ranked layer that sets it (to a ``kind``), or None."""
+    return next((value for _, value in layered(layers, *path) if isinstance(value, kind)), None)
 
 
 def joined(layers: Sequence[Layer], key: str) -> tuple[str, ...] | None:
     """Every layer's list of strings for ``key``, joined without repeats; None if none sets it."""
-    lists = [layer.data[key] for layer in layers if _strings(layer.data.get(key))]
+    lists = [layer.data[key] for layer in layers if is_strings(layer.data.get(key))]
     return None if not lists else tuple(dict.fromkeys(item for items in lists for item in items))
 
 
@@ -108,11 +118,11 @@ class Settings:
 
     @property
     def disable_all_hooks(self) -> bool:
-        return winning(self.layers, "disableAllHooks", bool) is True
+        return winning(self.layers, "disableAllHooks", kind=bool) is True
 
     @property
     def allow_managed_hooks_only(self) -> bool:
-        return winning(self.managed, "allowManagedHooksOnly", bool) is True
+        return winning(self.managed, "allowManagedHooksOnly", kind=bool) is True
 
     @property
     def allowed_http_hook_urls(self) -> tuple[str, ...] | None:
@@ -128,7 +138,7 @@ class Settings:
 
     def hook_layers(self) -> tuple[Layer, ...]:
         """The layers whose hooks run, after ``disableAllHooks`` and ``allowManagedHooksOnly``."""
-        if winning(self.managed, "disableAllHooks", bool):
+        if winning(self.managed, "disableAllHooks", kind=bool):
             return ()
         if self.disable_all_hooks or self.allow_managed_hooks_only:
             return self.managed
@@ -146,10 +156,9 @@ class Settings:
         make = partial(build, project_dir=str(project_dir), policy=policy, env_file=env_file)
         before = len(registry)
         for layer in self.hook_layers():
+            loader = _Loader(layer.path, registry, partial(make, file=layer.path), self._warn)
             with registry.sourced(layer.source):
-                _Loader(layer.path, registry, partial(make, file=layer.path), self._warn).walk(
-                    layer.data.get("hooks", {})
-                )
+                loader.walk(layer.data.get("hooks", {}))
         return len(registry) - before
 
     def _warn(self, warning: SettingsWarning) -> None:
@@ -237,14 +246,10 @@ def _misfits(name: str, data: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
         if data.get(key) is not None and not isinstance(data[key], bool):
             yield "must be true or false: ignored", key, f'write "{key}": true'
     for key in _LISTS:
-        if data.get(key) is not None and not _strings(data[key]):
+        if data.get(key) is not None and not is_strings(data[key]):
             yield "must be a list of strings: ignored", key, f'write "{key}": ["..."]'
     if "allowManagedHooksOnly" in data and name != "managed":
         yield "only read from managed settings", "allowManagedHooksOnly", "move it there"
-
-
-def _strings(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,12 +266,14 @@ class _Loader:
             events = self._expect(hooks, dict, "hooks", "must be an object of events")
             for event, groups in events.items():
                 with self._warned():
-                    key = f"hooks.{event}"
-                    event_class(event, file=self.file, key=key)
-                    groups = self._expect(groups, list, key, "must be a list of groups")
-                    for index, group in enumerate(groups):
-                        with self._warned():
-                            self._group(event, group, f"{key}[{index}]")
+                    self._event(event, groups, f"hooks.{event}")
+
+    def _event(self, event: str, groups: object, key: str) -> None:
+        event_class(event, file=self.file, key=key)
+        groups = self._expect(groups, list, key, "must be a list of groups")
+        for index, group in enumerate(groups):
+            with self._warned():
+                self._group(event, group, f"{key}[{index}]")
 
     def _group(self, event: str, group: object, key: str) -> None:
         group = self._expect(group, dict, key, "a matcher group must be an object")
@@ -278,11 +285,9 @@ class _Loader:
 
     def _matcher(self, pattern: object, key: str) -> Matcher | ConfigError:
         """The group's matcher, or (warned about once) why it cannot be read."""
+        fix, given = 'write "matcher": "Bash|Edit"', "" if pattern is None else pattern
         try:
-            fix = 'write "matcher": "Bash|Edit"'
-            text = self._expect(
-                "" if pattern is None else pattern, str, key, "must be a string", fix
-            )
+            text = self._expect(given, str, key, "must be a string", fix)
             return tool_name(text, file=self.file, key=key)
         except ConfigError as exc:
             self.warn(SettingsWarning.of(exc))

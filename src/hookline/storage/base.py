@@ -133,27 +133,23 @@ def verify_chain(rows: Iterable[AuditRow], chain: Chain) -> int | None:
     return None
 
 
-def link(entries: Sequence[AuditEntry], chain: Chain, last: Sequence[Any] | None) -> list[AuditRow]:
+def place(
+    entries: Sequence[AuditEntry], chain: Chain, last: Sequence[Any] | None
+) -> list[AuditRow]:
     """Rows for ``entries`` placed after ``last`` (its ``(seq, hash)``, None for an empty log)."""
     seq, prev = (int(last[0]), str(last[1])) if last else (0, None)
     rows = []
-    for entry in entries:
+    for e in entries:
         seq += 1
-        digest = chain(prev, entry)
-        e = entry
+        digest = chain(prev, e)
         rows.append(AuditRow(seq, digest, prev, e.time, e.session_id, e.tool_use_id, e.event,
                              e.kind, e.tool, e.decision, e.data))  # fmt: skip
         prev = digest
     return rows
 
 
-# Strict JSON (NaN or a non-JSON value raises instead of being stored), compact, unescaped.
-# Made once: ``json.dumps`` with options builds a new encoder on every call.
-
-
-def dump_json(value: Any) -> str:
-    """The JSON text a store keeps for ``value``."""
-    return strict(value)
+#: The JSON text a store keeps: NaN or a non-JSON value raises instead of being stored.
+dump_json = strict
 
 
 def load_json(value: str | dict[str, Any]) -> dict[str, Any]:

@@ -25,7 +25,7 @@ except ImportError as exc:  # depends on the install
         fix="pip install 'hookline[postgres]'",
     ) from exc
 
-from hookline.storage.sql import INDEXES, Cursor, LockKind, SqlStore
+from hookline.storage.sql import Cursor, LockKind, SqlStore, migrations
 
 #: How long opening the store waits for the server before it gives up.
 CONNECT_TIMEOUT_SECONDS = 10
@@ -35,34 +35,7 @@ _SCHEMA_LOCK = 0x686F6F6B
 # The state is JSONB (compact, queryable). The audit data is JSON, which keeps the exact text
 # it was given: JSONB would rewrite numbers such as 1e16 (back as the int 10000000000000000),
 # and a chain function that hashed the original would no longer verify the row read back.
-_TABLES = (
-    """CREATE TABLE hookline_sessions (
-        id TEXT PRIMARY KEY,
-        status TEXT NOT NULL,
-        version INTEGER NOT NULL,
-        state JSONB NOT NULL,
-        user_name TEXT,
-        tenant TEXT,
-        created_at DOUBLE PRECISION NOT NULL,
-        updated_at DOUBLE PRECISION NOT NULL
-    )""",
-    """CREATE TABLE hookline_audit (
-        seq BIGINT PRIMARY KEY,
-        hash TEXT NOT NULL,
-        prev_hash TEXT,
-        time DOUBLE PRECISION NOT NULL,
-        session_id TEXT,
-        tool_use_id TEXT,
-        event TEXT,
-        kind TEXT NOT NULL,
-        tool TEXT,
-        decision TEXT,
-        data JSON NOT NULL
-    )""",
-)
-
-#: The statements that bring the tables from one schema version to the next.
-MIGRATIONS = {1: (*_TABLES, *INDEXES)}
+MIGRATIONS = migrations(real="DOUBLE PRECISION", seq="BIGINT", state="JSONB", data="JSON")
 
 
 class PostgresStore(SqlStore):

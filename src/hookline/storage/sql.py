@@ -23,7 +23,7 @@ from hookline.storage.base import (
     audit_from_row,
     audit_params,
     dump_json,
-    link,
+    place,
     session_from_row,
 )
 
@@ -39,6 +39,29 @@ INDEXES = (
     "CREATE INDEX hookline_audit_decision ON hookline_audit (decision, seq)",
     "CREATE INDEX hookline_audit_time ON hookline_audit (time)",
 )
+_SESSIONS_TABLE = """CREATE TABLE hookline_sessions (
+        id TEXT PRIMARY KEY,
+        status TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        state {state} NOT NULL,
+        user_name TEXT,
+        tenant TEXT,
+        created_at {real} NOT NULL,
+        updated_at {real} NOT NULL
+    )"""
+_AUDIT_TABLE = """CREATE TABLE hookline_audit (
+        seq {seq} PRIMARY KEY,
+        hash TEXT NOT NULL,
+        prev_hash TEXT,
+        time {real} NOT NULL,
+        session_id TEXT,
+        tool_use_id TEXT,
+        event TEXT,
+        kind TEXT NOT NULL,
+        tool TEXT,
+        decision TEXT,
+        data {data} NOT NULL
+    )"""
 _UPSERT_SESSION = (
     f"INSERT INTO hookline_sessions ({SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
     "ON CONFLICT (id) DO UPDATE SET status = excluded.status, version = excluded.version, "
@@ -56,6 +79,14 @@ _AUDIT_FILTERS = ("session_id = ?", "tool = ?", "decision = ?", "time >= ?", "ti
 #: What a transaction locks: nothing more than it touches, the writer's lock, the audit chain,
 #: or the schema (so two processes opening a new database do not both create it).
 LockKind = Literal["read", "write", "audit", "schema"]
+
+
+def migrations(*, real: str, seq: str, state: str, data: str) -> dict[int, tuple[str, ...]]:
+    """The statements that bring the tables from one schema version to the next, written with
+    the backend's column types: a float, the audit ``seq``, the session state, the audit data."""
+    types = {"real": real, "seq": seq, "state": state, "data": data}
+    tables = (_SESSIONS_TABLE.format(**types), _AUDIT_TABLE.format(**types))
+    return {1: (*tables, *INDEXES)}
 
 
 class Cursor(Protocol):
@@ -132,9 +163,10 @@ class SqlStore:
 
     def put_session(self, record: SessionRecord) -> None:
         r = record
-        params = (r.id, r.status, r.version, dump_json(r.state), r.user, r.tenant)
+        params = (r.id, r.status, r.version, dump_json(r.state), r.user, r.tenant, r.created_at,
+                  r.updated_at)  # fmt: skip
         with self._transaction("write") as cur:
-            cur.execute(self._sql(_UPSERT_SESSION), (*params, r.created_at, r.updated_at))
+            cur.execute(self._sql(_UPSERT_SESSION), params)
 
     def get_session(self, id: str) -> SessionRecord | None:
         sql = f"SELECT {SESSION_COLUMNS} FROM hookline_sessions WHERE id = ?"
@@ -166,7 +198,7 @@ class SqlStore:
         data = [dump_json(entry.data) for entry in entries]  # raises before the transaction
         with self._transaction("audit") as cur:
             cur.execute("SELECT seq, hash FROM hookline_audit ORDER BY seq DESC LIMIT 1")
-            rows = link(entries, chain, cur.fetchone())
+            rows = place(entries, chain, cur.fetchone())
             params = [audit_params(row, text) for row, text in zip(rows, data, strict=True)]
             cur.executemany(self._sql(_INSERT_AUDIT), params)
         return rows
@@ -183,14 +215,9 @@ class SqlStore:
         limit: int | None = None,
     ) -> list[AuditRow]:
         given = (session_id, tool, decision, since, until, after_seq)
-        chosen = [
-            (test, value)
-            for test, value in zip(_AUDIT_FILTERS, given, strict=True)
-            if value is not None
-        ]
-        tests = [test for test, _ in chosen]
-        sql = f"SELECT {AUDIT_COLUMNS} FROM hookline_audit"
-        sql += f" WHERE {' AND '.join(tests)} ORDER BY seq" if tests else " ORDER BY seq"
+        chosen = [(t, v) for t, v in zip(_AUDIT_FILTERS, given, strict=True) if v is not None]
+        where = " WHERE " + " AND ".join(test for test, _ in chosen) if chosen else ""
+        sql = f"SELECT {AUDIT_COLUMNS} FROM hookline_audit{where} ORDER BY seq"
         params = [value for _, value in chosen]
         if limit is not None:
             sql, params = sql + " LIMIT ?", [*params, limit]

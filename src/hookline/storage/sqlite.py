@@ -24,39 +24,14 @@ import sqlite3
 from pathlib import Path
 
 from hookline.errors import ConfigError
-from hookline.storage.sql import INDEXES, Cursor, LockKind, SqlStore
+from hookline.storage.sql import Cursor, LockKind, SqlStore, migrations
 
 #: How long a transaction waits for another process's write lock before it fails.
 BUSY_TIMEOUT_SECONDS = 30.0
 
-_TABLES = (
-    """CREATE TABLE hookline_sessions (
-        id TEXT PRIMARY KEY,
-        status TEXT NOT NULL,
-        version INTEGER NOT NULL,
-        state TEXT NOT NULL,
-        user_name TEXT,
-        tenant TEXT,
-        created_at REAL NOT NULL,
-        updated_at REAL NOT NULL
-    )""",
-    """CREATE TABLE hookline_audit (
-        seq INTEGER PRIMARY KEY,
-        hash TEXT NOT NULL,
-        prev_hash TEXT,
-        time REAL NOT NULL,
-        session_id TEXT,
-        tool_use_id TEXT,
-        event TEXT,
-        kind TEXT NOT NULL,
-        tool TEXT,
-        decision TEXT,
-        data TEXT NOT NULL
-    )""",
-)
-
-#: The statements that bring the tables from one schema version to the next.
-MIGRATIONS = {1: (*_TABLES, *INDEXES)}
+#: The statements that bring the tables from one schema version to the next. ``seq`` is an
+#: INTEGER PRIMARY KEY, so SQLite keeps it as the rowid.
+MIGRATIONS = migrations(real="REAL", seq="INTEGER", state="TEXT", data="TEXT")
 
 
 class SqliteStore(SqlStore):

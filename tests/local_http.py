@@ -1,0 +1,98 @@
+"""A recording HTTP server on 127.0.0.1 that answers POSTs from a table, for the HTTP tests.
+
+``serve(...)`` starts one on a free port in a thread and stops it on exit; the tests'
+``server`` fixtures wrap it. Each POST's JSON body is recorded in ``server.seen`` (as
+``record(handler, body)`` makes it), then answered with ``answers[path]`` (status, body
+bytes) or ``default``. A POST to ``slow_path`` waits for ``server.release`` (set at
+teardown) for up to ``slow_wait`` seconds before it is answered.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from email.message import Message
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+
+def as_path_headers_body(handler: RecordingHandler, body: Any) -> tuple[str, Message, Any]:
+    """The default record of one request: ``(path, headers, parsed JSON body)``."""
+    return (handler.path, handler.headers, body)
+
+
+class RecordingHandler(BaseHTTPRequestHandler):
+    server: RecordingServer[Any]
+
+    def do_POST(self) -> None:
+        httpd = self.server
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        httpd.seen.append(httpd.record(self, json.loads(body)))
+        if self.path == httpd.slow_path:
+            httpd.release.wait(httpd.slow_wait)
+        status, answer = httpd.answers.get(self.path, httpd.default)
+        self.send_response(status)
+        if httpd.content_type is not None:
+            self.send_header("Content-Type", httpd.content_type)
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+class KeepAliveHandler(RecordingHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive
+
+
+class RecordingServer(ThreadingHTTPServer, Generic[T]):
+    daemon_threads = True
+
+    def __init__(
+        self,
+        answers: Mapping[str, tuple[int, bytes]],
+        *,
+        record: Callable[[RecordingHandler, Any], T],
+        default: tuple[int, bytes] = (404, b""),
+        keep_alive: bool = False,
+        content_type: str | None = None,
+        slow_path: str | None = "/slow",
+        slow_wait: float = 5.0,
+    ) -> None:
+        handler = KeepAliveHandler if keep_alive else RecordingHandler
+        super().__init__(("127.0.0.1", 0), handler)
+        self.answers = answers
+        self.record = record
+        self.default = default
+        self.content_type = content_type
+        self.slow_path = slow_path
+        self.slow_wait = slow_wait
+        self.seen: list[T] = []
+        self.release = threading.Event()  # lets a slow request finish at teardown
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}{path}"
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that gave up (the timeout tests) leaves a broken pipe
+
+
+@contextmanager
+def serve(httpd: RecordingServer[T]) -> Iterator[RecordingServer[T]]:
+    """Run ``httpd`` in a daemon thread; on exit release any slow request and shut it down."""
+    thread = threading.Thread(
+        target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
+    thread.start()
+    try:
+        yield httpd
+    finally:
+        httpd.release.set()
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(5)
