@@ -13,7 +13,7 @@ from hookline.decisions import NO_DECISION, Decision
 from hookline.events import PermissionMode
 from hookline.hooks.settings import load_settings
 from hookline.permissions import DANGEROUS, PermissionPolicy, Verdict, evaluate
-from hookline.rules import PermissionRule
+from hookline.permissions.rules import PermissionRule
 
 CWD, HOME = "/work/project", "/home/dev"
 ALLOW, DENY, ASK, DEFER = (

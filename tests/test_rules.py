@@ -6,7 +6,7 @@ import pytest
 
 from hookline import ConfigError, PostToolUse, PreToolUse, Stop, tool_name
 from hookline.events import Scope
-from hookline.rules import PermissionRule, RuleCondition, if_
+from hookline.permissions.rules import PermissionRule, RuleCondition, if_
 
 CWD, HOME = "/work/app", "/home/ada"
 

@@ -23,7 +23,7 @@ from hookline.hooks.http import HttpHook, url_allowed
 from hookline.hooks.runners import HookRunner, PythonHook
 from hookline.hooks.spec import KINDS, FailurePolicy, HookKind
 from hookline.matchers import Matcher
-from hookline.rules import if_
+from hookline.permissions.rules import if_
 
 if TYPE_CHECKING:
     from hookline.decisions import Decision

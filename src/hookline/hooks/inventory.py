@@ -23,7 +23,7 @@ from hookline.hooks.runners import PythonHook, SdkCallbackHook
 from hookline.hooks.session_env import env_file_for
 from hookline.hooks.settings import Settings, load_settings
 from hookline.matchers import AllOf
-from hookline.rules import RuleCondition
+from hookline.permissions.rules import RuleCondition
 
 if TYPE_CHECKING:
     from hookline.hooks.settings import StrPath

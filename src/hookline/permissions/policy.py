@@ -28,15 +28,14 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
-from hookline.dangerous import DANGEROUS, Danger
-from hookline.errors import ConfigError
 from hookline.events import PermissionMode
-from hookline.hooks.settings import Layer, SettingsWarning, layered, winning
-from hookline.rules import PermissionRule
+from hookline.hooks.settings import SettingsWarning
+from hookline.permissions.dangerous import DANGEROUS, Danger
+from hookline.permissions.rules import PermissionRule
 from hookline.shell import subcommands
 
 if TYPE_CHECKING:
@@ -88,21 +87,9 @@ class PermissionPolicy:
     ) -> tuple[PermissionPolicy, Warnings]:
         """The policy the settings describe (an explicit ``mode`` wins over theirs), and what
         in them was wrong and ignored: a bad entry never stops the rest from loading."""
-        layers, read = settings.layers, _Read(settings.layers)
-        chosen = mode or read.mode()
-        refusals = (value for _, value in layered(layers, *_CC, _NO_BYPASS))
-        if chosen == "bypassPermissions" and "disable" in refusals:
-            chosen = "default"  # any layer may refuse bypass (managed settings usually do)
-        keep = winning(layers, *_OURS, "dangerousDefaults") is not False
-        tools = {t for _, t, _ in read.items(_OURS, "readOnlyTools") if isinstance(t, str)}
-        mutating: Literal["ask", "allow"] = "ask"
-        if winning(layers, *_OURS, "mutating") == "allow":
-            mutating = "allow"
-        allow, ask, deny = (read.rules(kind) for kind in ("allow", "ask", "deny"))
-        dangers = (*(DANGEROUS if keep else ()), *read.dangers())
-        workspace = (posixpath.normpath(cwd),)
-        tiers = (dangers, READ_ONLY_TOOLS | tools, mutating, workspace)
-        return cls(allow, ask, deny, chosen, *tiers), list(dict.fromkeys(read.warnings))
+        from hookline.permissions.config import policy_from_settings  # settings import hooks
+
+        return policy_from_settings(settings, mode=mode, cwd=cwd)
 
 
 def evaluate(
@@ -239,60 +226,3 @@ def _inside(path: str, roots: tuple[str, ...], call: _Call) -> bool:
         if relative not in (".", "..") and not relative.startswith("../"):
             return not _PROTECTED.intersection(relative.split("/"))
     return False
-
-
-class _Read:
-    """Reads the permission keys that need checking, highest layer first; collects warnings."""
-
-    def __init__(self, layers: Sequence[Layer]) -> None:
-        self.layers, self.warnings = layers, Warnings()
-
-    def items(self, path: tuple[str, ...], key: str) -> Iterator[tuple[Layer, Any, str]]:
-        """Each entry of every layer's list ``key`` (lists merge), and its key for warnings."""
-        dotted = ".".join((*path, key))
-        for layer, value in layered(self.layers, *path, key):
-            if isinstance(value, list):
-                yield from ((layer, item, f"{dotted}[{i}]") for i, item in enumerate(value))
-            else:
-                self.warnings.append(SettingsWarning(layer.path, "must be a list: ignored", dotted))
-
-    def rules(self, kind: str) -> tuple[SourcedRule, ...]:
-        found: dict[PermissionRule, str] = {}  # a rule in several layers: named by the highest
-        for layer, text, key in self.items(_CC, kind):
-            try:
-                rule = PermissionRule.parse(text, file=layer.path, key=key)
-            except ConfigError as exc:
-                self.warnings.append(SettingsWarning.of(exc))
-            else:
-                found.setdefault(rule, _label(layer))
-        return tuple(found.items())
-
-    def mode(self) -> PermissionMode:
-        for layer, value in layered(self.layers, *_CC, "defaultMode"):
-            value = "default" if value == "manual" else value
-            if value not in _MODES:
-                problem = f"{value!r} is not a permission mode: ignored"
-            elif value in ("auto", "bypassPermissions") and layer.name in ("project", "local"):
-                problem = f"{value} is only read from user or managed settings: ignored"
-            else:
-                return cast(PermissionMode, value)
-            self.warnings.append(SettingsWarning(layer.path, problem, "permissions.defaultMode"))
-        return "default"
-
-    def dangers(self) -> Iterator[Danger]:
-        for layer, entry, key in self.items(_OURS, "dangerous"):
-            about = f"listed as dangerous in {_label(layer)}"
-            try:
-                if isinstance(entry, Mapping) and {"name", "pattern"} <= entry.keys():
-                    yield Danger(str(entry["name"]), about, re.compile(str(entry["pattern"])))
-                else:
-                    rule = PermissionRule.parse(entry, file=layer.path, key=key)
-                    yield Danger(str(rule), about, rule=rule)
-            except ConfigError as exc:
-                self.warnings.append(SettingsWarning.of(exc))
-            except re.error as exc:
-                self.warnings.append(SettingsWarning(layer.path, f"not a regex: {exc}", key))
-
-
-def _label(layer: Layer) -> str:
-    return "--settings" if layer.name == "cli" else f"{layer.name} settings"

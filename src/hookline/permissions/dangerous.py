@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hookline.rules import PermissionRule
+from hookline.permissions.rules import PermissionRule
 
 #: Where a command starts, and what may stand before its name (sudo -u root, env X=1, timeout
 #: 30). Possessive (``*+``), so a long run of such words costs linear time, never exponential.
