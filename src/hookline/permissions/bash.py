@@ -1,0 +1,381 @@
+"""Bash lines read as Bash reads them: every command that will run, and what cannot be known.
+
+``analyze(line)`` parses the line with tree-sitter's Bash grammar and finds every command in it:
+in lists, pipelines, subshells, groups, ``if``/``while``/``until``/``for``/``case``, function
+bodies, and inside ``$(...)``, backticks and ``<(...)`` wherever they stand (arguments,
+assignments, redirect targets, here-strings, here-document bodies). Each command's name is
+normalised as Bash would run it (quotes and backslashes removed, braces expanded, ``/usr/bin/x``
+and ``./x`` read as ``x``); wrappers (``env``, ``sudo``, ``timeout``, ``xargs``, ``find -exec``,
+...) are unwrapped into the commands they run (``hookline.permissions.programs``), and code
+strings (``bash -c``, ``eval``, a here-document fed to a shell) are parsed in turn.
+
+What cannot be known statically is said, not guessed: a variable or substitution as a command
+name, ``eval`` of a non-literal, data piped into a shell or interpreter, an assignment to
+``PATH`` or ``LD_PRELOAD``, a line that does not parse. ``Analysis.unknown`` lists why; the
+permission layer treats such a line as matching every deny rule and no allow rule.
+
+Nothing is run or expanded against the environment: ``$HOME`` is read as ``~``, other
+variables as unknown words. Results are cached per line.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from hookline.permissions import programs
+from hookline.permissions.words import Word, brace_expand, node_text, word_of
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
+
+#: Lines longer than this are not parsed: they cannot be known.
+MAX_LENGTH = 100_000
+#: Code strings inside code strings (``bash -c "sh -c '...'"``) are read this deep.
+MAX_DEPTH = 6
+#: Words one brace expansion may produce before the line counts as unknowable.
+MAX_EXPANSIONS = programs.MAX_EXPANSIONS
+
+_WRITES = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&", "&>|"})
+_SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
+_SKIP = frozenset({"comment", "heredoc_start", "heredoc_end"})
+
+
+@dataclass(frozen=True, slots=True)
+class Redirect:
+    """One redirection: its operator, its target (None for a here-document) and its fd."""
+
+    op: str
+    target: Word | None = None
+    fd: str = ""
+
+    @property
+    def writes(self) -> bool:
+        """Whether it writes a file (``2>&1`` and ``>&-`` only duplicate or close fds)."""
+        if self.op not in _WRITES or self.target is None:
+            return False
+        value = self.target.value
+        return not (
+            self.op in (">&", "<&") and value is not None and (value.isdigit() or value == "-")
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One command that will run, as Bash runs it."""
+
+    #: The program or builtin, normalised (``"rm"`` for ``/bin/rm``); None when unknowable.
+    name: str | None
+    args: tuple[Word, ...] = ()
+    redirects: tuple[Redirect, ...] = ()
+    #: The wrappers and shells it runs under, outermost first (``("sudo", "bash -c")``).
+    via: tuple[str, ...] = ()
+    #: A wrapper: what it runs is the next command in ``Analysis.commands``.
+    wrapper: bool = False
+    #: A wrapper that only changes how the next command runs (``timeout``, ``nice``): allow
+    #: rules and the read-only tier look through it.
+    transparent: bool = False
+    #: The folder it runs in, relative to the session's: ``""`` for the session's own, a path
+    #: after a literal ``cd``, None when a ``cd`` went somewhere unknowable.
+    cwd: str | None = ""
+    #: The name as written when it named a file (``/usr/bin/rm``, ``./run.sh``).
+    path: str = ""
+    #: More arguments arrive at run time (``xargs``, ``find -exec ... {} +``).
+    more_args: bool = False
+
+    @property
+    def words(self) -> tuple[str | None, ...]:
+        return (self.name, *(arg.value for arg in self.args))
+
+    @property
+    def text(self) -> str:
+        """Name and arguments on one line; a word unknown until run time shows as ``\\0``."""
+        return " ".join("\0" if w is None else w for w in self.words)
+
+    @property
+    def writes(self) -> tuple[Redirect, ...]:
+        return tuple(r for r in self.redirects if r.writes)
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """Every command a line will run, and why what runs cannot be known (empty if it can)."""
+
+    commands: tuple[Command, ...]
+    unknown: tuple[str, ...] = ()
+    #: How many ``$(...)``, backticks, ``<(...)`` and ``>(...)`` the line holds.
+    substitutions: int = 0
+    #: Functions of the line that call themselves (``:(){ :|:& };:``, a fork bomb).
+    recursive: tuple[str, ...] = ()
+
+    @property
+    def known(self) -> bool:
+        return not self.unknown
+
+
+@lru_cache(maxsize=2048)
+def analyze(line: str) -> Analysis:
+    """Every command ``line`` will run; cached, as a policy asks about the same line often."""
+    reader = _Reader()
+    reader.read_line(line, _Context())
+    unknown = tuple(dict.fromkeys(reader.unknown))
+    recursive = tuple(sorted(reader.recursive))
+    return Analysis(tuple(reader.commands), unknown, reader.substitutions, recursive)
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """What surrounds a command: redirects around it, its stdin, and what it runs under."""
+
+    redirects: tuple[Redirect, ...] = ()
+    #: "" (the session's: empty), "pipe" (another command's output), or the literal text of a
+    #: here-document or here-string; None for such a text with expansions in it.
+    stdin: str | None = ""
+    via: tuple[str, ...] = ()
+    depth: int = 0
+    piped: bool = False
+
+
+@dataclass
+class _Reader:
+    commands: list[Command] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+    substitutions: int = 0
+    functions: set[str] = field(default_factory=set)
+    recursive: set[str] = field(default_factory=set)
+    cwd: str | None = ""
+
+    def read_line(self, line: str, ctx: _Context) -> None:
+        if ctx.depth > MAX_DEPTH:
+            self.unknown.append(f"code strings are nested more than {MAX_DEPTH} deep")
+        elif len(line) > MAX_LENGTH:
+            self.unknown.append(f"the line is longer than {MAX_LENGTH} characters")
+        elif "\0" in line:
+            self.unknown.append("the line holds a NUL character")
+        else:
+            root = _parser().parse(line.encode()).root_node
+            if root.has_error:
+                self.unknown.append(f"it does not parse as Bash: {_error_near(root, line)}")
+            self.functions |= _function_names(root)
+            self.walk(root, ctx)
+
+    def walk(self, node: Node, ctx: _Context) -> None:
+        kind = node.type
+        if kind == "command":
+            self.command(node, ctx)
+        elif kind == "pipeline":
+            self.pipeline(node, ctx)
+        elif kind == "redirected_statement":
+            self.redirected(node, ctx)
+        elif kind in _SUBSTITUTIONS:
+            self.substitutions += 1
+            self.children(node, _Context(via=ctx.via, depth=ctx.depth))
+        elif kind == "function_definition":
+            names = node.children_by_field_name("name")
+            label = node_text(names[0]) if names else ""
+            self.children(node, _Context(ctx.redirects, ctx.stdin, (*ctx.via, label), ctx.depth))
+        elif kind in ("variable_assignment", "declaration_command", "unset_command"):
+            self.assignment(node, ctx)
+        else:
+            self.children(node, ctx)
+
+    def children(self, node: Node, ctx: _Context) -> None:
+        for child in node.named_children:
+            if child.type not in _SKIP:
+                self.walk(child, ctx)
+
+    def pipeline(self, node: Node, ctx: _Context) -> None:
+        for index, part in enumerate(node.named_children):
+            stdin = ctx.stdin if index == 0 else "pipe"
+            self.walk(part, _Context(ctx.redirects, stdin, ctx.via, ctx.depth, index > 0))
+
+    def redirected(self, node: Node, ctx: _Context) -> None:
+        redirects, stdin = list(ctx.redirects), ctx.stdin
+        for child in node.children_by_field_name("redirect"):
+            redirect, text = self.redirect(child, ctx)
+            redirects.append(redirect)
+            stdin = text if redirect.op in ("<<", "<<-", "<<<") else stdin
+        inner = _Context(tuple(redirects), stdin, ctx.via, ctx.depth, ctx.piped)
+        for body in node.children_by_field_name("body"):
+            self.walk(body, inner)
+
+    def redirect(self, node: Node, ctx: _Context) -> tuple[Redirect, str | None]:
+        """The redirect, and the text it feeds as stdin (None if not literal)."""
+        fd = next((node_text(c) for c in node.children if c.type == "file_descriptor"), "")
+        op = next(c.type for c in node.children if not c.is_named)
+        for child in node.named_children:  # substitutions in targets; `| sh` after a heredoc
+            if child.type in ("pipeline", "command", "list", "redirected_statement"):
+                self.walk(child, _Context(via=ctx.via, depth=ctx.depth, stdin="pipe", piped=True))
+            elif child.type not in ("file_descriptor", "heredoc_start", "heredoc_end"):
+                self.walk(child, _Context(via=ctx.via, depth=ctx.depth))
+        if node.type == "heredoc_redirect":
+            return Redirect(op, None, fd), _heredoc_text(node)
+        targets = node.children_by_field_name("destination") or [
+            c for c in node.named_children if c.type not in ("file_descriptor",)
+        ]
+        target = word_of(targets[-1]) if targets else None
+        text = target.value if node.type == "herestring_redirect" and target else None
+        return Redirect(op, target, fd), (None if text is None else text + "\n")
+
+    def assignment(self, node: Node, ctx: _Context) -> None:
+        for name in _assigned_names(node):
+            if programs.changes_what_runs(name):
+                self.unknown.append(f"it sets {name}, which changes what the next commands run")
+        self.children(node, ctx)
+
+    def command(self, node: Node, ctx: _Context) -> None:
+        words: list[Word] = []
+        names = [
+            n.named_children[0] for n in node.children_by_field_name("name") if n.named_children
+        ]
+        for child in names + node.children_by_field_name("argument"):
+            expanded = brace_expand(word_of(child))
+            if expanded is None:
+                self.unknown.append(f"a brace expansion makes more than {MAX_EXPANSIONS} words")
+                expanded = [Word(None, raw=node_text(child))]
+            words.extend(expanded)
+        redirects = list(ctx.redirects)
+        stdin = ctx.stdin
+        for child in node.named_children:
+            if child.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
+                redirect, text = self.redirect(child, ctx)
+                redirects.append(redirect)
+                stdin = text if redirect.op in ("<<", "<<-", "<<<") else stdin
+            elif child.type == "variable_assignment":
+                self.assignment(child, ctx)
+            elif child.type != "command_name":
+                self.walk(child, _Context(via=ctx.via, depth=ctx.depth))
+        for name_node in node.children_by_field_name("name"):
+            self.walk(name_node, _Context(via=ctx.via, depth=ctx.depth))
+        here = _Context(tuple(redirects), stdin, ctx.via, ctx.depth, ctx.piped)
+        if words:
+            self.run(words, here)
+
+    def run(self, words: list[Word], ctx: _Context, cwd: str | None = None) -> None:
+        """Record the command ``words`` run, unwrapping wrappers and reading code strings."""
+        head, args = words[0], tuple(words[1:])
+        where = self.cwd if cwd is None else cwd
+        if head.value is None or head.glob:
+            why = "a variable or substitution" if head.value is None else "a glob"
+            self.unknown.append(f"the command name is {why} (`{head.raw}`): what runs is unknown")
+            self.commands.append(Command(None, args, ctx.redirects, ctx.via, cwd=where))
+            return
+        name = posixpath.basename(head.value) if "/" in head.value else head.value
+        path = head.value if "/" in head.value else ""
+        if name in self.functions and not path:
+            if name in ctx.via:
+                self.recursive.add(name)
+            return  # a function of this line: its body was read where it was defined
+        found = programs.unwrap(name, args)
+        if found.unknown:
+            self.unknown.append(found.unknown)
+        command = Command(name, args, ctx.redirects, ctx.via, found.wrapper, found.transparent,
+                          where, path)  # fmt: skip
+        self.commands.append(command)
+        if not found.wrapper:
+            self.stdin_code(command, ctx)
+            self.change_directory(command)
+        via = (*ctx.via, found.label or name)
+        if found.code is not None:
+            self.read_line(found.code, _Context(via=via, depth=ctx.depth + 1))
+        inner_ctx = _Context(ctx.redirects, ctx.stdin, via, ctx.depth, ctx.piped)
+        for inner in found.inner:
+            start = len(self.commands)
+            self.run(list(inner), inner_ctx, found.cwd if found.cwd is not None else where)
+            if found.more_args:
+                self.commands[start:] = [_with_more_args(c) for c in self.commands[start:]]
+
+    def stdin_code(self, command: Command, ctx: _Context) -> None:
+        """A shell or interpreter reading its code from stdin, a file or a string."""
+        name = command.name or ""
+        reads = programs.code_source(name, command.args)
+        if reads is None:
+            return
+        if reads == "stdin":
+            if ctx.stdin == "pipe":
+                self.unknown.append(f"data is piped into `{name}`, which runs it as code")
+            elif ctx.stdin is None:
+                self.unknown.append(f"`{name}` runs a here-document with expansions in it")
+            elif ctx.stdin and programs.is_shell(name):
+                via = (*ctx.via, f"{name} <<")
+                self.read_line(ctx.stdin, _Context(via=via, depth=ctx.depth + 1))
+        elif reads == "unknown":
+            self.unknown.append(f"`{name}` runs code that is not known before it runs")
+
+    def change_directory(self, command: Command) -> None:
+        if command.name not in ("cd", "pushd") or command.wrapper:
+            return
+        targets = [a for a in command.args if a.value is None or not a.value.startswith("-")]
+        if not targets:
+            self.cwd = "~"
+            return
+        target = targets[0]
+        if target.value is None or target.value == "-" or target.glob:
+            self.cwd = None
+        elif target.value.startswith(("/", "~")):
+            self.cwd = target.value
+        elif self.cwd is not None:
+            self.cwd = posixpath.join(self.cwd, target.value) if self.cwd else target.value
+
+
+def _with_more_args(command: Command) -> Command:
+    return command if command.wrapper else replace(command, more_args=True)
+
+
+def _assigned_names(node: Node) -> list[str]:
+    if node.type == "variable_assignment":
+        names = node.children_by_field_name("name")
+        return [node_text(names[0])] if names else []
+    if node.type == "unset_command":
+        return []
+    found: list[str] = []
+    for child in node.named_children:
+        if child.type == "variable_assignment":
+            found.extend(_assigned_names(child))
+    return found
+
+
+def _function_names(root: Node) -> set[str]:
+    names: set[str] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "function_definition":
+            for name in node.children_by_field_name("name"):
+                names.add(node_text(name))
+        stack.extend(node.named_children)
+    return names
+
+
+def _heredoc_text(node: Node) -> str | None:
+    """A here-document's body when it is literal text; None when it has expansions."""
+    start = next((c for c in node.children if c.type == "heredoc_start"), None)
+    body = next((c for c in node.children if c.type == "heredoc_body"), None)
+    if body is None:
+        return ""
+    quoted = start is not None and node_text(start)[:1] in ("'", '"', "\\")
+    expands = any(c.type not in ("heredoc_content",) for c in body.named_children)
+    if expands and not quoted:
+        return None
+    return node_text(body)
+
+
+def _error_near(root: Node, line: str) -> str:
+    stack = [root]
+    while stack:
+        node = stack.pop(0)
+        if node.type == "ERROR" or node.is_missing:
+            snippet = line[node.start_byte : node.start_byte + 30] or "the end of the line"
+            return f"near `{snippet}`"
+        stack.extend(node.children)
+    return "unbalanced quotes or brackets"
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Parser:
+    import tree_sitter_bash
+    from tree_sitter import Language, Parser
+
+    return Parser(Language(tree_sitter_bash.language()))

@@ -1,0 +1,58 @@
+"""Paths as the file system will see them: made absolute, ``~`` expanded, symlinks resolved.
+
+The protected folders — ``.claude`` (settings and hook files), ``.hookline`` (transcripts, the
+store, the audit) and ``.git`` — are never written by a tool or an auto-approval without an
+explicit ask, in any mode; ``.hookline`` is out of reach of reading tools altogether.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Iterable
+
+#: Folders inside a workspace root that no tool writes without an explicit ask.
+PROTECTED = (".claude", ".hookline", ".git")
+#: The folder no tool reads: hookline's own state.
+PRIVATE = ".hookline"
+
+
+def absolute(path: str, cwd: str, home: str | None = None) -> str:
+    """``path`` made absolute against ``cwd``, ``~`` expanded, ``..`` folded (no symlinks)."""
+    if path == "~" or path.startswith("~/"):
+        path = (home or posixpath.expanduser("~")) + path[1:]
+    return posixpath.normpath(posixpath.join(cwd, path))
+
+
+def real(path: str) -> str:
+    """``path`` with every symlink resolved (as far as the file system has it; a loop stops)."""
+    return os.path.realpath(path)
+
+
+def forms(path: str, cwd: str, home: str | None = None) -> tuple[str, ...]:
+    """The path as given (absolute) and its real path, when they differ."""
+    given = absolute(path, cwd, home)
+    resolved = real(given)
+    return (given,) if resolved == given else (given, resolved)
+
+
+def inside(path: str, root: str) -> bool:
+    """Whether absolute ``path`` is ``root`` or below it."""
+    relative = posixpath.relpath(path, root)
+    return relative == "." or not (relative == ".." or relative.startswith("../"))
+
+
+def protected_part(path: str, roots: Iterable[str], names: Iterable[str] = PROTECTED) -> str | None:
+    """The protected folder (``<root>/.git``, ``<root>/sub/.claude``) that absolute ``path``
+    lies in, at any depth below a root, checked on the path and on its real path; None if none.
+    Pass the home folder among the roots to cover ``~/.claude`` too."""
+    wanted = frozenset(names)
+    for candidate in dict.fromkeys((path, real(path))):
+        for root in dict.fromkeys(top for r in roots for top in (r, real(r))):
+            if candidate == root or not inside(candidate, root):
+                continue
+            parts = posixpath.relpath(candidate, root).split("/")
+            hit = next((i for i, part in enumerate(parts) if part in wanted), None)
+            if hit is not None:
+                return posixpath.join(root, *parts[: hit + 1])
+    return None
