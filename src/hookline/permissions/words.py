@@ -71,7 +71,7 @@ def _word(value: str, mask: str, raw: str) -> Word:
 Chars = list[tuple[str, bool]]
 
 
-def _chars(node: Node) -> Chars | None:
+def _chars(node: Node, *, first: bool = True) -> Chars | None:
     """The characters of a word node and whether each was quoted; None if not literal."""
     kind, text = node.type, node_text(node)
     if kind in ("word", "number", "brace_expression", "special_variable_name"):
@@ -79,22 +79,20 @@ def _chars(node: Node) -> Chars | None:
     if kind == "raw_string":
         return [(c, True) for c in text[1:-1]]
     if kind in ("string", "translated_string"):
-        return _double_quoted(node)
+        return _double_quoted(node, first=first)
     if kind == "ansi_c_string":
         return [(c, True) for c in _ansi_c(text[2:-1])]
     if kind == "concatenation":
         return _joined(node)
-    if kind in ("simple_expansion", "expansion") and text in _HOME:
-        return [("~", False)]
+    if kind in ("simple_expansion", "expansion") and text in _HOME and first:
+        return [("~", False)]  # read as a tilde only where it starts the word
     return None
 
 
 def _joined(node: Node) -> Chars | None:
     out: Chars = []
-    for index, child in enumerate(node.children):
-        if index and child.type in ("simple_expansion", "expansion") and node_text(child) in _HOME:
-            return None  # $HOME in the middle of a word is not a tilde
-        part = _chars(child)
+    for child in node.children:
+        part = _chars(child, first=not out)
         if part is None:
             return None
         out.extend(part)
@@ -114,7 +112,7 @@ def _unescaped(text: str) -> Chars:
     return out
 
 
-def _double_quoted(node: Node) -> Chars | None:
+def _double_quoted(node: Node, *, first: bool) -> Chars | None:
     """Inside ``"..."``: only ``$``, backticks and some backslashes are special."""
     out: Chars = []
     start, end = node.start_byte + (2 if node.type == "translated_string" else 1), node.end_byte - 1
@@ -123,9 +121,14 @@ def _double_quoted(node: Node) -> Chars | None:
     position = start
     for child in node.named_children:
         out.extend(_dq_text(source[position - offset : child.start_byte - offset]))
-        if child.type != "string_content":
-            return None  # an expansion ("$HOME" too: quoted, it is no tilde)
-        out.extend(_dq_text(child.text or b""))
+        if child.type in ("simple_expansion", "expansion") and node_text(child) in _HOME:
+            if not (first and not out):
+                return None
+            out.append(("~", False))  # "$HOME" at the start: the home folder, unsplit
+        elif child.type != "string_content":
+            return None
+        else:
+            out.extend(_dq_text(child.text or b""))
         position = child.end_byte
     out.extend(_dq_text(source[position - offset : end - offset]))
     return out
