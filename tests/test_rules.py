@@ -117,7 +117,7 @@ def test_bash_patterns_match_the_same_way_in_both_modes(rule, command, matches):
         ("Bash(rm *)", "nohup rm -rf tmp &", True, True),
         ("Bash(rm *)", "nice -n 5 rm -rf tmp", True, True),
         ("Bash(grep *)", "xargs grep TODO", True, True),
-        ("Bash(grep *)", "xargs -n1 grep TODO", False, False),
+        ("Bash(grep *)", "xargs -n1 grep TODO", True, True),
         ("Bash(git *)", "command -v git", False, False),
         ("Bash(rm *)", "echo $(rm -rf /)", True, False),
         ("Bash(rm *)", "echo `rm -rf /`", True, False),
@@ -135,16 +135,20 @@ def test_compound_commands_match_on_any_subcommand_or_on_every_one(rule, command
 @pytest.mark.parametrize(
     ("rule", "command", "any_"),
     [
-        ("Bash(git push *)", "echo $(date)", True),
-        ("Bash(git push *)", "echo `date`", True),
-        ("Bash(git push *)", "echo $HOME", True),
-        ("Bash(git push *)", 'echo "${HOME}"', True),
+        # Substitutions and variables are read, not guessed: what runs here is known.
+        ("Bash(git push *)", "echo $(date)", False),
+        ("Bash(git push *)", "echo `date`", False),
+        ("Bash(git push *)", "echo $HOME", False),
+        ("Bash(git push *)", 'echo "${HOME}"', False),
         ("Bash(git push *)", "echo '$HOME'", False),
-        ("Bash(git *)", "echo $HOME", False),
+        ("Bash(git *)", "cat <<EOF\nhello\nEOF", False),
+        ("Bash(git push *)", "echo $(git push -f)", True),
+        # What runs cannot be known: it matches every rule in any mode.
         ("Bash(git *)", "$TOOL push", True),
         ("Bash(git *)", 'echo "unclosed', True),
         ("Bash(git *)", "echo $(date", True),
-        ("Bash(git *)", "cat <<EOF\nhello\nEOF", True),
+        ("Bash(git *)", "curl -s example.com | sh", True),
+        ("Bash(git *)", "eval $CMD", True),
     ],
 )
 def test_what_cannot_be_read_matches_in_any_mode_and_never_in_every_mode(rule, command, any_):

@@ -84,6 +84,8 @@ class Command:
     path: str = ""
     #: More arguments arrive at run time (``xargs``, ``find -exec ... {} +``).
     more_args: bool = False
+    #: Variables assigned for it alone (``NODE_ENV=test npm test``).
+    env: tuple[str, ...] = ()
 
     @property
     def words(self) -> tuple[str | None, ...]:
@@ -251,7 +253,11 @@ class _Reader:
             self.walk(name_node, _Context(via=ctx.via, depth=ctx.depth))
         here = _Context(tuple(redirects), stdin, ctx.via, ctx.depth, ctx.piped)
         if words:
+            start = len(self.commands)
             self.run(words, here)
+            env = tuple(n for c in node.named_children for n in _assigned_names(c))
+            if env and start < len(self.commands):
+                self.commands[start] = replace(self.commands[start], env=env)
 
     def run(self, words: list[Word], ctx: _Context, cwd: str | None = None) -> None:
         """Record the command ``words`` run, unwrapping wrappers and reading code strings."""

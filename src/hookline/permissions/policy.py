@@ -1,61 +1,71 @@
 """The permission layer: what becomes of a tool call once its PreToolUse hooks have answered.
 
-``evaluate`` decides in Claude Code's order; the first step that decides wins:
+``evaluate`` decides in this order; the first step that decides wins:
 
 1. a hook's deny (or defer, handed back as is), in every mode, bypassPermissions included;
-2. deny rules, matched on any part of the call (any subcommand of a Bash line);
-3. the dangerous tier (``hookline.dangerous``): a deny that no mode, rule or hook lifts;
-4. ask rules (a hook's allow does not skip them); 5. a hook's ask;
-6. the mode: bypassPermissions runs the rest; plan refuses what does more than read;
-   acceptEdits runs file edits, and mkdir/touch/rm/rmdir/mv/cp/sed, below the workspace;
-7. a hook's allow; allow rules, which must cover every subcommand of a Bash line;
-8. the tiers: read-only tools run; the rest ask (or run, with ``mutating: "allow"``).
+2. deny rules, matched on any command of a Bash line as Bash reads it; a line whose commands
+   cannot be known (``hookline.permissions.bash``) matches every Bash deny rule;
+3. hookline's private state: Read, Grep and Glob never reach ``.hookline/``;
+4. the dangerous tier (``hookline.permissions.dangerous``): a deny no mode, rule or hook lifts;
+5. ask rules (a hook's allow does not skip them);
+6. protected paths: a write into ``.claude/``, ``.hookline/`` or ``.git/`` asks, in every mode;
+7. a hook's ask; then a Bash line that cannot be known asks, in every mode (plan refuses it):
+   no hook's allow, mode, rule or tier approves what cannot be read;
+8. the mode: bypassPermissions runs the rest; plan refuses what does more than read;
+   acceptEdits runs file edits, and Bash lines it can prove only edit files in the workspace;
+9. a hook's allow; allow rules, which must name every command of a Bash line;
+10. the OS sandbox, when it auto-allows Bash (``sandbox.autoAllowBashIfSandboxed``);
+11. the tiers: read-only tools and read-only Bash lines run; the rest ask (or run, with
+    ``mutating: "allow"``). An ask says what made a Bash line more than a read.
 
 In dontAsk mode whatever would ask is denied. ``auto`` has no classifier here: it acts as default.
 
-``from_settings`` reads ``permissions.allow/ask/deny`` of every layer (merged) and
-``permissions.defaultMode`` by precedence (``manual`` is default; auto and bypassPermissions are
-ignored in project and local files, which a repository controls); ``disableBypassPermissionsMode:
-"disable"`` in any layer refuses bypass. ``additionalDirectories`` is not read yet: the workspace
-is ``cwd``. hookline's own keys, under ``{"hookline": {"permissions": {...}}}``: ``dangerous``
-adds entries (merged across layers), each a rule (``"Bash(terraform destroy *)"``,
-``"Read(~/.ssh/**)"``) or ``{"name": ..., "pattern": <regex searched in Bash commands>}``;
-``dangerousDefaults: false`` drops the built-in ones; ``readOnlyTools`` adds tools that run
-unasked; ``mutating`` is ``"ask"`` (the default) or ``"allow"``.
+``from_settings`` reads the settings layers (``hookline.permissions.config``):
+``permissions.allow/ask/deny`` of every layer (merged) and ``permissions.defaultMode`` by
+precedence (``manual`` is default; auto and bypassPermissions are ignored in project and local
+files, which a repository controls); ``disableBypassPermissionsMode: "disable"`` in any layer
+refuses bypass. ``additionalDirectories`` is not read yet: the workspace is ``cwd``. hookline's
+own keys, under ``{"hookline": {"permissions": {...}}}``: ``dangerous`` adds entries (merged
+across layers), each a rule (``"Bash(terraform destroy *)"``, ``"Read(~/.ssh/**)"``) or
+``{"name": ..., "pattern": <regex searched in Bash commands>}``; ``dangerousDefaults: false``
+drops the built-in ones; ``readOnlyTools`` adds tools that run unasked; ``mutating`` is
+``"ask"`` (the default) or ``"allow"``.
 """
 
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal, cast, get_args
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from hookline.events import PermissionMode
-from hookline.hooks.settings import SettingsWarning
+from hookline.permissions import command_rules, edits, paths, readonly, visibility
+from hookline.permissions.bash import Analysis, analyze
 from hookline.permissions.dangerous import DANGEROUS, Danger
 from hookline.permissions.rules import PermissionRule
-from hookline.shell import subcommands
 
 if TYPE_CHECKING:
     from hookline.decisions import Decision
-    from hookline.hooks.settings import Settings
+    from hookline.hooks.settings import Settings, SettingsWarning
 
 Behavior = Literal["allow", "ask", "deny", "defer"]
 #: A rule and the settings it came from, as in ``"project settings"``.
 SourcedRule = tuple[PermissionRule, str]
-Warnings = list[SettingsWarning]
+Warnings = list["SettingsWarning"]
 #: Tools that run unasked (settings add to them with ``readOnlyTools``).
 READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep"})
 
-_MODES = frozenset(get_args(PermissionMode))
 _EDITS = {"Edit": "file_path", "Write": "file_path", "NotebookEdit": "notebook_path"}
-_FILE_COMMANDS = frozenset({"mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"})
-_PROTECTED = frozenset({".git", ".claude", ".hookline", ".vscode", ".idea"})
-_FLAG = re.compile(r"--?[\w-]+")
-_OURS, _CC = ("hookline", "permissions"), ("permissions",)
-_NO_BYPASS = "disableBypassPermissionsMode"
+
+
+class SandboxPolicy(Protocol):
+    """What the permission layer asks of the OS sandbox (``hookline.permissions.sandbox``)."""
+
+    def auto_allows(self, command: str, tool_input: Mapping[str, Any]) -> bool:
+        """Whether this Bash call runs sandboxed and the settings auto-allow such calls."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +88,11 @@ class PermissionPolicy:
     dangerous: tuple[Danger, ...] = DANGEROUS
     read_only_tools: frozenset[str] = READ_ONLY_TOOLS
     mutating: Literal["ask", "allow"] = "ask"
-    #: Folders acceptEdits may change without asking; empty: the cwd of each call.
+    #: The workspace roots: what acceptEdits may change, where the protected folders are;
+    #: empty: the cwd of each call.
     workspace: tuple[str, ...] = ()
+    #: The OS sandbox, when Bash runs in one.
+    sandbox: SandboxPolicy | None = None
 
     @classmethod
     def from_settings(
@@ -105,7 +118,9 @@ def evaluate(
 ) -> Verdict:
     """Decide one call by the order in the module docstring. Pure: no I/O, no state."""
     read_only = read_only or tool_name in policy.read_only_tools
-    verdict = _decide(policy, _Call(tool_name, tool_input, read_only, cwd, home), hook, hook_name)
+    roots = policy.workspace or (posixpath.normpath(cwd),)
+    call = _Call(tool_name, tool_input, read_only, cwd, home or posixpath.expanduser("~"), roots)
+    verdict = _decide(policy, call, hook, hook_name)
     if verdict.behavior != "ask" or policy.mode != "dontAsk":
         return verdict
     why = (
@@ -115,114 +130,208 @@ def evaluate(
     return Verdict("deny", why, "mode:dontAsk")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class _Call:
     tool_name: str
     tool_input: Mapping[str, Any]
     read_only: bool
     cwd: str
     home: str | None
+    roots: tuple[str, ...]
 
     def matches(self, rule: PermissionRule, *, every: bool = False) -> bool:
         name, given = self.tool_name, self.tool_input
         return rule.matches(name, given, cwd=self.cwd, home=self.home, every=every)
 
     def meets(self, danger: Danger) -> bool:
-        return danger.matches(self.tool_name, self.tool_input, cwd=self.cwd, home=self.home)
+        where = {"cwd": self.cwd, "home": self.home, "roots": self.roots}
+        return danger.matches(self.tool_name, self.tool_input, **where)
 
-    def command(self, words: Sequence[str]) -> _Call:
-        return replace(self, tool_input={"command": " ".join(words)})
+    @property
+    def command(self) -> str | None:
+        command = self.tool_input.get("command")
+        return command if self.tool_name == "Bash" and isinstance(command, str) else None
+
+    @cached_property
+    def bash(self) -> Analysis | None:
+        """The Bash line as Bash reads it; None for other tools."""
+        return None if self.command is None else analyze(self.command)
+
+    @cached_property
+    def not_read_only(self) -> str | None:
+        """Why the call does more than read; None when it only reads."""
+        if self.bash is not None:
+            return readonly.why_not_read_only(self.bash)
+        return None if self.read_only else f"{self.tool_name} can change files"
+
+    @property
+    def where(self) -> dict[str, Any]:
+        return {"cwd": self.cwd, "roots": self.roots, "home": self.home}
 
     @property
     def what(self) -> str:
         """The call in a few words: ``Bash command `rm -rf build` `` or just the tool's name."""
-        command = self.tool_input.get("command")
-        if self.tool_name != "Bash" or not isinstance(command, str):
+        command = self.command
+        if command is None:
             return self.tool_name
         return f"Bash command `{command if len(command) < 60 else command[:57] + '...'}`"
 
 
 def _decide(policy: PermissionPolicy, call: _Call, hook: Decision, hook_name: str) -> Verdict:
-    name, by_hook = call.what, f"hook:{hook_name}"
+    return (
+        _hook_refusal(call, hook, hook_name)
+        or _refusal(policy, call)
+        or _must_ask(policy, call, hook, hook_name)
+        or _by_mode(policy, call)
+        or _approval(policy, call, hook, hook_name)
+        or _tier(policy, call)
+    )
+
+
+def _hook_refusal(call: _Call, hook: Decision, hook_name: str) -> Verdict | None:
     if hook.permission in ("deny", "defer"):
-        why = hook.reason or f"a {hook_name} hook refused {name}"
-        return Verdict(hook.permission, why, by_hook)
+        why = hook.reason or f"a {hook_name} hook refused {call.what}"
+        return Verdict(hook.permission, why, f"hook:{hook_name}")
+    return None
+
+
+def _refusal(policy: PermissionPolicy, call: _Call) -> Verdict | None:
+    """Deny rules, hookline's private state, the dangerous tier."""
+    name = call.what
     if rule := next((r for r in policy.deny if call.matches(r[0])), None):
-        why = f"{name} is denied by the {rule[1]} rule {rule[0]}; do not retry it or work around"
-        return Verdict("deny", f"{why} it. If the task needs it, tell the user.", _named(rule))
+        why = f"{name} is denied by the {rule[1]} rule {rule[0]}"
+        if call.bash is not None and not call.bash.known:
+            why += f" (what it runs cannot be known: {call.bash.unknown[0]})"
+        why += "; do not retry it or work around it. If the task needs it, tell the user."
+        return Verdict("deny", why, _named(rule))
+    if private := visibility.private_reason(call.tool_name, call.tool_input, **_no_home(call)):
+        return Verdict("deny", private, "tier:private")
     if danger := next((d for d in policy.dangerous if call.meets(d)), None):
         why = f"{name} was refused: it is {danger.about} (dangerous tier, {danger.name}), which no"
         why += " mode, rule or hook allows. Do not retry it or a variant; tell the user instead."
         return Verdict("deny", why, f"tier:dangerous:{danger.name}")
+    return None
+
+
+def _must_ask(
+    policy: PermissionPolicy, call: _Call, hook: Decision, hook_name: str
+) -> Verdict | None:
+    """Ask rules, protected paths, a hook's ask, and Bash that cannot be known."""
+    name = call.what
     if rule := next((r for r in policy.ask if call.matches(r[0])), None):
         why = f"{name} needs approval: the {rule[1]} rule {rule[0]} asks for it"
         return Verdict("ask", why, _named(rule, "ask"))
+    if protected := _protected(call):
+        why = f"{name} writes into {protected}, which is protected: it needs an explicit approval"
+        return Verdict("ask", why + " in every mode", "tier:protected")
     if hook.permission == "ask":
-        return Verdict("ask", hook.reason or f"a {hook_name} hook asks to approve {name}", by_hook)
-    if by_mode := _by_mode(policy, call):
-        return by_mode
-    if hook.permission == "allow":
-        return Verdict("allow", hook.reason or f"a {hook_name} hook allowed {name}", by_hook)
-    if rules := _allowed(policy.allow, call):
-        return Verdict("allow", f"{name} is allowed by settings", " + ".join(rules))
-    if call.read_only or policy.mutating == "allow":
-        tier = "read-only" if call.read_only else "mutating"
-        return Verdict("allow", f"{name} runs without approval ({tier} tier)", f"tier:{tier}")
-    why = f"{name} can change files or run commands, so it needs approval"
-    return Verdict("ask", why, "tier:mutating")
+        return Verdict(
+            "ask", hook.reason or f"a {hook_name} hook asks to approve {name}", f"hook:{hook_name}"
+        )
+    if call.bash is not None and not call.bash.known:
+        why = f"{name} needs approval: what it runs cannot be known before it runs "
+        why += f"({call.bash.unknown[0]})"
+        if policy.mode == "plan":
+            return _plan_refusal(name)
+        return Verdict("ask", why, "tier:unknown")
+    return None
+
+
+def _protected(call: _Call) -> str | None:
+    if call.bash is not None:
+        found = edits.protected_writes(call.bash, **call.where)
+        return found[0] if found else None
+    return visibility.protected_write_reason(call.tool_name, call.tool_input, **call.where)
+
+
+def _no_home(call: _Call) -> dict[str, Any]:
+    return {"cwd": call.cwd, "roots": call.roots}
 
 
 def _named(rule: SourcedRule, kind: str = "deny") -> str:
     return f"rule:{kind}:{rule[0]} ({rule[1]})"
 
 
+def _plan_refusal(name: str) -> Verdict:
+    why = f"This session is in plan mode, where only read-only tools run, so {name} was not "
+    why += "run. Explore with read-only tools and present your plan; do not retry it "
+    return Verdict("deny", why + "until the user leaves plan mode.", "mode:plan")
+
+
 def _by_mode(policy: PermissionPolicy, call: _Call) -> Verdict | None:
     name, mode = call.what, policy.mode
     if mode == "bypassPermissions":
         return Verdict("allow", f"bypassPermissions mode runs {name}", "mode:bypassPermissions")
-    if mode == "plan" and not call.read_only:
-        why = f"This session is in plan mode, where only read-only tools run, so {name} was not "
-        why += "run. Explore with read-only tools and present your plan; do not retry it "
-        return Verdict("deny", why + "until the user leaves plan mode.", "mode:plan")
-    if mode == "acceptEdits" and _edits_inside(policy.workspace or (call.cwd,), call):
+    if mode == "plan" and call.not_read_only:
+        return _plan_refusal(name)
+    if mode == "acceptEdits" and _provable_edit(call):
         return Verdict("allow", f"acceptEdits mode runs {name} here", "mode:acceptEdits")
     return None
 
 
+def _provable_edit(call: _Call) -> bool:
+    """An edit of a file, or a Bash line of only file edits, inside the workspace."""
+    if call.bash is not None:
+        return edits.why_not_provable_edit(call.bash, **call.where) is None
+    path = call.tool_input.get(_EDITS.get(call.tool_name, ""))
+    if not isinstance(path, str):
+        return False
+    full = paths.absolute(path, call.cwd, call.home)
+    real = paths.real(full)
+    return any(paths.inside(real, root) and real != root for root in _real_roots(call.roots))
+
+
+def _real_roots(roots: Sequence[str]) -> list[str]:
+    return [paths.real(root) for root in roots]
+
+
+def _approval(
+    policy: PermissionPolicy, call: _Call, hook: Decision, hook_name: str
+) -> Verdict | None:
+    """A hook's allow, allow rules, the sandbox's auto-allow."""
+    name = call.what
+    if hook.permission == "allow":
+        return Verdict(
+            "allow", hook.reason or f"a {hook_name} hook allowed {name}", f"hook:{hook_name}"
+        )
+    if rules := _allowed(policy.allow, call):
+        return Verdict("allow", f"{name} is allowed by settings", " + ".join(rules))
+    sandbox = policy.sandbox
+    if (
+        call.command is not None
+        and sandbox is not None
+        and sandbox.auto_allows(call.command, call.tool_input)
+    ):
+        return Verdict("allow", f"{name} runs in the OS sandbox", "sandbox:autoAllow")
+    return None
+
+
+def _tier(policy: PermissionPolicy, call: _Call) -> Verdict:
+    why_not = call.not_read_only
+    if why_not is None:
+        return Verdict(
+            "allow", f"{call.what} runs without approval (read-only tier)", "tier:read-only"
+        )
+    if policy.mutating == "allow":
+        return Verdict(
+            "allow", f"{call.what} runs without approval (mutating tier)", "tier:mutating"
+        )
+    if call.bash is not None:
+        why = f"{call.what} needs approval: {why_not}"
+    else:
+        why = f"{call.what} can change files or run commands, so it needs approval"
+    return Verdict("ask", why, "tier:mutating")
+
+
 def _allowed(rules: Sequence[SourcedRule], call: _Call) -> list[str]:
-    """The allow rules that cover the whole call (for Bash: each subcommand), or []."""
+    """The allow rules that cover the whole call (for Bash: each command on its own), or []."""
     if whole := next((r for r in rules if call.matches(r[0], every=True)), None):
         return [_named(whole, "allow")]
-    parts = subcommands(call.tool_input.get("command")) if call.tool_name == "Bash" else None
-    cover = [next((r for r in rules if call.command(w).matches(r[0], every=True)), None)
-             for w in parts or ()]  # fmt: skip
-    if not cover or None in cover:
+    if call.command is None:
         return []
-    return list(dict.fromkeys(_named(cast(SourcedRule, r), "allow") for r in cover))
-
-
-def _edits_inside(roots: tuple[str, ...], call: _Call) -> bool:
-    """An edit, or a line of only filesystem commands, whose every path is below a root."""
-    if call.tool_name in _EDITS:
-        path = call.tool_input.get(_EDITS[call.tool_name])
-        return isinstance(path, str) and _inside(path, roots, call)
-    command = call.tool_input.get("command")
-    if call.tool_name != "Bash" or not isinstance(command, str) or ">" in command:
-        return False  # a redirect writes where no argument says
-    parts = subcommands(command) or [[""]]
-    return all(words[0] in _FILE_COMMANDS and all(
-        _FLAG.fullmatch(w) if w.startswith("-")  # not -t/etc: a flag may hide a path
-        else "$" not in w and "`" not in w and _inside(w.strip("'\""), roots, call)
-        for w in words[1:]) for words in parts)  # fmt: skip
-
-
-def _inside(path: str, roots: tuple[str, ...], call: _Call) -> bool:
-    """Whether ``path`` lies strictly below a root, outside the protected folders (.git, ...)."""
-    if path == "~" or path.startswith("~/"):
-        path = (call.home or posixpath.expanduser("~")) + path[1:]
-    full = posixpath.normpath(posixpath.join(call.cwd, path))
-    for root in roots:
-        relative = posixpath.relpath(full, root)
-        if relative not in (".", "..") and not relative.startswith("../"):
-            return not _PROTECTED.intersection(relative.split("/"))
-    return False
+    bash_rules = [r for r in rules if r[0].tool == "Bash" and r[0].specifier is not None]
+    specs = [str(r[0].specifier) for r in bash_rules]
+    found = command_rules.cover(specs, call.command)
+    if found is None:
+        return []
+    return list(dict.fromkeys(_named(bash_rules[i], "allow") for i in found))

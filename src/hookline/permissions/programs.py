@@ -99,7 +99,7 @@ _WRAPPERS = {
                       long_values=_long("--arg-file", "--delimiter", "--max-args", "--max-procs",
                                         "--max-lines", "--replace", "--eof", "--max-chars",
                                         "--process-slot-var"),
-                      transparent=False, attached="iel"),
+                      attached="iel"),
 }  # fmt: skip
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
@@ -207,7 +207,7 @@ def _after_options(
         return replace(found, transparent=True)
     if name == "xargs":
         inner = tuple(words) or (literal("echo"),)
-        return Found((inner,), label=name, wrapper=True, more_args=True)
+        return Found((inner,), label=name, wrapper=True, transparent=True, more_args=True)
     if not words:
         return Found()
     return Found((tuple(words),), wrapper=True, transparent=spec.transparent, cwd=cwd)

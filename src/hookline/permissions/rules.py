@@ -4,8 +4,8 @@ A bare tool name covers every call of that tool; a specifier narrows the rule to
 
 - ``Bash(git push *)``: the command, ``*`` standing for any text. A trailing `` *`` (or the older
   ``:*``) also covers the bare command, so ``Bash(ls *)`` matches ``ls`` but not ``lsof``. Each
-  subcommand counts on its own (split at ``&&``, ``||``, ``;``, ``|``, ``&``, new lines, and inside
-  ``$(...)`` and backticks), read past ``VAR=value`` and wrappers such as ``timeout 30``.
+  command the line runs counts on its own, as Bash reads it (``hookline.permissions.bash``):
+  under wrappers, inside ``bash -c`` and substitutions; see ``command_rules``.
 - ``Read(...)``, ``Edit(...)``: a gitignore-style path. ``//`` starts at the filesystem root, ``~/``
   at home, ``/``, ``./`` or any inner ``/`` at the working directory; a bare name such as ``.env``
   or ``*.ts`` matches at any depth below it. ``Read`` covers Read, Glob and Grep; ``Edit`` covers
@@ -33,8 +33,8 @@ from urllib.parse import urlsplit
 from hookline.errors import ConfigError
 from hookline.events import ToolEvent
 from hookline.matchers import Matcher
-from hookline.shell import split
-from hookline.shell import subcommands as subcommands  # re-exported: the public name
+from hookline.permissions.command_rules import command_matches
+from hookline.permissions.paths import forms, real
 
 if TYPE_CHECKING:
     from hookline.events import HookEvent
@@ -46,18 +46,7 @@ _PATH_FIELDS = {
 }
 #: Path rules Claude Code accepts but never consults, and the rule to write instead.
 _UNCONSULTED = {"Write": "Edit", "MultiEdit": "Edit", "NotebookEdit": "Edit", "Glob": "Read"}
-#: Assignments an allow (every-mode) match reads past; deny and ``if`` read past any.
-_SAFE_ENV = frozenset({"NODE_ENV", "CI", "NO_COLOR", "FORCE_COLOR", "TZ", "LANG", "LC_ALL"})
-#: Words that run the rest of the line, and how many arguments of their own come first.
-_WRAPPERS = dict.fromkeys(("time", "nohup", "nice", "stdbuf", "command", "builtin", "xargs"), 0)
-_WRAPPERS |= dict.fromkeys(("noglob", "!", "{", "if", "then", "else", "elif", "do", "while"), 0)
-_WRAPPERS["timeout"] = 1
-#: Wrapper flags followed by a value: timeout -s/-k, nice -n, stdbuf -i/-o/-e, time -o.
-_VALUE_FLAGS = frozenset({"-s", "-k", "-n", "-i", "-o", "-e"})
-
 _NAME = re.compile(r"[A-Za-z0-9_.*-]+")
-_ASSIGNMENT = re.compile(r"([A-Za-z_]\w*)\+?=")
-_DYNAMIC = re.compile(r"\$[\w{(@*#?!$-]|`")
 _GLOB = re.compile(r"\*\*/|/\*\*$|\*\*|\*|\?|\[(!?)([^\]/]+)\]|\\.|.", re.DOTALL)
 _GLOB_PARTS = {"**/": "(?:.*/)?", "/**": "/.*", "**": ".*", "*": "[^/]*", "?": "[^/]"}
 
@@ -100,11 +89,12 @@ class PermissionRule:
             return True
         if self.tool == "Bash":
             command = tool_input.get("command")
-            return isinstance(command, str) and _command_matches(spec, command, every=every)
+            return isinstance(command, str) and command_matches(spec, command, every=every)
         if self.tool in _PATH_FIELDS:
             path = tool_input.get(_PATH_FIELDS[self.tool][tool_name])
-            home = home or str(Path.home())
-            return isinstance(path, str) and _path_matches(spec, path, cwd=cwd, home=home)
+            if not isinstance(path, str):
+                return False
+            return _path_matches(spec, path, cwd=cwd, home=home or str(Path.home()), every=every)
         return _other_matches(self.tool, spec, tool_input)
 
 
@@ -191,52 +181,18 @@ def _domain_matches(pattern: str, url: object) -> bool:
     return re.fullmatch(labels + _wildcard(pattern, "[^.]*").pattern, host.rstrip(".")) is not None
 
 
-@lru_cache(maxsize=512)
-def _command_pattern(spec: str) -> tuple[re.Pattern[str], bool]:
-    """The regex for a Bash specifier, and whether it names no more than the command."""
-    spec = f"{spec[:-2]} *" if spec.endswith(":*") else spec
-    regex = _wildcard(spec, ".*").pattern
-    if spec.endswith(" *") and spec.count("*") == 1:  # `ls *` also matches a bare `ls`
-        regex = f"{re.escape(spec[:-2])}(?: .*)?"
-    return re.compile(regex, re.DOTALL), re.fullmatch(r"\S+( \*)?", spec) is not None
+def _path_matches(spec: str, path: str, *, cwd: str, home: str, every: bool = False) -> bool:
+    """Whether the path as given or its real path (symlinks resolved) matches; ``every``: both."""
+    try:
+        given = forms(path, cwd, home)
+        anchors = dict.fromkeys(((cwd, home), (real(cwd), real(home))))
+    except ValueError:  # a NUL byte: no file system path, so only the text can match
+        given, anchors = (path,), {(cwd, home): None}
+    test = all if every else any
+    return test(any(_form_matches(spec, form, cwd=c, home=h) for c, h in anchors) for form in given)
 
 
-def _command_matches(spec: str, command: str, *, every: bool) -> bool:
-    regex, names_command_only = _command_pattern(spec)
-    line = split(command)
-    if line is None:  # an open quote or `$(`, a here-document
-        return not every
-    if every:
-        parts = line.subcommands
-        return bool(parts) and all(_subcommand(regex, words, every) for words in parts)
-    if line.dynamic and not names_command_only:
-        return True
-    return any(_subcommand(regex, words, every) for words in line.subcommands)
-
-
-def _subcommand(regex: re.Pattern[str], words: list[str], every: bool) -> bool:
-    forms = [words]
-    while unwrapped := _unwrap(forms[-1], every=every):
-        forms.append(unwrapped)
-    if _DYNAMIC.match(forms[-1][0].removeprefix('"')):  # the command name is a variable
-        return not every
-    return any(regex.fullmatch(" ".join(form)) for form in forms)
-
-
-def _unwrap(words: list[str], *, every: bool) -> list[str]:
-    """The command under a leading assignment or wrapper (``timeout 30``), or ``[]``."""
-    head, rest = words[0], words[1:]
-    if assignment := _ASSIGNMENT.match(head):
-        safe = assignment[1] in _SAFE_ENV and not _DYNAMIC.search(head)
-        return rest if safe or not every else []
-    if head not in _WRAPPERS or (head == "command" and rest[:1] in (["-v"], ["-V"])):
-        return []
-    while rest and rest[0].startswith("-") and head != "xargs":  # bare xargs only
-        rest = rest[2:] if rest[0] in _VALUE_FLAGS else rest[1:]
-    return [] if rest[:1] and rest[0].startswith("-") else rest[_WRAPPERS[head] :]
-
-
-def _path_matches(spec: str, path: str, *, cwd: str, home: str) -> bool:
+def _form_matches(spec: str, path: str, *, cwd: str, home: str) -> bool:
     prefix = next((p for p in ("//", "~/", "/", "./") if spec.startswith(p)), "")
     anchor, body = {"//": "/", "~/": home}.get(prefix, cwd), spec[len(prefix) :].rstrip("/")
     path = home + path[1:] if path == "~" or path.startswith("~/") else path
