@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hookline.errors import ToolError, ToolInputError
+from hookline.permissions import PermissionPolicy
+from hookline.permissions.rules import PermissionRule
+from hookline.permissions.visibility import ReadFilter
 from hookline.tools.base import Tool, ToolContext, Workspace
 from hookline.tools.builtin import Glob, Grep
 
@@ -191,3 +195,37 @@ def test_grep_skips_links_out_of_the_workspace_and_refuses_paths_there(
     assert Grep().render(output) == "No matches found"
     with pytest.raises(ToolInputError, match="outside the workspace"):
         run(Grep(), {"pattern": "SECRET", "path": "link.py"}, ctx)
+
+
+def hiding(ctx: ToolContext, *rules: str) -> ToolContext:
+    deny = tuple((PermissionRule.parse(rule), "test") for rule in rules)
+    read_filter = ReadFilter.of(PermissionPolicy(deny=deny), cwd=str(ctx.cwd))
+    return replace(ctx, read_filter=read_filter)
+
+
+def test_grep_and_glob_skip_what_a_read_deny_rule_covers_and_say_how_many(
+    ctx: ToolContext,
+) -> None:
+    make(ctx.cwd, {".env": "TOKEN=hunter2\n", "secrets/k.pem": "TOKEN\n", "a.py": "TOKEN = 1\n"})
+    hidden = hiding(ctx, "Read(.env)", "Read(./secrets)")
+    grep = run(Grep(), {"pattern": "TOKEN", "output_mode": "content"}, hidden)
+    assert "hunter2" not in grep["content"] and grep["filenames"] == [str(ctx.cwd / "a.py")]
+    assert grep["skipped"] == 2  # .env, and the secrets folder (not walked into)
+    assert "2 files or folders were skipped: a Read deny rule covers them" in Grep().render(grep)
+    glob = run(Glob(), {"pattern": "**/*"}, hidden)
+    assert glob["filenames"] == [str(ctx.cwd / "a.py")] and glob["skipped"] == 2
+    assert "2 files or folders were skipped" in Glob().render(glob)
+
+
+def test_a_file_the_pattern_does_not_want_is_not_counted_as_skipped(ctx: ToolContext) -> None:
+    make(ctx.cwd, {".env": "TOKEN=1\n", "a.py": "TOKEN = 1\n"})
+    output = run(Glob(), {"pattern": "*.py"}, hiding(ctx, "Read(.env)"))
+    assert output["numFiles"] == 1 and "skipped" not in output
+
+
+def test_grep_and_glob_skip_hooklines_state_with_or_without_rules(ctx: ToolContext) -> None:
+    make(ctx.cwd, {".hookline/state/t.jsonl": "TODO\n", "sub/.hookline/x": "TODO\n", "a": "TODO"})
+    grep = run(Grep(), {"pattern": "TODO"}, ctx)
+    assert grep["filenames"] == [str(ctx.cwd / "a")] and grep["skipped"] == 2
+    glob = run(Glob(), {"pattern": "**/*"}, ctx)
+    assert glob["filenames"] == [str(ctx.cwd / "a")] and glob["skipped"] == 2

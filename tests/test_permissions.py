@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -188,18 +187,18 @@ def test_plan_mode_denies_a_write_telling_the_model_why_and_allows_a_read() -> N
         ("NotebookEdit", {"notebook_path": f"{CWD}/n.ipynb", "new_source": ""}, "allow"),
         ("Edit", edit("/work/elsewhere/a.py"), "ask"),
         ("Edit", edit(f"{CWD}/../project2/a.py"), "ask"),
-        ("Edit", edit(f"{CWD}/.git/config"), "ask"),
-        ("Edit", edit(f"{CWD}/.claude/settings.json"), "ask"),
         ("Edit", edit("~/notes.md"), "ask"),
-        ("Bash", bash("mv a.py b.py; cp -r src lib; rm -rf build"), "allow"),
-        ("Bash", bash("touch 'a b.txt' && sed -i s/a/b/ x.txt"), "allow"),
+        ("Bash", bash("mv a.py b.py; cp -r src lib"), "allow"),
+        ("Bash", bash("touch 'a b.txt' && mkdir -p out/x"), "allow"),
+        # Not provable: a recursive delete, and sed (`e` and `w` run code and write anywhere).
+        ("Bash", bash("rm -rf build"), "ask"),
+        ("Bash", bash("sed -i s/a/b/ x.txt"), "ask"),
         ("Bash", bash("cp a.py /etc/"), "ask"),
         ("Bash", bash("cp -t/etc a.py"), "ask"),
         ("Bash", bash("cp --target-directory=/etc a.py"), "ask"),
         ("Bash", bash("touch a > /etc/motd"), "ask"),
         ("Bash", bash("touch $TARGET"), "ask"),
         ("Bash", bash("mkdir x && curl example.com"), "ask"),
-        ("Bash", bash("rm -rf ."), "ask"),
     ],
 )
 def test_accept_edits_runs_edits_and_filesystem_commands_only_below_the_workspace(
@@ -209,6 +208,13 @@ def test_accept_edits_runs_edits_and_filesystem_commands_only_below_the_workspac
 
     assert verdict.behavior == behavior
     assert verdict.source == ("mode:acceptEdits" if behavior == "allow" else "tier:mutating")
+
+
+@pytest.mark.parametrize("mode", ["acceptEdits", "bypassPermissions", "default"])
+@pytest.mark.parametrize("path", [f"{CWD}/.git/config", f"{CWD}/.claude/settings.json"])
+def test_writing_a_protected_folder_asks_in_every_mode(mode: str, path: str) -> None:
+    verdict = decide(policy(mode), "Edit", **edit(path))
+    assert (verdict.behavior, verdict.source) == ("ask", "tier:protected")
 
 
 def test_accept_edits_uses_the_policy_workspace_not_the_current_directory() -> None:
@@ -275,7 +281,7 @@ def test_a_compound_command_needs_every_subcommand_covered_by_some_allow_rule(
         ("chmod -R 777 /", "chmod-root"),
         ("sudo chown -R nobody ~/", "chmod-root"),
         ("mkfs -t ext4 /dev/sdb1", "mkfs"),
-        ("dd if=/dev/zero of=/dev/sda bs=1M", "dd-device"),
+        ("dd if=/dev/zero of=/dev/sda bs=1M", "block-device"),
         ("sudo shutdown -h now", "shutdown"),
         ("systemctl reboot", "shutdown"),
         (":(){ :|:& };:", "fork-bomb"),
@@ -295,7 +301,7 @@ def test_the_dangerous_tier_refuses_wrecking_commands_by_name(command: str, name
     [
         "rm -rf /tmp/build",
         "rm -rf ~/project/build",
-        "rm -rf ./",
+        "rm -rf ./build",
         "rm /",
         "rmdir /tmp/x",
         "chmod 755 /",
@@ -312,12 +318,17 @@ def test_the_dangerous_tier_leaves_ordinary_commands_alone(command: str) -> None
     assert verdict.source == "mode:bypassPermissions"
 
 
-def test_the_dangerous_tier_checks_long_crafted_commands_in_linear_time() -> None:
-    crafted = ["sudo -u sudo " * 3000, "'git push -f x " * 3000, "(rm -r " * 5000, "x(){ " * 5000]
-    start = time.perf_counter()
-    for command in crafted:
-        decide(policy(), "Bash", command=command)
-    assert time.perf_counter() - start < 1.0
+@pytest.mark.parametrize(
+    "command",
+    ["sudo -u sudo " * 3000, "'git push -f x " * 3000, "(rm -r " * 5000, "x(){ " * 5000,
+     "(" * 3000 + "ls" + ")" * 3000, "echo $(" * 1500 + "ls" + ")" * 1500],
+    ids=["wrappers", "quotes", "subshells", "functions", "nesting", "substitutions"],
+)  # fmt: skip
+def test_long_crafted_commands_get_a_verdict_and_are_never_allowed_unread(command: str) -> None:
+    verdict = decide(policy(), "Bash", command=command)  # its cost is measured in bench/
+
+    assert verdict.behavior in ("ask", "deny")
+    assert verdict.source != "tier:read-only"
 
 
 def test_read_only_tools_run_and_tools_that_change_things_ask_naming_the_tool() -> None:

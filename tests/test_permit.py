@@ -80,7 +80,7 @@ def test_an_approved_edit_is_still_checked_against_the_deny_rules(tmp_path: Path
     approver = Scripted(Approval.edit({"command": "touch evil.txt"}, approver="ann"))
     agent = Agent(ScriptedModel([]), cwd=tmp_path, approver=approver,
                   permissions=policy(deny=["Bash(touch evil*)"]))  # fmt: skip
-    result = asyncio.run(agent.call_tool("Bash", {"command": "echo hi"}))
+    result = asyncio.run(agent.call_tool("Bash", {"command": "mkdir fine"}))
     assert result.status == "blocked" and not (tmp_path / "evil.txt").exists()
 
 

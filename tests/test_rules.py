@@ -287,3 +287,35 @@ def test_if_reports_a_bad_rule_on_the_if_key():
     with pytest.raises(ConfigError) as caught:
         if_("Bash(git *) || Bash(npm *)", file="hooks.json")
     assert (caught.value.file, caught.value.key) == ("hooks.json", "if")
+
+
+def test_path_rules_match_the_real_path_behind_a_symlink(tmp_path):
+    (tmp_path / ".env").write_text("KEY=1\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "settings").symlink_to(tmp_path / ".env")
+    (tmp_path / "src" / "app.py").write_text("")
+    cwd, deny = str(tmp_path), PermissionRule.parse("Read(./.env)")
+    assert deny.matches("Read", {"file_path": "src/settings"}, cwd=cwd)
+    assert deny.matches("Grep", {"pattern": "KEY", "path": "src/settings"}, cwd=cwd)
+    assert not deny.matches("Read", {"file_path": "src/app.py"}, cwd=cwd)
+    edit = PermissionRule.parse("Edit(./.env)")
+    assert edit.matches("Write", {"file_path": f"{cwd}/src/settings"}, cwd=cwd)
+
+
+def test_an_allow_path_rule_must_cover_the_real_path_too(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "src" / "hook").symlink_to(tmp_path / ".git" / "config")
+    cwd, allow = str(tmp_path), PermissionRule.parse("Edit(src/**)")
+    assert allow.matches("Write", {"file_path": "src/hook"}, cwd=cwd)  # any: the given path
+    assert not allow.matches("Write", {"file_path": "src/hook"}, cwd=cwd, every=True)
+    assert allow.matches("Write", {"file_path": "src/app.py"}, cwd=cwd, every=True)
+
+
+def test_a_path_rule_never_raises_on_a_loop_or_a_nul_byte(tmp_path):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    rule, cwd = PermissionRule.parse("Read(./.env)"), str(tmp_path)
+    assert not rule.matches("Read", {"file_path": "a"}, cwd=cwd)
+    assert rule.matches("Read", {"file_path": ".env\0"}, cwd=cwd) is False
+    assert PermissionRule.parse("Read(*)").matches("Read", {"file_path": "x\0y"}, cwd=cwd)

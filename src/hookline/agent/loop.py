@@ -125,7 +125,7 @@ class Agent:
         """
         claimed = pause.claim(self.store, session_id, answer, self.tools)
         self.session.transcript.close()
-        self.session = Session.restore(claimed.session, claimed.messages)
+        self.session = Session.restore(claimed.session, claimed.messages, self.options)
         self._saved = True
         return await self._recorded(self._resumed(claimed))
 
@@ -182,6 +182,8 @@ class Agent:
         await self.engine.drain()
         await HTTP_CLIENTS.aclose()  # HTTP hooks' pooled connections belong to this event loop
         self.session.transcript.close()
+        if self.session.sandbox is not None:
+            self.session.sandbox.close()  # its proxy and temp folder; made again on next use
         if self._audit is not None:
             self._audit.close()  # the last records; it reopens on the next run
         if self._store is not None:

@@ -14,6 +14,7 @@ from hookline.hooks.sdk import HookMatcher
 if TYPE_CHECKING:
     from hookline.approvals import Approver
     from hookline.permissions import PermissionPolicy
+    from hookline.permissions.sandbox import SandboxConfig
 
 #: Claude Code ends a turn anyway after this many Stop-hook blocks in a row.
 STOP_HOOK_BLOCK_CAP = 8
@@ -39,6 +40,8 @@ class AgentOptions:
     tenant: str | None = None
     #: The permission layer (rules, mode, default tiers). None: the hooks alone decide.
     permissions: PermissionPolicy | None = None
+    #: The OS sandbox for Bash (``sandbox`` settings); None: commands run unsandboxed.
+    sandbox: SandboxConfig | None = None
     #: Who answers when a call needs approval (after PermissionRequest hooks). None: nobody.
     approver: Approver | None = None
     #: An ask nobody can answer now pauses the run (resume it later) instead of refusing.
@@ -68,7 +71,16 @@ class AgentOptions:
                 key=unknown[0],
                 fix=f"use one of: {', '.join(sorted(known))}",
             )
-        return replace(base, **settings) if settings else base
+        resolved = replace(base, **settings) if settings else base
+        return resolved.with_sandbox_in_policy()
+
+    def with_sandbox_in_policy(self) -> AgentOptions:
+        """The permission policy told of the sandbox, so sandboxed Bash may run unasked
+        (``autoAllowBashIfSandboxed``)."""
+        policy, sandbox = self.permissions, self.sandbox
+        if policy is None or sandbox is None or policy.sandbox is not None:
+            return self
+        return replace(self, permissions=replace(policy, sandbox=sandbox))
 
 
 ClaudeAgentOptions = AgentOptions

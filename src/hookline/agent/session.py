@@ -15,6 +15,7 @@ from hookline.agent.transcript import Transcript
 from hookline.errors import ConfigError
 from hookline.events import Scope
 from hookline.hooks.session_env import env_dir
+from hookline.permissions.sandbox_run import Sandbox
 from hookline.tools.base import ToolContext, ToolResult, Workspace
 
 #: The project's state folder (transcripts, and later the session store), under its cwd.
@@ -36,6 +37,8 @@ class Session:
     started: bool = False
     #: What SessionStart hooks said for the model: it opens the next user message.
     opening_context: list[str] = field(default_factory=list)
+    #: The OS sandbox Bash commands run in, writable in the workspace roots; None: none.
+    sandbox: Sandbox | None = None
 
     @classmethod
     def create(cls, options: AgentOptions, *, session_id: str | None = None) -> Session:
@@ -47,13 +50,15 @@ class Session:
         mode = options.permission_mode or (
             options.permissions.mode if options.permissions else "default"
         )
+        workspace = Workspace.of(*(options.roots or (cwd,)))
         return cls(
             id=sid,
             cwd=cwd,
             state_dir=state,
-            workspace=Workspace.of(*(options.roots or (cwd,))),
+            workspace=workspace,
             transcript=Transcript(path, session_id=sid, cwd=str(cwd)),
             scope=Scope(sid, str(path), str(cwd), mode, user=options.user, tenant=options.tenant),
+            sandbox=_sandbox(options, workspace),
         )
 
     def snapshot(self) -> dict[str, Any]:
@@ -72,8 +77,11 @@ class Session:
         }
 
     @classmethod
-    def restore(cls, saved: dict[str, Any], messages: list[Message]) -> Session:
-        """The session a snapshot describes, appending to the same transcript."""
+    def restore(
+        cls, saved: dict[str, Any], messages: list[Message], options: AgentOptions | None = None
+    ) -> Session:
+        """The session a snapshot describes, appending to the same transcript; ``options``
+        give what is not saved with it (the sandbox)."""
         sid, cwd = saved["id"], _existing_dir(saved["cwd"])
         path = Path(saved["state_dir"]) / "transcripts" / f"{sid}.jsonl"
         _make_dir(path.parent)
@@ -86,15 +94,17 @@ class Session:
             saved["user"],
             saved["tenant"],
         )
+        workspace = Workspace.of(*saved["roots"])
         return cls(
             id=sid,
             cwd=cwd,
             state_dir=Path(saved["state_dir"]),
-            workspace=Workspace.of(*saved["roots"]),
+            workspace=workspace,
             transcript=Transcript(path, session_id=sid, cwd=str(cwd), resumed=True),
             scope=scope,
             messages=list(messages),
             prompts=saved["prompts"],
+            sandbox=_sandbox(options, workspace) if options else None,
         )
 
     @cached_property
@@ -105,6 +115,7 @@ class Session:
             workspace=self.workspace,
             session_id=self.id,
             env_dir=env_dir(self.id, self.scope.transcript_path),
+            sandbox=self.sandbox,
         )
 
     def new_prompt(self) -> None:
@@ -118,6 +129,11 @@ class Session:
         """Append to the conversation and, at once, to the transcript file."""
         self.messages.append(message)
         self.transcript.append(message, model=model, results=results)
+
+
+def _sandbox(options: AgentOptions, workspace: Workspace) -> Sandbox | None:
+    config = options.sandbox
+    return Sandbox(config, roots=workspace.roots) if config and config.enabled else None
 
 
 def _make_dir(folder: Path) -> None:

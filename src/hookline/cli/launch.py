@@ -26,6 +26,7 @@ from hookline.cli.render import StreamView, TextView, emit_json, print_summary
 from hookline.events import PermissionMode
 from hookline.hooks.inventory import load_hooks
 from hookline.permissions import PermissionPolicy
+from hookline.permissions.sandbox import SandboxConfig
 
 #: How ``run`` and ``sessions resume`` print what happens.
 OUTPUT_FORMAT = click.option(
@@ -101,8 +102,10 @@ def build_agent(launch: Launch) -> Agent:
     registry, settings = load_hooks(launch.cwd, settings=launch.settings, hook_files=launch.hooks)
     mode = cast("PermissionMode | None", launch.permission_mode)  # click checked the choice
     policy, more = PermissionPolicy.from_settings(settings, mode=mode, cwd=launch.cwd)
-    for warning in (*settings.warnings, *more):
+    sandbox, notes = SandboxConfig.from_settings(settings, project_dir=launch.cwd)
+    for warning in (*settings.warnings, *more, *notes):
         click.secho(f"hookline: warning: {warning}", fg="yellow", err=True)
+    _check_sandbox(sandbox)
     return Agent(
         model_from_spec(launch.model),
         hooks=registry,
@@ -111,12 +114,25 @@ def build_agent(launch: Launch) -> Agent:
         user=launch.user,
         tenant=launch.tenant,
         permissions=policy,
+        sandbox=sandbox if sandbox.enabled else None,
         approver=_approver(launch),
         defer_asks=launch.defer_asks,
         store=launch.store,
         audit=launch.audit,
         launch=launch.to_dict(),
     )
+
+
+def _check_sandbox(sandbox: SandboxConfig) -> None:
+    """Warn when the sandbox is enabled but cannot start (Bash then runs unsandboxed and asks
+    as usual); with ``failIfUnavailable``, a ConfigError (exit 2) instead."""
+    why = sandbox.unavailable() if sandbox.enabled else None
+    if why is None:
+        return
+    if sandbox.fail_if_unavailable:
+        raise ConfigError(f"the sandbox cannot start: {why}", key="sandbox.failIfUnavailable")
+    message = f"the sandbox cannot start: {why}; Bash commands run unsandboxed and ask as usual"
+    click.secho(f"hookline: warning: {message}", fg="yellow", err=True)
 
 
 def model_from_spec(spec: str) -> ModelClient:

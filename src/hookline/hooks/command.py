@@ -37,6 +37,7 @@ from hookline.protocol import decision_from_output
 
 if TYPE_CHECKING:
     from hookline.events import HookEvent
+    from hookline.permissions.sandbox_run import Sandbox
 
 #: Events where plain stdout on exit 0 becomes context for the model.
 _STDOUT_IS_CONTEXT = frozenset({"UserPromptSubmit", "SessionStart"})
@@ -76,6 +77,7 @@ class CommandHook(HookRunner):
         env_file: Callable[[HookEvent], str | None] | None = None,
         output_limit: int = 10_000,
         kill_grace: float = 1.0,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.command = command
         self.args = tuple(args) if args is not None else None
@@ -84,20 +86,23 @@ class CommandHook(HookRunner):
         self.env_file = env_file
         self.output_limit = output_limit
         self.kill_grace = kill_grace
-        self.key = ("command", command, self.args)
+        #: ``"sandbox": true``: the hook runs under bwrap (writable: the sandbox's temp folder).
+        self.sandbox = sandbox
+        self.key = ("command", command, self.args, *(("sandbox",) if sandbox else ()))
 
     def describe(self) -> str:
         """The command as written (exec form: with its args), as Claude Code quotes it."""
         return " ".join((self.command, *self.args)) if self.args is not None else self.command
 
     async def run(self, event: HookEvent) -> Decision | None:
+        argv, env = self._argv(), self._environment(event)
+        if self.sandbox is not None:
+            if why := self.sandbox.config.unavailable():
+                raise CommandNotStarted(f"The hook asks for the sandbox, which cannot start: {why}")
+            argv, env = self.sandbox.wrap(argv, env, cwd=event.cwd)
         try:
             finished = await run_process(
-                self._argv(),
-                stdin=_stdin(event),
-                cwd=event.cwd,
-                env=self._environment(event),
-                kill_grace=self.kill_grace,
+                argv, stdin=_stdin(event), cwd=event.cwd, env=env, kill_grace=self.kill_grace
             )
         except OSError as exc:
             raise CommandNotStarted(f"Error occurred while executing hook command: {exc}") from exc

@@ -28,6 +28,7 @@ from hookline.permissions.rules import if_
 if TYPE_CHECKING:
     from hookline.decisions import Decision
     from hookline.events import HookEvent
+    from hookline.permissions.sandbox_run import Sandbox
 _FIX: Final = 'write {"type": "command", "command": "..."}'
 #: Handler types hookline runs, and Claude Code's types it does not run yet.
 KNOWN_TYPES: Final = ("command", "http", "python")
@@ -43,6 +44,7 @@ class Policy:
 
     allowed_urls: tuple[str, ...] | None = None  # allowedHttpHookUrls
     allowed_env_vars: tuple[str, ...] | None = None  # httpHookAllowedEnvVars
+    sandbox: Sandbox | None = None  # what a command handler with "sandbox": true runs in
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +186,12 @@ def _command(h: _Handler) -> Made:
         raise h.error(f"shell {h.data['shell']!r} is not supported yet", "shell", 'remove "shell"')
     if rewake := h.flag("asyncRewake"):
         h.note("asyncRewake is not supported yet: it runs as async", "asyncRewake", 'use "async"')
-    runner = CommandHook(command, args=args, project_dir=h.project_dir, env_file=h.env_file)
+    sandbox = h.policy.sandbox if (wanted := h.flag("sandbox")) else None
+    if wanted and sandbox is None:
+        raise h.error("no sandbox to run it in", "sandbox", "pass Policy(sandbox=Sandbox(...))")
+    runner = CommandHook(
+        command, args=args, project_dir=h.project_dir, env_file=h.env_file, sandbox=sandbox
+    )
     return runner, "observer" if rewake or h.flag("async") else "gate", None
 
 

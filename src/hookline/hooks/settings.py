@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from hookline.hooks.handlers import Options
     from hookline.hooks.registry import HookRegistry
     from hookline.hooks.runners import HookRunner
+    from hookline.permissions.sandbox_run import Sandbox
 
 T = TypeVar("T")
 StrPath = str | os.PathLike[str]
@@ -152,7 +153,8 @@ class Settings:
         env_file: Callable[[HookEvent], str | None] | None = None,
     ) -> int:
         """Add the hooks of every enabled layer to ``registry``; returns how many were added."""
-        policy = Policy(self.allowed_http_hook_urls, self.http_hook_allowed_env_vars)
+        sandbox = _hook_sandbox(self.layers, str(project_dir))
+        policy = Policy(self.allowed_http_hook_urls, self.http_hook_allowed_env_vars, sandbox)
         make = partial(build, project_dir=str(project_dir), policy=policy, env_file=env_file)
         before = len(registry)
         for layer in self.hook_layers():
@@ -164,6 +166,16 @@ class Settings:
     def _warn(self, warning: SettingsWarning) -> None:
         if warning not in self.warnings:
             self.warnings.append(warning)
+
+
+def _hook_sandbox(layers: Sequence[Layer], project_dir: str) -> Sandbox:
+    """What command hooks with ``"sandbox": true`` run in: the ``sandbox`` settings, with no
+    workspace root writable (only the temp folder and ``allowWrite``). Nothing starts until
+    such a hook runs."""
+    from hookline.permissions.sandbox import SandboxConfig  # permissions reads these settings
+    from hookline.permissions.sandbox_run import Sandbox
+
+    return Sandbox(SandboxConfig.from_settings(layers, project_dir=project_dir)[0], roots=())
 
 
 def load_settings(

@@ -21,6 +21,9 @@ variables as unknown words. Results are cached per line.
 from __future__ import annotations
 
 import posixpath
+import threading
+import time
+from collections import deque
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -33,11 +36,16 @@ if TYPE_CHECKING:
 
 #: Lines longer than this are not parsed: they cannot be known.
 MAX_LENGTH = 100_000
+#: Seconds tree-sitter may take over one line before it counts as unknowable.
+PARSE_BUDGET = 0.25
 #: Code strings inside code strings (``bash -c "sh -c '...'"``) are read this deep.
 MAX_DEPTH = 6
+#: Wrappers around one command (``sudo env nice ...``) read before the line counts as unknown.
+MAX_WRAPPERS = 32
 #: Words one brace expansion may produce before the line counts as unknowable.
 MAX_EXPANSIONS = programs.MAX_EXPANSIONS
 
+_local = threading.local()
 _WRITES = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&", "&>|"})
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 _SKIP = frozenset({"comment", "heredoc_start", "heredoc_end"})
@@ -97,6 +105,11 @@ class Command:
         return " ".join("\0" if w is None else w for w in self.words)
 
     @property
+    def written(self) -> str:
+        """``text`` with the program as written: ``./echo hi`` is not the builtin ``echo``."""
+        return self.path + self.text[len(self.name or "") :] if self.path else self.text
+
+    @property
     def writes(self) -> tuple[Redirect, ...]:
         return tuple(r for r in self.redirects if r.writes)
 
@@ -121,7 +134,13 @@ class Analysis:
 def analyze(line: str) -> Analysis:
     """Every command ``line`` will run; cached, as a policy asks about the same line often."""
     reader = _Reader()
-    reader.read_line(line, _Context())
+    try:
+        reader.read_line(line, _Context())
+        if "\\\n" in line:  # a continuation inside a word (`tou\⏎ch`): read it joined too
+            reader.cwd = ""
+            reader.read_line(line.replace("\\\n", ""), _Context())
+    except RecursionError:
+        reader.unknown.append("it nests too deep to read")
     unknown = tuple(dict.fromkeys(reader.unknown))
     recursive = tuple(sorted(reader.recursive))
     return Analysis(tuple(reader.commands), unknown, reader.substitutions, recursive)
@@ -132,8 +151,8 @@ class _Context:
     """What surrounds a command: redirects around it, its stdin, and what it runs under."""
 
     redirects: tuple[Redirect, ...] = ()
-    #: "" (the session's: empty), "pipe" (another command's output), or the literal text of a
-    #: here-document or here-string; None for such a text with expansions in it.
+    #: "" (the session's: empty), "pipe" (another command's output), "file" (``< file``), or
+    #: the literal text of a here-document or here-string; None for one with expansions.
     stdin: str | None = ""
     via: tuple[str, ...] = ()
     depth: int = 0
@@ -147,6 +166,8 @@ class _Reader:
     substitutions: int = 0
     functions: set[str] = field(default_factory=set)
     recursive: set[str] = field(default_factory=set)
+    #: The text of each line being read (code strings nest), for cutting words out of it.
+    sources: list[bytes] = field(default_factory=list)
     cwd: str | None = ""
 
     def read_line(self, line: str, ctx: _Context) -> None:
@@ -157,11 +178,23 @@ class _Reader:
         elif "\0" in line:
             self.unknown.append("the line holds a NUL character")
         else:
-            root = _parser().parse(line.encode()).root_node
+            # A final new line changes nothing Bash does, and spares tree-sitter's grammar a
+            # slow path at the end of input (a three-part pipeline took 100x longer without it).
+            source = line.encode() + b"\n"
+            root = _parse(source)
+            if root is None:
+                why = f"it is too complex to read within {PARSE_BUDGET:g} s"
+                self.unknown.append(why)
+                return
             if root.has_error:
-                self.unknown.append(f"it does not parse as Bash: {_error_near(root, line)}")
-            self.functions |= _function_names(root)
-            self.walk(root, ctx)
+                self.unknown.append(f"it does not parse as Bash: {_error_near(root, source)}")
+            if "(" in line or "function" in line:  # else no function can be defined
+                self.functions |= _function_names(root, source)
+            self.sources.append(source)
+            try:
+                self.walk(root, ctx)
+            finally:
+                self.sources.pop()
 
     def walk(self, node: Node, ctx: _Context) -> None:
         kind = node.type
@@ -176,7 +209,7 @@ class _Reader:
             self.children(node, _Context(via=ctx.via, depth=ctx.depth))
         elif kind == "function_definition":
             names = node.children_by_field_name("name")
-            label = node_text(names[0]) if names else ""
+            label = node_text(names[0], self.sources[-1]) if names else ""
             self.children(node, _Context(ctx.redirects, ctx.stdin, (*ctx.via, label), ctx.depth))
         elif kind in ("variable_assignment", "declaration_command", "unset_command"):
             self.assignment(node, ctx)
@@ -198,14 +231,20 @@ class _Reader:
         for child in node.children_by_field_name("redirect"):
             redirect, text = self.redirect(child, ctx)
             redirects.append(redirect)
-            stdin = text if redirect.op in ("<<", "<<-", "<<<") else stdin
+            stdin = _stdin(redirect, text, stdin)
         inner = _Context(tuple(redirects), stdin, ctx.via, ctx.depth, ctx.piped)
-        for body in node.children_by_field_name("body"):
+        bodies = node.children_by_field_name("body")
+        for body in bodies:
             self.walk(body, inner)
+        if not bodies:  # `> file` alone: it truncates the file, as `: > file` does
+            self.commands.append(Command(":", (), inner.redirects, ctx.via, cwd=self.cwd))
 
     def redirect(self, node: Node, ctx: _Context) -> tuple[Redirect, str | None]:
         """The redirect, and the text it feeds as stdin (None if not literal)."""
-        fd = next((node_text(c) for c in node.children if c.type == "file_descriptor"), "")
+        fd = next(
+            (node_text(c, self.sources[-1]) for c in node.children if c.type == "file_descriptor"),
+            "",
+        )
         op = next(c.type for c in node.children if not c.is_named)
         for child in node.named_children:  # substitutions in targets; `| sh` after a heredoc
             if child.type in ("pipeline", "command", "list", "redirected_statement"):
@@ -213,16 +252,16 @@ class _Reader:
             elif child.type not in ("file_descriptor", "heredoc_start", "heredoc_end"):
                 self.walk(child, _Context(via=ctx.via, depth=ctx.depth))
         if node.type == "heredoc_redirect":
-            return Redirect(op, None, fd), _heredoc_text(node)
+            return Redirect(op, None, fd), _heredoc_text(node, self.sources[-1])
         targets = node.children_by_field_name("destination") or [
             c for c in node.named_children if c.type not in ("file_descriptor",)
         ]
-        target = word_of(targets[-1]) if targets else None
+        target = word_of(targets[-1], self.sources[-1]) if targets else None
         text = target.value if node.type == "herestring_redirect" and target else None
         return Redirect(op, target, fd), (None if text is None else text + "\n")
 
     def assignment(self, node: Node, ctx: _Context) -> None:
-        for name in _assigned_names(node):
+        for name in _assigned_names(node, self.sources[-1]):
             if programs.changes_what_runs(name):
                 self.unknown.append(f"it sets {name}, which changes what the next commands run")
         self.children(node, ctx)
@@ -233,10 +272,10 @@ class _Reader:
             n.named_children[0] for n in node.children_by_field_name("name") if n.named_children
         ]
         for child in names + node.children_by_field_name("argument"):
-            expanded = brace_expand(word_of(child))
+            expanded = brace_expand(word_of(child, self.sources[-1]))
             if expanded is None:
                 self.unknown.append(f"a brace expansion makes more than {MAX_EXPANSIONS} words")
-                expanded = [Word(None, raw=node_text(child))]
+                expanded = [Word(None, raw=node_text(child, self.sources[-1]))]
             words.extend(expanded)
         redirects = list(ctx.redirects)
         stdin = ctx.stdin
@@ -244,7 +283,7 @@ class _Reader:
             if child.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
                 redirect, text = self.redirect(child, ctx)
                 redirects.append(redirect)
-                stdin = text if redirect.op in ("<<", "<<-", "<<<") else stdin
+                stdin = _stdin(redirect, text, stdin)
             elif child.type == "variable_assignment":
                 self.assignment(child, ctx)
             elif child.type != "command_name":
@@ -255,7 +294,9 @@ class _Reader:
         if words:
             start = len(self.commands)
             self.run(words, here)
-            env = tuple(n for c in node.named_children for n in _assigned_names(c))
+            env = tuple(
+                n for c in node.named_children for n in _assigned_names(c, self.sources[-1])
+            )
             if env and start < len(self.commands):
                 self.commands[start] = replace(self.commands[start], env=env)
 
@@ -263,6 +304,9 @@ class _Reader:
         """Record the command ``words`` run, unwrapping wrappers and reading code strings."""
         head, args = words[0], tuple(words[1:])
         where = self.cwd if cwd is None else cwd
+        if len(ctx.via) > MAX_WRAPPERS:
+            self.unknown.append(f"commands are wrapped more than {MAX_WRAPPERS} deep")
+            return
         if head.value is None or head.glob:
             why = "a variable or substitution" if head.value is None else "a glob"
             self.unknown.append(f"the command name is {why} (`{head.raw}`): what runs is unknown")
@@ -302,6 +346,8 @@ class _Reader:
         if reads == "stdin":
             if ctx.stdin == "pipe":
                 self.unknown.append(f"data is piped into `{name}`, which runs it as code")
+            elif ctx.stdin == "file":
+                self.unknown.append(f"a file is fed to `{name}` on stdin, which runs it as code")
             elif ctx.stdin is None:
                 self.unknown.append(f"`{name}` runs a here-document with expansions in it")
             elif ctx.stdin and programs.is_shell(name):
@@ -326,62 +372,100 @@ class _Reader:
             self.cwd = posixpath.join(self.cwd, target.value) if self.cwd else target.value
 
 
+def _stdin(redirect: Redirect, text: str | None, before: str | None) -> str | None:
+    """What a command reads on stdin after ``redirect``."""
+    if redirect.op in ("<<", "<<-", "<<<"):
+        return text
+    if redirect.op in ("<", "<>") and redirect.fd in ("", "0"):
+        return "file"
+    return before
+
+
 def _with_more_args(command: Command) -> Command:
     return command if command.wrapper else replace(command, more_args=True)
 
 
-def _assigned_names(node: Node) -> list[str]:
+def _assigned_names(node: Node, source: bytes) -> list[str]:
     if node.type == "variable_assignment":
         names = node.children_by_field_name("name")
-        return [node_text(names[0])] if names else []
+        return [node_text(names[0], source)] if names else []
     if node.type == "unset_command":
         return []
     found: list[str] = []
     for child in node.named_children:
         if child.type == "variable_assignment":
-            found.extend(_assigned_names(child))
+            found.extend(_assigned_names(child, source))
     return found
 
 
-def _function_names(root: Node) -> set[str]:
+def _function_names(root: Node, source: bytes) -> set[str]:
     names: set[str] = set()
     stack = [root]
     while stack:
         node = stack.pop()
         if node.type == "function_definition":
             for name in node.children_by_field_name("name"):
-                names.add(node_text(name))
+                names.add(node_text(name, source))
         stack.extend(node.named_children)
     return names
 
 
-def _heredoc_text(node: Node) -> str | None:
+def _heredoc_text(node: Node, source: bytes) -> str | None:
     """A here-document's body when it is literal text; None when it has expansions."""
     start = next((c for c in node.children if c.type == "heredoc_start"), None)
     body = next((c for c in node.children if c.type == "heredoc_body"), None)
     if body is None:
         return ""
-    quoted = start is not None and node_text(start)[:1] in ("'", '"', "\\")
+    quoted = start is not None and node_text(start, source)[:1] in ("'", '"', "\\")
     expands = any(c.type not in ("heredoc_content",) for c in body.named_children)
     if expands and not quoted:
         return None
-    return node_text(body)
+    return node_text(body, source)
 
 
-def _error_near(root: Node, line: str) -> str:
-    stack = [root]
-    while stack:
-        node = stack.pop(0)
+def _error_near(root: Node, source: bytes) -> str:
+    """Where the first parse error is, in a few characters of the line."""
+    queue = deque([root])
+    while queue:
+        node = queue.popleft()
         if node.type == "ERROR" or node.is_missing:
-            snippet = line[node.start_byte : node.start_byte + 30] or "the end of the line"
-            return f"near `{snippet}`"
-        stack.extend(node.children)
+            snippet = source[node.start_byte : node.start_byte + 30].decode(errors="replace")
+            return f"near `{snippet.strip() or 'the end of the line'}`"
+        queue.extend(node.children)
     return "unbalanced quotes or brackets"
 
 
-@lru_cache(maxsize=1)
-def _parser() -> Parser:
-    import tree_sitter_bash
-    from tree_sitter import Language, Parser
+def _parse(source: bytes) -> Node | None:
+    """The syntax tree of ``source``; None when parsing takes longer than ``PARSE_BUDGET``
+    (tree-sitter's error recovery can take seconds on crafted input)."""
+    parser = _parser()
+    deadline = time.perf_counter() + PARSE_BUDGET
+    try:
+        tree = parser.parse(
+            lambda offset, _point: source[offset : offset + 65536],
+            progress_callback=lambda *_: time.perf_counter() > deadline,
+        )
+    except ValueError:  # cancelled: the parser keeps its half-done state until reset
+        parser.reset()
+        return None
+    return tree.root_node
 
+
+def _parser() -> Parser:
+    """This thread's parser (a tree-sitter parser is not safe to share between threads)."""
+    parser: Parser | None = getattr(_local, "parser", None)
+    if parser is None:
+        parser = _local.parser = _new_parser()
+    return parser
+
+
+def _new_parser() -> Parser:
+    try:
+        import tree_sitter_bash
+        from tree_sitter import Language, Parser
+    except ImportError as exc:  # a broken install: say what to do, never allow blindly
+        raise ImportError(
+            f"hookline reads Bash with tree-sitter, which is missing ({exc}): "
+            "pip install --force-reinstall hookline"
+        ) from exc
     return Parser(Language(tree_sitter_bash.language()))

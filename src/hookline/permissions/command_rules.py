@@ -9,7 +9,8 @@ joined by single spaces after quote removal, under wrappers and inside substitut
   time knows matches anything, so ``rm $X`` meets ``Bash(rm -rf *)``. A line whose commands
   cannot be known matches every such rule.
 - **every** (allow rules): each command matches on its own, with no ``VAR=`` prefix but
-  harmless ones (``NODE_ENV``, ``CI``, ...) — wrappers such as ``timeout`` or
+  harmless ones (``NODE_ENV``, ``CI``, ...) and its program as written (``./echo`` is a file,
+  not the ``echo`` a rule names) — wrappers such as ``timeout`` or
   ``nice`` are looked through, others (``sudo``, ``xargs``, ``bash -c``) must match too — and a
   word only run time knows must fall under a ``*``. A line that cannot be known matches none.
 """
@@ -68,7 +69,7 @@ class _Pattern:
         """Every word matches, an unknown one only where a ``*`` covers it; no variable is set
         for it beyond the harmless ones."""
         safe = SAFE_ENV.issuperset(command.env)
-        return safe and self.regex.fullmatch(_text(command)) is not None
+        return safe and self.regex.fullmatch(_text(command, written=True)) is not None
 
     def meets(self, command: Command) -> bool:
         """Some value of the unknown words would make the command match."""
@@ -81,8 +82,9 @@ class _Pattern:
         )
 
 
-def _text(command: Command) -> str:
-    return command.text + (" \0" if command.more_args else "")
+def _text(command: Command, *, written: bool = False) -> str:
+    """The command as one line; ``written``: its program as written (``./echo``, not ``echo``)."""
+    return (command.written if written else command.text) + (" \0" if command.more_args else "")
 
 
 @lru_cache(maxsize=512)

@@ -144,7 +144,7 @@ class _Call:
         return rule.matches(name, given, cwd=self.cwd, home=self.home, every=every)
 
     def meets(self, danger: Danger) -> bool:
-        where = {"cwd": self.cwd, "home": self.home, "roots": self.roots}
+        where: dict[str, Any] = {"cwd": self.cwd, "home": self.home, "roots": self.roots}
         return danger.matches(self.tool_name, self.tool_input, **where)
 
     @property

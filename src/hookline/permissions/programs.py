@@ -17,7 +17,7 @@ from hookline.permissions.words import MAX_EXPANSIONS, Word, literal
 
 __all__ = ["MAX_EXPANSIONS", "Found", "changes_what_runs", "code_source", "is_shell", "unwrap"]
 
-SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash", "fish", "busybox"})
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash", "fish"})
 _INTERPRETER = re.compile(
     r"(python|pypy|perl|ruby|node|nodejs|php|lua|luajit|tclsh|wish|Rscript|osascript|deno|bun"
     r"|jshell|irb|awk|gawk|mawk|nawk)[\d.]*"
@@ -27,7 +27,8 @@ _INLINE_CODE = frozenset({"-c", "-e", "-m", "-E", "--eval", "-r", "-p", "--print
 _STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 _RUNS_CODE = re.compile(
     r"PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|BASH_FUNC_.*|NODE_OPTIONS"
-    r"|PERL5OPT|RUBYOPT|GIT_SSH_COMMAND|GIT_EXEC_PATH|GIT_CONFIG\w*"
+    r"|PERL5OPT|RUBYOPT|GIT_SSH_COMMAND|GIT_EXEC_PATH|GIT_CONFIG\w*|GIT_EXTERNAL_DIFF|GIT_PAGER"
+    r"|PAGER|GIT_EDITOR|EDITOR|VISUAL|GIT_ASKPASS|SSH_ASKPASS|GIT_PROXY_COMMAND|PROMPT_COMMAND"
 )
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*\+?=")
 
@@ -79,6 +80,8 @@ _WRAPPERS = {
     "command": _Options("p", no_command="vV"),
     "builtin": _Options(),
     "nohup": _Options(),
+    "coproc": _Options(),
+    "busybox": _Options(),
     "nice": _Options("", "n", long_values=_long("--adjustment")),
     "ionice": _Options("t", "cnP", long_values=_long("--class", "--classdata"), no_command="p"),
     "timeout": _Options("v", "sk", _long("--preserve-status", "--foreground", "--verbose"),
@@ -121,6 +124,10 @@ def unwrap(name: str, args: tuple[Word, ...]) -> Found:
         return _shell(name, args)
     if name == "eval":
         return _code(name, args, label="eval")
+    if name == "trap" and args and (args[0].value or "-").lstrip("-"):
+        return _code(name, args[:1], label="trap")
+    if name == "alias":
+        return _aliases(args)
     if name == "su":
         return _su(args)
     if name == "watch":
@@ -272,6 +279,15 @@ def _shell(name: str, args: tuple[Word, ...]) -> Found:
     if words and words[0].value is None:
         return Found(unknown=f"`{name}` runs a script only run time knows (`{words[0].raw}`)")
     return Found()
+
+
+def _aliases(args: tuple[Word, ...]) -> Found:
+    """``alias ls='rm -rf x'``: the code an alias would run, read as if it ran."""
+    values = [(w.value or "").partition("=") for w in args if w.value is None or "=" in w.value]
+    if any(w.value is None for w in args):
+        return Found(unknown="`alias` defines a command only run time knows")
+    code = "\n".join(value for _, _, value in values)
+    return Found(code=code, label="alias") if code.strip() else Found()
 
 
 def _su(args: tuple[Word, ...]) -> Found:

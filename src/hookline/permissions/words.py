@@ -1,6 +1,6 @@
 """Bash words after quote removal: what a word of the parsed line will be when the line runs.
 
-``word_of(node)`` reads one tree-sitter word node (a plain word, ``'...'``, ``"..."``,
+``word_of(node, source)`` reads one tree-sitter word node (a plain word, ``'...'``, ``"..."``,
 ``$'...'``, a concatenation of those) into a ``Word``: its value with quotes and backslashes
 removed, or None when an expansion or substitution makes the value unknowable until run time.
 ``$HOME`` and ``${HOME}`` at the start of a word read as ``~``. ``brace_expand`` expands the
@@ -41,9 +41,9 @@ class Word:
     mask: str = field(default="", compare=False, repr=False)
 
 
-def node_text(node: Node) -> str:
-    """The source text of a parsed node."""
-    return (node.text or b"").decode(errors="replace")
+def node_text(node: Node, source: bytes) -> str:
+    """The text of a parsed node, cut from the ``source`` it was parsed from."""
+    return source[node.start_byte : node.end_byte].decode(errors="replace")
 
 
 def literal(text: str) -> Word:
@@ -51,10 +51,10 @@ def literal(text: str) -> Word:
     return Word(text, raw=text, mask="q" * len(text))
 
 
-def word_of(node: Node) -> Word:
+def word_of(node: Node, source: bytes) -> Word:
     """The word ``node`` will be after quote removal."""
-    raw = node_text(node)
-    parts = _chars(node)
+    raw = node_text(node, source)
+    parts = _chars(node, source)
     if parts is None:
         return Word(None, raw=raw)
     value = "".join(c for c, _ in parts)
@@ -71,28 +71,28 @@ def _word(value: str, mask: str, raw: str) -> Word:
 Chars = list[tuple[str, bool]]
 
 
-def _chars(node: Node, *, first: bool = True) -> Chars | None:
+def _chars(node: Node, source: bytes, *, first: bool = True) -> Chars | None:
     """The characters of a word node and whether each was quoted; None if not literal."""
-    kind, text = node.type, node_text(node)
+    kind, text = node.type, node_text(node, source)
     if kind in ("word", "number", "brace_expression", "special_variable_name"):
         return _unescaped(text)
     if kind == "raw_string":
         return [(c, True) for c in text[1:-1]]
     if kind in ("string", "translated_string"):
-        return _double_quoted(node, first=first)
+        return _double_quoted(node, source, first=first)
     if kind == "ansi_c_string":
         return [(c, True) for c in _ansi_c(text[2:-1])]
     if kind == "concatenation":
-        return _joined(node)
+        return _joined(node, source)
     if kind in ("simple_expansion", "expansion") and text in _HOME and first:
         return [("~", False)]  # read as a tilde only where it starts the word
     return None
 
 
-def _joined(node: Node) -> Chars | None:
+def _joined(node: Node, source: bytes) -> Chars | None:
     out: Chars = []
     for child in node.children:
-        part = _chars(child, first=not out)
+        part = _chars(child, source, first=not out)
         if part is None:
             return None
         out.extend(part)
@@ -112,23 +112,22 @@ def _unescaped(text: str) -> Chars:
     return out
 
 
-def _double_quoted(node: Node, *, first: bool) -> Chars | None:
+def _double_quoted(node: Node, source: bytes, *, first: bool) -> Chars | None:
     """Inside ``"..."``: only ``$``, backticks and some backslashes are special."""
     out: Chars = []
     start, end = node.start_byte + (2 if node.type == "translated_string" else 1), node.end_byte - 1
-    source = node.text or b""
-    offset = node.start_byte
+    offset = 0
     position = start
     for child in node.named_children:
         out.extend(_dq_text(source[position - offset : child.start_byte - offset]))
-        if child.type in ("simple_expansion", "expansion") and node_text(child) in _HOME:
+        if child.type in ("simple_expansion", "expansion") and node_text(child, source) in _HOME:
             if not (first and not out):
                 return None
             out.append(("~", False))  # "$HOME" at the start: the home folder, unsplit
         elif child.type != "string_content":
             return None
         else:
-            out.extend(_dq_text(child.text or b""))
+            out.extend(_dq_text(source[child.start_byte : child.end_byte]))
         position = child.end_byte
     out.extend(_dq_text(source[position - offset : end - offset]))
     return out

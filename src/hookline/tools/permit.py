@@ -15,7 +15,7 @@ schema, and against the deny rules (an approver cannot approve what a rule forbi
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from hookline.approvals import Approval, ApprovalRequest, Approver, NoApprover, request_approval
@@ -24,6 +24,7 @@ from hookline.errors import ToolInputError
 from hookline.events import PermissionRequest, Scope
 from hookline.hooks.engine import HookEngine
 from hookline.permissions import PermissionPolicy, Verdict, evaluate
+from hookline.permissions.visibility import ReadFilter
 from hookline.tools.base import Tool, ToolCall, ToolContext
 
 
@@ -91,6 +92,12 @@ class Permit:
         if verdict.behavior in ("deny", "defer"):
             return Outcome(verdict.behavior, tool_input, verdict.reason, verdict.reason)
         return Outcome("run", tool_input)
+
+    def reading(self, ctx: ToolContext) -> ToolContext:
+        """``ctx`` with the policy's Read deny rules, which Glob and Grep apply in a folder."""
+        if self.policy is None or ctx.read_filter is not None:
+            return ctx
+        return replace(ctx, read_filter=ReadFilter.of(self.policy, cwd=str(ctx.cwd)))
 
     def _verdict(
         self, tool: Tool, tool_input: dict[str, Any], gate: Decision, ctx: ToolContext

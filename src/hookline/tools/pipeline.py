@@ -90,6 +90,7 @@ class ToolPipeline:
         if checked.settled is not None:
             return checked.settled
         tool = cast(Tool, checked.tool)  # a call that is not settled has its tool
+        ctx = self.permit.reading(ctx)  # Glob and Grep leave out what Read deny rules cover
         result = await self._execute(tool, checked.call, checked.input, scope, ctx)
         if checked.approver:
             result = replace(result, approver=checked.approver)

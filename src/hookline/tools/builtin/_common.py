@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from hookline.errors import ToolError, ToolInputError
 from hookline.tools.base import Tool, ToolContext
+from hookline.tools.builtin._skipped import Skipped
 from hookline.tools.function import validate
 
 SKIP_DIRS = frozenset({".git"})
@@ -166,17 +167,32 @@ def search_root(path: str | None, ctx: ToolContext, *, want_dir: bool) -> Path:
     return Path(shown)
 
 
-def walk_files(root: Path, ctx: ToolContext) -> Iterator[tuple[Path, str]]:
-    """Files under ``root`` with their relative paths; skips .git and links out of the workspace."""
+def walk_files(
+    root: Path,
+    ctx: ToolContext,
+    skipped: Skipped | None = None,
+    *,
+    wanted: Callable[[Path, str], bool] = lambda path, rel: True,
+) -> Iterator[tuple[Path, str]]:
+    """The ``wanted`` files under ``root`` with their relative paths; skips .git and links out of
+    the workspace, and, counted in ``skipped``, what reading tools may not see and folders that
+    cannot be read."""
+    skipped = Skipped() if skipped is None else skipped
     if not root.is_dir():
-        yield root, root.name
+        if wanted(root, root.name) and skipped.keeps_file(root, ctx):
+            yield root, root.name
         return
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+    for folder, dirs, files in os.walk(root, onerror=skipped.folder_failed):
+        dirs[:] = sorted(
+            d for d in dirs if d not in SKIP_DIRS and skipped.keeps_folder(Path(folder, d), ctx)
+        )
         for name in sorted(files):
             path = Path(folder, name)
-            if not path.is_symlink() or _inside(path, ctx):
-                yield path, path.relative_to(root).as_posix()
+            rel = path.relative_to(root).as_posix()
+            if not wanted(path, rel) or (path.is_symlink() and not _inside(path, ctx)):
+                continue
+            if skipped.keeps_file(path, ctx):
+                yield path, rel
 
 
 def _inside(path: Path, ctx: ToolContext) -> bool:

@@ -37,6 +37,11 @@ class BashInput(ToolInput):
     run_in_background: bool | None = Field(
         default=None, description="Not supported: only false is accepted."
     )
+    dangerously_disable_sandbox: bool | None = Field(
+        default=None,
+        alias="dangerouslyDisableSandbox",
+        description="Run outside the OS sandbox (when the settings allow it; it then asks).",
+    )
 
     @field_validator("run_in_background")
     @classmethod
@@ -66,7 +71,8 @@ class Bash(BuiltinTool[BashInput]):
     async def execute(self, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
         args = self.parse(tool_input)
         seconds = (args.timeout or DEFAULT_TIMEOUT_MS) / 1000
-        code, stdout, stderr = await _run(args.command, ctx, seconds)
+        sandboxed = ctx.sandbox is not None and ctx.sandbox.sandboxes(args.command, tool_input)
+        code, stdout, stderr = await _run(args.command, ctx, seconds, sandboxed=sandboxed)
         if code != 0:
             detail = stderr or stdout
             raise ToolError(f"Exit code {code}\n{detail}" if detail else f"Exit code {code}")
@@ -83,17 +89,19 @@ class Bash(BuiltinTool[BashInput]):
         return text or "(no output)"
 
 
-async def _run(command: str, ctx: ToolContext, seconds: float) -> tuple[int, str, str]:
-    """Exit code, stdout and stderr of ``command``; its process group dies with a timeout."""
+async def _run(
+    command: str, ctx: ToolContext, seconds: float, *, sandboxed: bool = False
+) -> tuple[int, str, str]:
+    """Exit code, stdout and stderr of ``command`` (inside ``ctx.sandbox`` when ``sandboxed``);
+    its process group dies with a timeout, and a sandbox's processes with it."""
     argv = [shutil.which("bash") or "/bin/sh", "-c", _with_session_env(command, ctx)]
+    env = {**os.environ, **ctx.env}
+    if sandboxed and ctx.sandbox is not None:
+        argv, env = ctx.sandbox.wrap(argv, env, cwd=str(ctx.cwd))
     try:
         async with asyncio.timeout(seconds):
             done = await run_process(
-                argv,
-                stdin=b"",
-                cwd=str(ctx.cwd),
-                env={**os.environ, **ctx.env},
-                kill_grace=KILL_GRACE,
+                argv, stdin=b"", cwd=str(ctx.cwd), env=env, kill_grace=KILL_GRACE
             )
     except TimeoutError:
         raise ToolError(f"Command timed out after {seconds:g}s") from None

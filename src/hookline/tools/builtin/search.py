@@ -23,6 +23,7 @@ from hookline.tools.builtin._common import (
     truncate,
     walk_files,
 )
+from hookline.tools.builtin._skipped import Skipped, skip_notes
 
 MAX_GLOB_FILES = 100
 MAX_CONTENT_CHARS = 30_000
@@ -79,7 +80,8 @@ class Glob(BuiltinTool[GlobInput]):
         "Find files by name with a glob pattern such as `**/*.py` or `src/**/*.{ts,tsx}`. "
         "`*` matches within one folder, `**` across folders. Searches `path` (default: the "
         "working directory) and returns absolute paths, most recently modified first, at most "
-        f"{MAX_GLOB_FILES}. `.git` folders are skipped. Use Grep to search file contents."
+        f"{MAX_GLOB_FILES}. `.git` folders are skipped, and so (counted in `skipped`) are "
+        "`.hookline` and files a Read deny rule covers. Use Grep to search file contents."
     )
     input_model = GlobInput
     path_key = "path"
@@ -90,21 +92,23 @@ class Glob(BuiltinTool[GlobInput]):
         args = self.parse(tool_input)
         started = time.monotonic()
         root = search_root(args.path, ctx, want_dir=True)
-        match = glob_matcher(args.pattern)
-        found = newest_first([p for p, rel in walk_files(root, ctx) if match(rel)], Path)
+        match, skipped = glob_matcher(args.pattern), Skipped()
+        walk = walk_files(root, ctx, skipped, wanted=lambda path, rel: match(rel))
+        found = newest_first([path for path, _ in walk], Path)
         kept = [str(p) for p in found[:MAX_GLOB_FILES]]
         return {
             "filenames": kept,
             "durationMs": round((time.monotonic() - started) * 1000),
             "numFiles": len(kept),
             "truncated": len(found) > MAX_GLOB_FILES,
-        }
+        } | skipped.output()
 
     def render(self, output: Any) -> str:
+        notes = skip_notes(output)
         if not output["filenames"]:
-            return "No files found"
+            return "No files found" + notes
         more = "\n(Results are truncated; use a narrower pattern or path.)"
-        return "\n".join(output["filenames"]) + (more if output["truncated"] else "")
+        return "\n".join(output["filenames"]) + (more if output["truncated"] else "") + notes
 
 
 @dataclass(frozen=True)
@@ -125,7 +129,8 @@ class Grep(BuiltinTool[GrepInput]):
         "recently modified first; `content` shows matching lines as path:line:text, with -A/-B/-C "
         "context lines; `count` gives matching lines per file. -i ignores case; multiline lets "
         "the pattern and `.` span lines; head_limit keeps the first N entries. Binary files and "
-        "`.git` are skipped."
+        "`.git` are skipped, and so (counted in `skipped`) are `.hookline` and files a Read deny "
+        "rule covers."
     )
     input_model = GrepInput
     path_key = "path"
@@ -134,25 +139,29 @@ class Grep(BuiltinTool[GrepInput]):
 
     async def execute(self, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
         args = self.parse(tool_input)
-        root = search_root(args.path, ctx, want_dir=False)
-        hits = newest_first(list(_search(root, args, ctx)), lambda hit: hit.path)
+        root, skipped = search_root(args.path, ctx, want_dir=False), Skipped()
+        hits = newest_first(list(_search(root, args, ctx, skipped)), lambda hit: hit.path)
         output = {
             "mode": args.output_mode,
             "numFiles": len(hits),
             "filenames": [str(hit.path) for hit in hits],
         }
-        return output | _BY_MODE[args.output_mode](hits, args)
+        return output | _BY_MODE[args.output_mode](hits, args) | skipped.output()
 
     def render(self, output: Any) -> str:
-        files = output["numFiles"]
-        if not files:
-            return "No matches found"
-        if output["mode"] == "content":
-            return str(output["content"])
-        if output["mode"] == "count":
-            total = output["numMatches"]
-            return f"{output['content']}\n\nFound {total} matching lines across {_files(files)}."
-        return f"Found {_files(files)}\n" + "\n".join(output["filenames"])
+        return _render_hits(output) + skip_notes(output)
+
+
+def _render_hits(output: Any) -> str:
+    files = output["numFiles"]
+    if not files:
+        return "No matches found"
+    if output["mode"] == "content":
+        return str(output["content"])
+    if output["mode"] == "count":
+        total = output["numMatches"]
+        return f"{output['content']}\n\nFound {total} matching lines across {_files(files)}."
+    return f"Found {_files(files)}\n" + "\n".join(output["filenames"])
 
 
 def _files(count: int) -> str:
@@ -185,15 +194,14 @@ _BY_MODE: dict[str, Callable[[list[_Hit], GrepInput], dict[str, Any]]] = {
 }
 
 
-def _search(root: Path, args: GrepInput, ctx: ToolContext) -> Iterator[_Hit]:
+def _search(root: Path, args: GrepInput, ctx: ToolContext, skipped: Skipped) -> Iterator[_Hit]:
     flags = re.IGNORECASE if args.ignore_case else 0
     if args.multiline:
         flags |= re.MULTILINE | re.DOTALL
     regex = re.compile(args.pattern, flags)
     keep = glob_matcher(args.glob) if args.glob else None
-    for path, rel in walk_files(root, ctx):
-        if keep and not (keep(path.name) or keep(rel)):
-            continue
+    wanted = (lambda path, rel: keep(path.name) or keep(rel)) if keep else (lambda p, r: True)
+    for path, _ in walk_files(root, ctx, skipped, wanted=wanted):
         lines = _text_lines(path)
         if lines is None:
             continue

@@ -1,0 +1,168 @@
+"""The sandbox's way out: an HTTP proxy on a Unix socket that lets through only allowed domains.
+
+It serves ``CONNECT host:port`` (HTTPS and any other TCP) and plain HTTP in absolute form
+(``GET http://host/path``), one request per connection (``Connection: close`` is forced, so a
+second request cannot reach another host over the same link). Names are resolved here, on the
+host. A host that is not allowed gets ``403`` and a body that says which setting to change; a
+host that cannot be reached gets ``502``. It runs in daemon threads, one per connection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import socketserver
+import threading
+from collections.abc import Sequence
+from typing import Final
+from urllib.parse import urlsplit
+
+from hookline.permissions.sandbox import domain_allowed
+
+#: The most a request head may take before the proxy gives up on it.
+HEAD_LIMIT: Final = 64 * 1024
+CONNECT_TIMEOUT: Final = 10.0
+_DROPPED: Final = (b"proxy-connection", b"proxy-authorization", b"connection", b"keep-alive")
+
+
+class ProxyRefusal(Exception):
+    """A request the proxy answers itself: its status and the text it sends back."""
+
+    def __init__(self, status: str, text: str) -> None:
+        super().__init__(text)
+        self.status, self.text = status, text
+
+    def response(self) -> bytes:
+        body = f"hookline sandbox: {self.text}\n".encode()
+        head = f"HTTP/1.1 {self.status}\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        head += f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        return head.encode() + body
+
+
+class DomainProxy:
+    """The proxy, listening on the Unix socket ``path``, for ``allowed`` domains."""
+
+    def __init__(self, path: str, allowed: Sequence[str]) -> None:
+        self.path, self.allowed = path, tuple(allowed)
+        self._server = _Server(path, _Handler)
+        self._server.allowed = self.allowed
+        os.chmod(path, 0o600)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="hookline-sandbox-proxy", daemon=True
+        )
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def close(self) -> None:
+        """Stop accepting; connections already open end on their own."""
+        if self._thread.is_alive():
+            self._server.shutdown()
+        self._server.server_close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)
+
+
+class _Server(socketserver.ThreadingUnixStreamServer):
+    daemon_threads = True
+    allowed: tuple[str, ...] = ()
+
+
+class _Handler(socketserver.BaseRequestHandler):
+    server: _Server
+    request: socket.socket
+
+    def handle(self) -> None:
+        client = self.request
+        try:
+            head, rest = _read_head(client)
+            upstream, first = self._open(head)
+        except ProxyRefusal as refusal:
+            with contextlib.suppress(OSError):
+                client.sendall(refusal.response())
+            return
+        with upstream:
+            if first:
+                upstream.sendall(first + rest)
+            else:
+                client.sendall(b"HTTP/1.1 200 Connection Established\r\n\r\n")
+                upstream.sendall(rest)
+            relay(client, upstream)
+
+    def _open(self, head: bytes) -> tuple[socket.socket, bytes]:
+        """The upstream connection, and the request to send it (empty for CONNECT)."""
+        line, _, headers = head.partition(b"\r\n")
+        method, target, version = _request_line(line)
+        if method == "CONNECT":
+            host, port = _host_port(target, default=443)
+            return self._connect(host, port), b""
+        url = urlsplit(target)
+        if url.scheme != "http" or not url.hostname:
+            raise ProxyRefusal("400 Bad Request", f"not a proxy request: {line[:200]!r}")
+        upstream = self._connect(url.hostname, url.port or 80)
+        path = (url.path or "/") + (f"?{url.query}" if url.query else "")
+        request = f"{method} {path} {version}\r\n".encode() + _kept(headers)
+        return upstream, request + b"Connection: close\r\n\r\n"
+
+    def _connect(self, host: str, port: int) -> socket.socket:
+        if not domain_allowed(host, self.server.allowed):
+            why = f"{host} is not in sandbox.network.allowedDomains; add it there to reach it"
+            raise ProxyRefusal("403 Forbidden", why)
+        try:
+            return socket.create_connection((host, port), timeout=CONNECT_TIMEOUT)
+        except OSError as exc:
+            raise ProxyRefusal("502 Bad Gateway", f"cannot reach {host}:{port}: {exc}") from None
+
+
+def relay(one: socket.socket, other: socket.socket) -> None:
+    """Copy bytes both ways until both sides are done (each direction's end is passed on)."""
+    for sock in (one, other):
+        sock.settimeout(None)
+    back = threading.Thread(target=_copy, args=(other, one), daemon=True)
+    back.start()
+    _copy(one, other)
+    back.join()
+
+
+def _copy(source: socket.socket, target: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        while data := source.recv(65536):
+            target.sendall(data)
+    with contextlib.suppress(OSError):
+        target.shutdown(socket.SHUT_WR)
+
+
+def _read_head(client: socket.socket) -> tuple[bytes, bytes]:
+    """The request head (without its blank line) and whatever came after it."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = client.recv(65536)
+        if not chunk:
+            raise ProxyRefusal("400 Bad Request", "the request ended before its headers did")
+        data += chunk
+        if len(data) > HEAD_LIMIT:
+            raise ProxyRefusal("431 Request Header Fields Too Large", "request head too long")
+    head, _, rest = data.partition(b"\r\n\r\n")
+    return head, rest
+
+
+def _request_line(line: bytes) -> tuple[str, str, str]:
+    parts = line.decode("latin-1").split()
+    if len(parts) != 3 or not parts[2].startswith("HTTP/"):
+        raise ProxyRefusal("400 Bad Request", f"not an HTTP request line: {line[:200]!r}")
+    return parts[0].upper(), parts[1], parts[2]
+
+
+def _host_port(target: str, *, default: int) -> tuple[str, int]:
+    host, colon, port = target.rpartition(":")
+    if not colon or not port.isdigit():
+        host, port = target, str(default)
+    return host.strip("[]"), int(port)
+
+
+def _kept(headers: bytes) -> bytes:
+    """The headers to pass on: all but the hop-by-hop ones (``Connection: close`` is added)."""
+    lines = [line for line in headers.split(b"\r\n") if line]
+    kept = [ln for ln in lines if ln.partition(b":")[0].strip().lower() not in _DROPPED]
+    return b"".join(line + b"\r\n" for line in kept)

@@ -1,0 +1,95 @@
+"""What reading tools may see, and where file tools may not write unasked.
+
+- ``private_reason``: Read, Glob and Grep never reach ``.hookline`` (transcripts, the store, the
+  audit), on the path as given or on its real path; the permission layer denies them.
+- ``protected_write_reason``: Write, Edit and NotebookEdit into ``.claude``, ``.hookline`` or
+  ``.git`` (at any depth below a root, a symlink into one included) or ``~/.claude`` need an
+  explicit ask in every mode.
+- ``ReadFilter``: what Glob and Grep leave out of a folder walk, and count: files a Read deny
+  rule covers (on the given or the real path) and hookline's private state.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hookline.permissions.paths import PRIVATE, PROTECTED, absolute, protected_part
+
+if TYPE_CHECKING:
+    from hookline.permissions.policy import PermissionPolicy
+    from hookline.permissions.rules import PermissionRule
+
+#: The reading tools and the input field holding their path.
+READERS = {"Read": "file_path", "Glob": "path", "Grep": "path"}
+#: The file-writing tools and the input field holding their path.
+WRITERS = {"Write": "file_path", "Edit": "file_path", "NotebookEdit": "notebook_path"}
+
+
+def private_reason(
+    tool_name: str, tool_input: Mapping[str, Any], *, cwd: str, roots: Iterable[str]
+) -> str | None:
+    """Why a Read, Glob or Grep of hookline's private state is denied; None for any other call.
+
+    Glob and Grep without a ``path`` search ``cwd``, which is checked the same way."""
+    if tool_name not in READERS:
+        return None
+    path = tool_input.get(READERS[tool_name])
+    path = cwd if path is None and tool_name != "Read" else path
+    if not isinstance(path, str):
+        return None
+    found = _part(path, cwd, None, roots, (PRIVATE,))
+    if found is None:
+        return None
+    why = f"{tool_name} was refused: {found} holds hookline's private state (transcripts, the "
+    return why + "session store, the audit log), which no tool reads. Do not retry it."
+
+
+def protected_write_reason(
+    tool_name: str,
+    tool_input: Mapping[str, Any],
+    *,
+    cwd: str,
+    roots: Iterable[str],
+    home: str | None = None,
+) -> str | None:
+    """The protected folder a Write, Edit or NotebookEdit writes into (``<root>/.git``,
+    ``~/.claude``), on the path as given or its real path; None for any other call."""
+    path = tool_input.get(WRITERS.get(tool_name, ""))
+    if not isinstance(path, str):
+        return None
+    home = home or posixpath.expanduser("~")
+    found = _part(path, cwd, home, roots, PROTECTED)
+    return found or _part(path, cwd, home, (home,), (".claude",))
+
+
+def _part(
+    path: str, cwd: str, home: str | None, roots: Iterable[str], names: Iterable[str]
+) -> str | None:
+    try:
+        return protected_part(absolute(path, cwd, home), roots, names=names)
+    except ValueError:  # a NUL byte: no such file, and the tool refuses the path itself
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class ReadFilter:
+    """The Read deny rules a folder walk (Glob, Grep) applies to each file it would show."""
+
+    rules: tuple[PermissionRule, ...] = ()
+    cwd: str = "/"
+    home: str | None = None
+
+    @classmethod
+    def of(cls, policy: PermissionPolicy, *, cwd: str, home: str | None = None) -> ReadFilter:
+        """The policy's Read deny rules, and those of its dangerous tier."""
+        rules = [rule for rule, _ in policy.deny if rule.tool == "Read"]
+        rules += [d.rule for d in policy.dangerous if d.rule is not None and d.rule.tool == "Read"]
+        return cls(tuple(rules), cwd, home)
+
+    def hides(self, path: str) -> bool:
+        """Whether a Read deny rule covers absolute ``path`` (as given or its real path)."""
+        given = {"file_path": path}
+        return any(r.matches("Read", given, cwd=self.cwd, home=self.home) for r in self.rules)

@@ -1,0 +1,228 @@
+"""What reading tools may see: Read deny rules on real paths, skipped files counted, .hookline
+out of reach, protected writes; judged by what the tools return and what is on disk."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hookline import Agent, ScriptedModel
+from hookline.permissions import PermissionPolicy
+from hookline.permissions.rules import PermissionRule
+from hookline.permissions.visibility import ReadFilter, private_reason, protected_write_reason
+from hookline.tools.base import Tool, ToolContext, Workspace
+from hookline.tools.builtin import Glob, Grep, Read
+
+SECRET = "SENTINEL-SECRET-7f3a9c"
+TRANSCRIPT = "SENTINEL-TRANSCRIPT-51be"
+
+
+@pytest.fixture
+def jail(tmp_path: Path) -> Path:
+    """A project: .env with a secret, ordinary files, hookline's state, and links into both."""
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / ".env").write_text(f"API_KEY={SECRET}\n")
+    (root / "notes.txt").write_text("TODO: ship it\n")
+    (root / "src" / "app.py").write_text("# TODO: tests\n")
+    (root / "protected.txt").write_text("original\n")
+    (root / ".hookline" / "state").mkdir(parents=True)
+    (root / ".hookline" / "state" / "t.jsonl").write_text(f"{TRANSCRIPT} TODO\n")
+    (root / "env-link").symlink_to(root / ".env")
+    (root / "protected-link").symlink_to(root / "protected.txt")
+    (root / "state-link").symlink_to(root / ".hookline" / "state" / "t.jsonl")
+    return root
+
+
+def policy(*, deny: tuple[str, ...] = (), allow: tuple[str, ...] = ()) -> PermissionPolicy:
+    def rules(texts: tuple[str, ...]) -> tuple[tuple[PermissionRule, str], ...]:
+        return tuple((PermissionRule.parse(t), "test settings") for t in texts)
+
+    return PermissionPolicy(deny=rules(deny), allow=rules(allow))
+
+
+def context(root: Path, *deny: str) -> ToolContext:
+    rules = ReadFilter.of(policy(deny=deny), cwd=str(root))
+    return ToolContext(cwd=root, workspace=Workspace.of(root), read_filter=rules)
+
+
+def run(tool: Tool, raw: dict[str, Any], ctx: ToolContext) -> tuple[Any, str]:
+    output = asyncio.run(tool.execute(tool.prepare(raw, ctx), ctx))
+    return output, tool.render(output)
+
+
+def test_grep_with_a_glob_naming_a_denied_file_returns_nothing_and_says_it_skipped_it(
+    jail: Path,
+) -> None:
+    ctx = context(jail, "Read(./.env)")
+    output, text = run(
+        Grep(), {"pattern": "API_KEY", "glob": ".env", "output_mode": "content"}, ctx
+    )
+    assert SECRET not in str(output) and SECRET not in text
+    assert output["numFiles"] == 0 and output["skipped"] == 2  # .env and the .hookline folder
+    assert "2 files or folders were skipped: a Read deny rule covers them" in text
+    shutil.rmtree(jail / ".hookline")
+    output, text = run(Grep(), {"pattern": "API_KEY", "glob": ".env"}, ctx)
+    assert output["skipped"] == 1 and "1 file or folder was skipped" in text
+
+
+def test_grep_over_the_project_skips_denied_files_links_to_them_and_hooklines_state(
+    jail: Path,
+) -> None:
+    ctx = context(jail, "Read(./.env)")
+    output, text = run(Grep(), {"pattern": "SENTINEL|TODO", "output_mode": "content"}, ctx)
+    assert SECRET not in text and TRANSCRIPT not in text
+    # .env, env-link (its real path is .env), the .hookline folder, state-link (into it)
+    assert output["skipped"] == 4 and "4 files or folders were skipped" in text
+    assert f"{jail / 'notes.txt'}:1:TODO: ship it" in text  # ordinary files are still found
+    assert f"{jail / 'src' / 'app.py'}:1:# TODO: tests" in text
+
+
+def test_glob_does_not_list_denied_files_or_hooklines_state(jail: Path) -> None:
+    output, text = run(Glob(), {"pattern": "**/*"}, context(jail, "Read(./.env)"))
+    listed = {Path(name).name for name in output["filenames"]}
+    assert listed == {"notes.txt", "app.py", "protected.txt", "protected-link"}
+    assert output["skipped"] == 4 and "were skipped" in text
+
+
+def test_without_deny_rules_only_hooklines_state_is_skipped(jail: Path) -> None:
+    ctx = ToolContext(cwd=jail, workspace=Workspace.of(jail))
+    output, text = run(Grep(), {"pattern": "SENTINEL", "output_mode": "content"}, ctx)
+    assert SECRET in text and TRANSCRIPT not in text
+    assert output["skipped"] == 2  # the .hookline folder and the link into it
+
+
+def test_a_read_deny_rule_covers_a_symlink_to_the_file_and_a_folder_rule_covers_links_in(
+    jail: Path,
+) -> None:
+    rule = PermissionRule.parse("Read(./.env)")
+    assert rule.matches("Read", {"file_path": str(jail / "env-link")}, cwd=str(jail))
+    assert rule.matches("Grep", {"pattern": "x", "path": "env-link"}, cwd=str(jail))
+    assert not rule.matches("Read", {"file_path": str(jail / "notes.txt")}, cwd=str(jail))
+    (jail / "src" / "cfg").symlink_to(jail / ".env")
+    assert rule.matches("Read", {"file_path": "src/cfg"}, cwd=str(jail))
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("Read", {"file_path": ".hookline/state/t.jsonl"}),
+        ("Read", {"file_path": "state-link"}),
+        ("Grep", {"pattern": "x", "path": ".hookline"}),
+        ("Glob", {"pattern": "*", "path": ".hookline/state"}),
+        ("Read", {"file_path": "src/.hookline/x"}),
+    ],
+)
+def test_reading_hooklines_private_state_is_refused_with_a_reason(
+    jail: Path, tool: str, tool_input: dict[str, Any]
+) -> None:
+    reason = private_reason(tool, tool_input, cwd=str(jail), roots=(str(jail),))
+    assert reason is not None and "hookline's private state" in reason
+
+
+def test_ordinary_reads_and_other_tools_are_not_private(jail: Path) -> None:
+    where: dict[str, Any] = {"cwd": str(jail), "roots": (str(jail),)}
+    assert private_reason("Read", {"file_path": "notes.txt"}, **where) is None
+    assert private_reason("Grep", {"pattern": "x"}, **where) is None  # the project itself
+    assert private_reason("Write", {"file_path": ".hookline/x"}, **where) is None
+    assert private_reason("Read", {"file_path": "bad\0path"}, **where) is None
+
+
+def test_protected_writes_name_the_folder_on_the_given_or_the_real_path(
+    jail: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    (jail / ".git" / "hooks").mkdir(parents=True)
+    (jail / "hook-link").symlink_to(jail / ".git" / "hooks" / "pre-commit")
+    where: dict[str, Any] = {"cwd": str(jail), "roots": (str(jail),), "home": str(home)}
+
+    def folder(tool: str, path: str, key: str = "file_path") -> str | None:
+        return protected_write_reason(tool, {key: path, "content": "x"}, **where)
+
+    assert folder("Write", ".git/config") == str(jail / ".git")
+    assert folder("Write", "hook-link") == str(jail / ".git")
+    assert folder("Edit", "sub/deep/.claude/settings.json") == str(jail / "sub/deep/.claude")
+    assert folder("NotebookEdit", ".hookline/n.ipynb", "notebook_path") == str(jail / ".hookline")
+    assert folder("Write", "~/.claude/settings.json") == str(home / ".claude")
+    assert folder("Write", "notes.txt") is None
+    assert folder("Read", ".git/config") is None
+
+
+def test_a_symlink_loop_is_a_clear_error_or_skipped_never_an_exception(jail: Path) -> None:
+    (jail / "loop-a").symlink_to(jail / "loop-b")
+    (jail / "loop-b").symlink_to(jail / "loop-a")
+    ctx = context(jail, "Read(./.env)")
+    rule = PermissionRule.parse("Read(./.env)")
+    assert not rule.matches("Read", {"file_path": "loop-a"}, cwd=str(jail))
+    output, _ = run(Grep(), {"pattern": "TODO"}, ctx)
+    assert str(jail / "notes.txt") in output["filenames"]
+    with pytest.raises(Exception, match=r"loop-a|symbolic links") as raised:
+        run(Read(), {"file_path": "loop-a"}, ctx)
+    assert raised.type.__name__ == "ToolError"
+
+
+def test_a_folder_that_cannot_be_read_is_skipped_and_counted(
+    jail: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scandir = os.scandir
+
+    def refuse_src(path: Any) -> Any:
+        if str(path).endswith("src"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refuse_src)
+    output, text = run(Grep(), {"pattern": "TODO"}, context(jail))
+    assert output["unreadable"] == 1 and "Skipped 1 folder that could not be read" in text
+    assert output["filenames"] == [str(jail / "notes.txt")]
+
+
+# -- end to end: the agent, its permission policy and the real tools ------------------------------
+
+
+def call(agent: Agent, name: str, tool_input: dict[str, Any]) -> Any:
+    return asyncio.run(agent.call_tool(name, tool_input))
+
+
+def test_the_agent_never_shows_a_denied_file_and_still_reads_the_rest(jail: Path) -> None:
+    agent = Agent(ScriptedModel([]), cwd=jail, permissions=policy(deny=("Read(./.env)",)))
+    grep = call(agent, "Grep", {"pattern": "API_KEY", "glob": ".env", "output_mode": "content"})
+    everything = call(agent, "Grep", {"pattern": "SENTINEL|TODO", "output_mode": "content"})
+    link = call(agent, "Read", {"file_path": "env-link"})
+    notes = call(agent, "Read", {"file_path": "notes.txt"})
+    assert grep.status == "executed" and grep.output["skipped"] == 2
+    assert everything.status == "executed" and "TODO: ship it" in everything.content
+    assert link.status == "blocked" and "Read(./.env)" in (link.reason or "")
+    assert notes.status == "executed" and "TODO: ship it" in notes.content
+    for result in (grep, everything, link):
+        assert SECRET not in result.content and SECRET not in str(result.output)
+    assert TRANSCRIPT not in everything.content
+
+
+def test_the_agent_refuses_to_write_through_a_link_to_a_denied_file(jail: Path) -> None:
+    rules = policy(deny=("Edit(./protected.txt)",), allow=("Write",))
+    agent = Agent(ScriptedModel([]), cwd=jail, permissions=rules)
+    result = call(agent, "Write", {"file_path": "protected-link", "content": "pwned\n"})
+    assert result.status == "blocked" and "Edit(./protected.txt)" in (result.reason or "")
+    assert (jail / "protected.txt").read_text() == "original\n"
+    control = call(agent, "Write", {"file_path": "fresh.txt", "content": "ok\n"})
+    assert control.status == "executed" and (jail / "fresh.txt").read_text() == "ok\n"
+
+
+def test_the_agent_refuses_to_read_hooklines_state(jail: Path) -> None:
+    agent = Agent(ScriptedModel([]), cwd=jail, permissions=PermissionPolicy())
+    for name, tool_input in (
+        ("Read", {"file_path": ".hookline/state/t.jsonl"}),
+        ("Read", {"file_path": "state-link"}),
+        ("Grep", {"pattern": "SENTINEL", "path": ".hookline"}),
+        ("Glob", {"pattern": "**/*", "path": ".hookline"}),
+    ):
+        result = call(agent, name, tool_input)
+        assert result.status == "blocked", (name, tool_input)
+        assert "hookline's private state" in (result.reason or "")
+        assert TRANSCRIPT not in result.content
