@@ -180,11 +180,14 @@ class _Reader:
         else:
             # A final new line changes nothing Bash does, and spares tree-sitter's grammar a
             # slow path at the end of input (a three-part pipeline took 100x longer without it).
-            source = line.encode() + b"\n"
-            root = _parse(source)
+            source = line.encode(errors="surrogatepass") + b"\n"
+            try:
+                root = _parse(source)
+            except ImportError as exc:
+                self.unknown.append(str(exc))
+                return
             if root is None:
-                why = f"it is too complex to read within {PARSE_BUDGET:g} s"
-                self.unknown.append(why)
+                self.unknown.append(f"it is too complex to read within {PARSE_BUDGET:g} s")
                 return
             if root.has_error:
                 self.unknown.append(f"it does not parse as Bash: {_error_near(root, source)}")
@@ -463,9 +466,8 @@ def _new_parser() -> Parser:
     try:
         import tree_sitter_bash
         from tree_sitter import Language, Parser
-    except ImportError as exc:  # a broken install: say what to do, never allow blindly
+    except ImportError as exc:  # a broken install: every line is unknowable, and says why
         raise ImportError(
-            f"hookline reads Bash with tree-sitter, which is missing ({exc}): "
-            "pip install --force-reinstall hookline"
+            f"the Bash parser is not installed ({exc}; fix: pip install tree-sitter-bash)"
         ) from exc
     return Parser(Language(tree_sitter_bash.language()))
