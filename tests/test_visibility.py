@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -64,11 +63,9 @@ def test_grep_with_a_glob_naming_a_denied_file_returns_nothing_and_says_it_skipp
         Grep(), {"pattern": "API_KEY", "glob": ".env", "output_mode": "content"}, ctx
     )
     assert SECRET not in str(output) and SECRET not in text
-    assert output["numFiles"] == 0 and output["skipped"] == 2  # .env and the .hookline folder
-    assert "2 files or folders were skipped: a Read deny rule covers them" in text
-    shutil.rmtree(jail / ".hookline")
-    output, text = run(Grep(), {"pattern": "API_KEY", "glob": ".env"}, ctx)
-    assert output["skipped"] == 1 and "1 file or folder was skipped" in text
+    # .env is counted; the .hookline folder is left out without a note, as .git is
+    assert output["numFiles"] == 0 and output["skipped"] == 1
+    assert "1 file or folder was skipped: a Read deny rule covers them" in text
 
 
 def test_grep_over_the_project_skips_denied_files_links_to_them_and_hooklines_state(
@@ -77,8 +74,8 @@ def test_grep_over_the_project_skips_denied_files_links_to_them_and_hooklines_st
     ctx = context(jail, "Read(./.env)")
     output, text = run(Grep(), {"pattern": "SENTINEL|TODO", "output_mode": "content"}, ctx)
     assert SECRET not in text and TRANSCRIPT not in text
-    # .env, env-link (its real path is .env), the .hookline folder, state-link (into it)
-    assert output["skipped"] == 4 and "4 files or folders were skipped" in text
+    # .env, env-link (its real path is .env), state-link (into .hookline); .hookline is silent
+    assert output["skipped"] == 3 and "3 files or folders were skipped" in text
     assert f"{jail / 'notes.txt'}:1:TODO: ship it" in text  # ordinary files are still found
     assert f"{jail / 'src' / 'app.py'}:1:# TODO: tests" in text
 
@@ -87,14 +84,14 @@ def test_glob_does_not_list_denied_files_or_hooklines_state(jail: Path) -> None:
     output, text = run(Glob(), {"pattern": "**/*"}, context(jail, "Read(./.env)"))
     listed = {Path(name).name for name in output["filenames"]}
     assert listed == {"notes.txt", "app.py", "protected.txt", "protected-link"}
-    assert output["skipped"] == 4 and "were skipped" in text
+    assert output["skipped"] == 3 and "were skipped" in text
 
 
 def test_without_deny_rules_only_hooklines_state_is_skipped(jail: Path) -> None:
     ctx = ToolContext(cwd=jail, workspace=Workspace.of(jail))
     output, text = run(Grep(), {"pattern": "SENTINEL", "output_mode": "content"}, ctx)
     assert SECRET in text and TRANSCRIPT not in text
-    assert output["skipped"] == 2  # the .hookline folder and the link into it
+    assert output["skipped"] == 1  # the link into .hookline; its own folder is left out silently
 
 
 def test_a_read_deny_rule_covers_a_symlink_to_the_file_and_a_folder_rule_covers_links_in(
@@ -195,7 +192,7 @@ def test_the_agent_never_shows_a_denied_file_and_still_reads_the_rest(jail: Path
     everything = call(agent, "Grep", {"pattern": "SENTINEL|TODO", "output_mode": "content"})
     link = call(agent, "Read", {"file_path": "env-link"})
     notes = call(agent, "Read", {"file_path": "notes.txt"})
-    assert grep.status == "executed" and grep.output["skipped"] == 2
+    assert grep.status == "executed" and grep.output["skipped"] == 1
     assert everything.status == "executed" and "TODO: ship it" in everything.content
     assert link.status == "blocked" and "Read(./.env)" in (link.reason or "")
     assert notes.status == "executed" and "TODO: ship it" in notes.content

@@ -1,7 +1,7 @@
 """``hookline hooks``: see, check and try the hooks a run would have, from every layer.
 
     hookline hooks list [--json]        every hook, with the settings file or Python file it is from
-    hookline hooks table                the seed lesson's hook table, as Markdown
+    hookline hooks table                a hook table, as Markdown
     hookline hooks validate [--json]    a lint of them all; exit 1 when it finds an error
     hookline hooks test --tool Bash --input '{"command": "git push --force"}'
     hookline hooks test - < event.json  run the matching hooks for real; print what each did
@@ -115,7 +115,7 @@ def list_hooks(
 @hooks.command()
 @_loading
 def table(cwd: str, settings: tuple[str, ...], hook_files: tuple[str, ...]) -> None:
-    """The hooks as the seed lesson's hook table (Markdown): one row per hook."""
+    """The hooks as a hook table (Markdown): one row per hook."""
     registry, found = load_hooks(cwd, settings=settings, hook_files=hook_files)
     _warn(found.warnings)
     click.echo(_markdown(rows(registry), Path(cwd)))

@@ -108,7 +108,7 @@ cli.add_command(sessions)
 
 @cli.command()
 def demo() -> None:
-    """The seed lesson's four scenarios, offline, in a temporary workspace."""
+    """Four scenarios, offline, in a temporary workspace."""
     ledgers = asyncio.run(run_demo(say))
     say("note", f"{len(ledgers.executed)} calls ran, {len(ledgers.blocked)} were refused.")
 

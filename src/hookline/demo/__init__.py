@@ -1,4 +1,4 @@
-"""``hookline demo``: the seed lesson's four scenarios, offline, in a throwaway workspace."""
+"""``hookline demo``: four scenarios, offline, in a throwaway workspace."""
 
 from hookline.demo.scenarios import run_demo
 

@@ -42,7 +42,7 @@ def normalise_path(event: PreToolUse) -> Decision | None:
 
 @dataclass
 class Ledgers:
-    """The two ledgers of the seed: calls that ran, and calls that were refused."""
+    """The two ledgers: calls that ran, and calls that were refused."""
 
     say: Say
     executed: list[dict[str, Any]] = field(default_factory=list)

@@ -1,4 +1,4 @@
-"""The four scenarios of the seed lesson, run for real on a temporary workspace."""
+"""Four scenarios, run for real on a temporary workspace."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ PACKAGE = {"name": "first-agent", "version": "0.1.0", "private": True}
 
 @tool
 def read_file(path: str, ctx: ToolContext) -> str:
-    """Read a text file of the workspace, by a path relative to it (the seed's own tool)."""
+    """Read a text file of the workspace, by a path relative to it (the demo's own tool)."""
     return ctx.workspace.check(str(ctx.cwd / path)).read_text(encoding="utf-8")
 
 

@@ -1,4 +1,4 @@
-"""The seed's rule-based mock model: a prompt pattern becomes a tool call, a tool result a summary.
+"""A rule-based offline model: a prompt pattern becomes a tool call, a tool result a summary.
 
 It lets the demo and ``hookline run`` work with no API key: "read FILE" calls Read, "run CMD"
 calls Bash (also in Chinese: 读文件 / 执行命令), and after a tool result it says what came back.

@@ -14,8 +14,9 @@ if TYPE_CHECKING:
 
 @dataclass
 class Skipped:
-    """Counts of what a walk left out: by a Read deny rule, as hookline's private state
-    (``.hookline``), or because a folder could not be read (a loop, no permission)."""
+    """Counts of what a walk left out: by a Read deny rule, a link into hookline's private state
+    (``.hookline``, whose own folders are left out silently, as ``.git`` is), or because a
+    folder could not be read (a loop, no permission)."""
 
     denied: int = 0
     private: int = 0
@@ -26,8 +27,7 @@ class Skipped:
         if folder.is_symlink():
             return True  # os.walk never goes through a link: nothing there is shown
         if folder.name == PRIVATE:
-            self.private += 1
-            return False
+            return False  # hookline's own state: never shown, and not worth a note each search
         return self._allowed(folder, ctx)
 
     def keeps_file(self, path: Path, ctx: ToolContext) -> bool:
