@@ -20,8 +20,8 @@ from typing import Any
 
 import benchkit  # beside this script; puts ../src on sys.path when needed
 from benchkit import p90
-from hookline.permissions.sandbox import HARDENING, NAMESPACES, SandboxConfig
-from hookline.permissions.sandbox_run import Sandbox
+from hookline.permissions.sandbox.config import HARDENING, NAMESPACES, SandboxConfig
+from hookline.permissions.sandbox.run import Sandbox
 from hookline.process import run_process
 from hookline.tools.base import ToolContext, Workspace
 from hookline.tools.builtin import Bash

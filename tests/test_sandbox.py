@@ -28,8 +28,8 @@ from hookline import Agent, HookEngine, HookRegistry, PreToolUse, ScriptedModel
 from hookline.errors import ToolError
 from hookline.events import Scope
 from hookline.hooks.settings import Layer, load_settings
-from hookline.permissions.sandbox import SandboxConfig, domain_allowed
-from hookline.permissions.sandbox_run import Sandbox, bwrap_argv
+from hookline.permissions.sandbox.config import SandboxConfig, domain_allowed
+from hookline.permissions.sandbox.run import Sandbox, bwrap_argv
 from hookline.tools.base import ToolContext, Workspace
 from hookline.tools.builtin import Bash
 
@@ -333,7 +333,7 @@ def test_connect_tunnels_reach_allowed_domains_only(ws: Path, server: int) -> No
 HARNESS = """
 import asyncio, sys
 from hookline.permissions.sandbox import SandboxConfig
-from hookline.permissions.sandbox_run import Sandbox
+from hookline.permissions.sandbox.run import Sandbox
 from hookline.tools.base import ToolContext, Workspace
 from hookline.tools.builtin import Bash
 ws = sys.argv[1]
@@ -498,7 +498,7 @@ def test_a_hook_whose_sandbox_flag_is_not_a_boolean_is_a_warning(ws: Path) -> No
     assert [w.key for w in settings.warnings] == ["hooks.PreToolUse[0].hooks[0].sandbox"]
 
 
-FORWARDER = Path(__file__).parents[1] / "src" / "hookline" / "permissions" / "sandbox_forward.py"
+FORWARDER = Path(__file__).parents[1] / "src/hookline/permissions/sandbox/forward.py"
 
 
 @pytest.mark.parametrize(("script", "code"), [("exit 7", 7), ("kill -TERM $$", 128 + 15)])

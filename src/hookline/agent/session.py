@@ -15,7 +15,7 @@ from hookline.agent.transcript import Transcript
 from hookline.errors import ConfigError
 from hookline.events import Scope
 from hookline.hooks.session_env import env_dir
-from hookline.permissions.sandbox_run import Sandbox
+from hookline.permissions.sandbox.run import Sandbox
 from hookline.tools.base import ToolContext, ToolResult, Workspace
 
 #: The project's state folder (transcripts, and later the session store), under its cwd.

@@ -37,7 +37,7 @@ from hookline.protocol import decision_from_output
 
 if TYPE_CHECKING:
     from hookline.events import HookEvent
-    from hookline.permissions.sandbox_run import Sandbox
+    from hookline.permissions.sandbox.run import Sandbox
 
 #: Events where plain stdout on exit 0 becomes context for the model.
 _STDOUT_IS_CONTEXT = frozenset({"UserPromptSubmit", "SessionStart"})

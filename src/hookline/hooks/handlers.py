@@ -28,7 +28,7 @@ from hookline.permissions.rules import if_
 if TYPE_CHECKING:
     from hookline.decisions import Decision
     from hookline.events import HookEvent
-    from hookline.permissions.sandbox_run import Sandbox
+    from hookline.permissions.sandbox.run import Sandbox
 _FIX: Final = 'write {"type": "command", "command": "..."}'
 #: Handler types hookline runs, and Claude Code's types it does not run yet.
 KNOWN_TYPES: Final = ("command", "http", "python")

@@ -2,7 +2,7 @@
 
 ``load_hooks`` loads every layer the way a run does (settings files, then ``--hooks`` files) and
 ``rows`` describes each registered hook: its event and matcher, what runs, what it checks, the
-decisions it can return, and what its failure means. A hook table (``hookline hooks table``) is these rows.
+decisions it can return, and what its failure means: the rows of ``hookline hooks table``.
 Nothing is printed here.
 """
 

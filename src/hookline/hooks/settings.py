@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from hookline.hooks.handlers import Options
     from hookline.hooks.registry import HookRegistry
     from hookline.hooks.runners import HookRunner
-    from hookline.permissions.sandbox_run import Sandbox
+    from hookline.permissions.sandbox.run import Sandbox
 
 T = TypeVar("T")
 StrPath = str | os.PathLike[str]
@@ -173,7 +173,7 @@ def _hook_sandbox(layers: Sequence[Layer], project_dir: str) -> Sandbox:
     workspace root writable (only the temp folder and ``allowWrite``). Nothing starts until
     such a hook runs."""
     from hookline.permissions.sandbox import SandboxConfig  # permissions reads these settings
-    from hookline.permissions.sandbox_run import Sandbox
+    from hookline.permissions.sandbox.run import Sandbox
 
     return Sandbox(SandboxConfig.from_settings(layers, project_dir=project_dir)[0], roots=())
 

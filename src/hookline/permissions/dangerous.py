@@ -36,9 +36,9 @@ from typing import Any
 
 from hookline.permissions import targets
 from hookline.permissions.bash import Analysis, Command, analyze
-from hookline.permissions.programs import SHELLS
+from hookline.permissions.bash.programs import SHELLS
+from hookline.permissions.bash.words import Word
 from hookline.permissions.rules import PermissionRule
-from hookline.permissions.words import Word
 
 #: Top-level folders whose loss wrecks a machine (Linux and macOS).
 SYSTEM_FOLDERS = ("/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64",

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from hookline.permissions import paths, targets
+from hookline.permissions.bash.words import Word
 from hookline.permissions.readonly import HARMLESS_TARGETS, PROGRAMS, why_command_not_read_only
-from hookline.permissions.words import Word
 
 if TYPE_CHECKING:
     from hookline.permissions.bash import Analysis, Command

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from hookline.permissions.bash import Analysis, Command
-    from hookline.permissions.words import Word
+    from hookline.permissions.bash.words import Word
 
 Check = Callable[[list[str]], "str | None"]
 #: Write redirect targets that change no file.

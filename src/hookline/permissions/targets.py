@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from hookline.permissions.bash import Command
-    from hookline.permissions.words import Word
+    from hookline.permissions.bash.words import Word
 
 #: Matches one glob may have before it counts as unprovable.
 MAX_MATCHES = 10_000

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from hookline.errors import ConfigError, ToolInputError
 
 if TYPE_CHECKING:
-    from hookline.permissions.sandbox_run import Sandbox
+    from hookline.permissions.sandbox.run import Sandbox
     from hookline.permissions.visibility import ReadFilter
 
 ToolStatus = Literal["executed", "failed", "blocked", "deferred"]
@@ -102,7 +102,7 @@ class ToolContext:
     env: Mapping[str, str] = field(default_factory=dict)
     #: Shell files hooks wrote for the session (``CLAUDE_ENV_FILE``); Bash sources them first.
     env_dir: Path | None = None
-    #: The OS sandbox Bash commands run in (``hookline.permissions.sandbox_run``); None: none.
+    #: The OS sandbox Bash commands run in (``hookline.permissions.sandbox.run``); None: none.
     sandbox: Sandbox | None = None
     #: The Read deny rules Glob and Grep apply to each file of a folder; None: no rules.
     read_filter: ReadFilter | None = None

@@ -14,9 +14,9 @@ What a sandboxed command sees (later mounts win over earlier ones):
 4. hidden: ``denyRead`` (an empty read-only tmpfs over a folder, ``/dev/null`` over a file).
 
 Every path is bound at its real path (symlinks resolved); paths that do not exist are skipped.
-With ``allowedDomains``, the command runs under ``sandbox_forward.py``, which listens on
+With ``allowedDomains``, the command runs under ``forward.py``, which listens on
 127.0.0.1:3128 inside and passes each connection to the proxy's Unix socket on the host
-(``sandbox_proxy``); ``HTTP(S)_PROXY`` and ``ALL_PROXY`` point there.
+(``proxy``); ``HTTP(S)_PROXY`` and ``ALL_PROXY`` point there.
 """
 
 from __future__ import annotations
@@ -32,17 +32,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from hookline.errors import ToolError
-from hookline.permissions.sandbox import HARDENING, NAMESPACES
-from hookline.permissions.sandbox_proxy import DomainProxy
+from hookline.permissions.sandbox.config import HARDENING, NAMESPACES
+from hookline.permissions.sandbox.proxy import DomainProxy
 
 if TYPE_CHECKING:
-    from hookline.permissions.sandbox import SandboxConfig
+    from hookline.permissions.sandbox.config import SandboxConfig
 
 #: Inside each workspace root: never writable from the sandbox.
 PROTECTED: Final = (".claude", ".hookline", ".git/hooks", ".git/config")
 #: Where the forwarder listens inside the sandbox's own loopback.
 PROXY_PORT: Final = 3128
-_FORWARDER: Final = str(Path(__file__).with_name("sandbox_forward.py"))
+_FORWARDER: Final = str(Path(__file__).with_name("forward.py"))
 _PROXY_VARS: Final = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY")
 _BASE: Final = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
 

@@ -1,7 +1,7 @@
 """Inside the sandbox: listen on 127.0.0.1:PORT, pass each connection to the proxy's socket,
 and run the command; exit as it exits.
 
-    python -I -S sandbox_forward.py SOCKET PORT -- COMMAND [ARG...]
+    python -I -S forward.py SOCKET PORT -- COMMAND [ARG...]
 
 Run by path, with only the interpreter's built-in modules (``_socket``, ``_thread``, ``os``):
 it starts in about half the time ``import socket, threading, subprocess`` takes, and without
@@ -23,7 +23,7 @@ _CHUNK = 65536
 
 def main(argv: list[str]) -> int:
     if len(argv) < 5 or argv[3] != "--":
-        print("usage: sandbox_forward.py SOCKET PORT -- COMMAND [ARG...]", file=sys.stderr)
+        print("usage: forward.py SOCKET PORT -- COMMAND [ARG...]", file=sys.stderr)
         return 2
     path, port, command = argv[1], int(argv[2]), argv[4:]
     listener = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
@@ -43,7 +43,9 @@ def _exec(command: list[str]) -> None:
     try:
         os.execvp(command[0], command)
     except OSError as exc:
-        print(f"sandbox_forward: cannot run {command[0]}: {exc.strerror}", file=sys.stderr)
+        print(
+            f"hookline sandbox forwarder: cannot run {command[0]}: {exc.strerror}", file=sys.stderr
+        )
     os._exit(127)
 
 

@@ -1,153 +1,39 @@
-"""Bash lines read as Bash reads them: every command that will run, and what cannot be known.
+"""The walk over a parsed Bash line that finds every command it will run.
 
-``analyze(line)`` parses the line with tree-sitter's Bash grammar and finds every command in it:
-in lists, pipelines, subshells, groups, ``if``/``while``/``until``/``for``/``case``, function
-bodies, and inside ``$(...)``, backticks and ``<(...)`` wherever they stand (arguments,
-assignments, redirect targets, here-strings, here-document bodies). Each command's name is
-normalised as Bash would run it (quotes and backslashes removed, braces expanded, ``/usr/bin/x``
-and ``./x`` read as ``x``); wrappers (``env``, ``sudo``, ``timeout``, ``xargs``, ``find -exec``,
-...) are unwrapped into the commands they run (``hookline.permissions.programs``), and code
-strings (``bash -c``, ``eval``, a here-document fed to a shell) are parsed in turn.
-
-What cannot be known statically is said, not guessed: a variable or substitution as a command
-name, ``eval`` of a non-literal, data piped into a shell or interpreter, an assignment to
-``PATH`` or ``LD_PRELOAD``, a line that does not parse. ``Analysis.unknown`` lists why; the
-permission layer treats such a line as matching every deny rule and no allow rule.
-
-Nothing is run or expanded against the environment: ``$HOME`` is read as ``~``, other
-variables as unknown words. Results are cached per line.
+``Reader.read_line`` parses a line and walks its tree: a ``command`` node becomes a ``Command``
+(words read by ``words``, wrappers and code strings by ``programs``), pipelines and redirects
+set what each command reads on stdin, substitutions are walked wherever they stand, and code
+strings are read again, one level deeper. What cannot be known is added to ``unknown``.
 """
 
 from __future__ import annotations
 
 import posixpath
-import threading
-import time
 from collections import deque
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from hookline.permissions import programs
-from hookline.permissions.words import Word, brace_expand, node_text, word_of
+from hookline.permissions.bash import programs
+from hookline.permissions.bash.grammar import PARSE_BUDGET, parse
+from hookline.permissions.bash.parts import Command, Redirect
+from hookline.permissions.bash.words import MAX_EXPANSIONS, Word, brace_expand, node_text, word_of
 
 if TYPE_CHECKING:
-    from tree_sitter import Node, Parser
+    from tree_sitter import Node
 
 #: Lines longer than this are not parsed: they cannot be known.
 MAX_LENGTH = 100_000
-#: Seconds tree-sitter may take over one line before it counts as unknowable.
-PARSE_BUDGET = 0.25
 #: Code strings inside code strings (``bash -c "sh -c '...'"``) are read this deep.
 MAX_DEPTH = 6
 #: Wrappers around one command (``sudo env nice ...``) read before the line counts as unknown.
 MAX_WRAPPERS = 32
-#: Words one brace expansion may produce before the line counts as unknowable.
-MAX_EXPANSIONS = programs.MAX_EXPANSIONS
 
-_local = threading.local()
-_WRITES = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&", "&>|"})
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 _SKIP = frozenset({"comment", "heredoc_start", "heredoc_end"})
 
 
 @dataclass(frozen=True, slots=True)
-class Redirect:
-    """One redirection: its operator, its target (None for a here-document) and its fd."""
-
-    op: str
-    target: Word | None = None
-    fd: str = ""
-
-    @property
-    def writes(self) -> bool:
-        """Whether it writes a file (``2>&1`` and ``>&-`` only duplicate or close fds)."""
-        if self.op not in _WRITES or self.target is None:
-            return False
-        value = self.target.value
-        return not (
-            self.op in (">&", "<&") and value is not None and (value.isdigit() or value == "-")
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class Command:
-    """One command that will run, as Bash runs it."""
-
-    #: The program or builtin, normalised (``"rm"`` for ``/bin/rm``); None when unknowable.
-    name: str | None
-    args: tuple[Word, ...] = ()
-    redirects: tuple[Redirect, ...] = ()
-    #: The wrappers and shells it runs under, outermost first (``("sudo", "bash -c")``).
-    via: tuple[str, ...] = ()
-    #: A wrapper: what it runs is the next command in ``Analysis.commands``.
-    wrapper: bool = False
-    #: A wrapper that only changes how the next command runs (``timeout``, ``nice``): allow
-    #: rules and the read-only tier look through it.
-    transparent: bool = False
-    #: The folder it runs in, relative to the session's: ``""`` for the session's own, a path
-    #: after a literal ``cd``, None when a ``cd`` went somewhere unknowable.
-    cwd: str | None = ""
-    #: The name as written when it named a file (``/usr/bin/rm``, ``./run.sh``).
-    path: str = ""
-    #: More arguments arrive at run time (``xargs``, ``find -exec ... {} +``).
-    more_args: bool = False
-    #: Variables assigned for it alone (``NODE_ENV=test npm test``).
-    env: tuple[str, ...] = ()
-
-    @property
-    def words(self) -> tuple[str | None, ...]:
-        return (self.name, *(arg.value for arg in self.args))
-
-    @property
-    def text(self) -> str:
-        """Name and arguments on one line; a word unknown until run time shows as ``\\0``."""
-        return " ".join("\0" if w is None else w for w in self.words)
-
-    @property
-    def written(self) -> str:
-        """``text`` with the program as written: ``./echo hi`` is not the builtin ``echo``."""
-        return self.path + self.text[len(self.name or "") :] if self.path else self.text
-
-    @property
-    def writes(self) -> tuple[Redirect, ...]:
-        return tuple(r for r in self.redirects if r.writes)
-
-
-@dataclass(frozen=True, slots=True)
-class Analysis:
-    """Every command a line will run, and why what runs cannot be known (empty if it can)."""
-
-    commands: tuple[Command, ...]
-    unknown: tuple[str, ...] = ()
-    #: How many ``$(...)``, backticks, ``<(...)`` and ``>(...)`` the line holds.
-    substitutions: int = 0
-    #: Functions of the line that call themselves (``:(){ :|:& };:``, a fork bomb).
-    recursive: tuple[str, ...] = ()
-
-    @property
-    def known(self) -> bool:
-        return not self.unknown
-
-
-@lru_cache(maxsize=2048)
-def analyze(line: str) -> Analysis:
-    """Every command ``line`` will run; cached, as a policy asks about the same line often."""
-    reader = _Reader()
-    try:
-        reader.read_line(line, _Context())
-        if "\\\n" in line:  # a continuation inside a word (`tou\⏎ch`): read it joined too
-            reader.cwd = ""
-            reader.read_line(line.replace("\\\n", ""), _Context())
-    except RecursionError:
-        reader.unknown.append("it nests too deep to read")
-    unknown = tuple(dict.fromkeys(reader.unknown))
-    recursive = tuple(sorted(reader.recursive))
-    return Analysis(tuple(reader.commands), unknown, reader.substitutions, recursive)
-
-
-@dataclass(frozen=True, slots=True)
-class _Context:
+class Context:
     """What surrounds a command: redirects around it, its stdin, and what it runs under."""
 
     redirects: tuple[Redirect, ...] = ()
@@ -160,7 +46,7 @@ class _Context:
 
 
 @dataclass
-class _Reader:
+class Reader:
     commands: list[Command] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
     substitutions: int = 0
@@ -170,7 +56,7 @@ class _Reader:
     sources: list[bytes] = field(default_factory=list)
     cwd: str | None = ""
 
-    def read_line(self, line: str, ctx: _Context) -> None:
+    def read_line(self, line: str, ctx: Context) -> None:
         if ctx.depth > MAX_DEPTH:
             self.unknown.append(f"code strings are nested more than {MAX_DEPTH} deep")
         elif len(line) > MAX_LENGTH:
@@ -182,7 +68,7 @@ class _Reader:
             # slow path at the end of input (a three-part pipeline took 100x longer without it).
             source = line.encode(errors="surrogatepass") + b"\n"
             try:
-                root = _parse(source)
+                root = parse(source)
             except ImportError as exc:
                 self.unknown.append(str(exc))
                 return
@@ -199,7 +85,7 @@ class _Reader:
             finally:
                 self.sources.pop()
 
-    def walk(self, node: Node, ctx: _Context) -> None:
+    def walk(self, node: Node, ctx: Context) -> None:
         kind = node.type
         if kind == "command":
             self.command(node, ctx)
@@ -209,40 +95,40 @@ class _Reader:
             self.redirected(node, ctx)
         elif kind in _SUBSTITUTIONS:
             self.substitutions += 1
-            self.children(node, _Context(via=ctx.via, depth=ctx.depth))
+            self.children(node, Context(via=ctx.via, depth=ctx.depth))
         elif kind == "function_definition":
             names = node.children_by_field_name("name")
             label = node_text(names[0], self.sources[-1]) if names else ""
-            self.children(node, _Context(ctx.redirects, ctx.stdin, (*ctx.via, label), ctx.depth))
+            self.children(node, Context(ctx.redirects, ctx.stdin, (*ctx.via, label), ctx.depth))
         elif kind in ("variable_assignment", "declaration_command", "unset_command"):
             self.assignment(node, ctx)
         else:
             self.children(node, ctx)
 
-    def children(self, node: Node, ctx: _Context) -> None:
+    def children(self, node: Node, ctx: Context) -> None:
         for child in node.named_children:
             if child.type not in _SKIP:
                 self.walk(child, ctx)
 
-    def pipeline(self, node: Node, ctx: _Context) -> None:
+    def pipeline(self, node: Node, ctx: Context) -> None:
         for index, part in enumerate(node.named_children):
             stdin = ctx.stdin if index == 0 else "pipe"
-            self.walk(part, _Context(ctx.redirects, stdin, ctx.via, ctx.depth, index > 0))
+            self.walk(part, Context(ctx.redirects, stdin, ctx.via, ctx.depth, index > 0))
 
-    def redirected(self, node: Node, ctx: _Context) -> None:
+    def redirected(self, node: Node, ctx: Context) -> None:
         redirects, stdin = list(ctx.redirects), ctx.stdin
         for child in node.children_by_field_name("redirect"):
             redirect, text = self.redirect(child, ctx)
             redirects.append(redirect)
             stdin = _stdin(redirect, text, stdin)
-        inner = _Context(tuple(redirects), stdin, ctx.via, ctx.depth, ctx.piped)
+        inner = Context(tuple(redirects), stdin, ctx.via, ctx.depth, ctx.piped)
         bodies = node.children_by_field_name("body")
         for body in bodies:
             self.walk(body, inner)
         if not bodies:  # `> file` alone: it truncates the file, as `: > file` does
             self.commands.append(Command(":", (), inner.redirects, ctx.via, cwd=self.cwd))
 
-    def redirect(self, node: Node, ctx: _Context) -> tuple[Redirect, str | None]:
+    def redirect(self, node: Node, ctx: Context) -> tuple[Redirect, str | None]:
         """The redirect, and the text it feeds as stdin (None if not literal)."""
         fd = next(
             (node_text(c, self.sources[-1]) for c in node.children if c.type == "file_descriptor"),
@@ -251,9 +137,9 @@ class _Reader:
         op = next(c.type for c in node.children if not c.is_named)
         for child in node.named_children:  # substitutions in targets; `| sh` after a heredoc
             if child.type in ("pipeline", "command", "list", "redirected_statement"):
-                self.walk(child, _Context(via=ctx.via, depth=ctx.depth, stdin="pipe", piped=True))
+                self.walk(child, Context(via=ctx.via, depth=ctx.depth, stdin="pipe", piped=True))
             elif child.type not in ("file_descriptor", "heredoc_start", "heredoc_end"):
-                self.walk(child, _Context(via=ctx.via, depth=ctx.depth))
+                self.walk(child, Context(via=ctx.via, depth=ctx.depth))
         if node.type == "heredoc_redirect":
             return Redirect(op, None, fd), _heredoc_text(node, self.sources[-1])
         targets = node.children_by_field_name("destination") or [
@@ -263,13 +149,13 @@ class _Reader:
         text = target.value if node.type == "herestring_redirect" and target else None
         return Redirect(op, target, fd), (None if text is None else text + "\n")
 
-    def assignment(self, node: Node, ctx: _Context) -> None:
+    def assignment(self, node: Node, ctx: Context) -> None:
         for name in _assigned_names(node, self.sources[-1]):
             if programs.changes_what_runs(name):
                 self.unknown.append(f"it sets {name}, which changes what the next commands run")
         self.children(node, ctx)
 
-    def command(self, node: Node, ctx: _Context) -> None:
+    def command(self, node: Node, ctx: Context) -> None:
         words: list[Word] = []
         names = [
             n.named_children[0] for n in node.children_by_field_name("name") if n.named_children
@@ -290,10 +176,10 @@ class _Reader:
             elif child.type == "variable_assignment":
                 self.assignment(child, ctx)
             elif child.type != "command_name":
-                self.walk(child, _Context(via=ctx.via, depth=ctx.depth))
+                self.walk(child, Context(via=ctx.via, depth=ctx.depth))
         for name_node in node.children_by_field_name("name"):
-            self.walk(name_node, _Context(via=ctx.via, depth=ctx.depth))
-        here = _Context(tuple(redirects), stdin, ctx.via, ctx.depth, ctx.piped)
+            self.walk(name_node, Context(via=ctx.via, depth=ctx.depth))
+        here = Context(tuple(redirects), stdin, ctx.via, ctx.depth, ctx.piped)
         if words:
             start = len(self.commands)
             self.run(words, here)
@@ -303,7 +189,7 @@ class _Reader:
             if env and start < len(self.commands):
                 self.commands[start] = replace(self.commands[start], env=env)
 
-    def run(self, words: list[Word], ctx: _Context, cwd: str | None = None) -> None:
+    def run(self, words: list[Word], ctx: Context, cwd: str | None = None) -> None:
         """Record the command ``words`` run, unwrapping wrappers and reading code strings."""
         head, args = words[0], tuple(words[1:])
         where = self.cwd if cwd is None else cwd
@@ -332,15 +218,15 @@ class _Reader:
             self.change_directory(command)
         via = (*ctx.via, found.label or name)
         if found.code is not None:
-            self.read_line(found.code, _Context(via=via, depth=ctx.depth + 1))
-        inner_ctx = _Context(ctx.redirects, ctx.stdin, via, ctx.depth, ctx.piped)
+            self.read_line(found.code, Context(via=via, depth=ctx.depth + 1))
+        inner_ctx = Context(ctx.redirects, ctx.stdin, via, ctx.depth, ctx.piped)
         for inner in found.inner:
             start = len(self.commands)
             self.run(list(inner), inner_ctx, found.cwd if found.cwd is not None else where)
             if found.more_args:
                 self.commands[start:] = [_with_more_args(c) for c in self.commands[start:]]
 
-    def stdin_code(self, command: Command, ctx: _Context) -> None:
+    def stdin_code(self, command: Command, ctx: Context) -> None:
         """A shell or interpreter reading its code from stdin, a file or a string."""
         name = command.name or ""
         reads = programs.code_source(name, command.args)
@@ -355,7 +241,7 @@ class _Reader:
                 self.unknown.append(f"`{name}` runs a here-document with expansions in it")
             elif ctx.stdin and programs.is_shell(name):
                 via = (*ctx.via, f"{name} <<")
-                self.read_line(ctx.stdin, _Context(via=via, depth=ctx.depth + 1))
+                self.read_line(ctx.stdin, Context(via=via, depth=ctx.depth + 1))
         elif reads == "unknown":
             self.unknown.append(f"`{name}` runs code that is not known before it runs")
 
@@ -436,38 +322,3 @@ def _error_near(root: Node, source: bytes) -> str:
             return f"near `{snippet.strip() or 'the end of the line'}`"
         queue.extend(node.children)
     return "unbalanced quotes or brackets"
-
-
-def _parse(source: bytes) -> Node | None:
-    """The syntax tree of ``source``; None when parsing takes longer than ``PARSE_BUDGET``
-    (tree-sitter's error recovery can take seconds on crafted input)."""
-    parser = _parser()
-    deadline = time.perf_counter() + PARSE_BUDGET
-    try:
-        tree = parser.parse(
-            lambda offset, _point: source[offset : offset + 65536],
-            progress_callback=lambda *_: time.perf_counter() > deadline,
-        )
-    except ValueError:  # cancelled: the parser keeps its half-done state until reset
-        parser.reset()
-        return None
-    return tree.root_node
-
-
-def _parser() -> Parser:
-    """This thread's parser (a tree-sitter parser is not safe to share between threads)."""
-    parser: Parser | None = getattr(_local, "parser", None)
-    if parser is None:
-        parser = _local.parser = _new_parser()
-    return parser
-
-
-def _new_parser() -> Parser:
-    try:
-        import tree_sitter_bash
-        from tree_sitter import Language, Parser
-    except ImportError as exc:  # a broken install: every line is unknowable, and says why
-        raise ImportError(
-            f"the Bash parser is not installed ({exc}; fix: pip install tree-sitter-bash)"
-        ) from exc
-    return Parser(Language(tree_sitter_bash.language()))

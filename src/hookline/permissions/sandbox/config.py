@@ -15,7 +15,7 @@ home, ``//x`` and ``/x`` are absolute, anything else is relative to the project.
 a ``SettingsWarning`` naming the file and key, and the rest still loads.
 
 Whether the sandbox can start is probed once per bwrap path (``unavailable``): bwrap missing,
-or bwrap unable to make the namespaces. Running commands in it is ``sandbox_run.Sandbox``.
+or bwrap unable to make the namespaces. Running commands in it is ``run.Sandbox``.
 """
 
 from __future__ import annotations

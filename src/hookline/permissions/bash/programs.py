@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from hookline.permissions.words import MAX_EXPANSIONS, Word, literal
+from hookline.permissions.bash.words import MAX_EXPANSIONS, Word, literal
 
 __all__ = ["MAX_EXPANSIONS", "Found", "changes_what_runs", "code_source", "is_shell", "unwrap"]
 

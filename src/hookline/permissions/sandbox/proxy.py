@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Final
 from urllib.parse import urlsplit
 
-from hookline.permissions.sandbox import domain_allowed
+from hookline.permissions.sandbox.config import domain_allowed
 
 #: The most a request head may take before the proxy gives up on it.
 HEAD_LIMIT: Final = 64 * 1024
