@@ -506,6 +506,11 @@ NOT_READ_ONLY_REASONS: dict[str, tuple[str, ...]] = {
 DANGEROUS = [
     ("default", "rm -rf /", "deny"),
     ("bypass", "rm -rf /", "deny"),
+    # GNU long options abbreviate: --recu is --recursive.
+    ("bypass", "rm --recu -f /", "deny"),
+    ("bypass", "rm --recursive=x /", "deny"),
+    ("bypass", "chmod --recur 777 /", "deny"),
+    ("bypass", "rm $FLAGS /", "deny"),
     ("allow-bash", "rm -rf /", "deny"),
     ("acceptEdits", "rm -rf /", "deny"),
     ("plan", "rm -rf /", "deny"),

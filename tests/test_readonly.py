@@ -46,7 +46,7 @@ NOT_READS = [
     ("sort -o out in", "`sort -o` writes a file"),
     ("sort -ro out in", "`sort -o` writes a file"),
     ("sort --output=out in", "`sort --output` writes a file"),
-    ("sort --out=out in", "`sort --out` writes a file"),
+    ("sort --out=out in", "`sort --output` writes a file"),
     ("sort $OPTS in", "`sort` has an argument only known at run time (`$OPTS`)"),
     ("sort *.txt", "`*.txt` could expand to an option of `sort`"),
     ("uniq in out", "`uniq out` writes its output there"),

@@ -1,14 +1,21 @@
 """The permission layer: rules, the Bash analysis they read, tiers, modes and the OS sandbox.
 
-- ``rules``: permission rules in Claude Code's syntax (``Bash(git push *)``, ``Read(./.env)``);
-- ``dangerous``: the tier refused whatever the mode, rules or hooks say;
+- ``bash``: Bash lines read with tree-sitter: every command that will run, or why that cannot
+  be known;
+- ``rules`` and ``command_rules``: permission rules in Claude Code's syntax (``Bash(git push *)``,
+  ``Read(./.env)``), matched on the parsed line and on real paths;
+- ``readonly``, ``dangerous``, ``edits``: the read-only tier, the dangerous tier and what
+  acceptEdits may approve, on the parsed line; ``targets`` and ``paths``: where their paths lead;
+- ``visibility``: hookline's private state and the files Grep and Glob leave out;
 - ``policy``: ``PermissionPolicy`` and ``evaluate``, the order in which they decide;
-- ``config``: reading a policy from the settings layers.
+- ``config``: reading a policy from the settings layers;
+- ``sandbox``: running Bash under bubblewrap.
 """
 
 from hookline.permissions.dangerous import DANGEROUS, Danger
 from hookline.permissions.policy import READ_ONLY_TOOLS, PermissionPolicy, Verdict, evaluate
 from hookline.permissions.rules import PermissionRule, RuleCondition, if_
+from hookline.permissions.sandbox import SandboxConfig
 
 __all__ = [
     "DANGEROUS",
@@ -17,6 +24,7 @@ __all__ = [
     "PermissionPolicy",
     "PermissionRule",
     "RuleCondition",
+    "SandboxConfig",
     "Verdict",
     "evaluate",
     "if_",

@@ -36,6 +36,7 @@ from typing import Any
 
 from hookline.permissions import targets
 from hookline.permissions.bash import Analysis, Command, analyze
+from hookline.permissions.bash.options import Options, Read, read
 from hookline.permissions.bash.programs import SHELLS
 from hookline.permissions.bash.words import Word
 from hookline.permissions.rules import PermissionRule
@@ -176,30 +177,15 @@ def _everything(part: str) -> bool:
     return "*" in part and _EVERYTHING.fullmatch(part) is not None
 
 
-def _options(args: Sequence[Word]) -> tuple[list[str], list[Word]]:
-    """The option words (None for one only run time knows) and the operands."""
-    options: list[str] = []
-    operands: list[Word] = []
-    for index, arg in enumerate(args):
-        if arg.value == "--":
-            operands.extend(args[index + 1 :])
-            break
-        if arg.value is None:
-            options.append("")
-        elif arg.value.startswith("-") and arg.value != "-":
-            options.append(arg.value)
-        else:
-            operands.append(arg)
-    return options, operands
+#: Options of the programs the tier reads; long names listed so abbreviations resolve.
+_RECURSION = Options.of(long_flags="--recursive --force --verbose --interactive --dir")
 
 
-def _recursive(options: list[str], letters: str) -> bool:
+def _recursive(given: Read, letters: str) -> bool:
     """Recursion asked for, or an option only run time knows (``rm $FLAGS /``)."""
     return any(
-        not o
-        or o == "--recursive"
-        or (not o.startswith("--") and any(letter in o[1:] for letter in letters))
-        for o in options
+        not option.name or option.name == "--recursive" or option.name in letters
+        for option in given.options
     )
 
 
@@ -207,8 +193,10 @@ def _recursive_change(letters: str, names: frozenset[str]) -> Callable[[Command,
     def check(command: Command, place: Place) -> bool:
         if command.name not in names:
             return False
-        options, operands = _options(command.args)
-        return _recursive(options, letters) and any(reaches(w, command, place) for w in operands)
+        given = read(command.args, _RECURSION)
+        return _recursive(given, letters) and any(
+            reaches(w, command, place) for w in given.operands
+        )
 
     return check
 
@@ -261,9 +249,9 @@ def _device_targets(command: Command) -> list[Word]:
     if name == "dd":
         found += [_after(a, "of=") for a in args if (a.value or "").startswith("of=")]
     elif name in ("tee", "shred"):
-        found += _options(args)[1]
+        found += read(args, Options()).operands
     elif name in ("cp", "mv", "install", "cat", "pv", "ddrescue"):
-        operands = _options(args)[1]
+        operands = read(args, Options()).operands
         found += operands[-1:] if name != "cat" else []
         found += [_after(a, "--target-directory=") for a in args if _starts(a, "--target-dir")]
     return found

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from hookline.permissions import paths, targets
-from hookline.permissions.bash.words import Word
+from hookline.permissions.bash.options import Options, read
+from hookline.permissions.bash.words import Word, literal
 from hookline.permissions.readonly import HARMLESS_TARGETS, PROGRAMS, why_command_not_read_only
 
 if TYPE_CHECKING:
@@ -33,20 +34,13 @@ _SED = "`sed` is never provable: its `e` and `w` commands and `-i` can run code 
 
 @dataclass(frozen=True, slots=True)
 class Editor:
-    """A file-editing program: the options known to be harmless, and those refused, with why."""
+    """A file-editing program: the options known to be harmless (an option's value is never a
+    path: ``mkdir -m 755``), and those refused, with why."""
 
-    flags: str = ""
-    #: Short options whose value is not a path (``mkdir -m 755``).
-    values: str = ""
-    long_flags: frozenset[str] = frozenset()
-    long_values: frozenset[str] = frozenset()
+    options: Options
     refused: dict[str, str] = field(default_factory=dict)
     #: Its first operand is a mode, not a path (``chmod``).
     mode: bool = False
-
-
-def _long(*names: str) -> frozenset[str]:
-    return frozenset(names)
 
 
 _FOLDER = "takes a folder hookline cannot check"
@@ -54,25 +48,24 @@ _COPY = {"t": f"`{{}} -t` {_FOLDER}", "--target-directory": f"`{{}} --target-dir
          "S": "`{} -S` names backups by a suffix hookline cannot check",
          "--suffix": "`{} --suffix` names backups by a suffix hookline cannot check"}  # fmt: skip
 EDITORS = {
-    "mkdir": Editor("pv", "m", _long("--parents", "--verbose"), _long("--mode")),
-    "touch": Editor("acmfh", "dt", _long("--no-create", "--no-dereference"),
-                    _long("--date", "--time")),
-    "cp": Editor("rRafinpvulPLHdxTb", "", _long("--recursive", "--archive", "--force",
-                 "--interactive", "--no-clobber", "--preserve", "--no-preserve", "--verbose",
-                 "--update", "--no-dereference", "--dereference", "--parents",
-                 "--no-target-directory", "--backup", "--one-file-system", "--link"),
+    "mkdir": Editor(Options.of("pv", "m", "--parents --verbose", "--mode")),
+    "touch": Editor(Options.of("acmfh", "dt", "--no-create --no-dereference", "--date --time")),
+    "cp": Editor(Options.of("rRafinpvulPLHdxTb", "", "--recursive --archive --force "
+                            "--interactive --no-clobber --preserve --no-preserve --verbose "
+                            "--update --no-dereference --dereference --parents "
+                            "--no-target-directory --backup --one-file-system --link"),
                  refused={**_COPY, "s": "`cp -s` makes symlinks, which can point anywhere",
                           "--symbolic-link": "`cp --symbolic-link` makes symlinks"}),
-    "mv": Editor("finvubT", "", _long("--force", "--interactive", "--no-clobber", "--verbose",
-                 "--update", "--backup", "--no-target-directory"), refused=dict(_COPY)),
-    "rm": Editor("fivdI", "", _long("--force", "--verbose", "--dir", "--interactive",
-                 "--one-file-system", "--preserve-root"),
+    "mv": Editor(Options.of("finvubT", "", "--force --interactive --no-clobber --verbose "
+                            "--update --backup --no-target-directory"), refused=dict(_COPY)),
+    "rm": Editor(Options.of("fivdI", "", "--force --verbose --dir --interactive "
+                            "--one-file-system --preserve-root"),
                  refused={"r": "`rm -r` deletes recursively", "R": "`rm -R` deletes recursively",
                           "--recursive": "`rm --recursive` deletes recursively"}),
-    "rmdir": Editor("v", "", _long("--ignore-fail-on-non-empty", "--verbose"),
+    "rmdir": Editor(Options.of("v", "", "--ignore-fail-on-non-empty --verbose"),
                     refused={"p": "`rmdir -p` removes the folders above it too",
                              "--parents": "`rmdir --parents` removes the folders above it too"}),
-    "chmod": Editor("vcf", "", _long("--verbose", "--changes", "--silent", "--quiet"),
+    "chmod": Editor(Options.of("vcf", "", "--verbose --changes --silent --quiet"),
                     refused={"R": "`chmod -R` changes a whole tree",
                              "--recursive": "`chmod --recursive` changes a whole tree",
                              "--reference": "`chmod --reference` reads a file hookline does not "
@@ -145,51 +138,29 @@ def _command(command: Command, where: _Where) -> str | None:
 def _editor(name: str, editor: Editor, command: Command, where: _Where) -> str | None:
     if command.more_args:
         return f"`{name}` gets more arguments at run time (`xargs`, `find -exec +`)"
-    operands: list[Word] = []
-    words = list(command.args)
-    while words:
-        word = words.pop(0)
-        value = word.value
-        if value is None:
-            return f"`{word.raw}` is only known at run time"
-        if value == "--":
-            operands += words
-            break
-        is_mode = editor.mode and not operands and _MODE.fullmatch(value) is not None
-        if value.startswith("-") and value != "-" and not is_mode:
-            if why := _option(name, editor, value, words):
-                return why
-        else:
-            operands.append(word)
-    if editor.mode:
-        operands = operands[1:]
+    if unknowable := next((w for w in command.args if w.value is None), None):
+        return f"`{unknowable.raw}` is only known at run time"
+    given = read(_mode_as_operand(command.args) if editor.mode else command.args, editor.options)
+    for option in given.options:
+        if option.name in editor.refused:
+            return editor.refused[option.name].format(name)
+        if not option.known:
+            return f"`{name} {option.shown}` is an option hookline does not know"
+    operands = given.operands[1:] if editor.mode else given.operands
     for word in operands:
         if why := _path(word, command, where):
             return why
     return None
 
 
-def _option(name: str, editor: Editor, value: str, words: list[Word]) -> str | None:
-    """Why an option makes the command unprovable; consumes its value from ``words``."""
-    if value.startswith("--"):
-        option, eq, _ = value.partition("=")
-        if option in editor.refused:
-            return editor.refused[option].format(name)
-        if option in editor.long_values and not eq and words:
-            words.pop(0)
-        elif option not in editor.long_flags | editor.long_values:
-            return f"`{name} {option}` is an option hookline does not know"
-        return None
-    for index, letter in enumerate(value[1:], start=1):
-        if letter in editor.refused:
-            return editor.refused[letter].format(name)
-        if letter in editor.values:
-            if not value[index + 1 :] and words:
-                words.pop(0)
-            return None
-        if letter not in editor.flags:
-            return f"`{name} -{letter}` is an option hookline does not know"
-    return None
+def _mode_as_operand(args: Sequence[Word]) -> list[Word]:
+    """``chmod -x f``: the first word that reads as a mode is the mode, even with its ``-``."""
+    words = list(args)
+    for index, word in enumerate(words):
+        if (word.value or "").startswith("-") and _MODE.fullmatch(word.value or ""):
+            words[index] = literal("mode")
+            break
+    return words
 
 
 def _path(word: Word, command: Command, where: _Where) -> str | None:

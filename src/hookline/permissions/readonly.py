@@ -4,8 +4,10 @@
 It is a list, not a guess: a program counts only when it is listed here, with the options and
 subcommands that make it write or run other code. Write redirects (except to ``/dev/null``),
 substitutions, anything unknowable, and wrappers that run code as another user or from a
-string (``sudo``, ``xargs``, ``bash -c``, ``eval``, ``watch``) are never read-only; wrappers
-that only change how a command runs (``timeout``, ``nice``, ``env X=1``) are looked through.
+string (``sudo``, ``bash -c``, ``eval``, ``watch``) are never read-only; wrappers that only
+change how a command runs (``timeout``, ``nice``, ``env X=1``, ``xargs``) are looked through,
+though under ``xargs`` a command gets arguments only run time knows, which a program with
+writing options (``sort -o``) does not pass with.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from hookline.permissions.bash.options import Option, Options, read
+from hookline.permissions.bash.words import literal
 
 if TYPE_CHECKING:
     from hookline.permissions.bash import Analysis, Command
@@ -37,6 +42,12 @@ class Spec:
     #: What the program does with a bad option, for the reason.
     does: str = "writes a file"
     check: Check | None = field(default=None, compare=False)
+
+    @property
+    def options(self) -> Options:
+        """How its options read: which take a value, and the long names that abbreviate."""
+        longs = frozenset(self.bad_long)
+        return Options("", self.values, longs, frozenset(self.long_values) - longs)
 
     @property
     def strict(self) -> bool:
@@ -111,40 +122,23 @@ def _arguments(name: str, spec: Spec, args: Sequence[Word]) -> str | None:
 
 
 def _options(name: str, spec: Spec, words: list[str]) -> str | None:
-    operands: list[str] = []
-    index = 0
-    while index < len(words):
-        word = words[index]
-        index += 1
-        if word == "--":
-            operands += words[index:]
-            break
-        if word.startswith("--"):
-            option = word.partition("=")[0]
-            if any(bad.startswith(option) for bad in spec.bad_long) and len(option) > 2:
-                return f"`{name} {option}` {spec.does}"
-            if option in spec.long_values and "=" not in word:
-                index += 1
-        elif word.startswith("-") and word != "-":
-            bad, takes = _short(word, spec)
-            if bad:
-                return f"`{name} -{bad}` {spec.does}"
-            index += takes
-        else:
-            operands.append(word)
+    given = read([literal(word) for word in words], spec.options)
+    for option in given.options:
+        if _bad(option, spec):
+            return f"`{name} {option.shown}` {spec.does}"
+    operands = given.operands
     if spec.max_operands is not None and len(operands) > spec.max_operands:
-        return f"`{name} {operands[spec.max_operands]}` {spec.does}"
+        return f"`{name} {operands[spec.max_operands].value}` {spec.does}"
     return None
 
 
-def _short(word: str, spec: Spec) -> tuple[str, int]:
-    """The bad letter of a short-option cluster (or ""), and how many value words follow."""
-    for position, letter in enumerate(word[1:], start=1):
-        if letter in spec.bad_short:
-            return letter, 0
-        if letter in spec.values:
-            return "", 0 if word[position + 1 :] else 1
-    return "", 0
+def _bad(option: Option, spec: Spec) -> bool:
+    """An option that makes the program write or run code (an abbreviation of one too)."""
+    if len(option.name) == 1:
+        return option.name in spec.bad_short
+    prefix = not option.known and len(option.name) > 2
+    return option.name in spec.bad_long or (prefix and any(
+        bad.startswith(option.name) for bad in spec.bad_long))  # fmt: skip
 
 
 def _find(words: list[str]) -> str | None:

@@ -10,9 +10,10 @@ where a shell or interpreter takes its code from when no code string is given.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from hookline.permissions.bash.options import Options, read
 from hookline.permissions.bash.words import MAX_EXPANSIONS, Word, literal
 
 __all__ = ["MAX_EXPANSIONS", "Found", "changes_what_runs", "code_source", "is_shell", "unwrap"]
@@ -54,55 +55,44 @@ class Found:
 
 
 @dataclass(frozen=True, slots=True)
-class _Options:
-    """A wrapper's command-line options: which take a value, and how many words come first."""
+class _Wrapper:
+    """A wrapper: its options, how many words come before the command, and what it does."""
 
-    flags: str = ""
-    values: str = ""
-    long_flags: frozenset[str] = frozenset()
-    long_values: frozenset[str] = frozenset()
+    options: Options = field(default_factory=Options)
     positionals: int = 0
     transparent: bool = True
-    #: Flags after which nothing is run (``command -v``, ``taskset -p``).
+    #: Options after which nothing is run (``command -v``, ``taskset -p``).
     no_command: str = ""
-    #: Short options whose value is only ever attached (``xargs -i{}``).
-    attached: str = ""
-
-
-def _long(*names: str) -> frozenset[str]:
-    return frozenset(names)
 
 
 _WRAPPERS = {
-    "env": _Options("i0v", "uCS", _long("--ignore-environment", "--null", "--debug"),
-                    _long("--unset", "--chdir", "--split-string")),
-    "exec": _Options("cl", "a"),
-    "command": _Options("p", no_command="vV"),
-    "builtin": _Options(),
-    "nohup": _Options(),
-    "coproc": _Options(),
-    "busybox": _Options(),
-    "nice": _Options("", "n", long_values=_long("--adjustment")),
-    "ionice": _Options("t", "cnP", long_values=_long("--class", "--classdata"), no_command="p"),
-    "timeout": _Options("v", "sk", _long("--preserve-status", "--foreground", "--verbose"),
-                        _long("--signal", "--kill-after"), positionals=1),
-    "stdbuf": _Options("", "ioe", long_values=_long("--input", "--output", "--error")),
-    "setsid": _Options("cfw", "", _long("--ctty", "--fork", "--wait")),
-    "time": _Options("pqva", "fo", _long("--portability", "--verbose", "--append", "--quiet"),
-                     _long("--format", "--output")),
-    "chrt": _Options("abdfiorRv", "TPD", positionals=1, no_command="pm"),
-    "taskset": _Options("ac", "", _long("--all-tasks", "--cpu-list"), positionals=1,
+    "env": _Wrapper(Options.of("i0v", "uCS", "--ignore-environment --null --debug",
+                          "--unset --chdir --split-string")),
+    "exec": _Wrapper(Options.of("cl", "a")),
+    "command": _Wrapper(Options.of("pvV"), no_command="vV"),
+    "builtin": _Wrapper(),
+    "nohup": _Wrapper(),
+    "coproc": _Wrapper(),
+    "busybox": _Wrapper(),
+    "nice": _Wrapper(Options.of("", "n", long_values="--adjustment", numbers=True)),
+    "ionice": _Wrapper(Options.of("tp", "cnP", long_values="--class --classdata"), no_command="p"),
+    "timeout": _Wrapper(Options.of("v", "sk", "--preserve-status --foreground --verbose",
+                              "--signal --kill-after"), positionals=1),
+    "stdbuf": _Wrapper(Options.of("", "ioe", long_values="--input --output --error")),
+    "setsid": _Wrapper(Options.of("cfw", "", "--ctty --fork --wait")),
+    "time": _Wrapper(Options.of("pqva", "fo", "--portability --verbose --append --quiet",
+                           "--format --output")),
+    "chrt": _Wrapper(Options.of("abdfiorRvpm", "TPD"), positionals=1, no_command="pm"),
+    "taskset": _Wrapper(Options.of("acp", "", "--all-tasks --cpu-list"), positionals=1,
                         no_command="p"),
-    "sudo": _Options("AbEHiKklnPSsV", "CDgpRrTtUuh", transparent=False),
-    "doas": _Options("Lns", "uC", transparent=False),
-    "pkexec": _Options("", "", long_flags=_long("--keep-cwd", "--disable-internal-agent"),
-                       long_values=_long("--user"), transparent=False),
-    "xargs": _Options("0ortxp", "aEdILnPs", long_flags=_long("--null", "--no-run-if-empty",
-                      "--verbose", "--exit", "--interactive", "--open-tty"),
-                      long_values=_long("--arg-file", "--delimiter", "--max-args", "--max-procs",
-                                        "--max-lines", "--replace", "--eof", "--max-chars",
-                                        "--process-slot-var"),
-                      attached="iel"),
+    "sudo": _Wrapper(Options.of("AbEHiKklnPSsV", "CDgpRrTtUuh"), transparent=False),
+    "doas": _Wrapper(Options.of("Lns", "uC"), transparent=False),
+    "pkexec": _Wrapper(Options.of(long_flags="--keep-cwd --disable-internal-agent",
+                             long_values="--user"), transparent=False),
+    "xargs": _Wrapper(Options.of("0ortxp", "aEdILnPs",
+                            "--null --no-run-if-empty --verbose --exit --interactive --open-tty",
+                            "--arg-file --delimiter --max-args --max-procs --max-lines --replace "
+                            "--eof --max-chars --process-slot-var", attached="iel")),
 }  # fmt: skip
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
@@ -164,47 +154,29 @@ def _has_flag(values: list[str | None], letter: str) -> bool:
     )
 
 
-def _wrapper(name: str, spec: _Options, words: list[Word]) -> Found:
+def _wrapper(name: str, spec: _Wrapper, words: list[Word]) -> Found:
     """The command under a wrapper, after its options, assignments and positionals."""
-    cwd, code = None, None
-    while words:
-        value = words[0].value
-        if value is None:
-            if name == "env":
-                return Found(unknown="an `env` argument is not known before it runs")
-            break
-        if value == "--":
-            words.pop(0)
-            break
-        if name == "env" and value == "-":
-            words.pop(0)
-            continue
-        if name == "env" and _ASSIGNMENT.match(value):
-            variable = value.split("=", 1)[0].rstrip("+")
-            if changes_what_runs(variable):
-                return Found(unknown=f"`env` sets {variable}, which changes what runs")
-            words.pop(0)
-            continue
-        if not value.startswith("-") or value == "-" or (name == "nice" and _is_number(value)):
-            if name == "nice" and value.startswith("-"):
-                words.pop(0)
-                continue
-            break
-        parsed = _option(spec, words)
-        if parsed is None:
-            return Found(unknown=f"`{name}` has an option hookline does not know: {value}")
-        option, argument = parsed
-        if option and option in spec.no_command:
-            return Found()
-        if option in ("C", "--chdir", "D") and name in ("env", "sudo"):
-            cwd = argument
-        if option in ("S", "--split-string") and name == "env":
-            code = argument
-    return _after_options(name, spec, words, cwd, code)
+    given = read(words, spec.options, first_operand_ends=True)
+    if unknown := given.unknown:
+        return Found(unknown=f"`{name}` has an option hookline does not know: {unknown.shown}")
+    if any(o.name in spec.no_command for o in given.options if len(o.name) == 1):
+        return Found()
+    rest = list(given.operands)
+    if name == "env":
+        why = _env_assignments(rest)
+        if why:
+            return Found(unknown=why)
+    chdir = given.named("C", "--chdir", "D") if name in ("env", "sudo") else None
+    split = given.named("S", "--split-string") if name == "env" else None
+    cwd = chdir.value.value if chdir and chdir.value else None
+    code = split.value.value if split and split.value else None
+    if split and code is None:
+        return Found(unknown="`env -S` splits a string only run time knows")
+    return _after_options(name, spec, rest, cwd, code)
 
 
 def _after_options(
-    name: str, spec: _Options, words: list[Word], cwd: str | None, code: str | None
+    name: str, spec: _Wrapper, words: list[Word], cwd: str | None, code: str | None
 ) -> Found:
     skipped, words = words[: spec.positionals], words[spec.positionals :]
     if len(skipped) < spec.positionals:
@@ -220,37 +192,24 @@ def _after_options(
     return Found((tuple(words),), wrapper=True, transparent=spec.transparent, cwd=cwd)
 
 
-def _option(spec: _Options, words: list[Word]) -> tuple[str, str | None] | None:
-    """Consume one option word (and its value); the option's letter or long name."""
-    word = words.pop(0).value or ""
-    if word.startswith("--"):
-        option, eq, attached = word.partition("=")
-        if option in spec.long_flags and not eq:
-            return option, None
-        if option in spec.long_values:
-            return option, attached if eq else _take(words)
-        return None
-    last = ""
-    for index, letter in enumerate(word[1:], start=1):
-        last = letter
-        if letter in spec.no_command:
-            return letter, None
-        if letter in spec.attached:
-            return letter, word[index + 1 :]
-        if letter in spec.values:
-            rest = word[index + 1 :]
-            return letter, rest if rest else _take(words)
-        if letter not in spec.flags:
-            return None
-    return last, None
+def _env_assignments(words: list[Word]) -> str:
+    """Drops ``env``'s ``-`` and ``NAME=value`` words from ``words``; why they make what runs
+    unknowable, if they do."""
+    while words:
+        value = words[0].value
+        if value is None:
+            return "an `env` argument is not known before it runs"
+        if value != "-" and not _ASSIGNMENT.match(value):
+            break
+        variable = value.split("=", 1)[0].rstrip("+")
+        if value != "-" and changes_what_runs(variable):
+            return f"`env` sets {variable}, which changes what runs"
+        words.pop(0)
+    return ""
 
 
 def _take(words: list[Word]) -> str | None:
     return words.pop(0).value if words else None
-
-
-def _is_number(value: str) -> bool:
-    return value[1:].isdigit()
 
 
 def _values(words: list[Word] | tuple[Word, ...]) -> list[str] | None:
