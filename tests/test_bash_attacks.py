@@ -152,6 +152,7 @@ DENY_RULES = [
     ("deny-touch", "( (touch x) )", "deny"),
     ("deny-touch", "{ touch x; }", "deny"),
     ("deny-touch", "f() { touch x; }; f", "deny"),
+    ("deny-touch", "touch x; touch() { :; }", "deny"),
     ("deny-touch", "function f { touch x; }; f", "deny"),
     ("deny-touch", "function f() { touch x; }", "deny"),
     ("deny-touch", "f() ( touch x ); f", "deny"),
@@ -506,6 +507,10 @@ NOT_READ_ONLY_REASONS: dict[str, tuple[str, ...]] = {
 DANGEROUS = [
     ("default", "rm -rf /", "deny"),
     ("bypass", "rm -rf /", "deny"),
+    # A function defined after the call does not hide the real program.
+    ("bypass", "rm -rf /; rm() { :; }", "deny"),
+    ("bypass", "HOME=/; rm -rf ~", "deny"),
+    ("bypass", "export HOME=/ && cd && rm -rf *", "deny"),
     # GNU long options abbreviate: --recu is --recursive.
     ("bypass", "rm --recu -f /", "deny"),
     ("bypass", "rm --recursive=x /", "deny"),

@@ -36,7 +36,8 @@ class Command:
     name: str | None
     args: tuple[Word, ...] = ()
     redirects: tuple[Redirect, ...] = ()
-    #: The wrappers and shells it runs under, outermost first (``("sudo", "bash -c")``).
+    #: The wrappers, shells and functions it runs under, outermost first (``("sudo",
+    #: "bash -c")``). A call of a function the line defines is listed too, as a command.
     via: tuple[str, ...] = ()
     #: A wrapper: what it runs is the next command in ``Analysis.commands``.
     wrapper: bool = False

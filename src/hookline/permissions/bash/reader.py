@@ -40,9 +40,9 @@ class Context:
     #: "" (the session's: empty), "pipe" (another command's output), "file" (``< file``), or
     #: the literal text of a here-document or here-string; None for one with expansions.
     stdin: str | None = ""
+    #: The wrappers, shells and functions it runs under.
     via: tuple[str, ...] = ()
     depth: int = 0
-    piped: bool = False
 
 
 @dataclass
@@ -113,7 +113,7 @@ class Reader:
     def pipeline(self, node: Node, ctx: Context) -> None:
         for index, part in enumerate(node.named_children):
             stdin = ctx.stdin if index == 0 else "pipe"
-            self.walk(part, Context(ctx.redirects, stdin, ctx.via, ctx.depth, index > 0))
+            self.walk(part, Context(ctx.redirects, stdin, ctx.via, ctx.depth))
 
     def redirected(self, node: Node, ctx: Context) -> None:
         redirects, stdin = list(ctx.redirects), ctx.stdin
@@ -121,7 +121,7 @@ class Reader:
             redirect, text = self.redirect(child, ctx)
             redirects.append(redirect)
             stdin = _stdin(redirect, text, stdin)
-        inner = Context(tuple(redirects), stdin, ctx.via, ctx.depth, ctx.piped)
+        inner = Context(tuple(redirects), stdin, ctx.via, ctx.depth)
         bodies = node.children_by_field_name("body")
         for body in bodies:
             self.walk(body, inner)
@@ -137,7 +137,7 @@ class Reader:
         op = next(c.type for c in node.children if not c.is_named)
         for child in node.named_children:  # substitutions in targets; `| sh` after a heredoc
             if child.type in ("pipeline", "command", "list", "redirected_statement"):
-                self.walk(child, Context(via=ctx.via, depth=ctx.depth, stdin="pipe", piped=True))
+                self.walk(child, Context(via=ctx.via, depth=ctx.depth, stdin="pipe"))
             elif child.type not in ("file_descriptor", "heredoc_start", "heredoc_end"):
                 self.walk(child, Context(via=ctx.via, depth=ctx.depth))
         if node.type == "heredoc_redirect":
@@ -179,7 +179,7 @@ class Reader:
                 self.walk(child, Context(via=ctx.via, depth=ctx.depth))
         for name_node in node.children_by_field_name("name"):
             self.walk(name_node, Context(via=ctx.via, depth=ctx.depth))
-        here = Context(tuple(redirects), stdin, ctx.via, ctx.depth, ctx.piped)
+        here = Context(tuple(redirects), stdin, ctx.via, ctx.depth)
         if words:
             start = len(self.commands)
             self.run(words, here)
@@ -203,10 +203,8 @@ class Reader:
             return
         name = posixpath.basename(head.value) if "/" in head.value else head.value
         path = head.value if "/" in head.value else ""
-        if name in self.functions and not path:
-            if name in ctx.via:
-                self.recursive.add(name)
-            return  # a function of this line: its body was read where it was defined
+        if name in self.functions and not path and name in ctx.via:
+            self.recursive.add(name)  # a function of this line that calls itself
         found = programs.unwrap(name, args)
         if found.unknown:
             self.unknown.append(found.unknown)
@@ -219,7 +217,7 @@ class Reader:
         via = (*ctx.via, found.label or name)
         if found.code is not None:
             self.read_line(found.code, Context(via=via, depth=ctx.depth + 1))
-        inner_ctx = Context(ctx.redirects, ctx.stdin, via, ctx.depth, ctx.piped)
+        inner_ctx = Context(ctx.redirects, ctx.stdin, via, ctx.depth)
         for inner in found.inner:
             start = len(self.commands)
             self.run(list(inner), inner_ctx, found.cwd if found.cwd is not None else where)
