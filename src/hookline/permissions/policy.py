@@ -116,7 +116,8 @@ def evaluate(
     home: str | None = None,
     hook_name: str = "PreToolUse",
 ) -> Verdict:
-    """Decide one call by the order in the module docstring. Pure: no I/O, no state."""
+    """Decide one call by the order in the module docstring. No state; the file system is
+    only read, to resolve paths (symlinks, globs) for acceptEdits and the protected folders."""
     read_only = read_only or tool_name in policy.read_only_tools
     roots = policy.workspace or (posixpath.normpath(cwd),)
     call = _Call(tool_name, tool_input, read_only, cwd, home or posixpath.expanduser("~"), roots)
@@ -144,8 +145,7 @@ class _Call:
         return rule.matches(name, given, cwd=self.cwd, home=self.home, every=every)
 
     def meets(self, danger: Danger) -> bool:
-        where: dict[str, Any] = {"cwd": self.cwd, "home": self.home, "roots": self.roots}
-        return danger.matches(self.tool_name, self.tool_input, **where)
+        return danger.matches(self.tool_name, self.tool_input, **self.where)
 
     @property
     def command(self) -> str | None:
