@@ -1,7 +1,7 @@
 """The audit log's added cost per tool call, and how long a deferred session takes to resume.
 
-Run ``python bench/bench_audit_resume.py`` (``--quick`` for a smoke check, ``--json`` for JSON).
-The method is written down in bench/README.md.
+Run ``python bench/bench_audit_resume.py`` (``--quick`` for a smoke check, ``--json`` for JSON,
+``--audit-only`` for the audit rows alone). The method is written down in bench/README.md.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from bench_tool_calls import bump, five_hooks, gate, noop
 from benchkit import SCRATCH, p90
 from hookline import Agent, Decision, HookRegistry, ScriptedModel
 from hookline.approvals import Approval
+from hookline.audit.log import _Observer
 from hookline.storage import open_store
 
 #: The CLI processes import the same hookline as this script.
@@ -85,10 +86,16 @@ def count_records(tmp: str, calls: int, hooks: int) -> int:
     return len(rows)
 
 
-#: The audit modes: off, on (each call's records written when it ends), and group commit
-#: (records wait up to GROUP_DELAY seconds to share one write).
-MODES: tuple[bool | str, ...] = (False, True, "group")
+#: The audit modes: off; "before", the audit as it was before it wrote ahead (no tool_started
+#: record, nothing written before the body: the same run's baseline for the target); on (written
+#: ahead before each body, the result written when the call ends); and group commit (written
+#: ahead before each body; the result waits up to GROUP_DELAY seconds, or the next start).
+MODES: tuple[bool | str, ...] = (False, "before", True, "group")
 GROUP_DELAY = 0.05
+
+
+def _not_ahead(observer: Any, started: Any) -> None:
+    """The "before" mode: a tool start is neither recorded nor written."""
 
 
 async def audit_run(calls: int, config: tuple[int, Any], turns: list[dict[str, Any]]) -> Any:
@@ -101,10 +108,15 @@ async def audit_run(calls: int, config: tuple[int, Any], turns: list[dict[str, A
                       max_turns=calls + 1, audit=bool(audit),
                       audit_delay=GROUP_DELAY if audit == "group" else 0.0)  # fmt: skip
         tc._body_seconds = 0.0
-        start = perf_counter()
-        result = await agent.run("call noop")
-        wall = perf_counter() - start
-        await agent.close()
+        ahead = _Observer.tool_started
+        _Observer.tool_started = _not_ahead if audit == "before" else ahead  # type: ignore[method-assign,assignment]
+        try:
+            start = perf_counter()
+            result = await agent.run("call noop")
+            wall = perf_counter() - start
+            await agent.close()
+        finally:
+            _Observer.tool_started = ahead  # type: ignore[method-assign]
         rows = count_records(tmp, calls, hooks) if audit else 0
     ran = sum(r.status == "executed" for r in result.tool_calls)
     observed = counts["calls"] == (calls if hooks else 0)  # the PostToolUse observers saw them
@@ -133,14 +145,21 @@ def audit_rows(calls: int, runs: int, warmup: int) -> list[dict[str, Any]]:
 
 
 def fit(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
-    """What the audit adds, from the median run times at 10 and 1000 calls: per call + per run."""
+    """What each audit mode adds, from the median run times at 10 and 1000 calls: per call +
+    per run."""
     ms = {(r["calls"], r["hooks"], r["audit"]): r["run_ms"] for r in rows}
     out = {}
     for hooks in (0, 5):
-        small, big = (ms[n, hooks, True] - ms[n, hooks, False] for n in (10, 1000))
-        per_call = (big - small) / 990 * 1e3
-        out[str(hooks)] = {"per_call_us": per_call, "per_run_us": small * 1e3 - 10 * per_call}
+        for mode in MODES[1:]:
+            small, big = (ms[n, hooks, mode] - ms[n, hooks, False] for n in (10, 1000))
+            per_call = (big - small) / 990 * 1e3
+            out[f"{hooks} {_name(mode)}"] = {"per_call_us": per_call,
+                                             "per_run_us": small * 1e3 - 10 * per_call}  # fmt: skip
     return out
+
+
+def _name(mode: bool | str) -> str:
+    return mode if isinstance(mode, str) else "on" if mode else "off"
 
 
 def agent_for(tmp: str, calls: int, audit: bool) -> Agent:
@@ -209,6 +228,8 @@ async def cli_once(what: str) -> float:
 def run_all(quick: bool) -> dict[str, Any]:
     plan = [(10, 30, 5), (1000, 3, 1)] if quick else [(10, 300, 30), (1000, 15, 2)]
     audit = [row for calls, runs, warmup in plan for row in audit_rows(calls, runs, warmup)]
+    if AUDIT_ONLY:
+        return {"audit": audit, "audit_fit": fit(audit)}
     resume = resume_rows(*((5, 1) if quick else (60, 5)))
     cli = asyncio.run(interleaved(CLI, *((3, 1) if quick else (20, 2)), cli_once))
     spawns = {what: stats(ms) for what, ms in cli.items()}
@@ -217,20 +238,23 @@ def run_all(quick: bool) -> dict[str, Any]:
             "cli_hookline_ms": over_import}  # fmt: skip
 
 
-AUDIT = "{calls:>9}  {hooks:>5}  {on:>5}  {n:>4}  {median:>14.1f}  {p90:>11.1f}  {rec:>12.2f}  "
+AUDIT = "{calls:>9}  {hooks:>5}  {on:>6}  {n:>4}  {median:>14.1f}  {p90:>11.1f}  {rec:>12.2f}  "
 RESUME = "{paused_at_call:>22}  {on:>5}  {n:>4}  {median:>17.2f}  {p90:>6.2f}  {to_end_ms:>9.2f}"
 
 
 def table(results: dict[str, Any]) -> str:
     """The results as three small plain-text tables."""
-    lines = ["calls/run  hooks  audit  runs  median µs/call  p90 µs/call  records/call  added µs"]
+    lines = ["calls/run  hooks   audit  runs  median µs/call  p90 µs/call  records/call  added µs"]
     for r in results["audit"]:
         add = "" if r["added_us"] is None else f"{r['added_us']:8.1f}"
-        on = {False: "off", True: "on"}.get(r["audit"], str(r["audit"]))
+        on = _name(r["audit"])
         lines.append((AUDIT.format(**r, on=on, rec=r["records_per_call"]) + add).rstrip())
-    for hooks, f in results["audit_fit"].items():
-        lines.append(f"{hooks} hooks, added by the audit (fit): {f['per_call_us']:.1f} µs/call + "
-                     f"{f['per_run_us']:.0f} µs/run")  # fmt: skip
+    for key, f in results["audit_fit"].items():
+        hooks, mode = key.split()
+        lines.append(f"{hooks} hooks, added by the audit {mode:>6} (fit): "
+                     f"{f['per_call_us']:6.1f} µs/call + {f['per_run_us']:.0f} µs/run")  # fmt: skip
+    if "resume" not in results:
+        return "\n".join(lines)
     lines.append("resume, paused at call  audit  runs  to body median ms  p90 ms  to end ms")
     lines += [RESUME.format(**r, on="on" if r["audit"] else "off") for r in results["resume"]]
     lines.append(f"{'spawn to exit':38}  runs  median ms  p90 ms")
@@ -240,5 +264,10 @@ def table(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+#: ``--audit-only``: the audit rows and their fit, without the resumes and the CLI processes.
+AUDIT_ONLY = "--audit-only" in sys.argv
+
 if __name__ == "__main__":
+    if AUDIT_ONLY:
+        sys.argv.remove("--audit-only")
     benchkit.main(__doc__, run_all, table)

@@ -12,6 +12,7 @@ import dataclasses
 import json
 import os
 import random
+import re
 import sqlite3
 import subprocess
 import sys
@@ -35,6 +36,7 @@ from hookline.audit import (
     verify_jsonl,
     verify_rows,
 )
+from hookline.audit.chain import Mark, compare, marks_jsonl, missing_head
 from hookline.errors import ConfigError
 from hookline.storage import AuditEntry, AuditRow, SqliteStore
 
@@ -288,7 +290,7 @@ def test_every_record_says_who_and_in_which_session(store, jsonl, tmp_path, spy)
         log.attach(agent)
         agent.run_sync("go")
     rows = store.audit_rows()
-    assert {r.kind for r in rows} == {"hook", "tool"} and len(rows) == 3
+    assert {r.kind for r in rows} == {"hook", "tool_started", "tool"} and len(rows) == 4
     for row in rows:
         assert row.session_id == agent.session.id
         assert (row.data["user"], row.data["tenant"]) == ("ana", "acme")
@@ -319,7 +321,7 @@ def test_records_are_written_when_a_call_ends_or_an_event_is_done(store, jsonl, 
     asyncio.run(agent.start())
     assert [r.event for r in store.audit_rows()] == ["SessionStart"]  # no flush() was needed
     agent.run_sync("go")
-    assert seen == [("t1", 3)]  # SessionStart, PreToolUse, the call: all on disk already
+    assert seen == [("t1", 4)]  # SessionStart, PreToolUse, the start, the call: on disk already
     log.close()
 
 
@@ -332,9 +334,10 @@ def test_attach_audit_writes_to_the_agents_store_even_after_it_reopens(tmp_path,
     agent.run_sync("again")  # the store opens anew; the audit follows it
     log.close()
     state = tmp_path / ".hookline" / "state"
-    assert [r["tool_use_id"] for r in records(state / "audit.jsonl")] == ["t1", "t2"]
+    calls = ["t1", "t1", "t2", "t2"]  # each call's start, then its result
+    assert [r["tool_use_id"] for r in records(state / "audit.jsonl")] == calls
     with SqliteStore(state / "hookline.db") as store:
-        assert [r.tool_use_id for r in store.audit_rows()] == ["t1", "t2"]
+        assert [r.tool_use_id for r in store.audit_rows()] == calls
 
 
 def test_detach_stops_recording(store, jsonl, tmp_path, spy):
@@ -423,7 +426,7 @@ def test_no_secret_reaches_the_file_or_the_store(store, jsonl, tmp_path):
         log.attach(agent)
         agent.run_sync(texts)
     written = jsonl.read_text() + json.dumps([r.data for r in store.audit_rows()])
-    assert len(store.audit_rows()) == 7 and "[REDACTED]" in written
+    assert len(store.audit_rows()) == 8 and "[REDACTED]" in written
     for text, secret, _ in SECRETS.values():
         assert secret not in written, text
     assert "deny me" not in written
@@ -689,3 +692,109 @@ def test_group_commit_lets_records_wait_until_the_delay_or_close(tmp_path):
     assert [r.data["n"] for r in store.audit_rows()] == [1, 2]
     strict.close()
     store.close()
+
+
+# -- written ahead; the two copies compared; a head kept elsewhere -------------------------------
+
+
+def test_what_lets_a_call_run_is_written_before_its_body_and_the_result_follows(
+    store, jsonl, tmp_path
+):
+    seen: list[tuple[list[tuple[str, str | None]], list[tuple[str, str | None]]]] = []
+
+    @hookline.tool
+    def probe(n: int) -> str:
+        """Look at the audit log from inside the body."""
+        in_file = [(r["kind"], r["tool_use_id"]) for r in records(jsonl)]
+        seen.append(([(r.kind, r.tool_use_id) for r in store.audit_rows()], in_file))
+        return "ok"
+
+    script = [call("probe", "t1", n=1), call("probe", "t2", n=2), {"text": "ok"}]
+    agent = agent_for(tmp_path, script, [probe])
+    agent.registry.add("PreToolUse", lambda e: Decision.allow("fine"), name="gate")
+    log = AuditLog(store, jsonl_path=jsonl, max_delay=3600)  # group commit: results may wait
+    log.attach(agent)
+    agent.run_sync("go")
+    first = [("hook", "t1"), ("tool_started", "t1")]
+    second = [*first, ("tool", "t1"), ("hook", "t2"), ("tool_started", "t2")]
+    assert seen == [(first, first), (second, second)]  # the result rode with the next start
+    log.close()
+    (started,) = store.audit_rows(session_id=agent.session.id, decision="allow", tool="probe")[1:2]
+    assert started.kind == "tool_started" and started.data["input"] == {"n": 1}
+    assert started.data["reason"] == "fine"
+    assert [r.kind for r in store.audit_rows()][-1] == "tool"
+
+
+def test_a_failed_write_ahead_stops_the_call_before_its_body(jsonl, tmp_path):
+    class Down(FakeStore):
+        def append_audit(self, entries: Any, chain: Any) -> list[AuditRow]:
+            if any(entry.kind == "tool_started" for entry in entries):
+                raise sqlite3.OperationalError("disk I/O error")
+            return super().append_audit(entries, chain)
+
+    ran: list[str] = []
+
+    @hookline.tool
+    def wipe(path: str) -> str:
+        """Delete a folder."""
+        ran.append(path)  # the sentinel: must stay empty
+        return "wiped"
+
+    agent = agent_for(tmp_path, [call("wipe", "t1", path="/tmp/x"), {"text": "ok"}], [wipe])
+    AuditLog(Down(), jsonl_path=jsonl).attach(agent)
+    with pytest.raises(AuditError, match="disk I/O error"):
+        agent.run_sync("go")
+    assert ran == []
+
+
+def newest_cut(store: Any, jsonl: Path | None, count: int) -> None:
+    """Delete the newest ``count`` records from the store (and the file, if given)."""
+    last = store.last_audit().seq
+    if isinstance(store, FakeStore):
+        del store.rows[-count:]
+    elif hasattr(store, "sql"):  # PostgreSQL
+        store.sql(f"DELETE FROM hookline_audit WHERE seq > {last - count}")
+    else:
+        with sqlite3.connect(store.path) as conn:
+            conn.execute("DELETE FROM hookline_audit WHERE seq > ?", (last - count,))
+    if jsonl is not None:
+        rewrite(jsonl, lambda ls: ls[:-count])
+
+
+def records_text(path: Path) -> list[str]:
+    return path.read_text().splitlines(keepends=True)
+
+
+def store_marks(store: Any) -> list[Mark]:
+    return [Mark(row.seq, row.hash) for row in store.audit_rows()]
+
+
+def test_compare_names_the_first_record_missing_or_different_in_one_copy(store, jsonl):
+    filled(store, jsonl).close()
+    assert compare(marks_jsonl(jsonl), store_marks(store)) is None
+    newest_cut(store, None, 1)
+    assert verify_rows(store.audit_rows()) is None  # the store's chain alone cannot tell
+    missing = compare(marks_jsonl(jsonl), store_marks(store))
+    assert str(missing) == "record 5: in the file, missing from the store"
+    other = re.sub(r'"hash":"[0-9a-f]{64}"', '"hash":"' + "0" * 64 + '"', records_text(jsonl)[1])
+    rewrite(jsonl, lambda ls: [ls[0], other, *ls[2:]])
+    differs = compare(marks_jsonl(jsonl), store_marks(store))
+    assert str(differs) == "record 2: differs between the file and the store"
+    rewrite(jsonl, lambda ls: [ls[0], *ls[2:]])
+    gone = compare(marks_jsonl(jsonl), store_marks(store))
+    assert str(gone) == "record 2: in the store, missing from the file"
+
+
+def test_a_head_kept_elsewhere_finds_newest_records_cut_from_both_copies(store, jsonl):
+    filled(store, jsonl).close()
+    head = store.last_audit()
+    assert missing_head(store_marks(store), head.hash, head.seq) is None
+    assert missing_head(marks_jsonl(jsonl), head.hash) is None
+    newest_cut(store, jsonl, 2)
+    assert verify_rows(store.audit_rows()) is None and verify_jsonl(jsonl) is None
+    assert compare(marks_jsonl(jsonl), store_marks(store)) is None  # the copies agree
+    for marks in (store_marks(store), list(marks_jsonl(jsonl))):
+        why = missing_head(marks, head.hash, head.seq)
+        assert why is not None and "the newest record is 3" in why and "cut" in why
+    rewritten = [*store_marks(store), Mark(4, "f" * 64), Mark(5, "e" * 64)]
+    assert "rewritten" in (missing_head(rewritten, head.hash, head.seq) or "")

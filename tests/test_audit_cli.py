@@ -17,7 +17,7 @@ from hookline import Agent, Decision, ScriptedModel
 from hookline.audit import attach_audit
 from hookline.errors import ConfigError
 
-from hookline.cli.audit_cmd import audit  # isort: skip
+from hookline.cli.audit_cmd import UNFINISHED, audit  # isort: skip
 
 from cli_runner import hookline as run_hookline
 
@@ -66,7 +66,8 @@ def call(id: str, tool: str, **tool_input: Any) -> dict[str, Any]:
 
 
 def run(project: Path, *args: str) -> Result:
-    return CliRunner().invoke(audit, [*args, "--cwd", str(project)] if args[:1] == ("verify",)
+    sub = args[:1] in (("verify",), ("head",))
+    return CliRunner().invoke(audit, [*args, "--cwd", str(project)] if sub
                               else ["--cwd", str(project), *args])  # fmt: skip
 
 
@@ -78,7 +79,7 @@ def test_query_shows_every_record_one_line_each(project):
     path, first, second = project
     result = run(path)
     assert result.exit_code == 0, result.output
-    assert len(lines(result)) == 3  # echo: the call; wipe: its hook's deny, the blocked call
+    assert len(lines(result)) == 4  # echo: its start, the call; wipe: the deny, the blocked call
     assert first[:8] in result.output and second[:8] in result.output
     deny = next(line for line in lines(result) if " deny " in line)
     assert "wipe" in deny and "PreToolUse" in deny and "no_wipe" in deny and "never wipe" in deny
@@ -88,7 +89,7 @@ def test_query_by_session_tool_and_decision(project):
     path, first, second = project
     assert all(first[:8] in line for line in lines(run(path, "--session", first)))
     assert len(lines(run(path, "--session", second))) == 2
-    assert len(lines(run(path, "--tool", "echo"))) == 1
+    assert len(lines(run(path, "--tool", "echo"))) == 2
     (denied,) = lines(run(path, "--decision", "deny"))
     assert "no_wipe" in denied
     (blocked,) = lines(run(path, "--decision", "blocked", "--tool", "wipe"))
@@ -97,10 +98,10 @@ def test_query_by_session_tool_and_decision(project):
 
 def test_query_by_time_relative_or_iso(project):
     path = project[0]
-    assert len(lines(run(path, "--since", "1h"))) == 3
+    assert len(lines(run(path, "--since", "1h"))) == 4
     assert len(lines(run(path, "--since", "1h", "--until", "30m"))) == 0
     soon = (datetime.now() + timedelta(minutes=5)).isoformat(timespec="seconds")
-    assert len(lines(run(path, "--until", soon))) == 3
+    assert len(lines(run(path, "--until", soon))) == 4
     empty = run(path, "--since", soon)
     assert empty.exit_code == 0 and empty.stdout == ""
     assert "no audit records match" in empty.stderr
@@ -121,9 +122,10 @@ def test_query_as_json_gives_whole_records(project):
 def test_verify_a_clean_log_exits_0_and_says_what_it_checked(project):
     result = run(project[0], "verify")
     assert result.exit_code == 0, result.output
-    store, file = lines(result)
-    assert store.startswith("store ") and "hookline.db: 3 records, chain intact" in store
-    assert file.startswith("file ") and "audit.jsonl: 3 records, chain intact" in file
+    store, file, both = lines(result)
+    assert store.startswith("store ") and "hookline.db: 4 records, chain intact" in store
+    assert file.startswith("file ") and "audit.jsonl: 4 records, chain intact" in file
+    assert both.startswith("file and store: the same records")
 
 
 def test_verify_exits_1_on_an_edited_line_or_a_deleted_store_row(project):
@@ -140,6 +142,7 @@ def test_verify_exits_1_on_an_edited_line_or_a_deleted_store_row(project):
         conn.execute("DELETE FROM hookline_audit WHERE seq = 2")
     deleted = run(path, "verify")
     assert deleted.exit_code == 1 and "seq 3: deleted" in deleted.output
+    assert "record 2: in the file, missing from the store" in deleted.output
 
 
 def test_verify_reports_a_partial_last_line_as_a_crash_artefact(project):
@@ -181,3 +184,133 @@ def test_hookline_audit_verify_exit_codes_from_the_command_line(project):
         conn.execute("UPDATE hookline_audit SET decision = 'allow' WHERE decision = 'deny'")
     done = hookline_cli("audit", "verify", "--cwd", str(path))
     assert done.returncode == 1 and "TAMPERED" in done.stdout and "edited" in done.stdout
+
+
+# -- the file against the store, the kept head, calls cut off mid-body --------------------------
+
+
+def newest_rows_deleted(project: Path, count: int) -> None:
+    with sqlite3.connect(project / ".hookline" / "state" / "hookline.db") as conn:
+        conn.execute("DELETE FROM hookline_audit WHERE seq > (SELECT MAX(seq) FROM "
+                     "hookline_audit) - ?", (count,))  # fmt: skip
+
+
+def newest_lines_cut(project: Path, count: int) -> None:
+    jsonl = project / ".hookline" / "state" / "audit.jsonl"
+    jsonl.write_text("".join(jsonl.read_text().splitlines(keepends=True)[:-count]))
+
+
+def test_verify_names_the_newest_row_deleted_from_the_store_only(project):
+    path = project[0]
+    newest_rows_deleted(path, 1)
+    result = run(path, "verify")
+    assert result.exit_code == 1, result.output
+    assert "hookline.db: 3 records, chain intact" in result.output  # the chain alone cannot tell
+    assert "DIFFER: record 4: in the file, missing from the store" in result.output
+
+
+def test_verify_finds_a_file_record_rewritten_with_a_matching_hash(project):
+    """The file's chain stays intact (the last line re-hashed); only the store can tell."""
+    from hookline.audit import canonical, link
+
+    path = project[0]
+    jsonl = path / ".hookline" / "state" / "audit.jsonl"
+    *kept, last = (json.loads(line) for line in jsonl.read_text().splitlines())
+    last["data"]["reason"] = "nothing to see"
+    last["hash"] = link(last["prev_hash"], last)
+    head = f'{{"seq":{last["seq"]},"prev_hash":"{last["prev_hash"]}","hash":"{last["hash"]}",'
+    lines_ = [json.dumps(r, separators=(",", ":")) for r in kept]
+    jsonl.write_text("\n".join([*lines_, head + canonical(last).decode()[1:]]) + "\n")
+    result = run(path, "verify")
+    assert "audit.jsonl: 4 records, chain intact" in result.output
+    assert result.exit_code == 1 and "record 4: differs between the file and the store" in (
+        result.output
+    )
+
+
+def test_a_cut_from_both_copies_passes_plain_verify_but_not_the_kept_head(project):
+    path = project[0]
+    kept = run(path, "head")
+    assert kept.exit_code == 0 and kept.stdout.startswith("4 ")
+    (as_json,) = [json.loads(line) for line in lines(run(path, "head", "--json"))]
+    assert kept.stdout.split() == [str(as_json["seq"]), as_json["hash"]]
+    assert run(path, "verify", "--head", kept.stdout.strip()).exit_code == 0
+    newest_rows_deleted(path, 2)
+    newest_lines_cut(path, 2)
+    assert run(path, "verify").exit_code == 0  # a log that ended at record 2, for all it knows
+    for given in (as_json["hash"], f"4:{as_json['hash']}"):
+        result = run(path, "verify", "--head", given)
+        assert result.exit_code == 1, result.output
+        assert "RECORDS CUT" in result.output and "the newest record is 2" in result.output
+    bad = run(path, "verify", "--head", "not-a-hash")
+    assert bad.exit_code == 2 and "not a head" in bad.output
+
+
+def test_a_store_without_audit_records_verifies_the_file_alone_and_says_so(project):
+    path = project[0]
+    (path / ".hookline" / "state" / "hookline.db").unlink()
+    result = run(path, "verify")
+    assert result.exit_code == 0, result.output
+    assert "does not exist; the file is verified alone (file-only mode)" in result.output
+    assert "audit.jsonl: 4 records, chain intact" in result.output
+    assert run(path, "head").stdout.startswith("4 ")  # the file's head, then
+
+
+BASH_SCRIPT = {"turns": [
+    {"tool_calls": [{"id": "t_ok", "name": "Bash", "input": {"command": "true"}}]},
+    {"tool_calls": [{"id": "t_cut", "name": "Bash",
+                     "input": {"command": "echo $$ > marker; exec sleep 120"}}]},
+    {"text": "never reached"},
+]}  # fmt: skip
+
+
+def test_a_run_killed_mid_tool_leaves_the_call_started_not_finished(tmp_path):
+    """SIGKILL the harness while a Bash body runs: the call is on record in both copies."""
+    import os
+    import selectors
+    import signal
+    import sys
+
+    from cli_runner import src_env
+
+    (tmp_path / "script.json").write_text(json.dumps(BASH_SCRIPT))
+    os.mkfifo(tmp_path / "marker")
+    marker = os.open(tmp_path / "marker", os.O_RDONLY | os.O_NONBLOCK)  # before the writer
+    harness = subprocess.Popen(
+        [sys.executable, "-m", "hookline.cli.main", "run", "go", "--model",
+         "scripted:script.json", "--permission-mode", "bypassPermissions"],
+        cwd=tmp_path, env=src_env(keep_pythonpath=False), stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    assert harness.stdout is not None
+    with selectors.DefaultSelector() as events:  # the marker written, or the harness gone
+        events.register(marker, selectors.EVENT_READ)
+        events.register(harness.stdout, selectors.EVENT_READ)
+        while not (ready := {key.fd for key, _ in events.select(timeout=60)}) & {marker}:
+            assert ready and harness.poll() is None, harness.communicate(timeout=5)
+            harness.stdout.read1(1 << 16)  # what it says meanwhile
+    sleeper = int(os.read(marker, 64))
+    os.close(marker)
+    harness.kill()
+    harness.wait()
+    os.kill(sleeper, signal.SIGKILL)  # the tool body it started, in a session of its own
+    harness.communicate(timeout=30)  # closes the pipes
+
+    state = tmp_path / ".hookline" / "state"
+    in_file = [(r["tool_use_id"], r["kind"]) for r in
+               map(json.loads, (state / "audit.jsonl").read_text().splitlines())]  # fmt: skip
+    expected = [("t_ok", "tool_started"), ("t_ok", "tool"), ("t_cut", "tool_started")]
+    assert in_file == expected
+    with sqlite3.connect(state / "hookline.db") as conn:
+        rows = conn.execute("SELECT tool_use_id, kind, data FROM hookline_audit ORDER BY seq")
+        in_store = [(use, kind) for use, kind, _ in rows]
+    assert in_store == expected
+    shown = lines(run(tmp_path))
+    assert "bypassPermissions mode runs Bash" in shown[0]
+    assert UNFINISHED not in shown[0] and shown[-1].endswith(UNFINISHED)
+    (cut,) = lines(run(tmp_path, "--unfinished"))
+    assert "Bash" in cut and cut == shown[-1]
+    (record,) = [json.loads(x) for x in lines(run(tmp_path, "--unfinished", "--json"))]
+    assert record["tool_use_id"] == "t_cut" and record["finished"] is False
+    assert record["data"]["input"] == {"command": "echo $$ > marker; exec sleep 120"}
+    verified = run(tmp_path, "verify")
+    assert verified.exit_code == 0, verified.output

@@ -10,12 +10,16 @@ from typing import Any
 
 import pytest
 
+from hookline import Agent, ScriptedModel
 from hookline.errors import ToolError, ToolInputError
+from hookline.hooks.engine import HookEngine
+from hookline.hooks.registry import HookRegistry
 from hookline.permissions import PermissionPolicy
 from hookline.permissions.rules import PermissionRule
 from hookline.permissions.visibility import ReadFilter
-from hookline.tools.base import Tool, ToolContext, Workspace
-from hookline.tools.builtin import Glob, Grep
+from hookline.tools.base import Tool, Toolbox, ToolCall, ToolContext, Workspace
+from hookline.tools.builtin import Glob, Grep, search
+from hookline.tools.pipeline import ToolPipeline
 
 
 @pytest.fixture
@@ -229,3 +233,66 @@ def test_grep_and_glob_skip_hooklines_state_with_or_without_rules(ctx: ToolConte
     assert grep["filenames"] == [str(ctx.cwd / "a")] and "skipped" not in grep
     glob = run(Glob(), {"pattern": "**/*"}, ctx)
     assert glob["filenames"] == [str(ctx.cwd / "a")] and "skipped" not in glob
+
+
+# -- time limits ------------------------------------------------------------------------------
+
+
+def _pipeline_run(tool: Tool, raw: dict[str, Any], ctx: ToolContext) -> tuple[str, str]:
+    pipeline = ToolPipeline(Toolbox([tool]), HookEngine(HookRegistry()))
+    scope = Agent(ScriptedModel([]), cwd=str(ctx.cwd)).session.scope
+    result = asyncio.run(pipeline.run(ToolCall("t1", tool.name, raw), scope, ctx))
+    return result.status, result.content
+
+
+def _workers_of_this_process() -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if b"_search_worker" in cmdline and ppid == os.getpid():
+            found.append(int(entry.name))
+    return found
+
+
+def test_a_catastrophic_pattern_stops_at_greps_time_limit_and_its_worker_dies(
+    ctx: ToolContext,
+) -> None:
+    make(ctx.cwd, {"evil.txt": ("a" * 40 + "b\n") * 3, "fine.txt": "aaa\n"})
+    grep = Grep()
+    grep.timeout = 1.0  # the tool's own limit, shortened for the test
+    status, content = _pipeline_run(grep, {"pattern": "(a+)+$"}, ctx)
+    assert (status, content) == ("failed", "Grep timed out after 1s")
+    assert _workers_of_this_process() == []
+
+
+@pytest.mark.parametrize("tool", [Glob(), Grep()], ids=["Glob", "Grep"])
+def test_a_long_walk_gives_way_so_a_timeout_can_stop_it(ctx: ToolContext, tool: Tool) -> None:
+    make(ctx.cwd, {f"d{n // 100}/f{n}.txt": "x\n" for n in range(600)})
+    prepared = tool.prepare({"pattern": "*.txt" if tool.name == "Glob" else "x"}, ctx)
+
+    async def expired() -> Any:
+        async with asyncio.timeout(0):
+            return await tool.execute(prepared, ctx)
+
+    with pytest.raises(TimeoutError):
+        asyncio.run(expired())
+
+
+def test_grep_skips_special_files_instead_of_hanging_on_them(ctx: ToolContext) -> None:
+    os.mkfifo(ctx.cwd / "pipe")
+    make(ctx.cwd, {"a.txt": "needle\n"})
+    output = run(Grep(), {"pattern": "needle"}, ctx)
+    assert output["filenames"] == [str(ctx.cwd / "a.txt")]
+
+
+def test_an_invalid_worker_answer_is_a_tool_error(
+    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make(ctx.cwd, {"a.txt": "needle\n"})
+    monkeypatch.setattr(search, "WORKER_OUTPUT_CAP", 2)
+    with pytest.raises(ToolError, match="too many matches"):
+        run(Grep(), {"pattern": "needle"}, ctx)

@@ -25,7 +25,8 @@ from hookline.events import (
     Stop,
     UserPromptSubmit,
 )
-from hookline.hooks.command import CommandFailed, CommandHook, CommandNotStarted
+from hookline.hooks.command import CommandFailed, CommandHook, CommandNotStarted, InvalidJson
+from hookline.process import STREAM_CAP
 
 RECORD = Path(__file__).parent / "hook_scripts" / "record.py"
 PY = shlex.quote(sys.executable)
@@ -232,15 +233,53 @@ def test_exit_0_json_after_leading_whitespace_is_still_json(pre, project):
 
 def test_exit_0_plain_text_is_ignored_on_pre_tool_use(pre, project):
     assert run(hook("echo O", project), pre) is None
-    assert run(hook("printf '{not json'", project), pre) is None
+
+
+def test_exit_0_invalid_json_is_a_failure_that_falls_back_to_plain_text(scope, pre, project):
+    with pytest.raises(InvalidJson, match="starts like JSON but does not parse") as caught:
+        run(hook("printf '{not json'", project), pre)
+    assert caught.value.fallback is None  # plain text on PreToolUse says nothing
+    (record,) = dispatch(pre, hook("printf '{not json'", project), failure="open").runs
+    assert (record.failure, record.answer.is_empty) == ("invalid_json", True)
+    event = scope.event(UserPromptSubmit, prompt="hi")
+    (record,) = dispatch(event, hook("printf '{not json'", project), failure="open").runs
+    assert record.failure == "invalid_json"
+    assert record.answer.additional_context == ("UserPromptSubmit hook success: {not json",)
+
+
+def over_the_cap(project: Path, *, code: int) -> str:
+    """A command printing a JSON deny longer than ``STREAM_CAP``, then exiting ``code``."""
+    (project / "huge.json").write_text(json.dumps(deny_json("x" * STREAM_CAP)))
+    return f"cat {project / 'huge.json'}; exit {code}"
+
+
+def test_a_json_answer_over_the_cap_is_a_failure_not_a_truncated_parse(pre, project):
+    command = over_the_cap(project, code=0)
+    (record,) = dispatch(pre, hook(command, project), failure="open").runs
+    assert (record.failure, record.answer.is_empty) == ("output_over_cap", True)
+    (record,) = dispatch(pre, hook(command, project), failure="closed").runs
+    assert (record.failure, record.decision) == ("output_over_cap", "deny")
+
+
+def test_exit_2_still_blocks_when_its_json_is_over_the_cap(pre, project):
+    command = over_the_cap(project, code=2)
+    (record,) = dispatch(pre, hook(command, project), failure="open").runs
+    assert (record.failure, record.decision) == (None, "deny")
+
+
+@pytest.mark.parametrize("form", ["shell", "exec"])
+def test_death_by_a_signal_is_a_failure_naming_it(pre, project, form):
+    code = "import os; os.kill(os.getpid(), 15)"
+    args = None if form == "shell" else ["-c", code]
+    runner = hook(f"exec {py(code)}" if args is None else sys.executable, project, args=args)
+    (record,) = dispatch(pre, runner, failure="open").runs
+    assert (record.failure, record.error) == ("signal", "was killed by SIGTERM")
 
 
 def test_exit_0_plain_text_is_context_on_user_prompt_submit(scope, project):
     event = scope.event(UserPromptSubmit, prompt="hi")
     answer = run(hook("printf '  \\n O \\n\\n'", project), event)
     assert answer == Decision(additional_context=("UserPromptSubmit hook success: O",))
-    answer = run(hook("printf '{not json'", project), event)
-    assert answer == Decision(additional_context=("UserPromptSubmit hook success: {not json",))
 
 
 def test_exit_0_plain_text_on_session_start_is_labelled_with_the_source(scope, project):
@@ -257,7 +296,7 @@ def test_exit_0_with_no_output_or_an_empty_object_is_no_decision(scope, project)
 def test_a_wrong_hook_event_name_is_an_invalid_answer(pre, project):
     output = {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "C"}}
     (record,) = dispatch(pre, hook(prints(output), project)).runs
-    assert record.failure == "invalid"
+    assert record.failure == "wrong_event"
     assert "expected 'PreToolUse' but got 'PostToolUse'" in (record.error or "")
     assert record.answer.is_empty
 
@@ -392,7 +431,7 @@ def test_exec_form_with_a_missing_executable_fails_to_spawn(pre, project):
     with pytest.raises(CommandNotStarted, match="/no/such/hook"):
         run(hook("/no/such/hook", project, args=["a"]), pre)
     (record,) = dispatch(pre, hook("/no/such/hook", project, args=[])).runs
-    assert record.failure == "spawn"
+    assert record.failure == "spawn_failed"
     assert record.answer.is_empty
 
 

@@ -26,6 +26,7 @@ from hookline.hooks.http import (
     HttpStatusFailure,
     interpolate,
     url_allowed,
+    url_refusal,
 )
 from hookline.hooks.registry import HookRegistry
 from local_http import RecordingHandler, RecordingServer, serve
@@ -277,7 +278,8 @@ def test_hook_describes_itself_by_url() -> None:
         ("https://hooks.example.com/pre", ["https://hooks.example.com/pre"], True),
         ("https://hooks.example.com/pre", ["https://hooks.example.com/*"], True),
         ("https://hooks.example.com/a/b?x=1", ["https://hooks.example.com/*"], True),
-        ("https://hooks.example.com", ["https://hooks.example.com/*"], False),
+        ("https://hooks.example.com", ["https://hooks.example.com/*"], True),  # path "/"
+        ("https://hooks.example.com", ["https://hooks.example.com/a/*"], False),
         ("https://evil.com/?https://hooks.example.com/", ["https://hooks.example.com/*"], False),
         ("http://hooks.example.com/pre", ["https://hooks.example.com/*"], False),
         ("https://api.example.com/pre", ["https://*.example.com/*"], True),
@@ -287,10 +289,53 @@ def test_hook_describes_itself_by_url() -> None:
         ("https://hooks.example.com/x", ["https://other.com/*", "https://hooks.*/x"], True),
         ("https://hooks.example.com/x", "https://hooks.example.com/*", True),  # one bare string
         ("https://hooks.example.com/x", "https://nope/*", False),
+        # matched on the parsed URL: scheme, host, port, path
+        ("http://localhost:1@127.0.0.1:8080/", ["http://localhost:*"], False),
+        ("http://localhost:8080/x", ["http://localhost/*"], False),  # default port only
+        ("http://localhost/x", ["http://localhost/*"], True),
+        ("https://hooks.example.com:443/x", ["https://hooks.example.com/*"], True),
+        ("http://localhost:8080/x", ["http://localhost:80*/x"], True),
+        ("HTTPS://Hooks.Example.COM/x", ["https://hooks.example.com/x"], True),
+        ("https://hooks.example.com/X", ["https://hooks.example.com/x"], False),  # path: case
+        ("https://hooks.example.com.evil.com/x", ["https://hooks.example.com/*"], False),
+        ("https://hooks.example.com/%2e%2e/admin", ["https://hooks.example.com/*"], False),
+        ("http://[::1]:9000/x", ["http://[::1]:*/x"], True),
+        ("http://localhost:8080/x", ["http://user@localhost:*"], False),  # pattern userinfo
+        ("http://localhost:8080/x", ["localhost:*"], False),  # not a URL pattern
     ],
 )
 def test_url_allowed(url: str, patterns: list[str] | None, allowed: bool) -> None:
     assert url_allowed(url, patterns) is allowed
+
+
+@pytest.mark.parametrize(
+    ("url", "patterns", "refusal"),
+    [
+        ("http://localhost:1@127.0.0.1:8080/", ["http://127.0.0.1:*"], "userinfo"),
+        ("https://user@hooks.example.com/x", None, "userinfo"),  # even with no list
+        ("https://user:pw@hooks.example.com/x", ["*"], "userinfo"),
+        ("https://hooks.example.com/x", ["https://other/*"], "does not match"),
+        ("https://hooks.example.com/x", ["https://hooks.example.com/*"], None),
+    ],
+)
+def test_url_refusal_refuses_userinfo_outright(
+    url: str, patterns: list[str] | None, refusal: str | None
+) -> None:
+    why = url_refusal(url, patterns)
+    assert why is None if refusal is None else refusal in (why or "")
+
+
+def test_a_url_with_userinfo_is_refused_and_never_reaches_the_server(
+    server: HookServer,
+) -> None:
+    sneaky = server.url("/deny").replace("http://", "http://localhost:1@")
+    assert sneaky.startswith("http://localhost:1@127.0.0.1:")
+    with pytest.raises(BlockedUrl, match="userinfo"):
+        ask(sneaky, allowed_urls=["http://localhost:*"])
+    with pytest.raises(BlockedUrl, match="userinfo"):
+        ask(sneaky)
+    assert server.seen == []
+    assert ask(server.url("/deny"), allowed_urls=["http://127.0.0.1:*"]) is not None
 
 
 def test_blocked_url_never_reaches_the_server(server: HookServer) -> None:

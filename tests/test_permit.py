@@ -63,7 +63,7 @@ def test_default_tiers_read_runs_write_asks_and_nobody_answering_refuses(tmp_pat
 
 
 def test_an_approver_sees_the_rewrite_and_may_approve_an_edit(tmp_path: Path) -> None:
-    approver = Scripted(Approval.edit({"file_path": "b.txt", "content": "edited"}, approver="ann"))
+    approver = Scripted(Approval.edit({"file_path": "c.txt", "content": "edited"}, approver="ann"))
     agent = Agent(ScriptedModel([]), cwd=tmp_path, permissions=PermissionPolicy(),
                   approver=approver)  # fmt: skip
     agent.registry.add("PreToolUse", lambda e: Decision.rewrite({**e.tool_input, "content": "y"}),
@@ -73,7 +73,8 @@ def test_an_approver_sees_the_rewrite_and_may_approve_an_edit(tmp_path: Path) ->
     assert request.original_input["content"] == "x" and request.tool_input["content"] == "y"
     assert "needs approval" in (request.reason or "")
     assert (result.status, result.approver) == ("executed", "ann")
-    assert (tmp_path / "b.txt").read_text() == "edited"
+    assert not (tmp_path / "b.txt").exists()
+    assert (tmp_path / "c.txt").read_text() == "y"  # the edit is judged again: rewritten too
 
 
 def test_an_approved_edit_is_still_checked_against_the_deny_rules(tmp_path: Path) -> None:

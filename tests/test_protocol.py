@@ -57,7 +57,7 @@ def test_a_hook_specific_output_for_another_event_is_rejected_with_the_cli_messa
     assert str(caught.value) == (
         "Hook returned incorrect event name: expected 'PreToolUse' but got 'PostToolUse'"
     )
-    assert caught.value.kind == "invalid"
+    assert caught.value.kind == "wrong_event"
 
 
 @pytest.mark.parametrize(

@@ -219,10 +219,11 @@ def test_pre_ctx(run: Run) -> None:
     ],
 )
 def test_pre_plain_stdout_is_ignored(run: Run, mode: str, stdout: str) -> None:
-    """Plain (or invalid-JSON) stdout on exit 0 is a success that says nothing."""
+    """Plain (or invalid-JSON) stdout on exit 0 says nothing; invalid JSON is kept on record as
+    a failure (the CLI reports a success), which a fail-open hook survives."""
     outcome = run(pre(mode))
     assert outcome.ran
-    assert outcome.failures("PreToolUse") == [None]
+    assert outcome.failures("PreToolUse") == [None if mode == "stdout" else "invalid_json"]
     the_result(outcome, "hello")
     never_shown(outcome, stdout)
     went_on(outcome)
@@ -232,7 +233,7 @@ def test_pre_wrong_event_name(run: Run) -> None:
     """An answer naming another event is rejected whole: its deny is ignored, the tool runs."""
     outcome = run(pre("wrong_event_name"))
     assert outcome.ran
-    assert outcome.failures("PreToolUse") == ["invalid"]
+    assert outcome.failures("PreToolUse") == ["wrong_event"]
     (error,) = [r.error for r in outcome.result.hook_runs if r.event == "PreToolUse"]
     assert "Hook returned incorrect event name: expected 'PreToolUse' but got 'PostToolUse'" in (
         error or ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,24 @@ def test_bad_resumes_are_one_line_exit_2_and_leave_the_session_paused(
     assert len(done.stderr.strip().splitlines()) == 1
     shown = json.loads(hookline("sessions", "show", session, cwd=project).stdout)
     assert shown["status"] == "deferred" and not (project / "out.txt").exists()
+
+
+def test_list_skips_a_corrupt_row_with_one_warning_naming_it(paused: tuple[Path, str]) -> None:
+    project, session = paused
+    db = sqlite3.connect(project / ".hookline" / "state" / "hookline.db")
+    with db:
+        db.execute(
+            "INSERT INTO hookline_sessions SELECT 'broken-1', status, version, '{not json', "
+            "user_name, tenant, created_at + 1, updated_at FROM hookline_sessions WHERE id = ?",
+            (session,),
+        )
+    db.close()
+    done = hookline("sessions", "list", "--json", cwd=project)
+    assert done.returncode == 0, done.stderr
+    listed = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [s["session_id"] for s in listed] == [session]
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "session broken-1" in warnings[0], done.stderr
+    shown = hookline("sessions", "show", "broken-1", cwd=project)
+    assert shown.returncode != 0 and "session broken-1" in shown.stderr
+    assert "Traceback" not in shown.stderr

@@ -571,7 +571,7 @@ def http_runner(registry: HookRegistry, url: str) -> HttpHook:
 def test_allowed_http_hook_urls_merge_across_layers_and_block_unlisted_urls(dirs: Dirs) -> None:
     allowed, blocked = "https://hooks.example.com/gate", "https://evil.example.net/steal"
     dirs.write("user", {"allowedHttpHookUrls": ["https://hooks.example.com/*"]})
-    dirs.write("managed", {"allowedHttpHookUrls": []})
+    dirs.write("local", {"allowedHttpHookUrls": []})
     dirs.write("project", hooks({"type": "http", "url": allowed}, {"type": "http", "url": blocked}))
 
     settings, registry = dirs.registry()
@@ -591,6 +591,9 @@ def test_allowed_http_hook_urls_merge_across_layers_and_block_unlisted_urls(dirs
         ({}, None),
         ({"managed": []}, ()),
         ({"user": ["a", "b"], "project": ["b", "c"]}, ("a", "b", "c")),
+        # managed lists are a ceiling: no other layer widens them
+        ({"managed": [], "project": ["a"], "local": ["b"]}, ()),
+        ({"managed": ["a"], "project": ["b"], "user": ["a", "c"]}, ("a",)),
     ],
 )
 def test_allowed_http_hook_urls_is_unset_empty_or_a_union(
@@ -625,3 +628,23 @@ def test_http_header_env_vars_are_the_handler_list_within_the_settings_list(
     assert settings.http_hook_allowed_env_vars == ("HOOK_TOKEN",)
     assert (sent.headers["X-Token"], sent.headers["X-Secret"]) == ("t0ken", "")
     assert [w.key for w in settings.warnings] == ["hooks.PreToolUse[0].hooks[0].allowedEnvVars"]
+
+
+def test_a_project_layer_cannot_widen_what_managed_settings_allow(dirs: Dirs) -> None:
+    managed_ok, project_only = "https://hooks.example.com/gate", "https://other.example.net/x"
+    dirs.write("managed", {"allowedHttpHookUrls": ["https://hooks.example.com/*"],
+                           "httpHookAllowedEnvVars": ["HOOK_TOKEN"]})  # fmt: skip
+    dirs.write("project", {
+        "allowedHttpHookUrls": ["https://other.example.net/*"],
+        "httpHookAllowedEnvVars": ["HOOK_SECRET"],
+        **hooks({"type": "http", "url": managed_ok}, {"type": "http", "url": project_only}),
+    })  # fmt: skip
+
+    settings, registry = dirs.registry()
+    assert settings.allowed_http_hook_urls == ("https://hooks.example.com/*",)
+    assert settings.http_hook_allowed_env_vars == ("HOOK_TOKEN",)
+    good, bad = http_runner(registry, managed_ok), http_runner(registry, project_only)
+    assert asyncio.run(good.run(dirs.bash("ls"))) is None
+    with pytest.raises(BlockedUrl):
+        asyncio.run(bad.run(dirs.bash("ls")))
+    assert isinstance(bad.clients, CountingClients) and bad.clients.requests == []

@@ -5,6 +5,7 @@
     ├── HookFailure          a hook raised, timed out or answered something invalid (the engine
     │   ├── HookTimeout      isolates these and records them; they never escape a dispatch)
     │   └── InvalidHookOutput
+    │       └── WrongHookEvent   the answer's ``hookEventName`` names another event
     └── ToolError            a tool body could not do its work; becomes a failed tool result
         └── ToolInputError   the tool input does not fit the tool (bad path, missing field, ...)
 
@@ -13,6 +14,11 @@ into these at the edge that caught them, so callers only ever handle hookline's 
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hookline.decisions import Decision
 
 
 class HooklineError(Exception):
@@ -43,9 +49,17 @@ class ConfigError(HooklineError):
 
 
 class HookFailure(HooklineError):
-    """A hook did not give a usable answer. ``kind`` names the failure for the audit."""
+    """A hook did not give a usable answer. ``kind`` names the failure for the audit.
+
+    ``fallback`` is what the hook still answers when it fails open, where Claude Code reads
+    something from a failed answer (invalid JSON on exit 0 is plain text); None: nothing.
+    """
 
     kind = "exception"
+
+    def __init__(self, message: str = "", *, fallback: Decision | None = None) -> None:
+        super().__init__(message)
+        self.fallback = fallback
 
 
 class HookTimeout(HookFailure):
@@ -58,6 +72,12 @@ class InvalidHookOutput(HookFailure):
     """A hook answered with something that is not a decision."""
 
     kind = "invalid"
+
+
+class WrongHookEvent(InvalidHookOutput):
+    """A hook answered for another event: its ``hookEventName`` is not the event's."""
+
+    kind = "wrong_event"
 
 
 class ToolError(HooklineError):

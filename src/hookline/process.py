@@ -10,6 +10,15 @@ that still holds the output pipes open.
 
 Cancelled (the engine's timeout), it sends SIGTERM to the whole group, waits ``kill_grace``
 seconds, sends SIGKILL to the group, reaps the leader and re-raises the cancellation.
+
+No orphans: every group is listed with this process's watchdog (``hookline.watchdog``, one per
+harness process, started on first use), which SIGKILLs the groups it knows when the harness
+dies, SIGKILL included. A group stays listed after its leader exits while a background child
+of it lives (``sleep 300 &``), so that child too ends with the harness. Why not
+``PR_SET_PDEATHSIG``: it covers only the direct child (not the ``sleep`` that ``bash -c``
+starts), it fires when the forking *thread* ends rather than the process, and setting it needs
+``preexec_fn``, which is unsafe in a process with threads. The one gap: a harness killed between
+the fork and the next line (the group being listed) leaves that child behind.
 """
 
 from __future__ import annotations
@@ -17,10 +26,15 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
+import threading
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
+from pathlib import Path
 from subprocess import PIPE
+
+from hookline import watchdog
 
 #: Bytes kept of each output stream.
 STREAM_CAP = 1 << 20
@@ -50,11 +64,15 @@ async def run_process(
     cwd: str,
     env: Mapping[str, str],
     kill_grace: float,
+    stream_cap: int = STREAM_CAP,
 ) -> Finished:
-    """Run ``argv`` to its exit; raises OSError if it cannot be started."""
+    """Run ``argv`` to its exit; raises OSError if it (or the watchdog) cannot be started.
+
+    ``stream_cap``: the bytes kept of each output stream."""
+    WATCHDOG.start()
     loop = asyncio.get_running_loop()
     transport, output = await loop.subprocess_exec(
-        _Output,
+        lambda: _Output(stream_cap),
         *argv,
         stdin=PIPE,
         stdout=PIPE,
@@ -63,6 +81,8 @@ async def run_process(
         env=dict(env),
         start_new_session=True,
     )
+    pgid = transport.get_pid()
+    WATCHDOG.watch(pgid)
     try:
         _feed(transport, stdin)
         try:
@@ -76,12 +96,14 @@ async def run_process(
         return output.finished(-1 if returncode is None else returncode)
     finally:
         transport.close()
+        WATCHDOG.release_if_empty(pgid)
 
 
 class _Output(asyncio.SubprocessProtocol):
     """Collects a process's stdout (fd 1) and stderr (fd 2), and notes when it exits."""
 
-    def __init__(self) -> None:
+    def __init__(self, cap: int = STREAM_CAP) -> None:
+        self.cap = cap
         self.kept = {1: bytearray(), 2: bytearray()}
         self.dropped = {1: 0, 2: 0}
         self.exited = asyncio.Event()
@@ -90,7 +112,7 @@ class _Output(asyncio.SubprocessProtocol):
 
     def pipe_data_received(self, fd: int, data: bytes) -> None:
         kept = self.kept[fd]
-        room = max(STREAM_CAP - len(kept), 0)
+        room = max(self.cap - len(kept), 0)
         kept += data[:room]
         self.dropped[fd] += max(len(data) - room, 0)
 
@@ -145,3 +167,83 @@ async def _group_done(output: _Output) -> None:
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
     with suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
+
+
+class Watchdog:
+    """This process's link to its watchdog: which child process groups to kill if it dies."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._owner = 0  # the pid that started the watchdog: a forked child needs its own
+        self._pid = 0
+        self._fd = -1
+        self._groups: set[int] = set()
+
+    def start(self) -> None:
+        """Start the watchdog unless this process has a live one; OSError if it cannot."""
+        with self._lock:
+            if self._owner != os.getpid():  # new, or forked: the groups are the parent's
+                self._forget_parent()
+                self._spawn()
+            elif not self._running():
+                self._spawn()
+
+    def watch(self, pgid: int) -> None:
+        """Kill group ``pgid`` when this process dies."""
+        with self._lock:
+            self._groups.add(pgid)
+            self._send(f"+{pgid}\n")
+
+    def release_if_empty(self, pgid: int) -> None:
+        """Forget ``pgid`` once no process of it is left (a background child keeps it)."""
+        if watchdog.group_alive(pgid):
+            return
+        with self._lock:
+            self._groups.discard(pgid)
+            self._send(f"-{pgid}\n")
+
+    def _send(self, line: str) -> None:
+        try:
+            os.write(self._fd, line.encode())
+        except OSError:  # the watchdog was killed: start another and tell it every group
+            self._spawn()
+            os.write(self._fd, "".join(f"+{g}\n" for g in self._groups).encode())
+
+    def _running(self) -> bool:
+        try:
+            return os.waitpid(self._pid, os.WNOHANG) == (0, 0)
+        except ChildProcessError:
+            return False
+
+    def _forget_parent(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)  # a forked copy of the parent's write end would hide its death
+        self._fd, self._groups = -1, set()
+
+    def _spawn(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        read_end, write_end = os.pipe()  # both ends close on exec in every other child
+        try:
+            self._pid = os.posix_spawn(
+                sys.executable,
+                [sys.executable, "-I", "-S", str(Path(watchdog.__file__))],
+                dict(os.environ),
+                file_actions=[
+                    (os.POSIX_SPAWN_DUP2, read_end, 0),
+                    (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                    (os.POSIX_SPAWN_DUP2, 1, 2),
+                ],
+                setsid=True,
+            )
+        except BaseException:
+            os.close(write_end)
+            raise
+        finally:
+            os.close(read_end)
+        self._owner, self._fd = os.getpid(), write_end
+
+
+#: This process's watchdog.
+WATCHDOG = Watchdog()

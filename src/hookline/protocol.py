@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hookline.decisions import UNCHANGED, Decision, Permission
-from hookline.errors import InvalidHookOutput
+from hookline.errors import InvalidHookOutput, WrongHookEvent
 
 _PERMISSIONS: frozenset[str] = frozenset({"allow", "deny", "ask", "defer"})
 
@@ -26,7 +26,7 @@ def decision_from_output(event_name: str, output: Any) -> Decision:
     specific = _get(out, "hookSpecificOutput", dict) or {}
     named = specific.get("hookEventName", event_name) if specific else event_name
     if named != event_name:
-        raise InvalidHookOutput(
+        raise WrongHookEvent(
             f"Hook returned incorrect event name: expected '{event_name}' but got '{named}'"
         )
     permission, reason = _top_level_decision(out)

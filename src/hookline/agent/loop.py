@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 from hookline.agent import pause
@@ -28,7 +29,7 @@ from hookline.agent.result import RunResult
 from hookline.agent.session import Session
 from hookline.agent.state import Turn
 from hookline.approvals import Approval
-from hookline.audit import AuditLog, attach_audit
+from hookline.audit import AuditLog, Redactor, attach_audit
 from hookline.decisions import NO_DECISION, Decision
 from hookline.errors import ConfigError
 from hookline.events import (
@@ -49,9 +50,9 @@ from hookline.hooks.sdk import HookMatcher
 from hookline.storage import Store, open_store
 from hookline.tools.base import Tool, Toolbox, ToolCall, ToolResult
 from hookline.tools.permit import Permit
-from hookline.tools.pipeline import ToolPipeline
+from hookline.tools.pipeline import ToolPipeline, ToolStarted
 
-Progress = HookEvent | HookRun | ToolResult | Message
+Progress = HookEvent | HookRun | ToolStarted | ToolResult | Message
 Watcher = Callable[[Progress], None]
 
 
@@ -79,12 +80,14 @@ class Agent:
         self.pipeline = ToolPipeline(self.tools, self.engine, permit)
         self.session = Session.create(opts)
         self._watchers: list[Watcher] = []
+        self.pipeline.on_start(self._emit)  # watchers see a call just before its body runs
         self._store: Store | None = None
         #: Whether the store holds a record of this session (paused, resumed or checkpointed).
         self._saved = False
         self._audit: AuditLog | None = None
         if opts.audit:
-            self._audit = attach_audit(self, max_delay=opts.audit_delay)
+            redactor = Redactor(opts.redact)
+            self._audit = attach_audit(self, redactor=redactor, max_delay=opts.audit_delay)
             permit.listeners.append(self._audit.record_approval)
 
     @property
@@ -97,7 +100,8 @@ class Agent:
     # -- the public surface ---------------------------------------------------------------------
 
     def watch(self, fn: Watcher) -> Callable[[], None]:
-        """Call ``fn`` with each event, hook run, tool result and message as it happens."""
+        """Call ``fn`` with each event, hook run, tool start and result, and message as it
+        happens."""
         self._watchers.append(fn)
         stop_runs = self.engine.monitor(fn)
         stop_events = self.engine.monitor(fn, events=True)
@@ -116,17 +120,22 @@ class Agent:
             raise ConfigError("the prompt is empty", key="prompt", fix="give the agent a task")
         return await self._recorded(self._prompted(prompt))
 
-    async def resume(self, session_id: str, answer: Answers = None) -> RunResult:
+    async def resume(
+        self, session_id: str, answer: Answers = None, *, by: pause.Resumer | None = None
+    ) -> RunResult:
         """Go on with a paused (or crashed) session, in this or any other process.
 
         ``answer`` answers the calls that were waiting (one Approval for all, or one per
-        tool_use_id); they are checked again by their PreToolUse hooks, calls that finished
-        before the pause are not run again, and the session resumes exactly once.
+        tool_use_id); they are checked again by their PreToolUse hooks (an edited input is
+        judged as a new call would be), calls that finished before the pause are not run
+        again, and the session resumes exactly once. ``by``: who resumes, for the audit log.
         """
         claimed = pause.claim(self.store, session_id, answer, self.tools)
         self.session.transcript.close()
         self.session = Session.restore(claimed.session, claimed.messages, self.options)
         self._saved = True
+        if self._audit is not None:
+            pause.record_resume(self._audit, claimed, by or pause.Resumer())
         return await self._recorded(self._resumed(claimed))
 
     async def _recorded(self, work: Awaitable[Turn]) -> RunResult:
@@ -247,6 +256,7 @@ class Agent:
                 self.session.messages, self.tools.specs(), system=self.options.system_prompt
             )
             turn.steps += 1
+            reply = self._within_limits(reply)
             self._add(reply, model=self.model.name)
             self.session.transcript.flush()
             turn.final_text = reply.text
@@ -363,6 +373,14 @@ class Agent:
 
     async def _fire(self, event: HookEvent) -> Decision:
         return (await self.engine.dispatch(event)).decision
+
+    def _within_limits(self, reply: Message) -> Message:
+        """``reply`` with each tool input over the pipeline's limits replaced by a stand-in
+        saying why, before anything records or copies it (``hookline.tools.limits``)."""
+        fit = self.pipeline.limits.fit
+        blocks = tuple(fit(b) if type(b) is ToolCall else b for b in reply.content)
+        same = all(new is old for new, old in zip(blocks, reply.content, strict=True))
+        return reply if same else replace(reply, content=blocks)
 
     def _add(self, message: Message, **extra: Any) -> None:
         self.session.add(message, **extra)

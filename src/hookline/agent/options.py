@@ -54,6 +54,9 @@ class AgentOptions:
     #: Group commit for the audit: records may wait this many seconds to share one write
     #: (a crash can lose that window). 0: each call's records are written when it ends.
     audit_delay: float = 0.0
+    #: Regular expressions the audit masks besides its built-in kinds of secret (the ``redact``
+    #: settings key; ``hookline.audit.redact``).
+    redact: Sequence[str] = ()
     #: Save the session after every step, so a crashed run can be resumed (costs a write a step).
     checkpoint: bool = False
     #: Opaque data saved with a paused session (the CLI keeps its flags here to rebuild it).

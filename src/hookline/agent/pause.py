@@ -5,6 +5,10 @@ for an answer) → ``resuming`` (claimed by one process: a compare-and-set, so t
 trying at once cannot both win) → ``done`` or ``deferred`` again. A ``running`` record whose
 process died (its pid is gone on this host) can be claimed too: a crashed session resumes from
 its last checkpoint.
+
+Each resume goes on record (``record_resume``): per waiting call, who resumed it, the answer
+(approve, deny, edit, or none for a crashed session), an edit as a diff of the waiting input,
+and whether the settings were reloaded after they changed under the paused session.
 """
 
 from __future__ import annotations
@@ -19,12 +23,15 @@ from typing import TYPE_CHECKING, Any
 from hookline.agent.messages import Message
 from hookline.agent.state import STATE_VERSION, Turn, dump_state, load_state
 from hookline.approvals import Approval
+from hookline.audit.log import PREVIEW, input_diff
+from hookline.audit.redact import clip
 from hookline.errors import ConfigError, ToolInputError
-from hookline.storage import SessionRecord, Store
+from hookline.storage import AuditEntry, SessionRecord, Store
 from hookline.tools.base import ToolContext, Workspace
 
 if TYPE_CHECKING:
     from hookline.agent.session import Session
+    from hookline.audit import AuditLog
     from hookline.tools.base import Toolbox, ToolCall
 
 Answers = Approval | Mapping[str, Approval] | None
@@ -39,6 +46,18 @@ class Claimed:
     turn: Turn
     answers: dict[str, Approval]
     launch: Mapping[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Resumer:
+    """Who resumes a session and how, for the audit log."""
+
+    #: Who resumed (``--user``); None: the session's own user.
+    user: str | None = None
+    #: The settings changed under the paused session and were loaded again as they are now.
+    reload_settings: bool = False
+    #: What changed (``path (changed|new|removed)``), when they were reloaded.
+    settings_changed: tuple[str, ...] = ()
 
 
 def save(store: Store, session: Session, turn: Turn, *, status: str, launch: Any) -> None:
@@ -68,7 +87,7 @@ def claim(store: Store, session_id: str, answer: Answers, tools: Toolbox) -> Cla
             fix="hookline sessions list shows the sessions that can be resumed",
         )
     where = f"session {session_id}"
-    expected = _resumable(record)
+    expected = resumable(record)
     session, messages, turn = load_state(record.state, where=where)
     answers = _answers(turn.waiting, answer)
     ctx = ToolContext(cwd=Path(session["cwd"]), workspace=Workspace.of(*session["roots"]))
@@ -82,7 +101,7 @@ def claim(store: Store, session_id: str, answer: Answers, tools: Toolbox) -> Cla
     return Claimed(session, messages, turn, answers, record.state.get("launch"))
 
 
-def _resumable(record: SessionRecord) -> str:
+def resumable(record: SessionRecord) -> str:
     """The status the claim expects; ConfigError when the session cannot be resumed."""
     if record.status == "deferred":
         return "deferred"
@@ -146,3 +165,37 @@ def _check_edits(
                 key="--edit",
                 fix=f"give a JSON object {call.name} accepts",
             ) from None
+
+
+def record_resume(audit: AuditLog, claimed: Claimed, by: Resumer) -> None:
+    """One audit record per waiting call: who resumed, the answer, the edit as a diff."""
+    session = claimed.session
+    for call in claimed.turn.waiting:
+        answer = claimed.answers.get(call.id)
+        data = _resumed_by(by, session) | _answer_data(answer)
+        data = audit.redactor.redact(data)
+        if answer is not None and answer.updated_input is not None:
+            diff = input_diff(call.input, answer.updated_input)
+            data["input_diff"] = clip(audit.redactor.redact(diff), PREVIEW)
+        audit.add(AuditEntry(kind="resume", session_id=session["id"], tool_use_id=call.id,
+                             tool=call.name, decision=data["answer"], data=data))  # fmt: skip
+    audit.flush()
+
+
+def _resumed_by(by: Resumer, session: dict[str, Any]) -> dict[str, Any]:
+    data: dict[str, Any] = {"user": by.user or session["user"], "tenant": session["tenant"]}
+    if by.user and by.user != session["user"]:
+        data["session_user"] = session["user"]
+    if by.reload_settings:
+        data["reload_settings"] = True
+        data["settings_changed"] = list(by.settings_changed)
+    return data
+
+
+def _answer_data(answer: Approval | None) -> dict[str, Any]:
+    if answer is None:
+        return {"answer": "none"}  # a crashed session goes on from its checkpoint
+    edited = answer.updated_input is not None
+    name = "deny" if answer.behavior == "deny" else "edit" if edited else "approve"
+    data = {"answer": name, "answered_by": answer.approver or None, "message": answer.message}
+    return {key: value for key, value in data.items() if value is not None}

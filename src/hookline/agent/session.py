@@ -16,6 +16,7 @@ from hookline.errors import ConfigError
 from hookline.events import Scope
 from hookline.hooks.session_env import env_dir
 from hookline.permissions.sandbox.run import Sandbox
+from hookline.private import private_dir
 from hookline.tools.base import ToolContext, ToolResult, Workspace
 
 #: The project's state folder (transcripts, and later the session store), under its cwd.
@@ -138,7 +139,7 @@ def _sandbox(options: AgentOptions, workspace: Workspace) -> Sandbox | None:
 
 def _make_dir(folder: Path) -> None:
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        private_dir(folder)
     except OSError as exc:
         raise ConfigError(
             f"cannot create the transcript folder {folder}: {exc.strerror}",

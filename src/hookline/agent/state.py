@@ -5,6 +5,11 @@ is saved: the session (id, folders, scope), the conversation, the turn in progre
 steps, the calls already done) and the batch that paused, call by call: the result of each call
 that finished (it never runs again) or nothing for each call still waiting for an answer.
 Tool definitions, hooks and the model are not data: a resume rebuilds them.
+
+Versions: 2 (this one) saves, in the CLI's launch, a fingerprint of every settings layer and
+hook file the run was built with, so a resume can refuse settings changed under a paused
+session. 1 had no fingerprints; it is read the same way, and its settings count as changed
+(``hookline sessions resume --reload-settings`` resumes it). Any other version is refused.
 """
 
 from __future__ import annotations
@@ -17,8 +22,10 @@ from hookline.agent.result import StopReason
 from hookline.errors import ConfigError
 from hookline.tools.base import ToolCall, ToolResult
 
-#: The version of this layout. A resume refuses any other: it cannot know what it means.
-STATE_VERSION = 1
+#: The version of this layout, written by every save.
+STATE_VERSION = 2
+#: The versions a resume reads; it refuses any other: it cannot know what it means.
+READABLE_VERSIONS = (1, 2)
 
 
 @dataclass
@@ -66,10 +73,11 @@ def load_state(data: Any, *, where: str) -> tuple[dict[str, Any], list[Message],
     if not isinstance(data, dict):
         raise ConfigError("the saved session state is not an object", file=where)
     version = data.get("version")
-    if version != STATE_VERSION:
+    if version not in READABLE_VERSIONS:
+        readable = " and ".join(str(v) for v in READABLE_VERSIONS)
         raise ConfigError(
             f"the saved session state has schema version {version!r}; this hookline reads "
-            f"version {STATE_VERSION} only",
+            f"versions {readable} only",
             file=where,
             key="version",
             fix="resume it with the hookline version that saved it",

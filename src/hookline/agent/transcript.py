@@ -23,6 +23,7 @@ any hook of that step runs, so a hook that reads the file finds everything up to
 from __future__ import annotations
 
 import json
+import os
 import time
 import uuid
 from collections.abc import Iterator
@@ -32,6 +33,7 @@ from typing import IO
 from hookline.agent.messages import Message, TextBlock, ToolResultBlock
 from hookline.hooks.wording import REMINDER_OPEN
 from hookline.jsontext import compact
+from hookline.private import open_private
 from hookline.tools.base import ToolCall, ToolResult
 
 VERSION = "hookline-0.1"
@@ -95,8 +97,8 @@ class Transcript:
         if not self._pending:
             return
         if self._file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("a", encoding="utf-8", errors="backslashreplace")
+            fd = open_private(self.path, os.O_WRONLY | os.O_APPEND)
+            self._file = os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace")
         text = "\n".join(self._pending) + "\n"
         if not text.isascii():
             for char, escape in _BREAKS.items():

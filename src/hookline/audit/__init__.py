@@ -3,15 +3,19 @@
 AuditLog      buffers records and writes them to a store and a JSONL file (``log``)
 Redactor      masks secrets in every string before anything is hashed or written (``redact``)
 verify_rows   the first break in the store's chain; ``verify_jsonl`` the file's (``chain``)
+compare       the file against the store, record by record; ``missing_head``: a kept head is gone
 """
 
 from __future__ import annotations
 
 from hookline.audit.chain import (
     AuditError,
+    Mark,
     Problem,
     canonical,
+    compare,
     link,
+    missing_head,
     verify_jsonl,
     verify_rows,
 )
@@ -22,11 +26,14 @@ __all__ = [
     "AuditError",
     "AuditLog",
     "Flushed",
+    "Mark",
     "Problem",
     "Redactor",
     "attach_audit",
     "canonical",
+    "compare",
     "link",
+    "missing_head",
     "verify_jsonl",
     "verify_rows",
 ]

@@ -9,8 +9,12 @@ A line is ``{"seq":N,"prev_hash":...,"hash":...,`` followed by the canonical JSO
 (every field but those three, keys sorted), so the line *is* what was hashed. Each append is one
 ``write(2)`` of whole lines under ``flock``. A last line without its newline is what a write cut
 short by a crash (or a full disk) leaves: ``verify_jsonl`` reports it as ``truncated``, which is
-not tampering, and the next writer cuts it off before appending. Deleting the newest records of
-both the file and the store together cannot be told from a log that ended there.
+not tampering, and the next writer cuts it off before appending.
+
+The two copies are compared record by record (``compare``: same seq, same hash), so a record cut
+from one copy only is found. Deleting the newest records of both together cannot be told from a
+log that ended there, unless a head kept elsewhere (``Mark``: seq and hash) is no longer in the
+chain at its place (``missing_head``).
 """
 
 from __future__ import annotations
@@ -19,14 +23,16 @@ import fcntl
 import hashlib
 import json
 import os
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from hookline.errors import HooklineError
 from hookline.jsontext import canonical as canonical_text
+from hookline.private import open_private
 from hookline.storage.base import ENTRY_FIELDS, AuditEntry, AuditRow, Chain
 
 #: The fields a chain adds to a record; everything else is hashed.
@@ -181,6 +187,69 @@ def _linkage(before: _Link | None, row: _Link, after: _Link | None) -> Problem |
     return None
 
 
+class Mark(NamedTuple):
+    """A record's place in a chain: its seq and hash (a chain's head, kept elsewhere)."""
+
+    seq: int
+    hash: str
+
+    def __str__(self) -> str:
+        return f"{self.seq} {self.hash}"
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    """The first record where two copies of the log differ."""
+
+    seq: int
+    detail: str
+
+    def __str__(self) -> str:
+        return f"record {self.seq}: {self.detail}"
+
+
+def marks_jsonl(path: str | os.PathLike[str]) -> Iterator[Mark]:
+    """The seq and hash of each complete audit line of a file (other lines are skipped)."""
+    with open(path, "rb") as file:
+        fcntl.flock(file, fcntl.LOCK_SH)
+        for text in file:
+            record = _record(text) if text.endswith(b"\n") else None
+            if record is not None:
+                yield Mark(record["seq"], record["hash"])
+
+
+def compare(file: Iterable[Mark], store: Iterable[Mark]) -> Mismatch | None:
+    """The first record (in seq order) missing from one copy or different in the two, or None."""
+    files, stores = iter(file), iter(store)
+    a, b = next(files, _END), next(stores, _END)
+    while a is not _END or b is not _END:
+        if a.seq < b.seq:
+            return Mismatch(a.seq, "in the file, missing from the store")
+        if b.seq < a.seq:
+            return Mismatch(b.seq, "in the store, missing from the file")
+        if a.hash != b.hash:
+            return Mismatch(a.seq, "differs between the file and the store")
+        a, b = next(files, _END), next(stores, _END)
+    return None
+
+
+_END = Mark(sys.maxsize, "")  # after every record
+
+
+def missing_head(marks: Iterable[Mark], hash: str, seq: int | None = None) -> str | None:
+    """Why the head ``hash`` (at ``seq``, if given) is not in the chain ``marks``, or None."""
+    last: Mark | None = None
+    for mark in marks:
+        if mark.hash == hash and seq in (None, mark.seq):
+            return None
+        if mark.seq == seq:
+            return f"record {seq} is not the head that was kept: the chain was rewritten"
+        last = mark
+    kept = f"the head that was kept{f' (record {seq})' if seq is not None else ''}"
+    newest = f"the newest record is {last.seq}" if last else "there are no records"
+    return f"{kept} is not in the chain: {newest}; records after it were cut"
+
+
 class ChainedFile:
     """An append-only JSONL file with its own hash chain, shared by processes through flock."""
 
@@ -242,9 +311,7 @@ class ChainedFile:
             self._fd = -1
 
     def _open(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
-        self._fd = os.open(self.path, flags, 0o600)
+        self._fd = open_private(self.path, os.O_RDWR | os.O_APPEND)
         self._size = -1
 
     def _end(self) -> int:

@@ -4,13 +4,20 @@
     ...
     audit.close()
 
-``attach`` only observes: hook runs and events come from the engine's monitors, tool results
-from the loop, all through ``agent.watch``. Records are buffered and written in one go (one
-store transaction, one ``write(2)`` to the file, under the file's lock) when a tool call's
-result arrives, after each hook run of an event outside a tool call (SessionStart,
-UserPromptSubmit, Stop, ...), on an approval, and on ``flush``/``close``. A record is
-acknowledged once the flush that wrote it has returned. A failed write raises ``AuditError``
-into the run, which stops: nothing goes on unrecorded.
+``attach`` only observes: hook runs and events come from the engine's monitors, tool starts
+and results from the pipeline and the loop, all through ``agent.watch``. Records are buffered
+and written in one go (one store transaction, one ``write(2)`` to the file, under the file's
+lock).
+
+Written ahead: just before a tool body runs, everything queued is written (its PreToolUse hook
+runs, an approval, and a ``tool_started`` record saying what let it run, with the input it runs
+with), and the body starts only once that write has returned. A failed write raises
+``AuditError`` into the run, which stops before the body: nothing runs unrecorded. The result
+follows: written when the call ends, or with group commit (``max_delay``) when the delay is up
+or at the next tool start, whichever comes first. A process killed in between leaves the call
+on record as started and not finished. Records are also written after each hook run of an
+event outside a tool call (SessionStart, UserPromptSubmit, Stop, ...), on an approval, and on
+``flush``/``close``. A record is acknowledged once the flush that wrote it has returned.
 
 Every record passes the redactor before it is hashed or written. Who: the user and tenant of
 the session (its scope, which hooks see too), else those given to ``AuditLog``.
@@ -33,6 +40,7 @@ from hookline.events import HookEvent
 from hookline.hooks.engine import HookRun
 from hookline.storage.base import AuditEntry, AuditRow
 from hookline.tools.base import ToolResult
+from hookline.tools.pipeline import ToolStarted
 
 if TYPE_CHECKING:
     from hookline.agent.loop import Agent
@@ -203,12 +211,16 @@ class _Observer:
         kind = type(item)
         if kind is HookRun:
             self.hook_run(item)
+        elif kind is ToolStarted:
+            self.tool_started(item)
         elif kind is ToolResult:
             self.tool_result(item)
         elif isinstance(item, HookEvent):
             tool_use_id = getattr(item, "tool_use_id", None)
             if tool_use_id is not None:  # the call as this event's hooks will see it
-                self.calls[tool_use_id] = _Call(item)
+                known = self.calls.get(tool_use_id)
+                fresh = self.calls[tool_use_id] = _Call(item)
+                fresh.started = known.started if known is not None else None
         elif self.log._pending:  # a message: whatever is queued is complete
             self.log.settle()
 
@@ -245,13 +257,30 @@ class _Observer:
         if call is None:  # not inside a tool call: its event's hooks are done, or it is late
             self.log.settle()
 
+    def tool_started(self, started: ToolStarted) -> None:
+        """Write ahead: what lets the call run is on disk and in the store before its body."""
+        call = self.calls.get(started.call.id)
+        shown = _input(self.log.redactor, started.input)
+        if call is not None:
+            call.started = (started.input, shown)
+        data = self.base()
+        data.update(shown)
+        self.put(data, approver=started.approver, allowed=started.allowed,
+                 reason=started.gate.reason)  # fmt: skip
+        self.log.add(AuditEntry(kind="tool_started", time=time(), session_id=self.agent.session.id,
+                                tool_use_id=started.call.id, tool=started.call.name,
+                                decision="allow", data=data))  # fmt: skip
+        self.log.flush()
+
     def tool_result(self, result: ToolResult) -> None:
-        self.calls.pop(result.call.id, None)
+        call = self.calls.pop(result.call.id, None)
         redact = self.log.redactor.redact
         data = self.base()
         data["status"] = result.status
         data["duration_ms"] = round(result.duration_ms, 3)
-        data.update(_input(self.log.redactor, result.input))
+        known = call.started if call is not None else None
+        shown = known[1] if known is not None and known[0] is result.input else None
+        data.update(shown or _input(self.log.redactor, result.input))
         if result.output is not None:
             data["output_digest"] = digest(redact(result.output))
         self.put(data, reason=result.reason, context=result.context,
@@ -273,12 +302,14 @@ class _Observer:
 class _Call:
     """A tool call in flight: its tool, and its input and output as the next hook sees them."""
 
-    __slots__ = ("input", "output", "tool")
+    __slots__ = ("input", "output", "started", "tool")
 
     def __init__(self, event: HookEvent) -> None:
         self.tool: str | None = getattr(event, "tool_name", None)
         self.input: Any = getattr(event, "tool_input", {})
         self.output: Any = getattr(event, "tool_response", UNCHANGED)
+        #: The input the body ran with, and its redacted fields (the result reuses them).
+        self.started: tuple[Any, dict[str, Any]] | None = None
 
     def rewritten(self, answer: Any) -> None:
         if answer.updated_input is not None:

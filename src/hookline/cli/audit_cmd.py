@@ -1,9 +1,18 @@
 """``hookline audit``: read the audit log, and check that nobody has changed it.
 
-    hookline audit [--session ID] [--tool NAME] [--decision D] [--since 1h] [--until T] [--json]
-    hookline audit verify      both hash chains (store and audit.jsonl); exit 1 when tampered
+    hookline audit [--session ID] [--tool NAME] [--decision D] [--since 1h] [--until T]
+                   [--unfinished] [--json]
+    hookline audit verify [--head HASH]   both hash chains, and the file against the store,
+                                          record by record; exit 1 on any difference
+    hookline audit head [--json]          the chain's head (seq and hash), to keep elsewhere
 
-Both read the project's state folder (``--cwd``, default the current one): the SQLite store
+A call whose ``tool_started`` record has no result after it shows as ``started, not finished``
+(the process ended while its tool ran); that is not tampering. ``verify --head`` proves that
+nothing newer than a head kept elsewhere was cut from both copies: the head must still be in
+the chain, at its place. With no store, or a store without audit records, the file is verified
+alone (file-only mode), and ``verify`` says so.
+
+They read the project's state folder (``--cwd``, default the current one): the SQLite store
 ``.hookline/state/hookline.db`` (or ``--store URL``) and ``.hookline/state/audit.jsonl``. Times
 are ISO 8601 (local time unless it says otherwise) or relative to now: ``90s``, ``30m``, ``1h``,
 ``2d``, ``1w``. A missing store or file is a one-line error (exit 2).
@@ -24,6 +33,7 @@ import click
 
 from hookline.agent.session import STATE_DIR
 from hookline.audit import verify_jsonl, verify_rows
+from hookline.audit.chain import Mark, compare, marks_jsonl, missing_head
 from hookline.audit.log import JSONL_NAME
 from hookline.cli.render import emit_json
 from hookline.errors import ConfigError
@@ -37,6 +47,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 PAGE = 10_000  # rows read at a time by verify
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
+_HEAD = re.compile(r"^\s*(?:(\d+)[\s:])?\s*([0-9a-f]{64})\s*$")
+UNFINISHED = "started, not finished"
 
 
 def _when(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
@@ -73,6 +85,7 @@ def _where(fn: F) -> F:
 @click.option("--decision", default=None, help="Only this decision: deny, allow, blocked, ...")
 @click.option("--since", metavar="TIME", callback=_when, help="From this time on (ISO 8601, 1h).")
 @click.option("--until", metavar="TIME", callback=_when, help="Before this time (ISO 8601, 30m).")
+@click.option("--unfinished", is_flag=True, help="Only calls started and never finished.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per record.")
 @click.pass_context
 def audit(
@@ -84,6 +97,7 @@ def audit(
     decision: str | None,
     since: float | None,
     until: float | None,
+    unfinished: bool,
     as_json: bool,
 ) -> None:
     """Show the audit records that match every filter given, oldest first."""
@@ -93,31 +107,52 @@ def audit(
         rows = store.audit_rows(
             session_id=session, tool=tool, decision=decision, since=since, until=until
         )
+        cut_off = _unfinished(store, rows)
+    if unfinished:
+        rows = [row for row in rows if row.seq in cut_off]
     for row in rows:
         if as_json:
-            emit_json(_as_dict(row))
+            emit_json(_as_dict(row, cut_off))
         else:
-            click.echo(_line(row))
+            click.echo(_line(row, cut_off))
     if not rows and not as_json:
         click.echo("no audit records match", err=True)
 
 
 @audit.command()
 @_where
-def verify(cwd: str, store_url: str | None) -> None:
-    """Check the store's hash chain and audit.jsonl's; exit 1 if either was changed."""
+@click.option("--head", "kept", metavar="HASH", help="A head from `audit head` (HASH or SEQ:HASH): "
+              "exit 1 unless it is still in the chain, at its place.")  # fmt: skip
+def verify(cwd: str, store_url: str | None, kept: str | None) -> None:
+    """Check both hash chains and compare the file with the store; exit 1 on any difference."""
     path = _state(cwd) / JSONL_NAME
     if not path.is_file():
         raise ConfigError(f"no audit file at {path}", fix=_FIX)
-    with _store(cwd, store_url) as store:
-        counted = _Counted(_all_rows(store))
-        store_problem = verify_rows(counted)
-        where = getattr(store, "where", repr(store))
-    tampered = _report(f"store {where}", counted.count, store_problem)
-    file_problem = verify_jsonl(path)
-    tampered |= _report(f"file {path}", _complete_lines(path), file_problem)
-    if tampered:
+    head = _kept_head(kept)
+    with _store(cwd, store_url, missing_ok=True) as store:
+        both = store is not None and store.last_audit() is not None
+        failed = _verify_store(store, head) if both else _file_only(store, cwd, store_url)
+        failed |= _verify_file(path, head)
+        if both:
+            failed |= _compare(path, store)
+    if failed:
         raise SystemExit(1)
+
+
+@audit.command()
+@_where
+@click.option("--json", "as_json", is_flag=True, help='As {"seq": N, "hash": "..."}.')
+def head(cwd: str, store_url: str | None, as_json: bool) -> None:
+    """Print the chain's head (seq and hash) to keep elsewhere, for `audit verify --head`."""
+    with _store(cwd, store_url, missing_ok=True) as store:
+        last = store.last_audit() if store is not None else None
+    mark = Mark(last.seq, last.hash) if last is not None else _file_head(_state(cwd) / JSONL_NAME)
+    if mark is None:
+        raise ConfigError(f"no audit records in {_state(cwd)}", fix=_FIX)
+    if as_json:
+        emit_json({"seq": mark.seq, "hash": mark.hash})
+    else:
+        click.echo(str(mark))
 
 
 _FIX = "run an agent with the audit log on first, or point --cwd/--store at where it wrote"
@@ -128,25 +163,118 @@ def _state(cwd: str) -> Path:
 
 
 @contextmanager
-def _store(cwd: str, url: str | None) -> Iterator[Store]:
-    """The store to read; an error instead of a new empty database where none is."""
-    state = _state(cwd)
-    looks_like_file = url is None or "://" not in url
-    path = state / DEFAULT_FILE if url is None else Path(url)
-    if looks_like_file and not path.is_file():
+def _store(cwd: str, url: str | None, *, missing_ok: bool = False) -> Iterator[Any]:
+    """The store to read; an error (or None, if ``missing_ok``) instead of a new empty
+    database where none is."""
+    path = _store_file(cwd, url)
+    if path is not None and not path.is_file():
+        if missing_ok:
+            yield None
+            return
         raise ConfigError(f"no audit store at {path}", fix=_FIX)
-    store = open_store(url, state_dir=state)
+    store = open_store(url, state_dir=_state(cwd))
     try:
         yield store
     finally:
         store.close()
 
 
-def _all_rows(store: Store) -> Iterator[AuditRow]:
-    after = None
-    while page := store.audit_rows(after_seq=after, limit=PAGE):
+def _store_file(cwd: str, url: str | None) -> Path | None:
+    """The SQLite file the store is in (None for a server)."""
+    if url is None:
+        return _state(cwd) / DEFAULT_FILE
+    return Path(url) if "://" not in url else None
+
+
+def _all_rows(
+    store: Store, *, after: int | None = None, session_id: str | None = None
+) -> Iterator[AuditRow]:
+    while page := store.audit_rows(session_id=session_id, after_seq=after, limit=PAGE):
         yield from page
         after = page[-1].seq
+
+
+def _marks(store: Store) -> Iterator[Mark]:
+    return (Mark(row.seq, row.hash) for row in _all_rows(store))
+
+
+def _unfinished(store: Store, rows: list[AuditRow]) -> set[int]:
+    """The seqs of the ``tool_started`` records among ``rows`` that no result follows."""
+    started = {(r.session_id, r.tool_use_id): r.seq for r in rows if r.kind == "tool_started"}
+    if not started:
+        return set()
+    sessions = {session for session, _ in started}
+    only = next(iter(sessions)) if len(sessions) == 1 else None
+    for row in _all_rows(store, after=min(started.values()), session_id=only):
+        if row.kind == "tool":
+            started.pop((row.session_id, row.tool_use_id), None)
+    return set(started.values())
+
+
+def _kept_head(value: str | None) -> tuple[str, int | None] | None:
+    """``--head``: the hash, and the seq if given (``SEQ:HASH`` or ``SEQ HASH``)."""
+    if value is None:
+        return None
+    match = _HEAD.match(value.lower())
+    if match is None:
+        raise click.BadParameter(
+            f"{value!r} is not a head: give the 64-digit hash, or SEQ:HASH", param_hint="--head"
+        )
+    seq = match.group(1)
+    return match.group(2), int(seq) if seq else None
+
+
+def _file_head(path: Path) -> Mark | None:
+    last = None
+    if path.is_file():
+        for last in marks_jsonl(path):  # noqa: B007 - the last one is the head
+            pass
+    return last
+
+
+def _verify_store(store: Store, head: tuple[str, int | None] | None) -> bool:
+    """The store's chain, and the kept head in it; True when either fails."""
+    counted = _Counted(_all_rows(store))
+    problem = verify_rows(counted)
+    where = f"store {getattr(store, 'where', repr(store))}"
+    failed = _report(where, counted.count, problem)
+    return _report_head(where, _marks(store), head) or failed
+
+
+def _verify_file(path: Path, head: tuple[str, int | None] | None) -> bool:
+    """The file's chain, and the kept head in it; True when either fails."""
+    where = f"file {path}"
+    failed = _report(where, _complete_lines(path), verify_jsonl(path))
+    return _report_head(where, marks_jsonl(path), head) or failed
+
+
+def _report_head(where: str, marks: Iterator[Mark], head: tuple[str, int | None] | None) -> bool:
+    """Say whether the kept head is still in the chain; True when it is not."""
+    if head is None:
+        return False
+    why = missing_head(marks, *head)
+    if why is None:
+        click.echo(f"{where}: the kept head is in the chain")
+        return False
+    click.secho(f"{where}: RECORDS CUT: {why}", fg="red")
+    return True
+
+
+def _compare(path: Path, store: Store) -> bool:
+    """The file against the store, record by record; True when they differ."""
+    mismatch = compare(marks_jsonl(path), _marks(store))
+    if mismatch is None:
+        click.echo("file and store: the same records, seq by seq and hash by hash")
+        return False
+    click.secho(f"file and store DIFFER: {mismatch}", fg="red")
+    return True
+
+
+def _file_only(store: Store | None, cwd: str, url: str | None) -> bool:
+    where = getattr(store, "where", None) or str(_store_file(cwd, url))
+    held = "holds no audit records" if store is not None else "does not exist"
+    click.echo(f"store {where}: {held}; the file is verified alone (file-only mode)")
+    return False
 
 
 class _Counted:
@@ -182,17 +310,21 @@ def _records(count: int) -> str:
     return f"{count} record" + ("" if count == 1 else "s")
 
 
-def _as_dict(row: AuditRow) -> dict[str, Any]:
-    return {field.name: getattr(row, field.name) for field in fields(row)}
+def _as_dict(row: AuditRow, cut_off: set[int]) -> dict[str, Any]:
+    shown = {field.name: getattr(row, field.name) for field in fields(row)}
+    if row.kind == "tool_started":
+        shown["finished"] = row.seq not in cut_off
+    return shown
 
 
-def _line(row: AuditRow) -> str:
+def _line(row: AuditRow, cut_off: set[int]) -> str:
     """time, session, tool, event (or kind), hook (or who answered), decision, reason."""
     data = row.data
     when = datetime.fromtimestamp(row.time).isoformat(timespec="seconds")
-    hook = data.get("hook") or data.get("answered_by") or "-"
+    hook = data.get("hook") or data.get("answered_by") or data.get("approver") or "-"
     reason = str(data.get("reason") or data.get("message") or data.get("error") or "")
-    reason = reason.splitlines()[0][:100] if reason else ""
+    reason = reason.splitlines()[0][:100] if reason else data.get("allowed", "")
+    reason = UNFINISHED if row.seq in cut_off else reason
     session = (row.session_id or "-")[:8]
     what = f"{row.tool or '-':<12} {row.event or row.kind:<18} {hook:<16} {row.decision or '-':<9}"
     return f"{when}  {session:<8}  {what} {reason}".rstrip()

@@ -12,7 +12,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -21,9 +21,11 @@ import click
 from hookline import Agent, ConfigError, RuleModel, RunResult, ScriptedModel
 from hookline.agent.model import ModelClient
 from hookline.approvals import Approver, ChainApprover, HttpApprover, NoApprover
+from hookline.audit.redact import patterns_from_settings
 from hookline.cli.approve_prompt import TerminalApprover
 from hookline.cli.render import StreamView, TextView, emit_json, print_summary
 from hookline.events import PermissionMode
+from hookline.hooks.fingerprint import fingerprint
 from hookline.hooks.inventory import load_hooks
 from hookline.permissions import PermissionPolicy
 from hookline.permissions.sandbox import SandboxConfig
@@ -55,6 +57,9 @@ class Launch:
     store: str | None = None
     audit: bool = True
     extra: Mapping[str, Any] = field(default_factory=dict)
+    #: The settings layers and hook files the agent was built with (``hooks.fingerprint``);
+    #: None until ``build_agent``, and in sessions paused before hookline kept them.
+    fingerprints: Mapping[str, str] | None = None
 
     @classmethod
     def from_flags(
@@ -98,7 +103,9 @@ class Launch:
 
 
 def build_agent(launch: Launch) -> Agent:
-    """The agent ``launch`` describes; settings warnings go to stderr."""
+    """The agent ``launch`` describes; settings warnings go to stderr. The launch saved with
+    a paused session carries the fingerprints of the files its hooks came from."""
+    prints = fingerprint(launch.cwd, settings=launch.settings, hook_files=launch.hooks)
     registry, settings = load_hooks(launch.cwd, settings=launch.settings, hook_files=launch.hooks)
     mode = cast("PermissionMode | None", launch.permission_mode)  # click checked the choice
     policy, more = PermissionPolicy.from_settings(settings, mode=mode, cwd=launch.cwd)
@@ -119,7 +126,8 @@ def build_agent(launch: Launch) -> Agent:
         defer_asks=launch.defer_asks,
         store=launch.store,
         audit=launch.audit,
-        launch=launch.to_dict(),
+        redact=patterns_from_settings(settings.layers),
+        launch=replace(launch, fingerprints=prints).to_dict(),
     )
 
 

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import json
 import time
+import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
 
+from hookline.agent.pause import Resumer, resumable
 from hookline.agent.session import STATE_DIR
 from hookline.agent.state import load_state
 from hookline.approvals import answer_from_cli
 from hookline.cli.launch import OUTPUT_FORMAT, Launch, build_agent, show
 from hookline.cli.render import emit_json, say
 from hookline.errors import ConfigError
-from hookline.storage import SessionRecord, Store, open_store
+from hookline.hooks.fingerprint import changes, fingerprint
+from hookline.storage import CorruptRecordWarning, SessionRecord, Store, open_store
 
 _CWD = click.option(
     "--cwd",
@@ -37,8 +41,17 @@ def sessions() -> None:
 @click.option("--status", default=None, help="Only sessions with this status (e.g. deferred).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per session.")
 def list_sessions(cwd: str | None, store: str | None, status: str | None, as_json: bool) -> None:
-    """The sessions in the store, newest first."""
-    for record in _store(cwd, store).list_sessions(status=status):
+    """The sessions in the store, newest first; one whose state cannot be read is left out,
+    with a warning naming it."""
+    with warnings.catch_warnings(record=True) as corrupt:
+        warnings.simplefilter("always", CorruptRecordWarning)
+        records = _store(cwd, store).list_sessions(status=status)
+    for w in corrupt:
+        if issubclass(w.category, CorruptRecordWarning):
+            click.echo(f"warning: {w.message}", err=True)
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    for record in records:
         summary = _summary(record)
         if as_json:
             emit_json(summary)
@@ -68,7 +81,13 @@ def show_session(session_id: str, cwd: str | None, store: str | None) -> None:
 @click.argument("session_id")
 @click.option("--approve", is_flag=True, help="Approve the waiting call(s) as they are.")
 @click.option("--deny", default=None, metavar="MESSAGE", help="Deny them; the model reads why.")
-@click.option("--edit", default=None, metavar="JSON", help="Approve with this input instead.")
+@click.option("--edit", default=None, metavar="JSON", help="Run this input instead, if it passes.")
+@click.option("--user", default=None, help="Who resumes it (recorded in the audit log).")
+@click.option(
+    "--reload-settings",
+    is_flag=True,
+    help="Resume even though settings or hook files changed since the pause (recorded).",
+)
 @_CWD
 @_STORE
 @OUTPUT_FORMAT
@@ -77,23 +96,51 @@ def resume(
     approve: bool,
     deny: str | None,
     edit: str | None,
+    user: str | None,
+    reload_settings: bool,
     cwd: str | None,
     store: str | None,
     output_format: str,
 ) -> None:
-    """Resume a paused session, answering its waiting calls; it resumes exactly once."""
+    """Resume a paused session, answering its waiting calls; it resumes exactly once. An
+    edited input is judged again, hooks and all. The settings and hook files must be those
+    it paused with, unless --reload-settings."""
     answer = answer_from_cli(approve, deny, edit)
+    if user:
+        answer = replace(answer, approver=f"cli:{user}")
     record = _store(cwd, store).get_session(session_id)
-    saved = record.state.get("launch") if record else None
-    launch = Launch.saved(saved, session=session_id) if record else None
-    if launch is None:
+    if record is None:
         raise ConfigError(
             f"no session {session_id!r} in the store",
             key="SESSION_ID",
             fix="hookline sessions list",
         )
+    resumable(record)  # a finished session says so before anything else
+    launch = Launch.saved(record.state.get("launch"), session=session_id)
+    changed = _settings_changed(session_id, launch, reload=reload_settings)
     agent = build_agent(launch)
-    show(agent, output_format, lambda: agent.resume(session_id, answer))
+    by = Resumer(user, reload_settings, tuple(changed))
+    show(agent, output_format, lambda: agent.resume(session_id, answer, by=by))
+
+
+def _settings_changed(session_id: str, launch: Launch, *, reload: bool) -> list[str]:
+    """The settings layers and hook files that changed since the session paused; a
+    ConfigError (exit 2, nothing loaded or run) if any did, unless ``reload``."""
+    fix = "review them, then resume with --reload-settings"
+    if launch.fingerprints is None:
+        if reload:
+            return ["unknown (no fingerprint was saved)"]
+        raise ConfigError(
+            f"session {session_id} kept no fingerprint of its settings and hook files (it "
+            "paused under an older hookline), so a change cannot be ruled out",
+            fix=fix,
+        )
+    now = fingerprint(launch.cwd, settings=launch.settings, hook_files=launch.hooks)
+    changed = changes(launch.fingerprints, now, base=launch.cwd)
+    if changed and not reload:
+        listed = ", ".join(changed)
+        raise ConfigError(f"settings changed since session {session_id} paused: {listed}", fix=fix)
+    return changed
 
 
 def _store(cwd: str | None, url: str | None) -> Store:

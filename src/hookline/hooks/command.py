@@ -12,15 +12,21 @@ and answers through its exit code and output (protocol spec §4.1, §4.2; reacti
   On PermissionRequest exit 2 is ignored; elsewhere it is a non-blocking error.
 * any other exit: valid JSON alone decides; without it, a non-blocking error.
 
-Failures are ``CommandFailed`` (kind "exit"), ``CommandNotStarted`` ("spawn") and
-``InvalidHookOutput`` ("invalid"); the engine turns a timeout into a cancellation, and the
-process group is then terminated (see ``hookline.process``).
+Failures (``HookFailure``, by kind): ``CommandFailed`` "exit", ``CommandNotStarted``
+"spawn_failed", ``CommandKilled`` "signal" (the hook died by a signal), ``InvalidJson``
+"invalid_json" (stdout starts with ``{`` but does not parse; Claude Code reads it as plain
+text, which is what the hook still answers when it fails open), ``OutputOverCap``
+"output_over_cap" (a JSON answer longer than ``process.STREAM_CAP``, so cut), and the
+protocol's "invalid" / "wrong_event". Exit 2 where it blocks is a deny, never a failure. The
+engine turns a timeout into a cancellation, and the process group is then terminated (see
+``hookline.process``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import replace
@@ -32,7 +38,7 @@ from hookline.errors import HookFailure, InvalidHookOutput
 from hookline.hooks import wording
 from hookline.hooks.runners import HookRunner
 from hookline.hooks.session_env import ENV_FILE_EVENTS
-from hookline.process import Finished, run_process
+from hookline.process import STREAM_CAP, Finished, run_process
 from hookline.protocol import decision_from_output
 
 if TYPE_CHECKING:
@@ -57,7 +63,25 @@ class CommandFailed(HookFailure):
 class CommandNotStarted(HookFailure):
     """A command hook's executable (or its working directory) could not be started."""
 
-    kind = "spawn"
+    kind = "spawn_failed"
+
+
+class CommandKilled(HookFailure):
+    """A command hook died by a signal before it could answer."""
+
+    kind = "signal"
+
+
+class InvalidJson(InvalidHookOutput):
+    """A command hook's stdout starts like a JSON answer but does not parse."""
+
+    kind = "invalid_json"
+
+
+class OutputOverCap(HookFailure):
+    """A command hook's JSON answer is longer than hookline reads, so it cannot be read."""
+
+    kind = "output_over_cap"
 
 
 class CommandHook(HookRunner):
@@ -147,16 +171,34 @@ class CommandHook(HookRunner):
     # -- reading the answer -------------------------------------------------------------------
 
     def _answer(self, event: HookEvent, done: Finished) -> Decision | None:
-        data = _json_object(done.stdout)
+        if done.returncode < 0:
+            raise CommandKilled(_killed_message(done))
+        if done.returncode == 2 and _exit_2_blocks(event):
+            return self._blocked(event, _json_object(done.stdout), done)
+        data = self._json(event, done)
         if done.returncode == 0:
             return self._succeeded(event, data, done)
-        if done.returncode == 2 and _exit_2_blocks(event):
-            return self._blocked(event, data, done)
         if data is not None:
             return self._decision(event, data)
         if done.returncode == 2 and event.name == "PermissionRequest":
             return None
         raise CommandFailed(_failure_message(done))
+
+    def _json(self, event: HookEvent, done: Finished) -> dict[str, Any] | None:
+        """The JSON answer, if stdout is one; output that starts like one but cannot be read
+        (cut at the cap, or not parsing) is a failure."""
+        if not _looks_like_json(done.stdout):
+            return None
+        if done.stdout_dropped:
+            raise OutputOverCap(
+                f"printed a JSON answer {done.stdout_dropped} bytes over the {STREAM_CAP}-byte "
+                "cap on hook output, so it was cut and cannot be read"
+            )
+        data = _json_object(done.stdout)
+        if data is None:
+            plain = self._succeeded(event, None, done) if done.returncode == 0 else None
+            raise InvalidJson(_invalid_json_message(done), fallback=plain)
+        return data
 
     def _succeeded(
         self, event: HookEvent, data: dict[str, Any] | None, done: Finished
@@ -211,13 +253,17 @@ def _stdin(event: HookEvent) -> bytes:
     return f"{line}\n".encode()
 
 
+def _looks_like_json(stdout: str) -> bool:
+    """Whether stdout is meant as a JSON answer: its first non-blank character is ``{``."""
+    return stdout.lstrip().startswith("{")
+
+
 def _json_object(stdout: str) -> dict[str, Any] | None:
     """The JSON answer, if stdout is one: starts with ``{`` and parses. Else plain text."""
-    text = stdout.lstrip()
-    if not text.startswith("{"):
+    if not _looks_like_json(stdout):
         return None
     try:
-        data = json.loads(text)
+        data = json.loads(stdout)
     except ValueError:
         return None
     return data if isinstance(data, dict) else None
@@ -235,6 +281,22 @@ def _names_other_event(data: dict[str, Any], event_name: str) -> bool:
         return False
     named = specific.get("hookEventName", event_name)
     return bool(named != event_name)
+
+
+def _invalid_json_message(done: Finished) -> str:
+    text = done.stdout.strip()
+    shown = text if len(text) <= 80 else f"{text[:80]}..."
+    code = f" (exit {done.returncode})" if done.returncode else ""
+    return f"printed output that starts like JSON but does not parse{code}: {shown!r}"
+
+
+def _killed_message(done: Finished) -> str:
+    try:
+        name = signal.Signals(-done.returncode).name
+    except ValueError:
+        name = f"signal {-done.returncode}"
+    stderr = done.stderr.strip().partition("\n")[0]
+    return f"was killed by {name}" + (f": {stderr}" if stderr else "")
 
 
 def _failure_message(done: Finished) -> str:

@@ -3,8 +3,9 @@
 ``dispatch(event)`` picks the hooks registered for the event whose matcher accepts it, runs the
 transformers one after another (each sees the previous rewrite), then the gates concurrently on
 the transformed event, merges every answer with ``decisions.merge``, and finally shows the result
-to the observers. A hook that raises, times out or answers nonsense is isolated: its failure is
-recorded on its ``HookRun`` and, for a fail-closed hook, becomes a deny.
+to the observers. A hook that raises (anything, ``SystemExit`` included), times out or answers
+nonsense is isolated: its failure is recorded on its ``HookRun`` with a kind and, for a
+fail-closed hook, becomes a deny. Only the cancellation of the run itself goes through.
 
 Plain (sync) Python hooks run inline on the event loop, so the common case costs a function
 call; their timeout is checked when they return. ``async`` hooks and ``threaded=True`` hooks are
@@ -192,9 +193,11 @@ class HookEngine:
                 spec, event, start, "timeout", f"did not answer within {spec.timeout:g}s"
             )
         except HookFailure as exc:
-            return self._record(spec, event, start, exc.kind, str(exc))
-        except Exception as exc:  # a hook's bug must never take the run down
-            return self._record(spec, event, start, "exception", f"{type(exc).__name__}: {exc}")
+            return self._record(spec, event, start, exc.kind, str(exc), exc.fallback)
+        except BaseException as exc:  # a hook's bug, even sys.exit(), must never end the run
+            if _run_cancelled(exc):
+                raise
+            return self._record(spec, event, start, "exception", _named(exc))
         return self._record(spec, event, start, None, None, answer)
 
     def _record(
@@ -207,7 +210,7 @@ class HookEngine:
         answer: Decision | None = None,
     ) -> HookRun:
         if failure:
-            answer = _failed(spec, event, failure, error or "")
+            answer = _failed(spec, event, failure, error or "", answer)
         run = HookRun(
             event.name,
             spec.name,
@@ -230,14 +233,27 @@ async def _within(spec: HookSpec, pending: Awaitable[Any]) -> Any:
         return await pending
 
 
-def _failed(spec: HookSpec, event: HookEvent, failure: str, error: str) -> Decision:
-    """What a failed hook answers: nothing if it fails open; if it fails closed, a refusal of
-    what the event is about (the call, the prompt), or a withheld output after a tool ran."""
+def _run_cancelled(exc: BaseException) -> bool:
+    """Whether ``exc`` is the cancellation of the run, which goes on up; a CancelledError a
+    hook raised on its own, while nothing cancels the run, is the hook's failure."""
+    task = asyncio.current_task()
+    return isinstance(exc, asyncio.CancelledError) and task is not None and task.cancelling() > 0
+
+
+def _named(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _failed(
+    spec: HookSpec, event: HookEvent, failure: str, error: str, fallback: Decision | None
+) -> Decision:
+    """What a failed hook answers: if it fails open, its fallback (what Claude Code still reads
+    from such an answer) or nothing; if it fails closed, a refusal of what the event is about
+    (the call, the prompt), or a withheld output after a tool ran."""
     if spec.failure != "closed" or spec.kind == "observer" or event.name not in REFUSABLE:
-        return NO_DECISION
-    what = {"timeout": "did not answer in time", "invalid": "gave an invalid answer"}
+        return fallback or NO_DECISION
     reason = (
-        f"The {event.name} hook {spec.name!r} {what.get(failure, 'failed')} ({error}), and it "
+        f"The {event.name} hook {spec.name!r} {FAILED.get(failure, 'failed')} ({error}), and it "
         "fails closed. It is a fault in the hook, not in your request: try again later or take "
         "another approach."
     )
@@ -247,6 +263,23 @@ def _failed(spec: HookSpec, event: HookEvent, failure: str, error: str) -> Decis
         )
     return Decision.deny(reason)
 
+
+#: How each kind of failure reads in a fail-closed hook's refusal (any other kind: "failed").
+FAILED = {
+    "timeout": "did not answer in time",
+    "invalid": "gave an invalid answer",
+    "invalid_json": "gave an answer that is not valid JSON",
+    "output_over_cap": "gave an answer too long to read",
+    "wrong_event": "answered for another event",
+    "spawn_failed": "could not be started",
+    "signal": "was killed by a signal",
+    "exit": "exited with an error",
+    "exception": "raised an exception",
+    "not_loaded": "could not be loaded",
+    "http_status": "answered with an HTTP error status",
+    "connection": "could not be reached",
+    "blocked_url": "is not at an allowed URL",
+}
 
 #: Events where a fail-closed hook's failure refuses something. Elsewhere (Stop: "keep working";
 #: SessionStart: nothing to refuse) a failure is recorded and gives no decision.

@@ -99,6 +99,12 @@ def is_strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
+class NotLoaded(HookFailure):
+    """A handler that could not be loaded, and fails closed, was called."""
+
+    kind = "not_loaded"
+
+
 class Unloadable(HookRunner):
     """A handler that could not be loaded: every call is a HookFailure saying why."""
 
@@ -111,7 +117,7 @@ class Unloadable(HookRunner):
         self.handler = handler
 
     def call(self, event: HookEvent) -> NoReturn:
-        raise HookFailure(f"could not be loaded: {self.problem}")
+        raise NotLoaded(str(self.problem))
 
     async def run(self, event: HookEvent) -> Decision | None:
         self.call(event)

@@ -12,7 +12,8 @@ exceptions are translated here, so only hookline's own tree leaves this module::
     └── HttpHookFailure
         ├── HttpStatusFailure      "http_status": a non-2xx answer (redirects are not followed)
         ├── HttpConnectionFailure  "connection": refused, DNS, TLS or protocol errors
-        └── BlockedUrl             "blocked_url": outside ``allowedHttpHookUrls``; nothing sent
+        └── BlockedUrl             "blocked_url": outside ``allowedHttpHookUrls``, or a URL
+                                   with userinfo (``url_refusal``); nothing sent
 
 Timeouts: the engine awaits each hook under ``asyncio.timeout(spec.timeout)``; that is the one
 deadline (cancelling the request closes its connection). The shared client sets no httpx timeout:
@@ -30,6 +31,7 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -132,15 +134,16 @@ class HttpHook(HookRunner):
         _check_url(url)
         self.url = url
         self.key = ("http", url)
-        self.allowed = url_allowed(url, allowed_urls)
+        self.refusal = url_refusal(url, allowed_urls)
+        self.allowed = self.refusal is None
         self.clients = client if client is not None else HTTP_CLIENTS
         names, source = _listed(allowed_env_vars), os.environ if env is None else env
         filled = {k: interpolate(v, names, source) for k, v in (headers or {}).items()}
         self._headers = _checked_headers(filled)
 
     async def run(self, event: HookEvent) -> Decision | None:
-        if not self.allowed:
-            raise BlockedUrl("the URL does not match allowedHttpHookUrls; nothing was sent")
+        if self.refusal is not None:
+            raise BlockedUrl(f"{self.refusal}; nothing was sent")
         response = await self._post(event.to_payload())
         if not response.is_success:
             raise HttpStatusFailure(
@@ -179,11 +182,79 @@ def read_answer(event_name: str, body: bytes) -> Decision | None:
 
 
 def url_allowed(url: str, patterns: Sequence[str] | None) -> bool:
-    """Whether ``allowedHttpHookUrls`` lets ``url`` through: None allows every URL, ``[]``
-    none; a pattern matches the whole URL, ``*`` standing for any run of characters."""
+    """Whether ``allowedHttpHookUrls`` lets ``url`` through.
+
+    With ``patterns`` None every URL is allowed, with ``[]`` none, with ``["*"]`` every one. A
+    pattern (``scheme://host[:port][/path]``, ``*`` standing for any run of characters inside
+    one part) is matched part by part on the parsed URL, never on its text: scheme and host
+    ignoring case, the port (a pattern without one allows only the scheme's default port), and
+    the path (a pattern without one allows any path; one with a ``..`` segment, even encoded,
+    never matches). So ``http://localhost:1@127.0.0.1/`` goes to 127.0.0.1 and does not match
+    ``http://localhost:*``."""
     if patterns is None:
         return True
-    return any(_glob(pattern).fullmatch(url) for pattern in _listed(patterns))
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL:
+        return False
+    if ".." in parsed.path.split("/"):
+        return False
+    return any(p == "*" or _UrlPattern.parse(p).matches(parsed) for p in _listed(patterns))
+
+
+def url_refusal(url: str, patterns: Sequence[str] | None) -> str | None:
+    """Why an HTTP hook may not POST to ``url``; None when it may. Besides ``url_allowed``, a
+    URL carrying userinfo (``http://user@host/``) is always refused: a reader, or a loose
+    pattern, takes the text before the ``@`` for the host."""
+    try:
+        userinfo = httpx.URL(url).userinfo
+    except httpx.InvalidURL:
+        return "the URL cannot be parsed"
+    if userinfo:
+        return "the URL carries userinfo (user:password@), which hookline refuses"
+    if not url_allowed(url, patterns):
+        return "the URL does not match allowedHttpHookUrls"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _UrlPattern:
+    """One ``allowedHttpHookUrls`` entry, split into the parts a URL is matched on."""
+
+    scheme: str
+    host: str
+    port: str | None
+    path: str | None
+
+    @classmethod
+    def parse(cls, pattern: str) -> _UrlPattern:
+        """The parts of ``pattern``; one that is not ``scheme://host[:port][/path]`` (with
+        userinfo, say) matches nothing."""
+        found = _URL_PATTERN.fullmatch(pattern)
+        if found is None or "@" in found["host"]:
+            return _NOTHING
+        host = found["host"].removeprefix("[").removesuffix("]")
+        return cls(found["scheme"].lower(), host.lower(), found["port"], found["path"])
+
+    def matches(self, url: httpx.URL) -> bool:
+        if self is _NOTHING or not _glob(self.scheme).fullmatch(url.scheme):
+            return False
+        if not _glob(self.host).fullmatch(url.host.lower()):
+            return False
+        port = url.port if url.port is not None else _DEFAULT_PORTS.get(url.scheme)
+        wanted = _DEFAULT_PORTS.get(url.scheme) if self.port is None else self.port
+        if not _glob(str(wanted)).fullmatch(str(port)):
+            return False
+        return self.path is None or _glob(self.path).fullmatch(url.path) is not None
+
+
+_URL_PATTERN = re.compile(
+    r"(?P<scheme>[A-Za-z*][A-Za-z0-9+.*-]*)://(?P<host>\[[^\]/]*\]|[^:/]+)"
+    r"(?::(?P<port>[0-9*]+))?(?P<path>/.*)?",
+    re.DOTALL,
+)
+_NOTHING = _UrlPattern("", "", None, None)
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def interpolate(value: str, allowed: Sequence[str], env: Mapping[str, str]) -> str:

@@ -69,7 +69,9 @@ class PythonHook(HookRunner):
 
     async def run(self, event: HookEvent) -> Decision | None:
         if self.threaded:
-            result = await asyncio.to_thread(self.fn, event)
+            result, raised = await asyncio.to_thread(_in_thread, self.fn, event)
+            if raised is not None:
+                raise raised
         else:
             result = self.fn(event)
         if inspect.isawaitable(result):
@@ -117,6 +119,17 @@ def _answer(event: HookEvent, result: Any) -> Decision | None:
     raise InvalidHookOutput(
         f"returned {type(result).__name__}; return a hookline Decision, a protocol dict or None"
     )
+
+
+def _in_thread(
+    fn: Callable[[HookEvent], Any], event: HookEvent
+) -> tuple[Any, BaseException | None]:
+    """Call a threaded hook, handing back what it raised rather than raising it: a
+    GeneratorExit that crosses the thread's future escapes the awaiting coroutine's handlers."""
+    try:
+        return fn(event), None
+    except BaseException as exc:  # re-raised on the event loop, where the engine records it
+        return None, exc
 
 
 async def _settle(event: HookEvent, pending: Awaitable[Any]) -> Decision | None:

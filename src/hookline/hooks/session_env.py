@@ -13,6 +13,7 @@ import itertools
 from pathlib import Path
 
 from hookline.events import HookEvent
+from hookline.private import touch_private
 
 #: The events whose command hooks get ``CLAUDE_ENV_FILE`` (observed in Claude Code).
 ENV_FILE_EVENTS = frozenset({"SessionStart", "Setup", "CwdChanged", "FileChanged"})
@@ -30,5 +31,6 @@ def env_file_for(event: HookEvent) -> str | None:
     if event.name not in ENV_FILE_EVENTS:
         return None
     folder = env_dir(event.session_id, event.transcript_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return str(folder / f"{event.name.lower()}-hook-{next(_numbers)}.sh")
+    path = folder / f"{event.name.lower()}-hook-{next(_numbers)}.sh"
+    touch_private(path)  # 0600 before the hook appends to it
+    return str(path)

@@ -110,6 +110,14 @@ def joined(layers: Sequence[Layer], key: str) -> tuple[str, ...] | None:
     return None if not lists else tuple(dict.fromkeys(item for items in lists for item in items))
 
 
+def ceiling(layers: Sequence[Layer], key: str) -> tuple[str, ...] | None:
+    """``joined`` for an allowlist that managed settings cap: when a managed layer sets ``key``,
+    the managed lists alone; no other layer can widen them. Else every layer's list joined."""
+    managed = [layer for layer in layers if layer.name == "managed"]
+    capped = joined(managed, key)
+    return capped if capped is not None else joined(layers, key)
+
+
 @dataclass(slots=True)
 class Settings:
     """The layers found, in load order, and the warnings about them."""
@@ -127,11 +135,11 @@ class Settings:
 
     @property
     def allowed_http_hook_urls(self) -> tuple[str, ...] | None:
-        return joined(self.layers, "allowedHttpHookUrls")
+        return ceiling(self.layers, "allowedHttpHookUrls")
 
     @property
     def http_hook_allowed_env_vars(self) -> tuple[str, ...] | None:
-        return joined(self.layers, "httpHookAllowedEnvVars")
+        return ceiling(self.layers, "httpHookAllowedEnvVars")
 
     @property
     def managed(self) -> tuple[Layer, ...]:

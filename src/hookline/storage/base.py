@@ -8,11 +8,13 @@ one before it). Besides the protocol: the chain walk and the row mapping every b
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from time import time as _now
 from typing import Any, Protocol, runtime_checkable
 
+from hookline.errors import ConfigError
 from hookline.jsontext import strict
 
 #: The layout of the tables. A store refuses a database whose recorded version is newer.
@@ -157,9 +159,44 @@ def load_json(value: str | dict[str, Any]) -> dict[str, Any]:
     return json.loads(value) if isinstance(value, str) else value
 
 
+class CorruptRecordWarning(UserWarning):
+    """A stored session whose state cannot be read was left out of a listing."""
+
+
+class CorruptRecord(ConfigError):
+    """A stored session's state is not a JSON object; ``id`` names the session."""
+
+    def __init__(self, id: str, reason: str) -> None:
+        super().__init__(
+            f"session {id}: its stored state cannot be read ({reason})",
+            key=id,
+            fix=f"inspect or delete the row with id {id!r} in hookline_sessions",
+        )
+        self.id = id
+
+
 def session_from_row(row: Sequence[Any]) -> SessionRecord:
+    """The record of a session row; CorruptRecord when its state is not a JSON object."""
     id, status, version, state, user, tenant, created, updated = row
-    return SessionRecord(id, status, version, load_json(state), user, tenant, created, updated)
+    try:
+        data = load_json(state)
+    except (ValueError, TypeError) as exc:  # JSONDecodeError, bytes that are not UTF-8
+        raise CorruptRecord(str(id), f"not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise CorruptRecord(str(id), f"JSON {type(data).__name__}, not an object")
+    return SessionRecord(id, status, version, data, user, tenant, created, updated)
+
+
+def sessions_from_rows(rows: Iterable[Sequence[Any]]) -> list[SessionRecord]:
+    """The records of session rows; a corrupt row is left out, with a CorruptRecordWarning
+    naming its id, so one bad row does not hide every other session."""
+    records = []
+    for row in rows:
+        try:
+            records.append(session_from_row(row))
+        except CorruptRecord as exc:
+            warnings.warn(exc.message + "; left out", CorruptRecordWarning, stacklevel=3)
+    return records
 
 
 def audit_from_row(row: Sequence[Any]) -> AuditRow:

@@ -25,6 +25,7 @@ from hookline.storage.base import (
     dump_json,
     place,
     session_from_row,
+    sessions_from_rows,
 )
 
 SESSION_COLUMNS = "id, status, version, state, user_name, tenant, created_at, updated_at"
@@ -180,7 +181,8 @@ class SqlStore:
         sql = f"SELECT {SESSION_COLUMNS} FROM hookline_sessions {where}"
         with self._transaction() as cur:
             cur.execute(self._sql(sql + "ORDER BY created_at DESC, id LIMIT ?"), [*params, limit])
-            return [session_from_row(row) for row in cur.fetchall()]
+            rows = cur.fetchall()
+        return sessions_from_rows(rows)
 
     def claim_session(self, id: str, *, expected: str, new: str) -> bool:
         sql = "UPDATE hookline_sessions SET status = ?, updated_at = ? WHERE id = ? AND status = ?"

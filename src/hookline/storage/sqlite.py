@@ -24,6 +24,7 @@ import sqlite3
 from pathlib import Path
 
 from hookline.errors import ConfigError
+from hookline.private import touch_private
 from hookline.storage.sql import Cursor, LockKind, SqlStore, migrations
 
 #: How long a transaction waits for another process's write lock before it fails.
@@ -59,7 +60,8 @@ class SqliteStore(SqlStore):
 def _connect(path: Path) -> sqlite3.Connection:
     """An autocommit connection (transactions are explicit) in WAL mode."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if str(path) != ":memory:":
+            touch_private(path)  # 0600 before SQLite opens it; its -wal and -shm copy the mode
         conn = sqlite3.connect(
             path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False
         )

@@ -8,8 +8,11 @@
                                                   an answer from a resume ─┴► run / refuse / defer
                                           ─ allow ──────────────────────► run
 
-An approval with an edited input is checked twice before it runs: against the tool's input
-schema, and against the deny rules (an approver cannot approve what a rule forbids).
+An approval with an edited input (an approver's, a PermissionRequest hook's, a resume's) is
+checked against the tool's input schema here, then comes back as ``edit``: the pipeline judges
+it again from PreToolUse on (``ToolPipeline.rejudge``), with ``edited_by`` saying who edited it.
+The editor's approval answers an ask on the edited input; nothing asks again, and a hook's defer
+of it defers (the run pauses again), so an edit never recurses.
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ from hookline.tools.base import Tool, ToolCall, ToolContext
 class Outcome:
     """What the permission step decided for one call."""
 
-    action: Literal["run", "deny", "defer"]
+    #: edit: an approved edit, to be judged again from PreToolUse on (``input`` is the edit).
+    action: Literal["run", "deny", "defer", "edit"]
     input: dict[str, Any]
     reason: str | None = None
     #: The text the model reads when the call does not run.
@@ -69,8 +73,11 @@ class Permit:
         scope: Scope,
         ctx: ToolContext,
         answer: Approval | None = None,
+        *,
+        edited_by: str | None = None,
     ) -> Outcome:
-        """Run, refuse or defer ``call``, whose hooks answered ``gate``."""
+        """Run, refuse or defer ``call``, whose hooks answered ``gate``. ``edited_by``: the
+        input is an edit being judged again; whoever made it approved it, so an ask runs."""
         tool_input = prepared if gate.updated_input is None else gate.updated_input
         if self.policy is None and gate.permission not in ("ask", "defer"):
             return Outcome("run", tool_input)  # no permission layer: the hooks let it through
@@ -81,6 +88,8 @@ class Permit:
             request = _request(call, tool, tool_input, prepared, reason, "PreToolUse", scope)
             return self._answered(request, tool, answer, ctx)
         verdict = self._verdict(tool, tool_input, gate, ctx)
+        if verdict.behavior == "ask" and edited_by is not None:
+            return Outcome("run", tool_input, approver=edited_by)
         if verdict.behavior == "ask":
             request = _request(
                 call, tool, tool_input, prepared, verdict.reason, verdict.source, scope
@@ -91,7 +100,7 @@ class Permit:
             return self._answered(request, tool, approval, ctx)
         if verdict.behavior in ("deny", "defer"):
             return Outcome(verdict.behavior, tool_input, verdict.reason, verdict.reason)
-        return Outcome("run", tool_input)
+        return Outcome("run", tool_input, verdict.reason)
 
     def reading(self, ctx: ToolContext) -> ToolContext:
         """``ctx`` with the policy's Read deny rules, which Glob and Grep apply in a folder."""
@@ -144,16 +153,13 @@ class Permit:
             return Outcome("deny", tool_input, message, message, who)
         if approval.updated_input is None:
             return Outcome("run", tool_input, approver=who)
+        edited = dict(approval.updated_input)
         try:
-            edited = tool.prepare(dict(approval.updated_input), ctx)
+            tool.prepare(dict(edited), ctx)
         except ToolInputError as exc:
             why = f"the edited input does not fit {tool.name}: {exc}"
             return Outcome("deny", tool_input, why, why, who)
-        if self.policy is not None:
-            verdict = self._verdict(tool, edited, Decision(), ctx)
-            if verdict.behavior == "deny":
-                return Outcome("deny", edited, verdict.reason, verdict.reason, who)
-        return Outcome("run", edited, approver=who)
+        return Outcome("edit", edited, approver=who)  # judged again, hooks and all
 
 
 def _request(

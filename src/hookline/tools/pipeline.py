@@ -2,12 +2,14 @@
 
 A refused call never reaches its tool's body: ToolBlocked fires with the reason, and the refusal
 comes back as an error result the model can read. A tool that raises or overruns its timeout
-becomes a failed result, never a crash. Every outcome is a ``ToolResult``.
+becomes a failed result, never a crash. Every outcome is a ``ToolResult``. Just before a body
+runs, the observers given to ``on_start`` see a ``ToolStarted`` (the audit log writes ahead there).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from time import perf_counter
 from typing import Any, cast
@@ -26,6 +28,7 @@ from hookline.frozen import copy_json
 from hookline.hooks import wording
 from hookline.hooks.engine import Dispatch, HookEngine, HookRun
 from hookline.tools.base import Tool, Toolbox, ToolCall, ToolContext, ToolResult
+from hookline.tools.limits import InputLimits
 from hookline.tools.permit import Outcome, Permit
 
 
@@ -40,15 +43,44 @@ class Checked:
     settled: ToolResult | None = None
     #: Who approved the call, when it was asked.
     approver: str | None = None
+    #: Why the permission layer let it run, when it had a say.
+    allowed: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStarted:
+    """A call whose tool body is about to run: the input it runs with, and what let it run."""
+
+    call: ToolCall
+    input: dict[str, Any]
+    gate: Decision = NO_DECISION
+    approver: str | None = None
+    allowed: str | None = None
 
 
 class ToolPipeline:
     """Runs tool calls through the hooks of an engine."""
 
-    def __init__(self, tools: Toolbox, engine: HookEngine, permit: Permit | None = None) -> None:
+    def __init__(
+        self,
+        tools: Toolbox,
+        engine: HookEngine,
+        permit: Permit | None = None,
+        *,
+        limits: InputLimits | None = None,
+    ) -> None:
         self.tools = tools
         self.engine = engine
         self.permit = permit or Permit(engine)
+        #: The size and depth a tool input may have; over them, the call fails before any hook.
+        self.limits = limits or InputLimits()
+        self._starting: list[Callable[[ToolStarted], None]] = []
+
+    def on_start(self, fn: Callable[[ToolStarted], None]) -> Callable[[], None]:
+        """Call ``fn`` just before each tool body runs (an exception stops the call there);
+        returns the function that stops it."""
+        self._starting.append(fn)
+        return lambda: self._starting.remove(fn) if fn in self._starting else None
 
     async def run(self, call: ToolCall, scope: Scope, ctx: ToolContext) -> ToolResult:
         """Run one call from the model and say what came of it."""
@@ -59,7 +91,46 @@ class ToolPipeline:
     ) -> Checked:
         """The first half: prepare the input, ask the PreToolUse hooks and the permission layer.
         The calls of one batch are checked concurrently, as Claude Code does, then finished one
-        by one. ``answer`` is a person's answer for this call, given on resume."""
+        by one. ``answer`` is a person's answer for this call, given on resume; one with an
+        edited input is judged again as that input (``rejudge``)."""
+        if answer is not None and answer.updated_input is not None:
+            who = answer.approver or "approver"
+            return await self.rejudge(call, answer.updated_input, scope, ctx, edited_by=who)
+        return await self._judge(call, scope, ctx, answer)
+
+    async def rejudge(
+        self,
+        call: ToolCall,
+        edited: dict[str, Any],
+        scope: Scope,
+        ctx: ToolContext,
+        *,
+        edited_by: str,
+    ) -> Checked:
+        """An edited input, judged as if the model had asked for it: PreToolUse hooks (which
+        may deny, defer or rewrite it), then the permission layer (rules, dangerous tier).
+        Every edit comes here: ``sessions resume --edit``, an approver's or a PermissionRequest
+        hook's ``updatedInput``. ``edited_by`` approved it, so an ask on it runs; a defer
+        defers (the run pauses again, with the edit waiting); nothing asks twice, so an edit
+        never comes back here."""
+        again = self.limits.fit(ToolCall(call.id, call.name, edited))
+        again = ToolCall(call.id, call.name, copy_json(again.input))
+        checked = await self._judge(again, scope, ctx, edited_by=edited_by)
+        return checked if checked.approver else replace(checked, approver=edited_by)
+
+    async def _judge(
+        self,
+        call: ToolCall,
+        scope: Scope,
+        ctx: ToolContext,
+        answer: Approval | None = None,
+        *,
+        edited_by: str | None = None,
+    ) -> Checked:
+        """Prepare, PreToolUse, the permission layer: what ``check`` and ``rejudge`` share."""
+        if too_big := self.limits.problem(call.input):
+            stand_in = self.limits.fit(call).input
+            return Checked(call, None, stand_in, settled=_failed(call, stand_in, too_big))
         tool = self.tools.get(call.name)
         if tool is None:
             failed = _failed(call, call.input, wording.no_such_tool(call.name))
@@ -77,10 +148,17 @@ class ToolPipeline:
             content = wording.denied("PreToolUse", call.name, reason)
             outcome = Outcome("deny", prepared, reason, content)
         else:
-            outcome = await self.permit.decide(call, tool, prepared, gate, scope, ctx, answer)
+            outcome = await self.permit.decide(
+                call, tool, prepared, gate, scope, ctx, answer, edited_by=edited_by
+            )
+        if outcome.action == "edit":  # an approved edit (never of a rejudged call: see decide)
+            who = outcome.approver or "approver"
+            return await self.rejudge(call, outcome.input, scope, ctx, edited_by=who)
         if outcome.action == "run":
             run_input = prepared if outcome.input is prepared else copy_json(outcome.input)
-            return Checked(call, tool, run_input, gate, approver=outcome.approver)
+            return Checked(
+                call, tool, run_input, gate, approver=outcome.approver, allowed=outcome.reason
+            )
         blocked = await self._blocked(call, outcome, scope)
         return Checked(call, tool, prepared, gate, _with_pre(blocked, gate, tool.name))
 
@@ -91,6 +169,11 @@ class ToolPipeline:
             return checked.settled
         tool = cast(Tool, checked.tool)  # a call that is not settled has its tool
         ctx = self.permit.reading(ctx)  # Glob and Grep leave out what Read deny rules cover
+        if self._starting:
+            started = ToolStarted(checked.call, checked.input, checked.gate, checked.approver,
+                                  checked.allowed)  # fmt: skip
+            for fn in self._starting:
+                fn(started)
         result = await self._execute(tool, checked.call, checked.input, scope, ctx)
         if checked.approver:
             result = replace(result, approver=checked.approver)

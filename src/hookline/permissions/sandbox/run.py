@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Final
 from hookline.errors import ToolError
 from hookline.permissions.sandbox.config import HARDENING, NAMESPACES
 from hookline.permissions.sandbox.proxy import DomainProxy
+from hookline.private import FOLDER, private_dir
 
 if TYPE_CHECKING:
     from hookline.permissions.sandbox.config import SandboxConfig
@@ -188,6 +189,8 @@ def _placeholder(path: Path, *, file: bool) -> bool:
     try:
         if file:
             path.touch(exist_ok=True)
+        elif path.name == FOLDER:
+            private_dir(path)  # 0700, with its .gitignore
         else:
             path.mkdir(exist_ok=True)
     except OSError:

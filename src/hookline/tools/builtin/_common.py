@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import os
 import re
@@ -17,6 +18,8 @@ from hookline.tools.builtin._skipped import Skipped
 from hookline.tools.function import validate
 
 SKIP_DIRS = frozenset({".git"})
+#: Files looked at between two chances for a timeout to stop a walk.
+WALK_STRIDE = 256
 _GLOB_TOKEN = re.compile(r"\*\*/|\*\*|\*|\?|\[[^\]]+\]|\{[^}]*\}")
 _WILDCARDS = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}
 T = TypeVar("T")
@@ -177,6 +180,35 @@ def walk_files(
     """The ``wanted`` files under ``root`` with their relative paths; skips .git and links out of
     the workspace, and, counted in ``skipped``, what reading tools may not see and folders that
     cannot be read."""
+    return (entry for entry in walk_steps(root, ctx, skipped, wanted=wanted) if entry)
+
+
+async def gather_files(
+    root: Path,
+    ctx: ToolContext,
+    skipped: Skipped | None = None,
+    *,
+    wanted: Callable[[Path, str], bool] = lambda path, rel: True,
+) -> list[tuple[Path, str]]:
+    """``walk_files`` as a list, giving way to the event loop every ``WALK_STRIDE`` files
+    looked at, so that a timeout (a cancellation) can stop a long walk."""
+    found = []
+    for count, entry in enumerate(walk_steps(root, ctx, skipped, wanted=wanted), 1):
+        if entry:
+            found.append(entry)
+        if count % WALK_STRIDE == 0:
+            await asyncio.sleep(0)
+    return found
+
+
+def walk_steps(
+    root: Path,
+    ctx: ToolContext,
+    skipped: Skipped | None = None,
+    *,
+    wanted: Callable[[Path, str], bool] = lambda path, rel: True,
+) -> Iterator[tuple[Path, str] | None]:
+    """``walk_files``, with a None for each file or folder looked at and left out."""
     skipped = Skipped() if skipped is None else skipped
     if not root.is_dir():
         if wanted(root, root.name) and skipped.keeps_file(root, ctx):
@@ -186,13 +218,12 @@ def walk_files(
         dirs[:] = sorted(
             d for d in dirs if d not in SKIP_DIRS and skipped.keeps_folder(Path(folder, d), ctx)
         )
+        yield None
         for name in sorted(files):
             path = Path(folder, name)
             rel = path.relative_to(root).as_posix()
-            if not wanted(path, rel) or (path.is_symlink() and not _inside(path, ctx)):
-                continue
-            if skipped.keeps_file(path, ctx):
-                yield path, rel
+            keep = wanted(path, rel) and (not path.is_symlink() or _inside(path, ctx))
+            yield (path, rel) if keep and skipped.keeps_file(path, ctx) else None
 
 
 def _inside(path: Path, ctx: ToolContext) -> bool:

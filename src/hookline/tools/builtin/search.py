@@ -1,10 +1,18 @@
-"""Glob and Grep: find files by name and by content, in pure Python."""
+"""Glob and Grep: find files by name and by content, in Python, within their time limits.
+
+Both walk the folder on the event loop, giving way every few hundred files so that the
+pipeline's timeout stops a long walk. Grep's regex work runs in a worker process
+(``_search_worker``) that the timeout kills: Python's ``re`` can backtrack for ever on one line
+(``(a+)+$``), and nothing inside the process can interrupt it.
+"""
 
 from __future__ import annotations
 
+import json
 import re
+import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -12,22 +20,25 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from hookline.errors import ToolError
+from hookline.process import run_process
 from hookline.tools.base import ToolContext
+from hookline.tools.builtin import _search_worker
 from hookline.tools.builtin._common import (
     BuiltinTool,
     ToolInput,
+    gather_files,
     glob_matcher,
     newest_first,
     search_root,
-    split_lines,
     truncate,
-    walk_files,
 )
 from hookline.tools.builtin._skipped import Skipped, skip_notes
 
 MAX_GLOB_FILES = 100
 MAX_CONTENT_CHARS = 30_000
-BINARY_SNIFF = 8192
+#: Bytes kept of the worker's answer (every hit's line numbers, and lines in content mode).
+WORKER_OUTPUT_CAP = 64 << 20
 _PATH_HELP = "folder to search in (default: the working directory)."
 
 
@@ -87,13 +98,14 @@ class Glob(BuiltinTool[GlobInput]):
     path_key = "path"
     read_only = True
     timeout = 60.0
+    suspends = True  # the walk gives way, so the timeout applies
 
     async def execute(self, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
         args = self.parse(tool_input)
         started = time.monotonic()
         root = search_root(args.path, ctx, want_dir=True)
         match, skipped = glob_matcher(args.pattern), Skipped()
-        walk = walk_files(root, ctx, skipped, wanted=lambda path, rel: match(rel))
+        walk = await gather_files(root, ctx, skipped, wanted=lambda path, rel: match(rel))
         found = newest_first([path for path, _ in walk], Path)
         kept = [str(p) for p in found[:MAX_GLOB_FILES]]
         return {
@@ -113,11 +125,12 @@ class Glob(BuiltinTool[GlobInput]):
 
 @dataclass(frozen=True)
 class _Hit:
-    """One file with matches: its path, its lines and the indexes of the matching ones."""
+    """One file with matches: its path, the indexes of the matching lines, and the lines to
+    show around them (content mode) by index."""
 
     path: Path
-    lines: list[str]
     matched: list[int]
+    lines: dict[int, str]
 
 
 class Grep(BuiltinTool[GrepInput]):
@@ -136,11 +149,12 @@ class Grep(BuiltinTool[GrepInput]):
     path_key = "path"
     read_only = True
     timeout = 60.0
+    suspends = True  # the walk gives way and the regex work runs in a process: both can stop
 
     async def execute(self, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
         args = self.parse(tool_input)
         root, skipped = search_root(args.path, ctx, want_dir=False), Skipped()
-        hits = newest_first(list(_search(root, args, ctx, skipped)), lambda hit: hit.path)
+        hits = newest_first(await _search(root, args, ctx, skipped), lambda hit: hit.path)
         output = {
             "mode": args.output_mode,
             "numFiles": len(hits),
@@ -194,56 +208,69 @@ _BY_MODE: dict[str, Callable[[list[_Hit], GrepInput], dict[str, Any]]] = {
 }
 
 
-def _search(root: Path, args: GrepInput, ctx: ToolContext, skipped: Skipped) -> Iterator[_Hit]:
+async def _search(root: Path, args: GrepInput, ctx: ToolContext, skipped: Skipped) -> list[_Hit]:
+    """The files under ``root`` with matches, found by a worker process."""
+    keep = glob_matcher(args.glob) if args.glob else None
+    wanted = (lambda path, rel: keep(path.name) or keep(rel)) if keep else (lambda p, r: True)
+    files = [path for path, _ in await gather_files(root, ctx, skipped, wanted=wanted)]
+    if not files:
+        return []
+    found = await _in_worker(_job(args, files), cwd=str(root if root.is_dir() else root.parent))
+    return [
+        _Hit(files[i], matched, {int(j): t for j, t in shown.items()})
+        for i, matched, shown in found
+    ]
+
+
+def _job(args: GrepInput, files: list[Path]) -> dict[str, Any]:
     flags = re.IGNORECASE if args.ignore_case else 0
     if args.multiline:
         flags |= re.MULTILINE | re.DOTALL
-    regex = re.compile(args.pattern, flags)
-    keep = glob_matcher(args.glob) if args.glob else None
-    wanted = (lambda path, rel: keep(path.name) or keep(rel)) if keep else (lambda p, r: True)
-    for path, _ in walk_files(root, ctx, skipped, wanted=wanted):
-        lines = _text_lines(path)
-        if lines is None:
-            continue
-        matched = _matching(regex, lines, multiline=args.multiline)
-        if matched:
-            yield _Hit(path, lines, matched)
+    before, after = _context(args) if args.output_mode == "content" else (-1, -1)
+    return {
+        "pattern": args.pattern,
+        "flags": int(flags),
+        "multiline": args.multiline,
+        "before": before,
+        "after": after,
+        "files": [str(path) for path in files],
+    }
 
 
-def _matching(regex: re.Pattern[str], lines: list[str], *, multiline: bool) -> list[int]:
-    """Indexes of the lines a match touches."""
-    if not multiline:
-        return [i for i, line in enumerate(lines) if regex.search(line)]
-    text, touched = "\n".join(lines), set[int]()
-    for m in regex.finditer(text):
-        first = text.count("\n", 0, m.start())
-        touched.update(range(first, first + text.count("\n", m.start(), m.end()) + 1))
-    return sorted(touched)
+async def _in_worker(job: dict[str, Any], *, cwd: str) -> list[list[Any]]:
+    """The worker's hits for ``job``; cancelling the await (a timeout) kills the worker."""
+    argv = [sys.executable, "-I", "-S", _search_worker.__file__]
+    stdin = json.dumps(job).encode()
+    try:
+        done = await run_process(
+            argv, stdin=stdin, cwd=cwd, env={}, kill_grace=0.0, stream_cap=WORKER_OUTPUT_CAP
+        )
+    except OSError as exc:
+        raise ToolError(f"Cannot start the search: {exc.strerror}") from None
+    if done.returncode != 0 or done.stdout_dropped:
+        last = done.stderr.strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
+        why = "too many matches" if done.stdout_dropped else last[0]
+        raise ToolError(f"The search failed: {why}. Narrow the pattern, path or glob.")
+    hits: list[list[Any]] = json.loads(done.stdout)
+    return hits
+
+
+def _context(args: GrepInput) -> tuple[int, int]:
+    """Lines before and after each match that content mode shows (-B, -A, else -C)."""
+    before = args.before if args.before is not None else args.around or 0
+    after = args.after if args.after is not None else args.around or 0
+    return before, after
 
 
 def _content_lines(hit: _Hit, args: GrepInput) -> list[str]:
     """ripgrep-style lines: ``path:N:text`` for matches, ``path-N-text`` for context, ``--``."""
-    before = args.before if args.before is not None else args.around or 0
-    after = args.after if args.after is not None else args.around or 0
     numbered = args.line_numbers is not False
     matched = set(hit.matched)
-    shown = sorted({j for i in matched for j in range(i - before, i + after + 1)})
     out: list[str] = []
-    for j in (j for j in shown if 0 <= j < len(hit.lines)):
-        if out and j - 1 not in shown:
+    for j in sorted(hit.lines):
+        if out and j - 1 not in hit.lines:
             out.append("--")
         sep = ":" if j in matched else "-"
         number = f"{j + 1}{sep}" if numbered else ""
         out.append(f"{hit.path}{sep}{number}{hit.lines[j]}")
     return out
-
-
-def _text_lines(path: Path) -> list[str] | None:
-    """The lines of a text file; None for binary (a NUL byte early on) or unreadable files."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    if b"\0" in data[:BINARY_SNIFF]:
-        return None
-    return split_lines(data.decode("utf-8", errors="replace"))

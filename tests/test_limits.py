@@ -1,0 +1,125 @@
+"""Tool input limits: too deep or too big is a clear failed result, never a RecursionError."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hookline import Agent, Decision, ScriptedModel
+from hookline.hooks.engine import HookEngine
+from hookline.hooks.registry import HookRegistry
+from hookline.tools.base import Toolbox, ToolCall, ToolContext, Workspace
+from hookline.tools.builtin import Read
+from hookline.tools.limits import REFUSED_KEY, InputLimits, json_size, nesting
+from hookline.tools.pipeline import ToolPipeline
+
+
+def nested(depth: int) -> dict[str, Any]:
+    """A tool input ``depth`` levels deep (the input object itself is level 1), built without
+    recursion."""
+    top: dict[str, Any] = {"file_path": "notes.txt"}
+    node: Any = top
+    for level in range(depth - 1):
+        child: Any = [] if level % 2 == 0 else {}
+        if isinstance(node, dict):
+            node["x"] = child
+        else:
+            node.append(child)
+        node = child
+    return top
+
+
+def run_agent(tmp_path: Path, tool_input: dict[str, Any]) -> tuple[Any, list[str]]:
+    (tmp_path / "notes.txt").write_text("hello\n")
+    model = ScriptedModel(
+        [{"tool_calls": [{"name": "Read", "input": tool_input}]}, {"text": "understood"}]
+    )
+    agent = Agent(model, cwd=str(tmp_path))
+    seen: list[str] = []
+
+    @agent.registry.on("PreToolUse")
+    def record(event: Any) -> Decision | None:
+        seen.append(event.tool_name)
+        return None
+
+    return agent.run_sync("read it"), seen
+
+
+@pytest.mark.parametrize("depth", [800, 100_000])
+def test_a_deeply_nested_input_fails_with_a_clear_error_before_any_hook(
+    tmp_path: Path, depth: int
+) -> None:
+    result, seen = run_agent(tmp_path, nested(depth))
+    call = result.tool_calls[0]
+    assert (call.status, call.content) == (
+        "failed",
+        f"tool input is nested {depth} deep; the limit is 64",
+    )
+    assert seen == []  # no hook saw it
+    assert result.final_text == "understood"  # the run went on: the model read the refusal
+    json.dumps(call.to_dict())  # what is kept of the call is small and plain
+
+
+def test_a_twenty_megabyte_string_fails_with_a_clear_error(tmp_path: Path) -> None:
+    result, seen = run_agent(tmp_path, {"file_path": "notes.txt", "extra": "x" * 20_000_000})
+    call = result.tool_calls[0]
+    assert call.status == "failed"
+    assert call.content == "tool input is more than 1,000,000 bytes as JSON; the limit is 1,000,000"
+    assert seen == []
+
+
+def test_an_input_within_the_limits_runs(tmp_path: Path) -> None:
+    result, seen = run_agent(tmp_path, {"file_path": "notes.txt"})
+    assert (result.tool_calls[0].status, seen) == ("executed", ["Read"])
+
+
+def test_the_pipeline_checks_limits_it_is_given_when_driven_directly(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("hello\n")
+    pipeline = ToolPipeline(
+        Toolbox([Read()]),
+        HookEngine(HookRegistry()),
+        limits=InputLimits(max_bytes=100, max_depth=2),
+    )
+    ctx = ToolContext(cwd=tmp_path, workspace=Workspace.of(tmp_path))
+    scope = Agent(ScriptedModel([]), cwd=str(tmp_path)).session.scope
+
+    def status(tool_input: dict[str, Any]) -> tuple[str, str]:
+        result = asyncio.run(pipeline.run(ToolCall("t1", "Read", tool_input), scope, ctx))
+        return result.status, result.content
+
+    assert status({"file_path": "notes.txt"})[0] == "executed"
+    assert status({"file_path": "notes.txt", "x": [[1]]}) == (
+        "failed",
+        "tool input is nested 3 deep; the limit is 2",
+    )
+    assert status({"file_path": "n" * 200})[1].startswith("tool input is more than 100 bytes")
+
+
+@pytest.mark.parametrize(
+    ("value", "depth"),
+    [(1, 0), ({}, 1), ({"a": [1, {"b": "c"}]}, 3), ([[], [[[]]]], 4)],
+)
+def test_nesting_counts_containers_on_the_deepest_path(value: Any, depth: int) -> None:
+    assert nesting(value) == depth
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{}, [], {"a": 1, "b": [True, None, 2.5, "é"]}, ["x" * 50, {"k": {"l": []}}], 10**4000],
+)
+def test_json_size_is_close_to_the_compact_json_length(value: Any) -> None:
+    exact = len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+    assert abs(json_size(value, stop_after=10**9) - exact) <= 2
+
+
+def test_a_stand_in_keeps_its_reason_and_a_small_input_is_left_alone() -> None:
+    limits = InputLimits(max_depth=1)
+    small = ToolCall("t", "Read", {"file_path": "a"})
+    assert limits.fit(small) is small
+    fitted = limits.fit(ToolCall("t", "Read", {"a": {}}))
+    assert fitted.input == {REFUSED_KEY: "tool input is nested 2 deep; the limit is 1"}
+    assert limits.problem(fitted.input) == "tool input is nested 2 deep; the limit is 1"

@@ -1,0 +1,163 @@
+"""Child processes: the watchdog kills their groups when the harness dies, SIGKILL included."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from cli_runner import HOOKLINE, src_env
+from hookline import watchdog
+from hookline.process import WATCHDOG, run_process
+
+#: A Bash command (and a hook command) that leaves a grandchild behind: bash -> sleep.
+LEAVES_A_SLEEP = "sleep 300 & echo $! > {pidfile}; wait"
+
+
+def _wait_for(condition: Callable[[], bool], seconds: float = 30.0) -> bool:
+    """Poll ``condition`` (bounded): a guard against a hang, not a timing assertion."""
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return condition()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z"
+    except OSError:
+        return False
+
+
+def _pid_in(pidfile: Path) -> int | None:
+    text = pidfile.read_text().strip() if pidfile.exists() else ""
+    return int(text) if text.isdigit() else None
+
+
+def _harness(project: Path, *extra: str) -> subprocess.Popen[bytes]:
+    argv = [*HOOKLINE, "run", "go", "--model", "scripted:script.json", "--cwd", str(project)]
+    argv += ["--permission-mode", "bypassPermissions", *extra]
+    return subprocess.Popen(
+        argv, cwd=project, env=src_env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def _kill_harness_and_check(harness: subprocess.Popen[bytes], pidfile: Path) -> None:
+    try:
+        assert _wait_for(lambda: _pid_in(pidfile) is not None), "the sleep never started"
+    finally:
+        harness.send_signal(signal.SIGKILL)
+        harness.wait()
+    pid = _pid_in(pidfile)
+    assert pid is not None
+    assert _wait_for(lambda: not _alive(pid)), f"sleep {pid} outlived the killed harness"
+
+
+def _script(project: Path, command: str) -> None:
+    turns = [
+        {"tool_calls": [{"id": "t1", "name": "Bash", "input": {"command": command}}]},
+        {"text": "done"},
+    ]
+    (project / "script.json").write_text(json.dumps({"turns": turns}))
+
+
+def test_a_bash_grandchild_dies_when_the_harness_is_sigkilled(tmp_path: Path) -> None:
+    pidfile = tmp_path / "sleep.pid"
+    _script(tmp_path, LEAVES_A_SLEEP.format(pidfile=pidfile))
+    _kill_harness_and_check(_harness(tmp_path), pidfile)
+
+
+def test_a_command_hooks_grandchild_dies_when_the_harness_is_sigkilled(tmp_path: Path) -> None:
+    pidfile = tmp_path / "hook-sleep.pid"
+    _script(tmp_path, "true")
+    hook = {"type": "command", "command": LEAVES_A_SLEEP.format(pidfile=pidfile), "timeout": 600}
+    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
+    harness = _harness(tmp_path, "--settings", json.dumps(settings))
+    _kill_harness_and_check(harness, pidfile)
+
+
+def test_a_background_child_left_by_a_finished_command_dies_with_the_harness(
+    tmp_path: Path,
+) -> None:
+    pidfile = tmp_path / "bg.pid"
+    _script(tmp_path, f"sleep 300 > /dev/null 2>&1 & echo $! > {pidfile}")
+    harness = _harness(tmp_path)
+    assert harness.wait(timeout=60) == 0  # the run ends normally, the sleep still running
+    pid = _pid_in(pidfile)
+    assert pid is not None
+    assert _wait_for(lambda: not _alive(pid)), f"sleep {pid} outlived the harness"
+
+
+def test_the_watchdog_kills_every_listed_group_at_end_of_file_and_ignores_noise() -> None:
+    sleeper = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    read_end, write_end = os.pipe()
+    dog = subprocess.Popen(
+        [sys.executable, "-I", "-S", watchdog.__file__], stdin=read_end, start_new_session=True
+    )
+    os.close(read_end)
+    try:
+        os.write(write_end, f"+{sleeper.pid}\nnot a line\n+1\n-999999\n".encode())
+    finally:
+        os.close(write_end)  # as if the harness died
+    assert dog.wait(timeout=30) == 0
+    assert sleeper.wait(timeout=30) == -signal.SIGKILL
+
+
+def test_a_released_group_is_not_killed() -> None:
+    keeper = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    read_end, write_end = os.pipe()
+    dog = subprocess.Popen(
+        [sys.executable, "-I", "-S", watchdog.__file__], stdin=read_end, start_new_session=True
+    )
+    os.close(read_end)
+    try:
+        os.write(write_end, f"+{keeper.pid}\n-{keeper.pid}\n".encode())
+        os.close(write_end)
+        assert dog.wait(timeout=30) == 0
+        assert keeper.poll() is None
+    finally:
+        keeper.kill()
+        keeper.wait()
+
+
+def test_run_process_lists_its_group_and_releases_it_once_empty() -> None:
+    done = asyncio.run(
+        run_process(["/bin/sh", "-c", "echo $$"], stdin=b"", cwd="/", env={}, kill_grace=1)
+    )
+    pgid = int(done.stdout)
+    assert pgid not in WATCHDOG._groups
+
+
+def test_a_killed_watchdog_is_replaced_and_told_every_group() -> None:
+    WATCHDOG.start()
+    old = WATCHDOG._pid
+    os.kill(old, signal.SIGKILL)
+    assert _wait_for(lambda: not WATCHDOG._running())
+    done = asyncio.run(run_process(["true"], stdin=b"", cwd="/", env={}, kill_grace=1))
+    assert done.returncode == 0
+    assert WATCHDOG._pid != old and WATCHDOG._running()
+
+
+@pytest.mark.parametrize("cap", [3, 1 << 21])
+def test_stream_cap_keeps_that_many_bytes(cap: int) -> None:
+    argv = [sys.executable, "-c", "print('x' * 2_000_000, end='')"]
+    done = asyncio.run(run_process(argv, stdin=b"", cwd="/", env={}, kill_grace=1, stream_cap=cap))
+    assert len(done.stdout) == min(cap, 2_000_000)
+    assert done.stdout_dropped == max(2_000_000 - cap, 0)

@@ -1,0 +1,235 @@
+"""Redaction on a corpus of planted secrets, through a real agent run with the audit on: no
+secret value reaches the audit file or the store on disk, ordinary text is left alone, team
+patterns come from the ``redact`` settings key, and adversarial input stays linear."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import hookline
+from hookline import Agent, ScriptedModel
+from hookline.audit.redact import MASK, Redactor, patterns_from_settings
+from hookline.errors import ConfigError
+from hookline.hooks.settings import Layer, load_settings
+
+#: (what the model runs or sends, the secret in it). Strings go through ``echo``; dicts through
+#: ``configure``, as JSON values.
+CORPUS: list[tuple[str | dict[str, Any], str]] = [
+    # URL userinfo
+    ("psql postgres://admin:Pg5ecretV4lue@db.internal:5432/app", "Pg5ecretV4lue"),
+    ("redis-cli -u redis://:R3disPassw0rdX@cache:6379/0", "R3disPassw0rdX"),
+    ("git clone https://deploy:GhCl0neT0kenZ9@git.example.com/org/repo.git", "GhCl0neT0kenZ9"),
+    ({"database_url": "mysql://app:MyUrlPw77q@10.0.0.5/shop"}, "MyUrlPw77q"),
+    # curl -u user:pass, wget --password
+    ("curl -u alice:CurlPw1234abc https://api.example.com/v1", "CurlPw1234abc"),
+    ("curl --user bob:CurlUserPw99z https://x.example.com", "CurlUserPw99z"),
+    ("curl -ucarol:CurlTightPw55 https://y.example.com", "CurlTightPw55"),
+    ("wget --user=dave --password=WgetPw4455x https://z.example.com", "WgetPw4455x"),
+    # mysql -pPASS
+    ("mysql -u root -pMyS3cretRoot shop", "MyS3cretRoot"),
+    ("mysqldump -uadmin -pDumpPw8899 --all-databases > all.sql", "DumpPw8899"),
+    ("mariadb -h db -p'Maria Pw 77' shop", "Maria Pw 77"),
+    # --password[=] X
+    ("pg_dump --password PgDumpPw321 mydb", "PgDumpPw321"),
+    ("tool login --password=LoginPw6543", "LoginPw6543"),
+    ("vault login --db-password 'Vault Pw 909'", "Vault Pw 909"),
+    ("gpg --batch --passphrase GpgPhrase1234 -d x.gpg", "GpgPhrase1234"),
+    # Stripe
+    ("export STRIPE=sk_live_51HqLyjWDarjtT1zdp7dcXYZ", "51HqLyjWDarjtT1zdp7dcXYZ"),
+    ({"stripe": "rk_live_51AbCdEfGhIjKlMnOpQrSt"}, "51AbCdEfGhIjKlMnOpQrSt"),
+    ("stripe charges list --api-key sk_test_26PHem9AhJZvU623DfE1x4sd", "26PHem9AhJZvU623DfE1x4sd"),
+    # Google
+    ("gcloud run --set-env-vars MAPS=AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", "9tSrke72PouQMnMX"),
+    ("https://maps.googleapis.com/api/geocode?key=AIzaSyB1cDeFgHiJkLmNoPqRsTuVwXyZ012345&a=x",
+     "B1cDeFgHiJkLmNoPqRsTuVwXyZ012345"),
+    # GitLab
+    ("git clone https://oauth2:glpat-Xy9zAbCdEfGhIjKlMnOp@gitlab.com/g/p.git",
+     "Xy9zAbCdEfGhIjKlMnOp"),
+    ("echo glpat-1a2B3c4D5e6F7g8H9i0J | glab auth login --stdin", "1a2B3c4D5e6F7g8H9i0J"),
+    ("curl -H 'PRIVATE-TOKEN: glpat-QwErTyUiOpAsDfGhJkLz' https://gitlab.com/api",
+     "QwErTyUiOpAsDfGhJkLz"),
+    # npm
+    ("echo //registry.npmjs.org/:_authToken=npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 >> .npmrc",
+     "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
+    ({"registry": {"auth": "npm_ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210"}},
+     "ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210"),
+    # Slack
+    ("SLACK=xoxb-123456789012-abcdefGHIJKL ./notify.sh", "123456789012-abcdefGHIJKL"),
+    ("curl -d token=xoxp-987654321098-ZyXwVuTsRq https://slack.com/api", "987654321098-ZyXwVuTsRq"),
+    ({"hook": "xoxa-2-AbCdEf1234567890"}, "AbCdEf1234567890"),
+    # GitHub
+    ("git push https://ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789@github.com/o/r",
+     "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"),
+    ("GH=gho_16C7e42F292c6912E7710c838347Ae178B4a gh api user",
+     "16C7e42F292c6912E7710c838347Ae178B4a"),
+    ({"installation": "ghs_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"}, "AbCdEfGhIjKlMnOpQrStUvWxYz012"),
+    ("gh auth login --with-token github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzAB",
+     "11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzAB"),
+    # *_KEY= / *_SECRET= / *_TOKEN= / *_PASSWORD= assignments
+    ("SECRET_KEY_BASE=8f4b2c1d9e7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c rails s",
+     "8f4b2c1d9e7a6b5c4d3e2f1a"),
+    ("export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+     "wJalrXUtnFEMI/K7MDENG"),
+    ("DB_PASSWORD=hunter2hunter2 ./manage.py migrate", "hunter2hunter2"),
+    ("STRIPE_API_KEY=stripeApiPlain77 npm start", "stripeApiPlain77"),
+    ('export GITHUB_TOKEN="plain token value 99"', "plain token value 99"),
+    ("SMTP_PASS: smtpPassValue42", "smtpPassValue42"),
+    ('{"SERVICE_SECRET": "svcSecretValue31"}', "svcSecretValue31"),
+    ({"env": {"SECRET_KEY_BASE": "dictSecretKeyBase55"}}, "dictSecretKeyBase55"),
+    ("PGPASSWORD=pgEnvPass808 psql -h db", "pgEnvPass808"),
+    # JWTs, headers, bearer tokens
+    ("Cookie: s=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZG1pbiJ9.S1gNaTuReJwTxYz0123",
+     "S1gNaTuReJwTxYz0123"),
+    ({"id_token": "opaqueIdTokenValue12"}, "opaqueIdTokenValue12"),
+    ("curl -H 'Authorization: Bearer abcDEF123456ghiJKL789' https://api", "abcDEF123456ghiJKL789"),
+    ('curl -H "X-Api-Key: plainHeaderKey77" https://api', "plainHeaderKey77"),
+    ("AKIAIOSFODNN7EXAMPLE", "IOSFODNN7EXAMPLE"),
+    # PEM blocks
+    ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n"
+     "-----END OPENSSH PRIVATE KEY-----", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmU"),
+    ({"key": "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIPemKeyBodyEc99\n"
+             "-----END EC PRIVATE KEY-----"},
+     "MHcCAQEEIPemKeyBodyEc99"),
+    ("-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBGPgpBodyZZ42\n"
+     "-----END PGP PRIVATE KEY BLOCK-----",
+     "lQOYBGPgpBodyZZ42"),
+    # the team's own pattern, from the redact settings key
+    ("ship order ACME-INTERNAL-4471-ZQ today", "ACME-INTERNAL-4471-ZQ"),
+]  # fmt: skip
+
+#: Ordinary text that looks a little like a secret: recorded exactly as it was.
+NEGATIVES = [
+    "python task_live_session.py --ask_user",
+    "git checkout 3f786850e387550fdab836ed7e6dc881de23001b",
+    "id 123e4567-e89b-12d3-a456-426614174000",
+    "python password_reset.py --dry-run",
+    "mkdir -p build/out && sort -u names.txt",
+    "docker run -u 1000:1000 alpine",
+    "MAX_TOKENS=4096 PWD=/home/dev TOKENIZERS_PARALLELISM=false",
+    "npm_config_cache=/tmp/npm npm ci",
+    "git push -u origin main",
+    "open https://example.com/path?q=1#top",
+    "KEYS_DIR=/etc/keys MONKEY=banana",
+    "docker login --password-stdin < token.txt",
+    "the key of the dict is monkey_key",
+]
+TEAM_PATTERN = r"ACME-INTERNAL-\d{4}-[A-Z]{2}"
+
+
+@hookline.tool
+def echo(text: str) -> str:
+    """Say the text back."""
+    return "ok"
+
+
+@hookline.tool
+def configure(settings: dict[str, Any]) -> str:
+    """Take some settings."""
+    return "ok"
+
+
+def _calls() -> list[dict[str, Any]]:
+    turns = []
+    for n, (value, _) in enumerate(CORPUS):
+        name, args = (
+            ("echo", {"text": value})
+            if isinstance(value, str)
+            else ("configure", {"settings": value})
+        )
+        turns.append({"tool_calls": [{"id": f"s{n}", "name": name, "input": args}]})
+    for n, text in enumerate(NEGATIVES):
+        turns.append({"tool_calls": [{"id": f"n{n}", "name": "echo", "input": {"text": text}}]})
+    return [*turns, {"text": "done"}]
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """A real run with the audit on and the team pattern in .hookline/settings.json: the state
+    folder and each tool call's audit record (from audit.jsonl) by tool_use_id."""
+    work = tmp_path_factory.mktemp("work")
+    (work / ".hookline").mkdir()
+    (work / ".hookline" / "settings.json").write_text(json.dumps({"redact": [TEAM_PATTERN]}))
+    settings = load_settings(work, home=work / "home", managed_dir=work / "managed")
+    agent = Agent(ScriptedModel(_calls()), tools=[echo, configure], cwd=work, audit=True,
+                  max_turns=len(CORPUS) + len(NEGATIVES) + 2,
+                  redact=patterns_from_settings(settings.layers))  # fmt: skip
+    result = agent.run_sync("go")
+    assert [c.status for c in result.tool_calls] == ["executed"] * (len(CORPUS) + len(NEGATIVES))
+    state = work / ".hookline" / "state"
+    on_disk = _state_bytes(state)  # the WAL too, before close folds it into the database
+    asyncio.run(agent.close())
+    lines = (state / "audit.jsonl").read_text().splitlines()
+    records = {r["tool_use_id"]: r for r in map(json.loads, lines) if r["kind"] == "tool"}
+    return state, {"records": records, "open": on_disk, "closed": _state_bytes(state)}
+
+
+def _state_bytes(state: Path) -> bytes:
+    """Every file of the audit and the store, as bytes (transcripts keep raw inputs, by design)."""
+    files = [p for p in state.iterdir() if p.is_file()]
+    assert {"audit.jsonl", "hookline.db"} <= {p.name for p in files}
+    return b"\n".join(p.read_bytes() for p in files)
+
+
+@pytest.mark.parametrize("n", range(len(CORPUS)), ids=lambda n: str(CORPUS[n][1])[:16])
+def test_no_planted_secret_reaches_the_audit_file_or_the_store(recorded, n):
+    _, seen = recorded
+    _, secret = CORPUS[n]
+    assert secret.encode() not in seen["open"]
+    assert secret.encode() not in seen["closed"]
+    assert MASK in json.dumps(seen["records"][f"s{n}"]["data"]["input"])
+
+
+def test_the_corpus_is_large_enough():
+    assert len(CORPUS) >= 40 and len({secret for _, secret in CORPUS}) == len(CORPUS)
+
+
+@pytest.mark.parametrize("n", range(len(NEGATIVES)), ids=lambda n: NEGATIVES[n][:20])
+def test_ordinary_text_is_recorded_as_it_was(recorded, n):
+    _, seen = recorded
+    assert seen["records"][f"n{n}"]["data"]["input"] == {"text": NEGATIVES[n]}
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("psql postgres://admin:pw12345@db/app", "psql postgres://admin:…[REDACTED]@db/app"),
+        ("pay with sk_live_51HqLyjWDarjtT1zdp7dc", "pay with sk_live_…[REDACTED]"),
+        ("curl -u alice:pw12345 https://x", "curl -u alice:…[REDACTED] https://x"),
+        ("mysql -pHunter22 db", "mysql -p…[REDACTED] db"),
+        ("SECRET_KEY_BASE=abc123", "SECRET_KEY_BASE=…[REDACTED]"),
+        ("x --password 'a b c' y", "x --password '…[REDACTED]' y"),
+    ],
+)
+def test_a_mask_keeps_a_hint_of_what_was_there(text, kept):
+    assert Redactor().text(text) == kept
+
+
+def test_redact_settings_from_every_layer_are_joined_and_a_wrong_shape_is_refused():
+    layers = [Layer("user", "u.json", {"redact": ["A-\\d+"]}),
+              Layer("project", "p.json", {"redact": ["B-\\d+", "A-\\d+"]}),
+              Layer("local", "l.json", {"other": 1})]  # fmt: skip
+    assert patterns_from_settings(layers) == ("A-\\d+", "B-\\d+")
+    with pytest.raises(ConfigError, match="list of regular expressions") as refused:
+        patterns_from_settings([Layer("project", "p.json", {"redact": "A-\\d+"})])
+    assert (refused.value.file, refused.value.key) == ("p.json", "redact")
+
+
+#: Texts of 1 MB made to make a backtracking pattern try every start and every split.
+ADVERSARIAL = ["a", "A_", " -u a", "://a:", "-----BEGIN ", "eyJa.", "Bearer a", "--pass ",
+               "SECRET_", "KEY=", "passw", "'", "-p"]  # fmt: skip
+#: Every kind's marker, so every pattern runs on the adversarial text.
+MARKERS = "private key sk- k_live_ AIza gh glpat- npm_ xox authorization bearer eyJ :// -u "
+MARKERS += "mysql --pass KEY SECRET TOKEN PASS PWD CREDENTIAL _PAT"
+
+
+@pytest.mark.parametrize("unit", ADVERSARIAL)
+def test_a_megabyte_of_adversarial_text_is_redacted(unit):
+    """Timed in bench/bench_redact.py; here only the result is checked."""
+    text = MARKERS + unit * ((1 << 20) // len(unit)) + " sk_live_51HqLyjWDarjtT1zdp7dc end"
+    masked = Redactor([TEAM_PATTERN]).text(text)
+    assert "51HqLyjWDarjtT1zdp7dc" not in masked and masked.endswith(" end")
