@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Iterable
+from functools import lru_cache
 
 #: Folders inside a workspace root that no tool writes without an explicit ask.
 PROTECTED = (".claude", ".hookline", ".git")
@@ -37,22 +38,29 @@ def forms(path: str, cwd: str, home: str | None = None) -> tuple[str, ...]:
 
 
 def inside(path: str, root: str) -> bool:
-    """Whether absolute ``path`` is ``root`` or below it."""
-    relative = posixpath.relpath(path, root)
-    return relative == "." or not (relative == ".." or relative.startswith("../"))
+    """Whether absolute, normalised ``path`` is ``root`` or below it."""
+    return path == root or path.startswith(root if root.endswith("/") else root + "/")
 
 
-def protected_part(path: str, roots: Iterable[str], names: Iterable[str] = PROTECTED) -> str | None:
+def protected_part(
+    path: str, roots: Iterable[str], names: Iterable[str] = PROTECTED
+) -> str | None:
     """The protected folder (``<root>/.git``, ``<root>/sub/.claude``) that absolute ``path``
     lies in, at any depth below a root, checked on the path and on its real path; None if none.
     Pass the home folder among the roots to cover ``~/.claude`` too."""
     wanted = frozenset(names)
     for candidate in dict.fromkeys((path, real(path))):
-        for root in dict.fromkeys(top for r in roots for top in (r, real(r))):
+        for root in _tops(tuple(roots)):
             if candidate == root or not inside(candidate, root):
                 continue
-            parts = posixpath.relpath(candidate, root).split("/")
+            parts = candidate[len(root) :].strip("/").split("/")
             hit = next((i for i, part in enumerate(parts) if part in wanted), None)
             if hit is not None:
                 return posixpath.join(root, *parts[: hit + 1])
     return None
+
+
+@lru_cache(maxsize=64)
+def _tops(roots: tuple[str, ...]) -> tuple[str, ...]:
+    """The roots and their real paths (a workspace root stays put for a session)."""
+    return tuple(dict.fromkeys(top for root in roots for top in (root, real(root))))

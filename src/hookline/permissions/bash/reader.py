@@ -29,7 +29,11 @@ MAX_DEPTH = 6
 MAX_WRAPPERS = 32
 
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
-_SKIP = frozenset({"comment", "heredoc_start", "heredoc_end"})
+_REDIRECTS = frozenset({"file_redirect", "herestring_redirect", "heredoc_redirect"})
+#: Nodes that hold no command: the walk does not go into them.
+_SKIP = frozenset({"comment", "heredoc_start", "heredoc_end", "word", "number", "raw_string",
+                   "ansi_c_string", "string_content", "heredoc_content", "variable_name",
+                   "special_variable_name", "file_descriptor", "test_operator"})  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,38 +160,40 @@ class Reader:
         self.children(node, ctx)
 
     def command(self, node: Node, ctx: Context) -> None:
+        """A simple command: its words, redirects and assignments, and what its words hold."""
         words: list[Word] = []
-        names = [
-            n.named_children[0] for n in node.children_by_field_name("name") if n.named_children
-        ]
-        for child in names + node.children_by_field_name("argument"):
-            expanded = brace_expand(word_of(child, self.sources[-1]))
-            if expanded is None:
-                self.unknown.append(f"a brace expansion makes more than {MAX_EXPANSIONS} words")
-                expanded = [Word(None, raw=node_text(child, self.sources[-1]))]
-            words.extend(expanded)
-        redirects = list(ctx.redirects)
-        stdin = ctx.stdin
-        for child in node.named_children:
-            if child.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
+        env: list[str] = []
+        redirects, stdin = list(ctx.redirects), ctx.stdin
+        inside = Context(via=ctx.via, depth=ctx.depth)  # substitutions start afresh
+        for index, child in enumerate(node.children):
+            kind, field_name = child.type, node.field_name_for_child(index)
+            if field_name in ("name", "argument"):
+                word = child.named_children[0] if kind == "command_name" else child
+                words.extend(self.words(word))
+                if word.type not in _SKIP:
+                    self.walk(word, inside)
+            elif kind in _REDIRECTS:
                 redirect, text = self.redirect(child, ctx)
                 redirects.append(redirect)
                 stdin = _stdin(redirect, text, stdin)
-            elif child.type == "variable_assignment":
+            elif kind == "variable_assignment":
+                env.extend(_assigned_names(child, self.sources[-1]))
                 self.assignment(child, ctx)
-            elif child.type != "command_name":
-                self.walk(child, Context(via=ctx.via, depth=ctx.depth))
-        for name_node in node.children_by_field_name("name"):
-            self.walk(name_node, Context(via=ctx.via, depth=ctx.depth))
-        here = Context(tuple(redirects), stdin, ctx.via, ctx.depth)
+            elif child.is_named and kind not in _SKIP:
+                self.walk(child, inside)
         if words:
             start = len(self.commands)
-            self.run(words, here)
-            env = tuple(
-                n for c in node.named_children for n in _assigned_names(c, self.sources[-1])
-            )
+            self.run(words, Context(tuple(redirects), stdin, ctx.via, ctx.depth))
             if env and start < len(self.commands):
-                self.commands[start] = replace(self.commands[start], env=env)
+                self.commands[start] = replace(self.commands[start], env=tuple(env))
+
+    def words(self, node: Node) -> list[Word]:
+        """The words one argument makes: itself, or more after brace expansion."""
+        expanded = brace_expand(word_of(node, self.sources[-1]))
+        if expanded is None:
+            self.unknown.append(f"a brace expansion makes more than {MAX_EXPANSIONS} words")
+            return [Word(None, raw=node_text(node, self.sources[-1]))]
+        return expanded
 
     def run(self, words: list[Word], ctx: Context, cwd: str | None = None) -> None:
         """Record the command ``words`` run, unwrapping wrappers and reading code strings."""

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 #: Words one brace expansion may produce before the line counts as unknowable.
 MAX_EXPANSIONS = 256
 _HOME = frozenset({"$HOME", "${HOME}"})
+#: Word nodes whose text is their value, when they hold no backslash.
+_PLAIN = frozenset({"word", "number"})
 _DQ_ESCAPES = frozenset('"\\$`')
 _C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
               "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}  # fmt: skip
@@ -54,6 +56,8 @@ def literal(text: str) -> Word:
 def word_of(node: Node, source: bytes) -> Word:
     """The word ``node`` will be after quote removal."""
     raw = node_text(node, source)
+    if node.type in _PLAIN and "\\" not in raw:  # the common case: nothing to remove
+        return _word(raw, "." * len(raw), raw)
     parts = _chars(node, source)
     if parts is None:
         return Word(None, raw=raw)
@@ -63,7 +67,9 @@ def word_of(node: Node, source: bytes) -> Word:
 
 
 def _word(value: str, mask: str, raw: str) -> Word:
-    glob = any(c in "*?[" and m == "." for c, m in zip(value, mask, strict=True))
+    glob = ("*" in value or "?" in value or "[" in value) and any(
+        c in "*?[" and m == "." for c, m in zip(value, mask, strict=True)
+    )
     tilde = value.startswith("~") and mask[:1] == "."
     return Word(value, raw=raw, glob=glob, tilde=tilde, mask=mask)
 
