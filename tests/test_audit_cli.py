@@ -246,13 +246,21 @@ def test_a_cut_from_both_copies_passes_plain_verify_but_not_the_kept_head(projec
     assert bad.exit_code == 2 and "not a head" in bad.output
 
 
-def test_a_store_without_audit_records_verifies_the_file_alone_and_says_so(project):
+def test_a_store_gone_or_emptied_is_a_difference_unless_the_file_is_verified_alone(project):
     path = project[0]
-    (path / ".hookline" / "state" / "hookline.db").unlink()
-    result = run(path, "verify")
-    assert result.exit_code == 0, result.output
-    assert "does not exist; the file is verified alone (file-only mode)" in result.output
-    assert "audit.jsonl: 4 records, chain intact" in result.output
+    db = path / ".hookline" / "state" / "hookline.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM hookline_audit")  # every row cut from the store
+    emptied = run(path, "verify")
+    assert emptied.exit_code == 1, emptied.output
+    assert "holds no audit records, but the file has records" in emptied.output
+    db.unlink()
+    gone = run(path, "verify")
+    assert gone.exit_code == 1 and "does not exist, but the file has records" in gone.output
+    alone = run(path, "verify", "--file-only")
+    assert alone.exit_code == 0, alone.output
+    assert "does not exist; the file is verified alone (file-only mode)" in alone.output
+    assert "audit.jsonl: 4 records, chain intact" in alone.output
     assert run(path, "head").stdout.startswith("4 ")  # the file's head, then
 
 

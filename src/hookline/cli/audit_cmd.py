@@ -123,7 +123,9 @@ def audit(
 @_where
 @click.option("--head", "kept", metavar="HASH", help="A head from `audit head` (HASH or SEQ:HASH): "
               "exit 1 unless it is still in the chain, at its place.")  # fmt: skip
-def verify(cwd: str, store_url: str | None, kept: str | None) -> None:
+@click.option("--file-only", is_flag=True, help="The audit was written without a store: verify "
+              "the file alone (else an empty or missing store is a difference).")  # fmt: skip
+def verify(cwd: str, store_url: str | None, kept: str | None, file_only: bool) -> None:
     """Check both hash chains and compare the file with the store; exit 1 on any difference."""
     path = _state(cwd) / JSONL_NAME
     if not path.is_file():
@@ -131,7 +133,9 @@ def verify(cwd: str, store_url: str | None, kept: str | None) -> None:
     head = _kept_head(kept)
     with _store(cwd, store_url, missing_ok=True) as store:
         both = store is not None and store.last_audit() is not None
-        failed = _verify_store(store, head) if both else _file_only(store, cwd, store_url)
+        failed = (
+            _verify_store(store, head) if both else _file_only(store, cwd, store_url, file_only)
+        )
         failed |= _verify_file(path, head)
         if both:
             failed |= _compare(path, store)
@@ -270,11 +274,18 @@ def _compare(path: Path, store: Store) -> bool:
     return True
 
 
-def _file_only(store: Store | None, cwd: str, url: str | None) -> bool:
+def _file_only(store: Store | None, cwd: str, url: str | None, asked: bool) -> bool:
+    """Verify the file alone when asked to; else a store without the file's records is the
+    first difference (its rows may have been cut, all of them)."""
     where = getattr(store, "where", None) or str(_store_file(cwd, url))
     held = "holds no audit records" if store is not None else "does not exist"
-    click.echo(f"store {where}: {held}; the file is verified alone (file-only mode)")
-    return False
+    if asked:
+        click.echo(f"store {where}: {held}; the file is verified alone (file-only mode)")
+        return False
+    why = f"store {where} {held}, but the file has records"
+    fix = "if the audit was written without a store: audit verify --file-only"
+    click.secho(f"file and store DIFFER: {why} ({fix})", fg="red")
+    return True
 
 
 class _Counted:
