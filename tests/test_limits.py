@@ -14,7 +14,7 @@ from hookline.hooks.engine import HookEngine
 from hookline.hooks.registry import HookRegistry
 from hookline.tools.base import Toolbox, ToolCall, ToolContext, Workspace
 from hookline.tools.builtin import Read
-from hookline.tools.limits import REFUSED_KEY, InputLimits, json_size, nesting
+from hookline.tools.limits import REFUSED_KEY, InputLimits, measure
 from hookline.tools.pipeline import ToolPipeline
 
 
@@ -104,16 +104,17 @@ def test_the_pipeline_checks_limits_it_is_given_when_driven_directly(tmp_path: P
     [(1, 0), ({}, 1), ({"a": [1, {"b": "c"}]}, 3), ([[], [[[]]]], 4)],
 )
 def test_nesting_counts_containers_on_the_deepest_path(value: Any, depth: int) -> None:
-    assert nesting(value) == depth
+    assert measure(value, max_bytes=10**9)[0] == depth
 
 
 @pytest.mark.parametrize(
     "value",
-    [{}, [], {"a": 1, "b": [True, None, 2.5, "é"]}, ["x" * 50, {"k": {"l": []}}], 10**4000],
-)
+    [{}, [], {"a": 1, "b": [True, None, 2.5, "é"]}, ["x" * 50, {"k": {"l": []}}], 10**4000,
+     {"command": "ls -la", "timeout": 5, "x": None, "é": 1.5}],
+)  # fmt: skip
 def test_json_size_is_close_to_the_compact_json_length(value: Any) -> None:
     exact = len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
-    assert abs(json_size(value, stop_after=10**9) - exact) <= 2
+    assert abs(measure(value, max_bytes=10**9)[1] - exact) <= 2
 
 
 def test_a_stand_in_keeps_its_reason_and_a_small_input_is_left_alone() -> None:

@@ -42,9 +42,7 @@ def inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root if root.endswith("/") else root + "/")
 
 
-def protected_part(
-    path: str, roots: Iterable[str], names: Iterable[str] = PROTECTED
-) -> str | None:
+def protected_part(path: str, roots: Iterable[str], names: Iterable[str] = PROTECTED) -> str | None:
     """The protected folder (``<root>/.git``, ``<root>/sub/.claude``) that absolute ``path``
     lies in, at any depth below a root, checked on the path and on its real path; None if none.
     Pass the home folder among the roots to cover ``~/.claude`` too."""

@@ -37,10 +37,9 @@ class InputLimits:
         """Why ``tool_input`` is refused, for the model to read; None when it is within."""
         if isinstance(tool_input, dict) and set(tool_input) == {REFUSED_KEY}:
             return str(tool_input[REFUSED_KEY])
-        depth = nesting(tool_input)
+        depth, size = measure(tool_input, max_bytes=self.max_bytes)
         if depth > self.max_depth:
             return f"tool input is nested {depth} deep; the limit is {self.max_depth}"
-        size = json_size(tool_input, stop_after=self.max_bytes)
         if size > self.max_bytes:
             return (
                 f"tool input is more than {self.max_bytes:,} bytes as JSON; the limit is "
@@ -54,39 +53,42 @@ class InputLimits:
         return call if why is None else ToolCall(call.id, call.name, {REFUSED_KEY: why})
 
 
-def nesting(value: Any) -> int:
-    """How many dicts and lists deep ``value`` goes (0 for a scalar)."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
+def measure(value: Any, *, max_bytes: int) -> tuple[int, int]:
+    """How deep ``value`` goes (dicts and lists; 0 for a scalar) and about how many bytes it
+    takes as compact JSON (strings as UTF-8, without escapes), in one pass with its own stack.
+    Counting bytes stops once past ``max_bytes``: the depth is then a lower bound."""
+    if type(value) is dict and (flat := _flat_size(value)) is not None:
+        return 1, flat  # the common case: a flat object of scalars
+    deepest, total, stack = 0, 0, [(value, 1)]
+    while stack and total <= max_bytes:  # the depth is counted to its end, for the message
         node, depth = stack.pop()
         if isinstance(node, dict):
-            children: Any = node.values()
+            deepest = max(deepest, depth)
+            total += 2 * len(node) + 1 + sum(_scalar_size(str(key)) for key in node)
+            stack.extend((child, depth + 1) for child in node.values())
         elif isinstance(node, list | tuple):
-            children = node
+            deepest = max(deepest, depth)
+            total += 1 + max(len(node), 1)  # brackets and commas
+            stack.extend((child, depth + 1) for child in node)
         else:
-            continue
-        deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in children)
-    return deepest
+            total += _scalar_size(node)
+    return deepest, total
 
 
-def json_size(value: Any, *, stop_after: int) -> int:
-    """About how many bytes ``value`` takes as compact JSON (strings counted as UTF-8, without
-    escapes); counting stops once past ``stop_after``."""
-    total, stack = 0, [value]
-    while stack and total <= stop_after:
-        node = stack.pop()
-        if isinstance(node, dict):
-            total += 1 + len(node)  # braces, colons, commas
-            stack.extend(node.values())
-            stack.extend(str(key) for key in node)
-        elif isinstance(node, list | tuple):
-            total += 1 + max(len(node), 1)
-            stack.extend(node)
-        elif isinstance(node, str):
-            total += 2 + (len(node) if len(node) > stop_after else len(node.encode("utf-8")))
-        elif type(node) is int:  # str() of a huge int raises: count its digits instead
-            total += 2 + node.bit_length() * 30103 // 100000
-        else:
-            total += _SCALAR_BYTES.get(type(node)) or len(str(node))
+def _flat_size(value: dict[Any, Any]) -> int | None:
+    """The JSON size of an object whose values are all scalars; None if one is not."""
+    total = 2 * len(value) + 1 if value else 2  # braces, colons and commas
+    for key, item in value.items():
+        if isinstance(item, dict | list | tuple):
+            return None
+        total += _scalar_size(key if type(key) is str else str(key)) + _scalar_size(item)
     return total
+
+
+def _scalar_size(node: Any) -> int:
+    """The JSON size of a string, number, true, false or null (a string's escapes aside)."""
+    if type(node) is str:
+        return 2 + (len(node) if node.isascii() else len(node.encode("utf-8", "replace")))
+    if type(node) is int:  # str() of a huge int raises: count its digits instead
+        return 1 + node.bit_length() * 30103 // 100000 + (node < 0)
+    return _SCALAR_BYTES.get(type(node)) or len(str(node))
