@@ -31,7 +31,9 @@ import threading
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
+from shutil import which
 from subprocess import PIPE
 
 from hookline import watchdog
@@ -247,3 +249,13 @@ class Watchdog:
 
 #: This process's watchdog.
 WATCHDOG = Watchdog()
+
+
+def find_program(name: str) -> str | None:
+    """Where ``name`` is on ``PATH`` (looked up once per name and ``PATH``), or None."""
+    return _find(name, os.environ.get("PATH", ""))
+
+
+@lru_cache(maxsize=64)
+def _find(name: str, path: str) -> str | None:
+    return which(name, path=path)

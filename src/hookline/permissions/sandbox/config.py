@@ -21,7 +21,6 @@ or bwrap unable to make the namespaces. Running commands in it is ``run.Sandbox`
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Final
 from hookline.errors import ConfigError
 from hookline.hooks.settings import Layer, SettingsWarning, layered, winning
 from hookline.permissions.rules import PermissionRule
+from hookline.process import find_program
 
 if TYPE_CHECKING:
     from hookline.hooks.settings import Settings
@@ -91,7 +91,7 @@ class SandboxConfig:
     @property
     def executable(self) -> str | None:
         """The bwrap to run, or None when there is none."""
-        return self.bwrap or os.environ.get(BWRAP_ENV) or shutil.which("bwrap")
+        return self.bwrap or os.environ.get(BWRAP_ENV) or find_program("bwrap")
 
     def unavailable(self) -> str | None:
         """Why the sandbox cannot start here, with the fix; None when it can (probed once)."""

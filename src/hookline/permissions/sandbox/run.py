@@ -79,21 +79,21 @@ def protected_paths(roots: Sequence[str]) -> Iterator[str]:
     """The protected paths of each root, created empty first when missing (see the module
     docstring); a ``.git`` that is a file (a worktree's) is protected as the file."""
     for root in roots:
-        done: set[Path] = set()  # what is read-only already, with everything under it
+        done: set[str] = set()  # what is read-only already, with everything under it
         for relative in PROTECTED:
-            path = Path(root)
-            for index, part in enumerate(parts := relative.split("/")):
-                path, last = path / part, index == len(parts) - 1
+            path, parts = root, relative.split("/")
+            for index, part in enumerate(parts):
+                path, last = os.path.join(path, part), index == len(parts) - 1
                 if path in done:
                     break
                 if not os.path.lexists(path):
-                    if _placeholder(path, file=part == "config"):
+                    if _placeholder(Path(path), file=part == "config"):
                         done.add(path)
                     break
-                if last or not path.is_dir():
+                if last or not os.path.isdir(path):
                     done.add(path)
                     break
-        yield from (str(path) for path in done)
+        yield from done
 
 
 class Sandbox:
@@ -124,15 +124,16 @@ class Sandbox:
         self, argv: Sequence[str], env: Mapping[str, str], *, cwd: str
     ) -> tuple[list[str], dict[str, str]]:
         """``argv`` and ``env`` for running the command inside the sandbox instead."""
-        proxy = self._state()[1]
-        env = {**env, "TMPDIR": self.temp}
+        folder, proxy = self._state()
+        temp = os.path.join(folder, "tmp")
+        env = {**env, "TMPDIR": temp}
         inner = list(argv)
         if proxy is not None:
             inner = [sys.executable, "-I", "-S", _FORWARDER, proxy.path, str(PROXY_PORT), "--"]
             inner += argv
             env = {k: v for k, v in env.items() if k.lower() != "no_proxy"}
             env.update(dict.fromkeys(_PROXY_VARS, f"http://127.0.0.1:{PROXY_PORT}"))
-        return bwrap_argv(inner, self.config, roots=self.roots, temp=self.temp, cwd=cwd), env
+        return bwrap_argv(inner, self.config, roots=self.roots, temp=temp, cwd=cwd), env
 
     def close(self) -> None:
         """Stop the proxy and delete the temp folder (also done when the object is collected)."""

@@ -5,14 +5,13 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
-import shutil
 from typing import Any
 
 from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from hookline.errors import ToolError
-from hookline.process import run_process
+from hookline.process import find_program, run_process
 from hookline.tools.base import ToolContext
 from hookline.tools.builtin._common import BuiltinTool, ToolInput, truncate
 
@@ -94,7 +93,7 @@ async def _run(
 ) -> tuple[int, str, str]:
     """Exit code, stdout and stderr of ``command`` (inside ``ctx.sandbox`` when ``sandboxed``);
     its process group dies with a timeout, and a sandbox's processes with it."""
-    argv = [shutil.which("bash") or "/bin/sh", "-c", _with_session_env(command, ctx)]
+    argv = [find_program("bash") or "/bin/sh", "-c", _with_session_env(command, ctx)]
     env = {**os.environ, **ctx.env}
     if sandboxed and ctx.sandbox is not None:
         argv, env = ctx.sandbox.wrap(argv, env, cwd=str(ctx.cwd))
