@@ -89,6 +89,10 @@ def suspicious(text: str) -> list[str]:
     return found
 
 
+def _named(char: str) -> str:
+    return f"{shown(char)} (U+{ord(char):04X} {unicodedata.name(char, '?')})"
+
+
 def _script(char: str) -> str:
     """A rough script of a letter: the first word of its Unicode name (LATIN, CYRILLIC...)."""
     name = unicodedata.name(char, "")
