@@ -120,7 +120,7 @@ def test_terminal_a_approves_and_shows_the_call(terminal: Terminal) -> None:
     assert terminal.run(b"a\n") == Approval("allow", approver="terminal")
     shown = terminal.shown
     assert "Bash needs your approval" in shown
-    assert '    {\n      "command": "ls -la"\n    }' in shown  # the input as pretty JSON
+    assert "  input (21 characters, 1 field):\n    command: ls -la\n" in shown  # field by field
     assert "asked by: PreToolUse hook guard.sh" in shown
     assert "reason:   lists the home folder" in shown
     assert "rewritten" not in shown
@@ -190,8 +190,8 @@ def test_terminal_escapes_control_characters_so_input_cannot_restyle_the_prompt(
     sneaky = ApprovalRequest("s", "t", "Bash", {"command": "ls\u009b2J"}, reason="\x1b]0;x\x07")
     terminal.run(b"a\n", request=sneaky)
     assert "\x9b" not in terminal.raw.decode() and "\x1b]" not in terminal.raw.decode()
-    assert r"reason:   \u001b]0;x\u0007" in terminal.shown
-    assert r"ls\u009b2J" in terminal.shown
+    assert r"reason:   \x1b]0;x\x07" in terminal.shown  # display.shown's escapes
+    assert r"ls\x9b2J" in terminal.shown
 
 
 def test_terminal_prompt_cancelled_stops_reading_and_restores_the_terminal(
@@ -342,12 +342,12 @@ def test_http_refused_connection_is_none_with_a_reason() -> None:
     with socket.socket() as probe:  # a port that was free a moment ago: nobody listens there
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    answer, approver = ask_http(f"http://bot:pw@127.0.0.1:{port}/approve?token=s3cret#x")
+    answer, approver = ask_http(f"http://127.0.0.1:{port}/approve?token=s3cret#x")
     assert answer is None
     error = approver.last_error or ""
     assert error.startswith(f"the approver at http://127.0.0.1:{port}/approve could not be reached")
     assert "ConnectError" in error
-    assert "s3cret" not in error and "pw" not in error  # credentials stay out of logs and prompts
+    assert "s3cret" not in error  # credentials stay out of logs and prompts
 
 
 def test_http_timeout_is_none_with_a_reason(server: ApprovalServer) -> None:

@@ -38,3 +38,11 @@ def test_strict_refuses_nan_the_others_write_it() -> None:
     with pytest.raises(ValueError):
         jsontext.strict([math.nan])
     assert jsontext.canonical([math.nan]) == "[NaN]"
+
+
+def test_strict_writes_a_lone_surrogate_as_an_escape_so_its_text_is_utf8() -> None:
+    value = {"text": "a \ud800 b \udfff é"}
+    text = jsontext.strict(value)
+    assert text == '{"text":"a \\ud800 b \\udfff é"}'
+    assert json.loads(text.encode("utf-8")) == value
+    assert jsontext.strict({"text": "é \u2028"}) == jsontext.compact({"text": "é \u2028"})

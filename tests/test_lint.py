@@ -21,6 +21,7 @@ from hookline.hooks.lint import (
     millisecond_timeouts,
     missing_commands,
     settings_problems,
+    unquoted_project_dir,
     unreachable_matchers,
 )
 from hookline.hooks.settings import load_settings
@@ -164,6 +165,55 @@ def test_a_command_that_starts_or_cannot_be_judged_is_quiet(tmp_path: Path, text
     registry.add("PreToolUse", CommandHook(text, project_dir=str(tmp_path)))
 
     assert run(missing_commands, registry) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "args", "message", "fix"),
+    [
+        ("/bin/sh", ("-c", "${CLAUDE_PROJECT_DIR}/x.sh"), "a folder named proj$(cmd) runs cmd",
+         '"$CLAUDE_PROJECT_DIR"/x.sh inside the code'),
+        ("bash", ("-lc", 'cd "${CLAUDE_PROJECT_DIR}" && ./x.sh'), "pastes the folder's path",
+         '"command": "${CLAUDE_PROJECT_DIR}/x.sh"'),
+        ("/bin/sh", ("-ec", "$CLAUDE_PROJECT_DIR/x.sh"), "outside double quotes",
+         '"$CLAUDE_PROJECT_DIR"/x.sh'),
+        ("$CLAUDE_PROJECT_DIR/x.sh", None, "splits the folder's path at spaces",
+         '"$CLAUDE_PROJECT_DIR"/x.sh'),
+        ("cd ${CLAUDE_PROJECT_DIR} && ./x.sh", None, "${CLAUDE_PROJECT_DIR} is outside double",
+         '"$CLAUDE_PROJECT_DIR"/x.sh'),
+    ],
+)  # fmt: skip
+def test_the_project_folder_where_a_shell_reads_it_as_code_or_splits_it_is_a_warning(
+    tmp_path: Path, text: str, args: tuple[str, ...] | None, message: str, fix: str
+) -> None:
+    registry = HookRegistry()
+    registry.add("PreToolUse", CommandHook(text, args=args, project_dir=str(tmp_path)))
+
+    (found,) = run(unquoted_project_dir, registry)
+
+    assert found.severity == "warning"
+    assert message in found.message
+    assert fix in (found.fix or "")
+
+
+@pytest.mark.parametrize(
+    ("text", "args"),
+    [
+        ('"$CLAUDE_PROJECT_DIR"/x.sh', None),
+        ('cd "${CLAUDE_PROJECT_DIR}" && ./x.sh # $CLAUDE_PROJECT_DIR', None),
+        ("echo '$CLAUDE_PROJECT_DIR'", None),  # literal to the shell
+        ("/bin/sh", ("-c", '"$CLAUDE_PROJECT_DIR"/x.sh')),
+        ("${CLAUDE_PROJECT_DIR}/x.sh", ("--flag", "${CLAUDE_PROJECT_DIR}/y")),  # no shell
+        ("/bin/sh", ("${CLAUDE_PROJECT_DIR}/x.sh",)),  # a script file, not code
+        ("python3", ("-c", "print('${CLAUDE_PROJECT_DIR}')")),
+    ],
+)
+def test_the_project_folder_quoted_or_outside_shell_code_is_quiet(
+    tmp_path: Path, text: str, args: tuple[str, ...] | None
+) -> None:
+    registry = HookRegistry()
+    registry.add("PreToolUse", CommandHook(text, args=args, project_dir=str(tmp_path)))
+
+    assert run(unquoted_project_dir, registry) == []
 
 
 @pytest.mark.parametrize(

@@ -165,6 +165,17 @@ def test_a_deny_answer_refuses_the_call_and_the_model_reads_why(project: Path) -
     assert result.final_text == "all settled"
 
 
+def test_a_deny_answer_holds_even_when_nothing_asks_any_more(project: Path) -> None:
+    session_id = pause(project)
+    agent = build(project, limit=1000)  # on resume the gate no longer defers a payment of 30
+    result = asyncio.run(_resume(agent, session_id, Approval.deny("no, not this month")))
+    assert lines(project / "payments.log") == []
+    assert (result.tool_calls[0].status, result.tool_calls[0].content) == (
+        "blocked",
+        "no, not this month",
+    )
+
+
 def test_an_edited_input_runs_instead_and_a_bad_edit_claims_nothing(project: Path) -> None:
     session_id = pause(project)
     with pytest.raises(ConfigError, match="edited input does not fit pay"):

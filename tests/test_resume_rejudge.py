@@ -239,10 +239,12 @@ def test_a_session_saved_without_fingerprints_needs_reload_settings(
     assert record is not None
     state = {**record.state, "version": 1}  # as hookline saved it before fingerprints
     state["launch"] = {k: v for k, v in state["launch"].items() if k != "fingerprints"}
+    del state["seal"]  # and before keyed hashes
     store.put_session(SessionRecord(id=session, status="deferred", version=1, state=state))
     store.close()
-    assert "kept no fingerprint" in refused(project, session, "--approve")
-    out = resume(project, session, "--deny", "no", "--reload-settings")
+    assert "saved by an older hookline" in refused(project, session, "--approve")
+    assert "kept no fingerprint" in refused(project, session, "--approve", "--trust-edited-state")
+    out = resume(project, session, "--deny", "no", "--reload-settings", "--trust-edited-state")
     assert out["tool_calls"][0]["status"] == "blocked"
 
 

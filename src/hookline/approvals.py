@@ -11,8 +11,11 @@ never defers: nobody holds the request, so the run would wait for an answer that
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import logging
+import re
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
@@ -25,6 +28,10 @@ from hookline.hooks.http import HTTP_CLIENTS, HttpClients, url_allowed
 logger = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = 600.0  # seconds: the protocol's default for an HTTP handler
+DEFAULT_MAX_BYTES = 1 << 20  # an approver's answer, decompressed: 1 MiB
+IDENTITY_MAX = 200  # characters of the approver an answer names
+#: Where the CLI reads the HTTP approver's bearer token when ``--approver-token`` is not given.
+TOKEN_ENV = "HOOKLINE_APPROVER_TOKEN"
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,63 +133,86 @@ class _NoAnswer(Exception):
 class HttpApprover(Approver):
     """POSTs ``request.to_dict()`` as JSON through the pooled ``HTTP_CLIENTS``; reads the answer.
 
-    A 2xx ``{"behavior": "allow"|"deny", "message"?, "updatedInput"?}`` (Claude Code's
-    PermissionRequest decision, also read inside a whole hook answer) is the answer; 202, 204 or
-    ``{"behavior": "pending"}`` is pending. Any other status or body, no connection or the timeout
-    is None with ``last_error`` (also logged): never an allow.
+    A 2xx ``{"behavior": "allow"|"deny", "message"?, "updatedInput"?, "approver"?}`` (Claude
+    Code's PermissionRequest decision, also read inside a whole hook answer) is the answer;
+    ``approver`` names the person who gave it, recorded as ``"<approver> via http:<host>"``. 202,
+    204 or ``{"behavior": "pending"}`` is pending. Any other status (a redirect too: none is
+    followed), body or encoding, an answer over ``max_bytes`` once decompressed, no connection
+    or the timeout is None with ``last_error`` (also logged): never an allow.
+
+    Trust: ``token`` goes as ``Authorization: Bearer <token>`` and is never shown; the URL must
+    be https, or http to a loopback host, and carry no userinfo. The body is read and inflated
+    a piece at a time, so a small compressed answer cannot fill memory.
     """
 
     def __init__(
         self,
         url: str,
         *,
+        token: str | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: float | None = DEFAULT_TIMEOUT,
+        max_bytes: int = DEFAULT_MAX_BYTES,
         allowed_urls: Sequence[str] | None = None,
         clients: HttpClients | None = None,
     ) -> None:
         try:
             parsed, self.headers = httpx.URL(url), httpx.Headers(headers or {})
         except (httpx.InvalidURL, UnicodeEncodeError) as exc:
-            raise ConfigError(f"approver URL or header cannot be sent: {exc}", key="url") from exc
-        if parsed.scheme not in ("http", "https"):
-            fix = "write http://host/path"
-            raise ConfigError(f"approver URL {url!r} is not an http(s) URL", key="url", fix=fix)
-        self.url, self.timeout, self.allowed = url, timeout, url_allowed(url, allowed_urls)
+            raise ConfigError(
+                f"approver URL or header cannot be sent: {exc}", key=URL_FLAG
+            ) from exc
+        _check_url(parsed)
+        self._token = _checked_token(token)
+        if self._token is not None:
+            self.headers["Authorization"] = f"Bearer {self._token}"
+        self.headers["Accept-Encoding"] = "gzip, deflate"  # what _read_capped can inflate
+        if timeout is not None and not timeout > 0:
+            fix = f"give seconds, more than 0 (default {DEFAULT_TIMEOUT:g})"
+            raise ConfigError(f"timeout {timeout!r} is not positive", key=TIMEOUT_FLAG, fix=fix)
+        if max_bytes < 1:
+            raise ConfigError(f"max_bytes {max_bytes!r} is not positive", key="max_bytes")
+        self.url, self.timeout, self.max_bytes = url, timeout, max_bytes
+        self.allowed = url_allowed(url, allowed_urls)
         #: For messages, logs and ``Approval.approver``: no credentials, query or fragment.
-        self.shown = f"{parsed.scheme}://{parsed.netloc.decode()}{parsed.path}"
+        self.host = parsed.netloc.decode()
+        self.shown = f"{parsed.scheme}://{self.host}{parsed.path}"
         self.clients = clients if clients is not None else HTTP_CLIENTS
 
     async def approve(self, request: ApprovalRequest) -> Approval | None:
         try:
-            answer = self._answer(await self._post(request))
+            answer = await self._ask(request)
         except _NoAnswer as exc:
-            self.last_error = f"the approver at {self.shown} {exc}"
+            self.last_error = self._masked(f"the approver at {self.shown} {exc}")
             logger.warning("%s (tool_use_id %s)", self.last_error, request.tool_use_id)
             return None
         self.last_error = None
         return answer
 
-    async def _post(self, request: ApprovalRequest) -> httpx.Response:
+    async def _ask(self, request: ApprovalRequest) -> Approval | None:
         if not self.allowed:
             raise _NoAnswer("is not allowed by allowedHttpHookUrls; nothing was sent")
+        body, client = request.to_dict(), self.clients.client()
         try:
-            async with asyncio.timeout(self.timeout):
-                body, client = request.to_dict(), self.clients.client()
-                return await client.post(self.url, json=body, headers=self.headers)
+            async with (
+                asyncio.timeout(self.timeout),
+                client.stream(
+                    "POST", self.url, json=body, headers=self.headers, follow_redirects=False
+                ) as response,
+            ):
+                status = _status(response)
+                if response.status_code in (202, 204):
+                    return None
+                content = await _read_capped(response, self.max_bytes)
         except TimeoutError:
             raise _NoAnswer(f"did not answer within {self.timeout:g}s") from None
         except httpx.HTTPError as exc:
             raise _NoAnswer(f"could not be reached ({type(exc).__name__}: {exc})") from exc
+        return self._answer(status, content)
 
-    def _answer(self, response: httpx.Response) -> Approval | None:
-        status = f"HTTP {response.status_code} {response.reason_phrase}"
-        if response.status_code in (202, 204):
-            return None
-        if not response.is_success:
-            raise _NoAnswer(f"answered {status}")
+    def _answer(self, status: str, content: bytes) -> Approval | None:
         try:
-            data = json.loads(response.content)
+            data = json.loads(content)
         except ValueError:
             data = None
         specific = data.get("hookSpecificOutput") if isinstance(data, dict) else None
@@ -196,9 +226,134 @@ class HttpApprover(Approver):
             raise _NoAnswer(f'answered behavior {behavior!r}, not "allow", "deny" or "pending"')
         if not isinstance(message, str | None) or not isinstance(edited, dict | None):
             raise _NoAnswer("answered a message that is not a string or an input not an object")
+        who = self._who(data.get("approver"))
         if behavior == "allow":
-            return Approval.allow(updated_input=edited, approver=f"http:{self.shown}")
-        return Approval.deny(message or "Denied by the approver.", approver=f"http:{self.shown}")
+            return Approval.allow(updated_input=edited, approver=who)
+        return Approval.deny(message or "Denied by the approver.", approver=who)
+
+    def _who(self, identity: Any) -> str:
+        """``Approval.approver``: the person the answer names, and this approver's host."""
+        if identity is None:
+            return f"http:{self.shown}"
+        if not isinstance(identity, str) or not 0 < len(identity) <= IDENTITY_MAX:
+            raise _NoAnswer(
+                f"answered an approver that is not a string of 1-{IDENTITY_MAX} characters"
+            )
+        if not identity.isprintable():
+            raise _NoAnswer("answered an approver with control or invisible characters")
+        return f"{identity} via http:{self.host}"
+
+    def _masked(self, text: str) -> str:
+        return text.replace(self._token, "[token]") if self._token else text
+
+
+URL_FLAG, TOKEN_FLAG, TIMEOUT_FLAG = "--approver-url", "--approver-token", "--approver-timeout"
+_LOOPBACK_NAMES = frozenset({"localhost"})
+
+
+def _check_url(parsed: httpx.URL) -> None:
+    """A ConfigError unless ``url`` is https, or http to a loopback host, without userinfo.
+    Messages show it without userinfo, query or fragment, where secrets are put."""
+    shown = _without_secrets(parsed)
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        fix = "write https://host/path"
+        raise ConfigError(f"approver URL {shown!r} is not an http(s) URL", key=URL_FLAG, fix=fix)
+    if parsed.userinfo:
+        fix = f"drop the user:password@ part and pass a token with {TOKEN_FLAG} or {TOKEN_ENV}"
+        raise ConfigError(f"approver URL {shown} carries userinfo", key=URL_FLAG, fix=fix)
+    if parsed.scheme == "http" and not is_loopback(parsed.host):
+        https = parsed.copy_with(scheme="https", query=None, fragment=None)
+        fix = f"use {https} (plain http only to 127.0.0.1, ::1 or localhost)"
+        raise ConfigError(
+            f"approver URL {shown} is plain http to another host: the answer and the token "
+            "could be read or forged on the way",
+            key=URL_FLAG,
+            fix=fix,
+        )
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (as httpx parses it: no brackets) is 127.0.0.0/8, ::1 or localhost."""
+    if host.lower() in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _without_secrets(parsed: httpx.URL) -> str:
+    return str(parsed.copy_with(username=None, password=None, query=None, fragment=None))
+
+
+_TOKEN = re.compile(r"[\x21-\x7e]+")  # printable ASCII, no spaces: what a header can carry
+
+
+def _checked_token(token: str | None) -> str | None:
+    """The token, if it can be sent as a bearer token; the message never shows it."""
+    if token is None:
+        return None
+    if not _TOKEN.fullmatch(token):
+        raise ConfigError(
+            "the approver token is empty, or has a space, line break or non-ASCII character "
+            "(the token is not shown)",
+            key=TOKEN_FLAG,
+            fix=f"pass the token as issued, with {TOKEN_FLAG} or {TOKEN_ENV}",
+        )
+    return token
+
+
+def _status(response: httpx.Response) -> str:
+    """The status line, for messages; _NoAnswer unless it is a 2xx."""
+    status = f"HTTP {response.status_code} {response.reason_phrase}".rstrip()
+    if 300 <= response.status_code < 400:
+        raise _NoAnswer(f"answered {status}, a redirect, which is never followed for an approver")
+    if not response.is_success:
+        raise _NoAnswer(f"answered {status}")
+    return status
+
+
+async def _read_capped(response: httpx.Response, limit: int) -> bytes:
+    """The body, inflated, read a network piece at a time; _NoAnswer once it passes ``limit``
+    bytes, or if its encoding is not gzip, deflate or none. Memory stays near ``limit``: each
+    piece is inflated into at most the room left (httpx's own decoders inflate a whole piece)."""
+    declared = response.headers.get("Content-Length", "")
+    too_big = f"answered more than the {limit}-byte limit on an answer"
+    if declared.isdigit() and int(declared) > limit:
+        raise _NoAnswer(too_big)
+    inflate = _inflater(response.headers.get("Content-Encoding", ""))
+    body = bytearray()
+    try:
+        async for raw in response.aiter_raw():
+            pending = raw
+            while pending:
+                if inflate is None:
+                    piece, pending = pending, b""
+                else:
+                    piece = inflate.decompress(pending, limit - len(body) + 1)
+                    pending = inflate.unconsumed_tail
+                body += piece
+                if len(body) > limit:
+                    raise _NoAnswer(too_big + " once decompressed" if inflate else too_big)
+        if inflate is not None:
+            body += inflate.flush()
+    except zlib.error as exc:
+        raise _NoAnswer(f"answered a compressed body that cannot be inflated ({exc})") from exc
+    if len(body) > limit:
+        raise _NoAnswer(too_big)
+    return bytes(body)
+
+
+def _inflater(encoding: str) -> Any:
+    """A zlib decompressor for ``Content-Encoding`` gzip or deflate; None for none."""
+    coding = encoding.strip().lower()
+    if coding in ("", "identity"):
+        return None
+    if coding in ("gzip", "x-gzip", "deflate"):
+        return zlib.decompressobj(zlib.MAX_WBITS | 32)  # a gzip or a zlib header
+    raise _NoAnswer(
+        f"answered Content-Encoding {encoding[:40]!r}; an approver may use gzip or deflate"
+    )
 
 
 def answer_from_cli(approve: bool, deny: str | None, edit: str | None) -> Approval:

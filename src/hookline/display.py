@@ -10,45 +10,78 @@ reorder text or hide it:
 - Unicode format and separator characters (bidi overrides and isolates, zero-width spaces and
   joiners, the BOM, U+2028 and U+2029), lone surrogates, private-use and unassigned code points
   are written as ``\\u202e``;
-- spaces other than the plain one (no-break, ideographic, ...) are written as ``\\u00a0``;
+- spaces other than the plain one (no-break, ideographic, ...) and letters that draw nothing
+  (Hangul fillers, the blank Braille pattern) are written as ``\\u00a0``;
 - a run of more than ``RUN`` plain spaces keeps ``RUN`` of them and says how many it left out,
   so a wall of spaces cannot push the rest of a line out of sight.
 
 With ``lines=True`` a new line stays a line break (a multi-line command in the approval prompt);
-everywhere else one record is one line. ``suspicious`` says why a string may not be what it looks
-like (mixed scripts in one word, look-alike letters), for the approval prompt to flag.
+everywhere else one record is one line. ``shown_json`` is the same for JSON output: valid JSON
+with those characters written as ``\\u`` escapes. ``suspicious`` says why a string may not be what
+it looks like (mixed scripts in one word, look-alike letters), for the approval prompt to flag.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Any
 
 #: Plain spaces kept in a row before the rest of the run is counted instead.
 RUN = 8
 _ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: Letters that draw nothing: Hangul fillers, the blank Braille pattern, ...
+_BLANK_LETTERS = frozenset("\u115f\u1160\u2800\u3164\uffa0\u17b4\u17b5")
 _SPACES = re.compile(rf" {{{RUN + 1},}}")
 #: Only printable ASCII other than the space: the common case, nothing to escape.
 _PLAIN = re.compile(r"[!-~]*")
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def shown(text: object, *, lines: bool = False) -> str:
+def shown(text: object, *, lines: bool = False, collapse: bool = True) -> str:
     """``text`` (``str()`` of anything else) with everything that could deceive a terminal
-    escaped; see the module docstring."""
+    escaped; see the module docstring. ``collapse=False`` keeps runs of spaces: for a line
+    hookline laid out itself (padded columns) whose untrusted parts were ``shown`` already,
+    which escaping again leaves as they are."""
     value = text if isinstance(text, str) else str(text)
     if _PLAIN.fullmatch(value):
         return value
     if lines:
-        return "\n".join(_line(part) for part in value.split("\n"))
-    return _line(value)
+        return "\n".join(_line(part, collapse) for part in value.split("\n"))
+    return _line(value, collapse)
 
 
-def _line(value: str) -> str:
+def _line(value: str, collapse: bool = True) -> str:
     escaped = "".join(_char(char) for char in value)
-    return _SPACES.sub(_collapsed, escaped)
+    return _SPACES.sub(_collapsed, escaped) if collapse else escaped
+
+
+def shown_json(value: Any, *, indent: int | None = None) -> str:
+    """``value`` as JSON text that is safe to print: every character ``shown`` would escape is
+    a ``\\u`` escape (DEL, C1, U+2028, bidi controls, lone surrogates...), so the text parses
+    back to ``value`` and holds no raw control character. Other text (accents, CJK) stays as it
+    is; what JSON cannot hold is written as ``str(value)``."""
+    separators = None if indent else (",", ":")
+    text = json.dumps(value, ensure_ascii=False, default=str, indent=indent, separators=separators)
+    return text if text.isascii() and "\x7f" not in text else _NOT_ASCII.sub(_json_escape, text)
+
+
+#: DEL and everything above ASCII: JSON itself escapes the rest of the control characters.
+_NOT_ASCII = re.compile(r"[^\x00-\x7e]")
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if _char(char) == char:
+        return char
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 @lru_cache(maxsize=4096)
@@ -59,7 +92,8 @@ def _char(char: str) -> str:
         return _NAMED[char]
     code = ord(char)
     category = unicodedata.category(char)
-    if category in _ESCAPED_CATEGORIES or (category == "Zs" and char != " "):
+    blank = (category == "Zs" and char != " ") or char in _BLANK_LETTERS
+    if category in _ESCAPED_CATEGORIES or blank:
         return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else (
             f"\\U{code:08x}"
         )  # fmt: skip

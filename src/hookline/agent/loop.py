@@ -130,12 +130,18 @@ class Agent:
         judged as a new call would be), calls that finished before the pause are not run
         again, and the session resumes exactly once. ``by``: who resumes, for the audit log.
         """
-        claimed = pause.claim(self.store, session_id, answer, self.tools)
+        by = by or pause.Resumer()
+        claimed = pause.claim(self.store, session_id, answer, self.tools, by=by)
+        try:  # nothing has run yet: if this fails, the session is paused again, as it was
+            session = Session.restore(claimed.session, claimed.messages, self.options)
+            if self._audit is not None:
+                pause.record_resume(self._audit, claimed, by)
+        except BaseException:
+            pause.release(self.store, claimed)
+            raise
         self.session.transcript.close()
-        self.session = Session.restore(claimed.session, claimed.messages, self.options)
+        self.session = session
         self._saved = True
-        if self._audit is not None:
-            pause.record_resume(self._audit, claimed, by or pause.Resumer())
         return await self._recorded(self._resumed(claimed))
 
     async def _recorded(self, work: Awaitable[Turn]) -> RunResult:

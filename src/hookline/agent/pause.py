@@ -6,9 +6,17 @@ trying at once cannot both win) → ``done`` or ``deferred`` again. A ``running`
 process died (its pid is gone on this host) can be claimed too: a crashed session resumes from
 its last checkpoint.
 
-Each resume goes on record (``record_resume``): per waiting call, who resumed it, the answer
-(approve, deny, edit, or none for a crashed session), an edit as a diff of the waiting input,
-and whether the settings were reloaded after they changed under the paused session.
+Everything is checked before the claim (``check``): the state against its typed model and its
+keyed hash (``hookline.agent.seal``: a state edited outside hookline, or saved without one, is
+refused unless the resumer trusts it), and every line of the transcript. A failure is one
+ConfigError and the session stays as it was. Should anything fail once the session is taken
+and before its first step, ``release`` gives the claim back. With a tenant (``--tenant``), a
+session of another tenant is "no such session", exactly as one that does not exist.
+
+Each resume goes on record (``record_resume``): per waiting call, who resumed it (user and
+tenant), the answer (approve, deny, edit, or none for a crashed session), an edit as a diff of
+the waiting input, whether the settings were reloaded after they changed under the paused
+session, and whether a state edited outside hookline was trusted, with what was edited.
 """
 
 from __future__ import annotations
@@ -20,8 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hookline.agent import seal
 from hookline.agent.messages import Message
-from hookline.agent.state import STATE_VERSION, Turn, dump_state, load_state
+from hookline.agent.state import SEALED_SINCE, STATE_VERSION, Turn, dump_state, load_state
+from hookline.agent.transcript import first_bad_line
 from hookline.approvals import Approval
 from hookline.audit.log import PREVIEW, input_diff
 from hookline.audit.redact import clip
@@ -46,6 +56,10 @@ class Claimed:
     turn: Turn
     answers: dict[str, Approval]
     launch: Mapping[str, Any] | None
+    #: The status it had before the claim: what ``release`` puts back.
+    status: str = "deferred"
+    #: What was edited outside hookline (or why that cannot be told), when it was trusted.
+    edited: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -58,10 +72,34 @@ class Resumer:
     reload_settings: bool = False
     #: What changed (``path (changed|new|removed)``), when they were reloaded.
     settings_changed: tuple[str, ...] = ()
+    #: Resume a state edited outside hookline, or saved without a keyed hash (recorded).
+    trust_edited_state: bool = False
+    #: Only a session of this tenant (``--tenant``); any other is "no such session".
+    tenant: str | None = None
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A stored session, checked whole for a resume; nothing taken yet."""
+
+    record: SessionRecord
+    #: The status the claim expects (deferred, or running for a crashed session).
+    expected: str
+    session: dict[str, Any]
+    messages: list[Message]
+    turn: Turn
+    #: What was edited outside hookline (or why that cannot be told), when it was trusted.
+    edited: tuple[str, ...] = ()
+
+    @property
+    def launch(self) -> Mapping[str, Any] | None:
+        launch: Mapping[str, Any] | None = self.record.state.get("launch")
+        return launch
 
 
 def save(store: Store, session: Session, turn: Turn, *, status: str, launch: Any) -> None:
-    """Write the session's state with ``status`` (deferred: paused; running: a checkpoint)."""
+    """Write the session's state, sealed, with ``status`` (deferred: paused; running: a
+    checkpoint)."""
     state = dump_state(session.snapshot(), session.messages, turn)
     state["launch"] = dict(launch) if launch else None
     state["owner"] = {"host": socket.gethostname(), "pid": os.getpid()}
@@ -74,31 +112,73 @@ def save(store: Store, session: Session, turn: Turn, *, status: str, launch: Any
         user=scope.user,
         tenant=scope.tenant,
     )
+    state["seal"] = seal.seal(state, record)
     store.put_session(record)
 
 
-def claim(store: Store, session_id: str, answer: Answers, tools: Toolbox) -> Claimed:
-    """Check everything, then take the session; ConfigError (nothing taken) when it cannot be."""
+def find(store: Store, session_id: str, *, tenant: str | None = None) -> SessionRecord:
+    """The stored session; a ConfigError when there is none, or (with ``tenant``) when it is
+    another tenant's: the same words, so a tenant cannot tell which."""
     record = store.get_session(session_id)
-    if record is None:
+    if record is None or (tenant is not None and record.tenant != tenant):
         raise ConfigError(
             f"no session {session_id!r} in the store",
             key="session",
             fix="hookline sessions list shows the sessions that can be resumed",
         )
-    where = f"session {session_id}"
+    return record
+
+
+def check(record: SessionRecord, *, trust_edited_state: bool = False) -> Checked:
+    """Everything a resume of ``record`` reads, checked: its status, its state (typed, and
+    sealed by hookline unless ``trust_edited_state``) and its transcript. A ConfigError says
+    what is wrong; nothing is taken or changed."""
+    where = f"session {record.id}"
     expected = resumable(record)
     session, messages, turn = load_state(record.state, where=where)
+    if session["id"] != record.id:
+        raise ConfigError(
+            f"its saved state is session {session['id']}'s",
+            file=where,
+            fix="it cannot be resumed; start a new session",
+        )
+    edited = _edits(record, trusted=trust_edited_state)
+    path = Path(session["state_dir"]) / "transcripts" / f"{record.id}.jsonl"
+    bad = first_bad_line(path)
+    if bad is not None:
+        raise ConfigError(
+            f"transcript line {bad} is not a message object",
+            file=where,
+            fix=f"correct or remove line {bad} of {path}, then resume again",
+        )
+    return Checked(record, expected, session, messages, turn, edited)
+
+
+def claim(
+    store: Store, session_id: str, answer: Answers, tools: Toolbox, *, by: Resumer | None = None
+) -> Claimed:
+    """Check everything, then take the session; ConfigError (nothing taken) when it cannot be."""
+    by = by or Resumer()
+    checked = check(
+        find(store, session_id, tenant=by.tenant), trust_edited_state=by.trust_edited_state
+    )
+    session, turn = checked.session, checked.turn
     answers = _answers(turn.waiting, answer)
     ctx = ToolContext(cwd=Path(session["cwd"]), workspace=Workspace.of(*session["roots"]))
     _check_edits(answers, turn.waiting, tools, ctx)
-    if not store.claim_session(session_id, expected=expected, new="resuming"):
+    if not store.claim_session(session_id, expected=checked.expected, new="resuming"):
         raise ConfigError(
-            f"{where} was resumed by another process just now",
+            f"session {session_id} was resumed by another process just now",
             key="session",
             fix="a paused session resumes once; see hookline sessions show",
         )
-    return Claimed(session, messages, turn, answers, record.state.get("launch"))
+    return Claimed(session, checked.messages, turn, answers, checked.launch,
+                   checked.expected, checked.edited)  # fmt: skip
+
+
+def release(store: Store, claimed: Claimed) -> None:
+    """Give back a claim (status ``resuming`` -> what it was) when the resume could not start."""
+    store.claim_session(claimed.session["id"], expected="resuming", new=claimed.status)
 
 
 def resumable(record: SessionRecord) -> str:
@@ -117,6 +197,32 @@ def resumable(record: SessionRecord) -> str:
         key="session",
         fix="hookline sessions list --status deferred",
     )
+
+
+def _edits(record: SessionRecord, *, trusted: bool) -> tuple[str, ...]:
+    """What was edited outside hookline; a ConfigError unless ``trusted``."""
+    where, fix = f"session {record.id}", "--trust-edited-state resumes it anyway (on record)"
+    try:
+        edited = seal.changed(record)
+    except seal.Unverifiable as exc:
+        if trusted:
+            return (str(exc),)
+        if record.state.get("version", 0) < SEALED_SINCE and "no keyed hash" in str(exc):
+            raise ConfigError(
+                "it was saved by an older hookline, without a keyed hash, so an edit outside "
+                "hookline cannot be ruled out",
+                file=where,
+                fix=f"check it with hookline sessions show {record.id}; {fix}",
+            ) from None
+        raise ConfigError(f"its saved state cannot be checked: {exc}", file=where,
+                          fix=f"{fix}, if you know where it came from") from None  # fmt: skip
+    if edited and not trusted:
+        raise ConfigError(
+            f"its saved state was changed outside hookline ({', '.join(edited)})",
+            file=where,
+            fix=f"put the row back as hookline saved it; if the change is yours, {fix}",
+        )
+    return tuple(edited)
 
 
 def _owner_alive(owner: Any) -> bool:
@@ -172,7 +278,7 @@ def record_resume(audit: AuditLog, claimed: Claimed, by: Resumer) -> None:
     session = claimed.session
     for call in claimed.turn.waiting:
         answer = claimed.answers.get(call.id)
-        data = _resumed_by(by, session) | _answer_data(answer)
+        data = _resumed_by(by, claimed) | _answer_data(answer)
         data = audit.redactor.redact(data)
         if answer is not None and answer.updated_input is not None:
             diff = input_diff(call.input, answer.updated_input)
@@ -182,13 +288,17 @@ def record_resume(audit: AuditLog, claimed: Claimed, by: Resumer) -> None:
     audit.flush()
 
 
-def _resumed_by(by: Resumer, session: dict[str, Any]) -> dict[str, Any]:
+def _resumed_by(by: Resumer, claimed: Claimed) -> dict[str, Any]:
+    session = claimed.session
     data: dict[str, Any] = {"user": by.user or session["user"], "tenant": session["tenant"]}
     if by.user and by.user != session["user"]:
         data["session_user"] = session["user"]
     if by.reload_settings:
         data["reload_settings"] = True
         data["settings_changed"] = list(by.settings_changed)
+    if by.trust_edited_state:
+        data["trust_edited_state"] = True
+        data["state_edits"] = list(claimed.edited)
     return data
 
 

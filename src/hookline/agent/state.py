@@ -6,26 +6,40 @@ steps, the calls already done) and the batch that paused, call by call: the resu
 that finished (it never runs again) or nothing for each call still waiting for an answer.
 Tool definitions, hooks and the model are not data: a resume rebuilds them.
 
-Versions: 2 (this one) saves, in the CLI's launch, a fingerprint of every settings layer and
-hook file the run was built with, so a resume can refuse settings changed under a paused
-session. 1 had no fingerprints; it is read the same way, and its settings count as changed
-(``hookline sessions resume --reload-settings`` resumes it). Any other version is refused.
+Reading is strict: the saved JSON must match a typed model (``SavedState``: every field of the
+right type, the permission mode one hookline knows, the folders absolute), or it is refused as
+damaged before anything is claimed or run; nothing is coerced.
+
+Versions: 3 (this one) is sealed: the save adds a keyed hash (``hookline.agent.seal``), so a
+resume can refuse a state edited outside hookline. 2 saves, in the CLI's launch, a fingerprint
+of every settings layer and hook file the run was built with, so a resume can refuse settings
+changed under a paused session; it has no seal. 1 had no fingerprints; it is read the same way,
+and its settings count as changed (``hookline sessions resume --reload-settings`` resumes it).
+Any other version is refused.
 """
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cache
+from typing import Annotated, Any, Literal, NotRequired
+
+from pydantic import Field, TypeAdapter, ValidationError
+from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
 from hookline.agent.messages import Block, Message, TextBlock, ToolResultBlock
 from hookline.agent.result import StopReason
 from hookline.errors import ConfigError
-from hookline.tools.base import ToolCall, ToolResult
+from hookline.events import PermissionMode
+from hookline.tools.base import ToolCall, ToolResult, ToolStatus
 
 #: The version of this layout, written by every save.
-STATE_VERSION = 2
+STATE_VERSION = 3
 #: The versions a resume reads; it refuses any other: it cannot know what it means.
-READABLE_VERSIONS = (1, 2)
+READABLE_VERSIONS = (1, 2, 3)
+#: The first version whose saves are sealed with a keyed hash.
+SEALED_SINCE = 3
 
 
 @dataclass
@@ -74,7 +88,7 @@ def load_state(data: Any, *, where: str) -> tuple[dict[str, Any], list[Message],
         raise ConfigError("the saved session state is not an object", file=where)
     version = data.get("version")
     if version not in READABLE_VERSIONS:
-        readable = " and ".join(str(v) for v in READABLE_VERSIONS)
+        readable = ", ".join(str(v) for v in READABLE_VERSIONS)
         raise ConfigError(
             f"the saved session state has schema version {version!r}; this hookline reads "
             f"versions {readable} only",
@@ -83,7 +97,10 @@ def load_state(data: Any, *, where: str) -> tuple[dict[str, Any], list[Message],
             fix="resume it with the hookline version that saved it",
         )
     try:
-        turn = data["turn"]
+        state = _adapter().validate_python(data, strict=True)
+        session = dict(state["session"])
+        _check_folders(session)
+        turn = state["turn"]
         paused = Turn(
             prompt=turn["prompt"],
             steps=turn["steps"],
@@ -93,21 +110,138 @@ def load_state(data: Any, *, where: str) -> tuple[dict[str, Any], list[Message],
             calls=[_result_from_dict(r) for r in turn["calls"]],
             batch=[(_call_from_dict(b["call"]), _maybe_result(b["result"])) for b in turn["batch"]],
         )
-        return data["session"], [_message_from_dict(m) for m in data["messages"]], paused
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ConfigError(
-            f"the saved session state is damaged ({type(exc).__name__}: {exc})",
-            file=where,
-            fix="it cannot be resumed; start a new session",
-        ) from None
+        return session, [_message_from_dict(m) for m in state["messages"]], paused
+    except ValidationError as exc:
+        raise _damaged(where, _first_error(exc)) from None
+    except ValueError as exc:
+        raise _damaged(where, str(exc)) from None
+
+
+class SavedSession(TypedDict):
+    """The session part of a saved state (``Session.snapshot``)."""
+
+    id: str
+    cwd: str
+    state_dir: str
+    roots: Annotated[list[str], Field(min_length=1)]
+    permission_mode: PermissionMode
+    prompt_id: str | None
+    user: str | None
+    tenant: str | None
+    prompts: int
+
+
+class SavedCall(TypedDict):
+    id: str
+    name: str
+    input: dict[str, Any]
+
+
+class SavedResult(TypedDict):
+    call: SavedCall
+    status: ToolStatus
+    content: str
+    input: dict[str, Any]
+    output: Any
+    reason: str | None
+    context: list[str]
+    stop_reason: str | None
+    stopped: bool
+    duration_ms: float
+
+
+class SavedText(TypedDict):
+    type: Literal["text"]
+    text: str
+
+
+class SavedToolUse(TypedDict):
+    type: Literal["tool_use"]
+    id: str
+    name: str
+    input: dict[str, Any]
+
+
+class SavedToolResult(TypedDict):
+    type: Literal["tool_result"]
+    tool_use_id: str
+    content: str
+    is_error: bool
+
+
+class SavedMessage(TypedDict):
+    role: Literal["user", "assistant"]
+    content: list[
+        Annotated[SavedText | SavedToolUse | SavedToolResult, Field(discriminator="type")]
+    ]
+
+
+class SavedBatchItem(TypedDict):
+    call: SavedCall
+    result: SavedResult | None
+
+
+class SavedTurn(TypedDict):
+    prompt: str
+    steps: int
+    stop_blocks: int
+    final_text: str
+    detail: NotRequired[str | None]
+    calls: list[SavedResult]
+    batch: list[SavedBatchItem]
+
+
+class SavedState(TypedDict):
+    """A saved state, as the store keeps it (JSON): what ``load_state`` accepts."""
+
+    version: int
+    session: SavedSession
+    messages: list[SavedMessage]
+    turn: SavedTurn
+    #: Opaque to the loop: the CLI's flags (``hookline.cli.launch.Launch``).
+    launch: NotRequired[dict[str, Any] | None]
+    #: The process that saved it (host, pid): a crashed run's can be resumed.
+    owner: NotRequired[dict[str, Any] | None]
+    #: The keyed hash of the rest (``hookline.agent.seal``), from version 3 on.
+    seal: NotRequired[dict[str, Any]]
+
+
+@cache
+def _adapter() -> TypeAdapter[SavedState]:
+    """Built on first use: importing hookline does not pay for it."""
+    return TypeAdapter(SavedState)
+
+
+def _check_folders(session: dict[str, Any]) -> None:
+    """The folders must be absolute paths: a resume must not depend on where it runs."""
+    for name in ("cwd", "state_dir"):
+        if not posixpath.isabs(session[name]):
+            raise ValueError(f"session.{name} is not an absolute path: {session[name]!r}")
+    for root in session["roots"]:
+        if not posixpath.isabs(root):
+            raise ValueError(f"session.roots holds a relative path: {root!r}")
+
+
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors(include_url=False)[0]
+    where = ".".join(str(part) for part in error["loc"])
+    return f"{where}: {error['msg']}" if where else error["msg"]
+
+
+def _damaged(where: str, why: str) -> ConfigError:
+    return ConfigError(
+        f"the saved session state is damaged ({why})",
+        file=where,
+        fix="it cannot be resumed; start a new session",
+    )
 
 
 def _call_to_dict(call: ToolCall) -> dict[str, Any]:
     return {"id": call.id, "name": call.name, "input": call.input}
 
 
-def _call_from_dict(data: dict[str, Any]) -> ToolCall:
-    return ToolCall(str(data["id"]), str(data["name"]), dict(data["input"]))
+def _call_from_dict(data: SavedCall | SavedToolUse) -> ToolCall:
+    return ToolCall(data["id"], data["name"], dict(data["input"]))
 
 
 def _result_to_dict(result: ToolResult) -> dict[str, Any]:
@@ -125,7 +259,7 @@ def _result_to_dict(result: ToolResult) -> dict[str, Any]:
     }
 
 
-def _result_from_dict(data: dict[str, Any]) -> ToolResult:
+def _result_from_dict(data: SavedResult) -> ToolResult:
     return ToolResult(
         call=_call_from_dict(data["call"]),
         status=data["status"],
@@ -140,23 +274,17 @@ def _result_from_dict(data: dict[str, Any]) -> ToolResult:
     )
 
 
-def _maybe_result(data: dict[str, Any] | None) -> ToolResult | None:
+def _maybe_result(data: SavedResult | None) -> ToolResult | None:
     return None if data is None else _result_from_dict(data)
 
 
-def _message_from_dict(data: dict[str, Any]) -> Message:
-    role = data["role"]
-    if role not in ("user", "assistant"):
-        raise ValueError(f"unknown role {role!r}")
-    return Message(role, tuple(_block_from_dict(b) for b in data["content"]))
+def _message_from_dict(data: SavedMessage) -> Message:
+    return Message(data["role"], tuple(_block_from_dict(b) for b in data["content"]))
 
 
-def _block_from_dict(data: dict[str, Any]) -> Block:
-    kind = data["type"]
-    if kind == "text":
+def _block_from_dict(data: SavedText | SavedToolUse | SavedToolResult) -> Block:
+    if data["type"] == "text":
         return TextBlock(data["text"])
-    if kind == "tool_use":
+    if data["type"] == "tool_use":
         return _call_from_dict(data)
-    if kind == "tool_result":
-        return ToolResultBlock(data["tool_use_id"], data["content"], data["is_error"])
-    raise ValueError(f"unknown content block {kind!r}")
+    return ToolResultBlock(data["tool_use_id"], data["content"], data["is_error"])

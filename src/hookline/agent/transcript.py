@@ -78,6 +78,8 @@ class Transcript:
                 entry = json.loads(line)
             except ValueError:
                 continue  # a line cut short by a crash: chain past it
+            if not _is_entry(entry):
+                continue  # a resume checks every line first (``first_bad_line``)
             self._parent = compact(entry.get("uuid"))
             for block in (entry.get("message") or {}).get("content") or ():
                 if isinstance(block, dict) and block.get("type") == "tool_use":
@@ -158,3 +160,38 @@ class Transcript:
         if second != self._second[0]:
             self._second = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
         return f"{self._second[1]}.{int((now - second) * 1000):03d}Z"
+
+
+def first_bad_line(path: Path) -> int | None:
+    """The number (from 1) of the first line of the transcript at ``path`` that is not an
+    entry (a JSON object: ``type`` user or assistant, a string ``uuid``, a ``message`` object
+    with a role and content), or None. A last line cut short by a crash (no newline, not JSON)
+    is no entry and no error; a missing file has no bad line."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return None
+    lines = text.splitlines()
+    for number, line in enumerate(lines, 1):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            if number == len(lines) and not text.endswith("\n"):
+                return None
+            return number
+        if not _is_entry(entry):
+            return number
+    return None
+
+
+def _is_entry(entry: object) -> bool:
+    """Whether ``entry`` has the shape this module writes (the parts a resume relies on)."""
+    if not isinstance(entry, dict) or entry.get("type") not in ("user", "assistant"):
+        return False
+    message = entry.get("message")
+    if not isinstance(entry.get("uuid"), str) or not isinstance(message, dict):
+        return False
+    content = message.get("content")
+    if isinstance(content, list):
+        return all(isinstance(block, dict) for block in content)
+    return isinstance(content, str)

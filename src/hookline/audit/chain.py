@@ -6,7 +6,10 @@ so editing a record breaks its own hash, and deleting, inserting or moving one b
 and ``prev_hash`` on every line, so several processes can share one file and one store.
 
 A line is ``{"seq":N,"prev_hash":...,"hash":...,`` followed by the canonical JSON of the record
-(every field but those three, keys sorted), so the line *is* what was hashed. Each append is one
+(every field but those three, keys sorted), so the line *is* what was hashed, except that
+U+2028, U+2029 and U+0085 are ``\\u`` escapes on the line (``str.splitlines`` and JavaScript
+would break it there; JSON reads the escape back as the character). Lone surrogates are
+``\\u`` escapes in the hashed text too (``canonical_json``). Each append is one
 ``write(2)`` of whole lines under ``flock``. A last line without its newline is what a write cut
 short by a crash (or a full disk) leaves: ``verify_jsonl`` reports it as ``truncated``, which is
 not tampering, and the next writer cuts it off before appending.
@@ -291,7 +294,7 @@ class ChainedFile:
             this = known[n].hash if same else hashed(prev, body)
             after = f'"{prev}"' if prev else "null"
             head = f'{{"seq":{seq},"prev_hash":{after},"hash":"{this}",'
-            lines.append(head.encode() + body[1:] + b"\n")
+            lines.append(head.encode() + _one_line(body[1:]) + b"\n")
             prev = this
         data = b"".join(lines)
         try:
@@ -330,6 +333,22 @@ class ChainedFile:
             )
         self._size, self._last = end, (record["seq"], record["hash"])
         return end
+
+
+#: Line breaks to ``str.splitlines`` that JSON leaves raw, as UTF-8, and their JSON escapes.
+_BREAKS = ((b"\xe2\x80\xa8", b"\\u2028"), (b"\xe2\x80\xa9", b"\\u2029"), (b"\xc2\x85", b"\\u0085"))
+
+
+def _one_line(body: bytes) -> bytes:
+    """Canonical JSON with the breaks in ``_BREAKS`` escaped: the same value, on one line.
+
+    In UTF-8 these byte sequences are only ever those characters, and in canonical JSON any
+    character other than ASCII is inside a string, where the escape means the same."""
+    if body.isascii():
+        return body
+    for raw, escape in _BREAKS:
+        body = body.replace(raw, escape)
+    return body
 
 
 def _tail(fd: int, size: int) -> tuple[int, bytes | None]:

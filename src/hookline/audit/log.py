@@ -25,9 +25,11 @@ the session (its scope, which hooks see too), else those given to ``AuditLog``.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 from time import monotonic, time
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -137,6 +139,7 @@ class AuditLog:
 
     def add(self, entry: AuditEntry) -> None:
         """Queue a record (already redacted) for the next flush."""
+        entry = _valid_columns(entry)
         with self._lock:
             if not self._pending:
                 self._oldest = monotonic()
@@ -316,6 +319,25 @@ class _Call:
             self.input = answer.updated_input
         if answer.updated_output is not UNCHANGED:
             self.output = answer.updated_output
+
+
+#: The text columns of a record, and the lone surrogates none of them can hold.
+_COLUMNS = ("kind", "session_id", "tool_use_id", "event", "tool", "decision")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _valid_columns(entry: AuditEntry) -> AuditEntry:
+    """``entry`` with each lone surrogate in a text column (a tool_use_id or tool name a model
+    made up) replaced by U+FFFD: a database column holds UTF-8, which cannot hold it. ``data``
+    keeps it exactly, as a ``\\u`` escape in its JSON."""
+    bad: dict[str, Any] = {
+        name: _SURROGATE.sub("\ufffd", value)
+        for name in _COLUMNS
+        if isinstance(value := getattr(entry, name), str)
+        and not value.isascii()
+        and _SURROGATE.search(value)
+    }
+    return replace(entry, **bad) if bad else entry
 
 
 def _input(redactor: Redactor, value: Any) -> dict[str, Any]:

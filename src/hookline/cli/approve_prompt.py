@@ -1,5 +1,11 @@
 """The terminal approval prompt: shows a call waiting for approval and reads the answer.
 
+What the person approves is what runs. Before each prompt the terminal's modes are reset (earlier
+output may have turned autowrap off or made text invisible); the whole call is drawn, escaped,
+wrapped and flagged by ``approve_screen``; a call taller than the terminal is shown a screenful
+at a time, and approving is refused until the last page was seen. Keys typed before a question
+appeared are discarded, so type-ahead cannot answer a call nobody has seen.
+
 It lives in the CLI layer, the only one that talks to a terminal; library users plug in any
 ``hookline.approvals.Approver``.
 """
@@ -12,7 +18,6 @@ import os
 import select
 import sys
 import threading
-import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, Any
@@ -20,6 +25,11 @@ from typing import IO, Any
 import click
 
 from hookline.approvals import Approval, ApprovalRequest, Approver, json_kind
+from hookline.cli.approve_screen import RESET, prompt_lines, terminal_size, wrap
+from hookline.display import shown
+
+if sys.platform != "win32":  # POSIX only, as ``available`` checks
+    import termios
 
 
 class _NoAnswer(Exception):
@@ -67,16 +77,17 @@ class TerminalApprover(Approver):
     def _ask(self, request: ApprovalRequest, stop: threading.Event) -> Approval:
         with self._lock, _ctrl_c_ends_line(self.stdin):
             try:
-                self._show(request)
-                return self._choose(request, stop)
+                return self._choose(request, stop, self._show(request, stop))
             except _NoAnswer:
                 self._say("")
                 said = f"{request.tool_name} was not run: the user did not answer the prompt."
                 return Approval.deny(said, approver="terminal")
 
-    def _choose(self, request: ApprovalRequest, stop: threading.Event) -> Approval:
+    def _choose(
+        self, request: ApprovalRequest, stop: threading.Event, choice: str | None
+    ) -> Approval:
         while True:
-            choice = CHOICES.get(self._read("Approve? [a/d/e/?] > ", stop).lower())
+            choice = choice or CHOICES.get(self._read("Approve? [a/d/e/?] > ", stop).lower())
             if choice == "a":
                 return Approval.allow(approver="terminal")
             if choice == "d":
@@ -86,24 +97,45 @@ class TerminalApprover(Approver):
                 self._say(HELP if choice == "?" else "Answer a, d, e or ?.", fg="yellow")
             elif (edited := self._edit(request, stop)) is not None:
                 return edited
+            choice = None
 
-    def _show(self, r: ApprovalRequest) -> None:
-        self._say(f"\n{r.tool_name} needs your approval", fg="cyan", bold=True)
-        self._say(f"  asked by: {r.source or 'unknown'}", fg="magenta")
-        if r.reason:
-            self._say(f"  reason:   {r.reason}", fg="yellow")
-        pretty = json.dumps(r.tool_input, indent=2, ensure_ascii=False, default=str)
-        self._say("  input:\n" + "\n".join(f"    {line}" for line in pretty.split("\n")))
-        if r.original_input is not None and r.original_input != r.tool_input:
-            self._say("  rewritten by a hook (original → rewritten):")
-            for sign, line in _diff(r.original_input, r.tool_input):
-                self._say(f"    {sign} {line}", fg={"-": "red", "+": "green", "~": "yellow"}[sign])
+    def _show(self, request: ApprovalRequest, stop: threading.Event) -> str | None:
+        """Draws the prompt after a reset, a screenful at a time: "d" if denied while paging."""
+        self._write(RESET)
+        size = terminal_size(self.stdout)
+        rows, page = prompt_lines(request, size.columns - 1), max(size.lines - 1, 3)
+        while len(rows) >= page + 1:  # the rest and the question do not fit: one page, then ask
+            for row in rows[:page]:
+                self._say(row.text, **row.style)
+            rows = rows[page:]
+            if (key := self._more(len(rows), stop)) is not None:
+                return key
+        for row in rows:
+            self._say(row.text, **row.style)
+        return None
+
+    def _more(self, left: int, stop: threading.Event) -> str | None:
+        """Waits for space (None: the next page) or d (deny); refuses approving unseen lines."""
+        while True:
+            key = self._key(f"[space] more — {left} lines left · d: deny > ", stop)
+            if key in (" ", "\r", "\n"):
+                return None
+            if key in ("d", "n", "q"):
+                return "d"
+            if key in ("a", "y", "e"):
+                self._say(f"Not yet: {left} lines of this call are still unseen.", fg="yellow")
+            else:
+                self._say("space: the next page, d: deny.", fg="yellow")
 
     def _edit(self, request: ApprovalRequest, stop: threading.Event) -> Approval | None:
         """A JSON object, read on while it is unfinished; None (back) on an empty line."""
-        self._say(f"  now: {_json(request.tool_input)}", dim=True)
+        width = terminal_size(self.stdout).columns - 1
+        for row in wrap(f"  now: {shown(_json(request.tool_input))}", width, "    "):
+            self._say(row, dim=True)
         text = ""
-        while line := self._read("... > " if text else "New input (empty: back) > ", stop):
+        while line := self._read(
+            "... > " if text else "New input (empty: back) > ", stop, fresh=not text
+        ):
             text = f"{text}\n{line}" if text else line
             try:
                 value = json.loads(text)
@@ -120,32 +152,67 @@ class TerminalApprover(Approver):
             self._say("Not valid JSON: it ends unfinished. Try again.", fg="red")
         return None
 
-    def _read(self, prompt: str, stop: threading.Event) -> str:
-        """One line typed, stripped; _NoAnswer on end of input, Ctrl-C or ``stop``."""
-        click.echo(click.style(prompt, bold=True), file=self.stdout, nl=False)
+    def _read(self, prompt: str, stop: threading.Event, *, fresh: bool = True) -> str:
+        """One line typed after ``prompt`` appeared (``fresh``: what was typed before is
+        discarded), stripped; _NoAnswer on end of input, Ctrl-C or ``stop``."""
         fd, data = self.stdin.fileno(), b""
+        if fresh:
+            termios.tcflush(fd, termios.TCIFLUSH)
+        click.echo(click.style(prompt, bold=True), file=self.stdout, nl=False)
         while not data.endswith(b"\n"):
-            if stop.is_set():
-                raise _NoAnswer("cancelled")
-            if select.select([fd], [], [], 0.1)[0]:
-                try:
-                    chunk = os.read(fd, 4096)
-                except OSError:  # EIO: the terminal went away
-                    chunk = b""
-                if not chunk or chunk.endswith(b"\x03"):
-                    raise _NoAnswer("end of input or Ctrl-C")
-                data += chunk
+            chunk = _chunk(fd, stop)
+            if not chunk or chunk.endswith(b"\x03"):
+                raise _NoAnswer("end of input or Ctrl-C")
+            data += chunk
         return data.decode(errors="replace").strip()
 
+    def _key(self, prompt: str, stop: threading.Event) -> str:
+        """One key pressed after ``prompt`` appeared, not echoed; _NoAnswer as ``_read``."""
+        fd = self.stdin.fileno()
+        with _single_keys(fd):
+            click.echo(click.style(prompt, bold=True), file=self.stdout, nl=False)
+            chunk = _chunk(fd, stop)
+        self._say("")
+        if not chunk or chunk[:1] in (b"\x03", b"\x04"):
+            raise _NoAnswer("end of input or Ctrl-C")
+        return chunk[:1].decode(errors="replace").lower()
+
     def _say(self, text: str, **style: Any) -> None:
-        click.secho(_printable(text), file=self.stdout, **style)
+        click.secho(text, file=self.stdout, **style)
+
+    def _write(self, text: str) -> None:
+        self.stdout.write(text)
+        self.stdout.flush()
+
+
+def _chunk(fd: int, stop: threading.Event) -> bytes:
+    """What the terminal has for ``fd`` once it has something; b"" when it went away."""
+    while not select.select([fd], [], [], 0.1)[0]:
+        if stop.is_set():
+            raise _NoAnswer("cancelled")
+    try:
+        return os.read(fd, 4096)
+    except OSError:  # EIO: the terminal went away
+        return b""
+
+
+@contextmanager
+def _single_keys(fd: int) -> Iterator[None]:
+    """Each key arrives as it is pressed, unechoed; keys pressed before are discarded."""
+    saved, mode = termios.tcgetattr(fd), termios.tcgetattr(fd)
+    mode[3] &= ~(termios.ICANON | termios.ECHO)
+    mode[6][termios.VMIN], mode[6][termios.VTIME] = 1, 0
+    termios.tcsetattr(fd, termios.TCSANOW, mode)
+    termios.tcflush(fd, termios.TCIFLUSH)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, saved)
 
 
 @contextmanager
 def _ctrl_c_ends_line(stream: IO[str]) -> Iterator[None]:
     """While the prompt reads, Ctrl-C ends the line (as ``\\x03``) instead of sending SIGINT."""
-    import termios  # POSIX only, as ``available`` checks
-
     fd = stream.fileno()
     saved, mode = termios.tcgetattr(fd), termios.tcgetattr(fd)
     mode[3] &= ~termios.ISIG
@@ -157,24 +224,5 @@ def _ctrl_c_ends_line(stream: IO[str]) -> Iterator[None]:
         termios.tcsetattr(fd, termios.TCSANOW, saved)
 
 
-def _diff(before: dict[str, Any], after: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    """The keys a rewrite removed (-), added (+) or changed (~, original → rewritten)."""
-    for key in [*before, *(k for k in after if k not in before)]:
-        if key not in after:
-            yield "-", f"{key}: {_json(before[key])}"
-        elif key not in before:
-            yield "+", f"{key}: {_json(after[key])}"
-        elif before[key] != after[key]:
-            yield "~", f"{key}: {_json(before[key])} → {_json(after[key])}"
-
-
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _printable(text: str) -> str:
-    """Control and format characters escaped, so a tool input cannot restyle the prompt."""
-    escape = {"Cc", "Cf"}
-    return "".join(
-        f"\\u{ord(c):04x}" if c != "\n" and unicodedata.category(c) in escape else c for c in text
-    )

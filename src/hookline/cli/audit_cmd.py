@@ -1,7 +1,7 @@
 """``hookline audit``: read the audit log, and check that nobody has changed it.
 
-    hookline audit [--session ID] [--tool NAME] [--decision D] [--since 1h] [--until T]
-                   [--unfinished] [--json]
+    hookline audit [--session ID] [--tenant T] [--tool NAME] [--decision D] [--since 1h]
+                   [--until T] [--unfinished] [--json]
     hookline audit verify [--head HASH]   both hash chains, and the file against the store,
                                           record by record; exit 1 on any difference
     hookline audit head [--json]          the chain's head (seq and hash), to keep elsewhere
@@ -10,7 +10,9 @@ A call whose ``tool_started`` record has no result after it shows as ``started, 
 (the process ended while its tool ran); that is not tampering. ``verify --head`` proves that
 nothing newer than a head kept elsewhere was cut from both copies: the head must still be in
 the chain, at its place. With no store, or a store without audit records, the file is verified
-alone (file-only mode), and ``verify`` says so.
+alone (file-only mode), and ``verify`` says so. ``--tenant`` keeps the records whose data names
+that tenant (a query filter, not access control); ``verify`` and ``head`` take no tenant: the
+chain is one for the whole store, and checking it means reading every record.
 
 They read the project's state folder (``--cwd``, default the current one): the SQLite store
 ``.hookline/state/hookline.db`` (or ``--store URL``) and ``.hookline/state/audit.jsonl``. Times
@@ -35,7 +37,8 @@ from hookline.agent.session import STATE_DIR
 from hookline.audit import verify_jsonl, verify_rows
 from hookline.audit.chain import Mark, compare, marks_jsonl, missing_head
 from hookline.audit.log import JSONL_NAME
-from hookline.cli.render import emit_json
+from hookline.cli.render import echo, emit_json, say
+from hookline.display import shown
 from hookline.errors import ConfigError
 from hookline.storage import DEFAULT_FILE, open_store
 
@@ -81,6 +84,7 @@ def _where(fn: F) -> F:
 @click.group(invoke_without_command=True)
 @_where
 @click.option("--session", default=None, help="Only this session's records.")
+@click.option("--tenant", default=None, help="Only the records of this tenant's runs.")
 @click.option("--tool", default=None, help="Only records about this tool.")
 @click.option("--decision", default=None, help="Only this decision: deny, allow, blocked, ...")
 @click.option("--since", metavar="TIME", callback=_when, help="From this time on (ISO 8601, 1h).")
@@ -93,6 +97,7 @@ def audit(
     cwd: str,
     store_url: str | None,
     session: str | None,
+    tenant: str | None,
     tool: str | None,
     decision: str | None,
     since: float | None,
@@ -105,7 +110,12 @@ def audit(
         return
     with _store(cwd, store_url) as store:
         rows = store.audit_rows(
-            session_id=session, tool=tool, decision=decision, since=since, until=until
+            session_id=session,
+            tool=tool,
+            decision=decision,
+            since=since,
+            until=until,
+            tenant=tenant,
         )
         cut_off = _unfinished(store, rows)
     if unfinished:
@@ -114,9 +124,9 @@ def audit(
         if as_json:
             emit_json(_as_dict(row, cut_off))
         else:
-            click.echo(_line(row, cut_off))
+            echo(_line(row, cut_off))
     if not rows and not as_json:
-        click.echo("no audit records match", err=True)
+        echo("no audit records match", err=True)
 
 
 @audit.command()
@@ -156,7 +166,7 @@ def head(cwd: str, store_url: str | None, as_json: bool) -> None:
     if as_json:
         emit_json({"seq": mark.seq, "hash": mark.hash})
     else:
-        click.echo(str(mark))
+        echo(shown(mark))
 
 
 _FIX = "run an agent with the audit log on first, or point --cwd/--store at where it wrote"
@@ -240,14 +250,14 @@ def _verify_store(store: Store, head: tuple[str, int | None] | None) -> bool:
     """The store's chain, and the kept head in it; True when either fails."""
     counted = _Counted(_all_rows(store))
     problem = verify_rows(counted)
-    where = f"store {getattr(store, 'where', repr(store))}"
+    where = f"store {shown(getattr(store, 'where', repr(store)))}"
     failed = _report(where, counted.count, problem)
     return _report_head(where, _marks(store), head) or failed
 
 
 def _verify_file(path: Path, head: tuple[str, int | None] | None) -> bool:
     """The file's chain, and the kept head in it; True when either fails."""
-    where = f"file {path}"
+    where = f"file {shown(path)}"
     failed = _report(where, _complete_lines(path), verify_jsonl(path))
     return _report_head(where, marks_jsonl(path), head) or failed
 
@@ -258,9 +268,9 @@ def _report_head(where: str, marks: Iterator[Mark], head: tuple[str, int | None]
         return False
     why = missing_head(marks, *head)
     if why is None:
-        click.echo(f"{where}: the kept head is in the chain")
+        echo(f"{where}: the kept head is in the chain")
         return False
-    click.secho(f"{where}: RECORDS CUT: {why}", fg="red")
+    say("failure", f"{where}: RECORDS CUT: {shown(why)}")
     return True
 
 
@@ -268,23 +278,23 @@ def _compare(path: Path, store: Store) -> bool:
     """The file against the store, record by record; True when they differ."""
     mismatch = compare(marks_jsonl(path), _marks(store))
     if mismatch is None:
-        click.echo("file and store: the same records, seq by seq and hash by hash")
+        echo("file and store: the same records, seq by seq and hash by hash")
         return False
-    click.secho(f"file and store DIFFER: {mismatch}", fg="red")
+    say("failure", f"file and store DIFFER: {shown(mismatch)}")
     return True
 
 
 def _file_only(store: Store | None, cwd: str, url: str | None, asked: bool) -> bool:
     """Verify the file alone when asked to; else a store without the file's records is the
     first difference (its rows may have been cut, all of them)."""
-    where = getattr(store, "where", None) or str(_store_file(cwd, url))
+    where = shown(getattr(store, "where", None) or _store_file(cwd, url))
     held = "holds no audit records" if store is not None else "does not exist"
     if asked:
-        click.echo(f"store {where}: {held}; the file is verified alone (file-only mode)")
+        echo(f"store {where}: {held}; the file is verified alone (file-only mode)")
         return False
     why = f"store {where} {held}, but the file has records"
     fix = "if the audit was written without a store: audit verify --file-only"
-    click.secho(f"file and store DIFFER: {why} ({fix})", fg="red")
+    say("failure", f"file and store DIFFER: {why} ({fix})")
     return True
 
 
@@ -308,12 +318,12 @@ def _complete_lines(path: Path) -> int:
 def _report(what: str, count: int, problem: Problem | None) -> bool:
     """Say what was checked and the first problem; True when it is tampering."""
     if problem is None:
-        click.echo(f"{what}: {_records(count)}, chain intact")
+        echo(f"{what}: {_records(count)}, chain intact")
         return False
     if not problem.tampered:
-        click.echo(f"{what}: {_records(count)}, chain intact; {problem} (a crash artefact)")
+        echo(f"{what}: {_records(count)}, chain intact; {shown(problem)} (a crash artefact)")
         return False
-    click.secho(f"{what}: TAMPERED: {problem}", fg="red")
+    say("failure", f"{what}: TAMPERED: {shown(problem)}")
     return True
 
 
@@ -329,13 +339,21 @@ def _as_dict(row: AuditRow, cut_off: set[int]) -> dict[str, Any]:
 
 
 def _line(row: AuditRow, cut_off: set[int]) -> str:
-    """time, session, tool, event (or kind), hook (or who answered), decision, reason."""
+    """time, session, tool, event (or kind), hook (or who answered), decision, reason; every
+    recorded value ``shown``, so one record is one line."""
     data = row.data
     when = datetime.fromtimestamp(row.time).isoformat(timespec="seconds")
-    hook = data.get("hook") or data.get("answered_by") or data.get("approver") or "-"
-    reason = str(data.get("reason") or data.get("message") or data.get("error") or "")
-    reason = reason.splitlines()[0][:100] if reason else data.get("allowed", "")
+    hook = shown(data.get("hook") or data.get("answered_by") or data.get("approver") or "-")
+    reason = str(data.get("reason") or data.get("message") or data.get("error") or "").rstrip()
+    reason = _cut(reason) if reason else shown(data.get("allowed", ""))
     reason = UNFINISHED if row.seq in cut_off else reason
-    session = (row.session_id or "-")[:8]
-    what = f"{row.tool or '-':<12} {row.event or row.kind:<18} {hook:<16} {row.decision or '-':<9}"
+    session = shown((row.session_id or "-")[:8])
+    tool, event, decision = (shown(v) for v in (row.tool or "-", row.event or row.kind,
+                                                 row.decision or "-"))  # fmt: skip
+    what = f"{tool:<12} {event:<18} {hook:<16} {decision:<9}"
     return f"{when}  {session:<8}  {what} {reason}".rstrip()
+
+
+def _cut(reason: str, limit: int = 100) -> str:
+    """The first ``limit`` characters of a reason, ``shown``; ``...`` if there are more."""
+    return shown(reason[:limit]) + ("..." if len(reason) > limit else "")

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import click
 from pydantic import ValidationError
 
-from hookline.cli.render import emit_json, say
+from hookline.cli.render import echo, emit_json, say, warn
 from hookline.decisions import UNCHANGED
+from hookline.display import shown
 from hookline.errors import ConfigError
 from hookline.events import event_class
 from hookline.hooks.engine import HookEngine
@@ -118,7 +119,7 @@ def table(cwd: str, settings: tuple[str, ...], hook_files: tuple[str, ...]) -> N
     """The hooks as a hook table (Markdown): one row per hook."""
     registry, found = load_hooks(cwd, settings=settings, hook_files=hook_files)
     _warn(found.warnings)
-    click.echo(_markdown(rows(registry), Path(cwd)))
+    echo(_markdown(rows(registry), Path(cwd)))
 
 
 @hooks.command()
@@ -139,7 +140,7 @@ def validate(
         emit_json({**counts, "findings": data}, indent=2)
     else:
         for finding in findings:
-            say("failure" if finding.severity == "error" else "note", str(finding))
+            say("failure" if finding.severity == "error" else "note", shown(finding))
         summary = f"{_count(len(registry), 'hook')}: {_count(errors, 'error')}, "
         say("deny" if errors else "allow", summary + _count(warnings, "warning"))
     if errors:
@@ -303,9 +304,10 @@ _TABLE_COLUMNS: Final = (
 
 
 def _print_columns(described: list[HookRow], project: Path) -> None:
+    """One row per hook, every cell ``shown``: one line each, whatever the settings hold."""
     lines = [
-        (r.event, r.matcher, r.kind, r.handler, r.failure, _seconds(r.timeout),
-         _short(r.source, project), r.runs)
+        tuple(map(shown, (r.event, r.matcher, r.kind, r.handler, r.failure,
+                          _seconds(r.timeout), _short(r.source, project), r.runs)))
         for r in described
     ]  # fmt: skip
     padded = range(len(_LIST_COLUMNS) - 1)  # every column but the last, which runs on
@@ -326,7 +328,8 @@ def _markdown(described: list[HookRow], project: Path) -> str:
 
 
 def _md_row(cells: Iterable[str]) -> str:
-    escaped = (cell.replace("|", "\\|").replace("\n", " ") for cell in cells)
+    """A Markdown table row; each cell ``shown`` (so one line), its ``|`` escaped."""
+    escaped = (shown(cell).replace("|", "\\|") for cell in cells)
     return f"| {' | '.join(escaped)} |"
 
 
@@ -351,4 +354,4 @@ def _count(number: int, noun: str) -> str:
 
 def _warn(warnings: Iterable[SettingsWarning | str]) -> None:
     for warning in warnings:
-        click.secho(f"hookline: warning: {warning}", fg="yellow", err=True)
+        warn(warning)

@@ -20,10 +20,17 @@ import click
 
 from hookline import Agent, ConfigError, RuleModel, RunResult, ScriptedModel
 from hookline.agent.model import ModelClient
-from hookline.approvals import Approver, ChainApprover, HttpApprover, NoApprover
+from hookline.approvals import (
+    DEFAULT_TIMEOUT,
+    TOKEN_ENV,
+    Approver,
+    ChainApprover,
+    HttpApprover,
+    NoApprover,
+)
 from hookline.audit.redact import patterns_from_settings
 from hookline.cli.approve_prompt import TerminalApprover
-from hookline.cli.render import StreamView, TextView, emit_json, print_summary
+from hookline.cli.render import StreamView, TextView, emit_json, print_summary, warn
 from hookline.events import PermissionMode
 from hookline.hooks.fingerprint import fingerprint
 from hookline.hooks.inventory import load_hooks
@@ -40,6 +47,34 @@ OUTPUT_FORMAT = click.option(
 )
 
 
+def approver_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``hookline run``'s flags for the HTTP approver."""
+    options = [
+        click.option(
+            "--approver-url",
+            default=None,
+            help="An HTTP endpoint that answers approvals (https, or http to loopback).",
+        ),
+        click.option(
+            "--approver-token",
+            default=None,
+            metavar="TOKEN",
+            help=f"Sent to the approver as a bearer token (default: ${TOKEN_ENV}).",
+        ),
+        click.option(
+            "--approver-timeout",
+            type=click.FloatRange(min=0, min_open=True),
+            default=DEFAULT_TIMEOUT,
+            show_default=True,
+            metavar="SECONDS",
+            help="How long to wait for the approver's answer.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 @dataclass(frozen=True)
 class Launch:
     """The flags of ``hookline run`` that shape the agent."""
@@ -54,6 +89,10 @@ class Launch:
     permission_mode: str | None = None
     defer_asks: bool = False
     approver_url: str | None = None
+    approver_timeout: float = DEFAULT_TIMEOUT
+    #: Never saved with a paused session, nor shown: on resume it comes from
+    #: ``HOOKLINE_APPROVER_TOKEN``.
+    approver_token: str | None = field(default=None, repr=False)
     store: str | None = None
     audit: bool = True
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -99,7 +138,10 @@ class Launch:
         return cls(**known)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The launch as saved with a paused session: without the approver token."""
+        data = asdict(self)
+        del data["approver_token"]
+        return data
 
 
 def build_agent(launch: Launch) -> Agent:
@@ -111,7 +153,7 @@ def build_agent(launch: Launch) -> Agent:
     policy, more = PermissionPolicy.from_settings(settings, mode=mode, cwd=launch.cwd)
     sandbox, notes = SandboxConfig.from_settings(settings, project_dir=launch.cwd)
     for warning in (*settings.warnings, *more, *notes):
-        click.secho(f"hookline: warning: {warning}", fg="yellow", err=True)
+        warn(warning)
     _check_sandbox(sandbox)
     return Agent(
         model_from_spec(launch.model),
@@ -139,8 +181,7 @@ def _check_sandbox(sandbox: SandboxConfig) -> None:
         return
     if sandbox.fail_if_unavailable:
         raise ConfigError(f"the sandbox cannot start: {why}", key="sandbox.failIfUnavailable")
-    message = f"the sandbox cannot start: {why}; Bash commands run unsandboxed and ask as usual"
-    click.secho(f"hookline: warning: {message}", fg="yellow", err=True)
+    warn(f"the sandbox cannot start: {why}; Bash commands run unsandboxed and ask as usual")
 
 
 def model_from_spec(spec: str) -> ModelClient:
@@ -162,7 +203,9 @@ def _approver(launch: Launch) -> Approver:
     if terminal.available():
         chain.append(terminal)
     if launch.approver_url:
-        chain.append(HttpApprover(launch.approver_url))
+        token = launch.approver_token or os.environ.get(TOKEN_ENV) or None
+        http = HttpApprover(launch.approver_url, token=token, timeout=launch.approver_timeout)
+        chain.append(http)
     return ChainApprover(*chain) if chain else NoApprover()
 
 

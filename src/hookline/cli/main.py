@@ -12,8 +12,8 @@ import click
 from hookline import ConfigError, HooklineError, __version__
 from hookline.cli.audit_cmd import audit
 from hookline.cli.hooks_cmd import hooks
-from hookline.cli.launch import OUTPUT_FORMAT, Launch, build_agent, show
-from hookline.cli.render import say
+from hookline.cli.launch import OUTPUT_FORMAT, Launch, approver_options, build_agent, show
+from hookline.cli.render import error, say
 from hookline.cli.sessions_cmd import sessions
 from hookline.demo import run_demo
 
@@ -77,7 +77,7 @@ def cli() -> None:
     is_flag=True,
     help="A call that needs approval nobody can give now pauses the run (resume it later).",
 )
-@click.option("--approver-url", default=None, help="An HTTP endpoint that answers approvals.")
+@approver_options
 @click.option(
     "--store", default=None, help="postgresql:// URL or SQLite path for sessions and the audit."
 )
@@ -124,7 +124,7 @@ def _prompt(prompt: str | None) -> str:
 
 
 def _fail(message: str) -> NoReturn:
-    click.secho(f"hookline: error: {message}", fg="red", err=True)
+    error(message)
     sys.exit(USAGE_ERROR)
 
 

@@ -1,4 +1,10 @@
-"""How a run is shown: text for people (coloured on a terminal), or JSON for programs."""
+"""How a run is shown: text for people (coloured on a terminal), or JSON for programs.
+
+Every value a model, a tool, a hook or a settings file wrote goes through ``display.shown``
+before it is printed, terminal or not; ``say`` and ``echo`` escape whatever would still drive a
+terminal in the whole line, and JSON output is ``display.shown_json``. The model's final text
+keeps its line breaks, each of its lines behind ``> ``, so it cannot pass for hookline's own lines.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ import click
 
 from hookline.agent.messages import Message
 from hookline.agent.result import RunResult
+from hookline.display import shown, shown_json
 from hookline.events import HookEvent
 from hookline.hooks.engine import HookRun
 from hookline.tools.base import ToolResult
@@ -30,14 +37,40 @@ STYLES: dict[str, dict[str, Any]] = {
 }
 
 
-def say(kind: str, text: str) -> None:
-    """Print one line for people, coloured by kind when stdout is a terminal."""
-    click.secho(text, **STYLES.get(kind, {}))
+#: What comes before each line of the model's final text in the text view.
+QUOTE = "> "
+
+
+def say(kind: str, text: str, *, err: bool = False) -> None:
+    """Print a line for people, coloured by kind when stdout is a terminal. Untrusted parts
+    must be ``shown`` already; any control character left in ``text`` is escaped here."""
+    click.secho(shown(text, lines=True, collapse=False), err=err, **STYLES.get(kind, {}))
+
+
+def echo(text: str, *, err: bool = False) -> None:
+    """``say`` without colour."""
+    click.echo(shown(text, lines=True, collapse=False), err=err)
+
+
+def warn(message: object) -> None:
+    """``hookline: warning: ...`` on stderr, on one line: it may quote any settings value."""
+    say("note", f"hookline: warning: {shown(message)}", err=True)
+
+
+def error(message: object) -> None:
+    """``hookline: error: ...`` on stderr, on one line."""
+    say("failure", f"hookline: error: {shown(message)}", err=True)
 
 
 def compact(value: Any, limit: int = 160) -> str:
+    """``value`` as compact JSON, cut at ``limit`` characters, ``shown``: one line."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return shown(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def _reason(text: str | None) -> str:
+    """A reason or error on one line, without the newline a hook's output ends with."""
+    return shown(text.rstrip()) if text else ""
 
 
 class TextView:
@@ -50,33 +83,40 @@ class TextView:
             self._tool_result(item)
         elif isinstance(item, Message) and item.role == "assistant":
             for call in item.tool_calls:
-                say("model", f"model -> {call.name} {compact(call.input)}")
+                say("model", f"model -> {shown(call.name)} {compact(call.input)}")
 
     def _hook_run(self, run: HookRun) -> None:
+        hook = f"  {run.event} hook {shown(run.hook)}"
         if run.failure:
-            say("failure", f"  {run.event} hook {run.hook}: {run.failure} ({run.error})")
+            say("failure", f"{hook}: {run.failure} ({_reason(run.error)})")
         for message in run.answer.system_message:
-            say("note", f"  {run.event} hook {run.hook} says: {message}")
+            say("note", f"{hook} says: {_reason(message)}")
         if run.decision is None:
             return
-        reason = f" - {run.reason}" if run.reason else ""
+        reason = f" - {_reason(run.reason)}" if run.reason else ""
         kind = "deny" if run.decision in ("deny", "defer", "stop") else "hook"
-        say(kind, f"  {run.event} hook {run.hook} [{run.kind}]: {run.decision}{reason}")
+        say(kind, f"{hook} [{run.kind}]: {run.decision}{reason}")
 
     def _tool_result(self, result: ToolResult) -> None:
+        name = shown(result.call.name)
         if result.status == "executed":
-            say("tool", f"tool {result.call.name} ran with {compact(result.input)}")
+            say("tool", f"tool {name} ran with {compact(result.input)}")
         else:
-            say("blocked", f"tool {result.call.name} {result.status}: {result.reason}")
+            say("blocked", f"tool {name} {result.status}: {_reason(result.reason)}")
 
 
 def print_summary(result: RunResult) -> None:
-    say("assistant", result.final_text or "(no text)")
-    detail = f" ({result.stop_detail})" if result.stop_detail else ""
+    """The final text, each of its lines behind ``QUOTE``, then one line about the run."""
+    if result.final_text:
+        text = shown(result.final_text.replace("\r\n", "\n"), lines=True)
+        say("assistant", "\n".join(QUOTE + line for line in text.split("\n")))
+    else:
+        say("assistant", "(no text)")
+    detail = f" ({_reason(result.stop_detail)})" if result.stop_detail else ""
     say(
         "note",
         f"-- {result.stop_reason}{detail} · {result.model_calls} model calls · "
-        f"{len(result.tool_calls)} tool calls · transcript {result.transcript_path}",
+        f"{len(result.tool_calls)} tool calls · transcript {shown(result.transcript_path)}",
     )
 
 
@@ -98,7 +138,5 @@ class StreamView:
 
 
 def emit_json(data: dict[str, Any], *, indent: int | None = None) -> None:
-    separators = None if indent else (",", ":")
-    click.echo(
-        json.dumps(data, ensure_ascii=False, default=str, indent=indent, separators=separators)
-    )
+    """``data`` as JSON (one line unless ``indent``), printable as it is: ``shown_json``."""
+    click.echo(shown_json(data, indent=indent))

@@ -11,12 +11,14 @@ from typing import Any
 
 import click
 
-from hookline.agent.pause import Resumer, resumable
+from hookline.agent.pause import Resumer, check, find
 from hookline.agent.session import STATE_DIR
 from hookline.agent.state import load_state
 from hookline.approvals import answer_from_cli
 from hookline.cli.launch import OUTPUT_FORMAT, Launch, build_agent, show
-from hookline.cli.render import emit_json, say
+from hookline.cli.render import echo, emit_json, say
+from hookline.cli.resume_plan import resume_plan
+from hookline.display import shown
 from hookline.errors import ConfigError
 from hookline.hooks.fingerprint import changes, fingerprint
 from hookline.storage import CorruptRecordWarning, SessionRecord, Store, open_store
@@ -28,6 +30,9 @@ _CWD = click.option(
     help="The project whose state folder holds the store (default: here).",
 )
 _STORE = click.option("--store", default=None, help="postgresql:// URL or SQLite path.")
+_TENANT = click.option(
+    "--tenant", default=None, help="Only this tenant's sessions (another's: no such session)."
+)
 
 
 @click.group()
@@ -40,15 +45,18 @@ def sessions() -> None:
 @_STORE
 @click.option("--status", default=None, help="Only sessions with this status (e.g. deferred).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per session.")
-def list_sessions(cwd: str | None, store: str | None, status: str | None, as_json: bool) -> None:
+@_TENANT
+def list_sessions(
+    cwd: str | None, store: str | None, status: str | None, as_json: bool, tenant: str | None
+) -> None:
     """The sessions in the store, newest first; one whose state cannot be read is left out,
     with a warning naming it."""
     with warnings.catch_warnings(record=True) as corrupt:
         warnings.simplefilter("always", CorruptRecordWarning)
-        records = _store(cwd, store).list_sessions(status=status)
+        records = _store(cwd, store).list_sessions(status=status, tenant=tenant)
     for w in corrupt:
         if issubclass(w.category, CorruptRecordWarning):
-            click.echo(f"warning: {w.message}", err=True)
+            echo(f"warning: {shown(w.message)}", err=True)
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     for record in records:
@@ -56,25 +64,23 @@ def list_sessions(cwd: str | None, store: str | None, status: str | None, as_jso
         if as_json:
             emit_json(summary)
         else:
-            waiting = ", ".join(f"{w['name']} ({w['id']})" for w in summary["waiting"])
+            waiting = ", ".join(
+                f"{shown(w['name'])} ({shown(w['id'])})" for w in summary["waiting"]
+            )
             when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(record.updated_at))
-            say("note", f"{record.id}  {record.status:9}  {when}  {waiting}")
+            say("note", f"{shown(record.id)}  {shown(record.status):9}  {when}  {waiting}")
 
 
 @sessions.command("show")
 @click.argument("session_id")
 @_CWD
 @_STORE
-def show_session(session_id: str, cwd: str | None, store: str | None) -> None:
-    """One session: its status, who it runs for, and the calls waiting for an answer."""
-    record = _store(cwd, store).get_session(session_id)
-    if record is None:
-        raise ConfigError(
-            f"no session {session_id!r} in the store",
-            key="SESSION_ID",
-            fix="hookline sessions list",
-        )
-    emit_json(_summary(record), indent=2)
+@_TENANT
+def show_session(session_id: str, cwd: str | None, store: str | None, tenant: str | None) -> None:
+    """One session: its status, who it runs for, the calls waiting for an answer, and what a
+    resume would use (permission mode, roots, hook sources, approver, user, tenant)."""
+    record = find(_store(cwd, store), session_id, tenant=tenant)
+    emit_json(_summary(record) | resume_plan(record), indent=2)
 
 
 @sessions.command("resume")
@@ -88,8 +94,14 @@ def show_session(session_id: str, cwd: str | None, store: str | None) -> None:
     is_flag=True,
     help="Resume even though settings or hook files changed since the pause (recorded).",
 )
+@click.option(
+    "--trust-edited-state",
+    is_flag=True,
+    help="Resume a state changed outside hookline, or saved without a keyed hash (recorded).",
+)
 @_CWD
 @_STORE
+@_TENANT
 @OUTPUT_FORMAT
 def resume(
     session_id: str,
@@ -98,8 +110,10 @@ def resume(
     edit: str | None,
     user: str | None,
     reload_settings: bool,
+    trust_edited_state: bool,
     cwd: str | None,
     store: str | None,
+    tenant: str | None,
     output_format: str,
 ) -> None:
     """Resume a paused session, answering its waiting calls; it resumes exactly once. An
@@ -108,18 +122,12 @@ def resume(
     answer = answer_from_cli(approve, deny, edit)
     if user:
         answer = replace(answer, approver=f"cli:{user}")
-    record = _store(cwd, store).get_session(session_id)
-    if record is None:
-        raise ConfigError(
-            f"no session {session_id!r} in the store",
-            key="SESSION_ID",
-            fix="hookline sessions list",
-        )
-    resumable(record)  # a finished session says so before anything else
-    launch = Launch.saved(record.state.get("launch"), session=session_id)
+    record = find(_store(cwd, store), session_id, tenant=tenant)
+    checked = check(record, trust_edited_state=trust_edited_state)  # before its launch is used
+    launch = Launch.saved(checked.launch, session=session_id)
     changed = _settings_changed(session_id, launch, reload=reload_settings)
     agent = build_agent(launch)
-    by = Resumer(user, reload_settings, tuple(changed))
+    by = Resumer(user, reload_settings, tuple(changed), trust_edited_state, tenant)
     show(agent, output_format, lambda: agent.resume(session_id, answer, by=by))
 
 

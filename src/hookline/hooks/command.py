@@ -1,9 +1,11 @@
 """Claude Code command hooks, run exactly as Claude Code runs them.
 
 Shell form (no ``args``) runs ``/bin/sh -c <command>``; exec form spawns ``command`` with
-``args`` directly, after replacing ``${CLAUDE_PROJECT_DIR}`` in them. The hook reads the event's
-payload on stdin as one line of compact JSON, runs in ``event.cwd`` in its own process group,
-and answers through its exit code and output (protocol spec §4.1, §4.2; reactions.md):
+``args`` directly, after replacing ``${CLAUDE_PROJECT_DIR}`` in them (in the code of a
+``sh -c CODE`` it becomes a quoted ``"${CLAUDE_PROJECT_DIR}"``: ``hooks.project_dir``). The
+hook reads the event's payload on stdin as one line of compact JSON, runs in ``event.cwd`` in
+its own process group, and answers through its exit code and output (protocol spec §4.1,
+§4.2; reactions.md):
 
 * exit 0: stdout starting with ``{`` is the JSON answer; other stdout is ignored, except on
   UserPromptSubmit and SessionStart, where it becomes context (``... hook success: <stdout>``).
@@ -36,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from hookline.decisions import NO_DECISION, Decision
 from hookline.errors import HookFailure, InvalidHookOutput
 from hookline.hooks import wording
+from hookline.hooks.project_dir import guarded, shell_code_index
 from hookline.hooks.runners import HookRunner
 from hookline.hooks.session_env import ENV_FILE_EVENTS
 from hookline.process import STREAM_CAP, Finished, run_process
@@ -137,7 +140,11 @@ class CommandHook(HookRunner):
     def _argv(self) -> list[str]:
         if self.args is None:
             return ["/bin/sh", "-c", self.command]
-        return [self._substitute(part) for part in (self.command, *self.args)]
+        argv = [self._substitute(part) for part in (self.command, *self.args)]
+        code = shell_code_index(self.command, self.args)
+        if code is not None:  # shell code: the folder goes in as a variable, never as code
+            argv[code + 1] = guarded(self.args[code])
+        return argv
 
     def _substitute(self, text: str) -> str:
         return text.replace("${CLAUDE_PROJECT_DIR}", self.project_dir)
@@ -248,9 +255,10 @@ class CommandHook(HookRunner):
 
 
 def _stdin(event: HookEvent) -> bytes:
-    """The payload as Claude Code writes it: one line of compact JSON and a newline."""
+    """The payload as Claude Code writes it: one line of compact JSON and a newline (a lone
+    surrogate, which UTF-8 cannot hold, as its ``\\u`` escape, which JSON reads back as it)."""
     line = json.dumps(event.to_payload(), separators=(",", ":"), ensure_ascii=False)
-    return f"{line}\n".encode()
+    return f"{line}\n".encode("utf-8", "backslashreplace")
 
 
 def _looks_like_json(stdout: str) -> bool:

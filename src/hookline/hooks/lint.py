@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from hookline.events import ToolEvent, event_class
 from hookline.hooks.command import CommandHook
+from hookline.hooks.project_dir import references, shell_code_index
 from hookline.hooks.settings import PRECEDENCE
 from hookline.matchers import AllOf, AnyOf, Matcher, NameIn, NameRegex
 
@@ -227,6 +228,45 @@ def _missing(program: str, base: str) -> tuple[str, str] | None:
     return None
 
 
+def unquoted_project_dir(subject: Subject) -> Iterator[Finding]:
+    """The project folder where a shell may read it as code or split it: ``${CLAUDE_PROJECT_DIR}``
+    in the shell code of an exec-form hook (``sh -c CODE``), which Claude Code replaces with the
+    path before the shell reads it; ``$CLAUDE_PROJECT_DIR`` outside double quotes."""
+    for spec in subject.registry:
+        if isinstance(spec.runner, CommandHook):
+            problem = _project_dir_problem(spec.runner)
+            if problem:
+                yield _finding(spec, "warning", *problem)
+
+
+_QUOTE_IT: Final = 'quote it: "$CLAUDE_PROJECT_DIR"/x.sh'
+
+
+def _project_dir_problem(hook: CommandHook) -> tuple[str, str] | None:
+    code, at = hook.command, None
+    if hook.args is not None:
+        at = shell_code_index(hook.command, hook.args)
+        if at is None:
+            return None  # no shell reads the arguments as code
+        code = hook.args[at]
+    for found, quoting in references(code):
+        if at is not None and found.group().startswith("${"):
+            return (
+                "${CLAUDE_PROJECT_DIR} in shell code: Claude Code pastes the folder's path into "
+                "the code, so a folder named proj$(cmd) runs cmd (hookline passes it as a "
+                "variable)",
+                f'{_QUOTE_IT} inside the code, or run the script without a shell: "command": '
+                '"${CLAUDE_PROJECT_DIR}/x.sh"',
+            )
+        if quoting == "unquoted":
+            return (
+                f"{found.group()} is outside double quotes: the shell splits the folder's path "
+                "at spaces and expands * and ? in it",
+                _QUOTE_IT,
+            )
+    return None
+
+
 # -- timeouts -----------------------------------------------------------------------------------
 
 #: Seconds from which a timeout was most likely meant in milliseconds; SessionEnd hooks share a
@@ -299,6 +339,7 @@ CHECKS: Final[list[Check]] = [
     settings_problems,
     unreachable_matchers,
     missing_commands,
+    unquoted_project_dir,
     millisecond_timeouts,
     fail_open_gates,
     duplicates,

@@ -86,8 +86,10 @@ class Store(Protocol):
     def get_session(self, id: str) -> SessionRecord | None:
         """The record with this id, or None."""
 
-    def list_sessions(self, *, status: str | None = None, limit: int = 100) -> list[SessionRecord]:
-        """Records (with this status, if given), most recently created first."""
+    def list_sessions(
+        self, *, status: str | None = None, tenant: str | None = None, limit: int = 100
+    ) -> list[SessionRecord]:
+        """Records (with this status, of this tenant, if given), most recently created first."""
 
     def claim_session(self, id: str, *, expected: str, new: str) -> bool:
         """Set the status to ``new`` if it is ``expected``; of concurrent callers one wins."""
@@ -108,8 +110,10 @@ class Store(Protocol):
         until: float | None = None,
         after_seq: int | None = None,
         limit: int | None = None,
+        tenant: str | None = None,
     ) -> list[AuditRow]:
-        """Rows matching every filter given, in ``seq`` order (``since <= time < until``)."""
+        """Rows matching every filter given, in ``seq`` order (``since <= time < until``;
+        ``tenant``: the records whose data names that tenant)."""
 
     def last_audit(self) -> AuditRow | None:
         """The newest row, or None while the log is empty."""

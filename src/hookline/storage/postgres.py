@@ -41,6 +41,8 @@ MIGRATIONS = migrations(real="DOUBLE PRECISION", seq="BIGINT", state="JSONB", da
 class PostgresStore(SqlStore):
     """A store in a PostgreSQL database (its tables go to the first schema on the search path)."""
 
+    tenant_filter = "data->>'tenant' = ?"
+
     def __init__(self, url: str) -> None:
         self.url = url
         where = redact(url)

@@ -74,7 +74,7 @@ _SET_META = (
     "INSERT INTO hookline_meta (key, value) VALUES (?, ?) "
     "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
 )
-#: ``audit_rows``'s filters, in the order of its parameters.
+#: ``audit_rows``'s filters, in the order of its parameters (the tenant's is the backend's).
 _AUDIT_FILTERS = ("session_id = ?", "tool = ?", "decision = ?", "time >= ?", "time < ?", "seq > ?")
 
 #: What a transaction locks: nothing more than it touches, the writer's lock, the audit chain,
@@ -113,6 +113,9 @@ class Connection(Protocol):
 
 class SqlStore:
     """A ``Store`` over one DB-API connection, guarded by a lock so threads can share it."""
+
+    #: The audit filter on the tenant an audit record's data names, in the backend's SQL.
+    tenant_filter = "json_extract(data, '$.tenant') = ?"
 
     def __init__(self, conn: Connection, *, where: str, tables: Mapping[int, Sequence[str]]):
         self._conn = conn
@@ -176,8 +179,13 @@ class SqlStore:
             row = cur.fetchone()
         return None if row is None else session_from_row(row)
 
-    def list_sessions(self, *, status: str | None = None, limit: int = 100) -> list[SessionRecord]:
-        where, params = ("WHERE status = ? ", [status]) if status is not None else ("", [])
+    def list_sessions(
+        self, *, status: str | None = None, tenant: str | None = None, limit: int = 100
+    ) -> list[SessionRecord]:
+        given = (("status = ?", status), ("tenant = ?", tenant))
+        chosen = [(test, value) for test, value in given if value is not None]
+        where = "WHERE " + " AND ".join(test for test, _ in chosen) + " " if chosen else ""
+        params = [value for _, value in chosen]
         sql = f"SELECT {SESSION_COLUMNS} FROM hookline_sessions {where}"
         with self._transaction() as cur:
             cur.execute(self._sql(sql + "ORDER BY created_at DESC, id LIMIT ?"), [*params, limit])
@@ -215,9 +223,11 @@ class SqlStore:
         until: float | None = None,
         after_seq: int | None = None,
         limit: int | None = None,
+        tenant: str | None = None,
     ) -> list[AuditRow]:
-        given = (session_id, tool, decision, since, until, after_seq)
-        chosen = [(t, v) for t, v in zip(_AUDIT_FILTERS, given, strict=True) if v is not None]
+        given = (session_id, tool, decision, since, until, after_seq, tenant)
+        tests = (*_AUDIT_FILTERS, self.tenant_filter)
+        chosen = [(t, v) for t, v in zip(tests, given, strict=True) if v is not None]
         where = " WHERE " + " AND ".join(test for test, _ in chosen) if chosen else ""
         sql = f"SELECT {AUDIT_COLUMNS} FROM hookline_audit{where} ORDER BY seq"
         params = [value for _, value in chosen]

@@ -79,6 +79,10 @@ class Permit:
         """Run, refuse or defer ``call``, whose hooks answered ``gate``. ``edited_by``: the
         input is an edit being judged again; whoever made it approved it, so an ask runs."""
         tool_input = prepared if gate.updated_input is None else gate.updated_input
+        if answer is not None and answer.behavior == "deny":  # a person said no: nothing lifts it
+            reason = answer.message or "denied by the person who answered"
+            request = _request(call, tool, tool_input, prepared, reason, "answer", scope)
+            return self._answered(request, tool, answer, ctx)
         if self.policy is None and gate.permission not in ("ask", "defer"):
             return Outcome("run", tool_input)  # no permission layer: the hooks let it through
         if gate.permission == "defer":
