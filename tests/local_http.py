@@ -10,7 +10,9 @@ teardown) for up to ``slow_wait`` seconds before it is answered.
 from __future__ import annotations
 
 import json
+import struct
 import threading
+import zlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from email.message import Message
@@ -34,10 +36,12 @@ class RecordingHandler(BaseHTTPRequestHandler):
         httpd.seen.append(httpd.record(self, json.loads(body)))
         if self.path == httpd.slow_path:
             httpd.release.wait(httpd.slow_wait)
-        status, answer = httpd.answers.get(self.path, httpd.default)
+        status, answer, *more = httpd.answers.get(self.path, httpd.default)
         self.send_response(status)
         if httpd.content_type is not None:
             self.send_header("Content-Type", httpd.content_type)
+        for name, value in (more[0] if more else {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Length", str(len(answer)))
         self.end_headers()
         self.wfile.write(answer)
@@ -55,7 +59,7 @@ class RecordingServer(ThreadingHTTPServer, Generic[T]):
 
     def __init__(
         self,
-        answers: Mapping[str, tuple[int, bytes]],
+        answers: Mapping[str, tuple[int, bytes] | tuple[int, bytes, Mapping[str, str]]],
         *,
         record: Callable[[RecordingHandler, Any], T],
         default: tuple[int, bytes] = (404, b""),
@@ -96,3 +100,23 @@ def serve(httpd: RecordingServer[T]) -> Iterator[RecordingServer[T]]:
         httpd.shutdown()
         httpd.server_close()
         thread.join(5)
+
+
+_BOMBS: dict[int, bytes] = {}
+
+
+def gzip_bomb(mib: int = 1024) -> bytes:
+    """About 1 KB per MiB of gzip that inflates to ``mib`` MiB of zeros: one deflate segment of
+    1 MiB of zeros, flushed so it stands alone, repeated (built in milliseconds)."""
+    if mib not in _BOMBS:
+        block = bytes(1 << 20)
+        deflate = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+        segment = deflate.compress(block) + deflate.flush(zlib.Z_FULL_FLUSH)
+        crc = 0
+        for _ in range(mib):
+            crc = zlib.crc32(block, crc)
+        end = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS).flush()  # the last, empty block
+        header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03"
+        size = (mib << 20) % (1 << 32)
+        _BOMBS[mib] = header + segment * mib + end + struct.pack("<II", crc, size)
+    return _BOMBS[mib]

@@ -8,8 +8,6 @@ import asyncio
 import gzip
 import json
 import resource
-import struct
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from email.message import Message
@@ -31,7 +29,7 @@ from hookline.approvals import (
 from hookline.cli.launch import Launch
 from hookline.errors import ConfigError
 from hookline.hooks.http import HttpClients
-from local_http import RecordingHandler, RecordingServer, serve
+from local_http import RecordingHandler, RecordingServer, gzip_bomb, serve
 
 TOKEN = "t0k-right.Secret_9"
 REQUEST = ApprovalRequest("sess-1", "toolu_1", "Bash", {"command": "ls"}, reason="lists")
@@ -104,25 +102,6 @@ def server(other: TrustServer) -> Iterator[TrustServer]:
     httpd = TrustServer(replies, token=TOKEN)
     with serve(httpd):
         yield httpd
-
-
-_BOMB: list[bytes] = []
-
-
-def gzip_bomb() -> bytes:
-    """About 1 MB of gzip that inflates to 1 GiB of zeros: one deflate segment of 1 MiB of
-    zeros, flushed so it stands alone, repeated 1024 times (built in milliseconds)."""
-    if not _BOMB:
-        block = bytes(1 << 20)
-        deflate = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
-        segment = deflate.compress(block) + deflate.flush(zlib.Z_FULL_FLUSH)
-        crc = 0
-        for _ in range(1024):
-            crc = zlib.crc32(block, crc)
-        end = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS).flush()  # the last, empty block
-        header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03"
-        _BOMB.append(header + segment * 1024 + end + struct.pack("<II", crc, (1 << 30) % (1 << 32)))
-    return _BOMB[0]
 
 
 def ask(url: str, **options: Any) -> tuple[Approval | None, HttpApprover]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import resource
 import socket
 import time
 from collections.abc import Awaitable, Callable, Iterator
@@ -29,7 +30,7 @@ from hookline.hooks.http import (
     url_refusal,
 )
 from hookline.hooks.registry import HookRegistry
-from local_http import RecordingHandler, RecordingServer, serve
+from local_http import RecordingHandler, RecordingServer, gzip_bomb, serve
 
 T = TypeVar("T")
 
@@ -353,3 +354,21 @@ def test_blocked_url_never_reaches_the_server(server: HookServer) -> None:
     assert result.decision.permission == "deny"  # fail-closed policy hook
     assert server.seen == []
     assert ask(server.url("/deny"), allowed_urls=["http://127.0.0.1:*"]) is not None
+
+
+def test_a_gzip_bomb_answer_is_a_failure_and_memory_stays_bounded() -> None:
+    """A 100 KB gzip answer (under the cap as sent) that inflates to 100 MiB is inflated only
+    up to the cap, and refused."""
+    bomb = gzip_bomb(100)  # built before measuring
+    assert len(bomb) < 1 << 20
+    answers = {"/bomb": (200, bomb, {"Content-Encoding": "gzip"})}
+    httpd = RecordingServer(answers, record=as_seen, content_type="application/json")
+    with serve(httpd):
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB: the peak so far
+        open_ = dispatch(httpd.url("/bomb"))
+        closed = dispatch(httpd.url("/bomb"), failure="closed")
+        grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert open_.runs[0].failure == "output_over_cap" and open_.decision.permission is None
+    assert closed.decision.permission == "deny"
+    assert "once decompressed" in (closed.decision.reason or "")
+    assert grown_mib < 50

@@ -15,7 +15,6 @@ import ipaddress
 import json
 import logging
 import re
-import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
@@ -24,6 +23,7 @@ import httpx
 
 from hookline.errors import ConfigError
 from hookline.hooks.http import HTTP_CLIENTS, HttpClients, url_allowed
+from hookline.http_body import BodyRefused, read_capped
 
 logger = logging.getLogger(__name__)
 
@@ -203,7 +203,9 @@ class HttpApprover(Approver):
                 status = _status(response)
                 if response.status_code in (202, 204):
                     return None
-                content = await _read_capped(response, self.max_bytes)
+                content = await read_capped(response, self.max_bytes)
+        except BodyRefused as exc:
+            raise _NoAnswer(str(exc)) from None
         except TimeoutError:
             raise _NoAnswer(f"did not answer within {self.timeout:g}s") from None
         except httpx.HTTPError as exc:
@@ -311,49 +313,6 @@ def _status(response: httpx.Response) -> str:
     if not response.is_success:
         raise _NoAnswer(f"answered {status}")
     return status
-
-
-async def _read_capped(response: httpx.Response, limit: int) -> bytes:
-    """The body, inflated, read a network piece at a time; _NoAnswer once it passes ``limit``
-    bytes, or if its encoding is not gzip, deflate or none. Memory stays near ``limit``: each
-    piece is inflated into at most the room left (httpx's own decoders inflate a whole piece)."""
-    declared = response.headers.get("Content-Length", "")
-    too_big = f"answered more than the {limit}-byte limit on an answer"
-    if declared.isdigit() and int(declared) > limit:
-        raise _NoAnswer(too_big)
-    inflate = _inflater(response.headers.get("Content-Encoding", ""))
-    body = bytearray()
-    try:
-        async for raw in response.aiter_raw():
-            pending = raw
-            while pending:
-                if inflate is None:
-                    piece, pending = pending, b""
-                else:
-                    piece = inflate.decompress(pending, limit - len(body) + 1)
-                    pending = inflate.unconsumed_tail
-                body += piece
-                if len(body) > limit:
-                    raise _NoAnswer(too_big + " once decompressed" if inflate else too_big)
-        if inflate is not None:
-            body += inflate.flush()
-    except zlib.error as exc:
-        raise _NoAnswer(f"answered a compressed body that cannot be inflated ({exc})") from exc
-    if len(body) > limit:
-        raise _NoAnswer(too_big)
-    return bytes(body)
-
-
-def _inflater(encoding: str) -> Any:
-    """A zlib decompressor for ``Content-Encoding`` gzip or deflate; None for none."""
-    coding = encoding.strip().lower()
-    if coding in ("", "identity"):
-        return None
-    if coding in ("gzip", "x-gzip", "deflate"):
-        return zlib.decompressobj(zlib.MAX_WBITS | 32)  # a gzip or a zlib header
-    raise _NoAnswer(
-        f"answered Content-Encoding {encoding[:40]!r}; an approver may use gzip or deflate"
-    )
 
 
 def answer_from_cli(approve: bool, deny: str | None, edit: str | None) -> Approval:

@@ -38,6 +38,8 @@ import httpx
 
 from hookline.errors import ConfigError, HookFailure, HookTimeout, InvalidHookOutput
 from hookline.hooks.runners import HookRunner
+from hookline.http_body import BodyRefused, read_capped
+from hookline.process import STREAM_CAP
 from hookline.protocol import decision_from_output
 
 if TYPE_CHECKING:
@@ -46,6 +48,8 @@ if TYPE_CHECKING:
 
 #: Hook servers are few and mostly local: a small pool, and idle connections kept across model
 #: turns (httpx's default 5 s expiry would drop them between most tool calls).
+#: Bytes of an HTTP hook's answer read (after decompression), as for a command hook's stdout.
+MAX_ANSWER_BYTES = STREAM_CAP
 DEFAULT_LIMITS = httpx.Limits(max_connections=64, max_keepalive_connections=16, keepalive_expiry=60)
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -73,6 +77,13 @@ class BlockedUrl(HttpHookFailure):
     """The URL is not allowed by ``allowedHttpHookUrls``; nothing was sent."""
 
     kind = "blocked_url"
+
+
+class AnswerOverCap(HttpHookFailure):
+    """The answer is larger than hookline reads (once inflated), or in an encoding it does not
+    read: it cannot be a decision."""
+
+    kind = "output_over_cap"
 
 
 class HttpClients:
@@ -144,20 +155,26 @@ class HttpHook(HookRunner):
     async def run(self, event: HookEvent) -> Decision | None:
         if self.refusal is not None:
             raise BlockedUrl(f"{self.refusal}; nothing was sent")
-        response = await self._post(event.to_payload())
-        if not response.is_success:
-            raise HttpStatusFailure(
-                f"answered HTTP {response.status_code} {response.reason_phrase}; an HTTP hook "
-                "blocks with a 2xx JSON decision, not with a status"
-            )
-        return read_answer(event.name, response.content)
+        return read_answer(event.name, await self._post(event.to_payload()))
 
     def describe(self) -> str:
         return self.url
 
-    async def _post(self, payload: dict[str, Any]) -> httpx.Response:
+    async def _post(self, payload: dict[str, Any]) -> bytes:
+        """The body of a 2xx answer, read under ``MAX_ANSWER_BYTES`` (after decompression)."""
+        client = self.clients.client()
         try:
-            return await self.clients.client().post(self.url, json=payload, headers=self._headers)
+            async with client.stream(
+                "POST", self.url, json=payload, headers=self._headers, follow_redirects=False
+            ) as response:
+                if not response.is_success:
+                    raise HttpStatusFailure(
+                        f"answered HTTP {response.status_code} {response.reason_phrase}; an HTTP "
+                        "hook blocks with a 2xx JSON decision, not with a status"
+                    )
+                return await read_capped(response, MAX_ANSWER_BYTES)
+        except BodyRefused as exc:
+            raise AnswerOverCap(str(exc)) from None
         except httpx.TimeoutException as exc:
             raise HookTimeout(f"timed out ({_named(exc)})") from exc
         except httpx.DecodingError as exc:
