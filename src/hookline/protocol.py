@@ -1,7 +1,7 @@
 """The Claude Code hook output format, read into a ``Decision``.
 
 One reader serves every hook that answers in the protocol's JSON: Claude Agent SDK callbacks,
-command hooks (stdout) and HTTP hooks (response body). The rules follow the protocol spec §4 and
+command hooks (stdout) and HTTP hooks (response body). The rules follow Claude Code's protocol and
 what the real CLI was observed to do: a ``hookSpecificOutput`` naming another event rejects the
 whole answer; the legacy top-level ``decision`` ("approve" / "block") still works; unknown keys
 are ignored; a key of the wrong type makes the answer invalid.

@@ -4,8 +4,8 @@ Shell form (no ``args``) runs ``/bin/sh -c <command>``; exec form spawns ``comma
 ``args`` directly, after replacing ``${CLAUDE_PROJECT_DIR}`` in them (in the code of a
 ``sh -c CODE`` it becomes a quoted ``"${CLAUDE_PROJECT_DIR}"``: ``hooks.project_dir``). The
 hook reads the event's payload on stdin as one line of compact JSON, runs in ``event.cwd`` in
-its own process group, and answers through its exit code and output (protocol spec §4.1,
-§4.2; reactions.md):
+its own process group, and answers through its exit code and output, as Claude Code's hook
+protocol defines and its CLI was observed to do:
 
 * exit 0: stdout starting with ``{`` is the JSON answer; other stdout is ignored, except on
   UserPromptSubmit and SessionStart, where it becomes context (``... hook success: <stdout>``).

@@ -1,6 +1,6 @@
 """HTTP hooks (Claude Code ``"type": "http"``): POST the event's payload, read the answer.
 
-The request body is ``event.to_payload()`` as JSON. The answer (protocol spec §4.11): a 2xx with
+The request body is ``event.to_payload()`` as JSON. The answer, as Claude Code reads it: a 2xx with
 an empty body is no decision; a 2xx with a JSON object is read like a command hook's stdout; any
 other 2xx body is invalid. An HTTP hook cannot block with a status code: a non-2xx status, like
 an unreachable server, is a failure, which is no decision unless the hook fails closed. httpx's

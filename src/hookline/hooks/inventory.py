@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from hookline.hooks.spec import HookSpec
     from hookline.matchers import Matcher
 
-#: What a gate can answer at each event (protocol spec §4.4, as hookline follows it).
+#: What a gate can answer at each event (as Claude Code's protocol allows and hookline follows it).
 #: Events not listed take no decision: their hooks run for their side effects.
 GATE_DECISIONS: Final[dict[str, tuple[str, ...]]] = {
     "PreToolUse": ("allow", "deny", "ask", "defer", "rewrite", "context", "stop"),

@@ -1,7 +1,8 @@
 """The words the model reads about hook outcomes, in the wording the real Claude Code CLI uses.
 
 Models trained on Claude Code sessions know these phrasings; keeping them means an agent reacts
-to a hookline refusal the way it reacts to a Claude Code one (see reactions.md's wording table).
+to a hookline refusal the way it reacts to a Claude Code one. Each phrasing here was recorded
+from the real CLI's transcripts; ``tests/test_reactions.py`` holds hookline to them.
 """
 
 from __future__ import annotations
