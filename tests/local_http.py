@@ -9,6 +9,7 @@ teardown) for up to ``slow_wait`` seconds before it is answered.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import struct
 import threading
@@ -18,6 +19,9 @@ from contextlib import contextmanager
 from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Generic, TypeVar
+
+from hookline.approvals import Approval, ApprovalRequest, HttpApprover
+from hookline.hooks.http import HttpClients
 
 T = TypeVar("T")
 
@@ -120,3 +124,19 @@ def gzip_bomb(mib: int = 1024) -> bytes:
         size = (mib << 20) % (1 << 32)
         _BOMBS[mib] = header + segment * mib + end + struct.pack("<II", crc, size)
     return _BOMBS[mib]
+
+
+def ask_approver(
+    url: str, request: ApprovalRequest, **options: Any
+) -> tuple[Approval | None, HttpApprover]:
+    """One request to the HTTP approver at ``url``, on pooled clients closed on the same loop."""
+
+    async def go() -> tuple[Approval | None, HttpApprover]:
+        clients = HttpClients()
+        approver = HttpApprover(url, clients=clients, **options)
+        try:
+            return await approver.approve(request), approver
+        finally:
+            await clients.aclose()
+
+    return asyncio.run(go())

@@ -30,8 +30,8 @@ from hookline.approvals import (
 )
 from hookline.cli.approve_prompt import DENIED_BY_USER, TerminalApprover
 from hookline.errors import ConfigError
-from hookline.hooks.http import HTTP_CLIENTS, HttpClients
-from local_http import RecordingServer, as_path_headers_body, serve
+from hookline.hooks.http import HTTP_CLIENTS
+from local_http import RecordingServer, as_path_headers_body, ask_approver, serve
 
 REQUEST = ApprovalRequest(
     session_id="sess-1",
@@ -258,17 +258,7 @@ def server() -> Iterator[ApprovalServer]:
 
 
 def ask_http(url: str, **options: Any) -> tuple[Approval | None, HttpApprover]:
-    """One request to ``url``, on pooled clients closed on the same loop."""
-
-    async def go() -> tuple[Approval | None, HttpApprover]:
-        clients = HttpClients()
-        approver = HttpApprover(url, clients=clients, **options)
-        try:
-            return await approver.approve(REQUEST), approver
-        finally:
-            await clients.aclose()
-
-    return asyncio.run(go())
+    return ask_approver(url, REQUEST, **options)
 
 
 @pytest.mark.parametrize(

@@ -29,7 +29,7 @@ from hookline.approvals import (
 from hookline.cli.launch import Launch
 from hookline.errors import ConfigError
 from hookline.hooks.http import HttpClients
-from local_http import RecordingHandler, RecordingServer, gzip_bomb, serve
+from local_http import RecordingHandler, RecordingServer, ask_approver, gzip_bomb, serve
 
 TOKEN = "t0k-right.Secret_9"
 REQUEST = ApprovalRequest("sess-1", "toolu_1", "Bash", {"command": "ls"}, reason="lists")
@@ -105,17 +105,7 @@ def server(other: TrustServer) -> Iterator[TrustServer]:
 
 
 def ask(url: str, **options: Any) -> tuple[Approval | None, HttpApprover]:
-    """One request to ``url``, on pooled clients closed on the same loop."""
-
-    async def go() -> tuple[Approval | None, HttpApprover]:
-        clients = HttpClients()
-        approver = HttpApprover(url, clients=clients, **options)
-        try:
-            return await approver.approve(REQUEST), approver
-        finally:
-            await clients.aclose()
-
-    return asyncio.run(go())
+    return ask_approver(url, REQUEST, **options)
 
 
 # -- the token --------------------------------------------------------------------------------

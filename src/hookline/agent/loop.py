@@ -80,7 +80,6 @@ class Agent:
         self.pipeline = ToolPipeline(self.tools, self.engine, permit)
         self.session = Session.create(opts)
         self._watchers: list[Watcher] = []
-        self.pipeline.on_start(self._emit)  # watchers see a call just before its body runs
         self._store: Store | None = None
         #: Whether the store holds a record of this session (paused, resumed or checkpointed).
         self._saved = False
@@ -105,10 +104,12 @@ class Agent:
         self._watchers.append(fn)
         stop_runs = self.engine.monitor(fn)
         stop_events = self.engine.monitor(fn, events=True)
+        stop_starts = self.pipeline.on_start(fn)  # a call just before its body runs
 
         def stop() -> None:
             stop_runs()
             stop_events()
+            stop_starts()
             if fn in self._watchers:
                 self._watchers.remove(fn)
 

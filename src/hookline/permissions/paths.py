@@ -20,9 +20,14 @@ PRIVATE = ".hookline"
 
 def absolute(path: str, cwd: str, home: str | None = None) -> str:
     """``path`` made absolute against ``cwd``, ``~`` expanded, ``..`` folded (no symlinks)."""
+    return posixpath.normpath(posixpath.join(cwd, expand_home(path, home)))
+
+
+def expand_home(path: str, home: str | None = None) -> str:
+    """``~`` and ``~/x`` against ``home`` (the user's by default); ``~user`` as the system says."""
     if path == "~" or path.startswith("~/"):
-        path = (home or posixpath.expanduser("~")) + path[1:]
-    return posixpath.normpath(posixpath.join(cwd, path))
+        return (home or posixpath.expanduser("~")) + path[1:]
+    return posixpath.expanduser(path) if path.startswith("~") else path
 
 
 def real(path: str) -> str:

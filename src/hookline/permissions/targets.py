@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING
 
+from hookline.permissions import paths
+
 if TYPE_CHECKING:
     from hookline.permissions.bash import Command
     from hookline.permissions.bash.words import Word
@@ -40,7 +42,7 @@ def folder(command: Command, cwd: str, home: str) -> str | None:
         return None
     if not command.cwd:
         return posixpath.normpath(cwd)
-    return _joined(cwd, _home(command.cwd, home))
+    return paths.absolute(command.cwd, cwd, home)
 
 
 def pattern(word: Word, where: str, home: str) -> str | None:
@@ -52,7 +54,7 @@ def pattern(word: Word, where: str, home: str) -> str | None:
     text = "".join(f"[{c}]" if c in _SPECIAL and quoted else c for c, quoted in chars)
     if word.tilde:
         head, slash, rest = text.partition("/")
-        text = glob.escape(_home(head, home)) + slash + rest
+        text = glob.escape(paths.expand_home(head, home)) + slash + rest
     if text.startswith("/"):
         return posixpath.normpath(text)
     return _joined(glob.escape(where), text)
@@ -70,7 +72,7 @@ def literal(word: Word, where: str, home: str) -> str | None:
     """``word`` as an absolute path, its glob characters taken as they are."""
     if word.value is None:
         return None
-    value = _home(word.value, home) if word.tilde else word.value
+    value = paths.expand_home(word.value, home) if word.tilde else word.value
     return _joined(where, value)
 
 
@@ -138,12 +140,6 @@ def _chars(word: Word) -> list[tuple[str, bool]]:
     value = word.value or ""
     mask = word.mask if len(word.mask) == len(value) else ("." if word.glob else "q") * len(value)
     return [(c, m != ".") for c, m in zip(value, mask, strict=True)]
-
-
-def _home(value: str, home: str) -> str:
-    if value == "~" or value.startswith("~/"):
-        return home + value[1:]
-    return posixpath.expanduser(value) if value.startswith("~") else value
 
 
 def _joined(where: str, value: str) -> str:

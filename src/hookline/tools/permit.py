@@ -63,6 +63,7 @@ class Permit:
         self.defer_asks = defer_asks
         #: Told of every answer to an approval request (the audit log records them).
         self.listeners: list[Callable[[ApprovalRequest, Approval], None]] = []
+        self._filters: dict[str, ReadFilter] = {}
 
     async def decide(
         self,
@@ -110,7 +111,11 @@ class Permit:
         """``ctx`` with the policy's Read deny rules, which Glob and Grep apply in a folder."""
         if self.policy is None or ctx.read_filter is not None:
             return ctx
-        return replace(ctx, read_filter=ReadFilter.of(self.policy, cwd=str(ctx.cwd)))
+        cwd = str(ctx.cwd)
+        found = self._filters.get(cwd)
+        if found is None:  # built once per folder: the policy does not change
+            found = self._filters[cwd] = ReadFilter.of(self.policy, cwd=cwd)
+        return replace(ctx, read_filter=found)
 
     def _verdict(
         self, tool: Tool, tool_input: dict[str, Any], gate: Decision, ctx: ToolContext
