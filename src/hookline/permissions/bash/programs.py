@@ -185,6 +185,9 @@ def _after_options(
     if code is not None:
         found = _code("env -S", [literal(code), *words], label="env -S")
         return replace(found, transparent=True)
+    if name == "coproc" and any(w.value in ("{", "(") for w in words[:2]):
+        # `coproc [NAME] { ...; }`: tree-sitter reads the group as plain words
+        return Found(unknown="`coproc` runs a compound command hookline cannot read")
     if name == "xargs":
         inner = tuple(words) or (literal("echo"),)
         return Found((inner,), label=name, wrapper=True, transparent=True, more_args=True)
@@ -226,16 +229,19 @@ def _code(name: str, words: tuple[Word, ...] | list[Word], *, label: str) -> Fou
 
 
 def _shell(name: str, args: tuple[Word, ...]) -> Found:
-    """``bash -c CODE``: the code string; other forms run a file or stdin (see code_source)."""
-    words = list(args)
+    """``bash -c CODE``: the code string (the first word after the options, which may also
+    follow ``-c``: ``bash -c -x CODE``, ``bash -c -- CODE``); other forms run a file or stdin
+    (see code_source)."""
+    words, code_flag = list(args), False
     while words and (words[0].value or "").startswith(("-", "+")) and words[0].value != "-":
         flag = words.pop(0).value or ""
+        if flag == "--":
+            break
         if flag in ("-o", "+o", "--rcfile", "--init-file", "-O", "+O"):
             _take(words)
-        elif re.fullmatch(r"-[a-zA-Z]*c[a-zA-Z]*", flag):
-            if not words:
-                return Found()
-            return _code(name, words[:1], label=f"{name} -c")
+        code_flag |= re.fullmatch(r"-[a-zA-Z]*c[a-zA-Z]*", flag) is not None
+    if code_flag:
+        return _code(name, words[:1], label=f"{name} -c") if words else Found()
     if words and words[0].value is None:
         return Found(unknown=f"`{name}` runs a script only run time knows (`{words[0].raw}`)")
     return Found()
