@@ -223,3 +223,16 @@ def test_the_agent_refuses_to_read_hooklines_state(jail: Path) -> None:
         assert result.status == "blocked", (name, tool_input)
         assert "hookline's private state" in (result.reason or "")
         assert TRANSCRIPT not in result.content
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["./src/../.env", "{jail}/.env", "{jail}//.env", "{jail}/./.env", ".env/", "src/../env-link",
+     ".hookline/state/t.jsonl", "src/../.hookline/state/t.jsonl",
+     "{jail}/.hookline/../.hookline/state/t.jsonl"],
+)  # fmt: skip
+def test_other_spellings_of_a_denied_or_private_path_read_nothing(jail: Path, path: str) -> None:
+    agent = Agent(ScriptedModel([]), cwd=jail, permissions=policy(deny=("Read(./.env)",)))
+    result = call(agent, "Read", {"file_path": path.format(jail=jail)})
+    assert result.status == "blocked"
+    assert SECRET not in result.content and TRANSCRIPT not in result.content
