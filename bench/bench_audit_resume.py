@@ -25,9 +25,9 @@ import hookline
 from bench_tool_calls import bump, five_hooks, gate, noop
 from benchkit import SCRATCH, p90
 from hookline import Agent, Decision, HookRegistry, ScriptedModel
-from hookline.approvals import Approval
 from hookline.audit.log import _Observer
 from hookline.storage import open_store
+from hookline.tools.approvals import Approval
 
 #: The CLI processes import the same hookline as this script.
 _PATH = [str(Path(hookline.__file__).parents[1]), *os.environ.get("PYTHONPATH", "").split(":")]

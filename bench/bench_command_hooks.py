@@ -22,10 +22,10 @@ import benchkit  # beside this script; puts ../src on sys.path when needed
 import hookline
 from benchkit import SCRATCH, p90
 from hookline import Agent, HookEngine, HookRegistry, HookRun, PreToolUse, ScriptedModel
+from hookline._support.process import run_process
+from hookline.claude.command import CommandHook
+from hookline.claude.settings import load_settings
 from hookline.events import Scope
-from hookline.hooks.command import CommandHook
-from hookline.hooks.settings import load_settings
-from hookline.process import run_process
 
 TRUE = ["/bin/sh", "-c", "true 1"]  # what the one-hook configuration runs, spawned bare
 #: The ids and paths of a real payload (claude-code-observed/payloads/PreToolUse.json).
@@ -40,7 +40,7 @@ SETTINGS = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
 LABELS = {  # what each figure is, by its key in the results
     "bare": "spawn, asyncio.create_subprocess_exec",
     "bare_x5": "spawn x5 at once, create_subprocess_exec",
-    "run_process": "spawn, hookline.process.run_process",
+    "run_process": "spawn, hookline._support.process.run_process",
     "dispatch_1": "dispatch, 1 hook (true 1)",
     "dispatch_5": "dispatch, 5 hooks (true 1 .. true 5)",
     "call_0": "tool call, 0 hooks",

@@ -20,9 +20,9 @@ from typing import Any
 
 import benchkit  # beside this script; puts ../src on sys.path when needed
 from benchkit import p90
+from hookline._support.process import run_process
 from hookline.permissions.sandbox.config import HARDENING, NAMESPACES, SandboxConfig
 from hookline.permissions.sandbox.run import Sandbox
-from hookline.process import run_process
 from hookline.tools.base import ToolContext, Workspace
 from hookline.tools.builtin import Bash
 

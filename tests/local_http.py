@@ -20,8 +20,8 @@ from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Generic, TypeVar
 
-from hookline.approvals import Approval, ApprovalRequest, HttpApprover
-from hookline.hooks.http import HttpClients
+from hookline.claude.http import HttpClients
+from hookline.tools.approvals import Approval, ApprovalRequest, HttpApprover
 
 T = TypeVar("T")
 

@@ -18,7 +18,10 @@ from typing import Any
 
 import pytest
 
-from hookline.approvals import (
+from hookline.claude.http import HTTP_CLIENTS
+from hookline.cli.approve_prompt import DENIED_BY_USER, TerminalApprover
+from hookline.errors import ConfigError
+from hookline.tools.approvals import (
     Approval,
     ApprovalRequest,
     Approver,
@@ -28,9 +31,6 @@ from hookline.approvals import (
     answer_from_cli,
     request_approval,
 )
-from hookline.cli.approve_prompt import DENIED_BY_USER, TerminalApprover
-from hookline.errors import ConfigError
-from hookline.hooks.http import HTTP_CLIENTS
 from local_http import RecordingServer, as_path_headers_body, ask_approver, serve
 
 REQUEST = ApprovalRequest(

@@ -19,16 +19,16 @@ import pytest
 import hookline
 from cli_runner import hookline as run_hookline
 from hookline import Agent, Decision, ScriptedModel
-from hookline.approvals import (
+from hookline.claude.http import HttpClients
+from hookline.cli.launch import Launch
+from hookline.errors import ConfigError
+from hookline.tools.approvals import (
     DEFAULT_MAX_BYTES,
     Approval,
     ApprovalRequest,
     HttpApprover,
     request_approval,
 )
-from hookline.cli.launch import Launch
-from hookline.errors import ConfigError
-from hookline.hooks.http import HttpClients
 from local_http import RecordingHandler, RecordingServer, ask_approver, gzip_bomb, serve
 
 TOKEN = "t0k-right.Secret_9"

@@ -25,7 +25,6 @@ import pytest
 
 import hookline
 from hookline import Agent, Decision, ScriptedModel, ToolError
-from hookline.approvals import Approval, ApprovalRequest
 from hookline.audit import (
     AuditError,
     AuditLog,
@@ -39,6 +38,7 @@ from hookline.audit import (
 from hookline.audit.chain import Mark, compare, marks_jsonl, missing_head
 from hookline.errors import ConfigError
 from hookline.storage import AuditEntry, AuditRow, SqliteStore
+from hookline.tools.approvals import Approval, ApprovalRequest
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
@@ -263,7 +263,7 @@ def test_approvals_record_who_answered_and_the_edited_input(store, jsonl):
     reason="approvers are not in this tree yet",
 )
 def test_a_call_a_person_approved_says_who_in_its_tool_record(store, jsonl, tmp_path, spy):
-    from hookline.approvals import Approver
+    from hookline.tools.approvals import Approver
 
     class Yes(Approver):
         async def approve(self, request: ApprovalRequest) -> Approval:

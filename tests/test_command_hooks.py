@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 
 from hookline import Decision, HookEngine, HookRegistry
+from hookline._support.process import STREAM_CAP
+from hookline.claude.command import CommandFailed, CommandHook, CommandNotStarted, InvalidJson
 from hookline.events import (
     HookEvent,
     PermissionRequest,
@@ -25,8 +27,6 @@ from hookline.events import (
     Stop,
     UserPromptSubmit,
 )
-from hookline.hooks.command import CommandFailed, CommandHook, CommandNotStarted, InvalidJson
-from hookline.process import STREAM_CAP
 
 RECORD = Path(__file__).parent / "hook_scripts" / "record.py"
 PY = shlex.quote(sys.executable)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hookline.display import RUN, shown, suspicious
+from hookline._support.display import RUN, shown, suspicious
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from cli_runner import HOOKLINE, src_env
-from hookline.display import shown, shown_json
+from hookline._support.display import shown, shown_json
 
 CORPUS = [
     "\x1b[2A\x1b[2K",  # CSI: two lines up, clear the line

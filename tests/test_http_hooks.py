@@ -15,11 +15,7 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
-from hookline.decisions import Decision
-from hookline.errors import ConfigError, InvalidHookOutput
-from hookline.events import PreToolUse, Scope
-from hookline.hooks.engine import Dispatch, HookEngine
-from hookline.hooks.http import (
+from hookline.claude.http import (
     BlockedUrl,
     HttpClients,
     HttpConnectionFailure,
@@ -29,6 +25,10 @@ from hookline.hooks.http import (
     url_allowed,
     url_refusal,
 )
+from hookline.decisions import Decision
+from hookline.errors import ConfigError, InvalidHookOutput
+from hookline.events import PreToolUse, Scope
+from hookline.hooks.engine import Dispatch, HookEngine
 from hookline.hooks.registry import HookRegistry
 from local_http import RecordingHandler, RecordingServer, gzip_bomb, serve
 

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from hookline import jsontext
+from hookline._support import jsontext
 
 VALUES = [
     {"b": 1, "a": [1.5, None, True, "é ✓ \u2028 \x01"], "c": {"z": {}, "y": []}},

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from hookline.claude.settings import load_settings
 from hookline.decisions import NO_DECISION, Decision
 from hookline.events import PermissionMode
-from hookline.hooks.settings import load_settings
 from hookline.permissions import DANGEROUS, PermissionPolicy, Verdict, evaluate
 from hookline.permissions.rules import PermissionRule
 

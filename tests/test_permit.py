@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from hookline import Agent, Decision, ScriptedModel
-from hookline.approvals import Approval, ApprovalRequest, Approver
 from hookline.permissions import PermissionPolicy
 from hookline.permissions.rules import PermissionRule
+from hookline.tools.approvals import Approval, ApprovalRequest, Approver
 
 
 def policy(*, allow=(), ask=(), deny=(), mode="default") -> PermissionPolicy:  # type: ignore[no-untyped-def]

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from cli_runner import HOOKLINE, src_env
-from hookline import watchdog
-from hookline.process import WATCHDOG, run_process
+from hookline._support import watchdog
+from hookline._support.process import WATCHDOG, run_process
 
 #: A Bash command (and a hook command) that leaves a grandchild behind: bash -> sleep.
 LEAVES_A_SLEEP = "sleep 300 & echo $! > {pidfile}; wait"

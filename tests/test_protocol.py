@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hookline import NO_DECISION, Decision, InvalidHookOutput
-from hookline.protocol import decision_from_output
+from hookline.hooks.protocol import decision_from_output
 
 
 def pre(**specific):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,8 @@ import hookline
 EXPECTED = {
     # the agent
     "Agent", "AgentOptions", "ClaudeAgentOptions", "RunResult", "Message", "ModelClient",
+    # the project as `hookline run` loads it
+    "Project", "load_project",
     # permissions and approvals
     "PermissionPolicy", "Approval", "ApprovalRequest", "Approver",
     # models shipped as doubles
@@ -48,3 +51,27 @@ def test_every_public_name_is_importable(name):
     namespace: dict[str, object] = {}
     exec(f"from hookline import {name}", namespace)
     assert namespace[name] is getattr(hookline, name)
+
+
+def test_load_project_gives_what_a_run_uses(tmp_path: Path) -> None:
+    """A library user gets the CLI's configuration from ``load_project``: the settings' hooks,
+    deny rules and redaction, and an agent built from it keeps the deny rule (the tool never
+    runs: its sentinel stays unset)."""
+    claude = tmp_path / ".claude"
+    claude.mkdir()
+    (claude / "settings.json").write_text(
+        '{"permissions": {"deny": ["Bash(touch:*)"]}, "redact": ["tok_[a-z]+"],'
+        ' "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}'
+    )
+    project = hookline.load_project(tmp_path)
+    assert project.cwd == str(tmp_path.resolve())
+    assert [spec.event for spec in project.hooks] == ["Stop"]
+    assert project.redact == ("tok_[a-z]+",)
+    assert project.warnings == ()
+    sentinel = tmp_path / "SENTINEL"
+    turn = {"tool_calls": [{"name": "Bash", "input": {"command": f"touch {sentinel}"}}]}
+    model = hookline.ScriptedModel([turn, {"text": "done"}])
+    options = {**project.agent_options(), "permission_mode": "bypassPermissions"}
+    result = hookline.Agent(model, **options).run_sync("go")
+    assert [call.status for call in result.tool_calls] == ["blocked"]
+    assert not sentinel.exists()

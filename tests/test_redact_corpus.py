@@ -14,8 +14,9 @@ import pytest
 import hookline
 from hookline import Agent, ScriptedModel
 from hookline.audit.redact import MASK, Redactor, patterns_from_settings
+from hookline.claude.settings import load_settings
 from hookline.errors import ConfigError
-from hookline.hooks.settings import Layer, load_settings
+from hookline.layers import Layer
 
 #: (what the model runs or sends, the secret in it). Strings go through ``echo``; dicts through
 #: ``configure``, as JSON values.

@@ -16,9 +16,9 @@ import pytest
 from cli_runner import src_env
 from hookline import Agent, ConfigError, Decision, ScriptedModel, tool
 from hookline.agent.state import STATE_VERSION
-from hookline.approvals import Approval
 from hookline.permissions import PermissionPolicy
 from hookline.storage import SessionRecord, open_store
+from hookline.tools.approvals import Approval
 
 #: The agent every process of these tests builds: two tools that leave a trace in files.
 AGENT_MODULE = '''
@@ -93,7 +93,7 @@ def resume_in_another_process(
         import asyncio, json, sys
         sys.path.insert(0, {str(project)!r})
         from agent_module import build
-        from hookline.approvals import Approval
+        from hookline.tools.approvals import Approval
         from hookline.errors import ConfigError
         answer = {answer}
         agent = build({str(project)!r}, store={store!r})

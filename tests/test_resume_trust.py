@@ -19,8 +19,8 @@ from cli_runner import hookline
 from hookline import Agent, ConfigError, Decision, ScriptedModel
 from hookline.agent import seal
 from hookline.agent.session import Session
-from hookline.approvals import Approval
 from hookline.storage import SessionRecord, open_store
+from hookline.tools.approvals import Approval
 
 #: t1 asks (nobody can answer: the run pauses, --defer-asks); after it, t2 asks as well in the
 #: default mode, and runs unasked in bypassPermissions.

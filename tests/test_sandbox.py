@@ -25,9 +25,10 @@ import pytest
 
 from cli_runner import hookline, src_env
 from hookline import Agent, HookEngine, HookRegistry, PreToolUse, ScriptedModel
+from hookline.claude.settings import load_settings
 from hookline.errors import ToolError
 from hookline.events import Scope
-from hookline.hooks.settings import Layer, load_settings
+from hookline.layers import Layer
 from hookline.permissions.sandbox.config import SandboxConfig, domain_allowed
 from hookline.permissions.sandbox.run import Sandbox, bwrap_argv
 from hookline.tools.base import ToolContext, Workspace

@@ -13,18 +13,12 @@ from typing import Any
 import httpx
 import pytest
 
+from hookline.claude.http import BlockedUrl, HttpClients, HttpHook
+from hookline.claude.settings import MANAGED_DIR_ENV, Settings, load_settings
 from hookline.events import HookEvent, PreToolUse, Scope, SessionStart
 from hookline.hooks.engine import Dispatch, HookEngine
-from hookline.hooks.http import BlockedUrl, HttpClients, HttpHook
 from hookline.hooks.registry import HookRegistry
-from hookline.hooks.settings import (
-    MANAGED_DIR_ENV,
-    Layer,
-    Settings,
-    by_precedence,
-    load_settings,
-    winning,
-)
+from hookline.layers import Layer, by_precedence, winning
 
 HOOK_MODULE = """
 from pathlib import Path

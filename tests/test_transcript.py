@@ -18,7 +18,7 @@ from hookline import Agent, Decision, ScriptedModel
 from hookline.agent import transcript
 from hookline.agent.messages import Message, ToolResultBlock
 from hookline.agent.transcript import Transcript
-from hookline.hooks.wording import reminder
+from hookline.claude.wording import reminder
 from hookline.tools.base import ToolCall, ToolResult
 
 REAL = Path(__file__).parent / "fixtures" / "claude_transcript" / "real.jsonl"

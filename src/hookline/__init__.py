@@ -11,7 +11,6 @@ from hookline.agent.messages import Message
 from hookline.agent.model import ModelClient
 from hookline.agent.options import AgentOptions, ClaudeAgentOptions
 from hookline.agent.result import RunResult
-from hookline.approvals import Approval, ApprovalRequest, Approver
 from hookline.decisions import NO_DECISION, Decision, merge
 from hookline.errors import (
     ConfigError,
@@ -43,9 +42,11 @@ from hookline.hooks.registry import HookRegistry, Registration
 from hookline.hooks.runners import HookRunner
 from hookline.hooks.sdk import HookMatcher
 from hookline.matchers import Matcher, all_of, any_of, arg, not_, tool_name
-from hookline.models.rules import RuleModel
+from hookline.models.rule_model import RuleModel
 from hookline.models.scripted import ScriptedModel
 from hookline.permissions import PermissionPolicy
+from hookline.project import Project, load_project
+from hookline.tools.approvals import Approval, ApprovalRequest, Approver
 from hookline.tools.base import Tool, ToolCall, ToolContext, ToolResult, Workspace
 from hookline.tools.function import FunctionTool, tool
 
@@ -83,6 +84,7 @@ __all__ = [
     "PostToolUse",
     "PostToolUseFailure",
     "PreToolUse",
+    "Project",
     "Registration",
     "RuleModel",
     "RunResult",
@@ -105,6 +107,7 @@ __all__ = [
     "all_of",
     "any_of",
     "arg",
+    "load_project",
     "merge",
     "not_",
     "tool",

@@ -13,10 +13,10 @@ from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from hookline._support.frozen import freeze
 from hookline.errors import ConfigError
-from hookline.frozen import freeze
 
-#: Tool input and output as hooks see them: read-only (see ``hookline.frozen``).
+#: Tool input and output as hooks see them: read-only (see ``hookline._support.frozen``).
 FrozenInput = Annotated[dict[str, Any], AfterValidator(freeze)]
 FrozenOutput = Annotated[Any, AfterValidator(freeze)]
 

@@ -28,8 +28,9 @@ from hookline.agent.replies import contexts, refused, results_message
 from hookline.agent.result import RunResult
 from hookline.agent.session import Session
 from hookline.agent.state import Turn
-from hookline.approvals import Approval
 from hookline.audit import AuditLog, Redactor, attach_audit
+from hookline.claude import wording
+from hookline.claude.http import HTTP_CLIENTS
 from hookline.decisions import NO_DECISION, Decision
 from hookline.errors import ConfigError
 from hookline.events import (
@@ -42,12 +43,11 @@ from hookline.events import (
     TurnStart,
     UserPromptSubmit,
 )
-from hookline.hooks import wording
 from hookline.hooks.engine import HookEngine, HookRun
-from hookline.hooks.http import HTTP_CLIENTS
 from hookline.hooks.registry import HookRegistry
 from hookline.hooks.sdk import HookMatcher
 from hookline.storage import Store, open_store
+from hookline.tools.approvals import Approval
 from hookline.tools.base import Tool, Toolbox, ToolCall, ToolResult
 from hookline.tools.permit import Permit
 from hookline.tools.pipeline import ToolPipeline, ToolStarted

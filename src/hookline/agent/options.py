@@ -12,9 +12,9 @@ from hookline.events import PermissionMode
 from hookline.hooks.sdk import HookMatcher
 
 if TYPE_CHECKING:
-    from hookline.approvals import Approver
     from hookline.permissions import PermissionPolicy
     from hookline.permissions.sandbox import SandboxConfig
+    from hookline.tools.approvals import Approver
 
 #: Claude Code ends a turn anyway after this many Stop-hook blocks in a row.
 STOP_HOOK_BLOCK_CAP = 8

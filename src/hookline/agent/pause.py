@@ -32,11 +32,11 @@ from hookline.agent import seal
 from hookline.agent.messages import Message
 from hookline.agent.state import SEALED_SINCE, STATE_VERSION, Turn, dump_state, load_state
 from hookline.agent.transcript import first_bad_line
-from hookline.approvals import Approval
 from hookline.audit.log import PREVIEW, input_diff
 from hookline.audit.redact import clip
 from hookline.errors import ConfigError, ToolInputError
 from hookline.storage import AuditEntry, SessionRecord, Store
+from hookline.tools.approvals import Approval
 from hookline.tools.base import ToolContext, Workspace
 
 if TYPE_CHECKING:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hookline.agent.messages import Block, Message, TextBlock, ToolResultBlock
 from hookline.agent.state import Turn
+from hookline.claude import wording
 from hookline.decisions import Decision
-from hookline.hooks import wording
 from hookline.tools.base import ToolResult
 
 

@@ -36,9 +36,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hookline._support.jsontext import canonical
+from hookline._support.private import FOLDER, open_private
 from hookline.errors import ConfigError
-from hookline.jsontext import canonical
-from hookline.private import FOLDER, open_private
 
 if TYPE_CHECKING:
     from hookline.storage import SessionRecord

@@ -9,14 +9,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from hookline._support.private import private_dir
 from hookline.agent.messages import Message
 from hookline.agent.options import AgentOptions
 from hookline.agent.transcript import Transcript
+from hookline.claude.session_env import env_dir
 from hookline.errors import ConfigError
 from hookline.events import Scope
-from hookline.hooks.session_env import env_dir
 from hookline.permissions.sandbox.run import Sandbox
-from hookline.private import private_dir
 from hookline.tools.base import ToolContext, ToolResult, Workspace
 
 #: The project's state folder (transcripts, and later the session store), under its cwd.

@@ -30,10 +30,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from hookline._support.jsontext import compact
+from hookline._support.private import open_private
 from hookline.agent.messages import Message, TextBlock, ToolResultBlock
-from hookline.hooks.wording import REMINDER_OPEN
-from hookline.jsontext import compact
-from hookline.private import open_private
+from hookline.claude.wording import REMINDER_OPEN
 from hookline.tools.base import ToolCall, ToolResult
 
 VERSION = "hookline-0.1"

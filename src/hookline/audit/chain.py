@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
+from hookline._support.jsontext import canonical as canonical_text
+from hookline._support.private import open_private
 from hookline.errors import HooklineError
-from hookline.jsontext import canonical as canonical_text
-from hookline.private import open_private
 from hookline.storage.base import ENTRY_FIELDS, AuditEntry, AuditRow, Chain
 
 #: The fields a chain adds to a record; everything else is hashed.

@@ -46,8 +46,8 @@ from hookline.tools.pipeline import ToolStarted
 
 if TYPE_CHECKING:
     from hookline.agent.loop import Agent
-    from hookline.approvals import Approval, ApprovalRequest
     from hookline.storage.base import Store
+    from hookline.tools.approvals import Approval, ApprovalRequest
 
 JSONL_NAME = "audit.jsonl"
 _BASE = ("user", "tenant", "hook", "source", "handler", "hook_kind")

@@ -7,7 +7,7 @@ at a time, and approving is refused until the last page was seen. Keys typed bef
 appeared are discarded, so type-ahead cannot answer a call nobody has seen.
 
 It lives in the CLI layer, the only one that talks to a terminal; library users plug in any
-``hookline.approvals.Approver``.
+``hookline.tools.approvals.Approver``.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from typing import IO, Any
 
 import click
 
-from hookline.approvals import Approval, ApprovalRequest, Approver, json_kind
+from hookline._support.display import shown
 from hookline.cli.approve_screen import RESET, prompt_lines, terminal_size, wrap
-from hookline.display import shown
+from hookline.tools.approvals import Approval, ApprovalRequest, Approver, json_kind
 
 if sys.platform != "win32":  # POSIX only, as ``available`` checks
     import termios

@@ -16,8 +16,8 @@ import unicodedata
 from collections.abc import Iterator
 from typing import IO, Any, NamedTuple
 
-from hookline.approvals import ApprovalRequest
-from hookline.display import shown, suspicious
+from hookline._support.display import shown, suspicious
+from hookline.tools.approvals import ApprovalRequest
 
 #: Written before each prompt: whatever earlier output left set, the prompt is drawn plainly.
 #: Only ECMA-48 / DEC sequences every terminal emulator knows.

@@ -33,12 +33,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from hookline._support.display import shown
 from hookline.agent.session import STATE_DIR
 from hookline.audit import verify_jsonl, verify_rows
 from hookline.audit.chain import Mark, compare, marks_jsonl, missing_head
 from hookline.audit.log import JSONL_NAME
 from hookline.cli.render import echo, emit_json, say
-from hookline.display import shown
 from hookline.errors import ConfigError
 from hookline.storage import DEFAULT_FILE, open_store
 

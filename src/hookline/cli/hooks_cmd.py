@@ -22,15 +22,16 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import click
 from pydantic import ValidationError
 
+from hookline._support.display import shown
+from hookline.claude.http import HTTP_CLIENTS
+from hookline.claude.lint import lint
+from hookline.cli.inventory import HookRow, rows
 from hookline.cli.render import echo, emit_json, say, warn
 from hookline.decisions import UNCHANGED
-from hookline.display import shown
 from hookline.errors import ConfigError
 from hookline.events import event_class
 from hookline.hooks.engine import HookEngine
-from hookline.hooks.http import HTTP_CLIENTS
-from hookline.hooks.inventory import HookRow, load_hooks, rows
-from hookline.hooks.lint import lint
+from hookline.project import load_hooks
 from hookline.tools.builtin import builtin_tools
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from hookline.events import HookEvent
     from hookline.hooks.engine import Dispatch, HookRun
     from hookline.hooks.registry import HookRegistry
-    from hookline.hooks.settings import SettingsWarning
+    from hookline.layers import SettingsWarning
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -20,7 +20,13 @@ import click
 
 from hookline import Agent, ConfigError, RuleModel, RunResult, ScriptedModel
 from hookline.agent.model import ModelClient
-from hookline.approvals import (
+from hookline.claude.fingerprint import fingerprint
+from hookline.cli.approve_prompt import TerminalApprover
+from hookline.cli.render import StreamView, TextView, emit_json, print_summary, warn
+from hookline.events import PermissionMode
+from hookline.permissions.sandbox import SandboxConfig
+from hookline.project import load_project
+from hookline.tools.approvals import (
     DEFAULT_TIMEOUT,
     TOKEN_ENV,
     Approver,
@@ -28,14 +34,6 @@ from hookline.approvals import (
     HttpApprover,
     NoApprover,
 )
-from hookline.audit.redact import patterns_from_settings
-from hookline.cli.approve_prompt import TerminalApprover
-from hookline.cli.render import StreamView, TextView, emit_json, print_summary, warn
-from hookline.events import PermissionMode
-from hookline.hooks.fingerprint import fingerprint
-from hookline.hooks.inventory import load_hooks
-from hookline.permissions import PermissionPolicy
-from hookline.permissions.sandbox import SandboxConfig
 
 #: How ``run`` and ``sessions resume`` print what happens.
 OUTPUT_FORMAT = click.option(
@@ -148,27 +146,21 @@ def build_agent(launch: Launch) -> Agent:
     """The agent ``launch`` describes; settings warnings go to stderr. The launch saved with
     a paused session carries the fingerprints of the files its hooks came from."""
     prints = fingerprint(launch.cwd, settings=launch.settings, hook_files=launch.hooks)
-    registry, settings = load_hooks(launch.cwd, settings=launch.settings, hook_files=launch.hooks)
     mode = cast("PermissionMode | None", launch.permission_mode)  # click checked the choice
-    policy, more = PermissionPolicy.from_settings(settings, mode=mode, cwd=launch.cwd)
-    sandbox, notes = SandboxConfig.from_settings(settings, project_dir=launch.cwd)
-    for warning in (*settings.warnings, *more, *notes):
+    project = load_project(launch.cwd, settings=launch.settings, hook_files=launch.hooks, mode=mode)
+    for warning in project.warnings:
         warn(warning)
-    _check_sandbox(sandbox)
+    _check_sandbox(project.sandbox)
     return Agent(
         model_from_spec(launch.model),
-        hooks=registry,
-        cwd=launch.cwd,
+        **project.agent_options(),
         max_turns=launch.max_turns,
         user=launch.user,
         tenant=launch.tenant,
-        permissions=policy,
-        sandbox=sandbox if sandbox.enabled else None,
         approver=_approver(launch),
         defer_asks=launch.defer_asks,
         store=launch.store,
         audit=launch.audit,
-        redact=patterns_from_settings(settings.layers),
         launch=replace(launch, fingerprints=prints).to_dict(),
     )
 

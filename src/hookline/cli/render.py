@@ -13,9 +13,9 @@ from typing import Any
 
 import click
 
+from hookline._support.display import shown, shown_json
 from hookline.agent.messages import Message
 from hookline.agent.result import RunResult
-from hookline.display import shown, shown_json
 from hookline.events import HookEvent
 from hookline.hooks.engine import HookRun
 from hookline.tools.base import ToolResult

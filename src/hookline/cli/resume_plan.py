@@ -16,10 +16,10 @@ from typing import Any
 
 from hookline.agent import seal
 from hookline.agent.state import load_state
+from hookline.claude.fingerprint import ABSENT, digest, fingerprint
+from hookline.claude.settings import load_settings
 from hookline.cli.launch import Launch
 from hookline.errors import ConfigError
-from hookline.hooks.fingerprint import ABSENT, digest, fingerprint
-from hookline.hooks.settings import load_settings
 from hookline.permissions import PermissionPolicy
 from hookline.storage import SessionRecord
 

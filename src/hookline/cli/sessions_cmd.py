@@ -11,17 +11,17 @@ from typing import Any
 
 import click
 
+from hookline._support.display import shown
 from hookline.agent.pause import Resumer, check, find
 from hookline.agent.session import STATE_DIR
 from hookline.agent.state import load_state
-from hookline.approvals import answer_from_cli
+from hookline.claude.fingerprint import changes, fingerprint
 from hookline.cli.launch import OUTPUT_FORMAT, Launch, build_agent, show
 from hookline.cli.render import echo, emit_json, say
 from hookline.cli.resume_plan import resume_plan
-from hookline.display import shown
 from hookline.errors import ConfigError
-from hookline.hooks.fingerprint import changes, fingerprint
 from hookline.storage import CorruptRecordWarning, SessionRecord, Store, open_store
+from hookline.tools.approvals import answer_from_cli
 
 _CWD = click.option(
     "--cwd",

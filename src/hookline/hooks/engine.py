@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
+from hookline._support.frozen import freeze
 from hookline.decisions import NO_DECISION, UNCHANGED, Decision, merge
 from hookline.errors import HookFailure, InvalidHookOutput
-from hookline.frozen import freeze
 from hookline.hooks.registry import HookRegistry, Plan, plan_of
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from typing import Any
 from hookline.decisions import Decision
 from hookline.errors import InvalidHookOutput
 from hookline.events import HookEvent
-from hookline.protocol import decision_from_output
+from hookline.hooks.protocol import decision_from_output
 
 #: Modules imported from ``--hooks`` files get this name prefix.
 HOOK_FILE_MODULE_PREFIX = "hookline_hooks_"

@@ -5,17 +5,14 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, cast, get_args
+from typing import Any, Literal, cast, get_args
 
 from hookline.errors import ConfigError
 from hookline.events import PermissionMode
-from hookline.hooks.settings import Layer, SettingsWarning, layered, winning
+from hookline.layers import Layer, Layered, SettingsWarning, layered, winning
 from hookline.permissions.dangerous import DANGEROUS, Danger
 from hookline.permissions.policy import READ_ONLY_TOOLS, PermissionPolicy, Warnings
 from hookline.permissions.rules import PermissionRule
-
-if TYPE_CHECKING:
-    from hookline.hooks.settings import Settings
 
 SourcedRule = tuple[PermissionRule, str]
 _MODES = frozenset(get_args(PermissionMode))
@@ -24,7 +21,7 @@ _NO_BYPASS = "disableBypassPermissionsMode"
 
 
 def policy_from_settings(
-    settings: Settings, *, mode: PermissionMode | None = None, cwd: str
+    settings: Layered, *, mode: PermissionMode | None = None, cwd: str
 ) -> tuple[PermissionPolicy, Warnings]:
     """The policy the settings describe (an explicit ``mode`` wins over theirs), and what in
     them was wrong and ignored: a bad entry never stops the rest from loading."""

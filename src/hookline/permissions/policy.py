@@ -48,7 +48,7 @@ from hookline.permissions.rules import PermissionRule
 
 if TYPE_CHECKING:
     from hookline.decisions import Decision
-    from hookline.hooks.settings import Settings, SettingsWarning
+    from hookline.layers import Layered, SettingsWarning
 
 Behavior = Literal["allow", "ask", "deny", "defer"]
 #: A rule and the settings it came from, as in ``"project settings"``.
@@ -96,7 +96,7 @@ class PermissionPolicy:
 
     @classmethod
     def from_settings(
-        cls, settings: Settings, *, mode: PermissionMode | None = None, cwd: str
+        cls, settings: Layered, *, mode: PermissionMode | None = None, cwd: str
     ) -> tuple[PermissionPolicy, Warnings]:
         """The policy the settings describe (an explicit ``mode`` wins over theirs), and what
         in them was wrong and ignored: a bad entry never stops the rest from loading."""

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from time import time as _now
 from typing import Any, Protocol, runtime_checkable
 
+from hookline._support.jsontext import strict
 from hookline.errors import ConfigError
-from hookline.jsontext import strict
 
 #: The layout of the tables. A store refuses a database whose recorded version is newer.
 SCHEMA_VERSION = 1

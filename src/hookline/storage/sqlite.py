@@ -23,8 +23,8 @@ import os
 import sqlite3
 from pathlib import Path
 
+from hookline._support.private import touch_private
 from hookline.errors import ConfigError
-from hookline.private import touch_private
 from hookline.storage.sql import Cursor, LockKind, SqlStore, migrations
 
 #: How long a transaction waits for another process's write lock before it fails.

@@ -21,13 +21,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from hookline.approvals import Approval, ApprovalRequest, Approver, NoApprover, request_approval
 from hookline.decisions import Decision
 from hookline.errors import ToolInputError
 from hookline.events import PermissionRequest, Scope
 from hookline.hooks.engine import HookEngine
 from hookline.permissions import PermissionPolicy, Verdict, evaluate
 from hookline.permissions.visibility import ReadFilter
+from hookline.tools.approvals import (
+    Approval,
+    ApprovalRequest,
+    Approver,
+    NoApprover,
+    request_approval,
+)
 from hookline.tools.base import Tool, ToolCall, ToolContext
 
 

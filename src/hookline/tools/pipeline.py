@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 from time import perf_counter
 from typing import Any, cast
 
-from hookline.approvals import Approval
+from hookline._support.frozen import copy_json
+from hookline.claude import wording
 from hookline.decisions import NO_DECISION, UNCHANGED, Decision
 from hookline.errors import ToolError, ToolInputError
 from hookline.events import (
@@ -24,9 +25,8 @@ from hookline.events import (
     Scope,
     ToolBlocked,
 )
-from hookline.frozen import copy_json
-from hookline.hooks import wording
 from hookline.hooks.engine import Dispatch, HookEngine, HookRun
+from hookline.tools.approvals import Approval
 from hookline.tools.base import Tool, Toolbox, ToolCall, ToolContext, ToolResult
 from hookline.tools.limits import InputLimits
 from hookline.tools.permit import Outcome, Permit

@@ -26,15 +26,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
+from hookline._support.process import find_program
 from hookline.errors import ConfigError
-from hookline.hooks.settings import Layer, SettingsWarning, layered, winning
+from hookline.layers import Layer, Layered, SettingsWarning, layered, winning
 from hookline.permissions.rules import PermissionRule
-from hookline.process import find_program
-
-if TYPE_CHECKING:
-    from hookline.hooks.settings import Settings
 
 #: Where to find bwrap when the config names none: this variable, else ``bwrap`` on PATH.
 BWRAP_ENV: Final = "HOOKLINE_BWRAP"
@@ -70,7 +67,7 @@ class SandboxConfig:
 
     @classmethod
     def from_settings(
-        cls, settings: Settings | Sequence[Layer], *, project_dir: str | os.PathLike[str]
+        cls, settings: Layered | Sequence[Layer], *, project_dir: str | os.PathLike[str]
     ) -> tuple[SandboxConfig, list[SettingsWarning]]:
         """The config the settings layers describe, and what in them was wrong and ignored."""
         layers = settings if isinstance(settings, Sequence) else settings.layers
@@ -233,7 +230,7 @@ def domain_allowed(host: str, allowed: Sequence[str]) -> bool:
     )
 
 
-def sandbox_config_of(settings: Settings, *, project_dir: str) -> SandboxConfig | None:
+def sandbox_config_of(settings: Layered, *, project_dir: str) -> SandboxConfig | None:
     """The config, or None when the settings have no ``sandbox`` key at all (warnings dropped:
     ``from_settings`` reports them)."""
     if winning(settings.layers, "sandbox") is None:

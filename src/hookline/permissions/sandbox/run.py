@@ -31,10 +31,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from hookline._support.private import FOLDER, private_dir
 from hookline.errors import ToolError
 from hookline.permissions.sandbox.config import HARDENING, NAMESPACES
 from hookline.permissions.sandbox.proxy import DomainProxy
-from hookline.private import FOLDER, private_dir
 
 if TYPE_CHECKING:
     from hookline.permissions.sandbox.config import SandboxConfig

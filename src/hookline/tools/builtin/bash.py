@@ -10,8 +10,8 @@ from typing import Any
 from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from hookline._support.process import find_program, run_process
 from hookline.errors import ToolError
-from hookline.process import find_program, run_process
 from hookline.tools.base import ToolContext
 from hookline.tools.builtin._common import BuiltinTool, ToolInput, truncate
 

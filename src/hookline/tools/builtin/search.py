@@ -20,8 +20,8 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from hookline._support.process import run_process
 from hookline.errors import ToolError
-from hookline.process import run_process
 from hookline.tools.base import ToolContext
 from hookline.tools.builtin import _search_worker
 from hookline.tools.builtin._common import (

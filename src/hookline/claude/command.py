@@ -21,7 +21,7 @@ text, which is what the hook still answers when it fails open), ``OutputOverCap`
 "output_over_cap" (a JSON answer longer than ``process.STREAM_CAP``, so cut), and the
 protocol's "invalid" / "wrong_event". Exit 2 where it blocks is a deny, never a failure. The
 engine turns a timeout into a cancellation, and the process group is then terminated (see
-``hookline.process``).
+``hookline._support.process``).
 """
 
 from __future__ import annotations
@@ -35,14 +35,14 @@ from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from hookline._support.process import STREAM_CAP, Finished, run_process
+from hookline.claude import wording
+from hookline.claude.project_dir import guarded, shell_code_index
+from hookline.claude.session_env import ENV_FILE_EVENTS
 from hookline.decisions import NO_DECISION, Decision
 from hookline.errors import HookFailure, InvalidHookOutput
-from hookline.hooks import wording
-from hookline.hooks.project_dir import guarded, shell_code_index
+from hookline.hooks.protocol import decision_from_output
 from hookline.hooks.runners import HookRunner
-from hookline.hooks.session_env import ENV_FILE_EVENTS
-from hookline.process import STREAM_CAP, Finished, run_process
-from hookline.protocol import decision_from_output
 
 if TYPE_CHECKING:
     from hookline.events import HookEvent

@@ -19,15 +19,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from hookline.claude.command import CommandHook
+from hookline.claude.project_dir import references, shell_code_index
 from hookline.events import ToolEvent, event_class
-from hookline.hooks.command import CommandHook
-from hookline.hooks.project_dir import references, shell_code_index
-from hookline.hooks.settings import PRECEDENCE
+from hookline.layers import PRECEDENCE
 from hookline.matchers import AllOf, AnyOf, Matcher, NameIn, NameRegex
 
 if TYPE_CHECKING:
+    from hookline.claude.settings import Settings
     from hookline.hooks.registry import HookRegistry
-    from hookline.hooks.settings import Settings
     from hookline.hooks.spec import HookSpec
 
 Severity = Literal["error", "warning"]

@@ -1,8 +1,9 @@
 """The watchdog: kills the process groups of a harness's children when the harness dies.
 
 Run as a script with no imports beyond the standard library (``python -I -S watchdog.py``) by
-``hookline.process``. Its stdin is a pipe whose only write end the harness holds; the harness
-writes one line per child process group it starts (``+PGID``) and may take one back (``-PGID``).
+``hookline._support.process``. Its stdin is a pipe whose only write end the harness holds;
+the harness writes one line per child process group it starts (``+PGID``) and may take one
+back (``-PGID``).
 When the harness dies, however it dies (SIGKILL included), the kernel closes the write end, the
 watchdog reads end-of-file, and sends SIGKILL to every group it was told of: the direct child,
 its children and their children alike (a ``sleep &`` started by ``bash -c`` stays in the group).

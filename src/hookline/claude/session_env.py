@@ -12,8 +12,8 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
+from hookline._support.private import touch_private
 from hookline.events import HookEvent
-from hookline.private import touch_private
 
 #: The events whose command hooks get ``CLAUDE_ENV_FILE`` (observed in Claude Code).
 ENV_FILE_EVENTS = frozenset({"SessionStart", "Setup", "CwdChanged", "FileChanged"})

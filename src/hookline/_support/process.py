@@ -11,8 +11,8 @@ that still holds the output pipes open.
 Cancelled (the engine's timeout), it sends SIGTERM to the whole group, waits ``kill_grace``
 seconds, sends SIGKILL to the group, reaps the leader and re-raises the cancellation.
 
-No orphans: every group is listed with this process's watchdog (``hookline.watchdog``, one per
-harness process, started on first use), which SIGKILLs the groups it knows when the harness
+No orphans: every group is listed with this process's watchdog (``hookline._support.watchdog``,
+one per harness process, started on first use), which SIGKILLs the groups it knows when the harness
 dies, SIGKILL included. A group stays listed after its leader exits while a background child
 of it lives (``sleep 300 &``), so that child too ends with the harness. Why not
 ``PR_SET_PDEATHSIG``: it covers only the direct child (not the ``sleep`` that ``bash -c``
@@ -36,7 +36,7 @@ from pathlib import Path
 from shutil import which
 from subprocess import PIPE
 
-from hookline import watchdog
+from hookline._support import watchdog
 
 #: Bytes kept of each output stream.
 STREAM_CAP = 1 << 20

@@ -13,29 +13,28 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+from hookline.claude.handlers import Policy, build, unloadable
 from hookline.errors import ConfigError
 from hookline.events import event_class
-from hookline.hooks.handlers import Policy, build, is_strings, unloadable
+from hookline.layers import Layer, SettingsWarning, ceiling, is_strings, winning
 from hookline.matchers import EVERYTHING, Matcher, tool_name
 
 if TYPE_CHECKING:
+    from hookline.claude.handlers import Options
     from hookline.events import HookEvent
-    from hookline.hooks.handlers import Options
     from hookline.hooks.registry import HookRegistry
     from hookline.hooks.runners import HookRunner
     from hookline.permissions.sandbox.run import Sandbox
 
 T = TypeVar("T")
 StrPath = str | os.PathLike[str]
-#: Layer names, from the one whose single values win to the one that loses.
-PRECEDENCE: Final = ("managed", "cli", "local", "project", "user")
 MANAGED_DIR_ENV: Final = "HOOKLINE_MANAGED_SETTINGS_DIR"
 _SYSTEM_DIRS: Final = {
     "darwin": "/Library/Application Support/ClaudeCode",
@@ -45,77 +44,6 @@ _SYSTEM_DIRS: Final = {
 _FLAGS: Final = ("disableAllHooks", "allowManagedHooksOnly")
 _LISTS: Final = ("allowedHttpHookUrls", "httpHookAllowedEnvVars")
 _SHAPE: Final = 'write "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": ...}]}]}'
-
-
-@dataclass(frozen=True, slots=True)
-class SettingsWarning:
-    """A problem in one settings file that did not stop the rest from loading."""
-
-    file: str
-    message: str
-    key: str | None = None
-    fix: str | None = None
-
-    @classmethod
-    def of(cls, error: ConfigError, *, denying: str | None = None) -> SettingsWarning:
-        """``error`` as a warning; ``denying``: the key of the stand-in registered for it."""
-        message = error.message
-        if denying:
-            message += f"; {denying} declares onFailure block, so it denies every call it sees"
-        return cls(error.file or "", message, error.key, error.fix)
-
-    def __str__(self) -> str:
-        return str(ConfigError(self.message, file=self.file, key=self.key, fix=self.fix))
-
-
-@dataclass(frozen=True, slots=True)
-class Layer:
-    """One settings file (or inline ``--settings`` value), named for its precedence."""
-
-    name: str
-    path: str
-    data: Mapping[str, Any]
-
-    @property
-    def source(self) -> str:
-        return f"{self.name}:{self.path}"
-
-
-def by_precedence(layers: Sequence[Layer]) -> list[Layer]:
-    """``layers`` from the one whose single values win to the one that loses."""
-    rank = {name: i for i, name in enumerate(PRECEDENCE)}
-    ordered = sorted(enumerate(layers), key=lambda pair: (rank[pair[1].name], -pair[0]))
-    return [layer for _, layer in ordered]
-
-
-def layered(layers: Sequence[Layer], *path: str) -> Iterator[tuple[Layer, Any]]:
-    """The value at ``path`` (keys into nested objects) in each layer that sets it, and the
-    layer, from the highest-ranked layer to the lowest."""
-    for layer in by_precedence(layers):
-        value: Any = layer.data
-        for key in path:
-            value = value.get(key) if isinstance(value, Mapping) else None
-        if value is not None:
-            yield layer, value
-
-
-def winning(layers: Sequence[Layer], *path: str, kind: type = object) -> Any:
-    """The value at ``path`` in the highest-ranked layer that sets it (to a ``kind``), or None."""
-    return next((value for _, value in layered(layers, *path) if isinstance(value, kind)), None)
-
-
-def joined(layers: Sequence[Layer], key: str) -> tuple[str, ...] | None:
-    """Every layer's list of strings for ``key``, joined without repeats; None if none sets it."""
-    lists = [layer.data[key] for layer in layers if is_strings(layer.data.get(key))]
-    return None if not lists else tuple(dict.fromkeys(item for items in lists for item in items))
-
-
-def ceiling(layers: Sequence[Layer], key: str) -> tuple[str, ...] | None:
-    """``joined`` for an allowlist that managed settings cap: when a managed layer sets ``key``,
-    the managed lists alone; no other layer can widen them. Else every layer's list joined."""
-    managed = [layer for layer in layers if layer.name == "managed"]
-    capped = joined(managed, key)
-    return capped if capped is not None else joined(layers, key)
 
 
 @dataclass(slots=True)

@@ -21,7 +21,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from hookline.hooks.settings import Layer, StrPath, _files, load_settings, managed_settings_dir
+from hookline.claude.settings import StrPath, _files, load_settings, managed_settings_dir
+from hookline.layers import Layer
 
 ABSENT: Final = "absent"
 #: Files under these folders belong to the system, not to the hooks (interpreters, tools).

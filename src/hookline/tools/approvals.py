@@ -21,9 +21,9 @@ from typing import Any, Literal
 
 import httpx
 
+from hookline._support.http_body import BodyRefused, read_capped
+from hookline.claude.http import HTTP_CLIENTS, HttpClients, url_allowed
 from hookline.errors import ConfigError
-from hookline.hooks.http import HTTP_CLIENTS, HttpClients, url_allowed
-from hookline.http_body import BodyRefused, read_capped
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,5 @@
 """What hooks are registered, and where from: one row per hook, as people read it.
 
-``load_hooks`` loads every layer the way a run does (settings files, then ``--hooks`` files) and
 ``rows`` describes each registered hook: its event and matcher, what runs, what it checks, the
 decisions it can return, and what its failure means: the rows of ``hookline hooks table``.
 Nothing is printed here.
@@ -8,25 +7,20 @@ Nothing is printed here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from hookline.hooks.command import CommandHook
+from hookline.claude.command import CommandHook
+from hookline.claude.handlers import Unloadable
+from hookline.claude.http import HttpHook
 from hookline.hooks.engine import REFUSABLE
-from hookline.hooks.files import load_hooks_file
-from hookline.hooks.handlers import Unloadable
-from hookline.hooks.http import HttpHook
 from hookline.hooks.registry import HookRegistry
 from hookline.hooks.runners import PythonHook, SdkCallbackHook
-from hookline.hooks.session_env import env_file_for
-from hookline.hooks.settings import Settings, load_settings
 from hookline.matchers import AllOf
 from hookline.permissions.rules import RuleCondition
 
 if TYPE_CHECKING:
-    from hookline.hooks.settings import StrPath
     from hookline.hooks.spec import HookSpec
     from hookline.matchers import Matcher
 
@@ -44,21 +38,6 @@ GATE_DECISIONS: Final[dict[str, tuple[str, ...]]] = {
 }
 SIDE_EFFECTS_ONLY: Final = ("none (side effects only)",)
 RECORDS_ONLY: Final = ("none (records only)",)
-
-
-def load_hooks(
-    project_dir: StrPath, *, settings: Iterable[str] = (), hook_files: Iterable[str | Path] = ()
-) -> tuple[HookRegistry, Settings]:
-    """Every hook a run in ``project_dir`` would have: each settings layer (``settings`` are
-    ``--settings`` values), then each ``--hooks`` file. Settings problems are kept as
-    ``Settings.warnings``; a hooks file that cannot load raises a ConfigError."""
-    project = Path(project_dir).resolve()
-    found = load_settings(project, extra=tuple(settings))
-    registry = HookRegistry()
-    found.register(registry, project_dir=project, env_file=env_file_for)
-    for file in hook_files:
-        load_hooks_file(file, registry)
-    return registry, found
 
 
 @dataclass(frozen=True, slots=True)

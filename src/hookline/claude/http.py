@@ -36,11 +36,11 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from hookline._support.http_body import BodyRefused, read_capped
+from hookline._support.process import STREAM_CAP
 from hookline.errors import ConfigError, HookFailure, HookTimeout, InvalidHookOutput
+from hookline.hooks.protocol import decision_from_output
 from hookline.hooks.runners import HookRunner
-from hookline.http_body import BodyRefused, read_capped
-from hookline.process import STREAM_CAP
-from hookline.protocol import decision_from_output
 
 if TYPE_CHECKING:
     from hookline.decisions import Decision

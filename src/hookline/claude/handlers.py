@@ -15,13 +15,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
 
+from hookline.claude.command import CommandHook
+from hookline.claude.http import HttpHook, url_allowed
 from hookline.errors import ConfigError, HookFailure
 from hookline.events import ToolEvent, event_class
-from hookline.hooks.command import CommandHook
-from hookline.hooks.files import import_target
-from hookline.hooks.http import HttpHook, url_allowed
+from hookline.hooks.python_files import import_target
 from hookline.hooks.runners import HookRunner, PythonHook
 from hookline.hooks.spec import KINDS, FailurePolicy, HookKind
+from hookline.layers import is_strings
 from hookline.matchers import Matcher
 from hookline.permissions.rules import if_
 
@@ -92,11 +93,6 @@ def unloadable(
         return None
     runner = Unloadable(problem, key=key, handler=str(handler.get("type") or "settings"))
     return runner, Options(failure="closed")
-
-
-def is_strings(value: object) -> bool:
-    """Whether ``value`` is a list of strings (as settings lists must be)."""
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 class NotLoaded(HookFailure):

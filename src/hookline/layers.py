@@ -1,0 +1,100 @@
+"""Settings layers: the files a project's settings come from, and which of them wins.
+
+Claude Code reads several settings files (managed, ``--settings``, local, project, user); a
+single value comes from the highest-ranked layer that sets it, lists join across layers. Every
+reader of settings (hooks, permissions, the sandbox, redaction) goes through these helpers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Protocol
+
+from hookline.errors import ConfigError
+
+#: Layer names, from the one whose single values win to the one that loses.
+PRECEDENCE: Final = ("managed", "cli", "local", "project", "user")
+
+
+def is_strings(value: object) -> bool:
+    """Whether ``value`` is a list of strings (as settings lists must be)."""
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsWarning:
+    """A problem in one settings file that did not stop the rest from loading."""
+
+    file: str
+    message: str
+    key: str | None = None
+    fix: str | None = None
+
+    @classmethod
+    def of(cls, error: ConfigError, *, denying: str | None = None) -> SettingsWarning:
+        """``error`` as a warning; ``denying``: the key of the stand-in registered for it."""
+        message = error.message
+        if denying:
+            message += f"; {denying} declares onFailure block, so it denies every call it sees"
+        return cls(error.file or "", message, error.key, error.fix)
+
+    def __str__(self) -> str:
+        return str(ConfigError(self.message, file=self.file, key=self.key, fix=self.fix))
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    """One settings file (or inline ``--settings`` value), named for its precedence."""
+
+    name: str
+    path: str
+    data: Mapping[str, Any]
+
+    @property
+    def source(self) -> str:
+        return f"{self.name}:{self.path}"
+
+
+def by_precedence(layers: Sequence[Layer]) -> list[Layer]:
+    """``layers`` from the one whose single values win to the one that loses."""
+    rank = {name: i for i, name in enumerate(PRECEDENCE)}
+    ordered = sorted(enumerate(layers), key=lambda pair: (rank[pair[1].name], -pair[0]))
+    return [layer for _, layer in ordered]
+
+
+def layered(layers: Sequence[Layer], *path: str) -> Iterator[tuple[Layer, Any]]:
+    """The value at ``path`` (keys into nested objects) in each layer that sets it, and the
+    layer, from the highest-ranked layer to the lowest."""
+    for layer in by_precedence(layers):
+        value: Any = layer.data
+        for key in path:
+            value = value.get(key) if isinstance(value, Mapping) else None
+        if value is not None:
+            yield layer, value
+
+
+def winning(layers: Sequence[Layer], *path: str, kind: type = object) -> Any:
+    """The value at ``path`` in the highest-ranked layer that sets it (to a ``kind``), or None."""
+    return next((value for _, value in layered(layers, *path) if isinstance(value, kind)), None)
+
+
+def joined(layers: Sequence[Layer], key: str) -> tuple[str, ...] | None:
+    """Every layer's list of strings for ``key``, joined without repeats; None if none sets it."""
+    lists = [layer.data[key] for layer in layers if is_strings(layer.data.get(key))]
+    return None if not lists else tuple(dict.fromkeys(item for items in lists for item in items))
+
+
+def ceiling(layers: Sequence[Layer], key: str) -> tuple[str, ...] | None:
+    """``joined`` for an allowlist that managed settings cap: when a managed layer sets ``key``,
+    the managed lists alone; no other layer can widen them. Else every layer's list joined."""
+    managed = [layer for layer in layers if layer.name == "managed"]
+    capped = joined(managed, key)
+    return capped if capped is not None else joined(layers, key)
+
+
+class Layered(Protocol):
+    """Anything holding settings layers (``hookline.claude.settings.Settings`` does)."""
+
+    @property
+    def layers(self) -> Sequence[Layer]: ...

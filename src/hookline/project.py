@@ -1,0 +1,88 @@
+"""A project as ``hookline run`` sees it: its hooks, permission policy, sandbox and redaction.
+
+``load_project(cwd)`` reads what Claude Code would read in ``cwd`` (managed, ``--settings``,
+local, project and user settings files) plus any Python hooks files, and hands back one
+``Project``. A library user builds the same agent the CLI builds with
+``Agent(model, **project.agent_options())``. Problems in a settings file never stop the load: they
+are kept as ``warnings`` (a hooks file that cannot load, or bad ``redact`` patterns, raise a
+``ConfigError`` instead, since running without them would drop a rule).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hookline.audit.redact import patterns_from_settings
+from hookline.claude.session_env import env_file_for
+from hookline.claude.settings import Settings, load_settings
+from hookline.hooks.python_files import load_hooks_file
+from hookline.hooks.registry import HookRegistry
+from hookline.permissions import PermissionPolicy
+from hookline.permissions.sandbox import SandboxConfig
+
+if TYPE_CHECKING:
+    from hookline.events import PermissionMode
+    from hookline.layers import SettingsWarning
+
+StrPath = str | Path
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    """Everything a run in ``cwd`` is configured with."""
+
+    cwd: str
+    hooks: HookRegistry
+    settings: Settings
+    permissions: PermissionPolicy
+    sandbox: SandboxConfig
+    redact: tuple[str, ...]
+    #: What in the settings was wrong and ignored, every layer's and every reader's.
+    warnings: tuple[SettingsWarning, ...]
+
+    def agent_options(self) -> dict[str, Any]:
+        """The keyword arguments ``Agent`` takes for this project's configuration."""
+        return {
+            "hooks": self.hooks,
+            "cwd": self.cwd,
+            "permissions": self.permissions,
+            "sandbox": self.sandbox if self.sandbox.enabled else None,
+            "redact": self.redact,
+        }
+
+
+def load_hooks(
+    project_dir: StrPath, *, settings: Iterable[str] = (), hook_files: Iterable[StrPath] = ()
+) -> tuple[HookRegistry, Settings]:
+    """Every hook a run in ``project_dir`` would have: each settings layer (``settings`` are
+    ``--settings`` values), then each ``--hooks`` file. Settings problems are kept as
+    ``Settings.warnings``; a hooks file that cannot load raises a ConfigError."""
+    project = Path(project_dir).resolve()
+    found = load_settings(project, extra=tuple(settings))
+    registry = HookRegistry()
+    found.register(registry, project_dir=project, env_file=env_file_for)
+    for file in hook_files:
+        load_hooks_file(file, registry)
+    return registry, found
+
+
+def load_project(
+    cwd: StrPath = ".",
+    *,
+    settings: Iterable[str] = (),
+    hook_files: Iterable[StrPath] = (),
+    mode: PermissionMode | None = None,
+) -> Project:
+    """The project in ``cwd`` as ``hookline run`` loads it (``settings``: ``--settings`` values,
+    ``hook_files``: ``--hooks`` files, ``mode``: ``--permission-mode``)."""
+    where = str(Path(cwd).resolve())
+    registry, found = load_hooks(where, settings=settings, hook_files=hook_files)
+    policy, policy_notes = PermissionPolicy.from_settings(found, mode=mode, cwd=where)
+    sandbox, sandbox_notes = SandboxConfig.from_settings(found, project_dir=where)
+    warnings = (*found.warnings, *policy_notes, *sandbox_notes)
+    return Project(
+        where, registry, found, policy, sandbox, patterns_from_settings(found.layers), warnings
+    )
