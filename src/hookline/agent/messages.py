@@ -31,6 +31,32 @@ class ToolResultBlock:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens one model call used (or several, summed with ``+``), as providers report them."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_input_tokens + other.cache_read_input_tokens,
+            self.cache_creation_input_tokens + other.cache_creation_input_tokens,
+        )
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_read_input_tokens": self.cache_read_input_tokens,
+            "cache_creation_input_tokens": self.cache_creation_input_tokens,
+        }
+
+
 #: A tool call is its own tool_use block.
 Block = TextBlock | ToolCall | ToolResultBlock
 
@@ -41,6 +67,8 @@ class Message:
 
     role: Literal["user", "assistant"]
     content: tuple[Block, ...]
+    #: What the model call that wrote this (assistant) message used; None when not reported.
+    usage: Usage | None = None
 
     @classmethod
     def user(cls, *texts: str) -> Message:
