@@ -25,7 +25,7 @@ import hookline
 from bench_tool_calls import bump, five_hooks, gate, noop
 from benchkit import SCRATCH, p90
 from hookline import Agent, Decision, HookRegistry, ScriptedModel
-from hookline.audit.log import _Observer
+from hookline.audit import AuditLog
 from hookline.storage import open_store
 from hookline.tools.approvals import Approval
 
@@ -94,7 +94,7 @@ MODES: tuple[bool | str, ...] = (False, "before", True, "group")
 GROUP_DELAY = 0.05
 
 
-def _not_ahead(observer: Any, started: Any) -> None:
+def _not_ahead(observer: Any, session: Any, started: Any) -> None:
     """The "before" mode: a tool start is neither recorded nor written."""
 
 
@@ -108,15 +108,15 @@ async def audit_run(calls: int, config: tuple[int, Any], turns: list[dict[str, A
                       max_turns=calls + 1, audit=bool(audit),
                       audit_delay=GROUP_DELAY if audit == "group" else 0.0)  # fmt: skip
         tc._body_seconds = 0.0
-        ahead = _Observer.tool_started
-        _Observer.tool_started = _not_ahead if audit == "before" else ahead  # type: ignore[method-assign,assignment]
+        ahead = AuditLog.tool_started
+        AuditLog.tool_started = _not_ahead if audit == "before" else ahead  # type: ignore[method-assign,assignment]
         try:
             start = perf_counter()
             result = await agent.run("call noop")
             wall = perf_counter() - start
             await agent.close()
         finally:
-            _Observer.tool_started = ahead  # type: ignore[method-assign]
+            AuditLog.tool_started = ahead  # type: ignore[method-assign]
         rows = count_records(tmp, calls, hooks) if audit else 0
     ran = sum(r.status == "executed" for r in result.tool_calls)
     observed = counts["calls"] == (calls if hooks else 0)  # the PostToolUse observers saw them

@@ -28,7 +28,7 @@ from hookline.claude.settings import load_settings
 from hookline.events import Scope
 
 TRUE = ["/bin/sh", "-c", "true 1"]  # what the one-hook configuration runs, spawned bare
-#: The ids and paths of a real payload (claude-code-observed/payloads/PreToolUse.json).
+#: The ids and paths of a payload Claude Code sent (tests/reaction_hooks/payloads/PreToolUse.json).
 SESSION, PROMPT = "d0bec9ad-936a-48ca-a213-75c3297749fd", "f267b3ef-a3d7-40f2-9d49-cb4f8c52f502"
 TRANSCRIPT = f"/home/dev/.claude/projects/-work-main/{SESSION}.jsonl"
 CALL = "toolu_801af6a5001646cd9c50"

@@ -1,6 +1,7 @@
 """Claude Code scenarios run by hookline: a project whose ``.claude/settings.json`` configures
-real command hooks, the built-in tools, and a scripted model, as the real CLI was run for
-/work/shared/reference/claude-code-observed (reactions.md, payloads/).
+real command hooks, the built-in tools, and a scripted model, as the real CLI was run for the
+observations of docs/compatibility.md ("Claude Code, as observed"; payloads in
+``tests/reaction_hooks/payloads/``).
 
 ``run_scenario(root, hooks, turns)`` writes the settings, runs one prompt and returns an
 ``Outcome``: the result, the scripted model (what each call was shown), the lines the tested
@@ -86,10 +87,11 @@ def say(text: str = FINAL) -> dict[str, Any]:
     return {"text": text}
 
 
-#: reactions.md's usual scenario: one Bash call, then FINAL-TEXT; the call leaves MARKER behind.
+#: The experiments' usual scenario: one Bash call, then FINAL-TEXT; the call leaves MARKER behind.
 ECHO = [calls(bash(f"touch {MARKER} && echo hello")), say()]
-#: A Bash call that prints when it ran (seconds since the epoch), for the timing rows.
-CLOCK = "date +%s.%N"
+#: A Bash call that prints how many hook.py log lines of ``{kind}`` there were when it ran, so a
+#: test can tell what the hooks had done by then without reading a clock.
+COUNT_LOG = 'grep -c \'"kind": "{kind}"\' ' + LOG_NAME + " || true"
 
 
 # -- running ----------------------------------------------------------------------------------
@@ -187,9 +189,9 @@ def tool_results(message: Message) -> list[ToolResultBlock]:
     return [b for b in message.content if isinstance(b, ToolResultBlock)]
 
 
-def clock(outcome: Outcome, index: int = 0) -> float:
-    """When the ``CLOCK`` Bash call ``index`` ran (seconds since the epoch)."""
-    return float(outcome.result.tool_calls[index].output["stdout"])
+def log_count(outcome: Outcome, index: int = 0) -> int:
+    """What the ``COUNT_LOG`` Bash call ``index`` printed."""
+    return int(outcome.result.tool_calls[index].output["stdout"])
 
 
 def _json_lines(path: Path) -> list[dict[str, Any]]:

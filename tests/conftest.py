@@ -10,6 +10,7 @@ import pytest
 
 from hookline import Agent, FunctionTool, PreToolUse, ScriptedModel, tool
 from hookline.events import Scope
+from hookline.models.providers import PROVIDERS
 from hookline.testing import RecordingHook
 
 
@@ -34,6 +35,9 @@ def _no_settings_from_this_machine(
     so the developer's or CI's own ~/.claude and /etc/claude-code never leak in."""
     monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
     monkeypatch.setenv("HOOKLINE_MANAGED_SETTINGS_DIR", str(tmp_path_factory.mktemp("managed")))
+    for provider in PROVIDERS:  # nor a model key: `hookline run` must never reach a paid API
+        for name in (provider.key_var, provider.url_var, provider.model_var):
+            monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture

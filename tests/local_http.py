@@ -21,7 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Generic, TypeVar
 
 from hookline.claude.http import HttpClients
-from hookline.tools.approvals import Approval, ApprovalRequest, HttpApprover
+from hookline.tools.approvals import Approval, ApprovalRequest, HttpApprover, Unavailable
 
 T = TypeVar("T")
 
@@ -128,10 +128,10 @@ def gzip_bomb(mib: int = 1024) -> bytes:
 
 def ask_approver(
     url: str, request: ApprovalRequest, **options: Any
-) -> tuple[Approval | None, HttpApprover]:
+) -> tuple[Approval | Unavailable, HttpApprover]:
     """One request to the HTTP approver at ``url``, on pooled clients closed on the same loop."""
 
-    async def go() -> tuple[Approval | None, HttpApprover]:
+    async def go() -> tuple[Approval | Unavailable, HttpApprover]:
         clients = HttpClients()
         approver = HttpApprover(url, clients=clients, **options)
         try:

@@ -1,4 +1,5 @@
-"""Approvals: a real pseudo-terminal prompt, a real HTTP approver, the chain, the CLI answers."""
+"""Approvals: a real pseudo-terminal prompt, a real HTTP approver, the chain, the caller's policy
+and the four replies an approver gives (allow or edit, deny, defer, unavailable with a reason)."""
 
 from __future__ import annotations
 
@@ -11,14 +12,15 @@ import select
 import socket
 import termios
 import threading
-import time
 from collections.abc import Iterator
 from email.message import Message
 from typing import Any
 
 import pytest
 
+from hookline import Agent, PermissionPolicy, ScriptedModel, tool
 from hookline.claude.http import HTTP_CLIENTS
+from hookline.cli.answers import answer_from_cli
 from hookline.cli.approve_prompt import DENIED_BY_USER, TerminalApprover
 from hookline.errors import ConfigError
 from hookline.tools.approvals import (
@@ -28,7 +30,7 @@ from hookline.tools.approvals import (
     ChainApprover,
     HttpApprover,
     NoApprover,
-    answer_from_cli,
+    Unavailable,
     request_approval,
 )
 from local_http import RecordingServer, as_path_headers_body, ask_approver, serve
@@ -83,7 +85,7 @@ class Terminal:
         user = threading.Thread(target=self._user, args=(list(replies), done), daemon=True)
         user.start()
 
-        async def ask() -> Approval | None:
+        async def ask() -> Approval | Unavailable:
             return await asyncio.wait_for(approver.approve(request), timeout)
 
         try:
@@ -167,7 +169,7 @@ def test_terminal_end_of_input_or_ctrl_c_denies_saying_the_user_did_not_answer(
     terminal: Terminal, key: bytes
 ) -> None:
     answer = terminal.run(key)
-    assert answer.behavior == "deny"
+    assert answer.permission == "deny"
     assert answer.message == "Bash was not run: the user did not answer the prompt."
     assert termios.tcgetattr(terminal.stdin.fileno())[3] & termios.ISIG  # Ctrl-C restored
 
@@ -197,10 +199,21 @@ def test_terminal_escapes_control_characters_so_input_cannot_restyle_the_prompt(
 def test_terminal_prompt_cancelled_stops_reading_and_restores_the_terminal(
     terminal: Terminal,
 ) -> None:
-    started = time.monotonic()
-    with pytest.raises(TimeoutError):
-        terminal.run(timeout=0.3)  # nobody answers
-    assert time.monotonic() - started < 3  # the reading thread ended: asyncio.run returned
+    raised: list[BaseException] = []
+
+    def nobody_answers() -> None:
+        try:
+            terminal.run(timeout=0.3)
+        except BaseException as exc:  # whatever it was, the test looks at it
+            raised.append(exc)
+
+    # asyncio.run returns only once the reading thread has ended; were it still reading, this
+    # thread would wait forever, and the (generous) join turns that hang into a failure.
+    asker = threading.Thread(target=nobody_answers, daemon=True)
+    asker.start()
+    asker.join(60)
+    assert not asker.is_alive(), "the reading thread never ended"
+    assert [type(exc) for exc in raised] == [TimeoutError]
     assert termios.tcgetattr(terminal.stdin.fileno())[3] & termios.ISIG
 
 
@@ -211,8 +224,10 @@ def test_terminal_is_not_available_when_either_end_is_a_pipe(terminal: Terminal)
         for ends in [(stdin, stdout), (stdin, terminal.stdout), (terminal.stdin, stdout)]:
             approver = TerminalApprover(*ends)
             assert not approver.available()
-            assert asyncio.run(approver.approve(REQUEST)) is None
-            assert "not a TTY" in (approver.last_error or "")
+            answer = asyncio.run(approver.approve(REQUEST))
+            assert answer == Unavailable(
+                "there is no terminal to ask (stdin or stdout is not a TTY)"
+            )
 
 
 # -- the HTTP approver, against a real server --------------------------------------------------
@@ -257,8 +272,14 @@ def server() -> Iterator[ApprovalServer]:
         yield httpd
 
 
-def ask_http(url: str, **options: Any) -> tuple[Approval | None, HttpApprover]:
+def ask_http(url: str, **options: Any) -> tuple[Approval | Unavailable, HttpApprover]:
     return ask_approver(url, REQUEST, **options)
+
+
+def why_unavailable(answer: Approval | Unavailable) -> str:
+    """The reason of an Unavailable reply; fails the test for any other."""
+    assert isinstance(answer, Unavailable), answer
+    return answer.why
 
 
 @pytest.mark.parametrize(
@@ -273,12 +294,12 @@ def ask_http(url: str, **options: Any) -> tuple[Approval | None, HttpApprover]:
 def test_http_answers_become_approvals(
     server: ApprovalServer, path: str, expected: Approval
 ) -> None:
-    answer, approver = ask_http(server.url(path))
+    answer, _ = ask_http(server.url(path))
     url = server.url(path)
     assert answer == Approval(
-        expected.behavior, expected.message, expected.updated_input, f"http:{url}"
+        expected.permission, expected.message, expected.updated_input, f"http:{url}"
     )
-    assert approver.last_error is None
+    assert isinstance(answer, Approval) and answer.origin == "approver"
 
 
 def test_http_posts_every_request_field_as_json(server: ApprovalServer) -> None:
@@ -301,10 +322,10 @@ def test_http_posts_every_request_field_as_json(server: ApprovalServer) -> None:
 
 
 @pytest.mark.parametrize("path", ["/accepted", "/no-content", "/pending"])
-def test_http_pending_is_none_without_an_error(server: ApprovalServer, path: str) -> None:
-    answer, approver = ask_http(server.url(path))
-    assert answer is None
-    assert approver.last_error is None
+def test_http_pending_is_a_deferral_by_that_approver(server: ApprovalServer, path: str) -> None:
+    answer, _ = ask_http(server.url(path))
+    assert answer == Approval.defer(approver=f"http:{server.url(path)}")
+    assert isinstance(answer, Approval) and answer.permission == "defer"
 
 
 @pytest.mark.parametrize(
@@ -319,37 +340,39 @@ def test_http_pending_is_none_without_an_error(server: ApprovalServer, path: str
         ("/bad-input", "not an object"),
     ],
 )
-def test_http_failures_are_none_with_a_logged_reason(
+def test_http_failures_are_unavailable_with_a_logged_reason(
     server: ApprovalServer, path: str, error: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    answer, approver = ask_http(server.url(path))
-    assert answer is None
-    assert error in (approver.last_error or "")
-    assert (approver.last_error or "?") in caplog.text
+    answer, _ = ask_http(server.url(path))
+    why = why_unavailable(answer)
+    assert error in why
+    assert why in caplog.text
 
 
-def test_http_refused_connection_is_none_with_a_reason() -> None:
-    with socket.socket() as probe:  # a port that was free a moment ago: nobody listens there
+def free_port() -> int:
+    """A port that was free a moment ago: nobody listens there."""
+    with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    answer, approver = ask_http(f"http://127.0.0.1:{port}/approve?token=s3cret#x")
-    assert answer is None
-    error = approver.last_error or ""
-    assert error.startswith(f"the approver at http://127.0.0.1:{port}/approve could not be reached")
-    assert "ConnectError" in error
-    assert "s3cret" not in error  # credentials stay out of logs and prompts
+        return int(probe.getsockname()[1])
 
 
-def test_http_timeout_is_none_with_a_reason(server: ApprovalServer) -> None:
-    answer, approver = ask_http(server.url("/slow"), timeout=0.2)
-    assert answer is None
-    assert "did not answer within 0.2s" in (approver.last_error or "")
+def test_http_unreachable_is_unavailable_with_a_reason() -> None:
+    port = free_port()
+    answer, _ = ask_http(f"http://127.0.0.1:{port}/approve?token=s3cret#x")
+    why = why_unavailable(answer)
+    assert why.startswith(f"the approver at http://127.0.0.1:{port}/approve could not be reached")
+    assert "ConnectError" in why
+    assert "s3cret" not in why  # credentials stay out of logs and prompts
+
+
+def test_http_timeout_is_unavailable_with_a_reason(server: ApprovalServer) -> None:
+    answer, _ = ask_http(server.url("/slow"), timeout=0.2)
+    assert "did not answer within 0.2s" in why_unavailable(answer)
 
 
 def test_http_url_outside_allowed_urls_sends_nothing(server: ApprovalServer) -> None:
-    answer, approver = ask_http(server.url("/allow"), allowed_urls=["https://approvals.example/*"])
-    assert answer is None
-    assert "allowedHttpHookUrls" in (approver.last_error or "")
+    answer, _ = ask_http(server.url("/allow"), allowed_urls=["https://approvals.example/*"])
+    assert "allowedHttpHookUrls" in why_unavailable(answer)
     assert server.seen == []
 
 
@@ -365,75 +388,153 @@ def test_http_shares_the_hook_clients_and_refuses_bad_urls() -> None:
 
 
 class Scripted(Approver):
-    """Answers ``answer``, with ``error`` as ``last_error`` when it gives None."""
+    """Replies ``reply`` and counts the requests."""
 
-    def __init__(self, answer: Approval | None = None, error: str | None = None) -> None:
-        self.answer, self.error, self.asked = answer, error, 0
+    def __init__(self, reply: Approval | Unavailable) -> None:
+        self.reply, self.asked = reply, 0
 
-    async def approve(self, request: ApprovalRequest) -> Approval | None:
+    async def approve(self, request: ApprovalRequest) -> Approval | Unavailable:
         self.asked += 1
-        self.last_error = None if self.answer else self.error
-        return self.answer
+        return self.reply
 
 
 ALLOW = Approval.allow(approver="hook:first")
+DENY = Approval.deny("not on Fridays", approver="ann")
+LATER = Approval.defer("queued as ticket 7", approver="ann")
 DOWN = "the approver at http://x/ answered HTTP 500"
+DOWN_ = DOWN + "."  # at the end of a sentence
 
 
-def test_no_approver_never_answers_and_says_why() -> None:
-    approver = NoApprover()
-    assert asyncio.run(approver.approve(REQUEST)) is None
-    assert approver.last_error == "no approver is configured"
+def test_no_approver_is_unavailable_and_says_why() -> None:
+    assert asyncio.run(NoApprover().approve(REQUEST)) == Unavailable("no approver is configured")
 
 
-def test_chain_takes_the_first_answer_after_failures() -> None:
-    first, second, third = Scripted(error="no terminal"), Scripted(ALLOW), Scripted(ALLOW)
+def test_chain_takes_the_first_answer_after_unavailable_ones() -> None:
+    first, second, third = Scripted(Unavailable("no terminal")), Scripted(ALLOW), Scripted(ALLOW)
     assert asyncio.run(ChainApprover(first, second, third).approve(REQUEST)) is ALLOW
     assert (first.asked, second.asked, third.asked) == (1, 1, 0)
 
 
-def test_chain_stops_at_a_pending_approver() -> None:
+def test_chain_stops_at_a_deferral() -> None:
     later = Scripted(ALLOW)
-    chain = ChainApprover(Scripted(None), later)
-    assert asyncio.run(chain.approve(REQUEST)) is None
-    assert chain.last_error is None
+    assert asyncio.run(ChainApprover(Scripted(LATER), later).approve(REQUEST)) is LATER
     assert later.asked == 0
 
 
 def test_chain_without_answers_joins_the_reasons() -> None:
-    chain = ChainApprover(Scripted(error="no terminal"), NoApprover())
-    assert asyncio.run(chain.approve(REQUEST)) is None
-    assert chain.last_error == "no terminal; no approver is configured"
-    empty = ChainApprover()
-    assert asyncio.run(empty.approve(REQUEST)) is None
-    assert empty.last_error == "no approver is configured"
+    chain = ChainApprover(Scripted(Unavailable("no terminal")), NoApprover())
+    joined = Unavailable("no terminal; no approver is configured")
+    assert asyncio.run(chain.approve(REQUEST)) == joined
+    empty = Unavailable("no approver is configured")
+    assert asyncio.run(ChainApprover().approve(REQUEST)) == empty
 
 
 NOT_RUN = "Bash was not run: it needs approval (lists the home folder) and nobody gave it: "
+PENDING = "the answer is pending and this run cannot wait for it."
+NOT_A_REPLY = "Scripted replied None, not an Approval."
 
 
 @pytest.mark.parametrize(
-    ("approver", "can_defer", "expected"),
+    ("reply", "can_defer", "expected", "origin"),
     [
-        (Scripted(ALLOW), False, ALLOW),
-        (Scripted(None), True, None),  # pending, and the run can wait: defer
-        (
-            Scripted(None),
-            False,
-            Approval.deny(NOT_RUN + "the answer is pending and this run cannot wait for it."),
-        ),
-        (Scripted(error=DOWN), True, Approval.deny(NOT_RUN + DOWN + ".")),  # never defers
-        (NoApprover(), True, Approval.deny(NOT_RUN + "no approver is configured.")),
+        (ALLOW, False, ALLOW, "approver"),
+        (DENY, True, DENY, "approver"),
+        (LATER, True, LATER, "approver"),  # the approver holds it, and the run can wait
+        (LATER, False, Approval.deny(NOT_RUN + PENDING, approver="none"), "unanswered"),
+        (Unavailable(DOWN), True, Approval.defer(DOWN, approver="none"), "unanswered"),
+        (Unavailable(DOWN), False, Approval.deny(NOT_RUN + DOWN_, approver="none"), "unanswered"),
+        (None, False, Approval.deny(NOT_RUN + NOT_A_REPLY, approver="none"), "unanswered"),
     ],
-    ids=["answer", "pending-defers", "pending-cannot-wait", "failure-denies", "none-denies"],
+    ids=[
+        "allowed",
+        "denied",
+        "deferred",
+        "deferred-cannot-wait",
+        "unavailable-run-waits",
+        "unavailable-denies",
+        "not-a-reply-denies",
+    ],
 )
-def test_request_approval_defers_only_a_pending_request_and_otherwise_denies(
-    approver: Approver, can_defer: bool, expected: Approval | None
+def test_request_approval_keeps_answers_pauses_when_it_may_and_otherwise_denies(
+    reply: Any, can_defer: bool, expected: Approval, origin: str
 ) -> None:
-    answer = asyncio.run(request_approval(approver, REQUEST, can_defer=can_defer))
-    if expected is not None and expected.behavior == "deny":
-        expected = Approval.deny(expected.message or "", approver="none")
+    answer = asyncio.run(request_approval(Scripted(reply), REQUEST, can_defer=can_defer))
     assert answer == expected
+    assert answer.origin == origin
+
+
+def test_approval_keeps_its_former_name_for_the_permission() -> None:
+    assert Approval.deny("no").behavior == Approval.deny("no").permission == "deny"
+
+
+# -- in a run: what each reply does to the call ------------------------------------------------
+
+
+def asking_agent(tmp_path: Any, approver: Approver, **options: Any) -> tuple[Agent, Any]:
+    """An agent whose one tool needs approval (the default tiers ask), and the sentinel file
+    its body makes."""
+    sentinel = tmp_path / "SENTINEL"
+
+    @tool
+    def make_sentinel() -> str:
+        """Make the sentinel file."""
+        sentinel.write_text("ran")
+        return "made"
+
+    agent = Agent(ScriptedModel([]), tools=[make_sentinel], cwd=tmp_path,
+                  permissions=PermissionPolicy(), approver=approver, **options)  # fmt: skip
+    return agent, sentinel
+
+
+def run_asking(tmp_path: Any, approver: Approver, **options: Any) -> tuple[Any, Any]:
+    """The result of the one call that needs approval, and the sentinel its body would make."""
+    agent, sentinel = asking_agent(tmp_path, approver, **options)
+    return asyncio.run(agent.call_tool("make_sentinel", {})), sentinel
+
+
+def test_in_a_run_an_approval_runs_the_call_and_says_who_allowed_it(tmp_path: Any) -> None:
+    result, sentinel = run_asking(tmp_path, Scripted(Approval.allow(approver="ann")))
+    assert (result.status, result.permission, result.origin) == ("executed", "allow", "approver")
+    assert result.approver == "ann" and sentinel.exists()
+
+
+def test_in_a_run_an_approvers_refusal_blocks_with_origin_approver(tmp_path: Any) -> None:
+    result, sentinel = run_asking(tmp_path, Scripted(DENY))
+    assert (result.status, result.permission, result.origin) == ("blocked", "deny", "approver")
+    assert result.reason == "not on Fridays" and result.approver == "ann"
+    assert not sentinel.exists()
+
+
+def test_in_a_run_a_deferral_pauses_when_asks_may_wait(tmp_path: Any) -> None:
+    result, sentinel = run_asking(tmp_path, Scripted(LATER), defer_asks=True)
+    assert (result.status, result.permission, result.origin) == ("deferred", "defer", "approver")
+    assert not sentinel.exists()
+
+
+def test_in_a_run_an_unreachable_http_approver_fails_closed(tmp_path: Any) -> None:
+    approver = HttpApprover(f"http://127.0.0.1:{free_port()}/approve")
+    result, sentinel = run_asking(tmp_path, approver)
+    assert (result.status, result.permission, result.origin) == ("blocked", "deny", "unanswered")
+    assert "nobody gave it: the approver at http://127.0.0.1:" in (result.reason or "")
+    assert "could not be reached" in (result.reason or "")
+    assert not sentinel.exists()
+
+
+def test_in_a_run_an_unavailable_approver_pauses_when_asks_may_wait(tmp_path: Any) -> None:
+    result, sentinel = run_asking(tmp_path, NoApprover(), defer_asks=True)
+    assert (result.status, result.permission, result.origin) == ("deferred", "defer", "unanswered")
+    assert not sentinel.exists()
+
+
+def test_in_a_run_a_permission_request_hook_answers_with_its_own_origin(tmp_path: Any) -> None:
+    agent, sentinel = asking_agent(tmp_path, Scripted(ALLOW))
+    refusal = {"behavior": "deny", "message": "not here"}
+    said = {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": refusal}}
+    agent.registry.add("PermissionRequest", lambda e: said, name="gate")
+    result = asyncio.run(agent.call_tool("make_sentinel", {}))
+    assert (result.status, result.permission, result.origin) == ("blocked", "deny", "json")
+    assert (result.reason, result.approver) == ("not here", "hook:gate")
+    assert not sentinel.exists()
 
 
 # -- answers given on the command line ---------------------------------------------------------

@@ -322,3 +322,96 @@ def test_a_run_killed_mid_tool_leaves_the_call_started_not_finished(tmp_path):
     assert record["data"]["input"] == {"command": "echo $$ > marker; exec sleep 120"}
     verified = run(tmp_path, "verify")
     assert verified.exit_code == 0, verified.output
+
+
+# -- a call's permission apart from its outcome -------------------------------------------------
+
+
+def test_decision_deny_finds_a_call_a_permission_rule_refused(tmp_path):
+    """No hook at all: a deny rule in the settings refuses the call. Its record keeps the
+    outcome (blocked) and the permission (deny, from a rule) apart, and ``--decision deny``
+    finds it; the command never ran."""
+    (tmp_path / ".claude").mkdir()
+    rules = {"permissions": {"deny": ["Bash(touch *)"]}}
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps(rules))
+    touch = {"id": "t_touch", "name": "Bash", "input": {"command": "touch sentinel"}}
+    script = [{"tool_calls": [touch]}, {"text": "it was refused"}]
+    options = hookline.load_project(tmp_path).agent_options()
+    result = Agent(ScriptedModel(script), **options, audit=True).run_sync("touch it")
+    assert result.tool_calls[0].status == "blocked"
+    assert not (tmp_path / "sentinel").exists()
+    (denied,) = lines(run(tmp_path, "--decision", "deny"))
+    assert " Bash " in denied and " rule " in denied and " blocked " in denied
+    (record,) = [json.loads(x) for x in lines(run(tmp_path, "--decision", "deny", "--json"))]
+    assert (record["kind"], record["decision"], record["permission"]) == ("tool", "blocked", "deny")
+    assert (record["data"]["status"], record["data"]["origin"]) == ("blocked", "rule")
+    assert lines(run(tmp_path, "--decision", "blocked")) == [denied]  # the outcome, as before
+
+
+OLD_RECORDS = [
+    {"time": 1.0, "session_id": "s", "tool_use_id": "t1", "event": "PreToolUse", "kind": "hook",
+     "tool": "Bash", "decision": "deny", "data": {"hook": "guard", "reason": "no"}},
+    {"time": 2.0, "session_id": "s", "tool_use_id": "t1", "event": None, "kind": "tool",
+     "tool": "Bash", "decision": "blocked", "data": {"status": "blocked", "reason": "no"}},
+]  # fmt: skip
+
+
+def write_old_shape(state: Path) -> None:
+    """A store and a file as hookline wrote them before the permission was kept apart: the
+    schema-1 tables (no permission column), each record hashed with a decision only."""
+    import hashlib
+
+    from hookline.storage.sql import META_TABLE
+    from hookline.storage.sqlite import MIGRATIONS
+
+    state.mkdir(parents=True)
+    prev, file_lines = None, []
+    with sqlite3.connect(state / "hookline.db") as conn:
+        for statement in (META_TABLE, *MIGRATIONS[1]):
+            conn.execute(statement)
+        conn.execute("INSERT INTO hookline_meta (key, value) VALUES ('schema', '1')")
+        for seq, r in enumerate(OLD_RECORDS, 1):
+            body = json.dumps(r, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            hashed = hashlib.sha256(((prev or "") + body).encode()).hexdigest()
+            conn.execute(
+                "INSERT INTO hookline_audit (seq, hash, prev_hash, time, session_id, tool_use_id,"
+                " event, kind, tool, decision, data) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (seq, hashed, prev, r["time"], r["session_id"], r["tool_use_id"], r["event"],
+                 r["kind"], r["tool"], r["decision"], json.dumps(r["data"])),
+            )  # fmt: skip
+            file_lines.append(f'{{"seq":{seq},"prev_hash":{json.dumps(prev)},"hash":"{hashed}",')
+            file_lines[-1] += body[1:]
+            prev = hashed
+    (state / "audit.jsonl").write_text("\n".join(file_lines) + "\n")
+
+
+def test_a_log_written_before_the_permission_column_still_verifies_and_grows(tmp_path):
+    from hookline.audit import AuditLog
+    from hookline.storage import AuditEntry, SqliteStore
+
+    state = tmp_path / ".hookline" / "state"
+    write_old_shape(state)
+    old = run(tmp_path, "verify")
+    assert old.exit_code == 0, old.output
+    assert "hookline.db: 2 records, chain intact" in old.output
+    assert "audit.jsonl: 2 records, chain intact" in old.output
+    with sqlite3.connect(state / "hookline.db") as conn:  # opening it added the column
+        added = conn.execute("SELECT permission FROM hookline_audit").fetchall()
+    assert added == [(None,), (None,)]
+    entry = AuditEntry(kind="tool", session_id="s", tool_use_id="t2", tool="Bash",
+                       decision="blocked", permission="deny", data={"origin": "rule"})  # fmt: skip
+    with AuditLog(SqliteStore(state / "hookline.db"), jsonl_path=state / "audit.jsonl") as log:
+        log.add(entry)  # a new record, chained onto the old ones
+    grown = run(tmp_path, "verify")
+    assert grown.exit_code == 0, grown.output
+    assert "hookline.db: 3 records, chain intact" in grown.output
+    assert "file and store: the same records" in grown.output
+    denied = [json.loads(x) for x in lines(run(tmp_path, "--decision", "deny", "--json"))]
+    assert [(r["tool_use_id"], r["kind"], r["permission"]) for r in denied] == [
+        ("t1", "hook", None),  # an old record: found by its decision, as before
+        ("t2", "tool", "deny"),
+    ]
+    with sqlite3.connect(state / "hookline.db") as conn:  # a permission slipped into an old row
+        conn.execute("UPDATE hookline_audit SET permission = 'allow' WHERE seq = 2")
+    edited = run(tmp_path, "verify")
+    assert edited.exit_code == 1 and "seq 2: edited" in edited.output

@@ -982,7 +982,8 @@ def test_the_table_is_large_and_well_formed() -> None:
 @pytest.mark.parametrize(("section", "policy", "command", "expected"), ROWS)
 def test_bash_attack(place: Place, section: str, policy: str, command: str, expected: str) -> None:
     verdict = _decide(place, policy, "Bash", {"command": place.fill(command)})
-    assert verdict.behavior == expected, f"{verdict.behavior}: {verdict.reason} [{verdict.source}]"
+    said = f"{verdict.permission}: {verdict.reason} [{verdict.source}]"
+    assert verdict.permission == expected, said
     if section == "dangerous" and expected == "deny":
         assert "dangerous" in verdict.reason.lower(), verdict.reason
 
@@ -995,7 +996,7 @@ def test_reason_names_what_is_not_read_only(
     place: Place, command: str, words: tuple[str, ...]
 ) -> None:
     verdict = _decide(place, "default", "Bash", {"command": command})
-    assert verdict.behavior == "ask", verdict.reason
+    assert verdict.permission == "ask", verdict.reason
     said = verdict.reason.replace(command, "", 1)  # quoting the command back does not count
     assert any(word.lower() in said.lower() for word in words), (words, verdict.reason)
 
@@ -1011,4 +1012,5 @@ def test_file_tools_on_protected_paths(
     if tool == "Edit":
         tool_input = {"file_path": tool_input["file_path"], "old_string": "a", "new_string": "b"}
     verdict = _decide(place, policy, tool, tool_input)
-    assert verdict.behavior == expected, f"{verdict.behavior}: {verdict.reason} [{verdict.source}]"
+    said = f"{verdict.permission}: {verdict.reason} [{verdict.source}]"
+    assert verdict.permission == expected, said

@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import re
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from hookline import Agent, ScriptedModel
 from hookline.errors import ToolError, ToolInputError
-from hookline.tools.base import Tool, ToolContext, Workspace
+from hookline.hooks.engine import HookEngine
+from hookline.hooks.registry import HookRegistry
+from hookline.tools.base import Tool, Toolbox, ToolCall, ToolContext, ToolResult, Workspace
 from hookline.tools.builtin import Edit, Read, Write
+from hookline.tools.pipeline import ToolPipeline
 
 #: The structuredPatch real Claude Code gave for editing "two" -> "three" in "one\ntwo\n".
 ONE_TWO_TO_THREE = [
@@ -234,3 +242,84 @@ def test_execute_checks_a_path_a_hook_rewrote_to_outside(ctx: ToolContext, outsi
         asyncio.run(Write().execute(rewritten, ctx))
     assert outside.read_text() == "SECRET\n"
     assert not (ctx.cwd / "a.txt").exists()
+
+
+# -- time limits ------------------------------------------------------------------------------
+# A FIFO holds a file tool the way a hung mount would: its open() waits for the other end. The
+# test opens that end only after it has seen the tool's result.
+
+#: Seconds before a guard releases a held body, or gives up on a released thread: a regression
+#: then fails late instead of hanging. Never a timing assertion.
+GUARD = 60
+
+
+def pipeline_run(
+    tool: Tool, raw: dict[str, Any], ctx: ToolContext, *, unless: Callable[[], Any]
+) -> ToolResult:
+    """The call's result; ``unless`` releases the FIFO after ``GUARD`` seconds, so a body that
+    blocks where no timeout can stop it fails the test instead of hanging it."""
+    pipeline = ToolPipeline(Toolbox([tool]), HookEngine(HookRegistry()))
+    scope = Agent(ScriptedModel([]), cwd=str(ctx.cwd)).session.scope
+    guard = threading.Timer(GUARD, unless)
+    guard.start()
+    try:
+        return asyncio.run(pipeline.run(ToolCall("t1", tool.name, raw), scope, ctx))
+    finally:
+        guard.cancel()
+
+
+def finish_workers(tool: Tool) -> None:
+    """Join the tool's worker threads (the test has released them)."""
+    for thread in threading.enumerate():
+        if thread.name == f"hookline: {type(tool).__name__}.work":
+            thread.join(GUARD)
+            assert not thread.is_alive()
+
+
+def open_writer(fifo: Path) -> int:
+    """The FIFO's write end, opened once a reader waits on it (the worker thread, blocked)."""
+    deadline = time.monotonic() + GUARD
+    while True:
+        try:
+            return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:  # ENXIO: no reader yet, the thread has not reached open()
+            if exc.errno != errno.ENXIO or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
+@pytest.mark.parametrize(
+    ("make", "raw"),
+    [(Read, {}), (Edit, {"old_string": "a", "new_string": "b"})],
+    ids=["Read", "Edit"],
+)
+def test_a_file_tool_held_by_a_fifo_times_out_with_a_clear_error(
+    ctx: ToolContext, make: type[Tool], raw: dict[str, Any]
+) -> None:
+    fifo = ctx.cwd / "pipe"
+    os.mkfifo(fifo)
+    tool = make()
+    tool.timeout = 0.2  # the tool's own limit, shortened for the test
+    release = lambda: os.close(open_writer(fifo))  # noqa: E731 - end of file lets the read go
+    result = pipeline_run(tool, {"file_path": str(fifo), **raw}, ctx, unless=release)
+    assert (result.status, result.content) == ("failed", f"{tool.name} timed out after 0.2s")
+    release()  # the worker thread still waits in open()
+    finish_workers(tool)
+
+
+def test_a_write_held_by_a_fifo_times_out_and_may_still_land_later(ctx: ToolContext) -> None:
+    fifo = ctx.cwd / "pipe"
+    os.mkfifo(fifo)
+    write = Write()
+    write.timeout = 0.2
+    readers: list[int] = []
+    release = lambda: readers.append(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # noqa: E731
+    result = pipeline_run(write, {"file_path": str(fifo), "content": "late"}, ctx, unless=release)
+    assert (result.status, result.content) == ("failed", "Write timed out after 0.2s")
+    release()
+    reader = readers[-1]
+    try:
+        finish_workers(write)  # with a reader there, its open() returns and it writes
+        assert os.read(reader, 100) == b"late"  # as the tools' docs warn
+    finally:
+        os.close(reader)

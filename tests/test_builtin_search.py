@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -269,17 +270,44 @@ def test_a_catastrophic_pattern_stops_at_greps_time_limit_and_its_worker_dies(
     assert _workers_of_this_process() == []
 
 
-@pytest.mark.parametrize("tool", [Glob(), Grep()], ids=["Glob", "Grep"])
-def test_a_long_walk_gives_way_so_a_timeout_can_stop_it(ctx: ToolContext, tool: Tool) -> None:
-    make(ctx.cwd, {f"d{n // 100}/f{n}.txt": "x\n" for n in range(600)})
-    prepared = tool.prepare({"pattern": "*.txt" if tool.name == "Glob" else "x"}, ctx)
+class HeldFilter:
+    """Read rules whose first look at a file holds the walk until the test releases it, as a
+    hung mount would; counts every look."""
 
-    async def expired() -> Any:
-        async with asyncio.timeout(0):
-            return await tool.execute(prepared, ctx)
+    def __init__(self) -> None:
+        self.entered, self.released = threading.Event(), threading.Event()
+        self.looks = 0
 
-    with pytest.raises(TimeoutError):
-        asyncio.run(expired())
+    def hides(self, path: str) -> bool:
+        self.looks += 1
+        self.entered.set()
+        self.released.wait(GUARD)
+        return False
+
+
+#: Seconds a held walk waits at most: a guard, so a walk that no timeout can stop fails its test
+#: late instead of hanging it. Never a timing assertion.
+GUARD = 60
+
+
+@pytest.mark.parametrize("kind", [Glob, Grep], ids=["Glob", "Grep"])
+def test_a_walk_held_by_the_file_system_times_out_and_stops_at_its_next_file(
+    ctx: ToolContext, kind: type[Tool]
+) -> None:
+    make(ctx.cwd, {f"f{n}.txt": "x\n" for n in range(600)})
+    held, tool = HeldFilter(), kind()
+    tool.timeout = 0.2  # the tool's own limit, shortened for the test
+    raw = {"pattern": "*.txt" if kind is Glob else "x"}
+    try:
+        status, content = _pipeline_run(tool, raw, replace(ctx, read_filter=held))
+        assert held.entered.is_set() and not held.released.is_set()
+    finally:
+        held.released.set()
+    assert (status, content) == ("failed", f"{tool.name} timed out after 0.2s")
+    for thread in threading.enumerate():
+        if thread.name.startswith("hookline: "):
+            thread.join(GUARD)
+    assert held.looks == 1  # released, the walk ended instead of looking at 599 more files
 
 
 def test_grep_skips_special_files_instead_of_hanging_on_them(ctx: ToolContext) -> None:

@@ -1,11 +1,14 @@
-"""The merge algebra of hook answers, pinned by one table, and the named constructors."""
+"""The merge algebra of hook answers, pinned by one table; the named constructors; the one
+permission vocabulary; and where an answer came from (its origin), kept through a merge."""
 
 from __future__ import annotations
+
+from typing import get_args
 
 import pytest
 
 from hookline import NO_DECISION, Decision, merge
-from hookline.decisions import UNCHANGED
+from hookline.decisions import PRECEDENCE, UNCHANGED, Answer, Permission, Refusal
 
 allow, deny, ask, defer = Decision.allow, Decision.deny, Decision.ask, Decision.defer
 rewrite, replace_output, context = Decision.rewrite, Decision.replace_output, Decision.context
@@ -171,3 +174,46 @@ def test_no_decision_is_empty_and_none_output_is_not():
 )
 def test_label_names_the_most_significant_part(decision, label):
     assert decision.label == label
+
+
+def test_one_permission_vocabulary_from_refusal_to_answer_to_permission():
+    assert set(get_args(Refusal)) == {"deny", "defer"}
+    assert set(get_args(Answer)) == {"allow", "deny", "defer"}
+    assert set(get_args(Permission)) == {"allow", "deny", "defer", "ask"}
+    assert set(PRECEDENCE) == {None, *get_args(Permission)}
+
+
+def json_deny(reason: str) -> Decision:
+    return Decision("deny", reason, origin="json")
+
+
+def test_origin_is_who_said_it_not_what_was_said():
+    assert json_deny("no") == Decision.deny("no")  # the same answer, from elsewhere
+    assert (json_deny("no").origin, Decision.deny("no").origin) == ("json", "hook")
+    assert "origin='json'" in repr(json_deny("no"))
+
+
+@pytest.mark.parametrize(
+    ("answers", "origin"),
+    [
+        ([Decision.allow(), json_deny("no"), Decision.deny("also")], "json"),
+        ([Decision.deny("first"), json_deny("second")], "hook"),
+        ([Decision("allow", origin="json"), Decision.stop("s")], "json"),
+        ([Decision.context("c"), Decision(continue_=False, origin="exit_code_2")], "exit_code_2"),
+        ([Decision("allow", origin="stdout")], "stdout"),
+    ],
+    ids=["the winner's", "the first winner's", "the winner over a stop", "a stop's", "alone"],
+)
+def test_merge_keeps_the_origin_of_the_answer_that_decides(answers, origin):
+    assert merge(answers).origin == origin
+
+
+def test_each_context_keeps_its_origin_through_merges_and_rewrites():
+    stdout = Decision(additional_context=("UserPromptSubmit hook success: out",), origin="stdout")
+    merged = merge([Decision.context("a", "b"), stdout, Decision("allow", origin="json")])
+    assert merged.additional_context == ("a", "b", "UserPromptSubmit hook success: out")
+    assert merged.context_origin() == ("hook", "hook", "stdout")
+    again = merge([merged, Decision(additional_context=("j",), origin="json")])
+    assert again.context_origin() == ("hook", "hook", "stdout", "json")
+    assert again.with_rewrites({"a": 1}, UNCHANGED).context_origin() == again.context_origin()
+    assert again.without_rewrites().origin == again.origin

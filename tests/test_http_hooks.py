@@ -6,7 +6,6 @@ import asyncio
 import json
 import resource
 import socket
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from email.message import Message
@@ -177,10 +176,10 @@ def test_refused_connection_is_a_connection_failure() -> None:
     assert dispatch(url).runs[0].failure == "connection"
 
 
-def test_slow_endpoint_times_out_and_dispatch_returns_fast(server: HookServer) -> None:
-    start = time.perf_counter()
+def test_slow_endpoint_times_out_before_it_answers(server: HookServer) -> None:
+    # /slow answers {} only once released (at teardown) or after 3 s: a dispatch that waited
+    # for it would record an answer, not a timeout.
     result = dispatch(server.url("/slow"), timeout=0.3)
-    assert time.perf_counter() - start < 1.5
     assert result.runs[0].failure == "timeout"
     assert result.decision.permission is None
     assert len(server.seen) == 1

@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("hookline.hooks",),
     ("hookline.permissions",),
     ("hookline.claude",),
-    ("hookline.tools",),
+    ("hookline.tools", "hookline.mcp"),
     ("hookline.agent",),
     ("hookline.storage", "hookline.audit", "hookline.models"),
     ("hookline.cli", "hookline.demo", "hookline.project", "hookline.testing"),

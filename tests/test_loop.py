@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -193,13 +192,15 @@ def test_the_calls_of_one_turn_are_checked_concurrently_then_run_in_order(agent_
                           {"name": "echo", "input": {"text": "b"}}]}  # fmt: skip
     agent = agent_with([two, {"text": "done"}], [echo.tool])
 
-    async def slow_gate(event):
-        await asyncio.sleep(0.3)
+    both = asyncio.Barrier(2)
 
-    agent.registry.add("PreToolUse", slow_gate)
-    started = time.perf_counter()
+    async def meeting_gate(event):
+        # Checked in turn, the first call's gate would wait alone until the safety timeout,
+        # fail closed, and that call would be blocked.
+        await asyncio.wait_for(both.wait(), timeout=10)
+
+    agent.registry.add("PreToolUse", meeting_gate)
     result = agent.run_sync("twice")
-    assert time.perf_counter() - started < 0.55  # 2 x 0.3 s if they were checked in turn
     assert echo.inputs == [{"text": "a"}, {"text": "b"}]
     assert [r.status for r in result.tool_calls] == ["executed", "executed"]
 

@@ -144,7 +144,7 @@ def test_the_evaluation_order_of_hooks_rules_dangerous_tier_mode_and_tiers(
 ) -> None:
     verdict = decide(policy(mode, **rules), tool, hook, **tool_input)
 
-    assert (verdict.behavior, verdict.source) == (behavior, source)
+    assert (verdict.permission, verdict.source) == (behavior, source)
     assert verdict.reason
 
 
@@ -153,7 +153,7 @@ def test_a_hook_allow_never_overrides_a_deny_rule_and_a_hook_ask_cannot_downgrad
     rules = policy(deny=("Bash(git push *)",))
     for hook in (ALLOW, ASK, Decision.allow(updated_input={"command": "git push -f"})):
         verdict = decide(rules, "Bash", hook, command="git status && git push origin main")
-        assert verdict.behavior == "deny"
+        assert verdict.permission == "deny"
         assert verdict.source == "rule:deny:Bash(git push *) (project settings)"
     assert "do not retry" in verdict.reason
     assert "project settings rule Bash(git push *)" in verdict.reason
@@ -163,8 +163,8 @@ def test_bypass_permissions_still_honours_a_hook_deny_and_deny_rules() -> None:
     bypass = policy("bypassPermissions", deny=("Read(.env)",))
 
     assert decide(bypass, "Bash", DENY, command="ls").reason == "hook says no"
-    assert decide(bypass, "Read", read_only=True, file_path=f"{CWD}/.env").behavior == "deny"
-    assert decide(bypass, "Write", file_path="/etc/passwd").behavior == "allow"
+    assert decide(bypass, "Read", read_only=True, file_path=f"{CWD}/.env").permission == "deny"
+    assert decide(bypass, "Write", file_path="/etc/passwd").permission == "allow"
 
 
 def test_plan_mode_denies_a_write_telling_the_model_why_and_allows_a_read() -> None:
@@ -173,10 +173,10 @@ def test_plan_mode_denies_a_write_telling_the_model_why_and_allows_a_read() -> N
     write = decide(plan, "Write", file_path=f"{CWD}/a.py", content="x")
     read = decide(plan, "Read", read_only=True, file_path=f"{CWD}/a.py")
 
-    assert write.behavior == "deny"
+    assert write.permission == "deny"
     assert "plan mode" in write.reason
     assert "do not retry it until the user leaves plan mode" in write.reason
-    assert (read.behavior, read.source) == ("allow", "tier:read-only")
+    assert (read.permission, read.source) == ("allow", "tier:read-only")
 
 
 @pytest.mark.parametrize(
@@ -206,7 +206,7 @@ def test_accept_edits_runs_edits_and_filesystem_commands_only_below_the_workspac
 ) -> None:
     verdict = decide(policy("acceptEdits"), tool, **tool_input)
 
-    assert verdict.behavior == behavior
+    assert verdict.permission == behavior
     assert verdict.source == ("mode:acceptEdits" if behavior == "allow" else "tier:mutating")
 
 
@@ -214,7 +214,7 @@ def test_accept_edits_runs_edits_and_filesystem_commands_only_below_the_workspac
 @pytest.mark.parametrize("path", [f"{CWD}/.git/config", f"{CWD}/.claude/settings.json"])
 def test_writing_a_protected_folder_asks_in_every_mode(mode: str, path: str) -> None:
     verdict = decide(policy(mode), "Edit", **edit(path))
-    assert (verdict.behavior, verdict.source) == ("ask", "tier:protected")
+    assert (verdict.permission, verdict.source) == ("ask", "tier:protected")
 
 
 def test_accept_edits_uses_the_policy_workspace_not_the_current_directory() -> None:
@@ -238,7 +238,7 @@ def test_dont_ask_turns_every_ask_into_a_deny_that_says_so() -> None:
         decide(dont_ask, "Bash", ASK, command="ls"),
         decide(dont_ask, "Edit", **edit(f"{CWD}/a.py")),
     ):
-        assert (verdict.behavior, verdict.source) == ("deny", "mode:dontAsk")
+        assert (verdict.permission, verdict.source) == ("deny", "mode:dontAsk")
         assert "dontAsk mode" in verdict.reason
     assert "Bash(git push *)" in decide(dont_ask, "Bash", command="git push").reason
 
@@ -261,7 +261,7 @@ def test_a_compound_command_needs_every_subcommand_covered_by_some_allow_rule(
 
     verdict = decide(rules, "Bash", command=command)
 
-    assert verdict.behavior == behavior
+    assert verdict.permission == behavior
     if behavior == "allow":
         assert "rule:allow:Bash(git *) (project settings)" in verdict.source
         assert "rule:allow:Bash(npm test) (project settings)" in verdict.source
@@ -292,7 +292,7 @@ def test_a_compound_command_needs_every_subcommand_covered_by_some_allow_rule(
 def test_the_dangerous_tier_refuses_wrecking_commands_by_name(command: str, name: str) -> None:
     verdict = decide(policy("bypassPermissions", allow=("Bash",)), "Bash", ALLOW, command=command)
 
-    assert (verdict.behavior, verdict.source) == ("deny", f"tier:dangerous:{name}")
+    assert (verdict.permission, verdict.source) == ("deny", f"tier:dangerous:{name}")
     assert "Do not retry" in verdict.reason
 
 
@@ -327,7 +327,7 @@ def test_the_dangerous_tier_leaves_ordinary_commands_alone(command: str) -> None
 def test_long_crafted_commands_get_a_verdict_and_are_never_allowed_unread(command: str) -> None:
     verdict = decide(policy(), "Bash", command=command)  # its cost is measured in bench/
 
-    assert verdict.behavior in ("ask", "deny")
+    assert verdict.permission in ("ask", "deny")
     assert verdict.source != "tier:read-only"
 
 
@@ -337,10 +337,10 @@ def test_read_only_tools_run_and_tools_that_change_things_ask_naming_the_tool() 
     assert decide(default, "Read", file_path=f"{CWD}/a").source == "tier:read-only"
     assert decide(default, "LSP", read_only=True).source == "tier:read-only"
     write = decide(default, "Write", file_path=f"{CWD}/a")
-    assert write.behavior == "ask"
+    assert write.permission == "ask"
     assert write.reason.startswith("Write can change")
-    assert decide(policy(mutating="allow"), "Write").behavior == "allow"
-    assert decide(policy(read_only_tools=frozenset({"LSP"})), "LSP").behavior == "allow"
+    assert decide(policy(mutating="allow"), "Write").permission == "allow"
+    assert decide(policy(read_only_tools=frozenset({"LSP"})), "LSP").permission == "allow"
 
 
 # --- settings ---------------------------------------------------------------------------------
@@ -497,7 +497,7 @@ def test_the_dangerous_tier_is_extended_or_replaced_in_hookline_settings(dirs: D
     ]
     assert len(warnings) == 2
     drop = decide(chosen, "Bash", ALLOW, command='psql -c "DROP DATABASE prod"')
-    assert (drop.behavior, drop.source) == ("deny", "tier:dangerous:drop-db")
+    assert (drop.permission, drop.source) == ("deny", "tier:dangerous:drop-db")
     assert "listed as dangerous in project settings" in drop.reason
     ssh = evaluate(
         chosen,
@@ -511,7 +511,7 @@ def test_the_dangerous_tier_is_extended_or_replaced_in_hookline_settings(dirs: D
     assert ssh.source == "tier:dangerous:Read(~/.ssh/**)"
     assert decide(chosen, "LSP").source == "tier:read-only"
     assert decide(chosen, "Write").source == "tier:mutating"
-    assert decide(chosen, "Write").behavior == "allow"
+    assert decide(chosen, "Write").permission == "allow"
 
     dirs.write("user", {"hookline": {"permissions": {"dangerousDefaults": False}}})
     assert [d.name for d in dirs.policy()[0].dangerous] == ["drop-db"]

@@ -1,15 +1,21 @@
-"""The permission step inside the pipeline: hooks first, then rules, mode and tiers, then asking."""
+"""The permission step inside the pipeline: hooks first, then rules, mode and tiers, then asking;
+and every result saying which permission settled the call and where it came from."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from hookline import Agent, Decision, ScriptedModel
+import pytest
+
+from hookline import Agent, Decision, ScriptedModel, ToolBlocked
+from hookline.claude.command import CommandHook
 from hookline.permissions import PermissionPolicy
 from hookline.permissions.rules import PermissionRule
-from hookline.tools.approvals import Approval, ApprovalRequest, Approver
+from hookline.tools.approvals import Approval, ApprovalRequest, Approver, Unavailable
 
 
 def policy(*, allow=(), ask=(), deny=(), mode="default") -> PermissionPolicy:  # type: ignore[no-untyped-def]
@@ -22,11 +28,11 @@ def policy(*, allow=(), ask=(), deny=(), mode="default") -> PermissionPolicy:  #
 class Scripted(Approver):
     """An approver that answers from a list and keeps the requests it saw."""
 
-    def __init__(self, *answers: Approval | None) -> None:
+    def __init__(self, *answers: Approval | Unavailable) -> None:
         self.answers = list(answers)
         self.requests: list[ApprovalRequest] = []
 
-    async def approve(self, request: ApprovalRequest) -> Approval | None:
+    async def approve(self, request: ApprovalRequest) -> Approval | Unavailable:
         self.requests.append(request)
         return self.answers.pop(0)
 
@@ -114,3 +120,76 @@ def test_every_approval_lands_in_the_audit_log(tmp_path: Path) -> None:
     (approval,) = [r for r in rows if r["kind"] == "approval"]
     assert (approval["decision"], approval["data"]["answered_by"]) == ("deny", "ann")
     assert (approval["data"]["message"], approval["data"]["user"]) == ("not in prod", "bob")
+
+
+# -- what settled each call, and where it came from --------------------------------------------
+
+
+def deny_json(event: Any) -> dict[str, Any]:
+    """A deny in the protocol's JSON, as an Agent SDK callback answers."""
+    said = {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+            "permissionDecisionReason": "not in JSON"}  # fmt: skip
+    return {"hookSpecificOutput": said}
+
+
+def exits_2(agent: Agent, tmp_path: Path) -> None:
+    script = "echo 'not by exit code' >&2; exit 2"
+    agent.registry.add("PreToolUse", CommandHook(script, project_dir=str(tmp_path)))
+
+
+def raises(event: Any) -> None:
+    raise RuntimeError("the hook broke")
+
+
+Setup = Callable[[Agent, Path], Any]
+#: (permission settings, hooks to add, tool, input) -> (status, permission, origin)
+SETTLED: list[Any] = [
+    pytest.param(policy(deny=["Bash(touch *)"]), None, "Bash", "touch made.txt",
+                 ("blocked", "deny", "rule"), id="a deny rule"),
+    pytest.param(None, lambda a, _: a.registry.add("PreToolUse", lambda e: Decision.deny("no")),
+                 "Bash", "touch made.txt", ("blocked", "deny", "hook"), id="a Python hook's deny"),
+    pytest.param(None, lambda a, _: a.registry.add("PreToolUse", deny_json), "Bash",
+                 "touch made.txt", ("blocked", "deny", "json"), id="a JSON deny"),
+    pytest.param(None, exits_2, "Bash", "touch made.txt", ("blocked", "deny", "exit_code_2"),
+                 id="a command hook exiting 2"),
+    pytest.param(None, lambda a, _: a.registry.add("PreToolUse", raises), "Bash",
+                 "touch made.txt", ("blocked", "deny", "hook_failure"),
+                 id="a fail-closed hook that raised"),
+    pytest.param(policy(mode="bypassPermissions"), None, "Bash", "rm -rf ~ && touch made.txt",
+                 ("blocked", "deny", "tier"), id="the dangerous tier"),
+    pytest.param(policy(mode="plan"), None, "Bash", "touch made.txt",
+                 ("blocked", "deny", "mode"), id="plan mode"),
+    pytest.param(PermissionPolicy(), None, "Bash", "touch made.txt",
+                 ("blocked", "deny", "unanswered"), id="an ask nobody answers"),
+    pytest.param(None, lambda a, _: a.registry.add("PreToolUse", lambda e: Decision.defer("later")),
+                 "Bash", "touch made.txt", ("deferred", "defer", "hook"), id="a hook's defer"),
+    pytest.param(policy(allow=["Bash(touch *)"]), None, "Bash", "touch made.txt",
+                 ("executed", "allow", "rule"), id="an allow rule"),
+    pytest.param(policy(mode="bypassPermissions"), None, "Bash", "touch made.txt",
+                 ("executed", "allow", "mode"), id="bypass mode"),
+    pytest.param(PermissionPolicy(), None, "Bash", "ls", ("executed", "allow", "tier"),
+                 id="the read-only tier"),
+    pytest.param(None, None, "Bash", "touch made.txt", ("executed", "allow", None),
+                 id="no permission layer and no hook: nothing decided"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("permissions", "setup", "tool", "command", "settled"), SETTLED)
+def test_a_result_says_its_status_its_permission_and_where_that_came_from(
+    tmp_path: Path,
+    permissions: PermissionPolicy | None,
+    setup: Setup | None,
+    tool: str,
+    command: str,
+    settled: tuple[str, str, str | None],
+) -> None:
+    agent = Agent(ScriptedModel([]), cwd=tmp_path, permissions=permissions)
+    blocked: list[ToolBlocked] = []
+    agent.registry.add("ToolBlocked", blocked.append, kind="observer")
+    if setup is not None:
+        setup(agent, tmp_path)
+    result = asyncio.run(agent.call_tool(tool, {"command": command}))
+    assert (result.status, result.permission, result.origin) == settled
+    ran = settled[0] == "executed"
+    assert (tmp_path / "made.txt").exists() == (ran and "touch" in command)
+    assert [e.decision for e in blocked] == ([] if ran else [result.permission])

@@ -151,7 +151,7 @@ def test_a_tool_that_overruns_its_timeout_fails(agent_with, recorder):
     result = call(agent, "sleepy", {"text": "x"})
     assert (result.status, result.content) == ("failed", "sleepy timed out after 0.1s")
     assert [e.error for e in failure.events] == ["sleepy timed out after 0.1s"]
-    assert result.duration_ms < 1000
+    assert result.duration_ms >= 90  # in milliseconds, and at least the 0.1 s it was given
 
 
 def test_replace_output_changes_what_the_model_reads(agent, echo):

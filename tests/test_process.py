@@ -161,3 +161,31 @@ def test_stream_cap_keeps_that_many_bytes(cap: int) -> None:
     done = asyncio.run(run_process(argv, stdin=b"", cwd="/", env={}, kill_grace=1, stream_cap=cap))
     assert len(done.stdout) == min(cap, 2_000_000)
     assert done.stdout_dropped == max(2_000_000 - cap, 0)
+
+
+@pytest.mark.parametrize("steps", range(8))
+def test_a_group_cancelled_while_starting_is_stopped_whole(tmp_path: Path, steps: int) -> None:
+    """Cancelled at any point of its start (``steps`` turns of the event loop in), the whole
+    group ends before the cancellation returns: no grandchild outlives it. (asyncio alone kills
+    only the leader of a half-started process, and then waits for the grandchild's pipes.)"""
+    pidfile = tmp_path / "pid"
+
+    async def go() -> None:
+        task = asyncio.create_task(
+            run_process(
+                ["sh", "-c", LEAVES_A_SLEEP.format(pidfile=pidfile)],
+                stdin=b"",
+                cwd=str(tmp_path),
+                env=os.environ,
+                kill_grace=0.2,
+            )
+        )
+        for _ in range(steps):
+            await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 20)  # a guard against a hang, not a timing claim
+
+    asyncio.run(go())
+    if pidfile.exists() and pidfile.read_text().strip():
+        assert not _alive(int(pidfile.read_text()))

@@ -1,4 +1,4 @@
-"""Reading Claude Code hook output (protocol §4) into a Decision."""
+"""Reading Claude Code hook output (its JSON answer shape) into a Decision."""
 
 from __future__ import annotations
 

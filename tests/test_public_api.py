@@ -22,12 +22,12 @@ EXPECTED = {
     "Decision", "NO_DECISION", "merge",
     # errors
     "HooklineError", "ConfigError", "HookFailure", "HookTimeout", "InvalidHookOutput",
-    "ToolError", "ToolInputError",
+    "ToolError", "ToolInputError", "ModelError",
     # events
     "EVENTS", "HookEvent", "SessionStart", "SessionEnd", "UserPromptSubmit", "TurnStart",
     "TurnEnd", "PreToolUse", "PermissionRequest", "PostToolBatch", "PostToolUse",
     "PostToolUseFailure",
-    "ToolBlocked", "Stop",
+    "ToolBlocked", "Stop", "Notification",
     # hooks
     "HookEngine", "HookRun", "Dispatch", "HookRegistry", "Registration", "HookRunner",
     "HookMatcher",

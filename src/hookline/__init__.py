@@ -2,6 +2,9 @@
 
 A prompt asks a model to follow a rule; a hook guarantees it. The public surface is listed in
 ``__all__`` and checked by a test; everything else is internal.
+
+This is also where the layers meet: the agent knows stores and the audit log only as
+interfaces, and the package plugs in its own (``store="..."`` URLs and paths, ``audit=True``).
 """
 
 from __future__ import annotations
@@ -9,8 +12,11 @@ from __future__ import annotations
 from hookline.agent.loop import Agent
 from hookline.agent.messages import Message
 from hookline.agent.model import ModelClient
+from hookline.agent.observers import install_audit
 from hookline.agent.options import AgentOptions, ClaudeAgentOptions
 from hookline.agent.result import RunResult
+from hookline.agent.store import install_opener
+from hookline.audit.log import agent_audit
 from hookline.decisions import NO_DECISION, Decision, merge
 from hookline.errors import (
     ConfigError,
@@ -18,12 +24,14 @@ from hookline.errors import (
     HooklineError,
     HookTimeout,
     InvalidHookOutput,
+    ModelError,
     ToolError,
     ToolInputError,
 )
 from hookline.events import (
     EVENTS,
     HookEvent,
+    Notification,
     PermissionRequest,
     PostToolBatch,
     PostToolUse,
@@ -46,9 +54,13 @@ from hookline.models.rule_model import RuleModel
 from hookline.models.scripted import ScriptedModel
 from hookline.permissions import PermissionPolicy
 from hookline.project import Project, load_project
+from hookline.storage import open_store
 from hookline.tools.approvals import Approval, ApprovalRequest, Approver
 from hookline.tools.base import Tool, ToolCall, ToolContext, ToolResult, Workspace
 from hookline.tools.function import FunctionTool, tool
+
+install_opener(open_store)
+install_audit(agent_audit)
 
 __version__ = "0.1.0"
 
@@ -78,6 +90,8 @@ __all__ = [
     "Matcher",
     "Message",
     "ModelClient",
+    "ModelError",
+    "Notification",
     "PermissionPolicy",
     "PermissionRequest",
     "PostToolBatch",

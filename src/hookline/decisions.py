@@ -12,18 +12,44 @@ Merge precedence (``merge``), fixed and tested by one table:
   exists, and must not undo another hook's redaction).
 * additional_context and system_message: every one is kept, in declared order.
 * continue_=False wins over everything: the run stops after this event (the first stop_reason).
+* origin: the origin of the answer that decides (the first winner, else the first stop, else the
+  first answer); each context keeps its own (``context_origins``).
+
+The vocabulary every layer answers in lives here too: ``Permission`` (and its parts ``Answer``
+and ``Refusal``) says what was decided, ``Origin`` says where it was decided. Whoever makes an
+answer sets its origin; nothing downstream works it out again from the wording of a reason.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast
 
-Permission = Literal["allow", "ask", "defer", "deny"]
+#: What keeps a call from running now: refused (deny), or paused until a resume answers (defer).
+Refusal = Literal["deny", "defer"]
+#: What settles a call: what an ask waits for, and what a tool result reports.
+Answer = Literal["allow", Refusal]
+#: Everything a hook, a rule or a person may say about a call: one word for each, everywhere.
+Permission = Literal[Answer, "ask"]
+
+#: Where an answer came from. Set by whoever makes the answer, and never read back from a reason.
+Origin = Literal[
+    "hook",  # a Python hook returned a Decision
+    "json",  # a hook answered in the protocol's JSON: an SDK callback, a command's stdout, HTTP
+    "exit_code_2",  # a command hook exited with code 2
+    "stdout",  # a command hook's plain stdout, already in the words the model reads
+    "hook_failure",  # a hook that fails closed failed (timed out, crashed, answered nonsense)
+    "rule",  # a permission rule of the settings (permissions.allow / ask / deny)
+    "mode",  # the permission mode (plan, dontAsk, acceptEdits, bypassPermissions)
+    "tier",  # the permission layer's own tiers: read-only, mutating, protected, private, ...
+    "sandbox",  # the OS sandbox's auto-allow
+    "approver",  # whoever answered an approval request: a terminal, an HTTP approver, a resume
+    "unanswered",  # an approval request nobody answered: refused (or paused) saying why
+]
 
 #: Higher wins.
-PRECEDENCE: dict[str | None, int] = {None: 0, "allow": 1, "ask": 2, "defer": 3, "deny": 4}
+PRECEDENCE: dict[Permission | None, int] = {None: 0, "allow": 1, "ask": 2, "defer": 3, "deny": 4}
 
 
 class _Unchanged:
@@ -58,6 +84,12 @@ class Decision:
     system_message: tuple[str, ...] = ()
     continue_: bool = True
     stop_reason: str | None = None
+    #: Where the answer came from. Not part of what it says: equal answers are equal wherever
+    #: they came from.
+    origin: Origin = field(default="hook", compare=False)
+    #: Where each ``additional_context`` came from, in step with it (``context_origin``); a
+    #: context past its end came from ``origin``.
+    context_origins: tuple[Origin, ...] = field(default=(), compare=False, repr=False)
 
     # -- named constructors -------------------------------------------------------------------
 
@@ -141,16 +173,12 @@ class Decision:
 
     def with_rewrites(self, updated_input: dict[str, Any] | None, updated_output: Any) -> Decision:
         """The same answer with these rewrites (None / UNCHANGED: none)."""
-        return Decision(
-            self.permission,
-            self.reason,
-            updated_input,
-            updated_output,
-            self.additional_context,
-            self.system_message,
-            self.continue_,
-            self.stop_reason,
-        )
+        return replace(self, updated_input=updated_input, updated_output=updated_output)
+
+    def context_origin(self) -> tuple[Origin, ...]:
+        """Where each ``additional_context`` came from, one for each, in order."""
+        count = len(self.additional_context)
+        return (self.context_origins + (self.origin,) * count)[:count]
 
     @property
     def label(self) -> str | None:
@@ -190,6 +218,7 @@ def merge(
     keeps_input = permission not in ("deny", "defer")
     winners = [d for d in answers if d.permission == permission] if permission else []
     stoppers = [d for d in answers if not d.continue_]
+    deciding = winners or stoppers or answers
     return Decision(
         permission=permission,
         reason=_join([d.reason for d in winners], "\n"),
@@ -201,6 +230,8 @@ def merge(
         system_message=tuple(m for d in answers for m in d.system_message),
         continue_=not stoppers,
         stop_reason=next((d.stop_reason for d in stoppers if d.stop_reason), None),
+        origin=deciding[0].origin,
+        context_origins=tuple(o for d in answers for o in d.context_origin()),
     )
 
 

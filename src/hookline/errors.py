@@ -1,16 +1,8 @@
-"""hookline's exceptions, rooted in one base class.
-
-    HooklineError
-    ├── ConfigError          a user's input is wrong (file, key, flag): says where, and the fix
-    ├── HookFailure          a hook raised, timed out or answered something invalid (the engine
-    │   ├── HookTimeout      isolates these and records them; they never escape a dispatch)
-    │   └── InvalidHookOutput
-    │       └── WrongHookEvent   the answer's ``hookEventName`` names another event
-    └── ToolError            a tool body could not do its work; becomes a failed tool result
-        └── ToolInputError   the tool input does not fit the tool (bad path, missing field, ...)
+"""hookline's exceptions, rooted in one base class (its docstring draws the tree).
 
 Foreign exceptions (OSError, pydantic.ValidationError, json.JSONDecodeError, ...) are translated
-into these at the edge that caught them, so callers only ever handle hookline's own tree.
+into these at the edge that caught them, so callers only ever handle hookline's own tree. A few
+private exceptions carry control flow inside one module and never leave it.
 """
 
 from __future__ import annotations
@@ -22,7 +14,19 @@ if TYPE_CHECKING:
 
 
 class HooklineError(Exception):
-    """Base class of every exception hookline raises on purpose."""
+    """Base class of every exception hookline raises on purpose. The whole tree::
+
+    HooklineError
+    ├── ConfigError          a user's input is wrong (file, key, flag): says where, and the fix
+    ├── HookFailure          a hook raised, timed out or answered something invalid (the engine
+    │   ├── HookTimeout      isolates these and records them; they never escape a dispatch)
+    │   └── InvalidHookOutput
+    │       └── WrongHookEvent   the answer's ``hookEventName`` names another event
+    ├── ModelError           a model call failed (refused, unreachable, garbled, still failing
+    │                        after retries); the loop ends the run with it as the stop reason
+    └── ToolError            a tool body could not do its work; becomes a failed tool result
+        └── ToolInputError   the tool input does not fit the tool (bad path, missing field, ...)
+    """
 
 
 class ConfigError(HooklineError):
@@ -78,6 +82,16 @@ class WrongHookEvent(InvalidHookOutput):
     """A hook answered for another event: its ``hookEventName`` is not the event's."""
 
     kind = "wrong_event"
+
+
+class ModelError(HooklineError):
+    """A model call failed for good: the provider refused it (400-404), kept failing after the
+    retries (429, 5xx), could not be reached, or answered something unreadable. The message is
+    one line naming the setting to fix; ``status`` is the HTTP status, when there was one."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class ToolError(HooklineError):

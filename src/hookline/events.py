@@ -14,6 +14,7 @@ from typing import Annotated, Any, ClassVar, Literal, TypeVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from hookline._support.frozen import freeze
+from hookline.decisions import Refusal
 from hookline.errors import ConfigError
 
 #: Tool input and output as hooks see them: read-only (see ``hookline._support.frozen``).
@@ -23,16 +24,44 @@ FrozenOutput = Annotated[Any, AfterValidator(freeze)]
 PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
 
 
+@dataclass(frozen=True, slots=True)
+class EventFacts:
+    """What an event does, in one row: every part of hookline that treats events differently
+    (the registry, the engine, command hooks, settings, the lint, ``hookline hooks table``)
+    reads it here, so a new event is one class. The defaults fit an event whose hooks run for
+    their side effects."""
+
+    #: Whether an in-process gate fails closed unless it says otherwise (as Agent SDK callbacks).
+    fails_closed: bool = False
+    #: What a deny, and a fail-closed hook's failure, refuses: the call, the prompt, or the
+    #: output (withheld after the tool ran). None: nothing to refuse, a failure decides nothing.
+    refuses: Literal["call", "prompt", "output"] | None = None
+    #: What a gate may answer, as ``hookline hooks table`` lists it; none: side effects only.
+    answers: tuple[str, ...] = ()
+    #: Whether a command hook's plain stdout on exit 0 is context for the model.
+    stdout_is_context: bool = False
+    #: What a command hook's exit 2 does: blocks (a deny, or feedback after the tool ran),
+    #: is ignored (only its JSON decides), or is a non-blocking error (stderr on record).
+    exit_2: Literal["blocks", "ignored", "error"] = "error"
+    #: Whether command hooks get ``CLAUDE_ENV_FILE`` to export variables for later Bash calls
+    #: (in Claude Code also Setup, CwdChanged and FileChanged, which hookline does not fire yet).
+    env_file: bool = False
+    #: Seconds a settings handler gets when it sets no ``timeout`` (None: the handler's default).
+    timeout: float | None = None
+    #: Seconds Claude Code gives this event's hooks at most; a longer timeout is a mistake.
+    timeout_cap: float | None = None
+
+
 class HookEvent(BaseModel):
-    """Fields common to every event (protocol §3.1)."""
+    """Fields common to every event, as Claude Code sends them (docs/compatibility.md)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: ClassVar[str] = ""
+    #: What the event does (fail-closed default, what a deny refuses, exit 2, ...).
+    facts: ClassVar[EventFacts] = EventFacts()
     #: The field a tool-name style matcher filters on, or None when the event ignores matchers.
     match_field: ClassVar[str | None] = None
-    #: Whether a deny (exit 2, ``decision: "block"``) changes what happens next.
-    blockable: ClassVar[bool] = False
     #: Whether hooks may rewrite ``tool_input`` / ``tool_response`` at this event.
     rewrites_input: ClassVar[bool] = False
     rewrites_output: ClassVar[bool] = False
@@ -71,6 +100,9 @@ class SessionStart(HookEvent):
     """A session starts or resumes."""
 
     name: ClassVar[str] = "SessionStart"
+    facts: ClassVar[EventFacts] = EventFacts(
+        answers=("context",), stdout_is_context=True, env_file=True
+    )
     has_mode: ClassVar[bool] = False
     match_field: ClassVar[str | None] = "source"
     omit_when_none: ClassVar[frozenset[str]] = HookEvent.omit_when_none | {"model"}
@@ -83,6 +115,8 @@ class SessionEnd(HookEvent):
     """A session ends."""
 
     name: ClassVar[str] = "SessionEnd"
+    #: Claude Code's SessionEnd hooks share one budget: 1.5 s, at most 60 s.
+    facts: ClassVar[EventFacts] = EventFacts(timeout=1.5, timeout_cap=60.0)
     has_mode: ClassVar[bool] = False
     match_field: ClassVar[str | None] = "reason"
     hook_event_name: Literal["SessionEnd"] = "SessionEnd"
@@ -93,7 +127,14 @@ class UserPromptSubmit(HookEvent):
     """A prompt was submitted, before the model sees it. A deny rejects the prompt."""
 
     name: ClassVar[str] = "UserPromptSubmit"
-    blockable: ClassVar[bool] = True
+    facts: ClassVar[EventFacts] = EventFacts(
+        fails_closed=True,
+        refuses="prompt",
+        answers=("block", "context", "stop"),
+        stdout_is_context=True,
+        exit_2="blocks",
+        timeout=30.0,
+    )
     hook_event_name: Literal["UserPromptSubmit"] = "UserPromptSubmit"
     prompt: str
 
@@ -130,7 +171,12 @@ class PreToolUse(ToolEvent):
     """A tool call is about to run. Gates may deny, ask or defer; transformers may rewrite."""
 
     name: ClassVar[str] = "PreToolUse"
-    blockable: ClassVar[bool] = True
+    facts: ClassVar[EventFacts] = EventFacts(
+        fails_closed=True,
+        refuses="call",
+        answers=("allow", "deny", "ask", "defer", "rewrite", "context", "stop"),
+        exit_2="blocks",
+    )
     rewrites_input: ClassVar[bool] = True
     hook_event_name: Literal["PreToolUse"] = "PreToolUse"
     tool_use_id: str
@@ -140,7 +186,10 @@ class PermissionRequest(ToolEvent):
     """A call needs a permission answer. Hooks may allow or deny it."""
 
     name: ClassVar[str] = "PermissionRequest"
-    blockable: ClassVar[bool] = True
+    #: Only the JSON ``decision`` answers; exit 2 changes nothing (as in Claude Code).
+    facts: ClassVar[EventFacts] = EventFacts(
+        refuses="call", answers=("allow", "deny", "rewrite", "stop"), exit_2="ignored"
+    )
     rewrites_input: ClassVar[bool] = True
     hook_event_name: Literal["PermissionRequest"] = "PermissionRequest"
     permission_suggestions: list[dict[str, Any]] = Field(default_factory=list)
@@ -150,6 +199,11 @@ class PostToolUse(ToolEvent):
     """A tool call succeeded. Hooks may replace the output the model sees or add context."""
 
     name: ClassVar[str] = "PostToolUse"
+    facts: ClassVar[EventFacts] = EventFacts(
+        refuses="output",
+        answers=("block (feedback)", "replace output", "context", "stop"),
+        exit_2="blocks",
+    )
     rewrites_output: ClassVar[bool] = True
     omit_when_none: ClassVar[frozenset[str]] = HookEvent.omit_when_none | {"duration_ms"}
     hook_event_name: Literal["PostToolUse"] = "PostToolUse"
@@ -162,6 +216,7 @@ class PostToolUseFailure(ToolEvent):
     """A started tool call failed (raised, timed out, exited non-zero)."""
 
     name: ClassVar[str] = "PostToolUseFailure"
+    facts: ClassVar[EventFacts] = EventFacts(answers=("context", "stop"), exit_2="blocks")
     omit_when_none: ClassVar[frozenset[str]] = HookEvent.omit_when_none | {"duration_ms"}
     hook_event_name: Literal["PostToolUseFailure"] = "PostToolUseFailure"
     tool_use_id: str
@@ -176,7 +231,7 @@ class ToolBlocked(ToolEvent):
     name: ClassVar[str] = "ToolBlocked"
     hook_event_name: Literal["ToolBlocked"] = "ToolBlocked"
     tool_use_id: str
-    decision: Literal["deny", "ask", "defer"]
+    decision: Refusal
     reason: str
 
 
@@ -185,7 +240,9 @@ class PostToolBatch(HookEvent):
     continue=false) ends the run there; context goes to the model with the results."""
 
     name: ClassVar[str] = "PostToolBatch"
-    blockable: ClassVar[bool] = True
+    facts: ClassVar[EventFacts] = EventFacts(
+        answers=("block (ends the run)", "context", "stop"), exit_2="blocks"
+    )
     hook_event_name: Literal["PostToolBatch"] = "PostToolBatch"
     #: One per call: tool_name, tool_input, tool_use_id, and tool_response as the model reads it.
     tool_calls: list[dict[str, Any]]
@@ -195,12 +252,30 @@ class Stop(HookEvent):
     """The model finished answering. A deny keeps it working, with the reason as its instruction."""
 
     name: ClassVar[str] = "Stop"
-    blockable: ClassVar[bool] = True
+    facts: ClassVar[EventFacts] = EventFacts(
+        answers=("block (keep working)", "context", "stop"), exit_2="blocks"
+    )
     hook_event_name: Literal["Stop"] = "Stop"
     stop_hook_active: bool = False
     last_assistant_message: str | None = None
     background_tasks: list[dict[str, Any]] = Field(default_factory=list)
     session_crons: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class Notification(HookEvent):
+    """The agent needs a person's attention: hookline fires it with ``permission_prompt`` when
+    it asks the approver about a call. Hooks run for their side effects (a desktop notice, a chat
+    message); their answers are ignored, and exit 2 is a non-blocking error, as in Claude Code."""
+
+    name: ClassVar[str] = "Notification"
+    has_mode: ClassVar[bool] = False
+    #: permission_prompt, idle_prompt, auth_success, elicitation_dialog, ... (Claude Code's).
+    match_field: ClassVar[str | None] = "notification_type"
+    omit_when_none: ClassVar[frozenset[str]] = HookEvent.omit_when_none | {"title"}
+    hook_event_name: Literal["Notification"] = "Notification"
+    message: str
+    title: str | None = None
+    notification_type: str
 
 
 EVENTS: dict[str, type[HookEvent]] = {
@@ -218,6 +293,7 @@ EVENTS: dict[str, type[HookEvent]] = {
         PostToolBatch,
         ToolBlocked,
         Stop,
+        Notification,
     )
 }
 
@@ -229,7 +305,6 @@ NOT_YET_SUPPORTED = frozenset(
         "UserPromptExpansion",
         "MessageDisplay",
         "PermissionDenied",
-        "Notification",
         "SubagentStart",
         "SubagentStop",
         "TaskCreated",

@@ -1,8 +1,9 @@
-"""A project as ``hookline run`` sees it: its hooks, permission policy, sandbox and redaction.
+"""A project as ``hookline run`` sees it: its hooks, permission policy, sandbox, redaction and
+MCP servers.
 
 ``load_project(cwd)`` reads what Claude Code would read in ``cwd`` (managed, ``--settings``,
-local, project and user settings files) plus any Python hooks files, and hands back one
-``Project``. A library user builds the same agent the CLI builds with
+local, project and user settings files, ``.mcp.json``) plus any Python hooks files, and hands
+back one ``Project``. A library user builds the same agent the CLI builds with
 ``Agent(model, **project.agent_options())``. Problems in a settings file never stop the load: they
 are kept as ``warnings`` (a hooks file that cannot load, or bad ``redact`` patterns, raise a
 ``ConfigError`` instead, since running without them would drop a rule).
@@ -20,6 +21,7 @@ from hookline.claude.session_env import env_file_for
 from hookline.claude.settings import Settings, load_settings
 from hookline.hooks.python_files import load_hooks_file
 from hookline.hooks.registry import HookRegistry
+from hookline.mcp.config import ServerConfig, project_servers
 from hookline.permissions import PermissionPolicy
 from hookline.permissions.sandbox import SandboxConfig
 
@@ -42,6 +44,8 @@ class Project:
     redact: tuple[str, ...]
     #: What in the settings was wrong and ignored, every layer's and every reader's.
     warnings: tuple[SettingsWarning, ...]
+    #: The MCP servers of ``.mcp.json`` (approved) and of ``mcpServers`` (``hookline.mcp``).
+    mcp_servers: tuple[ServerConfig, ...] = ()
 
     def agent_options(self) -> dict[str, Any]:
         """The keyword arguments ``Agent`` takes for this project's configuration."""
@@ -51,6 +55,7 @@ class Project:
             "permissions": self.permissions,
             "sandbox": self.sandbox if self.sandbox.enabled else None,
             "redact": self.redact,
+            **({"mcp_servers": self.mcp_servers} if self.mcp_servers else {}),
         }
 
 
@@ -82,7 +87,7 @@ def load_project(
     registry, found = load_hooks(where, settings=settings, hook_files=hook_files)
     policy, policy_notes = PermissionPolicy.from_settings(found, mode=mode, cwd=where)
     sandbox, sandbox_notes = SandboxConfig.from_settings(found, project_dir=where)
-    warnings = (*found.warnings, *policy_notes, *sandbox_notes)
-    return Project(
-        where, registry, found, policy, sandbox, patterns_from_settings(found.layers), warnings
-    )
+    servers, server_notes = project_servers(found, where)
+    warnings = (*found.warnings, *policy_notes, *sandbox_notes, *server_notes)
+    redact = patterns_from_settings(found.layers)
+    return Project(where, registry, found, policy, sandbox, redact, warnings, servers)

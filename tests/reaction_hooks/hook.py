@@ -2,13 +2,15 @@
 
 It reads the payload from stdin, appends one line about itself to
 ``$CLAUDE_PROJECT_DIR/.hook-log.jsonl`` (``kind`` "start"; a sleeping mode adds "end" or, when
-terminated, "signal": written after a short cleanup, so only if the hook is given time to exit),
-then answers as MODE says. It answers with the constants below, so a test can spell out what
-the model must read.
+terminated, "signal": written after a short cleanup, so only if the hook is given time to exit;
+a meeting mode adds "end" with ``met``), then answers as MODE says. It answers with the
+constants below, so a test can spell out what the model must read.
 
 Modes: record, exit1, exit2, exit2_json, deny, deny_json_exit1, allow, ask, legacy_block
 (also: block), legacy_approve, rewrite, rewrite_nodecision, ctx, stdout, badjson,
-wrong_event_name, sysmsg, continue_false, perm_allow, stopblock-once, exit2-once, sleepN.
+wrong_event_name, sysmsg, continue_false, perm_allow, stopblock-once, exit2-once, sleepN,
+meetN (a barrier: wait until N meetN hooks have started, so N of them can only all pass if they
+run at the same time; one that waits alone gives up after ``MEET_WAIT`` seconds and exits 1).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ BAD_JSON = "{not valid json"
 LOG_NAME = ".hook-log.jsonl"
 #: Seconds a sleeping hook takes to clean up after SIGTERM.
 CLEANUP = 0.2
+#: How long a meeting hook waits for the others before it gives up (a safety bound, not a timing).
+MEET_WAIT = 60.0
 
 
 def pre_tool_use(**fields: object) -> dict[str, object]:
@@ -127,6 +131,20 @@ def log(entry: dict[str, object]) -> None:
         os.close(fd)
 
 
+def met(mode: str, count: int) -> bool:
+    """Whether ``count`` hooks of ``mode`` have started, waiting up to ``MEET_WAIT`` seconds."""
+    path = os.path.join(os.environ["CLAUDE_PROJECT_DIR"], LOG_NAME)
+    deadline = time.monotonic() + MEET_WAIT
+    while time.monotonic() < deadline:
+        with open(path, encoding="utf-8") as log_file:
+            whole = log_file.read().split("\n")[:-1]  # a line still being written is left out
+        entries = [json.loads(line) for line in whole]
+        if sum(e["kind"] == "start" and e["mode"] == mode for e in entries) >= count:
+            return True
+        time.sleep(0.02)
+    return False
+
+
 def main() -> int:
     t0 = time.time()
     mode = sys.argv[1]
@@ -134,6 +152,10 @@ def main() -> int:
     payload = json.loads(sys.stdin.read())
     me = {"mode": mode, "label": label, "event": payload.get("hook_event_name"), "pid": os.getpid()}
     log({**me, "kind": "start", "t": t0, "payload": payload})
+    if mode.startswith("meet"):
+        together = met(mode, int(mode.removeprefix("meet")))
+        log({**me, "kind": "end", "met": together})
+        return 0 if together else 1
     if mode.startswith("sleep"):
 
         def terminated(signum: int, frame: object) -> None:

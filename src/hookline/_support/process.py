@@ -72,19 +72,8 @@ async def run_process(
 
     ``stream_cap``: the bytes kept of each output stream."""
     WATCHDOG.start()
-    loop = asyncio.get_running_loop()
-    transport, output = await loop.subprocess_exec(
-        lambda: _Output(stream_cap),
-        *argv,
-        stdin=PIPE,
-        stdout=PIPE,
-        stderr=PIPE,
-        cwd=cwd,
-        env=dict(env),
-        start_new_session=True,
-    )
+    transport, output = await _spawn(argv, cwd=cwd, env=env, cap=stream_cap, grace=kill_grace)
     pgid = transport.get_pid()
-    WATCHDOG.watch(pgid)
     try:
         _feed(transport, stdin)
         try:
@@ -92,13 +81,46 @@ async def run_process(
             with suppress(TimeoutError):
                 await asyncio.wait_for(output.closed.wait(), _PIPES_GRACE)
         except asyncio.CancelledError:
-            await _stop_group(transport.get_pid(), output, kill_grace)
+            await _stop_group(pgid, output, kill_grace)
             raise
         returncode = transport.get_returncode()
         return output.finished(-1 if returncode is None else returncode)
     finally:
         transport.close()
         WATCHDOG.release_if_empty(pgid)
+
+
+async def _spawn(
+    argv: Sequence[str], *, cwd: str, env: Mapping[str, str], cap: int, grace: float
+) -> tuple[asyncio.SubprocessTransport, _Output]:
+    """Start the group and list it with the watchdog. Cancelled while starting, the start is
+    let finish (shielded) and the whole group stopped: asyncio alone would kill only the
+    leader, and its children would run on, holding the cancellation until they end."""
+    loop = asyncio.get_running_loop()
+    starting = asyncio.ensure_future(
+        loop.subprocess_exec(
+            lambda: _Output(cap),
+            *argv,
+            stdin=PIPE,
+            stdout=PIPE,
+            stderr=PIPE,
+            cwd=cwd,
+            env=dict(env),
+            start_new_session=True,
+        )
+    )
+    try:
+        transport, output = await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        with suppress(OSError):
+            transport, output = await starting
+            WATCHDOG.watch(transport.get_pid())
+            await _stop_group(transport.get_pid(), output, grace)
+            transport.close()
+            WATCHDOG.release_if_empty(transport.get_pid())
+        raise
+    WATCHDOG.watch(transport.get_pid())
+    return transport, output
 
 
 class _Output(asyncio.SubprocessProtocol):

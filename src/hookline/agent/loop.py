@@ -9,6 +9,8 @@
     SessionEnd                                     on close()
 
 The loop knows nothing about any particular hook: it fires events and follows merged decisions.
+Nor does it know who watches: it tells its observers (``hookline.agent.observers``) what it does,
+and the audit log, session persistence and the CLI's views are observers.
 """
 
 from __future__ import annotations
@@ -22,17 +24,18 @@ from typing import Any, Literal
 from hookline.agent import pause
 from hookline.agent.messages import Message
 from hookline.agent.model import ModelClient
+from hookline.agent.observers import Handle, Observer, Observers, Watcher, audit_log
 from hookline.agent.options import AgentOptions
-from hookline.agent.pause import Answers
+from hookline.agent.pause import Answers, Persistence
 from hookline.agent.replies import contexts, refused, results_message
 from hookline.agent.result import RunResult
 from hookline.agent.session import Session
 from hookline.agent.state import Turn
-from hookline.audit import AuditLog, Redactor, attach_audit
+from hookline.agent.store import SessionStore, open_named
 from hookline.claude import wording
 from hookline.claude.http import HTTP_CLIENTS
 from hookline.decisions import NO_DECISION, Decision
-from hookline.errors import ConfigError
+from hookline.errors import ConfigError, ModelError
 from hookline.events import (
     HookEvent,
     PostToolBatch,
@@ -46,14 +49,11 @@ from hookline.events import (
 from hookline.hooks.engine import HookEngine, HookRun
 from hookline.hooks.registry import HookRegistry
 from hookline.hooks.sdk import HookMatcher
-from hookline.storage import Store, open_store
+from hookline.mcp import McpServers
 from hookline.tools.approvals import Approval
 from hookline.tools.base import Tool, Toolbox, ToolCall, ToolResult
 from hookline.tools.permit import Permit
-from hookline.tools.pipeline import ToolPipeline, ToolStarted
-
-Progress = HookEvent | HookRun | ToolStarted | ToolResult | Message
-Watcher = Callable[[Progress], None]
+from hookline.tools.pipeline import ToolPipeline
 
 
 class Agent:
@@ -79,41 +79,37 @@ class Agent:
         )
         self.pipeline = ToolPipeline(self.tools, self.engine, permit)
         self.session = Session.create(opts)
-        self._watchers: list[Watcher] = []
-        self._store: Store | None = None
-        #: Whether the store holds a record of this session (paused, resumed or checkpointed).
-        self._saved = False
-        self._audit: AuditLog | None = None
-        if opts.audit:
-            redactor = Redactor(opts.redact)
-            self._audit = attach_audit(self, redactor=redactor, max_delay=opts.audit_delay)
-            permit.listeners.append(self._audit.record_approval)
+        #: MCP servers: started with the session, their tools joining ``tools`` (hookline.mcp).
+        self.mcp = McpServers.of(opts.mcp_servers, cwd=self.session.cwd)
+        #: The store this agent opened (from a URL, a path or the default), which it closes.
+        self._opened: SessionStore | None = None
+        #: Told of everything the agent does: the audit log, persistence, then the options'.
+        self.observers = self._observed(permit)
+        for observer in self._plugged():
+            self.observers.add(observer)
 
     @property
-    def store(self) -> Store:
-        """Where paused sessions (and the audit) are kept; opened on first use."""
-        if self._store is None:
-            self._store = open_store(self.options.store, state_dir=self.session.state_dir)
-        return self._store
+    def store(self) -> SessionStore:
+        """Where sessions (and the audit) are kept: the store given, or the one a URL, a path
+        or the default names, opened on first use and closed by ``close``."""
+        given = self.options.store
+        if given is not None and not isinstance(given, str):
+            return given
+        if self._opened is None:
+            self._opened = open_named(given, self.session.state_dir)
+        return self._opened
 
     # -- the public surface ---------------------------------------------------------------------
 
-    def watch(self, fn: Watcher) -> Callable[[], None]:
+    def observe(self, observer: Observer) -> Handle:
+        """Tell ``observer`` of everything this agent does from now on, after the observers
+        before it (``hookline.agent.observers``); ``remove()`` the handle to stop."""
+        return self.observers.add(observer)
+
+    def watch(self, fn: Callable[[Any], None]) -> Handle:
         """Call ``fn`` with each event, hook run, tool start and result, and message as it
-        happens."""
-        self._watchers.append(fn)
-        stop_runs = self.engine.monitor(fn)
-        stop_events = self.engine.monitor(fn, events=True)
-        stop_starts = self.pipeline.on_start(fn)  # a call just before its body runs
-
-        def stop() -> None:
-            stop_runs()
-            stop_events()
-            stop_starts()
-            if fn in self._watchers:
-                self._watchers.remove(fn)
-
-        return stop
+        happens; call the handle to stop."""
+        return self.observe(Watcher(fn))
 
     async def run(self, prompt: str) -> RunResult:
         """Work on ``prompt`` until the model stops, a hook stops it, or max_turns runs out."""
@@ -135,14 +131,12 @@ class Agent:
         claimed = pause.claim(self.store, session_id, answer, self.tools, by=by)
         try:  # nothing has run yet: if this fails, the session is paused again, as it was
             session = Session.restore(claimed.session, claimed.messages, self.options)
-            if self._audit is not None:
-                pause.record_resume(self._audit, claimed, by)
+            self.observers.resumed(session, claimed, by)  # the audit records who resumed
         except BaseException:
             pause.release(self.store, claimed)
             raise
         self.session.transcript.close()
         self.session = session
-        self._saved = True
         return await self._recorded(self._resumed(claimed))
 
     async def _recorded(self, work: Awaitable[Turn]) -> RunResult:
@@ -152,7 +146,7 @@ class Agent:
             turn = await work
         finally:
             stop_collecting()
-        return RunResult(
+        result = RunResult(
             session_id=self.session.id,
             stop_reason=turn.stop_reason,
             final_text=turn.final_text,
@@ -161,7 +155,10 @@ class Agent:
             hook_runs=runs,
             model_calls=turn.steps,
             stop_detail=turn.detail,
+            usage=turn.usage,
         )
+        self.observers.run_ended(self.session, turn, result)
+        return result
 
     def run_sync(self, prompt: str) -> RunResult:
         """``run`` for code without an event loop; closes the session afterwards."""
@@ -179,7 +176,7 @@ class Agent:
         await self.start()
         call = ToolCall(tool_use_id or f"toolu_direct_{uuid.uuid4().hex[:20]}", name, tool_input)
         result = await self.pipeline.run(call, self.session.scope, self.session.tool_context)
-        self._emit(result)
+        self.observers.tool_finished(self.session, result)
         return result
 
     async def start(self, source: Literal["startup", "resume"] = "startup") -> None:
@@ -187,24 +184,31 @@ class Agent:
         say for the model opens the next prompt."""
         if not self.session.started:
             self.session.started = True
+            self.session.opening_context += await self.mcp.start(self.session.id, self.tools)
             started = await self._fire(self.session.scope.event(SessionStart, source=source))
             self.session.opening_context += contexts("SessionStart", started)
 
     async def close(self, reason: str = "other") -> None:
-        """Fire SessionEnd, wait for background observers and close the transcript."""
+        """Fire SessionEnd, wait for background hooks, close the transcript, tell the observers
+        (the audit writes what waits) and close the store this agent opened."""
         if self.session.started:
             await self._fire(self.session.scope.event(SessionEnd, reason=reason))
             self.session.started = False
         await self.engine.drain()
+        await self.mcp.close()  # after SessionEnd: its mcp_tool hooks still had the servers
         await HTTP_CLIENTS.aclose()  # HTTP hooks' pooled connections belong to this event loop
+        aclose = getattr(self.model, "aclose", None)
+        if aclose is not None:
+            await aclose()  # so are a remote model's (``hookline.agent.model``)
         self.session.transcript.close()
         if self.session.sandbox is not None:
             self.session.sandbox.close()  # its proxy and temp folder; made again on next use
-        if self._audit is not None:
-            self._audit.close()  # the last records; it reopens on the next run
-        if self._store is not None:
-            self._store.close()
-            self._store = None
+        try:
+            self.observers.closed(self.session)  # before the store closes: the audit writes to it
+        finally:
+            if self._opened is not None:
+                self._opened.close()  # opened again on next use
+                self._opened = None
 
     async def __aenter__(self) -> Agent:
         return self
@@ -252,18 +256,23 @@ class Agent:
                 stop_reason=turn.stop_reason,
             )
         )
-        if turn.stop_reason != "tool_deferred" and self._saved:
-            self._record_status(turn, "done")  # the store holds this session: close its record
         return turn
 
     async def _work(self, turn: Turn) -> None:
         """Call the model and its tools until something ends the turn."""
         while turn.steps < self.options.max_turns:
-            reply = await self.model.complete(
-                self.session.messages, self.tools.specs(), system=self.options.system_prompt
-            )
+            try:
+                reply = await self.model.complete(
+                    self.session.messages, self.tools.specs(), system=self.options.system_prompt
+                )
+            except ModelError as exc:  # the model cannot go on: the run ends and says why
+                turn.stop_reason, turn.detail = "model_error", str(exc)
+                return
             turn.steps += 1
+            if reply.usage is not None:
+                turn.usage = reply.usage if turn.usage is None else turn.usage + reply.usage
             reply = self._within_limits(reply)
+            self.observers.model_called(self.session, reply, self.model.name)
             self._add(reply, model=self.model.name)
             self.session.transcript.flush()
             turn.final_text = reply.text
@@ -280,7 +289,7 @@ class Agent:
         """Run one turn's calls (checked concurrently, run in order); True when the turn ends."""
         if self.options.checkpoint:
             turn.batch = [(call, None) for call in calls]
-            self._record_status(turn, "running")
+            self.observers.checkpoint(self.session, turn)  # saved: a crash reruns none of it
         return await self._settle(turn, await self._run_batch(calls, turn=turn))
 
     async def _settle(self, turn: Turn, results: list[ToolResult]) -> bool:
@@ -290,7 +299,7 @@ class Agent:
         if deferred:
             turn.batch = [(r.call, None if r.status == "deferred" else r) for r in results]
             turn.stop_reason, turn.detail = "tool_deferred", deferred.reason
-            self._record_status(turn, "deferred")
+            self.observers.paused(self.session, turn)  # saved, to be resumed with an answer
             return True
         turn.batch = []
         after = await self._after_batch(results)
@@ -303,14 +312,6 @@ class Agent:
             turn.detail = after.stop_reason or after.reason
         return turn.stop_reason != "end_turn"
 
-    def _record_status(self, turn: Turn, status: str) -> None:
-        """Save the session as ``status``: paused, a checkpoint, or done."""
-        self._saved = True
-        self.session.transcript.flush()
-        if self._audit is not None:
-            self._audit.flush()  # what led here is on record before the state is
-        pause.save(self.store, self.session, turn, status=status, launch=self.options.launch)
-
     async def _run_batch(
         self,
         calls: list[ToolCall],
@@ -319,7 +320,7 @@ class Agent:
         turn: Turn | None = None,
     ) -> list[ToolResult]:
         """Check the calls concurrently, then finish them in order. With checkpoints on, each
-        finished call is saved at once: after a crash it is not run again."""
+        finished call is a checkpoint: after a crash it is not run again."""
         scope, ctx, pipeline = self.session.scope, self.session.tool_context, self.pipeline
         answered = answers or {}
         if len(calls) == 1:
@@ -331,11 +332,11 @@ class Agent:
         results = []
         for index, item in enumerate(checked):
             result = await pipeline.finish(item, scope, ctx)
-            self._emit(result)
+            self.observers.tool_finished(self.session, result)
             results.append(result)
             if turn is not None and self.options.checkpoint:
                 turn.batch[index] = (result.call, result)
-                self._record_status(turn, "running")
+                self.observers.checkpoint(self.session, turn)
         return results
 
     async def _after_batch(self, results: list[ToolResult]) -> Decision:
@@ -391,11 +392,34 @@ class Agent:
 
     def _add(self, message: Message, **extra: Any) -> None:
         self.session.add(message, **extra)
-        self._emit(message)
+        self.observers.message(self.session, message)
 
-    def _emit(self, item: Progress) -> None:
-        for fn in self._watchers:
-            fn(item)
+    def _observed(self, permit: Permit) -> Observers:
+        """The observers' hub, fed by the engine, the pipeline and the permission step for
+        what some observer wants (an agent nobody watches builds no event for them)."""
+        hub = Observers()
+        engine, pipeline = self.engine, self.pipeline
+        hub.feed("hook_run", lambda: engine.monitor(lambda r: hub.hook_run(self.session, r)))
+        hub.feed("event", lambda: engine.monitor(lambda e: hub.event(self.session, e), events=True))
+        hub.feed(
+            "tool_started",  # just before a body runs: an exception stops the call there
+            lambda: pipeline.on_start(lambda s: hub.tool_started(self.session, s)),
+        )
+        hub.feed("approval_asked", lambda: _listen(permit.ask_listeners,
+                 lambda q: hub.approval_asked(self.session, q)))  # fmt: skip
+        hub.feed("approval_answered", lambda: _listen(permit.listeners,
+                 lambda q, a: hub.approval_answered(self.session, q, a)))  # fmt: skip
+        return hub
+
+    def _plugged(self) -> list[Observer]:
+        """The observers the options plug in: the audit log first (what led to a save is on
+        record before the save), session persistence, then the options' own."""
+        opts = self.options
+        plugged: list[Observer] = []
+        if opts.audit:
+            plugged.append(audit_log(self))
+        plugged.append(Persistence(lambda: self.store, launch=opts.launch))
+        return [*plugged, *opts.observers]
 
 
 def _registry(
@@ -407,6 +431,12 @@ def _registry(
         if mapping:
             registry.add_matchers(mapping, source="sdk")
     return registry
+
+
+def _listen(listeners: list[Any], fn: Any) -> Callable[[], None]:
+    """Add ``fn`` to ``listeners``; the function that takes it out again."""
+    listeners.append(fn)
+    return lambda: listeners.remove(fn) if fn in listeners else None
 
 
 def _builtin_tools() -> list[Tool]:

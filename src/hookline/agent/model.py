@@ -1,11 +1,24 @@
-"""The model seam: anything with ``complete(messages, tools)`` can drive the agent loop."""
+"""The model seam: anything with ``complete(messages, tools)`` can drive the agent loop.
+
+A client is one async method (and a ``name`` the transcript records). What the loop promises
+every client, and the shapes it passes, are written down in ``docs/models.md``. Two optional
+extras a client may have, each found by looking, so a client without them still works:
+
+- ``on_text``: a callable the client calls with each piece of its text as it arrives
+  (``StreamingModelClient``); the CLI sets it to print the text while the model writes it.
+- ``async aclose()``: called when the agent closes, to release connections opened on the
+  event loop that is ending.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from hookline.agent.messages import Message
+
+#: Receives one piece of the model's text, as soon as it arrives.
+TextSink = Callable[[str], None]
 
 
 @runtime_checkable
@@ -21,3 +34,12 @@ class ModelClient(Protocol):
         *,
         system: str | None = None,
     ) -> Message: ...
+
+
+@runtime_checkable
+class StreamingModelClient(ModelClient, Protocol):
+    """A model that shows its text as it arrives: before ``complete`` returns, it calls
+    ``on_text`` (when set) with each piece, in order; the pieces joined are the text of the
+    message it returns."""
+
+    on_text: TextSink | None

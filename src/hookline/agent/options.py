@@ -12,6 +12,9 @@ from hookline.events import PermissionMode
 from hookline.hooks.sdk import HookMatcher
 
 if TYPE_CHECKING:
+    from hookline.agent.observers import Observer
+    from hookline.agent.store import SessionStore
+    from hookline.mcp.servers import McpServersSpec
     from hookline.permissions import PermissionPolicy
     from hookline.permissions.sandbox import SandboxConfig
     from hookline.tools.approvals import Approver
@@ -46,10 +49,13 @@ class AgentOptions:
     approver: Approver | None = None
     #: An ask nobody can answer now pauses the run (resume it later) instead of refusing.
     defer_asks: bool = False
-    #: Where paused sessions and the audit are kept: a postgresql:// URL, a SQLite path, or
-    #: None for ``<state_dir>/hookline.db``.
-    store: str | None = None
-    #: Write every hook run, tool call and approval to the audit log (JSONL and the store).
+    #: Where paused sessions and the audit are kept: a store object (``hookline.storage``:
+    #: ``SqliteStore(path)``, ``PostgresStore(url)``; its owner closes it), or, opened by the
+    #: agent on first use, a postgresql:// URL, a SQLite path, or None for
+    #: ``<state_dir>/hookline.db``.
+    store: SessionStore | str | None = None
+    #: Write every hook run, tool call and approval to the audit log (JSONL and the store): an
+    #: observer plugged in first (``hookline.audit``).
     audit: bool = False
     #: Group commit for the audit: records may wait this many seconds to share one write
     #: (a crash can lose that window). 0: each call's records are written when it ends.
@@ -61,6 +67,13 @@ class AgentOptions:
     checkpoint: bool = False
     #: Opaque data saved with a paused session (the CLI keeps its flags here to rebuild it).
     launch: Mapping[str, Any] | None = None
+    #: Told of everything the agent does, in this order, after the audit log and session
+    #: persistence (``hookline.agent.observers``; ``agent.observe`` adds more later).
+    observers: Sequence[Observer] = ()
+    #: MCP servers whose tools join the agent's (``mcp__<server>__<tool>``), started with the
+    #: session and stopped with it: ``{"orders": {"command": ..., "args": [...]}}`` as in the
+    #: Agent SDK, a ``.mcp.json`` path, or ``hookline.mcp.McpServers`` (``hookline.mcp``).
+    mcp_servers: McpServersSpec = None
 
     @classmethod
     def resolve(cls, options: AgentOptions | None, settings: dict[str, Any]) -> AgentOptions:

@@ -13,35 +13,34 @@ ConfigError and the session stays as it was. Should anything fail once the sessi
 and before its first step, ``release`` gives the claim back. With a tenant (``--tenant``), a
 session of another tenant is "no such session", exactly as one that does not exist.
 
-Each resume goes on record (``record_resume``): per waiting call, who resumed it (user and
-tenant), the answer (approve, deny, edit, or none for a crashed session), an edit as a diff of
-the waiting input, whether the settings were reloaded after they changed under the paused
-session, and whether a state edited outside hookline was trusted, with what was edited.
+Saving is an observer (``Persistence``), plugged into every agent after the audit log: it
+saves the session when the run pauses, at each checkpoint (``checkpoint=True``), and as done
+when a run of a session it keeps ends. Observers hear of each resume (``Observer.resumed``, with
+the claim and the ``Resumer``): the audit log records who resumed, the answer and the edit.
 """
 
 from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hookline.agent import seal
 from hookline.agent.messages import Message
+from hookline.agent.observers import Observer
 from hookline.agent.state import SEALED_SINCE, STATE_VERSION, Turn, dump_state, load_state
+from hookline.agent.store import SessionRecord, SessionStore
 from hookline.agent.transcript import first_bad_line
-from hookline.audit.log import PREVIEW, input_diff
-from hookline.audit.redact import clip
 from hookline.errors import ConfigError, ToolInputError
-from hookline.storage import AuditEntry, SessionRecord, Store
 from hookline.tools.approvals import Approval
 from hookline.tools.base import ToolContext, Workspace
 
 if TYPE_CHECKING:
+    from hookline.agent.result import RunResult
     from hookline.agent.session import Session
-    from hookline.audit import AuditLog
     from hookline.tools.base import Toolbox, ToolCall
 
 Answers = Approval | Mapping[str, Approval] | None
@@ -97,9 +96,42 @@ class Checked:
         return launch
 
 
-def save(store: Store, session: Session, turn: Turn, *, status: str, launch: Any) -> None:
+class Persistence(Observer):
+    """Keeps sessions in the store: paused, at each checkpoint, and done when a run of a
+    session it keeps (paused, checkpointed or resumed before) ends."""
+
+    #: A pause that cannot be saved must not look saved: the run stops with the error.
+    fail_closed = True
+
+    def __init__(self, store: Callable[[], SessionStore], *, launch: Any = None) -> None:
+        #: The store now (an agent reopens its store after ``close``).
+        self.store = store
+        #: Opaque data saved with each state (the CLI's flags).
+        self.launch = launch
+        self._kept: set[str] = set()
+
+    def checkpoint(self, session: Session, turn: Turn) -> None:
+        self._save(session, turn, "running")
+
+    def paused(self, session: Session, turn: Turn) -> None:
+        self._save(session, turn, "deferred")
+
+    def resumed(self, session: Session, claimed: Claimed, by: Resumer) -> None:
+        self._kept.add(session.id)
+
+    def run_ended(self, session: Session, turn: Turn, result: RunResult) -> None:
+        if session.id in self._kept and result.stop_reason != "tool_deferred":
+            self._save(session, turn, "done")  # the store holds this session: close its record
+
+    def _save(self, session: Session, turn: Turn, status: str) -> None:
+        self._kept.add(session.id)
+        session.transcript.flush()  # the conversation is on disk before the state says so
+        save(self.store(), session, turn, status=status, launch=self.launch)
+
+
+def save(store: SessionStore, session: Session, turn: Turn, *, status: str, launch: Any) -> None:
     """Write the session's state, sealed, with ``status`` (deferred: paused; running: a
-    checkpoint)."""
+    checkpoint; done)."""
     state = dump_state(session.snapshot(), session.messages, turn)
     state["launch"] = dict(launch) if launch else None
     state["owner"] = {"host": socket.gethostname(), "pid": os.getpid()}
@@ -116,7 +148,7 @@ def save(store: Store, session: Session, turn: Turn, *, status: str, launch: Any
     store.put_session(record)
 
 
-def find(store: Store, session_id: str, *, tenant: str | None = None) -> SessionRecord:
+def find(store: SessionStore, session_id: str, *, tenant: str | None = None) -> SessionRecord:
     """The stored session; a ConfigError when there is none, or (with ``tenant``) when it is
     another tenant's: the same words, so a tenant cannot tell which."""
     record = store.get_session(session_id)
@@ -155,7 +187,12 @@ def check(record: SessionRecord, *, trust_edited_state: bool = False) -> Checked
 
 
 def claim(
-    store: Store, session_id: str, answer: Answers, tools: Toolbox, *, by: Resumer | None = None
+    store: SessionStore,
+    session_id: str,
+    answer: Answers,
+    tools: Toolbox,
+    *,
+    by: Resumer | None = None,
 ) -> Claimed:
     """Check everything, then take the session; ConfigError (nothing taken) when it cannot be."""
     by = by or Resumer()
@@ -176,7 +213,7 @@ def claim(
                    checked.expected, checked.edited)  # fmt: skip
 
 
-def release(store: Store, claimed: Claimed) -> None:
+def release(store: SessionStore, claimed: Claimed) -> None:
     """Give back a claim (status ``resuming`` -> what it was) when the resume could not start."""
     store.claim_session(claimed.session["id"], expected="resuming", new=claimed.status)
 
@@ -271,41 +308,3 @@ def _check_edits(
                 key="--edit",
                 fix=f"give a JSON object {call.name} accepts",
             ) from None
-
-
-def record_resume(audit: AuditLog, claimed: Claimed, by: Resumer) -> None:
-    """One audit record per waiting call: who resumed, the answer, the edit as a diff."""
-    session = claimed.session
-    for call in claimed.turn.waiting:
-        answer = claimed.answers.get(call.id)
-        data = _resumed_by(by, claimed) | _answer_data(answer)
-        data = audit.redactor.redact(data)
-        if answer is not None and answer.updated_input is not None:
-            diff = input_diff(call.input, answer.updated_input)
-            data["input_diff"] = clip(audit.redactor.redact(diff), PREVIEW)
-        audit.add(AuditEntry(kind="resume", session_id=session["id"], tool_use_id=call.id,
-                             tool=call.name, decision=data["answer"], data=data))  # fmt: skip
-    audit.flush()
-
-
-def _resumed_by(by: Resumer, claimed: Claimed) -> dict[str, Any]:
-    session = claimed.session
-    data: dict[str, Any] = {"user": by.user or session["user"], "tenant": session["tenant"]}
-    if by.user and by.user != session["user"]:
-        data["session_user"] = session["user"]
-    if by.reload_settings:
-        data["reload_settings"] = True
-        data["settings_changed"] = list(by.settings_changed)
-    if by.trust_edited_state:
-        data["trust_edited_state"] = True
-        data["state_edits"] = list(claimed.edited)
-    return data
-
-
-def _answer_data(answer: Approval | None) -> dict[str, Any]:
-    if answer is None:
-        return {"answer": "none"}  # a crashed session goes on from its checkpoint
-    edited = answer.updated_input is not None
-    name = "deny" if answer.behavior == "deny" else "edit" if edited else "approve"
-    data = {"answer": name, "answered_by": answer.approver or None, "message": answer.message}
-    return {key: value for key, value in data.items() if value is not None}

@@ -24,7 +24,7 @@ def refused(decision: Decision, turn: Turn) -> bool:
 
 
 def contexts(event: str, decision: Decision) -> list[str]:
-    return [wording.reminder(wording.context(event, None, c)) for c in decision.additional_context]
+    return [wording.reminder(text) for text in wording.contexts(event, None, decision)]
 
 
 def results_message(results: list[ToolResult], after: Decision) -> Message:

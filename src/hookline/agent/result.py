@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from hookline.agent.messages import Usage
 from hookline.hooks.engine import HookRun
 from hookline.tools.base import ToolResult
 
@@ -15,6 +16,7 @@ StopReason = Literal[
     "hook_stopped",  # a hook answered continue=false
     "tool_deferred",  # a PreToolUse hook deferred a call: resume later
     "stop_hook_cap",  # Stop hooks blocked too many times in a row
+    "model_error",  # a model call failed for good (``hookline.errors.ModelError``): see stop_detail
 ]
 
 
@@ -30,6 +32,8 @@ class RunResult:
     hook_runs: list[HookRun] = field(default_factory=list)
     model_calls: int = 0
     stop_detail: str | None = None
+    #: Tokens summed over the run's model calls that reported any; None when none did.
+    usage: Usage | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -39,6 +43,7 @@ class RunResult:
             "final_text": self.final_text,
             "transcript_path": self.transcript_path,
             "model_calls": self.model_calls,
+            "usage": None if self.usage is None else self.usage.to_dict(),
             "tool_calls": [r.to_dict() for r in self.tool_calls],
             "hook_runs": [r.to_dict() for r in self.hook_runs],
         }

@@ -41,7 +41,7 @@ from hookline._support.private import FOLDER, open_private
 from hookline.errors import ConfigError
 
 if TYPE_CHECKING:
-    from hookline.storage import SessionRecord
+    from hookline.agent.store import SessionRecord
 
 #: Where the key is, when ``$HOOKLINE_STATE_KEY_FILE`` does not say.
 KEY_ENV = "HOOKLINE_STATE_KEY_FILE"

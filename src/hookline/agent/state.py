@@ -8,7 +8,10 @@ Tool definitions, hooks and the model are not data: a resume rebuilds them.
 
 Reading is strict: the saved JSON must match a typed model (``SavedState``: every field of the
 right type, the permission mode one hookline knows, the folders absolute), or it is refused as
-damaged before anything is claimed or run; nothing is coerced.
+damaged before anything is claimed or run; nothing is coerced. Saving writes the same model, so
+what is saved is what is read. A tool call and its result are their dataclasses (``ToolCall``,
+``ToolResult``) in that model: a field added to ``ToolResult`` is saved and read back with no
+edit here, and a state saved before it existed loads with the field's default.
 
 Versions: 3 (this one) is sealed: the save adds a keyed hash (``hookline.agent.seal``), so a
 resume can refuse a state edited outside hookline. 2 saves, in the CLI's launch, a fingerprint
@@ -23,16 +26,16 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Annotated, Any, Literal, NotRequired, cast
 
 from pydantic import Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
-from hookline.agent.messages import Block, Message, TextBlock, ToolResultBlock
+from hookline.agent.messages import Block, Message, TextBlock, ToolResultBlock, Usage
 from hookline.agent.result import StopReason
 from hookline.errors import ConfigError
 from hookline.events import PermissionMode
-from hookline.tools.base import ToolCall, ToolResult, ToolStatus
+from hookline.tools.base import ToolCall, ToolResult
 
 #: The version of this layout, written by every save.
 STATE_VERSION = 3
@@ -55,6 +58,8 @@ class Turn:
     detail: str | None = None
     #: A paused batch, in the model's order: each call with its result, or None while it waits.
     batch: list[tuple[ToolCall, ToolResult | None]] = field(default_factory=list)
+    #: Tokens this turn's model calls reported (not saved with a pause); None: none reported.
+    usage: Usage | None = None
 
     @property
     def waiting(self) -> list[ToolCall]:
@@ -62,8 +67,8 @@ class Turn:
 
 
 def dump_state(session: dict[str, Any], messages: list[Message], turn: Turn) -> dict[str, Any]:
-    """The JSON-ready state of a paused session."""
-    return {
+    """The JSON-ready state of a paused session, written by the model ``load_state`` reads."""
+    state: dict[str, Any] = {
         "version": STATE_VERSION,
         "session": session,
         "messages": [m.to_dict() for m in messages],
@@ -73,13 +78,12 @@ def dump_state(session: dict[str, Any], messages: list[Message], turn: Turn) -> 
             "stop_blocks": turn.stop_blocks,
             "final_text": turn.final_text,
             "detail": turn.detail,
-            "calls": [_result_to_dict(r) for r in turn.calls],
-            "batch": [
-                {"call": _call_to_dict(c), "result": _result_to_dict(r) if r else None}
-                for c, r in turn.batch
-            ],
+            "calls": turn.calls,
+            "batch": [{"call": call, "result": result} for call, result in turn.batch],
         },
     }
+    dumped: dict[str, Any] = _adapter().dump_python(cast("SavedState", state), mode="json")
+    return dumped
 
 
 def load_state(data: Any, *, where: str) -> tuple[dict[str, Any], list[Message], Turn]:
@@ -96,8 +100,10 @@ def load_state(data: Any, *, where: str) -> tuple[dict[str, Any], list[Message],
             key="version",
             fix="resume it with the hookline version that saved it",
         )
-    try:
-        state = _adapter().validate_python(data, strict=True)
+    try:  # lax: strict Python validation takes only instances for dataclasses, and strict
+        # JSON cannot carry the lone surrogates a hostile tool id may hold (the seal vouches
+        # for the saved state itself)
+        state = _adapter().validate_python(data)
         session = dict(state["session"])
         _check_folders(session)
         turn = state["turn"]
@@ -107,8 +113,8 @@ def load_state(data: Any, *, where: str) -> tuple[dict[str, Any], list[Message],
             stop_blocks=turn["stop_blocks"],
             final_text=turn["final_text"],
             detail=turn.get("detail"),
-            calls=[_result_from_dict(r) for r in turn["calls"]],
-            batch=[(_call_from_dict(b["call"]), _maybe_result(b["result"])) for b in turn["batch"]],
+            calls=list(turn["calls"]),
+            batch=[(b["call"], b["result"]) for b in turn["batch"]],
         )
         return session, [_message_from_dict(m) for m in state["messages"]], paused
     except ValidationError as exc:
@@ -129,25 +135,6 @@ class SavedSession(TypedDict):
     user: str | None
     tenant: str | None
     prompts: int
-
-
-class SavedCall(TypedDict):
-    id: str
-    name: str
-    input: dict[str, Any]
-
-
-class SavedResult(TypedDict):
-    call: SavedCall
-    status: ToolStatus
-    content: str
-    input: dict[str, Any]
-    output: Any
-    reason: str | None
-    context: list[str]
-    stop_reason: str | None
-    stopped: bool
-    duration_ms: float
 
 
 class SavedText(TypedDict):
@@ -177,8 +164,8 @@ class SavedMessage(TypedDict):
 
 
 class SavedBatchItem(TypedDict):
-    call: SavedCall
-    result: SavedResult | None
+    call: ToolCall
+    result: ToolResult | None
 
 
 class SavedTurn(TypedDict):
@@ -187,7 +174,7 @@ class SavedTurn(TypedDict):
     stop_blocks: int
     final_text: str
     detail: NotRequired[str | None]
-    calls: list[SavedResult]
+    calls: list[ToolResult]
     batch: list[SavedBatchItem]
 
 
@@ -236,46 +223,8 @@ def _damaged(where: str, why: str) -> ConfigError:
     )
 
 
-def _call_to_dict(call: ToolCall) -> dict[str, Any]:
-    return {"id": call.id, "name": call.name, "input": call.input}
-
-
-def _call_from_dict(data: SavedCall | SavedToolUse) -> ToolCall:
+def _call_from_dict(data: SavedToolUse) -> ToolCall:
     return ToolCall(data["id"], data["name"], dict(data["input"]))
-
-
-def _result_to_dict(result: ToolResult) -> dict[str, Any]:
-    return {
-        "call": _call_to_dict(result.call),
-        "status": result.status,
-        "content": result.content,
-        "input": result.input,
-        "output": result.output,
-        "reason": result.reason,
-        "context": list(result.context),
-        "stop_reason": result.stop_reason,
-        "stopped": result.stopped,
-        "duration_ms": result.duration_ms,
-    }
-
-
-def _result_from_dict(data: SavedResult) -> ToolResult:
-    return ToolResult(
-        call=_call_from_dict(data["call"]),
-        status=data["status"],
-        content=data["content"],
-        input=data["input"],
-        output=data["output"],
-        reason=data["reason"],
-        context=tuple(data["context"]),
-        stop_reason=data["stop_reason"],
-        stopped=data["stopped"],
-        duration_ms=data["duration_ms"],
-    )
-
-
-def _maybe_result(data: SavedResult | None) -> ToolResult | None:
-    return None if data is None else _result_from_dict(data)
 
 
 def _message_from_dict(data: SavedMessage) -> Message:

@@ -1,6 +1,7 @@
 """The audit log: what every hook, tool call and approval did, redacted and hash-chained.
 
-AuditLog      buffers records and writes them to a store and a JSONL file (``log``)
+AuditLog      an observer of agents: what they do, as records (``log``), buffered and written
+              to a store and a JSONL file (``writer``)
 Redactor      masks secrets in every string before anything is hashed or written (``redact``)
 verify_rows   the first break in the store's chain; ``verify_jsonl`` the file's (``chain``)
 compare       the file against the store, record by record; ``missing_head``: a kept head is gone

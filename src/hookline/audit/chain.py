@@ -36,7 +36,7 @@ from typing import Any, Literal, NamedTuple
 from hookline._support.jsontext import canonical as canonical_text
 from hookline._support.private import open_private
 from hookline.errors import HooklineError
-from hookline.storage.base import ENTRY_FIELDS, AuditEntry, AuditRow, Chain
+from hookline.storage.base import ENTRY_FIELDS, LATER_FIELDS, AuditEntry, AuditRow, Chain
 
 #: The fields a chain adds to a record; everything else is hashed.
 HASH_FIELDS = frozenset({"seq", "prev_hash", "hash"})
@@ -48,10 +48,15 @@ class AuditError(HooklineError):
 
 
 def canonical(entry: AuditEntry | AuditRow | Mapping[str, Any]) -> bytes:
-    """Sorted-key compact JSON (UTF-8) of every field but the hash fields."""
+    """Sorted-key compact JSON (UTF-8) of every field but the hash fields; a field added since
+    the first layout (``LATER_FIELDS``) only when set, so older records hash as they did."""
     if isinstance(entry, Mapping):
         return canonical_json({k: v for k, v in entry.items() if k not in HASH_FIELDS})
-    return canonical_json({name: getattr(entry, name) for name in ENTRY_FIELDS})
+    fields = {name: getattr(entry, name) for name in ENTRY_FIELDS}
+    for name in LATER_FIELDS:
+        if (value := getattr(entry, name)) is not None:
+            fields[name] = value
+    return canonical_json(fields)
 
 
 def canonical_json(value: Any) -> bytes:

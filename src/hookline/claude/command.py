@@ -7,11 +7,13 @@ hook reads the event's payload on stdin as one line of compact JSON, runs in ``e
 its own process group, and answers through its exit code and output, as Claude Code's hook
 protocol defines and its CLI was observed to do:
 
-* exit 0: stdout starting with ``{`` is the JSON answer; other stdout is ignored, except on
-  UserPromptSubmit and SessionStart, where it becomes context (``... hook success: <stdout>``).
+* exit 0: stdout starting with ``{`` is the JSON answer; other stdout is ignored, except where
+  the event's ``facts.stdout_is_context`` (UserPromptSubmit, SessionStart): there it becomes
+  context (``... hook success: <stdout>``).
 * exit 2 where it blocks: a deny, whose reason is the JSON's blocking reason or else
   ``[<command>]: <stderr>``; the JSON is still read, but nothing in it undoes the block.
-  On PermissionRequest exit 2 is ignored; elsewhere it is a non-blocking error.
+  On PermissionRequest exit 2 is ignored; elsewhere it is a non-blocking error (the event's
+  ``facts.exit_2`` says which).
 * any other exit: valid JSON alone decides; without it, a non-blocking error.
 
 Failures (``HookFailure``, by kind): ``CommandFailed`` "exit", ``CommandNotStarted``
@@ -38,7 +40,6 @@ from typing import TYPE_CHECKING, Any
 from hookline._support.process import STREAM_CAP, Finished, run_process
 from hookline.claude import wording
 from hookline.claude.project_dir import guarded, shell_code_index
-from hookline.claude.session_env import ENV_FILE_EVENTS
 from hookline.decisions import NO_DECISION, Decision
 from hookline.errors import HookFailure, InvalidHookOutput
 from hookline.hooks.protocol import decision_from_output
@@ -48,10 +49,6 @@ if TYPE_CHECKING:
     from hookline.events import HookEvent
     from hookline.permissions.sandbox.run import Sandbox
 
-#: Events where plain stdout on exit 0 becomes context for the model.
-_STDOUT_IS_CONTEXT = frozenset({"UserPromptSubmit", "SessionStart"})
-#: Events, besides the blockable ones, where exit 2 blocks (feedback after the tool ran).
-_EXIT_2_ALSO_BLOCKS = frozenset({"PostToolUse", "PostToolUseFailure"})
 #: What Claude Code says for exit 2 when the output names another event (observed).
 _UNPROCESSABLE = "blocked (exit 2); its output could not be processed"
 _NO_STDERR = "No stderr output"
@@ -169,7 +166,7 @@ class CommandHook(HookRunner):
             HOOKLINE="1",
             PWD=event.cwd,
         )
-        if self.env_file and event.name in ENV_FILE_EVENTS:
+        if self.env_file and event.facts.env_file:
             env_file = self.env_file(event)
             if env_file:
                 env["CLAUDE_ENV_FILE"] = env_file
@@ -180,14 +177,14 @@ class CommandHook(HookRunner):
     def _answer(self, event: HookEvent, done: Finished) -> Decision | None:
         if done.returncode < 0:
             raise CommandKilled(_killed_message(done))
-        if done.returncode == 2 and _exit_2_blocks(event):
+        if done.returncode == 2 and event.facts.exit_2 == "blocks":
             return self._blocked(event, _json_object(done.stdout), done)
         data = self._json(event, done)
         if done.returncode == 0:
             return self._succeeded(event, data, done)
         if data is not None:
             return self._decision(event, data)
-        if done.returncode == 2 and event.name == "PermissionRequest":
+        if done.returncode == 2 and event.facts.exit_2 == "ignored":
             return None
         raise CommandFailed(_failure_message(done))
 
@@ -213,26 +210,30 @@ class CommandHook(HookRunner):
         if data is not None:
             return self._decision(event, data)
         text = done.stdout.strip()
-        if not text or event.name not in _STDOUT_IS_CONTEXT:
+        if not text or not event.facts.stdout_is_context:
             return None
-        label = getattr(event, "source", None) if event.name == "SessionStart" else None
+        label = event.match_value()  # SessionStart:startup; none on UserPromptSubmit
         context = wording.success(event.name, label, self._cap(text, done.stdout_dropped))
-        return Decision(additional_context=(context,))
+        return Decision(additional_context=(context,), origin="stdout")
 
     def _blocked(self, event: HookEvent, data: dict[str, Any] | None, done: Finished) -> Decision:
-        """Exit 2 on an event it blocks: a deny, whatever the JSON says."""
+        """Exit 2 on an event it blocks: a deny, whatever the JSON says. Its origin is
+        ``exit_code_2``, or ``json`` when the JSON's deny gave the reason."""
         if data is not None and _names_other_event(data, event.name):
-            return Decision.deny(wording.exit_code_2(self.describe(), _UNPROCESSABLE))
+            reason = wording.exit_code_2(self.describe(), _UNPROCESSABLE)
+            return Decision(permission="deny", reason=reason, origin="exit_code_2")
         answer = NO_DECISION
         if data is not None:
             with suppress(InvalidHookOutput):  # schema-invalid JSON still blocks, stderr says why
                 answer = decision_from_output(event.name, data)
         if answer.permission == "deny" and answer.reason:
-            reason = self._cap(answer.reason)
+            reason, origin = self._cap(answer.reason), answer.origin
         else:
             stderr = done.stderr if done.stderr.strip() else _NO_STDERR
             reason = self._cap(wording.exit_code_2(self.describe(), stderr), done.stderr_dropped)
-        return replace(self._capped(answer), permission="deny", reason=reason, updated_input=None)
+            origin = "exit_code_2"
+        answer = self._capped(answer)
+        return replace(answer, permission="deny", reason=reason, updated_input=None, origin=origin)
 
     def _decision(self, event: HookEvent, data: dict[str, Any]) -> Decision | None:
         answer = decision_from_output(event.name, data)
@@ -275,12 +276,6 @@ def _json_object(stdout: str) -> dict[str, Any] | None:
     except ValueError:
         return None
     return data if isinstance(data, dict) else None
-
-
-def _exit_2_blocks(event: HookEvent) -> bool:
-    if event.name == "PermissionRequest":
-        return False  # only its JSON decides (protocol §2)
-    return event.blockable or event.name in _EXIT_2_ALSO_BLOCKS
 
 
 def _names_other_event(data: dict[str, Any], event_name: str) -> bool:

@@ -1,11 +1,11 @@
 """One handler object from a settings file, turned into a runner plus its registration options.
 
-Claude Code's ``command`` and ``http`` handlers and hookline's own in-process ``python`` handler
-are built here. Anything that cannot run (a missing field, a bad timeout, a type hookline does
-not run yet, a callable that does not import) raises a ConfigError naming the file and the key
-path; the caller turns it into a warning or, for ``"onFailure": "block"``, into an
-``unloadable`` hook that denies. Remarks that do not stop a handler (``asyncRewake``, ``if`` on
-an event without tools) come back as ``Options.notes``.
+Claude Code's ``command``, ``http`` and ``mcp_tool`` handlers and hookline's own in-process
+``python`` handler are built here. Anything that cannot run (a missing field, a bad timeout, a
+type hookline does not run yet, a callable that does not import) raises a ConfigError naming
+the file and the key path; the caller turns it into a warning or, for
+``"onFailure": "block"``, into an ``unloadable`` hook that denies. Remarks that do not stop a
+handler (``asyncRewake``, ``if`` on an event without tools) come back as ``Options.notes``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
 
 from hookline.claude.command import CommandHook
 from hookline.claude.http import HttpHook, url_allowed
+from hookline.claude.mcp_tool import McpToolHook
 from hookline.errors import ConfigError, HookFailure
 from hookline.events import ToolEvent, event_class
 from hookline.hooks.python_files import import_target
@@ -32,11 +33,11 @@ if TYPE_CHECKING:
     from hookline.permissions.sandbox.run import Sandbox
 _FIX: Final = 'write {"type": "command", "command": "..."}'
 #: Handler types hookline runs, and Claude Code's types it does not run yet.
-KNOWN_TYPES: Final = ("command", "http", "python")
-NOT_YET: Final = ("prompt", "agent", "mcp_tool")
-#: Seconds a settings handler may take unless it says otherwise (Claude Code's defaults).
-DEFAULT_TIMEOUT: Final = 600.0
-EVENT_TIMEOUTS: Final = {"UserPromptSubmit": 30.0, "SessionEnd": 1.5}
+KNOWN_TYPES: Final = ("command", "http", "mcp_tool", "python")
+NOT_YET: Final = ("prompt", "agent")
+#: Seconds a settings handler may take unless it or its event (``facts.timeout``) says otherwise
+#: (Claude Code's defaults).
+HANDLER_TIMEOUT: Final = 600.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +54,7 @@ class Options:
     """What ``HookRegistry.add`` needs besides the runner and the group's matcher."""
 
     kind: HookKind = "gate"
-    timeout: float = DEFAULT_TIMEOUT
+    timeout: float = HANDLER_TIMEOUT
     failure: FailurePolicy | None = None  # None: the registry's default
     name: str | None = None  # None: the runner describes itself
     condition: Matcher | None = None  # the ``if`` rule, to join to the group matcher with ``&``
@@ -220,18 +221,33 @@ def _python(h: _Handler) -> Made:
         fn, origin = import_target(target, h.project_dir)
     except ConfigError as exc:
         raise h.error(exc.message, "callable", exc.fix) from None
-    runner = PythonHook(fn)
+    runner = PythonHook(fn, threaded="timeout" in h.data)  # so that a declared timeout applies
     runner.key = ("python", origin)
     return runner, cast("HookKind", kind), target
 
 
-_MAKERS: Final[dict[object, Maker]] = {"command": _command, "http": _http, "python": _python}
+def _mcp_tool(h: _Handler) -> Made:
+    server = h.text("server", fix='write "server": "orders" (a server of .mcp.json)')
+    tool = h.text("tool", fix='write "tool": "check_refund"')
+    arguments = h.data.get("input", {})
+    if not isinstance(arguments, dict):
+        raise h.error("input must be an object", "input", '"input": {"id": "${tool_input.id}"}')
+    return McpToolHook(server, tool, arguments), "gate", None
+
+
+_MAKERS: Final[dict[object, Maker]] = {
+    "command": _command,
+    "http": _http,
+    "mcp_tool": _mcp_tool,
+    "python": _python,
+}
 
 
 def _timeout(h: _Handler) -> float:
     value = h.data.get("timeout")
     if value is None:
-        return EVENT_TIMEOUTS.get(h.event, DEFAULT_TIMEOUT)
+        default = event_class(h.event).facts.timeout
+        return HANDLER_TIMEOUT if default is None else default
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
         why = f"timeout must be a positive number of seconds, not {value!r}"
         raise h.error(why, "timeout", 'write "timeout": 30 for thirty seconds')

@@ -269,43 +269,39 @@ def _project_dir_problem(hook: CommandHook) -> tuple[str, str] | None:
 
 # -- timeouts -----------------------------------------------------------------------------------
 
-#: Seconds from which a timeout was most likely meant in milliseconds; SessionEnd hooks share a
-#: budget of at most 60 s, so more than that there is a mistake too.
+#: Seconds from which a timeout was most likely meant in milliseconds; more than an event's cap
+#: (``facts.timeout_cap``: SessionEnd hooks share a budget of at most 60 s) is a mistake too.
 MILLISECONDS_FROM: Final = 1000.0
-SESSION_END_MAX: Final = 60.0
 
 
 def millisecond_timeouts(subject: Subject) -> Iterator[Finding]:
     """A timeout of 1000 s or more (more than 60 s on SessionEnd): meant as milliseconds?"""
     for spec in subject.registry:
-        seconds = spec.timeout
-        session_end = spec.event == "SessionEnd" and seconds > SESSION_END_MAX
-        if seconds >= MILLISECONDS_FROM or session_end:
-            limit = " (SessionEnd hooks get at most 60 s)" if session_end else ""
+        seconds, cap = spec.timeout, event_class(spec.event).facts.timeout_cap
+        over_cap = cap is not None and seconds > cap
+        if seconds >= MILLISECONDS_FROM or over_cap:
+            limit = f" ({spec.event} hooks get at most {cap:g} s)" if over_cap else ""
             message = f"timeout {seconds:g} looks like milliseconds: timeouts are seconds{limit}"
-            meant = seconds / 1000 if seconds >= MILLISECONDS_FROM else SESSION_END_MAX
+            meant = seconds / 1000 if seconds >= MILLISECONDS_FROM else cap
             yield _finding(spec, "warning", message, f"give seconds, e.g. {meant:g}")
 
 
 # -- failure policy -----------------------------------------------------------------------------
 
-#: Events whose gates guard something: a failure that is not a refusal lets it through.
-_GUARDED: Final = {
-    "PreToolUse": "the call",
-    "PermissionRequest": "the call",
-    "UserPromptSubmit": "the prompt",
-}
+#: What a gate guards before it happens (``facts.refuses``): a failure that is not a refusal
+#: lets it through. (An output already made, withheld on PostToolUse, is not warned about.)
+_GUARDS: Final = ("call", "prompt")
 _CLOSE_IT: Final = {"sdk": 'HookMatcher(..., on_failure="block")', "python": 'failure="closed"'}
 
 
 def fail_open_gates(subject: Subject) -> Iterator[Finding]:
     """A gate or transformer guarding a call or a prompt that lets it through when it fails."""
     for spec in subject.registry:
-        guarded = _GUARDED.get(spec.event)
-        if guarded and spec.kind != "observer" and spec.failure == "open":
+        guarded = event_class(spec.event).facts.refuses
+        if guarded in _GUARDS and spec.kind != "observer" and spec.failure == "open":
             message = (
                 f"this {spec.kind} fails open: if it crashes, times out or its service is down, "
-                f"{guarded} goes ahead unchecked"
+                f"the {guarded} goes ahead unchecked"
             )
             yield _finding(spec, "warning", message, _closing_fix(spec))
 

@@ -1,5 +1,6 @@
-"""``CLAUDE_ENV_FILE``: files where SessionStart (and a few other) hooks export variables for the
-session's later Bash commands, as in Claude Code.
+"""``CLAUDE_ENV_FILE``: files where SessionStart hooks (those of each event whose
+``EventFacts.env_file`` says so) export variables for the session's later Bash commands, as in
+Claude Code.
 
 The files live beside the session's transcript, so the layout follows from any event alone:
 ``<state>/session-env/<session_id>/<event>-hook-<n>.sh`` for a transcript at
@@ -15,9 +16,6 @@ from pathlib import Path
 from hookline._support.private import touch_private
 from hookline.events import HookEvent
 
-#: The events whose command hooks get ``CLAUDE_ENV_FILE`` (observed in Claude Code).
-ENV_FILE_EVENTS = frozenset({"SessionStart", "Setup", "CwdChanged", "FileChanged"})
-
 _numbers = itertools.count()
 
 
@@ -28,7 +26,7 @@ def env_dir(session_id: str, transcript_path: str) -> Path:
 
 def env_file_for(event: HookEvent) -> str | None:
     """A fresh env file for one hook run of ``event``, or None where Claude Code sets none."""
-    if event.name not in ENV_FILE_EVENTS:
+    if not event.facts.env_file:
         return None
     folder = env_dir(event.session_id, event.transcript_path)
     path = folder / f"{event.name.lower()}-hook-{next(_numbers)}.sh"

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from hookline.decisions import Decision
     from hookline.hooks.engine import HookRun
 
 REMINDER_OPEN = "<system-reminder>\n"
@@ -24,12 +25,6 @@ HOOK_PREAMBLE = (
 )
 
 
-class Verbatim(str):
-    """Text a runner has already worded (a command's plain stdout): shown as it is."""
-
-    __slots__ = ()
-
-
 def _label(event: str, tool: str | None) -> str:
     return f"{event}:{tool}" if tool else event
 
@@ -41,14 +36,22 @@ def denied(event: str, tool: str | None, reason: str) -> str:
 
 def context(event: str, tool: str | None, text: str) -> str:
     """Additional context a hook gave, placed next to the prompt or the tool result."""
-    if isinstance(text, Verbatim):
-        return str(text)
     return f"{_label(event, tool)} hook additional context: {text}"
 
 
-def success(event: str, label: str | None, stdout: str) -> Verbatim:
-    """A command hook's plain stdout that becomes context (UserPromptSubmit, SessionStart)."""
-    return Verbatim(f"{_label(event, label)} hook success: {stdout}")
+def contexts(event: str, tool: str | None, decision: Decision) -> list[str]:
+    """Every additional context of ``decision`` as the model reads it, in order. A command's
+    plain stdout (origin ``stdout``) was worded by its runner (``success``) and stays as it is."""
+    return [
+        text if origin == "stdout" else context(event, tool, text)
+        for text, origin in zip(decision.additional_context, decision.context_origin(), strict=True)
+    ]
+
+
+def success(event: str, label: str | None, stdout: str) -> str:
+    """A command hook's plain stdout that becomes context (UserPromptSubmit, SessionStart); its
+    answer says so with origin ``stdout``."""
+    return f"{_label(event, label)} hook success: {stdout}"
 
 
 def blocking_error(event: str, tool: str | None, reason: str, *, command: str | None = None) -> str:
@@ -67,26 +70,22 @@ def stop_block(event: str, runs: Sequence[HookRun]) -> list[str]:
     """What the model reads when Stop (or SubagentStop) hooks keep it working.
 
     Claude Code sends the feedback of every blocking hook as one reminder and, for a command
-    hook that blocked with a JSON decision (not with exit code 2), one more line naming it.
+    hook that blocked other than by exiting 2 (a JSON decision), one more line naming it.
     """
     blocking = [r for r in runs if r.kind != "observer" and r.answer.permission == "deny"]
     reasons = [r.answer.reason or "" for r in blocking]
     notes = [stop_feedback(event, "\n".join(reasons))] if blocking else []
     for run in blocking:
-        reason = run.answer.reason or ""
-        if run.handler == "command" and not is_exit_code_2(reason, run.hook):
+        if run.handler == "command" and run.answer.origin != "exit_code_2":
+            reason = run.answer.reason or ""
             notes.append(reminder(blocking_error(event, None, reason, command=run.hook)))
     return notes
 
 
 def exit_code_2(command: str, stderr: str) -> str:
-    """The reason a command hook that exits 2 gives: ``[<cmd>]: <stderr>``."""
+    """The reason a command hook that exits 2 gives: ``[<cmd>]: <stderr>`` (its answer says
+    where it came from with origin ``exit_code_2``)."""
     return f"[{command}]: {stderr}"
-
-
-def is_exit_code_2(reason: str, command: str) -> bool:
-    """Whether ``reason`` came from exit code 2 rather than a JSON decision."""
-    return reason.startswith(f"[{command}]: ")
 
 
 def stop_feedback(event: str, reason: str) -> str:

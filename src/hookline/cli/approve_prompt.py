@@ -25,8 +25,9 @@ from typing import IO, Any
 import click
 
 from hookline._support.display import shown
+from hookline.cli.answers import json_kind
 from hookline.cli.approve_screen import RESET, prompt_lines, terminal_size, wrap
-from hookline.tools.approvals import Approval, ApprovalRequest, Approver, json_kind
+from hookline.tools.approvals import Approval, ApprovalRequest, Approver, Unavailable
 
 if sys.platform != "win32":  # POSIX only, as ``available`` checks
     import termios
@@ -59,20 +60,16 @@ class TerminalApprover(Approver):
         except (AttributeError, ValueError):  # not a file, or closed
             return False
 
-    async def approve(self, request: ApprovalRequest) -> Approval | None:
+    async def approve(self, request: ApprovalRequest) -> Approval | Unavailable:
         if not self.available():
-            self.last_error = "there is no terminal to ask (stdin or stdout is not a TTY)"
-            return None
+            return Unavailable("there is no terminal to ask (stdin or stdout is not a TTY)")
         stop = threading.Event()  # set when the awaiting task is cancelled: the thread ends
         try:
-            answer = await asyncio.to_thread(self._ask, request, stop)
+            return await asyncio.to_thread(self._ask, request, stop)
         except OSError as exc:
-            self.last_error = f"the terminal failed ({exc})"
-            return None
+            return Unavailable(f"the terminal failed ({exc})")
         finally:
             stop.set()
-        self.last_error = None
-        return answer
 
     def _ask(self, request: ApprovalRequest, stop: threading.Event) -> Approval:
         with self._lock, _ctrl_c_ends_line(self.stdin):

@@ -6,6 +6,12 @@
                                           record by record; exit 1 on any difference
     hookline audit head [--json]          the chain's head (seq and hash), to keep elsewhere
 
+``--decision D`` finds the records that say D: a hook's answer, an approval, a resume, a call's
+outcome (``blocked``, ``executed``, ...), and a call's permission when nothing else on record
+says it (a deny by a permission rule, the mode or a tier, which no hook or approval record
+shows); so each refusal is listed once, where it was made. Records written before the
+permission was kept apart (they have a ``decision`` only) are found by it as before.
+
 A call whose ``tool_started`` record has no result after it shows as ``started, not finished``
 (the process ended while its tool ran); that is not tampering. ``verify --head`` proves that
 nothing newer than a head kept elsewhere was cut from both copies: the head must still be in
@@ -86,7 +92,9 @@ def _where(fn: F) -> F:
 @click.option("--session", default=None, help="Only this session's records.")
 @click.option("--tenant", default=None, help="Only the records of this tenant's runs.")
 @click.option("--tool", default=None, help="Only records about this tool.")
-@click.option("--decision", default=None, help="Only this decision: deny, allow, blocked, ...")
+@click.option("--decision", default=None,
+              help="Only this decision: deny (a hook's, an approver's or a permission rule's), "
+              "allow, ask, defer, blocked, executed, ...")  # fmt: skip
 @click.option("--since", metavar="TIME", callback=_when, help="From this time on (ISO 8601, 1h).")
 @click.option("--until", metavar="TIME", callback=_when, help="Before this time (ISO 8601, 30m).")
 @click.option("--unfinished", is_flag=True, help="Only calls started and never finished.")
@@ -109,13 +117,8 @@ def audit(
     if ctx.invoked_subcommand is not None:
         return
     with _store(cwd, store_url) as store:
-        rows = store.audit_rows(
-            session_id=session,
-            tool=tool,
-            decision=decision,
-            since=since,
-            until=until,
-            tenant=tenant,
+        rows = _matching(
+            store, decision, session_id=session, tool=tool, since=since, until=until, tenant=tenant
         )
         cut_off = _unfinished(store, rows)
     if unfinished:
@@ -198,6 +201,21 @@ def _store_file(cwd: str, url: str | None) -> Path | None:
     if url is None:
         return _state(cwd) / DEFAULT_FILE
     return Path(url) if "://" not in url else None
+
+
+def _matching(store: Store, decision: str | None, **filters: Any) -> list[AuditRow]:
+    """The rows matching ``filters`` that say ``decision``: in their decision column, or a
+    call's record whose permission says it while no other record of that call does."""
+    said = store.audit_rows(decision=decision, **filters)
+    if decision is None:
+        return said
+    calls = {(row.session_id, row.tool_use_id) for row in said}
+    by_permission = [
+        row
+        for row in store.audit_rows(permission=decision, **filters)
+        if row.kind == "tool" and (row.session_id, row.tool_use_id) not in calls
+    ]
+    return sorted([*said, *by_permission], key=lambda row: row.seq) if by_permission else said
 
 
 def _all_rows(
@@ -339,11 +357,13 @@ def _as_dict(row: AuditRow, cut_off: set[int]) -> dict[str, Any]:
 
 
 def _line(row: AuditRow, cut_off: set[int]) -> str:
-    """time, session, tool, event (or kind), hook (or who answered), decision, reason; every
-    recorded value ``shown``, so one record is one line."""
+    """time, session, tool, event (or kind), hook (or who answered, or where a call's permission
+    came from: rule, mode, tier, ...), decision, reason; every recorded value ``shown``, so one
+    record is one line."""
     data = row.data
     when = datetime.fromtimestamp(row.time).isoformat(timespec="seconds")
-    hook = shown(data.get("hook") or data.get("answered_by") or data.get("approver") or "-")
+    who = data.get("hook") or data.get("answered_by") or data.get("approver") or data.get("origin")
+    hook = shown(who or "-")
     reason = str(data.get("reason") or data.get("message") or data.get("error") or "").rstrip()
     reason = _cut(reason) if reason else shown(data.get("allowed", ""))
     reason = UNFINISHED if row.seq in cut_off else reason

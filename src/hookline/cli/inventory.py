@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 from hookline.claude.command import CommandHook
 from hookline.claude.handlers import Unloadable
 from hookline.claude.http import HttpHook
-from hookline.hooks.engine import REFUSABLE
+from hookline.events import event_class
 from hookline.hooks.registry import HookRegistry
 from hookline.hooks.runners import PythonHook, SdkCallbackHook
 from hookline.matchers import AllOf
@@ -24,18 +24,8 @@ if TYPE_CHECKING:
     from hookline.hooks.spec import HookSpec
     from hookline.matchers import Matcher
 
-#: What a gate can answer at each event (as Claude Code's protocol allows and hookline follows it).
-#: Events not listed take no decision: their hooks run for their side effects.
-GATE_DECISIONS: Final[dict[str, tuple[str, ...]]] = {
-    "PreToolUse": ("allow", "deny", "ask", "defer", "rewrite", "context", "stop"),
-    "PermissionRequest": ("allow", "deny", "rewrite", "stop"),
-    "PostToolUse": ("block (feedback)", "replace output", "context", "stop"),
-    "PostToolUseFailure": ("context", "stop"),
-    "UserPromptSubmit": ("block", "context", "stop"),
-    "PostToolBatch": ("block (ends the run)", "context", "stop"),
-    "Stop": ("block (keep working)", "context", "stop"),
-    "SessionStart": ("context",),
-}
+#: What a gate answers where its event takes no decision (``facts.answers`` is empty), and what
+#: an observer answers anywhere.
 SIDE_EFFECTS_ONLY: Final = ("none (side effects only)",)
 RECORDS_ONLY: Final = ("none (records only)",)
 
@@ -104,10 +94,10 @@ def checks(spec: HookSpec) -> str:
 
 
 def decisions(event: str, kind: str) -> tuple[str, ...]:
-    """The decisions a hook of ``kind`` can return at ``event``."""
+    """The decisions a hook of ``kind`` can return at ``event`` (the event's ``facts.answers``)."""
     if kind == "observer":
         return RECORDS_ONLY
-    found = GATE_DECISIONS.get(event, SIDE_EFFECTS_ONLY)
+    found = event_class(event).facts.answers or SIDE_EFFECTS_ONLY
     rewrites = [d for d in found if d in ("rewrite", "replace output")]
     if kind == "transformer" and rewrites:  # a transformer is there to rewrite
         return (*rewrites, *(d for d in found if d not in rewrites))
@@ -119,11 +109,10 @@ def when_it_fails(spec: HookSpec) -> str:
     if spec.kind == "observer":
         return "nothing (observers never block)"
     if spec.failure == "closed":
-        if spec.event not in REFUSABLE:
+        refuses = event_class(spec.event).facts.refuses
+        if refuses is None:
             return "no decision (nothing to refuse here)"
-        return (
-            "output withheld (fail closed)" if spec.event == "PostToolUse" else "deny (fail closed)"
-        )
+        return "output withheld (fail closed)" if refuses == "output" else "deny (fail closed)"
     return "no decision (fail open)"
 
 

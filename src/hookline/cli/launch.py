@@ -18,16 +18,20 @@ from typing import Any, cast
 
 import click
 
-from hookline import Agent, ConfigError, RuleModel, RunResult, ScriptedModel
-from hookline.agent.model import ModelClient
+from hookline import Agent, ConfigError, RunResult
+from hookline.agent.model import StreamingModelClient
+from hookline.agent.session import STATE_DIR
 from hookline.claude.fingerprint import fingerprint
 from hookline.cli.approve_prompt import TerminalApprover
 from hookline.cli.render import StreamView, TextView, emit_json, print_summary, warn
+from hookline.errors import ModelError
 from hookline.events import PermissionMode
+from hookline.models.choice import model_from_spec
 from hookline.permissions.sandbox import SandboxConfig
 from hookline.project import load_project
+from hookline.storage import Store, open_store
 from hookline.tools.approvals import (
-    DEFAULT_TIMEOUT,
+    APPROVER_TIMEOUT,
     TOKEN_ENV,
     Approver,
     ChainApprover,
@@ -62,7 +66,7 @@ def approver_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--approver-timeout",
             type=click.FloatRange(min=0, min_open=True),
-            default=DEFAULT_TIMEOUT,
+            default=APPROVER_TIMEOUT,
             show_default=True,
             metavar="SECONDS",
             help="How long to wait for the approver's answer.",
@@ -87,7 +91,7 @@ class Launch:
     permission_mode: str | None = None
     defer_asks: bool = False
     approver_url: str | None = None
-    approver_timeout: float = DEFAULT_TIMEOUT
+    approver_timeout: float = APPROVER_TIMEOUT
     #: Never saved with a paused session, nor shown: on resume it comes from
     #: ``HOOKLINE_APPROVER_TOKEN``.
     approver_token: str | None = field(default=None, repr=False)
@@ -144,22 +148,25 @@ class Launch:
 
 def build_agent(launch: Launch) -> Agent:
     """The agent ``launch`` describes; settings warnings go to stderr. The launch saved with
-    a paused session carries the fingerprints of the files its hooks came from."""
+    a paused session carries the fingerprints of the files its hooks came from. The store
+    (``--store``, else the project's SQLite file) is opened here; ``show`` closes it."""
     prints = fingerprint(launch.cwd, settings=launch.settings, hook_files=launch.hooks)
     mode = cast("PermissionMode | None", launch.permission_mode)  # click checked the choice
     project = load_project(launch.cwd, settings=launch.settings, hook_files=launch.hooks, mode=mode)
     for warning in project.warnings:
         warn(warning)
     _check_sandbox(project.sandbox)
+    model, approver = model_from_spec(launch.model), _approver(launch)
+    store = open_store(launch.store, state_dir=Path(launch.cwd) / STATE_DIR)  # last: it writes
     return Agent(
-        model_from_spec(launch.model),
+        model,
         **project.agent_options(),
         max_turns=launch.max_turns,
         user=launch.user,
         tenant=launch.tenant,
-        approver=_approver(launch),
+        approver=approver,
         defer_asks=launch.defer_asks,
-        store=launch.store,
+        store=store,
         audit=launch.audit,
         launch=replace(launch, fingerprints=prints).to_dict(),
     )
@@ -174,18 +181,6 @@ def _check_sandbox(sandbox: SandboxConfig) -> None:
     if sandbox.fail_if_unavailable:
         raise ConfigError(f"the sandbox cannot start: {why}", key="sandbox.failIfUnavailable")
     warn(f"the sandbox cannot start: {why}; Bash commands run unsandboxed and ask as usual")
-
-
-def model_from_spec(spec: str) -> ModelClient:
-    """``rules`` or ``scripted:FILE``."""
-    kind, _, value = spec.partition(":")
-    if kind == "rules" and not value:
-        return RuleModel()
-    if kind == "scripted" and value:
-        return ScriptedModel.from_file(value)
-    raise ConfigError(
-        f"unknown model {spec!r}", key="--model", fix="use --model scripted:FILE or --model rules"
-    )
 
 
 def _approver(launch: Launch) -> Approver:
@@ -212,8 +207,11 @@ def _absolute_setting(value: str) -> str:
 
 def show(agent: Agent, output_format: str, work: Callable[[], Awaitable[RunResult]]) -> None:
     """Run ``work`` on ``agent`` and print it as ``output_format`` asks."""
-    if output_format == "text":
-        agent.watch(TextView())
+    view = TextView() if output_format == "text" else None
+    if view is not None:
+        agent.watch(view)
+        if isinstance(agent.model, StreamingModelClient) and agent.model.on_text is None:
+            agent.model.on_text = view.text_delta  # the model's text as it arrives
     elif output_format == "stream-json":
         agent.watch(StreamView())
 
@@ -222,13 +220,19 @@ def show(agent: Agent, output_format: str, work: Callable[[], Awaitable[RunResul
             return await work()
 
     _watch_children_with_pidfd()
-    result = asyncio.run(once())
+    try:
+        result = asyncio.run(once())
+    finally:
+        if isinstance(agent.options.store, Store):
+            agent.options.store.close()  # build_agent opened it
     if output_format == "json":
         emit_json(result.to_dict(), indent=2)
     elif output_format == "stream-json":
         emit_json({"type": "result", **result.to_dict()})
     else:
-        print_summary(result)
+        print_summary(result, streamed=view.finish() if view else "")
+    if result.stop_reason == "model_error":  # one line on stderr, exit code 2; the run is on record
+        raise ModelError(result.stop_detail or "the model call failed")
 
 
 def _watch_children_with_pidfd() -> None:

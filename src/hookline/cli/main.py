@@ -16,6 +16,7 @@ from hookline.cli.launch import OUTPUT_FORMAT, Launch, approver_options, build_a
 from hookline.cli.render import error, say
 from hookline.cli.sessions_cmd import sessions
 from hookline.demo import run_demo
+from hookline.models.choice import default_spec
 
 USAGE_ERROR = 2
 
@@ -31,9 +32,10 @@ def cli() -> None:
 @click.option(
     "--model",
     "model_spec",
-    default="rules",
-    show_default=True,
-    help="scripted:FILE (a script of model turns) or rules (the offline rule model).",
+    default=None,
+    help="openai:NAME, anthropic:NAME, scripted:FILE (a script of model turns) or rules (the "
+    "offline rule model). Default: the first provider configured by OPENAI_* or ANTHROPIC_* "
+    "variables, else rules.",
 )
 @click.option(
     "--hooks",
@@ -86,7 +88,7 @@ def cli() -> None:
 def run(
     prompt: str | None,
     output_format: str,
-    model_spec: str,
+    model_spec: str | None,
     cwd: str | None,
     hook_files: tuple[str, ...],
     settings: tuple[str, ...],
@@ -94,10 +96,15 @@ def run(
 ) -> None:
     """Work on PROMPT ('-' reads it from stdin) with the given model, tools and hooks."""
     text = _prompt(prompt)
+    note = None
+    if model_spec is None:
+        model_spec, note = default_spec()
     launch = Launch.from_flags(
         cwd=cwd, model=model_spec, hooks=hook_files, settings=settings, **flags
     )
     agent = build_agent(launch)
+    if note:  # once the agent is built: a mistake in the flags stays one line
+        say("note", f"hookline: {note}", err=True)
     show(agent, output_format, lambda: agent.run(text))
 
 
@@ -107,10 +114,33 @@ cli.add_command(sessions)
 
 
 @cli.command()
-def demo() -> None:
-    """Four scenarios, offline, in a temporary workspace."""
+@click.argument("name", required=False, type=click.Choice(["orders"]))
+@click.option(
+    "--model",
+    "model_spec",
+    default=None,
+    help="For orders: openai:NAME, anthropic:NAME, ... (default: the example's script, offline).",
+)
+def demo(name: str | None, model_spec: str | None) -> None:
+    """Four scenarios, offline, in a temporary workspace; or NAME: orders, the refund agent
+    on an MCP server (needs hookline[mcp])."""
+    if name == "orders":
+        _orders_demo(model_spec)
+        return
+    if model_spec:
+        fix = "hookline demo orders --model ..."
+        raise ConfigError("--model is for a named demo", key="--model", fix=fix)
     ledgers = asyncio.run(run_demo(say))
     say("note", f"{len(ledgers.executed)} calls ran, {len(ledgers.blocked)} were refused.")
+
+
+def _orders_demo(model_spec: str | None) -> None:
+    from hookline.demo.orders import run_orders_demo
+    from hookline.models.choice import model_from_spec
+
+    model = model_from_spec(model_spec) if model_spec else None
+    run = asyncio.run(run_orders_demo(say, model=model))
+    say("note", f"order {run.order.get('id')} is {run.order.get('status')}.")
 
 
 def _prompt(prompt: str | None) -> str:

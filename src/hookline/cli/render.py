@@ -74,7 +74,13 @@ def _reason(text: str | None) -> str:
 
 
 class TextView:
-    """Narrates a run as it happens: model calls, each hook's decision and reason, tool outcomes."""
+    """Narrates a run as it happens: the model's text as it arrives (from a model that streams,
+    through ``text_delta``), model calls, each hook's decision and reason, tool outcomes."""
+
+    def __init__(self) -> None:
+        self._pieces: list[str] = []  # the text of the message the model is writing
+        self._open = False  # a streamed line is waiting for its end
+        self._streamed = ""  # the text of the last message, as it was streamed
 
     def __call__(self, item: object) -> None:
         if isinstance(item, HookRun):
@@ -82,8 +88,34 @@ class TextView:
         elif isinstance(item, ToolResult):
             self._tool_result(item)
         elif isinstance(item, Message) and item.role == "assistant":
+            self._end_line()
+            self._streamed, self._pieces = "".join(self._pieces), []
             for call in item.tool_calls:
                 say("model", f"model -> {shown(call.name)} {compact(call.input)}")
+
+    def text_delta(self, piece: str) -> None:
+        """Print a piece of the model's text at once, each of its lines behind ``QUOTE``."""
+        self._pieces.append(piece)
+        for number, part in enumerate(piece.replace("\r\n", "\n").split("\n")):
+            if number:
+                self._end_line(quote=True)
+            if part:
+                if not self._open:
+                    click.secho(QUOTE, nl=False, **STYLES["assistant"])
+                    self._open = True
+                click.secho(shown(part), nl=False, **STYLES["assistant"])
+
+    def finish(self) -> str:
+        """End a streamed line left open; the last model message's text, if it was streamed."""
+        self._end_line()
+        return self._streamed
+
+    def _end_line(self, *, quote: bool = False) -> None:
+        if quote and not self._open:
+            click.secho(QUOTE.rstrip(), nl=False, **STYLES["assistant"])  # an empty line
+        if self._open or quote:
+            click.echo("")
+        self._open = False
 
     def _hook_run(self, run: HookRun) -> None:
         hook = f"  {run.event} hook {shown(run.hook)}"
@@ -105,13 +137,14 @@ class TextView:
             say("blocked", f"tool {name} {result.status}: {_reason(result.reason)}")
 
 
-def print_summary(result: RunResult) -> None:
-    """The final text, each of its lines behind ``QUOTE``, then one line about the run."""
-    if result.final_text:
+def print_summary(result: RunResult, *, streamed: str = "") -> None:
+    """The final text, each of its lines behind ``QUOTE`` (unless it is ``streamed``: shown as
+    it arrived already), then one line about the run."""
+    if not result.final_text:
+        say("assistant", "(no text)")
+    elif result.final_text != streamed:
         text = shown(result.final_text.replace("\r\n", "\n"), lines=True)
         say("assistant", "\n".join(QUOTE + line for line in text.split("\n")))
-    else:
-        say("assistant", "(no text)")
     detail = f" ({_reason(result.stop_detail)})" if result.stop_detail else ""
     say(
         "note",

@@ -16,12 +16,12 @@ from hookline.agent.pause import Resumer, check, find
 from hookline.agent.session import STATE_DIR
 from hookline.agent.state import load_state
 from hookline.claude.fingerprint import changes, fingerprint
+from hookline.cli.answers import answer_from_cli
 from hookline.cli.launch import OUTPUT_FORMAT, Launch, build_agent, show
 from hookline.cli.render import echo, emit_json, say
 from hookline.cli.resume_plan import resume_plan
 from hookline.errors import ConfigError
 from hookline.storage import CorruptRecordWarning, SessionRecord, Store, open_store
-from hookline.tools.approvals import answer_from_cli
 
 _CWD = click.option(
     "--cwd",

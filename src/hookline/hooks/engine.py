@@ -8,8 +8,9 @@ nonsense is isolated: its failure is recorded on its ``HookRun`` with a kind and
 fail-closed hook, becomes a deny. Only the cancellation of the run itself goes through.
 
 Plain (sync) Python hooks run inline on the event loop, so the common case costs a function
-call; their timeout is checked when they return. ``async`` hooks and ``threaded=True`` hooks are
-awaited under their timeout. Async observers are fire-and-forget: ``drain()`` waits for them.
+call; their (default) timeout is checked when they return. ``async`` hooks, and sync hooks that
+declare a timeout or ``threaded=True`` (a worker thread), are awaited under their timeout
+(``PythonHook``). Observers that are not inline are fire-and-forget: ``drain()`` waits for them.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from hookline._support.frozen import freeze
 from hookline.decisions import NO_DECISION, UNCHANGED, Decision, merge
 from hookline.errors import HookFailure, InvalidHookOutput
 from hookline.hooks.registry import HookRegistry, Plan, plan_of
+from hookline.hooks.runners import is_answer
 
 if TYPE_CHECKING:
     from hookline.events import HookEvent
@@ -175,19 +177,13 @@ class HookEngine:
 
     async def _run(self, spec: HookSpec, event: HookEvent) -> HookRun:
         """Run one hook, isolated: whatever it does becomes a HookRun, never an exception."""
-        start = perf_counter()
+        start, runner = perf_counter(), spec.runner
         try:
-            if spec.runner.inline:
-                answer: Any = spec.runner.call(event)
-                if answer is None or type(answer) is Decision:
-                    if perf_counter() - start > spec.timeout:
-                        raise TimeoutError
-                elif inspect.isawaitable(answer):  # a plain function that returned a coroutine
-                    answer = await _within(spec, answer)
-            else:
-                answer = await _within(spec, spec.runner.run(event))
-            if answer is not None and type(answer) is not Decision:
-                raise InvalidHookOutput(f"answered {type(answer).__name__}, not a Decision")
+            answer: Any = runner.call(event) if runner.inline else runner.run(event)
+            if not is_answer(answer):
+                answer = await _within(spec, answer)
+            elif perf_counter() - start > spec.timeout:
+                raise TimeoutError  # answered inline, too late (``HookRunner``)
         except TimeoutError:
             return self._record(
                 spec, event, start, "timeout", f"did not answer within {spec.timeout:g}s"
@@ -228,9 +224,15 @@ class HookEngine:
         return run
 
 
-async def _within(spec: HookSpec, pending: Awaitable[Any]) -> Any:
+async def _within(spec: HookSpec, pending: Awaitable[Any]) -> Decision | None:
+    """The answer ``pending`` gives within the hook's timeout; anything else is invalid."""
+    if not inspect.isawaitable(pending):
+        raise InvalidHookOutput(f"answered {type(pending).__name__}, not a Decision")
     async with asyncio.timeout(spec.timeout):
-        return await pending
+        answer = await pending
+    if not is_answer(answer):
+        raise InvalidHookOutput(f"answered {type(answer).__name__}, not a Decision")
+    return answer
 
 
 def _run_cancelled(exc: BaseException) -> bool:
@@ -249,19 +251,20 @@ def _failed(
 ) -> Decision:
     """What a failed hook answers: if it fails open, its fallback (what Claude Code still reads
     from such an answer) or nothing; if it fails closed, a refusal of what the event is about
-    (the call, the prompt), or a withheld output after a tool ran."""
-    if spec.failure != "closed" or spec.kind == "observer" or event.name not in REFUSABLE:
+    (the call, the prompt), or a withheld output after a tool ran. Where the event refuses
+    nothing (``facts.refuses``; Stop: "keep working"), a failure gives no decision."""
+    refuses = event.facts.refuses
+    if spec.failure != "closed" or spec.kind == "observer" or refuses is None:
         return fallback or NO_DECISION
     reason = (
         f"The {event.name} hook {spec.name!r} {FAILED.get(failure, 'failed')} ({error}), and it "
         "fails closed. It is a fault in the hook, not in your request: try again later or take "
         "another approach."
     )
-    if event.name == "PostToolUse":
-        return Decision(
-            permission="deny", reason=reason, updated_output=f"[output withheld] {reason}"
-        )
-    return Decision.deny(reason)
+    withheld = f"[output withheld] {reason}" if refuses == "output" else UNCHANGED
+    return Decision(
+        permission="deny", reason=reason, updated_output=withheld, origin="hook_failure"
+    )
 
 
 #: How each kind of failure reads in a fail-closed hook's refusal (any other kind: "failed").
@@ -280,10 +283,6 @@ FAILED = {
     "connection": "could not be reached",
     "blocked_url": "is not at an allowed URL",
 }
-
-#: Events where a fail-closed hook's failure refuses something. Elsewhere (Stop: "keep working";
-#: SessionStart: nothing to refuse) a failure is recorded and gives no decision.
-REFUSABLE = frozenset({"PreToolUse", "UserPromptSubmit", "PermissionRequest", "PostToolUse"})
 
 
 def _once_each(plan: Plan, event: HookEvent) -> Plan:

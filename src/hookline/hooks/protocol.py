@@ -10,12 +10,12 @@ are ignored; a key of the wrong type makes the answer invalid.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, get_args
 
 from hookline.decisions import UNCHANGED, Decision, Permission
 from hookline.errors import InvalidHookOutput, WrongHookEvent
 
-_PERMISSIONS: frozenset[str] = frozenset({"allow", "deny", "ask", "defer"})
+_PERMISSIONS: frozenset[str] = frozenset(get_args(Permission))
 
 
 def decision_from_output(event_name: str, output: Any) -> Decision:
@@ -32,10 +32,11 @@ def decision_from_output(event_name: str, output: Any) -> Decision:
     permission, reason = _top_level_decision(out)
     updated_input: dict[str, Any] | None = None
     updated_output: Any = UNCHANGED
+    interrupt = False  # a PermissionRequest deny with "interrupt": true also stops the run
     if event_name == "PermissionRequest":
-        permission, reason, updated_input, stop = _permission_request(specific, permission, reason)
-        if stop:
-            out["continue"] = False
+        permission, reason, updated_input, interrupt = _permission_request(
+            specific, permission, reason
+        )
     if "permissionDecision" in specific:
         permission = _permission(specific["permissionDecision"])
         reason = _get(specific, "permissionDecisionReason", str) or reason
@@ -46,7 +47,6 @@ def decision_from_output(event_name: str, output: Any) -> Decision:
             updated_output = specific[key]
     context = _get(specific, "additionalContext", str)
     message = _get(out, "systemMessage", str)
-    keep_going = _get(out, "continue", bool)
     return Decision(
         permission=permission,
         reason=reason,
@@ -54,8 +54,9 @@ def decision_from_output(event_name: str, output: Any) -> Decision:
         updated_output=updated_output,
         additional_context=(context,) if context else (),
         system_message=(message,) if message else (),
-        continue_=keep_going is not False,
+        continue_=not interrupt and _get(out, "continue", bool) is not False,
         stop_reason=_get(out, "stopReason", str),
+        origin="json",
     )
 
 

@@ -12,8 +12,8 @@ from hookline.events import event_class
 from hookline.hooks.runners import HookRunner, PythonHook, SdkCallbackHook
 from hookline.hooks.sdk import HookMatcher
 from hookline.hooks.spec import (
-    DEFAULT_TIMEOUT,
     KINDS,
+    PYTHON_HOOK_TIMEOUT,
     FailurePolicy,
     HookKind,
     HookSpec,
@@ -89,8 +89,10 @@ class HookRegistry:
         source: str | None = None,
         threaded: bool = False,
     ) -> Registration:
-        """Register ``hook`` for ``event``; returns a handle that unregisters it."""
+        """Register ``hook`` for ``event``; returns a handle that unregisters it. A sync function
+        given a ``timeout`` runs in a worker thread, so the timeout applies (``PythonHook``)."""
         event_class(event, key="event")
+        threaded = threaded or timeout is not None
         runner = hook if isinstance(hook, HookRunner) else PythonHook(hook, threaded=threaded)
         _check_options(kind, timeout, failure)
         spec = HookSpec(
@@ -99,7 +101,7 @@ class HookRegistry:
             matcher=as_matcher(matcher),
             name=name or runner.describe(),
             kind=kind,
-            timeout=DEFAULT_TIMEOUT if timeout is None else float(timeout),
+            timeout=PYTHON_HOOK_TIMEOUT if timeout is None else float(timeout),
             failure=failure or default_failure(event, kind, in_process=runner.in_process),
             priority=priority,
             source=source or self._source,

@@ -7,11 +7,11 @@ runners (the Claude Code protocol) live beside these and follow the same interfa
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeGuard
 
+from hookline._support.threads import in_thread
 from hookline.decisions import Decision
 from hookline.errors import InvalidHookOutput
 from hookline.events import HookEvent
@@ -24,9 +24,11 @@ HOOK_FILE_MODULE_PREFIX = "hookline_hooks_"
 class HookRunner:
     """Runs one hook for one event and returns its answer (None: no opinion).
 
-    ``inline`` runners finish without suspending (a plain function): the engine calls
-    ``call`` directly and checks the time afterwards, which costs nothing on the hot path.
-    Other runners are awaited under the hook's timeout.
+    ``inline`` runners usually finish without suspending: the engine calls ``call`` directly,
+    which costs nothing on the hot path. ``call`` gives the answer (None or a Decision), or
+    something to await for it. An answer given inline is already late when its hook overran
+    its timeout: it then counts as a timeout, but nothing could stop the hook while it ran.
+    Everything else is awaited under the hook's timeout, which stops waiting for it.
     """
 
     inline: bool = False
@@ -51,35 +53,47 @@ class HookRunner:
 
 
 class PythonHook(HookRunner):
-    """A Python callable ``hook(event) -> Decision | dict | None``, sync or async."""
+    """A Python callable ``hook(event) -> Decision | dict | None``, sync or async.
+
+    Where it runs decides whether its timeout can stop it:
+
+    - ``async`` functions run on the event loop, awaited under the timeout (a cancellation).
+    - ``threaded`` sync functions run in a worker thread of their own, awaited under the
+      timeout. On timeout the run moves on (a fail-closed gate denies) and the thread is left
+      to finish; nothing can kill it. ``HookRegistry.add`` makes a sync function threaded when
+      it is given a ``timeout``, and so do settings handlers with a ``"timeout"`` key.
+    - Other sync functions run inline, on the event loop: a plain call, the cheap path. The
+      default timeout is not a declared one: it is checked when the function returns, so a
+      late answer becomes a timeout, but a function that never returns holds up the run.
+    """
 
     def __init__(self, fn: Callable[[HookEvent], Any], *, threaded: bool = False) -> None:
         self.fn = fn
-        self.threaded = threaded
         self.is_async = _is_async(fn)
-        self.inline = not (self.is_async or threaded)
+        self.threaded = threaded and not self.is_async
+        self.inline = not (self.is_async or self.threaded)
 
     def call(self, event: HookEvent) -> Decision | Awaitable[Decision | None] | None:
         result = self.fn(event)
-        if result is None or type(result) is Decision:
+        if is_answer(result):
             return result
         if inspect.isawaitable(result):  # a plain function that returned a coroutine
             return _settle(event, result)
         return _answer(event, result)
 
     async def run(self, event: HookEvent) -> Decision | None:
-        if self.threaded:
-            result, raised = await asyncio.to_thread(_in_thread, self.fn, event)
-            if raised is not None:
-                raise raised
-        else:
-            result = self.fn(event)
+        result = await in_thread(self.fn, event) if self.threaded else self.fn(event)
         if inspect.isawaitable(result):
             result = await result
         return _answer(event, result)
 
     def describe(self) -> str:
         return _qualname(self.fn)
+
+
+def is_answer(value: object) -> TypeGuard[Decision | None]:
+    """Whether a runner gave its answer (None or a Decision) rather than something to await."""
+    return value is None or type(value) is Decision
 
 
 class SdkCallbackHook(HookRunner):
@@ -119,17 +133,6 @@ def _answer(event: HookEvent, result: Any) -> Decision | None:
     raise InvalidHookOutput(
         f"returned {type(result).__name__}; return a hookline Decision, a protocol dict or None"
     )
-
-
-def _in_thread(
-    fn: Callable[[HookEvent], Any], event: HookEvent
-) -> tuple[Any, BaseException | None]:
-    """Call a threaded hook, handing back what it raised rather than raising it: a
-    GeneratorExit that crosses the thread's future escapes the awaiting coroutine's handlers."""
-    try:
-        return fn(event), None
-    except BaseException as exc:  # re-raised on the event loop, where the engine records it
-        return None, exc
 
 
 async def _settle(event: HookEvent, pending: Awaitable[Any]) -> Decision | None:

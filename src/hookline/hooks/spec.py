@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal, final
 
+from hookline.events import event_class
+
 if TYPE_CHECKING:
     from hookline.hooks.runners import HookRunner
     from hookline.matchers import Matcher
@@ -18,11 +20,9 @@ KINDS: Final = ("gate", "transformer", "observer")
 #: closed: a failure (raise, timeout, invalid answer) is a deny. open: a failure is no decision.
 FailurePolicy = Literal["closed", "open"]
 
-#: Events where an in-process gate fails closed unless it says otherwise (as Agent SDK callbacks).
-FAIL_CLOSED_EVENTS: Final = frozenset({"PreToolUse", "UserPromptSubmit"})
-
-#: Seconds a Python hook may take, unless it says otherwise.
-DEFAULT_TIMEOUT: Final = 60.0
+#: Seconds a Python hook (an Agent SDK callback too) may take unless it says otherwise: the
+#: Agent SDK's default. Settings handlers have Claude Code's (``claude.handlers.HANDLER_TIMEOUT``).
+PYTHON_HOOK_TIMEOUT: Final = 60.0
 
 
 @final
@@ -35,7 +35,7 @@ class HookSpec:
     matcher: Matcher
     name: str
     kind: HookKind = "gate"
-    timeout: float = DEFAULT_TIMEOUT
+    timeout: float = PYTHON_HOOK_TIMEOUT
     failure: FailurePolicy = "open"
     priority: int = 0
     #: Where it came from, for people: "python:hooks.py", "sdk", "settings:.claude/settings.json".
@@ -50,5 +50,7 @@ class HookSpec:
 
 
 def default_failure(event: str, kind: HookKind, *, in_process: bool) -> FailurePolicy:
-    """The failure policy a hook gets when it does not choose one."""
-    return "closed" if in_process and kind == "gate" and event in FAIL_CLOSED_EVENTS else "open"
+    """The failure policy a hook gets when it does not choose one: closed for an in-process
+    gate where the event says so (``EventFacts.fails_closed``), open elsewhere."""
+    closed = in_process and kind == "gate" and event_class(event).facts.fails_closed
+    return "closed" if closed else "open"

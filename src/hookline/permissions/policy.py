@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -47,10 +47,9 @@ from hookline.permissions.dangerous import DANGEROUS, Danger
 from hookline.permissions.rules import PermissionRule
 
 if TYPE_CHECKING:
-    from hookline.decisions import Decision
+    from hookline.decisions import Decision, Origin, Permission
     from hookline.layers import Layered, SettingsWarning
 
-Behavior = Literal["allow", "ask", "deny", "defer"]
 #: A rule and the settings it came from, as in ``"project settings"``.
 SourcedRule = tuple[PermissionRule, str]
 Warnings = list["SettingsWarning"]
@@ -70,11 +69,14 @@ class SandboxPolicy(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """What the permission layer decided, why (in words for the model), and who decided."""
+    """What the permission layer decided, why (in words for the model), and who decided: by
+    name (``source``: ``"tier:read-only"``, the rule and its settings, ...) and by kind
+    (``origin``: rule, mode, tier, sandbox, or the hook's own)."""
 
-    behavior: Behavior
+    permission: Permission
     reason: str
     source: str
+    origin: Origin = field(compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,13 +124,13 @@ def evaluate(
     roots = policy.workspace or (posixpath.normpath(cwd),)
     call = _Call(tool_name, tool_input, read_only, cwd, home or posixpath.expanduser("~"), roots)
     verdict = _decide(policy, call, hook, hook_name)
-    if verdict.behavior != "ask" or policy.mode != "dontAsk":
+    if verdict.permission != "ask" or policy.mode != "dontAsk":
         return verdict
     why = (
         f"{verdict.reason.rstrip('.')}. This session runs in dontAsk mode, which denies what needs "
     )
     why += f"approval: do not retry {tool_name}; go on without it, or tell the user."
-    return Verdict("deny", why, "mode:dontAsk")
+    return Verdict("deny", why, "mode:dontAsk", "mode")
 
 
 @dataclass(frozen=True)
@@ -191,7 +193,7 @@ def _decide(policy: PermissionPolicy, call: _Call, hook: Decision, hook_name: st
 def _hook_refusal(call: _Call, hook: Decision, hook_name: str) -> Verdict | None:
     if hook.permission in ("deny", "defer"):
         why = hook.reason or f"a {hook_name} hook refused {call.what}"
-        return Verdict(hook.permission, why, f"hook:{hook_name}")
+        return Verdict(hook.permission, why, f"hook:{hook_name}", hook.origin)
     return None
 
 
@@ -203,13 +205,13 @@ def _refusal(policy: PermissionPolicy, call: _Call) -> Verdict | None:
         if call.bash is not None and not call.bash.known:
             why += f" (what it runs cannot be known: {call.bash.unknown[0]})"
         why += "; do not retry it or work around it. If the task needs it, tell the user."
-        return Verdict("deny", why, _named(rule))
+        return Verdict("deny", why, _named(rule), "rule")
     if private := visibility.private_reason(call.tool_name, call.tool_input, **_no_home(call)):
-        return Verdict("deny", private, "tier:private")
+        return Verdict("deny", private, "tier:private", "tier")
     if danger := next((d for d in policy.dangerous if call.meets(d)), None):
         why = f"{name} was refused: it is {danger.about} (dangerous tier, {danger.name}), which no"
         why += " mode, rule or hook allows. Do not retry it or a variant; tell the user instead."
-        return Verdict("deny", why, f"tier:dangerous:{danger.name}")
+        return Verdict("deny", why, f"tier:dangerous:{danger.name}", "tier")
     return None
 
 
@@ -220,20 +222,19 @@ def _must_ask(
     name = call.what
     if rule := next((r for r in policy.ask if call.matches(r[0])), None):
         why = f"{name} needs approval: the {rule[1]} rule {rule[0]} asks for it"
-        return Verdict("ask", why, _named(rule, "ask"))
+        return Verdict("ask", why, _named(rule, "ask"), "rule")
     if protected := _protected(call):
         why = f"{name} writes into {protected}, which is protected: it needs an explicit approval"
-        return Verdict("ask", why + " in every mode", "tier:protected")
+        return Verdict("ask", why + " in every mode", "tier:protected", "tier")
     if hook.permission == "ask":
-        return Verdict(
-            "ask", hook.reason or f"a {hook_name} hook asks to approve {name}", f"hook:{hook_name}"
-        )
+        why = hook.reason or f"a {hook_name} hook asks to approve {name}"
+        return Verdict("ask", why, f"hook:{hook_name}", hook.origin)
     if call.bash is not None and not call.bash.known:
         why = f"{name} needs approval: what it runs cannot be known before it runs "
         why += f"({call.bash.unknown[0]})"
         if policy.mode == "plan":
             return _plan_refusal(name)
-        return Verdict("ask", why, "tier:unknown")
+        return Verdict("ask", why, "tier:unknown", "tier")
     return None
 
 
@@ -255,17 +256,18 @@ def _named(rule: SourcedRule, kind: str = "deny") -> str:
 def _plan_refusal(name: str) -> Verdict:
     why = f"This session is in plan mode, where only read-only tools run, so {name} was not "
     why += "run. Explore with read-only tools and present your plan; do not retry it "
-    return Verdict("deny", why + "until the user leaves plan mode.", "mode:plan")
+    return Verdict("deny", why + "until the user leaves plan mode.", "mode:plan", "mode")
 
 
 def _by_mode(policy: PermissionPolicy, call: _Call) -> Verdict | None:
     name, mode = call.what, policy.mode
     if mode == "bypassPermissions":
-        return Verdict("allow", f"bypassPermissions mode runs {name}", "mode:bypassPermissions")
+        why = f"bypassPermissions mode runs {name}"
+        return Verdict("allow", why, "mode:bypassPermissions", "mode")
     if mode == "plan" and call.not_read_only:
         return _plan_refusal(name)
     if mode == "acceptEdits" and _provable_edit(call):
-        return Verdict("allow", f"acceptEdits mode runs {name} here", "mode:acceptEdits")
+        return Verdict("allow", f"acceptEdits mode runs {name} here", "mode:acceptEdits", "mode")
     return None
 
 
@@ -291,36 +293,33 @@ def _approval(
     """A hook's allow, allow rules, the sandbox's auto-allow."""
     name = call.what
     if hook.permission == "allow":
-        return Verdict(
-            "allow", hook.reason or f"a {hook_name} hook allowed {name}", f"hook:{hook_name}"
-        )
+        why = hook.reason or f"a {hook_name} hook allowed {name}"
+        return Verdict("allow", why, f"hook:{hook_name}", hook.origin)
     if rules := _allowed(policy.allow, call):
-        return Verdict("allow", f"{name} is allowed by settings", " + ".join(rules))
+        return Verdict("allow", f"{name} is allowed by settings", " + ".join(rules), "rule")
     sandbox = policy.sandbox
     if (
         call.command is not None
         and sandbox is not None
         and sandbox.auto_allows(call.command, call.tool_input)
     ):
-        return Verdict("allow", f"{name} runs in the OS sandbox", "sandbox:autoAllow")
+        return Verdict("allow", f"{name} runs in the OS sandbox", "sandbox:autoAllow", "sandbox")
     return None
 
 
 def _tier(policy: PermissionPolicy, call: _Call) -> Verdict:
     why_not = call.not_read_only
     if why_not is None:
-        return Verdict(
-            "allow", f"{call.what} runs without approval (read-only tier)", "tier:read-only"
-        )
+        why = f"{call.what} runs without approval (read-only tier)"
+        return Verdict("allow", why, "tier:read-only", "tier")
     if policy.mutating == "allow":
-        return Verdict(
-            "allow", f"{call.what} runs without approval (mutating tier)", "tier:mutating"
-        )
+        why = f"{call.what} runs without approval (mutating tier)"
+        return Verdict("allow", why, "tier:mutating", "tier")
     if call.bash is not None:
         why = f"{call.what} needs approval: {why_not}"
     else:
         why = f"{call.what} can change files or run commands, so it needs approval"
-    return Verdict("ask", why, "tier:mutating")
+    return Verdict("ask", why, "tier:mutating", "tier")
 
 
 def _allowed(rules: Sequence[SourcedRule], call: _Call) -> list[str]:

@@ -6,6 +6,7 @@
     open_store("path/to/file.db", ...)             SQLite at that path
 
 Relative paths are relative to the working directory, as anywhere else on the command line.
+Every store here is also the ``SessionStore`` the agent takes (``hookline.agent.store``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from hookline.agent.store import SessionRecord
 from hookline.errors import ConfigError
 from hookline.storage.base import (
     SCHEMA_VERSION,
@@ -21,7 +23,6 @@ from hookline.storage.base import (
     Chain,
     CorruptRecord,
     CorruptRecordWarning,
-    SessionRecord,
     Store,
     verify_chain,
 )

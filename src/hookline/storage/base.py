@@ -15,24 +15,12 @@ from time import time as _now
 from typing import Any, Protocol, runtime_checkable
 
 from hookline._support.jsontext import strict
+from hookline.agent.store import SessionRecord, SessionStore
 from hookline.errors import ConfigError
 
 #: The layout of the tables. A store refuses a database whose recorded version is newer.
-SCHEMA_VERSION = 1
-
-
-@dataclass(frozen=True, slots=True)
-class SessionRecord:
-    """One stored session. ``version`` is the schema version of ``state``, not of the table."""
-
-    id: str
-    status: str
-    version: int
-    state: dict[str, Any]
-    user: str | None = None
-    tenant: str | None = None
-    created_at: float = field(default_factory=_now)
-    updated_at: float = field(default_factory=_now)
+#: 2 adds the audit's ``permission`` column.
+SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -47,6 +35,8 @@ class AuditEntry:
     tool: str | None = None
     decision: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
+    #: allow, deny, ask or defer: what the record's hook, approval or permission step said.
+    permission: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,35 +54,31 @@ class AuditRow:
     tool: str | None
     decision: str | None
     data: dict[str, Any]
+    permission: str | None = None
 
     @property
     def entry(self) -> AuditEntry:
         """The entry this row was made from (what the chain function hashed)."""
-        return AuditEntry(**{name: getattr(self, name) for name in ENTRY_FIELDS})
+        return AuditEntry(**{name: getattr(self, name) for name in (*ENTRY_FIELDS, *LATER_FIELDS)})
 
 
 #: ``chain(prev_hash, entry)`` -> the entry's hash. Called inside the append's transaction.
 Chain = Callable[[str | None, AuditEntry], str]
 ENTRY_FIELDS = ("time", "session_id", "tool_use_id", "event", "kind", "tool", "decision", "data")
+#: Fields added since the first layout: hashed only when set, so a record written before them
+#: (which has none) hashes as it did, and the chains it is in still verify.
+LATER_FIELDS = ("permission",)
 
 
 @runtime_checkable
-class Store(Protocol):
-    """Sessions and the audit log. Each call is one short transaction; all are thread-safe."""
-
-    def put_session(self, record: SessionRecord) -> None:
-        """Insert the record, or replace the one with its id."""
-
-    def get_session(self, id: str) -> SessionRecord | None:
-        """The record with this id, or None."""
+class Store(SessionStore, Protocol):
+    """Sessions and the audit log. Each call is one short transaction; all are thread-safe.
+    The session half the agent needs is ``hookline.agent.store.SessionStore``."""
 
     def list_sessions(
         self, *, status: str | None = None, tenant: str | None = None, limit: int = 100
     ) -> list[SessionRecord]:
         """Records (with this status, of this tenant, if given), most recently created first."""
-
-    def claim_session(self, id: str, *, expected: str, new: str) -> bool:
-        """Set the status to ``new`` if it is ``expected``; of concurrent callers one wins."""
 
     def delete_session(self, id: str) -> None:
         """Forget the record with this id (nothing happens if there is none)."""
@@ -111,15 +97,13 @@ class Store(Protocol):
         after_seq: int | None = None,
         limit: int | None = None,
         tenant: str | None = None,
+        permission: str | None = None,
     ) -> list[AuditRow]:
         """Rows matching every filter given, in ``seq`` order (``since <= time < until``;
         ``tenant``: the records whose data names that tenant)."""
 
     def last_audit(self) -> AuditRow | None:
         """The newest row, or None while the log is empty."""
-
-    def close(self) -> None:
-        """Release the connection. The store is unusable afterwards."""
 
 
 def verify_chain(rows: Iterable[AuditRow], chain: Chain) -> int | None:
@@ -149,7 +133,7 @@ def place(
         seq += 1
         digest = chain(prev, e)
         rows.append(AuditRow(seq, digest, prev, e.time, e.session_id, e.tool_use_id, e.event,
-                             e.kind, e.tool, e.decision, e.data))  # fmt: skip
+                             e.kind, e.tool, e.decision, e.data, e.permission))  # fmt: skip
         prev = digest
     return rows
 
@@ -204,11 +188,11 @@ def sessions_from_rows(rows: Iterable[Sequence[Any]]) -> list[SessionRecord]:
 
 
 def audit_from_row(row: Sequence[Any]) -> AuditRow:
-    seq, hash, prev_hash, time, session_id, tool_use_id, event, kind, tool, decision, data = row
-    return AuditRow(seq, hash, prev_hash, time, session_id, tool_use_id, event, kind, tool,
-                    decision, load_json(data))  # fmt: skip
+    seq, hash, prev, time, session_id, tool_use_id, event, kind, tool, decision, data, said = row
+    return AuditRow(seq, hash, prev, time, session_id, tool_use_id, event, kind, tool,
+                    decision, load_json(data), said)  # fmt: skip
 
 
 def audit_params(r: AuditRow, data: str) -> tuple[Any, ...]:
     return (r.seq, r.hash, r.prev_hash, r.time, r.session_id, r.tool_use_id, r.event, r.kind,
-            r.tool, r.decision, data)  # fmt: skip
+            r.tool, r.decision, data, r.permission)  # fmt: skip

@@ -13,13 +13,13 @@ from contextlib import contextmanager
 from time import time as _now
 from typing import Any, Literal, Protocol
 
+from hookline.agent.store import SessionRecord
 from hookline.errors import ConfigError
 from hookline.storage.base import (
     SCHEMA_VERSION,
     AuditEntry,
     AuditRow,
     Chain,
-    SessionRecord,
     audit_from_row,
     audit_params,
     dump_json,
@@ -30,7 +30,8 @@ from hookline.storage.base import (
 
 SESSION_COLUMNS = "id, status, version, state, user_name, tenant, created_at, updated_at"
 AUDIT_COLUMNS = (
-    "seq, hash, prev_hash, time, session_id, tool_use_id, event, kind, tool, decision, data"
+    "seq, hash, prev_hash, time, session_id, tool_use_id, event, kind, tool, decision, data, "
+    "permission"
 )
 META_TABLE = "CREATE TABLE IF NOT EXISTS hookline_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
 INDEXES = (
@@ -69,13 +70,19 @@ _UPSERT_SESSION = (
     "state = excluded.state, user_name = excluded.user_name, tenant = excluded.tenant, "
     "created_at = excluded.created_at, updated_at = excluded.updated_at"
 )
-_INSERT_AUDIT = f"INSERT INTO hookline_audit ({AUDIT_COLUMNS}) VALUES ({', '.join('?' * 11)})"
+_INSERT_AUDIT = f"INSERT INTO hookline_audit ({AUDIT_COLUMNS}) VALUES ({', '.join('?' * 12)})"
 _SET_META = (
     "INSERT INTO hookline_meta (key, value) VALUES (?, ?) "
     "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
 )
 #: ``audit_rows``'s filters, in the order of its parameters (the tenant's is the backend's).
 _AUDIT_FILTERS = ("session_id = ?", "tool = ?", "decision = ?", "time >= ?", "time < ?", "seq > ?")
+_PERMISSION_FILTER = "permission = ?"
+#: Schema 2: a tool call's permission apart from its outcome (``decision``); NULL in older rows.
+_PERMISSION_COLUMN = (
+    "ALTER TABLE hookline_audit ADD COLUMN permission TEXT",
+    "CREATE INDEX hookline_audit_permission ON hookline_audit (permission, seq)",
+)
 
 #: What a transaction locks: nothing more than it touches, the writer's lock, the audit chain,
 #: or the schema (so two processes opening a new database do not both create it).
@@ -87,7 +94,7 @@ def migrations(*, real: str, seq: str, state: str, data: str) -> dict[int, tuple
     the backend's column types: a float, the audit ``seq``, the session state, the audit data."""
     types = {"real": real, "seq": seq, "state": state, "data": data}
     tables = (_SESSIONS_TABLE.format(**types), _AUDIT_TABLE.format(**types))
-    return {1: (*tables, *INDEXES)}
+    return {1: (*tables, *INDEXES), 2: _PERMISSION_COLUMN}
 
 
 class Cursor(Protocol):
@@ -224,9 +231,10 @@ class SqlStore:
         after_seq: int | None = None,
         limit: int | None = None,
         tenant: str | None = None,
+        permission: str | None = None,
     ) -> list[AuditRow]:
-        given = (session_id, tool, decision, since, until, after_seq, tenant)
-        tests = (*_AUDIT_FILTERS, self.tenant_filter)
+        given = (session_id, tool, decision, since, until, after_seq, tenant, permission)
+        tests = (*_AUDIT_FILTERS, self.tenant_filter, _PERMISSION_FILTER)
         chosen = [(t, v) for t, v in zip(tests, given, strict=True) if v is not None]
         where = " WHERE " + " AND ".join(test for test, _ in chosen) if chosen else ""
         sql = f"SELECT {AUDIT_COLUMNS} FROM hookline_audit{where} ORDER BY seq"

@@ -1,11 +1,15 @@
 """Approvals: who answers when a tool call needs a person's yes or no, and what they said.
 
-An ``Approver`` answers an ``ApprovalRequest`` with an ``Approval`` (allow, deny with a message
-for the model, or allow with an edited input), or with None: it took the request and answers
-later (pending, ``last_error`` None), or it cannot answer (``last_error`` says why).
-``request_approval`` is the policy: pending in a run that can wait is None (defer, then resume
-with ``answer_from_cli``); everything else is a deny that says why. A failure never allows and
-never defers: nobody holds the request, so the run would wait for an answer that is not coming.
+An ``Approver`` answers an ``ApprovalRequest`` with one of four things, each a frozen value:
+
+* ``Approval.allow()`` (or ``Approval.edit(new_input)``): run it (the edit is judged again);
+* ``Approval.deny(message)``: refuse it, with a message for the model;
+* ``Approval.defer()``: the approver holds the request and someone answers later, on resume;
+* ``Unavailable(why)``: it cannot answer (no terminal, no connection, a bad reply).
+
+``request_approval`` is the policy: an answer stands; a deferral in a run that can wait pauses
+it (then resume with the answer); everything else is a deny that says why, with origin
+``unanswered``. A run that cannot wait never waits, and nothing unanswered ever runs.
 """
 
 from __future__ import annotations
@@ -16,22 +20,27 @@ import json
 import logging
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from dataclasses import asdict, dataclass, field
+from typing import Any, Final
 
 import httpx
 
 from hookline._support.http_body import BodyRefused, read_capped
+from hookline.claude.handlers import HANDLER_TIMEOUT
 from hookline.claude.http import HTTP_CLIENTS, HttpClients, url_allowed
+from hookline.decisions import Answer, Origin
 from hookline.errors import ConfigError
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_TIMEOUT = 600.0  # seconds: the protocol's default for an HTTP handler
+#: Seconds the HTTP approver waits for an answer: as long as Claude Code waits for a handler.
+APPROVER_TIMEOUT: Final = HANDLER_TIMEOUT
 DEFAULT_MAX_BYTES = 1 << 20  # an approver's answer, decompressed: 1 MiB
 IDENTITY_MAX = 200  # characters of the approver an answer names
 #: Where the CLI reads the HTTP approver's bearer token when ``--approver-token`` is not given.
 TOKEN_ENV = "HOOKLINE_APPROVER_TOKEN"
+#: Who "gave" the refusal of a request nobody answered, in ``Approval.approver`` and the audit.
+NOBODY = "none"
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,12 +63,17 @@ class ApprovalRequest:
 
 @dataclass(frozen=True, slots=True)
 class Approval:
-    """An answer; ``approver`` is who gave it: terminal, http:<url>, hook:<name>, cli, none."""
+    """An answer: allow (perhaps an edited input), deny (with a message for the model), or
+    defer (someone answers later, on resume). ``approver`` is who gave it, for people and the
+    audit: terminal, ``http:<url>``, ``hook:<name>``, cli, none."""
 
-    behavior: Literal["allow", "deny"]
-    message: str | None = None  # for the model, on deny
+    permission: Answer
+    message: str | None = None  # for the model, on deny; on defer, where the request waits
     updated_input: dict[str, Any] | None = None  # the whole input to run instead, on allow
     approver: str = ""
+    #: Where it came from: an approver, a PermissionRequest hook's answer, or nobody
+    #: (``unanswered``). Not part of what it says, like ``Decision.origin``.
+    origin: Origin = field(default="approver", compare=False)
 
     @classmethod
     def allow(cls, *, updated_input: dict[str, Any] | None = None, approver: str = "") -> Approval:
@@ -73,57 +87,78 @@ class Approval:
     def edit(cls, new_input: dict[str, Any], *, approver: str = "") -> Approval:
         return cls("allow", None, new_input, approver)
 
+    @classmethod
+    def defer(cls, message: str | None = None, *, approver: str = "") -> Approval:
+        """The request is held; the answer comes later, given to ``Agent.resume``."""
+        return cls("defer", message, None, approver)
+
+    @property
+    def behavior(self) -> Answer:
+        """The former name of ``permission``, kept for code written against it."""
+        return self.permission
+
+
+@dataclass(frozen=True, slots=True)
+class Unavailable:
+    """An approver could not answer; ``why`` says why, in words for the model and the log."""
+
+    why: str
+
 
 class Approver:
-    """Answers approval requests. Set ``last_error`` after the last ``await`` of ``approve``, so
-    a caller reading it as soon as ``approve`` returns reads the reason for its own request."""
+    """Answers approval requests: subclass it and implement ``approve``."""
 
-    last_error: str | None = None
-
-    async def approve(self, request: ApprovalRequest) -> Approval | None:
+    async def approve(self, request: ApprovalRequest) -> Approval | Unavailable:
         raise NotImplementedError
 
 
 class NoApprover(Approver):
     """Never answers: a headless run with no approver."""
 
-    last_error = "no approver is configured"
-
-    async def approve(self, request: ApprovalRequest) -> Approval | None:
-        return None
+    async def approve(self, request: ApprovalRequest) -> Approval | Unavailable:
+        return Unavailable(_NOT_CONFIGURED)
 
 
 class ChainApprover(Approver):
-    """Asks each in turn: the first answer wins, and a pending one ends the chain."""
+    """Asks each in turn: the first answer wins (a deferral too); an unavailable one passes on."""
 
     def __init__(self, *approvers: Approver) -> None:
         self.approvers = approvers
 
-    async def approve(self, request: ApprovalRequest) -> Approval | None:
-        errors: list[str] = []
+    async def approve(self, request: ApprovalRequest) -> Approval | Unavailable:
+        reasons: list[str] = []
         for approver in self.approvers:
             answer = await approver.approve(request)
-            if answer is not None or approver.last_error is None:
-                self.last_error = None
+            if isinstance(answer, Approval):
                 return answer
-            errors.append(approver.last_error)
-        self.last_error = "; ".join(errors) or NoApprover.last_error
-        return None
+            reasons.append(answer.why)
+        return Unavailable("; ".join(reasons) or _NOT_CONFIGURED)
 
 
 async def request_approval(
     approver: Approver, request: ApprovalRequest, *, can_defer: bool = False
-) -> Approval | None:
-    """The answer; or None (defer) when it is pending and the run can wait; or a deny saying why."""
+) -> Approval:
+    """The answer; a deferral when the run can wait (nobody could answer now: the run pauses
+    and a resume answers); otherwise a deny, saying why nobody gave an answer. A reply that is
+    neither an Approval nor Unavailable (an approver written for another API) is unavailable."""
     answer = await approver.approve(request)
-    if answer is not None or (approver.last_error is None and can_defer):
-        return answer
-    why = approver.last_error or "the answer is pending and this run cannot wait for it"
+    if not isinstance(answer, Approval | Unavailable):
+        answer = Unavailable(f"{type(approver).__name__} replied {answer!r}, not an Approval")
+    if isinstance(answer, Approval):
+        if answer.permission != "defer" or can_defer:
+            return answer
+        why = _PENDING
+    elif can_defer:
+        return Approval("defer", answer.why, approver=NOBODY, origin="unanswered")
+    else:
+        why = answer.why
     asked = f" ({request.reason})" if request.reason else ""
-    return Approval.deny(
-        f"{request.tool_name} was not run: it needs approval{asked} and nobody gave it: {why}.",
-        approver="none",
-    )
+    said = f"{request.tool_name} was not run: it needs approval{asked} and nobody gave it: {why}."
+    return Approval("deny", said, approver=NOBODY, origin="unanswered")
+
+
+_NOT_CONFIGURED = "no approver is configured"
+_PENDING = "the answer is pending and this run cannot wait for it"
 
 
 class _NoAnswer(Exception):
@@ -136,9 +171,10 @@ class HttpApprover(Approver):
     A 2xx ``{"behavior": "allow"|"deny", "message"?, "updatedInput"?, "approver"?}`` (Claude
     Code's PermissionRequest decision, also read inside a whole hook answer) is the answer;
     ``approver`` names the person who gave it, recorded as ``"<approver> via http:<host>"``. 202,
-    204 or ``{"behavior": "pending"}`` is pending. Any other status (a redirect too: none is
-    followed), body or encoding, an answer over ``max_bytes`` once decompressed, no connection
-    or the timeout is None with ``last_error`` (also logged): never an allow.
+    204 or ``{"behavior": "pending"}`` defers: the service holds the request. Any other status
+    (a redirect too: none is followed), body or encoding, an answer over ``max_bytes`` once
+    decompressed, no connection or the timeout is ``Unavailable`` saying which (also logged):
+    never an allow.
 
     Trust: ``token`` goes as ``Authorization: Bearer <token>`` and is never shown; the URL must
     be https, or http to a loopback host, and carry no userinfo. The body is read and inflated
@@ -151,7 +187,7 @@ class HttpApprover(Approver):
         *,
         token: str | None = None,
         headers: Mapping[str, str] | None = None,
-        timeout: float | None = DEFAULT_TIMEOUT,
+        timeout: float | None = APPROVER_TIMEOUT,
         max_bytes: int = DEFAULT_MAX_BYTES,
         allowed_urls: Sequence[str] | None = None,
         clients: HttpClients | None = None,
@@ -168,7 +204,7 @@ class HttpApprover(Approver):
             self.headers["Authorization"] = f"Bearer {self._token}"
         self.headers["Accept-Encoding"] = "gzip, deflate"  # what _read_capped can inflate
         if timeout is not None and not timeout > 0:
-            fix = f"give seconds, more than 0 (default {DEFAULT_TIMEOUT:g})"
+            fix = f"give seconds, more than 0 (default {APPROVER_TIMEOUT:g})"
             raise ConfigError(f"timeout {timeout!r} is not positive", key=TIMEOUT_FLAG, fix=fix)
         if max_bytes < 1:
             raise ConfigError(f"max_bytes {max_bytes!r} is not positive", key="max_bytes")
@@ -179,17 +215,15 @@ class HttpApprover(Approver):
         self.shown = f"{parsed.scheme}://{self.host}{parsed.path}"
         self.clients = clients if clients is not None else HTTP_CLIENTS
 
-    async def approve(self, request: ApprovalRequest) -> Approval | None:
+    async def approve(self, request: ApprovalRequest) -> Approval | Unavailable:
         try:
-            answer = await self._ask(request)
+            return await self._ask(request)
         except _NoAnswer as exc:
-            self.last_error = self._masked(f"the approver at {self.shown} {exc}")
-            logger.warning("%s (tool_use_id %s)", self.last_error, request.tool_use_id)
-            return None
-        self.last_error = None
-        return answer
+            why = self._masked(f"the approver at {self.shown} {exc}")
+            logger.warning("%s (tool_use_id %s)", why, request.tool_use_id)
+            return Unavailable(why)
 
-    async def _ask(self, request: ApprovalRequest) -> Approval | None:
+    async def _ask(self, request: ApprovalRequest) -> Approval:
         if not self.allowed:
             raise _NoAnswer("is not allowed by allowedHttpHookUrls; nothing was sent")
         body, client = request.to_dict(), self.clients.client()
@@ -202,7 +236,7 @@ class HttpApprover(Approver):
             ):
                 status = _status(response)
                 if response.status_code in (202, 204):
-                    return None
+                    return Approval.defer(approver=f"http:{self.shown}")
                 content = await read_capped(response, self.max_bytes)
         except BodyRefused as exc:
             raise _NoAnswer(str(exc)) from None
@@ -212,7 +246,7 @@ class HttpApprover(Approver):
             raise _NoAnswer(f"could not be reached ({type(exc).__name__}: {exc})") from exc
         return self._answer(status, content)
 
-    def _answer(self, status: str, content: bytes) -> Approval | None:
+    def _answer(self, status: str, content: bytes) -> Approval:
         try:
             data = json.loads(content)
         except ValueError:
@@ -223,7 +257,7 @@ class HttpApprover(Approver):
             raise _NoAnswer(f"answered {status} with a body that is not a JSON object")
         behavior, message, edited = (data.get(k) for k in ("behavior", "message", "updatedInput"))
         if behavior == "pending":
-            return None
+            return Approval.defer(approver=f"http:{self.shown}")
         if behavior not in ("allow", "deny"):
             raise _NoAnswer(f'answered behavior {behavior!r}, not "allow", "deny" or "pending"')
         if not isinstance(message, str | None) or not isinstance(edited, dict | None):
@@ -313,34 +347,3 @@ def _status(response: httpx.Response) -> str:
     if not response.is_success:
         raise _NoAnswer(f"answered {status}")
     return status
-
-
-def answer_from_cli(approve: bool, deny: str | None, edit: str | None) -> Approval:
-    """The answer given to ``hookline sessions resume ID``: exactly one of the three flags."""
-    flags = (("--approve", approve), ("--deny", deny is not None), ("--edit", edit is not None))
-    given = [flag for flag, present in flags if present]
-    if len(given) != 1:
-        said = " and ".join(given) + " were given together" if given else "no answer was given"
-        fix = "give exactly one of --approve, --deny MESSAGE or --edit JSON"
-        raise ConfigError(said, key="--approve/--deny/--edit", fix=fix)
-    if deny is not None and not deny.strip():
-        fix = "say why, for the model: --deny 'use the staging database instead'"
-        raise ConfigError("the message is empty", key="--deny", fix=fix)
-    if edit is None:
-        return (
-            Approval.deny(deny.strip(), approver="cli") if deny else Approval.allow(approver="cli")
-        )
-    fix = """pass the whole input as a JSON object: --edit '{"command": "ls"}'"""
-    try:
-        value = json.loads(edit)
-    except ValueError as exc:
-        raise ConfigError(f"not valid JSON ({exc})", key="--edit", fix=fix) from exc
-    if not isinstance(value, dict):
-        raise ConfigError(f"must be a JSON object, not {json_kind(value)}", key="--edit", fix=fix)
-    return Approval.edit(value, approver="cli")
-
-
-def json_kind(value: Any) -> str:
-    """A JSON value's type in JSON's words."""
-    names = {list: "an array", str: "a string", bool: "a boolean", dict: "an object"}
-    return "null" if value is None else names.get(type(value), "a number")

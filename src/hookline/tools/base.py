@@ -6,15 +6,21 @@ import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from pydantic import TypeAdapter
+
+from hookline.decisions import Answer, Origin  # at run time: ``result_model`` reads the types
 from hookline.errors import ConfigError, ToolInputError
 
 if TYPE_CHECKING:
     from hookline.permissions.sandbox.run import Sandbox
     from hookline.permissions.visibility import ReadFilter
 
+#: What came of a call. Which permission settled it, and where from, are separate fields of
+#: ToolResult (``permission``, ``origin``): a blocked call was denied by a hook, a rule, ...
 ToolStatus = Literal["executed", "failed", "blocked", "deferred"]
 
 
@@ -52,21 +58,43 @@ class ToolResult:
     duration_ms: float = 0.0
     #: Who answered when the call needed approval ("hook:<name>", "terminal", "cli", ...).
     approver: str | None = None
+    #: The permission that settled the call, apart from ``status`` (what came of it): allow
+    #: (it ran, and may still have failed), deny (blocked), defer; None when it never got that
+    #: far (no such tool, an input too big or malformed).
+    permission: Answer | None = None
+    #: Where ``permission`` came from: a hook (by the way it answered), a rule, the mode, a
+    #: tier, the sandbox, an approver, nobody answering (``hookline.decisions.Origin``); None
+    #: when nothing decided (no permission layer and no hook's answer).
+    origin: Origin | None = None
 
     @property
     def is_error(self) -> bool:
         return self.status != "executed"
 
+    def dump(self) -> dict[str, Any]:
+        """Every field by the one typed model of a result (``result_model``), the call as a
+        dict; a paused session saves the same model, as JSON (``hookline.agent.state``)."""
+        dumped: dict[str, Any] = result_model().dump_python(self, warnings=False)
+        return dumped
+
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "tool_use_id": self.call.id,
-            "name": self.call.name,
-            "input": self.input,
-            "status": self.status,
-            "reason": self.reason,
-            "output": self.output,
-            "approver": self.approver,
-        }
+        """As a caller reports it (``AgentResult.to_dict``, ``hookline run --json``): the fields
+        of ``dump`` but those only the loop reads (``LOOP_ONLY``), the call as its id and name."""
+        fields = self.dump()
+        call = fields.pop("call")
+        kept = {key: value for key, value in fields.items() if key not in LOOP_ONLY}
+        return {"tool_use_id": call["id"], "name": call["name"], **kept}
+
+
+#: ToolResult fields left out of ``to_dict``: the model's text and the loop's bookkeeping.
+LOOP_ONLY = frozenset({"content", "context", "stop_reason", "stopped", "duration_ms"})
+
+
+@cache
+def result_model() -> TypeAdapter[ToolResult]:
+    """The typed model of a ToolResult, made from its fields, so a new field needs no second
+    edit (built on first use: importing hookline does not pay for it)."""
+    return TypeAdapter(ToolResult)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,8 @@
                                                   an answer from a resume ─┴► run / refuse / defer
                                           ─ allow ──────────────────────► run
 
+Each ``Outcome`` says what was decided in the permission words (allow, deny, defer) and where
+it was decided (``origin``: a hook, a rule, a tier, the mode, an approver, nobody answering).
 An approval with an edited input (an approver's, a PermissionRequest hook's, a resume's) is
 checked against the tool's input schema here, then comes back as ``edit``: the pipeline judges
 it again from PreToolUse on (``ToolPipeline.rejudge``), with ``edited_by`` saying who edited it.
@@ -19,11 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
-from hookline.decisions import Decision
+from hookline.decisions import Answer, Decision, Origin
 from hookline.errors import ToolInputError
-from hookline.events import PermissionRequest, Scope
+from hookline.events import Notification, PermissionRequest, Scope
 from hookline.hooks.engine import HookEngine
 from hookline.permissions import PermissionPolicy, Verdict, evaluate
 from hookline.permissions.visibility import ReadFilter
@@ -39,16 +41,19 @@ from hookline.tools.base import Tool, ToolCall, ToolContext
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What the permission step decided for one call."""
+    """What the permission step decided for one call, and where that came from."""
 
-    #: edit: an approved edit, to be judged again from PreToolUse on (``input`` is the edit).
-    action: Literal["run", "deny", "defer", "edit"]
+    permission: Answer
+    #: Who decided, by kind; None when nothing did (no permission layer, no hook's answer).
+    origin: Origin | None
     input: dict[str, Any]
     reason: str | None = None
     #: The text the model reads when the call does not run.
     content: str | None = None
     #: Who answered an ask ("hook:<name>", "terminal", "cli", ...), if anyone did.
     approver: str | None = None
+    #: An approved edit (permission allow), to be judged again from PreToolUse on.
+    edit: dict[str, Any] | None = None
 
 
 class Permit:
@@ -69,6 +74,8 @@ class Permit:
         self.defer_asks = defer_asks
         #: Told of every answer to an approval request (the audit log records them).
         self.listeners: list[Callable[[ApprovalRequest, Approval], None]] = []
+        #: Told of every approval request, before anyone is asked.
+        self.ask_listeners: list[Callable[[ApprovalRequest], None]] = []
         self._filters: dict[str, ReadFilter] = {}
 
     async def decide(
@@ -86,32 +93,32 @@ class Permit:
         """Run, refuse or defer ``call``, whose hooks answered ``gate``. ``edited_by``: the
         input is an edit being judged again; whoever made it approved it, so an ask runs."""
         tool_input = prepared if gate.updated_input is None else gate.updated_input
-        if answer is not None and answer.behavior == "deny":  # a person said no: nothing lifts it
+        if answer is not None and answer.permission == "deny":  # a person said no: it holds
             reason = answer.message or "denied by the person who answered"
             request = _request(call, tool, tool_input, prepared, reason, "answer", scope)
             return self._answered(request, tool, answer, ctx)
         if self.policy is None and gate.permission not in ("ask", "defer"):
-            return Outcome("run", tool_input)  # no permission layer: the hooks let it through
+            origin = gate.origin if gate.permission else None  # no permission layer: hooks only
+            return Outcome("allow", origin, tool_input)
         if gate.permission == "defer":
             reason = gate.reason or "deferred by a hook"
             if answer is None:
-                return Outcome("defer", tool_input, reason)
+                return Outcome("defer", gate.origin, tool_input, reason)
             request = _request(call, tool, tool_input, prepared, reason, "PreToolUse", scope)
             return self._answered(request, tool, answer, ctx)
         verdict = self._verdict(tool, tool_input, gate, ctx)
-        if verdict.behavior == "ask" and edited_by is not None:
-            return Outcome("run", tool_input, approver=edited_by)
-        if verdict.behavior == "ask":
+        if verdict.permission == "ask" and edited_by is not None:
+            return Outcome("allow", "approver", tool_input, approver=edited_by)
+        if verdict.permission == "ask":
             request = _request(
                 call, tool, tool_input, prepared, verdict.reason, verdict.source, scope
             )
             approval = answer or await self._ask(request, scope)
-            if approval is None:
-                return Outcome("defer", tool_input, f"waiting for approval: {verdict.reason}")
             return self._answered(request, tool, approval, ctx)
-        if verdict.behavior in ("deny", "defer"):
-            return Outcome(verdict.behavior, tool_input, verdict.reason, verdict.reason)
-        return Outcome("run", tool_input, verdict.reason)
+        if verdict.permission in ("deny", "defer"):
+            why = verdict.reason
+            return Outcome(verdict.permission, verdict.origin, tool_input, why, why)
+        return Outcome("allow", verdict.origin, tool_input, verdict.reason)
 
     def reading(self, ctx: ToolContext) -> ToolContext:
         """``ctx`` with the policy's Read deny rules, which Glob and Grep apply in a folder."""
@@ -128,7 +135,9 @@ class Permit:
     ) -> Verdict:
         if self.policy is None:  # no permission layer: the hooks alone decide
             reason = gate.reason or f"{tool.name} needs approval"
-            return Verdict("ask" if gate.permission == "ask" else "allow", reason, "PreToolUse")
+            if gate.permission == "ask":
+                return Verdict("ask", reason, "PreToolUse", gate.origin)
+            return Verdict("allow", reason, "PreToolUse", gate.origin)
         return evaluate(
             self.policy,
             tool_name=tool.name,
@@ -138,8 +147,11 @@ class Permit:
             cwd=str(ctx.cwd),
         )
 
-    async def _ask(self, request: ApprovalRequest, scope: Scope) -> Approval | None:
-        """PermissionRequest hooks first; then the approver; None: defer (nobody can say now)."""
+    async def _ask(self, request: ApprovalRequest, scope: Scope) -> Approval:
+        """PermissionRequest hooks first; then the approver (``request_approval``: a deferral
+        when nobody can answer now and the run may pause, else a deny saying why)."""
+        for listener in self.ask_listeners:
+            listener(request)
         asked = await self.engine.dispatch(
             scope.event(
                 PermissionRequest, tool_name=request.tool_name, tool_input=request.tool_input
@@ -150,31 +162,44 @@ class Permit:
             who = f"hook:{asked.decided_by or 'PermissionRequest'}"
             if decision.permission == "deny":
                 why = decision.reason or "denied by a PermissionRequest hook"
-                return Approval.deny(why, approver=who)
-            return Approval.allow(updated_input=decision.updated_input, approver=who)
-        answer = await request_approval(self.approver, request, can_defer=self.defer_asks)
-        if answer is not None and answer.approver == "none" and self.defer_asks:
-            return None  # nobody could answer now: pause, to be answered on resume
-        return answer
+                return Approval("deny", why, None, who, decision.origin)
+            return Approval("allow", None, decision.updated_input, who, decision.origin)
+        if not isinstance(self.approver, NoApprover):  # someone is asked: tell Notification hooks
+            await self._notify(request, scope)
+        return await request_approval(self.approver, request, can_defer=self.defer_asks)
+
+    async def _notify(self, request: ApprovalRequest, scope: Scope) -> None:
+        """Fire Notification (``permission_prompt``) before the approver is asked; its hooks run
+        for their side effects (a desktop notice, a chat message), their answers are ignored."""
+        if self.engine.listens(Notification.name):
+            message = f"The agent needs your permission to use {request.tool_name}"
+            notice = scope.event(
+                Notification, message=message, notification_type="permission_prompt"
+            )
+            await self.engine.dispatch(notice)
 
     def _answered(
         self, request: ApprovalRequest, tool: Tool, approval: Approval, ctx: ToolContext
     ) -> Outcome:
+        """The outcome of an answer. A deferral (nobody could answer now, or an approver holds
+        the request) pauses the run; the rest are told to the listeners first."""
+        tool_input, who, origin = request.tool_input, approval.approver or None, approval.origin
+        if approval.permission == "defer":
+            return Outcome("defer", origin, tool_input, f"waiting for approval: {request.reason}")
         for listener in self.listeners:
             listener(request, approval)
-        tool_input, who = request.tool_input, approval.approver or None
-        if approval.behavior == "deny":
+        if approval.permission == "deny":
             message = approval.message or f"{tool.name} was denied by {who or 'the approver'}"
-            return Outcome("deny", tool_input, message, message, who)
+            return Outcome("deny", origin, tool_input, message, message, who)
         if approval.updated_input is None:
-            return Outcome("run", tool_input, approver=who)
+            return Outcome("allow", origin, tool_input, approver=who)
         edited = dict(approval.updated_input)
         try:
             tool.prepare(dict(edited), ctx)
         except ToolInputError as exc:
             why = f"the edited input does not fit {tool.name}: {exc}"
-            return Outcome("deny", tool_input, why, why, who)
-        return Outcome("edit", edited, approver=who)  # judged again, hooks and all
+            return Outcome("deny", origin, tool_input, why, why, who)
+        return Outcome("allow", origin, tool_input, approver=who, edit=edited)
 
 
 def _request(

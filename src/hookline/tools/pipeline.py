@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from hookline._support.frozen import copy_json
 from hookline.claude import wording
-from hookline.decisions import NO_DECISION, UNCHANGED, Decision
+from hookline.decisions import NO_DECISION, UNCHANGED, Decision, Origin, Refusal
 from hookline.errors import ToolError, ToolInputError
 from hookline.events import (
     PostToolUse,
@@ -45,6 +45,8 @@ class Checked:
     approver: str | None = None
     #: Why the permission layer let it run, when it had a say.
     allowed: str | None = None
+    #: Where the allow came from (``Outcome.origin``); None when nothing decided.
+    origin: Origin | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,7 @@ class ToolStarted:
     gate: Decision = NO_DECISION
     approver: str | None = None
     allowed: str | None = None
+    origin: Origin | None = None
 
 
 class ToolPipeline:
@@ -146,19 +149,18 @@ class ToolPipeline:
         if gate.permission == "deny":
             reason = gate.reason or f"{call.name} was refused by a PreToolUse hook"
             content = wording.denied("PreToolUse", call.name, reason)
-            outcome = Outcome("deny", prepared, reason, content)
+            outcome = Outcome("deny", gate.origin, prepared, reason, content)
         else:
             outcome = await self.permit.decide(
                 call, tool, prepared, gate, scope, ctx, answer, edited_by=edited_by
             )
-        if outcome.action == "edit":  # an approved edit (never of a rejudged call: see decide)
+        if outcome.edit is not None:  # an approved edit (never of a rejudged call: see decide)
             who = outcome.approver or "approver"
-            return await self.rejudge(call, outcome.input, scope, ctx, edited_by=who)
-        if outcome.action == "run":
+            return await self.rejudge(call, outcome.edit, scope, ctx, edited_by=who)
+        if outcome.permission == "allow":
             run_input = prepared if outcome.input is prepared else copy_json(outcome.input)
-            return Checked(
-                call, tool, run_input, gate, approver=outcome.approver, allowed=outcome.reason
-            )
+            return Checked(call, tool, run_input, gate, approver=outcome.approver,
+                           allowed=outcome.reason, origin=outcome.origin)  # fmt: skip
         blocked = await self._blocked(call, outcome, scope)
         return Checked(call, tool, prepared, gate, _with_pre(blocked, gate, tool.name))
 
@@ -171,34 +173,37 @@ class ToolPipeline:
         ctx = self.permit.reading(ctx)  # Glob and Grep leave out what Read deny rules cover
         if self._starting:
             started = ToolStarted(checked.call, checked.input, checked.gate, checked.approver,
-                                  checked.allowed)  # fmt: skip
+                                  checked.allowed, checked.origin)  # fmt: skip
             for fn in self._starting:
                 fn(started)
         result = await self._execute(tool, checked.call, checked.input, scope, ctx)
-        if checked.approver:
-            result = replace(result, approver=checked.approver)
+        result = replace(result, approver=checked.approver or result.approver,
+                         permission="allow", origin=checked.origin)  # fmt: skip
         return _with_pre(result, checked.gate, tool.name)
 
     async def _blocked(self, call: ToolCall, outcome: Outcome, scope: Scope) -> ToolResult:
         """A call that will not run now: ToolBlocked fires; the model reads why."""
         reason = outcome.reason or f"{call.name} was refused"
+        refusal: Refusal = "defer" if outcome.permission == "defer" else "deny"
         await self.engine.dispatch(
             scope.event(
                 ToolBlocked,
                 tool_name=call.name,
                 tool_input=outcome.input,
                 tool_use_id=call.id,
-                decision="defer" if outcome.action == "defer" else "deny",
+                decision=refusal,
                 reason=reason,
             )
         )
         return ToolResult(
             call=call,
-            status="deferred" if outcome.action == "defer" else "blocked",
+            status="deferred" if refusal == "defer" else "blocked",
             content=outcome.content or reason,
             input=outcome.input,
             reason=reason,
             approver=outcome.approver,
+            permission=refusal,
+            origin=outcome.origin,
         )
 
     async def _execute(
@@ -300,7 +305,7 @@ def _after(result: ToolResult, post: Dispatch, tool: str) -> ToolResult:
     if decision.continue_ and not decision.additional_context and decision.permission != "deny":
         return result
     notes = [wording.post_block(event, tool, run) for run in post.runs if _blocked_by(run)]
-    notes += [wording.context(event, tool, text) for text in decision.additional_context]
+    notes += wording.contexts(event, tool, decision)
     return _with(result, notes, decision)
 
 
@@ -313,8 +318,7 @@ def _with_pre(result: ToolResult, gate: Decision, tool: str) -> ToolResult:
     every outcome but a deferral, as in Claude Code)."""
     if gate.continue_ and not gate.additional_context:
         return result
-    contexts = () if result.status == "deferred" else gate.additional_context
-    notes = [wording.context("PreToolUse", tool, text) for text in contexts]
+    notes = [] if result.status == "deferred" else wording.contexts("PreToolUse", tool, gate)
     return _with(result, notes, gate, first=True)
 
 

@@ -1,25 +1,30 @@
-"""What the built-in tools share: strict input models, paths, file walking, diffs, truncation."""
+"""What the built-in tools share: strict input models, paths, file walking, diffs, truncation.
+
+Every built-in declares a time limit, and every one can be held up by the file system (a FIFO, a
+hung network mount, a huge folder), so none does blocking work on the event loop: file work and
+folder walks run in a worker thread (``BlockingTool``), commands and Grep's regex work in a
+process. The pipeline's timeout then stops the wait; a walk also stops itself, at its next file.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import difflib
 import os
 import re
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict
 
+from hookline._support.threads import in_thread
 from hookline.errors import ToolError, ToolInputError
 from hookline.tools.base import Tool, ToolContext
 from hookline.tools.builtin._skipped import Skipped
 from hookline.tools.function import validate
 
 SKIP_DIRS = frozenset({".git"})
-#: Files looked at between two chances for a timeout to stop a walk.
-WALK_STRIDE = 256
 _GLOB_TOKEN = re.compile(r"\*\*/|\*\*|\*|\?|\[[^\]]+\]|\{[^}]*\}")
 _WILDCARDS = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}
 T = TypeVar("T")
@@ -41,8 +46,8 @@ class BuiltinTool(Tool, Generic[InputT]):
     input_model: type[InputT]
     #: The input key holding a path that ``prepare`` makes absolute, if any.
     path_key: str | None = None
-    #: File and search tools do their work without awaiting (Bash says otherwise).
-    suspends = False
+    #: The work awaits a thread or a process, so the pipeline's timeout applies.
+    suspends = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -60,6 +65,24 @@ class BuiltinTool(Tool, Generic[InputT]):
         if key and isinstance(given.get(key), str):
             given[key] = ctx.workspace.absolute(given[key], ctx.cwd)
         return given
+
+
+class BlockingTool(BuiltinTool[InputT]):
+    """A built-in whose work blocks (file I/O, a folder walk): ``work`` runs in a worker thread.
+
+    On timeout the tool fails with ``<name> timed out after <timeout>s`` and the run moves on.
+    Nothing can kill the thread: it is left to finish (a Write blocked on a FIFO may still
+    write once a reader comes), its result dropped. ``stop`` is set then; a walk checks it at
+    every file and ends.
+    """
+
+    async def execute(self, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
+        stop = threading.Event()
+        return await in_thread(self.work, self.parse(tool_input), ctx, stop, stop=stop)
+
+    def work(self, args: InputT, ctx: ToolContext, stop: threading.Event) -> Any:
+        """Do the work in the worker thread; return the structured output."""
+        raise NotImplementedError
 
 
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:
@@ -176,28 +199,17 @@ def walk_files(
     skipped: Skipped | None = None,
     *,
     wanted: Callable[[Path, str], bool] = lambda path, rel: True,
-) -> Iterator[tuple[Path, str]]:
+    stop: threading.Event | None = None,
+) -> list[tuple[Path, str]]:
     """The ``wanted`` files under ``root`` with their relative paths; skips .git and links out of
     the workspace, and, counted in ``skipped``, what reading tools may not see and folders that
-    cannot be read."""
-    return (entry for entry in walk_steps(root, ctx, skipped, wanted=wanted) if entry)
-
-
-async def gather_files(
-    root: Path,
-    ctx: ToolContext,
-    skipped: Skipped | None = None,
-    *,
-    wanted: Callable[[Path, str], bool] = lambda path, rel: True,
-) -> list[tuple[Path, str]]:
-    """``walk_files`` as a list, giving way to the event loop every ``WALK_STRIDE`` files
-    looked at, so that a timeout (a cancellation) can stop a long walk."""
+    cannot be read. Once ``stop`` is set (the tool timed out) it ends at the next file."""
     found = []
-    for count, entry in enumerate(walk_steps(root, ctx, skipped, wanted=wanted), 1):
+    for entry in walk_steps(root, ctx, skipped, wanted=wanted):
+        if stop is not None and stop.is_set():
+            break
         if entry:
             found.append(entry)
-        if count % WALK_STRIDE == 0:
-            await asyncio.sleep(0)
     return found
 
 
@@ -208,7 +220,8 @@ def walk_steps(
     *,
     wanted: Callable[[Path, str], bool] = lambda path, rel: True,
 ) -> Iterator[tuple[Path, str] | None]:
-    """``walk_files``, with a None for each file or folder looked at and left out."""
+    """The files ``walk_files`` keeps, with a None for each file or folder looked at and left
+    out (a chance to stop)."""
     skipped = Skipped() if skipped is None else skipped
     if not root.is_dir():
         if wanted(root, root.name) and skipped.keeps_file(root, ctx):

@@ -1,7 +1,12 @@
-"""Read, Write and Edit: the file tools, with Claude Code's names, inputs and outputs."""
+"""Read, Write and Edit: the file tools, with Claude Code's names, inputs and outputs.
+
+Each works in a worker thread (``BlockingTool``), so its time limit applies even when the file
+blocks (a FIFO with no writer, a hung network mount).
+"""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from pydantic import Field
@@ -9,7 +14,7 @@ from pydantic import Field
 from hookline.errors import ToolError
 from hookline.tools.base import ToolContext
 from hookline.tools.builtin._common import (
-    BuiltinTool,
+    BlockingTool,
     ToolInput,
     read_text,
     resolve,
@@ -45,7 +50,7 @@ class EditInput(ToolInput):
     )
 
 
-class Read(BuiltinTool[ReadInput]):
+class Read(BlockingTool[ReadInput]):
     name = "Read"
     description = (
         "Read a text file from the local filesystem. Give an absolute file_path. By default it "
@@ -59,8 +64,7 @@ class Read(BuiltinTool[ReadInput]):
     read_only = True
     timeout = 30.0
 
-    async def execute(self, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
-        args = self.parse(tool_input)
+    def work(self, args: ReadInput, ctx: ToolContext, stop: threading.Event) -> Any:
         shown, real = resolve(args.file_path, ctx)
         lines = read_text(real, ctx).split("\n")
         start = max(args.offset or 1, 1)
@@ -87,7 +91,7 @@ class Read(BuiltinTool[ReadInput]):
         )
 
 
-class Write(BuiltinTool[WriteInput]):
+class Write(BlockingTool[WriteInput]):
     name = "Write"
     description = (
         "Write a file to the local filesystem, replacing it entirely if it exists and creating "
@@ -99,8 +103,7 @@ class Write(BuiltinTool[WriteInput]):
     path_key = "file_path"
     timeout = 30.0
 
-    async def execute(self, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
-        args = self.parse(tool_input)
+    def work(self, args: WriteInput, ctx: ToolContext, stop: threading.Event) -> Any:
         shown, real = resolve(args.file_path, ctx)
         original = read_text(real, ctx) if real.is_file() else None
         write_text(real, args.content)
@@ -119,7 +122,7 @@ class Write(BuiltinTool[WriteInput]):
         return _updated(output["filePath"])
 
 
-class Edit(BuiltinTool[EditInput]):
+class Edit(BlockingTool[EditInput]):
     name = "Edit"
     description = (
         "Replace exact text in an existing file. old_string must match the file exactly, "
@@ -136,8 +139,7 @@ class Edit(BuiltinTool[EditInput]):
         """As Claude Code shows it to hooks: ``replace_all`` is always there (default false)."""
         return {**super().prepare(raw, ctx), "replace_all": raw.get("replace_all", False)}
 
-    async def execute(self, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
-        args = self.parse(tool_input)
+    def work(self, args: EditInput, ctx: ToolContext, stop: threading.Event) -> Any:
         shown, real = resolve(args.file_path, ctx)
         original = read_text(real, ctx, errors="strict")
         updated = _replace(original, args)

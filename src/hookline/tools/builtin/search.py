@@ -1,9 +1,10 @@
 """Glob and Grep: find files by name and by content, in Python, within their time limits.
 
-Both walk the folder on the event loop, giving way every few hundred files so that the
-pipeline's timeout stops a long walk. Grep's regex work runs in a worker process
-(``_search_worker``) that the timeout kills: Python's ``re`` can backtrack for ever on one line
-(``(a+)+$``), and nothing inside the process can interrupt it.
+Both walk the folder in a worker thread, so the pipeline's timeout applies however long the
+walk or any one file system call takes; a walk left behind by a timeout ends at its next file.
+Grep's regex work runs in a worker process (``_search_worker``) that the timeout kills: Python's
+``re`` can backtrack for ever on one line (``(a+)+$``), and nothing inside the process can
+interrupt it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,17 +23,19 @@ from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from hookline._support.process import run_process
+from hookline._support.threads import in_thread
 from hookline.errors import ToolError
 from hookline.tools.base import ToolContext
 from hookline.tools.builtin import _search_worker
 from hookline.tools.builtin._common import (
+    BlockingTool,
     BuiltinTool,
     ToolInput,
-    gather_files,
     glob_matcher,
     newest_first,
     search_root,
     truncate,
+    walk_files,
 )
 from hookline.tools.builtin._skipped import Skipped, skip_notes
 
@@ -85,7 +89,7 @@ class GrepInput(ToolInput):
         return self.head_limit or None
 
 
-class Glob(BuiltinTool[GlobInput]):
+class Glob(BlockingTool[GlobInput]):
     name = "Glob"
     description = (
         "Find files by name with a glob pattern such as `**/*.py` or `src/**/*.{ts,tsx}`. "
@@ -98,14 +102,12 @@ class Glob(BuiltinTool[GlobInput]):
     path_key = "path"
     read_only = True
     timeout = 60.0
-    suspends = True  # the walk gives way, so the timeout applies
 
-    async def execute(self, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
-        args = self.parse(tool_input)
+    def work(self, args: GlobInput, ctx: ToolContext, stop: threading.Event) -> Any:
         started = time.monotonic()
         root = search_root(args.path, ctx, want_dir=True)
         match, skipped = glob_matcher(args.pattern), Skipped()
-        walk = await gather_files(root, ctx, skipped, wanted=lambda path, rel: match(rel))
+        walk = walk_files(root, ctx, skipped, wanted=lambda path, rel: match(rel), stop=stop)
         found = newest_first([path for path, _ in walk], Path)
         kept = [str(p) for p in found[:MAX_GLOB_FILES]]
         return {
@@ -149,12 +151,13 @@ class Grep(BuiltinTool[GrepInput]):
     path_key = "path"
     read_only = True
     timeout = 60.0
-    suspends = True  # the walk gives way and the regex work runs in a process: both can stop
 
     async def execute(self, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
-        args = self.parse(tool_input)
-        root, skipped = search_root(args.path, ctx, want_dir=False), Skipped()
-        hits = newest_first(await _search(root, args, ctx, skipped), lambda hit: hit.path)
+        """The walk and the ordering in a thread, the regex work in a process: all can stop."""
+        args, skipped, stop = self.parse(tool_input), Skipped(), threading.Event()
+        root, files = await in_thread(_to_search, args, ctx, skipped, stop, stop=stop)
+        found = await _in_worker(_job(args, files), cwd=_folder(root)) if files else []
+        hits = await in_thread(_newest_hits, files, found, stop=stop)
         output = {
             "mode": args.output_mode,
             "numFiles": len(hits),
@@ -208,18 +211,27 @@ _BY_MODE: dict[str, Callable[[list[_Hit], GrepInput], dict[str, Any]]] = {
 }
 
 
-async def _search(root: Path, args: GrepInput, ctx: ToolContext, skipped: Skipped) -> list[_Hit]:
-    """The files under ``root`` with matches, found by a worker process."""
+def _to_search(
+    args: GrepInput, ctx: ToolContext, skipped: Skipped, stop: threading.Event
+) -> tuple[Path, list[Path]]:
+    """The file or folder to search, and the files in it to hand to the worker process."""
+    root = search_root(args.path, ctx, want_dir=False)
     keep = glob_matcher(args.glob) if args.glob else None
     wanted = (lambda path, rel: keep(path.name) or keep(rel)) if keep else (lambda p, r: True)
-    files = [path for path, _ in await gather_files(root, ctx, skipped, wanted=wanted)]
-    if not files:
-        return []
-    found = await _in_worker(_job(args, files), cwd=str(root if root.is_dir() else root.parent))
-    return [
+    return root, [path for path, _ in walk_files(root, ctx, skipped, wanted=wanted, stop=stop)]
+
+
+def _folder(root: Path) -> str:
+    return str(root if root.is_dir() else root.parent)
+
+
+def _newest_hits(files: list[Path], found: list[list[Any]]) -> list[_Hit]:
+    """The worker's hits as ``_Hit``s, the files most recently modified first."""
+    hits = [
         _Hit(files[i], matched, {int(j): t for j, t in shown.items()})
         for i, matched, shown in found
     ]
+    return newest_first(hits, lambda hit: hit.path)
 
 
 def _job(args: GrepInput, files: list[Path]) -> dict[str, Any]:

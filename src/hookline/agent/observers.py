@@ -1,0 +1,269 @@
+"""Observers: what watches a run from the side (the audit log, session persistence, the CLI's view).
+
+    handle = agent.observe(MyObserver())     # from now on; handle.remove() stops it
+    with agent.observe(MyObserver()): ...    # or for a block
+
+An ``Observer`` has one method per thing the agent does, each given the session it happened
+in; the base class does nothing for any of them, so a subclass overrides only what it wants.
+Observers are called in the order they were added, on the agent's own task, and cannot change
+the run: what they return is ignored. The agent subscribes to the engine, the pipeline and the
+permission step only for what some observer overrides, so an agent nobody watches pays nothing.
+
+When one raises, the run goes on: the error is logged (logger ``hookline.agent.observers``)
+and the other observers still hear of it, unless the observer says ``fail_closed = True``.
+Then its exception stops the run where it was raised. The audit log is one: a tool start it
+cannot record stops the call before the body runs. Session persistence is another: a pause
+that cannot be saved must not look saved.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from hookline.errors import ConfigError
+
+if TYPE_CHECKING:
+    from hookline.agent.loop import Agent
+    from hookline.agent.messages import Message
+    from hookline.agent.pause import Claimed, Resumer
+    from hookline.agent.result import RunResult
+    from hookline.agent.session import Session
+    from hookline.agent.state import Turn
+    from hookline.events import HookEvent
+    from hookline.hooks.engine import HookRun
+    from hookline.tools.approvals import Approval, ApprovalRequest
+    from hookline.tools.base import ToolResult
+    from hookline.tools.pipeline import ToolStarted
+
+    #: What ``agent.watch`` passes its function.
+    Progress = HookEvent | HookRun | ToolStarted | ToolResult | Message
+
+logger = logging.getLogger(__name__)
+
+
+class Observer:
+    """Told of everything an agent does; override the methods for what you want to see."""
+
+    #: True: an exception from this observer stops the run. False: it is logged, the run goes on.
+    fail_closed: ClassVar[bool] = False
+
+    def event(self, session: Session, event: HookEvent) -> None:
+        """An event is dispatched (before its hooks run)."""
+
+    def hook_run(self, session: Session, run: HookRun) -> None:
+        """One hook answered (or failed)."""
+
+    def tool_started(self, session: Session, started: ToolStarted) -> None:
+        """A call's body is about to run, with this input; it runs once every observer returns."""
+
+    def tool_finished(self, session: Session, result: ToolResult) -> None:
+        """What came of a call: ran, failed, refused or deferred."""
+
+    def approval_asked(self, session: Session, request: ApprovalRequest) -> None:
+        """A call needs approval: PermissionRequest hooks, then the approver, are asked."""
+
+    def approval_answered(
+        self, session: Session, request: ApprovalRequest, answer: Approval
+    ) -> None:
+        """Someone (a hook, a person, an approver, a resume) answered an approval request."""
+
+    def model_called(self, session: Session, reply: Message, model: str) -> None:
+        """A model call returned ``reply`` (its ``usage``, when the model reported it)."""
+
+    def message(self, session: Session, message: Message) -> None:
+        """A message joined the conversation (a prompt, a reply, tool results, a hook's note)."""
+
+    def checkpoint(self, session: Session, turn: Turn) -> None:
+        """With ``checkpoint=True``: a step is done (a batch is about to run, or one of its
+        calls finished); a crashed run can go on from here."""
+
+    def paused(self, session: Session, turn: Turn) -> None:
+        """The run stops with calls waiting for an answer (``turn.waiting``)."""
+
+    def resumed(self, session: Session, claimed: Claimed, by: Resumer) -> None:
+        """A paused (or crashed) session was claimed and rebuilt; nothing of it has run yet.
+        With ``fail_closed``, raising gives the claim back."""
+
+    def run_ended(self, session: Session, turn: Turn, result: RunResult) -> None:
+        """A run (``run`` or ``resume``) returns ``result``."""
+
+    def closed(self, session: Session) -> None:
+        """The agent closed (SessionEnd fired, background hooks done): write out what waits.
+        The agent may run again afterwards."""
+
+
+#: The methods of ``Observer``, each a kind of thing observed.
+KINDS = tuple(name for name in vars(Observer) if not name.startswith("_") and name != "fail_closed")
+
+
+class Handle:
+    """Stops one observer: ``remove()``, calling it, or leaving its ``with`` block."""
+
+    __slots__ = ("_remove",)
+
+    def __init__(self, remove: Callable[[], None]) -> None:
+        self._remove = remove
+
+    def remove(self) -> None:
+        """Stop; a second call does nothing."""
+        self._remove()
+
+    def __call__(self) -> None:
+        self._remove()
+
+    def __enter__(self) -> Handle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._remove()
+
+
+class Observers(Observer):
+    """An agent's observers in the order they were added: each method reaches those that
+    override it. ``feed`` connects a source (the engine, the pipeline) only while wanted."""
+
+    def __init__(self) -> None:
+        self._all: list[Observer] = []
+        self._by: dict[str, tuple[Observer, ...]] = dict.fromkeys(KINDS, ())
+        #: kind -> how to connect its source, and the undo while connected.
+        self._feeds: dict[str, tuple[Callable[[], Callable[[], None]], list[Callable[[], None]]]]
+        self._feeds = {}
+
+    def add(self, observer: Observer) -> Handle:
+        """Tell ``observer`` of what happens from now on, after those added before it."""
+        if not isinstance(observer, Observer):
+            raise ConfigError(
+                f"{observer!r} is not an Observer",
+                key="observers",
+                fix="subclass hookline.agent.observers.Observer (or pass a function to watch)",
+            )
+        self._all.append(observer)
+        self._changed()
+
+        def remove() -> None:
+            if observer in self._all:
+                self._all.remove(observer)
+                self._changed()
+
+        return Handle(remove)
+
+    def wants(self, kind: str) -> bool:
+        """Whether any observer overrides ``kind``."""
+        return bool(self._by[kind])
+
+    def feed(self, kind: str, connect: Callable[[], Callable[[], None]]) -> None:
+        """Call ``connect`` (which returns its undo) while some observer wants ``kind``."""
+        self._feeds[kind] = (connect, [])
+        self._changed()
+
+    def _changed(self) -> None:
+        self._by = {kind: tuple(o for o in self._all if _overrides(o, kind)) for kind in KINDS}
+        for kind, (connect, undo) in self._feeds.items():
+            if self._by[kind] and not undo:
+                undo.append(connect())
+            elif undo and not self._by[kind]:
+                undo.pop()()
+
+    def _each(self, kind: str, *args: Any) -> None:
+        for observer in self._by[kind]:  # a tuple: an observer may remove itself meanwhile
+            try:
+                getattr(observer, kind)(*args)
+            except Exception:
+                if observer.fail_closed:
+                    raise
+                logger.exception("observer %r failed on %s; the run goes on", observer, kind)
+
+    def event(self, session: Session, event: HookEvent) -> None:
+        self._each("event", session, event)
+
+    def hook_run(self, session: Session, run: HookRun) -> None:
+        self._each("hook_run", session, run)
+
+    def tool_started(self, session: Session, started: ToolStarted) -> None:
+        self._each("tool_started", session, started)
+
+    def tool_finished(self, session: Session, result: ToolResult) -> None:
+        self._each("tool_finished", session, result)
+
+    def approval_asked(self, session: Session, request: ApprovalRequest) -> None:
+        self._each("approval_asked", session, request)
+
+    def approval_answered(
+        self, session: Session, request: ApprovalRequest, answer: Approval
+    ) -> None:
+        self._each("approval_answered", session, request, answer)
+
+    def model_called(self, session: Session, reply: Message, model: str) -> None:
+        self._each("model_called", session, reply, model)
+
+    def message(self, session: Session, message: Message) -> None:
+        self._each("message", session, message)
+
+    def checkpoint(self, session: Session, turn: Turn) -> None:
+        self._each("checkpoint", session, turn)
+
+    def paused(self, session: Session, turn: Turn) -> None:
+        self._each("paused", session, turn)
+
+    def resumed(self, session: Session, claimed: Claimed, by: Resumer) -> None:
+        self._each("resumed", session, claimed, by)
+
+    def run_ended(self, session: Session, turn: Turn, result: RunResult) -> None:
+        self._each("run_ended", session, turn, result)
+
+    def closed(self, session: Session) -> None:
+        self._each("closed", session)
+
+
+def _overrides(observer: Observer, kind: str) -> bool:
+    return getattr(type(observer), kind) is not getattr(Observer, kind)
+
+
+class Watcher(Observer):
+    """``agent.watch(fn)``: ``fn`` called with each event, hook run, tool start and result, and
+    message, as it happens (the CLI's text and stream-json views)."""
+
+    def __init__(self, fn: Callable[[Progress], None]) -> None:
+        self.fn = fn
+
+    def __repr__(self) -> str:
+        return f"Watcher({self.fn!r})"
+
+    def event(self, session: Session, event: HookEvent) -> None:
+        self.fn(event)
+
+    def hook_run(self, session: Session, run: HookRun) -> None:
+        self.fn(run)
+
+    def tool_started(self, session: Session, started: ToolStarted) -> None:
+        self.fn(started)
+
+    def tool_finished(self, session: Session, result: ToolResult) -> None:
+        self.fn(result)
+
+    def message(self, session: Session, message: Message) -> None:
+        self.fn(message)
+
+
+#: ``factory(agent)``: the audit log ``audit=True`` plugs into an agent (``hookline.audit``,
+#: installed by the ``hookline`` package: the audit log lives in a layer above the agent's).
+AuditFactory = Callable[["Agent"], Observer]
+_audit: list[AuditFactory] = []
+
+
+def install_audit(factory: AuditFactory) -> None:
+    """Say what ``audit=True`` plugs into an agent."""
+    _audit[:] = [factory]
+
+
+def audit_log(agent: Agent) -> Observer:
+    """The audit log for ``agent`` (``audit=True``), through the installed factory."""
+    if not _audit:
+        raise ConfigError(
+            "audit=True needs the audit log, which the hookline package plugs in",
+            key="audit",
+            fix="import hookline before making the agent, or observe an AuditLog yourself",
+        )
+    return _audit[0](agent)

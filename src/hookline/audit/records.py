@@ -1,0 +1,94 @@
+"""The parts of audit records that take some working out: digests, diffs, and who resumed.
+
+Pure functions of what was observed; ``hookline.audit.log`` redacts, queues and writes them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hookline.audit.chain import digest
+from hookline.audit.redact import Redactor, clip
+from hookline.decisions import UNCHANGED
+
+if TYPE_CHECKING:
+    from hookline.agent.pause import Claimed, Resumer
+    from hookline.events import HookEvent
+    from hookline.tools.approvals import Approval
+
+PREVIEW = 200  # characters of a string kept in an input preview or a diff
+
+
+def shown_input(redactor: Redactor, value: Any) -> dict[str, Any]:
+    """The digest of the redacted input, and the input itself, redacted and clipped."""
+    shown = redactor.redact(value)
+    return {"input_digest": digest(shown), "input": clip(shown, PREVIEW)}
+
+
+def input_diff(before: Any, after: dict[str, Any]) -> dict[str, Any]:
+    """The keys a rewrite changed, added and removed, with the values (redacted later)."""
+    old = before if isinstance(before, dict) else {}
+    diff: dict[str, Any] = {
+        "changed": {k: [old[k], v] for k, v in after.items() if k in old and old[k] != v},
+        "added": {k: v for k, v in after.items() if k not in old},
+        "removed": [k for k in old if k not in after],
+    }
+    return {k: v for k, v in diff.items() if v}
+
+
+def output_diff(before: Any, after: Any) -> dict[str, Any]:
+    """A short summary of a replaced output: its shape before and after, and a preview."""
+    return {"from": _shape(before), "to": _shape(after), "preview": after}
+
+
+def _shape(value: Any) -> str:
+    if value is UNCHANGED:
+        return "unknown"
+    size = f" of {len(value)}" if isinstance(value, str | list | dict) else ""
+    return f"{type(value).__name__}{size}"
+
+
+class Call:
+    """A tool call in flight: its tool, and its input and output as the next hook sees them."""
+
+    __slots__ = ("input", "output", "started", "tool")
+
+    def __init__(self, event: HookEvent) -> None:
+        self.tool: str | None = getattr(event, "tool_name", None)
+        self.input: Any = getattr(event, "tool_input", {})
+        self.output: Any = getattr(event, "tool_response", UNCHANGED)
+        #: The input the body ran with, and its redacted fields (the result reuses them).
+        self.started: tuple[Any, dict[str, Any]] | None = None
+
+    def rewritten(self, answer: Any) -> None:
+        if answer.updated_input is not None:
+            self.input = answer.updated_input
+        if answer.updated_output is not UNCHANGED:
+            self.output = answer.updated_output
+
+
+def resumed_by(by: Resumer, claimed: Claimed) -> dict[str, Any]:
+    """Who resumed, for which tenant, and what they overrode (reloaded settings, an edited
+    state they trusted)."""
+    session = claimed.session
+    data: dict[str, Any] = {"user": by.user or session["user"], "tenant": session["tenant"]}
+    if by.user and by.user != session["user"]:
+        data["session_user"] = session["user"]
+    if by.reload_settings:
+        data["reload_settings"] = True
+        data["settings_changed"] = list(by.settings_changed)
+    if by.trust_edited_state:
+        data["trust_edited_state"] = True
+        data["state_edits"] = list(claimed.edited)
+    return data
+
+
+def answer_data(answer: Approval | None) -> dict[str, Any]:
+    """The answer a resume gave a waiting call: approve, edit, deny (defer), or none (a crashed
+    session going on from its checkpoint)."""
+    if answer is None:
+        return {"answer": "none"}  # a crashed session goes on from its checkpoint
+    said = answer.permission
+    name = said if said != "allow" else "edit" if answer.updated_input is not None else "approve"
+    data = {"answer": name, "answered_by": answer.approver or None, "message": answer.message}
+    return {key: value for key, value in data.items() if value is not None}

@@ -1,0 +1,153 @@
+"""What the OpenAI and Anthropic clients share: where to send, the SDK client of the running
+event loop, streamed or whole answers, and every failure as a one-line ModelError.
+
+Retries are the SDK's own (``max_retries``: 408, 409, 429, 5xx and lost connections, with
+exponential backoff from 0.5 s, jitter, and the server's ``retry-after``); ``timeout`` is how
+long to wait for the next bytes of an answer (``CONNECT_TIMEOUT`` for the connection). A
+client streams by default, so a long answer never waits as a whole, and ``on_text`` sees the
+text as it comes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from collections.abc import Mapping, Sequence
+from functools import cache
+from types import ModuleType
+from typing import Any, ClassVar, Generic, TypeVar
+
+from hookline.agent.messages import Message
+from hookline.agent.model import TextSink
+from hookline.models.failures import model_error
+from hookline.models.providers import Endpoint, Provider
+
+#: Seconds to wait for the next bytes of an answer (for a whole answer, when not streaming).
+DEFAULT_TIMEOUT = 600.0
+#: Seconds to wait for a connection.
+CONNECT_TIMEOUT = 10.0
+#: Retries after the first try, on 408, 409, 429, 5xx and lost connections.
+DEFAULT_RETRIES = 3
+
+Client = TypeVar("Client")
+
+
+class RemoteModel(Generic[Client]):
+    """A model behind an HTTP API, called through its official SDK."""
+
+    provider: ClassVar[Provider]
+    #: The SDK's module and its HTTP library's; None when the SDK is not installed.
+    sdk: ClassVar[ModuleType | None]
+    http: ClassVar[ModuleType | None]
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        on_text: TextSink | None = None,
+        stream: bool = True,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_RETRIES,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        sdk, http = self.sdk, self.http
+        if sdk is None or http is None:
+            raise self.provider.missing_sdk()
+        self._sdk, self._http = sdk, http
+        self.endpoint = Endpoint.resolve(
+            self.provider, model=model, base_url=base_url, api_key=api_key, env=env
+        )
+        self.name = self.endpoint.model
+        self.on_text = on_text
+        self.stream = stream
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self._client: Client | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[dict[str, Any]],
+        *,
+        system: str | None = None,
+    ) -> Message:
+        """The next assistant message; a ModelError when the call fails for good."""
+        client = self._connected()
+        try:
+            if self.stream:
+                return await self._streamed(client, messages, tools, system)
+            reply = await self._whole(client, messages, tools, system)
+            if self.on_text is not None and reply.text:
+                self.on_text(reply.text)  # all at once: the pieces still join to the text
+            return reply
+        except Exception as exc:
+            error = model_error(
+                exc, self._sdk, self._http, self.endpoint, retries=self.max_retries,
+                timeout=self.timeout,
+            )  # fmt: skip
+            if error is None:
+                raise
+            raise error from None
+
+    async def aclose(self) -> None:
+        """Close the SDK client's connections; the next call opens new ones."""
+        client, self._client, self._loop = self._client, None, None
+        if client is not None:
+            await self._close(client)
+
+    def __repr__(self) -> str:
+        endpoint = self.endpoint
+        return f"{type(self).__name__}({endpoint.model!r}, base_url={endpoint.base_url!r})"
+
+    def _http_client(self) -> Any:
+        """An HTTP client with the SDK's defaults and the process's one TLS context (loading
+        the CA certificates for each new client costs tens of milliseconds)."""
+        return self._sdk.DefaultAsyncHttpxClient(verify=_tls(self._http))
+
+    def _timeouts(self) -> Any:
+        """The SDK's timeout settings: ``timeout`` for reads, at most ``CONNECT_TIMEOUT`` to
+        connect."""
+        return self._sdk.Timeout(self.timeout, connect=min(CONNECT_TIMEOUT, self.timeout))
+
+    def _connected(self) -> Client:
+        """The SDK client for the running event loop: its pooled connections belong to it."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            self._client, self._loop = self._new_client(), loop
+        return self._client
+
+    # -- what each provider fills in -----------------------------------------------------------
+
+    def _new_client(self) -> Client:
+        raise NotImplementedError
+
+    async def _close(self, client: Client) -> None:
+        raise NotImplementedError
+
+    async def _whole(
+        self,
+        client: Client,
+        messages: Sequence[Message],
+        tools: Sequence[dict[str, Any]],
+        system: str | None,
+    ) -> Message:
+        raise NotImplementedError
+
+    async def _streamed(
+        self,
+        client: Client,
+        messages: Sequence[Message],
+        tools: Sequence[dict[str, Any]],
+        system: str | None,
+    ) -> Message:
+        raise NotImplementedError
+
+
+@cache
+def _tls(http: ModuleType) -> ssl.SSLContext:
+    """The TLS context every client of this process shares (it honours ``SSL_CERT_FILE``)."""
+    context: ssl.SSLContext = http.create_ssl_context()
+    return context

@@ -1,0 +1,86 @@
+"""A test MCP server, ``probe``: tools that echo, write a file, crash, hang, or answer a hook.
+
+Run over stdio (``python probe.py``) or streamable HTTP (``python probe.py --http PORT``).
+With ``PROBE_PID_FILE`` set it writes its process id there first, so a test can check that the
+process is gone after the run; ``PROBE_SENTINEL`` is the file ``touch`` creates.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+app = MCPServer("probe", log_level="WARNING")
+
+
+@app.tool()
+def echo(text: str) -> str:
+    """Answer with the text."""
+    return f"echo: {text}"
+
+
+@app.tool()
+def touch(name: str) -> str:
+    """Create the file PROBE_SENTINEL names, with ``name`` in it: the call's visible effect."""
+    Path(os.environ["PROBE_SENTINEL"]).write_text(name, encoding="utf-8")
+    return f"touched {name}"
+
+
+@app.tool()
+def fail(why: str) -> str:
+    """Report an error (isError)."""
+    raise ToolError(why)
+
+
+@app.tool()
+def crash() -> str:
+    """Exit at once, in the middle of the call."""
+    print("probe: crashing on purpose", file=sys.stderr, flush=True)
+    os._exit(3)
+
+
+@app.tool()
+async def hang() -> str:
+    """Never answer."""
+    await asyncio.Event().wait()
+    return "never"
+
+
+@app.tool()
+def verdict(tool_name: str, command: str = "") -> str:
+    """A hook's answer as text: deny when the command mentions 'prod', else plain text."""
+    if "prod" in command:
+        reason = f"policy server: {tool_name} may not touch prod"
+        return json.dumps(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": reason,
+                }
+            }
+        )
+    return f"policy server: {tool_name} looks fine"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--http", type=int, metavar="PORT")
+    args = parser.parse_args()
+    if pid_file := os.environ.get("PROBE_PID_FILE"):
+        Path(pid_file).write_text(str(os.getpid()), encoding="utf-8")
+    if args.http:
+        app.run("streamable-http", host="127.0.0.1", port=args.http)
+    else:
+        app.run()
+
+
+if __name__ == "__main__":
+    main()

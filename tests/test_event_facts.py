@@ -1,0 +1,213 @@
+"""Events carry their own facts: one table, pinned here, and no event-name sets anywhere else.
+
+Each event class says what it is (``EventFacts`` plus its payload ClassVars); the registry, the
+engine, command hooks, settings, the lint and ``hookline hooks table`` ask it. A change to any
+fact of any event is a visible diff of ``TABLE``; a new event is one class and one row here.
+Notification is the proof: added as one class, loaded from settings, fired when a person is
+asked to approve a call.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import json
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import hookline
+from hookline import Agent, Notification, ScriptedModel
+from hookline.claude.command import CommandHook
+from hookline.events import EVENTS, NOT_YET_SUPPORTED, EventFacts, HookEvent, Scope
+from hookline.hooks.engine import HookEngine
+from hookline.hooks.registry import HookRegistry
+from hookline.permissions import PermissionPolicy
+from hookline.tools.approvals import Approval, ApprovalRequest, Approver
+
+SRC = Path(hookline.__file__).parent
+
+#: The class-level facts kept beside ``EventFacts`` (they shape the payload and rewrites).
+CLASS_FACTS = ("match_field", "has_mode", "rewrites_input", "rewrites_output")
+COLUMNS = (
+    *("fails_closed", "refuses", "exit_2", "stdout_is_context", "env_file"),
+    *("timeout", "timeout_cap"),
+    *CLASS_FACTS,
+)
+N, F, T = None, False, True
+# fmt: off
+TABLE: dict[str, tuple[Any, ...]] = {
+    # (fails_closed, refuses, exit_2, stdout_is_context, env_file, timeout, timeout_cap,
+    #  match_field, has_mode, rewrites_input, rewrites_output): COLUMNS
+    "SessionStart":       (F, N,        "error",   T, T, N,    N,    "source",            F, F, F),
+    "SessionEnd":         (F, N,        "error",   F, F, 1.5,  60.0, "reason",            F, F, F),
+    "UserPromptSubmit":   (T, "prompt", "blocks",  T, F, 30.0, N,    N,                   T, F, F),
+    "TurnStart":          (F, N,        "error",   F, F, N,    N,    N,                   T, F, F),
+    "TurnEnd":            (F, N,        "error",   F, F, N,    N,    N,                   T, F, F),
+    "PreToolUse":         (T, "call",   "blocks",  F, F, N,    N,    "tool_name",         T, T, F),
+    "PermissionRequest":  (F, "call",   "ignored", F, F, N,    N,    "tool_name",         T, T, F),
+    "PostToolUse":        (F, "output", "blocks",  F, F, N,    N,    "tool_name",         T, F, T),
+    "PostToolUseFailure": (F, N,        "blocks",  F, F, N,    N,    "tool_name",         T, F, F),
+    "PostToolBatch":      (F, N,        "blocks",  F, F, N,    N,    N,                   T, F, F),
+    "ToolBlocked":        (F, N,        "error",   F, F, N,    N,    "tool_name",         T, F, F),
+    "Stop":               (F, N,        "blocks",  F, F, N,    N,    N,                   T, F, F),
+    "Notification":       (F, N,        "error",   F, F, N,    N,    "notification_type", F, F, F),
+}
+#: What a gate may answer (``hookline hooks table``); an event left out answers nothing.
+ANSWERS: dict[str, tuple[str, ...]] = {
+    "SessionStart": ("context",),
+    "UserPromptSubmit": ("block", "context", "stop"),
+    "PreToolUse": ("allow", "deny", "ask", "defer", "rewrite", "context", "stop"),
+    "PermissionRequest": ("allow", "deny", "rewrite", "stop"),
+    "PostToolUse": ("block (feedback)", "replace output", "context", "stop"),
+    "PostToolUseFailure": ("context", "stop"),
+    "PostToolBatch": ("block (ends the run)", "context", "stop"),
+    "Stop": ("block (keep working)", "context", "stop"),
+}
+# fmt: on
+
+
+def row(cls: type[HookEvent]) -> tuple[Any, ...]:
+    facts = {f.name: getattr(cls.facts, f.name) for f in fields(EventFacts)}
+    return tuple(facts[c] if c in facts else getattr(cls, c) for c in COLUMNS)
+
+
+def test_the_table_names_every_fact_an_event_has() -> None:
+    assert {f.name for f in fields(EventFacts)} == {*COLUMNS, "answers"} - set(CLASS_FACTS)
+
+
+def test_every_event_has_exactly_the_facts_of_its_row() -> None:
+    assert {name: row(cls) for name, cls in EVENTS.items()} == TABLE
+    assert {name: cls.facts.answers for name, cls in EVENTS.items()} == {
+        name: ANSWERS.get(name, ()) for name in EVENTS
+    }
+
+
+# -- no other module keeps its own list of events ------------------------------------------------
+
+EVENT_NAMES = frozenset(EVENTS) | NOT_YET_SUPPORTED
+
+
+def event_name_collections(source: str) -> list[int]:
+    """Lines of set, tuple, list or dict literals made only of event names (two or more)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        items: list[ast.expr | None] = []
+        if isinstance(node, ast.Set | ast.Tuple | ast.List):
+            items = list(node.elts)
+        elif isinstance(node, ast.Dict):
+            items = list(node.keys)
+        names = [i.value for i in items if isinstance(i, ast.Constant)]
+        if len(items) >= 2 and len(names) == len(items) and set(names) <= EVENT_NAMES:
+            found.append(node.lineno)
+    return sorted(found)
+
+
+def test_the_scan_finds_the_sets_modules_used_to_keep() -> None:
+    old = (
+        'FAIL_CLOSED_EVENTS = frozenset({"PreToolUse", "UserPromptSubmit"})\n'
+        'EVENT_TIMEOUTS = {"UserPromptSubmit": 30.0, "SessionEnd": 1.5}\n'
+        'ENV_FILE_EVENTS = ("SessionStart", "Setup")\n'
+        'FINE = ("PreToolUse", "allow")\n'
+    )
+    assert event_name_collections(old) == [1, 2, 3]
+
+
+def test_no_module_but_events_keeps_a_set_of_event_names() -> None:
+    kept = {
+        str(path.relative_to(SRC)): lines
+        for path in sorted(SRC.rglob("*.py"))
+        if path != SRC / "events.py"
+        and (lines := event_name_collections(path.read_text(encoding="utf-8")))
+    }
+    assert kept == {}, "ask the event class (event_class(name).facts) instead"
+
+
+# -- Notification: a new event is one class ------------------------------------------------------
+
+
+class Allowing(Approver):
+    """Approves every call; notes whether the Notification hook had already run when asked."""
+
+    def __init__(self, written: Path) -> None:
+        self.written = written
+        self.notified_first: list[bool] = []
+
+    async def approve(self, request: ApprovalRequest) -> Approval | None:
+        self.notified_first.append(self.written.exists())
+        return Approval.allow(approver="ann")
+
+
+def notification_project(root: Path) -> None:
+    hooks = {
+        "Notification": [
+            {"matcher": "permission_prompt", "hooks": [_command("cat > notified.json")]},
+            {"matcher": "idle_prompt", "hooks": [_command("touch IDLE_SENTINEL")]},
+        ]
+    }
+    (root / ".claude").mkdir()
+    (root / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+
+
+def _command(code: str) -> dict[str, str]:
+    return {"type": "command", "command": f'cd "$CLAUDE_PROJECT_DIR" && {code}'}
+
+
+def test_notification_hooks_load_from_settings_without_warnings(tmp_path: Path) -> None:
+    notification_project(tmp_path)
+    project = hookline.load_project(tmp_path)
+    assert project.warnings == ()
+    assert [(s.event, repr(s.matcher)) for s in project.hooks] == [
+        ("Notification", "tool_name('permission_prompt')"),
+        ("Notification", "tool_name('idle_prompt')"),
+    ]
+
+
+def test_asking_a_person_fires_notification_with_claude_codes_payload(tmp_path: Path) -> None:
+    """The permission_prompt hook reads the payload before the approver is asked; the
+    idle_prompt hook does not match (its sentinel stays absent); the approved call runs."""
+    notification_project(tmp_path)
+    written = tmp_path / "notified.json"
+    approver = Allowing(written)
+    options = {**hookline.load_project(tmp_path).agent_options(), "approver": approver}
+    agent = Agent(ScriptedModel([]), **{**options, "permissions": PermissionPolicy()})
+    result = asyncio.run(agent.call_tool("Write", {"file_path": "b.txt", "content": "x"}))
+    assert (result.status, approver.notified_first) == ("executed", [True])
+    payload = json.loads(written.read_text())
+    assert payload == {
+        "session_id": agent.session.scope.session_id,
+        "transcript_path": agent.session.scope.transcript_path,
+        "cwd": str(tmp_path.resolve()),
+        "hook_event_name": "Notification",
+        "message": "The agent needs your permission to use Write",
+        "notification_type": "permission_prompt",
+    }
+    assert not (tmp_path / "IDLE_SENTINEL").exists()
+
+
+def test_with_nobody_to_ask_no_notification_fires(tmp_path: Path) -> None:
+    notification_project(tmp_path)
+    options = {**hookline.load_project(tmp_path).agent_options(), "permissions": PermissionPolicy()}
+    result = asyncio.run(Agent(ScriptedModel([]), **options).call_tool("Write", {
+        "file_path": "b.txt", "content": "x"}))  # fmt: skip
+    assert result.status == "blocked" and "nobody gave it" in result.content
+    assert not (tmp_path / "notified.json").exists() and not (tmp_path / "b.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("code", "failure"), [("echo 'look at me'", None), ("echo stop >&2; exit 2", "exit")]
+)
+def test_a_notification_hook_cannot_block_or_add_context(
+    tmp_path: Path, code: str, failure: str | None
+) -> None:
+    """Plain stdout is not context; exit 2 is a non-blocking error, not a deny."""
+    registry = HookRegistry()
+    registry.add("Notification", CommandHook(code, project_dir=str(tmp_path)))
+    scope = Scope("s1", str(tmp_path / "t.jsonl"), str(tmp_path))
+    event = scope.event(Notification, message="idle", notification_type="idle_prompt")
+    done = asyncio.run(HookEngine(registry).dispatch(event))
+    (run,) = done.runs
+    assert run.failure == failure
+    assert done.decision.permission is None and done.decision.additional_context == ()
