@@ -248,3 +248,14 @@ def test_user_and_tenant_reach_every_hook(project: Path) -> None:
     assert "user=alice tenant=acme" in transcript
     seen = json.loads((project / "seen.json").read_text())
     assert (seen["user"], seen["tenant"]) == ("alice", "acme")
+
+
+def test_a_run_without_the_audit_writes_no_state_unless_it_pauses(tmp_path: Path) -> None:
+    """``--no-audit`` opens no store: a run that neither pauses nor audits leaves no database
+    behind (the store is opened only when something is written to it)."""
+    result = hookline("run", "say hello", "--model", "rules", "--no-audit", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert not (tmp_path / ".hookline" / "state" / "hookline.db").exists()
+    audited = hookline("run", "say hello", "--model", "rules", cwd=tmp_path)
+    assert audited.returncode == 0, audited.stderr
+    assert (tmp_path / ".hookline" / "state" / "hookline.db").is_file()

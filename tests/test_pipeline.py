@@ -211,3 +211,35 @@ def test_pre_tool_use_context_goes_with_a_refusal_but_not_with_a_deferral(agent,
     deferred = call(agent, "echo", {"text": "b"})
     assert deferred.status == "deferred" and deferred.context == ()
     assert echo.inputs == []
+
+
+def test_a_plain_function_tool_with_a_timeout_is_left_behind_when_it_overruns(agent_with):
+    """A declared timeout applies to a plain function too: the call fails with the timeout
+    while the body is still blocked (it is released only after the result is seen)."""
+    import threading
+
+    release, finished = threading.Event(), threading.Event()
+
+    @tool(timeout=0.05)
+    def stuck() -> str:
+        release.wait(60)  # a guard against a hang, not a timing claim
+        finished.set()
+        return "too late"
+
+    result = call(agent_with([], [stuck]), "stuck", {})
+    assert (result.status, result.content) == ("failed", "stuck timed out after 0.05s")
+    assert not finished.is_set()
+    release.set()
+
+
+def test_a_plain_function_tool_declares_no_timeout_unless_given_one():
+    @tool
+    def quick() -> str:
+        return "ok"
+
+    @tool
+    async def awaits() -> str:
+        return "ok"
+
+    assert (quick.timeout, quick.suspends) == (None, False)
+    assert awaits.timeout == 120.0

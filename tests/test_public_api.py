@@ -15,7 +15,9 @@ EXPECTED = {
     # the project as `hookline run` loads it
     "Project", "load_project",
     # permissions and approvals
-    "PermissionPolicy", "Approval", "ApprovalRequest", "Approver",
+    "PermissionPolicy", "Approval", "ApprovalRequest", "Approver", "Unavailable",
+    # observers at the side of a run
+    "Observer", "Handle",
     # models shipped as doubles
     "ScriptedModel", "RuleModel",
     # decisions

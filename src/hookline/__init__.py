@@ -12,7 +12,7 @@ from __future__ import annotations
 from hookline.agent.loop import Agent
 from hookline.agent.messages import Message
 from hookline.agent.model import ModelClient
-from hookline.agent.observers import install_audit
+from hookline.agent.observers import Handle, Observer, install_audit
 from hookline.agent.options import AgentOptions, ClaudeAgentOptions
 from hookline.agent.result import RunResult
 from hookline.agent.store import install_opener
@@ -55,7 +55,7 @@ from hookline.models.scripted import ScriptedModel
 from hookline.permissions import PermissionPolicy
 from hookline.project import Project, load_project
 from hookline.storage import open_store
-from hookline.tools.approvals import Approval, ApprovalRequest, Approver
+from hookline.tools.approvals import Approval, ApprovalRequest, Approver, Unavailable
 from hookline.tools.base import Tool, ToolCall, ToolContext, ToolResult, Workspace
 from hookline.tools.function import FunctionTool, tool
 
@@ -77,6 +77,7 @@ __all__ = [
     "Decision",
     "Dispatch",
     "FunctionTool",
+    "Handle",
     "HookEngine",
     "HookEvent",
     "HookFailure",
@@ -92,6 +93,7 @@ __all__ = [
     "ModelClient",
     "ModelError",
     "Notification",
+    "Observer",
     "PermissionPolicy",
     "PermissionRequest",
     "PostToolBatch",
@@ -115,6 +117,7 @@ __all__ = [
     "ToolResult",
     "TurnEnd",
     "TurnStart",
+    "Unavailable",
     "UserPromptSubmit",
     "Workspace",
     "__version__",

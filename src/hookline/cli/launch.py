@@ -148,8 +148,9 @@ class Launch:
 
 def build_agent(launch: Launch) -> Agent:
     """The agent ``launch`` describes; settings warnings go to stderr. The launch saved with
-    a paused session carries the fingerprints of the files its hooks came from. The store
-    (``--store``, else the project's SQLite file) is opened here; ``show`` closes it."""
+    a paused session carries the fingerprints of the files its hooks came from. With the audit
+    on, the store (``--store``, else the project's SQLite file) is opened here and ``show``
+    closes it; without, the agent opens it only if the run pauses, so nothing is written."""
     prints = fingerprint(launch.cwd, settings=launch.settings, hook_files=launch.hooks)
     mode = cast("PermissionMode | None", launch.permission_mode)  # click checked the choice
     project = load_project(launch.cwd, settings=launch.settings, hook_files=launch.hooks, mode=mode)
@@ -157,7 +158,7 @@ def build_agent(launch: Launch) -> Agent:
         warn(warning)
     _check_sandbox(project.sandbox)
     model, approver = model_from_spec(launch.model), _approver(launch)
-    store = open_store(launch.store, state_dir=Path(launch.cwd) / STATE_DIR)  # last: it writes
+    store = _store(launch) if launch.audit else launch.store  # last: opening it writes
     return Agent(
         model,
         **project.agent_options(),
@@ -170,6 +171,10 @@ def build_agent(launch: Launch) -> Agent:
         audit=launch.audit,
         launch=replace(launch, fingerprints=prints).to_dict(),
     )
+
+
+def _store(launch: Launch) -> Store:
+    return open_store(launch.store, state_dir=Path(launch.cwd) / STATE_DIR)
 
 
 def _check_sandbox(sandbox: SandboxConfig) -> None:

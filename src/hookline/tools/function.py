@@ -2,21 +2,38 @@
 
 from __future__ import annotations
 
+import enum
 import inspect
 import typing
 from collections.abc import Callable
-from typing import Any, overload
+from functools import partial
+from typing import Any, Final, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
+from hookline._support.threads import in_thread
 from hookline.errors import ConfigError, ToolInputError
 from hookline.tools.base import Tool, ToolContext
+
+
+class _Default(enum.Enum):
+    """No timeout given: an async body gets ``ASYNC_TIMEOUT``, a plain one none."""
+
+    TOKEN = 0
+
+
+DEFAULT: Final = _Default.TOKEN
+#: Seconds an async tool body may take unless its tool says otherwise.
+ASYNC_TIMEOUT: Final = 120.0
 
 
 class FunctionTool(Tool):
     """A tool whose body is a plain or async function with typed parameters.
 
     A parameter annotated ``ToolContext`` receives the context and is hidden from the model.
+    A timeout applies or is not declared: an async body has ``ASYNC_TIMEOUT`` unless it says
+    otherwise; a plain function has none unless given one, and then runs in a thread that the
+    timeout can leave behind (the run moves on with a timeout error; the thread finishes alone).
     """
 
     def __init__(
@@ -25,15 +42,21 @@ class FunctionTool(Tool):
         *,
         name: str | None = None,
         description: str | None = None,
-        timeout: float | None = 120.0,
+        timeout: float | Literal[_Default.TOKEN] | None = DEFAULT,
         read_only: bool = False,
     ) -> None:
         self.fn = fn
         self.name = name or fn.__name__
         self.description = description or inspect.getdoc(fn) or self.name
-        self.timeout = timeout
         self.read_only = read_only
-        self.suspends = inspect.iscoroutinefunction(fn)
+        self._awaits = inspect.iscoroutinefunction(fn)
+        #: A plain function with a timeout of its own runs in a thread the timeout can leave
+        #: behind; without one it runs inline, as cheap as a call, and has no timeout at all.
+        self._threaded = not self._awaits and isinstance(timeout, (int, float))
+        if isinstance(timeout, _Default):
+            timeout = ASYNC_TIMEOUT if self._awaits else None
+        self.timeout = timeout
+        self.suspends = self._awaits or self._threaded
         self._model, self._context_param = _input_model(fn, self.name)
         self.input_schema = self._model.model_json_schema()
 
@@ -45,8 +68,10 @@ class FunctionTool(Tool):
         kwargs = dict(validate(self._model, tool_input, self.name).__dict__)
         if self._context_param:
             kwargs[self._context_param] = ctx
-        if self.suspends:
+        if self._awaits:
             return await self.fn(**kwargs)
+        if self._threaded:
+            return await in_thread(partial(self.fn, **kwargs))
         return self.fn(**kwargs)
 
 
@@ -57,7 +82,7 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
-    timeout: float | None = 120.0,
+    timeout: float | Literal[_Default.TOKEN] | None = DEFAULT,
     read_only: bool = False,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 

@@ -176,9 +176,7 @@ class ToolPipeline:
                                   checked.allowed, checked.origin)  # fmt: skip
             for fn in self._starting:
                 fn(started)
-        result = await self._execute(tool, checked.call, checked.input, scope, ctx)
-        result = replace(result, approver=checked.approver or result.approver,
-                         permission="allow", origin=checked.origin)  # fmt: skip
+        result = await self._execute(tool, checked, scope, ctx)
         return _with_pre(result, checked.gate, tool.name)
 
     async def _blocked(self, call: ToolCall, outcome: Outcome, scope: Scope) -> ToolResult:
@@ -207,13 +205,11 @@ class ToolPipeline:
         )
 
     async def _execute(
-        self,
-        tool: Tool,
-        call: ToolCall,
-        tool_input: dict[str, Any],
-        scope: Scope,
-        ctx: ToolContext,
+        self, tool: Tool, checked: Checked, scope: Scope, ctx: ToolContext
     ) -> ToolResult:
+        """Run the body of an allowed call; its result says who allowed it and how."""
+        call, tool_input = checked.call, checked.input
+        grant = {"permission": "allow", "approver": checked.approver, "origin": checked.origin}
         start = perf_counter()
         try:
             output = await _timed(tool, tool_input, ctx)
@@ -225,7 +221,7 @@ class ToolPipeline:
             error = f"{tool.name} failed: {type(exc).__name__}: {exc}"
         else:
             took = perf_counter() - start
-            return await self._succeeded(tool, call, tool_input, output, scope, took)
+            return await self._succeeded(tool, call, tool_input, output, scope, took, grant)
         took = perf_counter() - start
         post = await self.engine.dispatch(
             scope.event(
@@ -237,7 +233,7 @@ class ToolPipeline:
                 duration_ms=int(took * 1000),
             )
         )
-        return _after(_failed(call, tool_input, error, took), post, tool.name)
+        return _after(_failed(call, tool_input, error, took, **grant), post, tool.name)
 
     async def _succeeded(
         self,
@@ -247,6 +243,7 @@ class ToolPipeline:
         output: Any,
         scope: Scope,
         took: float,
+        grant: dict[str, Any],
     ) -> ToolResult:
         post = await self.engine.dispatch(
             scope.event(
@@ -267,6 +264,7 @@ class ToolPipeline:
             input=tool_input,
             output=output,
             duration_ms=took * 1000,
+            **grant,
         )
         return _after(result, post, tool.name)
 
@@ -287,7 +285,7 @@ def _render(tool: Tool, output: Any) -> str:
 
 
 def _failed(
-    call: ToolCall, tool_input: dict[str, Any], error: str, took: float = 0.0
+    call: ToolCall, tool_input: dict[str, Any], error: str, took: float = 0.0, **grant: Any
 ) -> ToolResult:
     return ToolResult(
         call=call,
@@ -296,6 +294,7 @@ def _failed(
         input=tool_input,
         reason=error,
         duration_ms=took * 1000,
+        **grant,
     )
 
 
