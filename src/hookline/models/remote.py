@@ -23,7 +23,7 @@ from hookline.models.failures import model_error
 from hookline.models.providers import Endpoint, Provider
 
 #: Seconds to wait for the next bytes of an answer (for a whole answer, when not streaming).
-DEFAULT_TIMEOUT = 600.0
+REQUEST_TIMEOUT = 600.0
 #: Seconds to wait for a connection.
 CONNECT_TIMEOUT = 10.0
 #: Retries after the first try, on 408, 409, 429, 5xx and lost connections.
@@ -48,7 +48,7 @@ class RemoteModel(Generic[Client]):
         api_key: str | None = None,
         on_text: TextSink | None = None,
         stream: bool = True,
-        timeout: float = DEFAULT_TIMEOUT,
+        timeout: float = REQUEST_TIMEOUT,
         max_retries: int = DEFAULT_RETRIES,
         env: Mapping[str, str] | None = None,
     ) -> None:
