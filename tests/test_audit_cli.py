@@ -72,7 +72,9 @@ def run(project: Path, *args: str) -> Result:
 
 
 def lines(result: Result) -> list[str]:
-    return result.stdout.splitlines()
+    """The records printed: the text lines under the header, or the JSON lines."""
+    printed = result.stdout.splitlines()
+    return printed[1:] if printed and printed[0].startswith("TIME ") else printed
 
 
 def test_query_shows_every_record_one_line_each(project):

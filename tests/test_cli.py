@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -90,7 +91,7 @@ def test_stream_json_prints_one_line_per_step_in_order(project: Path) -> None:
     )  # fmt: skip
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     kinds = [(x["type"], x.get("event") or x.get("name")) for x in lines]
-    assert kinds[0] == ("event", "SessionStart")
+    assert kinds[:2] == [("system", None), ("event", "SessionStart")]  # Claude Code's init first
     assert lines[-1]["type"] == "result" and lines[-1]["stop_reason"] == "end_turn"
     assert kinds.index(("event", "PreToolUse")) < kinds.index(("hook_run", "PreToolUse"))
     assert kinds.index(("hook_run", "PreToolUse")) < kinds.index(("tool_call", "Bash"))
@@ -102,7 +103,7 @@ def test_text_output_shows_each_decision_and_reason(project: Path) -> None:
         "run", "tidy up", "--model", "scripted:script.json", "--hooks", "hooks.py", cwd=project
     )
     assert done.returncode == 0
-    assert "PreToolUse hook no_shell [gate]: deny - no shell here: use Read" in done.stdout
+    assert "PreToolUse hook no_shell [sdk gate]: deny - no shell here: use Read" in done.stdout
     assert "tool Bash blocked: no shell here: use Read" in done.stdout
     assert "end_turn" in done.stdout and "\x1b[" not in done.stdout  # no colour into a pipe
 
@@ -219,10 +220,14 @@ def test_run_loads_the_projects_claude_code_settings_and_extra_settings(project:
     assert sources == {"project", "cli"}
 
 
-def test_a_broken_settings_file_is_a_warning_and_the_run_goes_on(project: Path) -> None:
+def test_a_broken_settings_file_stops_the_run_unless_lenient(project: Path) -> None:
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.json").write_text("{not json")
     done = hookline("run", "read notes.txt", "--output-format", "json", cwd=project)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith("hookline: error:") and "settings.json" in done.stderr
+    lenient = ("run", "read notes.txt", "--output-format", "json", "--lenient-settings")
+    done = hookline(*lenient, cwd=project)
     assert done.returncode == 0
     assert "hookline: warning:" in done.stderr and "settings.json" in done.stderr
     assert json.loads(done.stdout)["tool_calls"][0]["status"] == "executed"
@@ -259,3 +264,20 @@ def test_a_run_without_the_audit_writes_no_state_unless_it_pauses(tmp_path: Path
     audited = hookline("run", "say hello", "--model", "rules", cwd=tmp_path)
     assert audited.returncode == 0, audited.stderr
     assert (tmp_path / ".hookline" / "state" / "hookline.db").is_file()
+
+
+def test_a_reader_that_goes_away_ends_it_quietly(tmp_path: Path) -> None:
+    """``hookline ... | head -1``: when stdout's reader has gone, no traceback, exit 1."""
+    import subprocess
+
+    from cli_runner import HOOKLINE, src_env
+
+    read, write = os.pipe()
+    os.close(read)  # nobody will ever read: the first write fails with EPIPE
+    done = subprocess.run(
+        [*HOOKLINE, "demo"], stdout=write, stderr=subprocess.PIPE, text=True, env=src_env(),
+        cwd=tmp_path, timeout=60, check=False,
+    )  # fmt: skip
+    os.close(write)
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+    assert (done.returncode, done.stderr) == (1, "")

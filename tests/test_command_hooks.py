@@ -267,10 +267,12 @@ def test_a_json_answer_over_the_cap_is_a_failure_not_a_truncated_parse(pre, proj
     assert (record.failure, record.decision) == ("output_over_cap", "deny")
 
 
-def test_exit_2_still_blocks_when_its_json_is_over_the_cap(pre, project):
+@pytest.mark.parametrize("failure", ["open", "closed"])
+def test_exit_2_still_blocks_when_its_json_is_over_the_cap(pre, project, failure):
     command = over_the_cap(project, code=2)
-    (record,) = dispatch(pre, hook(command, project), failure="open").runs
-    assert (record.failure, record.decision) == (None, "deny")
+    (record,) = dispatch(pre, hook(command, project), failure=failure).runs
+    assert (record.failure, record.decision) == ("output_over_cap", "deny")
+    assert record.reason == f"[{command}]: No stderr output"  # the block's own reason
 
 
 @pytest.mark.parametrize("form", ["shell", "exec"])
@@ -333,7 +335,8 @@ def test_exit_2_takes_the_reason_of_a_json_deny_and_keeps_its_context(pre, proje
 
 def test_exit_2_with_an_invalid_json_answer_still_blocks(pre, project):
     bogus = prints({"decision": "bogus"}, code=2, stderr="S")
-    assert run(hook(bogus, project), pre) == Decision.deny(f"[{bogus}]: S")
+    (record,) = dispatch(pre, hook(bogus, project), failure="open").runs
+    assert (record.failure, record.answer) == ("invalid", Decision.deny(f"[{bogus}]: S"))
     other = {"hookSpecificOutput": {"hookEventName": "PostToolUse"}}
     wrong = prints(other, code=2, stderr="S")
     unprocessable = f"[{wrong}]: blocked (exit 2); its output could not be processed"

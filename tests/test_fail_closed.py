@@ -280,7 +280,8 @@ def test_hookline_run_with_a_gate_that_calls_sys_exit(tmp_path: Path, output_for
         ],
     }
     if output_format == "text":
-        assert "PreToolUse hook exits: exception (SystemExit: 0)" in done.stdout
+        failed = "PreToolUse hook exits [python gate]: exception (SystemExit: 0) -> deny"
+        assert failed in done.stdout
         assert "tool Bash blocked: The PreToolUse hook 'exits' raised an exception" in done.stdout
     else:
         (run,) = [r for r in shown[output_format]() if r["event"] == "PreToolUse"]

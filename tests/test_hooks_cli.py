@@ -42,6 +42,10 @@ def register(registry):
 '''
 
 SCRIPT = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/no_force_push.sh'
+MOVE_IT = (
+    'move it to .hookline/settings.json and add "onFailure": "block" there (a key only hookline '
+    "reads)"
+)
 SETTINGS = {
     "hooks": {
         "PreToolUse": [
@@ -239,26 +243,48 @@ def test_validate_passes_clean_settings(project: Project) -> None:
     assert done.stdout == "4 hooks: 0 errors, 0 warnings\n"
 
 
-def test_validate_reports_each_problem_and_exits_1(tmp_path: Path) -> None:
+def test_validate_reports_each_problem_and_exits_2(tmp_path: Path) -> None:
     project = Project(tmp_path, BAD_SETTINGS)
     done = project.invoke("validate", "--json")
 
-    assert done.exit_code == 1
+    assert done.exit_code == 2
     report = json.loads(done.stdout)
     found = [(f["severity"], f["hook"], f["message"], f["fix"]) for f in report["findings"]]
     assert found == [
-        ("error", "hooks.PreToolUse[0].matcher",
-         "matcher 'Bash(' is not a valid regular expression: missing ), unterminated subpattern "
-         "at position 4", "escape special characters, or list exact names as 'Bash|Edit'"),
-        ("error", "./missing.sh", "command ./missing.sh does not exist",
-         'check the path; relative paths start at the project, or use "$CLAUDE_PROJECT_DIR"/'),
-        ("warning", "true", "timeout 5000 looks like milliseconds: timeouts are seconds",
-         "give seconds, e.g. 5"),
-        ("warning", "./missing.sh", "this gate fails open: if it crashes, times out or its "
-         "service is down, the call goes ahead unchecked", '"onFailure": "block"'),
-        ("warning", "true", "this gate fails open: if it crashes, times out or its service is "
-         "down, the call goes ahead unchecked", '"onFailure": "block"'),
-    ]  # fmt: skip
+        (
+            "error",
+            "hooks.PreToolUse[0].matcher",
+            "matcher 'Bash(' is not a valid regular expression: missing ), unterminated subpattern "
+            "at position 4",
+            "escape special characters, or list exact names as 'Bash|Edit'",
+        ),
+        (
+            "error",
+            "./missing.sh",
+            "command ./missing.sh does not exist",
+            'check the path; relative paths start at the project, or use "$CLAUDE_PROJECT_DIR"/',
+        ),
+        (
+            "warning",
+            "true",
+            "timeout 5000 looks like milliseconds: timeouts are seconds",
+            "give seconds, e.g. 5",
+        ),
+        (
+            "warning",
+            "./missing.sh",
+            "this gate fails open: if it crashes, times out or its "
+            "service is down, the call goes ahead unchecked",
+            MOVE_IT,
+        ),
+        (
+            "warning",
+            "true",
+            "this gate fails open: if it crashes, times out or its service is "
+            "down, the call goes ahead unchecked",
+            MOVE_IT,
+        ),
+    ]  # fmt: skip (a .claude file: hookline-only keys go to .hookline/settings.json)
     assert (report["hooks"], report["errors"], report["warnings"]) == (2, 2, 3)
 
 
@@ -284,7 +310,7 @@ def test_test_runs_a_real_command_hook_and_prints_the_deny(project: Project) -> 
         "test", "--tool", "Bash", "--input", '{"command": "git push --force origin main"}'
     )
 
-    assert done.exit_code == 0, done.output
+    assert done.exit_code == 2, done.output  # 2: deny
     out = json.loads(done.stdout)
     assert out["event"]["hook_event_name"] == "PreToolUse"
     assert out["event"]["tool_input"] == {"command": "git push --force origin main"}
@@ -344,7 +370,7 @@ def test_validate_exit_codes_through_the_entry_point(tmp_path: Path) -> None:
     bad = Project(tmp_path / "bad", BAD_SETTINGS).hookline("validate")
 
     assert (clean.returncode, clean.stdout) == (0, "4 hooks: 0 errors, 0 warnings\n")
-    assert bad.returncode == 1
+    assert bad.returncode == 2
     assert bad.stdout.splitlines()[-1] == "2 hooks: 2 errors, 3 warnings"
     assert "error: " in bad.stdout and "is not a valid regular expression" in bad.stdout
 
@@ -355,7 +381,7 @@ def test_test_from_stdin_through_the_entry_point(project: Project) -> None:
 
     done = project.hookline("test", "-", stdin=json.dumps(event))
 
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 2, done.stderr  # 2: deny
     out = json.loads(done.stdout)
     assert out["decision"]["permission"] == "deny"
     assert [run["decision"] for run in out["runs"]] == ["deny", "deny"]

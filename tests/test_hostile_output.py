@@ -23,6 +23,7 @@ import pytest
 
 from cli_runner import HOOKLINE, src_env
 from hookline._support.display import shown, shown_json
+from hookline.cli.render import OUTPUT
 
 CORPUS = [
     "\x1b[2A\x1b[2K",  # CSI: two lines up, clear the line
@@ -102,7 +103,7 @@ def _deferring_script() -> dict[str, Any]:
 
 def _settings() -> dict[str, Any]:
     """A hook that refuses Read with a hostile reason, under a hostile command line; an unknown
-    event whose name is hostile (a warning)."""
+    event whose name is hostile (an error, a warning with ``--lenient-settings``)."""
     deny = 'cat "$CLAUDE_PROJECT_DIR"/reason.txt >&2; exit 2 # \r\x1b[2K\u202e'
     return {
         "hooks": {
@@ -171,17 +172,26 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
     p.write("reason.txt", WRITABLE)
     p.write("notes.txt", "remember the milk\n")
     p.write(".claude/settings.json", _settings())
-    run = ("run", "go", "--model", "scripted:script.json", "--permission-mode", "bypassPermissions")
+    run = ("run", "go", "--model", "scripted:script.json", "--permission-mode", "bypassPermissions",
+           "--lenient-settings")  # fmt: skip
     for fmt in ("text", "json", "stream-json"):
         p.runs[f"run {fmt}"] = p(*run, "--output-format", fmt)
     p.runs["run deferred"] = p(
-        "run", "write", "--model", "scripted:defer.json", "--defer-asks", "--output-format", "json"
+        "run",
+        "write",
+        "--model",
+        "scripted:defer.json",
+        "--defer-asks",
+        "--output-format",
+        "json",
+        "--lenient-settings",
     )
     for args in (("audit",), ("audit", "--json"), ("audit", "verify"), ("sessions", "list"),
                  ("sessions", "list", "--json")):  # fmt: skip
         p.runs[" ".join(args)] = p(*args)
     deferred = json.loads(p.runs["run deferred"].out)["session_id"]
-    p.runs["sessions show"] = p("sessions", "show", deferred)
+    p.runs["sessions show"] = p("sessions", "show", deferred, "--json")
+    p.runs["sessions show text"] = p("sessions", "show", deferred)
     listed = p.dir / "listed"
     (listed / ".claude").mkdir(parents=True)
     (listed / ".claude" / "settings.json").write_text(json.dumps(_listed_settings()))
@@ -208,7 +218,8 @@ JSON_OUTPUTS = {
 }  # fmt: skip
 ALL_OUTPUTS = [
     "run text", "run json", "run stream-json", "run deferred", "audit", "audit --json",
-    "audit verify", "sessions list", "sessions list --json", "sessions show", "hooks list",
+    "audit verify", "sessions list", "sessions list --json", "sessions show",
+    "sessions show text", "hooks list",
     "hooks list --json", "hooks table", "hooks validate", "hooks validate --json",
 ]  # fmt: skip
 
@@ -216,7 +227,10 @@ ALL_OUTPUTS = [
 @pytest.mark.parametrize("command", ALL_OUTPUTS)
 def test_no_command_prints_a_byte_a_terminal_acts_on(project: Project, command: str) -> None:
     printed = project.runs[command]
-    assert printed.code in (0, 1), printed.err.decode(errors="replace")
+    paused = 4  # the exit code of a run that paused
+    expected = {"run deferred": (paused,), "hooks validate": (2,), "hooks validate --json": (2,)}
+    expected_code = expected.get(command, (0, 1))  # validate: the hostile matchers are errors
+    assert printed.code in expected_code, printed.err.decode(errors="replace")
     _assert_nothing_a_terminal_acts_on(printed.text, data=command in JSON_OUTPUTS)
     _assert_nothing_a_terminal_acts_on(printed.err.decode("utf-8"))
 
@@ -252,8 +266,9 @@ def test_text_output_is_one_line_per_record_and_the_final_text_is_quoted(
     assert any(line.endswith("        [+4992 spaces]hidden far right") for line in final)
     assert lines[-1].startswith("-- end_turn")
     hook = re.compile(r"  [A-Za-z]+ hook ")
+    ours = ("model -> ", "tool ", "> ", "-- ", OUTPUT)  # OUTPUT: a line of a tool's output
     for line in lines:  # nothing the model wrote passes for a line of hookline's
-        assert line.startswith(("model -> ", "tool ", "> ", "-- ")) or hook.match(line), line
+        assert line.startswith(ours) or hook.match(line), line
     blocked = [line for line in lines if line.startswith("tool Read blocked: ")]
     assert len(blocked) == 1 and shown(WRITABLE) in blocked[0]
 
@@ -271,7 +286,7 @@ def test_json_outputs_parse_back_to_what_was_said(project: Project) -> None:
 
 def test_audit_is_one_line_per_record_and_verifies(project: Project) -> None:
     records = [json.loads(line) for line in project.runs["audit --json"].lines]
-    assert len(project.runs["audit"].lines) == len(records) > len(CORPUS)
+    assert len(project.runs["audit"].lines) == 1 + len(records) > len(CORPUS)  # 1: the header
     tools = {r["tool"] for r in records}
     assert {_name(i, s) for i, s in enumerate(CORPUS)} <= tools
     verify = project.runs["audit verify"]
@@ -280,10 +295,10 @@ def test_audit_is_one_line_per_record_and_verifies(project: Project) -> None:
 
 def test_sessions_list_shows_the_deferred_session_on_one_line(project: Project) -> None:
     sessions = [json.loads(line) for line in project.runs["sessions list --json"].lines]
-    assert len(project.runs["sessions list"].lines) == len(sessions) >= 1
+    assert len(project.runs["sessions list"].lines) == 1 + len(sessions) >= 2  # 1: the header
     deferred = json.loads(project.runs["run deferred"].out)["session_id"]
-    (line,) = [line for line in project.runs["sessions list"].lines if "deferred" in line]
-    assert line.startswith(f"{deferred}  deferred") and shown(f"toolu_{ALL}") in line
+    (line,) = [line for line in project.runs["sessions list"].lines if " paused " in line]
+    assert line.startswith(f"{deferred}  paused") and shown(f"toolu_{ALL}") in line
     waiting = json.loads(project.runs["sessions show"].out)["waiting"]
     assert waiting == [{"id": f"toolu_{ALL}", "name": "Write",
                         "input": {"file_path": "out.txt", "content": ALL}}]  # fmt: skip
@@ -312,7 +327,9 @@ def test_warnings_name_a_hostile_key_on_one_line(project: Project) -> None:
 
 
 def test_an_error_naming_a_hostile_value_is_one_line(project: Project) -> None:
-    done = project("run", "go", "--model", "scripted:\x1b]0;x\x07\u202ebad\u2028.json")
+    done = project(
+        "run", "go", "--model", "scripted:\x1b]0;x\x07\u202ebad\u2028.json", "--lenient-settings"
+    )
     assert done.code == 2
     err = done.err.decode("utf-8")
     _assert_nothing_a_terminal_acts_on(err)
@@ -380,3 +397,12 @@ def test_a_prompt_with_a_lone_surrogate_reaches_a_command_hook_as_json(tmp_path:
     out = json.loads(done.stdout)
     assert out["final_text"] == "ok \ud800" and not out["hook_runs"][0]["failure"]
     assert json.loads((p.dir / "got.json").read_bytes())["prompt"] == "go \udcff"
+
+
+def test_a_settings_error_naming_a_hostile_event_is_one_safe_line(project: Project) -> None:
+    """Without ``--lenient-settings`` the hostile event name stops the run: one line, escaped."""
+    done = project("run", "go", "--model", "scripted:script.json")
+    assert done.code == 2
+    (line,) = done.err.decode("utf-8").splitlines()
+    assert line.startswith("hookline: error: ") and "Pre\\x1b[2KTool\\nUse" in line
+    _assert_nothing_a_terminal_acts_on(line)

@@ -67,7 +67,9 @@ def test_a_clean_registry_has_no_findings(tmp_path: Path) -> None:
     assert lint(registry, settings, known_tools=KNOWN) == []
 
 
-def test_every_settings_warning_is_an_error_naming_file_and_event(tmp_path: Path) -> None:
+def test_a_settings_problem_that_drops_a_guard_is_an_error_naming_file_and_event(
+    tmp_path: Path,
+) -> None:
     (tmp_path / ".claude").mkdir()
     bad = {"hooks": {"PreToolUse": [{"matcher": "Bash(", "hooks": [{"type": "command"}]}]}}
     (tmp_path / ".claude" / "settings.json").write_text(json.dumps(bad))
@@ -242,9 +244,10 @@ def test_a_security_gate_that_fails_open_is_a_warning_with_the_fix(tmp_path: Pat
 
     assert [(f.event, f.fix) for f in found] == [
         ("PermissionRequest", 'failure="closed"'),
-        ("PreToolUse", '"onFailure": "block"'),
+        ("PreToolUse", 'move it to .hookline/settings.json and add "onFailure": "block" there '
+         "(a key only hookline reads)"),  # a .claude file: Claude Code reads it too
         ("UserPromptSubmit", 'failure="closed"'),
-    ]
+    ]  # fmt: skip
     assert "the call goes ahead unchecked" in found[1].message
     assert "the prompt goes ahead unchecked" in found[2].message
 

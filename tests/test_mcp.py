@@ -384,9 +384,12 @@ def test_an_mcp_tool_hook_whose_server_is_missing_fails_open_or_closed(tmp_path,
     assert (tmp_path / "sentinel").exists() is not block
 
 
-def test_an_mcp_tool_handler_without_a_server_is_a_warning_naming_the_key(tmp_path):
+def test_an_mcp_tool_handler_without_a_server_stops_the_load_naming_the_key(tmp_path):
+    """A gate that cannot load is an error (a warning only with ``lenient``)."""
     bad = {"hooks": {"PreToolUse": [{"hooks": [{"type": "mcp_tool", "tool": "x"}]}]}}
-    project = load_project(tmp_path, settings=[json.dumps(bad)])
+    with pytest.raises(ConfigError, match=r"hooks\.PreToolUse\[0\]\.hooks\[0\]\.server"):
+        load_project(tmp_path, settings=[json.dumps(bad)])
+    project = load_project(tmp_path, settings=[json.dumps(bad)], lenient=True)
     (warning,) = [str(w) for w in project.warnings]
     assert "hooks.PreToolUse[0].hooks[0].server: server is missing" in warning
 

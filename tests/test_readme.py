@@ -1,21 +1,230 @@
-"""Every Python example in the README runs as it is written, and its own asserts hold."""
+"""The README's and the docs' examples run as they are written, each on its own, as a reader
+would paste it.
+
+Every fenced ``python`` block of README.md and docs/*.md is saved to a file and run with this
+Python in a fresh, empty folder, with an empty home and no model key (its own asserts must hold).
+Every ``sh`` block marked for it, by an HTML comment on the line before the fence (GitHub does
+not render it)::
+
+    <!-- test: shell -->
+    ```sh
+    hookline hooks validate
+    ```
+
+runs the same way under ``bash -euo pipefail`` with the venv's ``bin`` first on ``PATH`` and,
+where ``unshare -rn`` can give it one, in a network namespace of its own: no network at all. It
+must exit 0. A shell block left unmarked needs something a test cannot have (a key, a server,
+PyPI, a session to name) or is not a command at all: ``UNMARKED`` lists each one with why, so the
+count stays in view and a new unmarked block fails until it is marked or listed. Every ``json``
+block must parse. The shell completion the README documents is checked here as well.
+"""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parent.parent / "README.md"
-BLOCKS = re.findall(r"^```python\n(.*?)^```", README.read_text(), flags=re.MULTILINE | re.DOTALL)
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+MARK = "<!-- test: shell -->"
+SHELLS = frozenset({"sh", "bash", "shell"})
+BIN = Path(sys.executable).parent
+#: A stuck example fails instead of hanging the suite; nothing here measures time.
+LIMIT = 300
+
+#: Each shell block that does not run here, found by a piece of its text, and why.
+UNMARKED = {
+    ("README.md", "pip install -q -e ."): "installs from PyPI and runs the whole test suite",
+    ("README.md", "hookline sessions resume SESSION_ID"): "names a paused session's id",
+    ("README.md", "hookline audit --session SESSION_ID"): "names a session id and an audit head",
+    ("README.md", 'hookline run "PROMPT" ['): "a synopsis, not a command",
+    ("README.md", "_HOOKLINE_COMPLETE=zsh_source"): "zsh and fish lines: test_shell_completion",
+    ("docs/mcp.md", "pip install 'hookline[mcp]'"): "installs from PyPI",
+    ("docs/models.md", "export OPENAI_API_KEY"): "needs a model's key or server",
+}
 
 
-def test_the_readme_has_python_examples() -> None:
-    assert len(BLOCKS) >= 5
+@dataclass(frozen=True)
+class Block:
+    """One fenced code block of a page."""
+
+    page: str
+    line: int
+    lang: str
+    code: str
+    marked: bool
+
+    @property
+    def id(self) -> str:
+        return f"{self.page}:{self.line}"
 
 
-@pytest.mark.parametrize("code", BLOCKS, ids=[f"block{i + 1}" for i in range(len(BLOCKS))])
-def test_a_readme_example_runs(code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)  # an example's agent writes its state where it runs
-    exec(compile(code, str(README), "exec"), {"__name__": "readme_example"})
+def blocks(page: Path) -> list[Block]:
+    """The fenced blocks of ``page``, each with its language and whether it is marked to run."""
+    found: list[Block] = []
+    lines = page.read_text(encoding="utf-8").splitlines()
+    name = str(page.relative_to(ROOT)) if page.is_relative_to(ROOT) else page.name
+    start: int | None = None
+    for number, line in enumerate(lines):
+        if start is None and line.startswith("```"):
+            start = number
+        elif start is not None and line == "```":
+            marked = start > 0 and lines[start - 1].strip() == MARK
+            code = "\n".join(lines[start + 1 : number]) + "\n"
+            found.append(Block(name, start + 1, lines[start][3:].strip(), code, marked))
+            start = None
+    assert start is None, f"{name}:{start + 1 if start is not None else 0}: unclosed fence"
+    return found
+
+
+ALL = [block for page in PAGES for block in blocks(page)]
+PYTHON = [block for block in ALL if block.lang == "python"]
+SHELL = [block for block in ALL if block.lang in SHELLS]
+RUN = [block for block in SHELL if block.marked]
+JSON = [block for block in ALL if block.lang == "json"]
+
+
+@cache
+def offline() -> list[str]:
+    """A prefix that runs a command without any network, or none where it cannot be had."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return []
+    probe = subprocess.run([unshare, "-rn", "true"], capture_output=True, check=False)
+    return [unshare, "-rn"] if probe.returncode == 0 else []
+
+
+def run_example(argv: list[str], folder: Path) -> subprocess.CompletedProcess[str]:
+    """``argv`` run in an empty ``folder/project``, as a new user there: an empty home, the
+    venv first on PATH, no model key or server named, no network where that can be had."""
+    home, project = folder / "home", folder / "project"
+    home.mkdir()
+    project.mkdir()
+    env = {
+        "HOME": str(home),
+        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
+        "LANG": "C.UTF-8",
+        "TERM": "dumb",
+        "HOOKLINE_MANAGED_SETTINGS_DIR": str(folder / "managed"),
+    }
+    return subprocess.run(
+        [*offline(), *argv],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=LIMIT,
+        check=False,
+    )
+
+
+def explain(block: Block, done: subprocess.CompletedProcess[str]) -> str:
+    output = f"--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
+    return f"{block.id} exited {done.returncode}\n{block.code}\n{output}"
+
+
+def test_the_pages_have_examples_of_each_kind() -> None:
+    assert len([block for block in PYTHON if block.page == "README.md"]) >= 5
+    assert len([block for block in RUN if block.page == "README.md"]) >= 3
+    assert {"docs/models.md", "docs/mcp.md"} <= {block.page for block in PYTHON + RUN}
+
+
+def test_blocks_are_found_with_their_marks(tmp_path: Path) -> None:
+    """The reader of the pages finds languages, marks and code as GitHub shows them."""
+    page = tmp_path / "page.md"
+    page.write_text(
+        f"text\n```python\nx = 1\n```\n{MARK}\n```sh\nhookline demo\n```\n```sh\nexit 1\n```\n"
+    )
+    found = [(b.line, b.lang, b.code, b.marked) for b in blocks(page)]
+    assert found == [
+        (2, "python", "x = 1\n", False),
+        (6, "sh", "hookline demo\n", True),
+        (9, "sh", "exit 1\n", False),
+    ]
+
+
+@pytest.mark.parametrize("block", PYTHON, ids=[block.id for block in PYTHON])
+def test_a_python_example_runs_on_its_own(block: Block, tmp_path: Path) -> None:
+    example = tmp_path / "example.py"
+    example.write_text(block.code, encoding="utf-8")
+    done = run_example([sys.executable, str(example)], tmp_path)
+    assert done.returncode == 0, explain(block, done)
+
+
+@pytest.mark.parametrize("block", RUN, ids=[block.id for block in RUN])
+def test_a_marked_shell_example_runs_offline(block: Block, tmp_path: Path) -> None:
+    script = tmp_path / "example.sh"
+    script.write_text(block.code, encoding="utf-8")
+    done = run_example(["bash", "-euo", "pipefail", str(script)], tmp_path)
+    assert done.returncode == 0, explain(block, done)
+
+
+def test_a_failing_example_is_caught(tmp_path: Path) -> None:
+    """The runner sees a failure inside a pipeline and an unset variable (so -euo pipefail holds),
+    and its examples have no network where unshare can cut it."""
+    script = tmp_path / "example.sh"
+    script.write_text("false | cat\necho reached > reached.txt\n")
+    done = run_example(["bash", "-euo", "pipefail", str(script)], tmp_path)
+    assert done.returncode != 0
+    assert not (tmp_path / "project" / "reached.txt").exists()
+    (tmp_path / "again").mkdir()
+    script.write_text('echo "$UNSET_IN_THE_EXAMPLE"\n')
+    assert run_example(["bash", "-euo", "pipefail", str(script)], tmp_path / "again").returncode
+    if offline():
+        (tmp_path / "net").mkdir()
+        script.write_text("awk -F: 'NR > 2 {gsub(/ /, \"\", $1); print $1}' /proc/net/dev\n")
+        links = run_example(["bash", "-euo", "pipefail", str(script)], tmp_path / "net")
+        assert links.stdout.split() == ["lo"], links.stderr  # no way out but the loopback
+
+
+def test_every_unmarked_shell_block_is_listed_with_why() -> None:
+    unmarked = [block for block in SHELL if not block.marked]
+    listed = {
+        block.id: [key for key in UNMARKED if key[0] == block.page and key[1] in block.code]
+        for block in unmarked
+    }
+    assert {block for block, keys in listed.items() if len(keys) != 1} == set(), (
+        f"mark these with {MARK!r} on the line before the fence, or list them in UNMARKED"
+    )
+    used = {key for keys in listed.values() for key in keys}
+    assert set(UNMARKED) - used == set(), "UNMARKED lists blocks that are gone or now marked"
+
+
+@pytest.mark.parametrize("block", JSON, ids=[block.id for block in JSON])
+def test_a_json_example_parses(block: Block) -> None:
+    json.loads(block.code)
+
+
+def test_shell_completion_is_what_the_readme_says(tmp_path: Path) -> None:
+    """The README's completion lines name the real entry point and produce a script: bash's
+    registers a completion for ``hookline`` that completes its commands."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shells = set(re.findall(r"_HOOKLINE_COMPLETE=(\w+)_source hookline", readme))
+    assert shells == {"bash", "zsh", "fish"}
+    script = tmp_path / "example.sh"
+    script.write_text(
+        'eval "$(_HOOKLINE_COMPLETE=bash_source hookline)"\n'
+        "complete -p hookline\n"
+        'COMP_WORDS="hookline hooks va" COMP_CWORD=2 _hookline_completion hookline\n'
+        'printf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    done = run_example(["bash", "-euo", "pipefail", str(script)], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "complete -o nosort -F _hookline_completion hookline",
+        "validate",
+    ]
+    for shell in ("zsh", "fish"):
+        (tmp_path / shell).mkdir()
+        script.write_text(f"_HOOKLINE_COMPLETE={shell}_source hookline\n")
+        made = run_example(["bash", "-euo", "pipefail", str(script)], tmp_path / shell)
+        assert "_hookline_completion" in made.stdout, made.stderr

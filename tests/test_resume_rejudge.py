@@ -75,8 +75,10 @@ def paused(tmp_path: Path) -> tuple[Path, str]:
 
 def resume(project: Path, session: str, *args: str) -> Any:
     done = hookline("sessions", "resume", session, *args, "--output-format", "json", cwd=project)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    out = json.loads(done.stdout)
+    paused_again = out["stop_reason"] == "tool_deferred"
+    assert done.returncode == (4 if paused_again else 0), done.stderr  # 4: paused
+    return out
 
 
 def refused(project: Path, session: str, *args: str) -> str:
@@ -87,7 +89,8 @@ def refused(project: Path, session: str, *args: str) -> str:
 
 
 def status(project: Path, session: str) -> dict[str, Any]:
-    shown: dict[str, Any] = json.loads(hookline("sessions", "show", session, cwd=project).stdout)
+    done = hookline("sessions", "show", session, "--json", cwd=project)
+    shown: dict[str, Any] = json.loads(done.stdout)
     return shown
 
 

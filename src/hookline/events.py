@@ -11,7 +11,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr
 
 from hookline._support.frozen import freeze
 from hookline.decisions import Refusal
@@ -82,6 +82,14 @@ class HookEvent(BaseModel):
     #: hookline's own: who the session works for, set by the embedding application or CLI.
     user: str | None = None
     tenant: str | None = None
+    #: Not in the payload: the session's project folder (see ``project_dir``).
+    _project_dir: str | None = PrivateAttr(default=None)
+
+    @property
+    def project_dir(self) -> str:
+        """The project folder: command hooks run there, and ``./`` rules in ``if`` conditions
+        are anchored there, wherever a ``cd`` took the shell (``cwd``)."""
+        return self._project_dir or self.cwd
 
     def match_value(self) -> str | None:
         """The value a matcher filters on (a tool name, a session source, ...)."""
@@ -359,9 +367,11 @@ class Scope:
     prompt_id: str | None = None
     user: str | None = None
     tenant: str | None = None
+    #: The project folder, when ``cwd`` (where the shell is) may move away from it.
+    project_dir: str | None = None
 
     def event(self, cls: type[E], **fields: Any) -> E:
-        return cls(
+        event = cls(
             session_id=self.session_id,
             transcript_path=self.transcript_path,
             cwd=self.cwd,
@@ -371,3 +381,5 @@ class Scope:
             tenant=self.tenant,
             **fields,
         )
+        event._project_dir = self.project_dir
+        return event

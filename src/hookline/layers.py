@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Final, Literal, Protocol
 
 from hookline.errors import ConfigError
 
 #: Layer names, from the one whose single values win to the one that loses.
 PRECEDENCE: Final = ("managed", "cli", "local", "project", "user")
+#: "error": loading on would drop a guard (a file or hook entry that cannot load), so a run
+#: stops unless lenient; "warning": harmless or not ours to judge (an unknown key, an event
+#: hookline does not run yet), so a run goes on.
+Severity = Literal["error", "warning"]
 
 
 def is_strings(value: object) -> bool:
@@ -24,23 +28,31 @@ def is_strings(value: object) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class SettingsWarning:
-    """A problem in one settings file that did not stop the rest from loading."""
+    """A problem in one settings file that did not stop the rest from loading; its
+    ``severity`` says whether a run may go on with it (set where the problem is found)."""
 
     file: str
     message: str
     key: str | None = None
     fix: str | None = None
+    severity: Severity = "warning"
 
     @classmethod
-    def of(cls, error: ConfigError, *, denying: str | None = None) -> SettingsWarning:
+    def of(
+        cls, error: ConfigError, *, denying: str | None = None, severity: Severity = "warning"
+    ) -> SettingsWarning:
         """``error`` as a warning; ``denying``: the key of the stand-in registered for it."""
         message = error.message
         if denying:
             message += f"; {denying} declares onFailure block, so it denies every call it sees"
-        return cls(error.file or "", message, error.key, error.fix)
+        return cls(error.file or "", message, error.key, error.fix, severity)
+
+    def error(self) -> ConfigError:
+        """This problem as the ConfigError that stops a strict load."""
+        return ConfigError(self.message, file=self.file, key=self.key, fix=self.fix)
 
     def __str__(self) -> str:
-        return str(ConfigError(self.message, file=self.file, key=self.key, fix=self.fix))
+        return str(self.error())
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,23 +4,28 @@ MCP servers.
 ``load_project(cwd)`` reads what Claude Code would read in ``cwd`` (managed, ``--settings``,
 local, project and user settings files, ``.mcp.json``) plus any Python hooks files, and hands
 back one ``Project``. A library user builds the same agent the CLI builds with
-``Agent(model, **project.agent_options())``. Problems in a settings file never stop the load: they
-are kept as ``warnings`` (a hooks file that cannot load, or bad ``redact`` patterns, raise a
-``ConfigError`` instead, since running without them would drop a rule).
+``Agent(model, **project.agent_options())``. A settings problem that would drop a guard (a file
+that is not JSON, a missing ``--settings`` file, a hook entry for an event hookline runs that
+cannot load) raises a ``ConfigError`` naming the file, key and fix, unlike Claude Code, which
+skips it; ``lenient=True`` loads what loads and keeps such problems as ``warnings``, as Claude
+Code does. Harmless problems (an event hookline does not run yet, a value of the wrong type
+that is ignored) are always kept as ``warnings``. A hooks file that cannot load, or bad
+``redact`` patterns, always raise.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hookline.audit.redact import patterns_from_settings
 from hookline.claude.session_env import env_file_for
-from hookline.claude.settings import Settings, load_settings
+from hookline.claude.settings import Settings, load_settings, refuse_errors
 from hookline.hooks.python_files import load_hooks_file
 from hookline.hooks.registry import HookRegistry
+from hookline.layers import Layer
 from hookline.mcp.config import ServerConfig, project_servers
 from hookline.permissions import PermissionPolicy
 from hookline.permissions.sandbox import SandboxConfig
@@ -80,14 +85,38 @@ def load_project(
     settings: Iterable[str] = (),
     hook_files: Iterable[StrPath] = (),
     mode: PermissionMode | None = None,
+    lenient: bool = False,
+    cli_rules: Mapping[str, Sequence[str]] | None = None,
 ) -> Project:
     """The project in ``cwd`` as ``hookline run`` loads it (``settings``: ``--settings`` values,
-    ``hook_files``: ``--hooks`` files, ``mode``: ``--permission-mode``)."""
+    ``hook_files``: ``--hooks`` files, ``mode``: ``--permission-mode``, ``lenient``:
+    ``--lenient-settings``, ``cli_rules``: ``{"allow": [...], "deny": [...]}`` from
+    ``--allowedTools`` / ``--disallowedTools``, a ``cli`` layer of permission rules).
+    A ConfigError for the first settings error, unless ``lenient``."""
     where = str(Path(cwd).resolve())
     registry, found = load_hooks(where, settings=settings, hook_files=hook_files)
+    found = _with_cli_rules(found, cli_rules or {})
     policy, policy_notes = PermissionPolicy.from_settings(found, mode=mode, cwd=where)
     sandbox, sandbox_notes = SandboxConfig.from_settings(found, project_dir=where)
     servers, server_notes = project_servers(found, where)
     warnings = (*found.warnings, *policy_notes, *sandbox_notes, *server_notes)
+    if not lenient:
+        refuse_errors(warnings)
     redact = patterns_from_settings(found.layers)
     return Project(where, registry, found, policy, sandbox, redact, warnings, servers)
+
+
+#: The flag each kind of command-line rule comes from (the name its layer reports).
+_RULE_FLAGS = {"allow": "--allowedTools", "deny": "--disallowedTools"}
+
+
+def _with_cli_rules(found: Settings, rules: Mapping[str, Sequence[str]]) -> Settings:
+    """``found`` and a ``cli`` layer for each kind of rule given on the command line: their
+    lists join the files' lists as any layer's do. Permission rules only, so no hook is lost
+    by adding them after the hooks were registered."""
+    extra = tuple(
+        Layer("cli", _RULE_FLAGS[kind], {"permissions": {kind: list(listed)}})
+        for kind, listed in rules.items()
+        if listed
+    )
+    return replace(found, layers=(*found.layers, *extra)) if extra else found

@@ -176,6 +176,7 @@ class Agent:
         await self.start()
         call = ToolCall(tool_use_id or f"toolu_direct_{uuid.uuid4().hex[:20]}", name, tool_input)
         result = await self.pipeline.run(call, self.session.scope, self.session.tool_context)
+        self.session.follow_shell()
         self.observers.tool_finished(self.session, result)
         return result
 
@@ -224,6 +225,7 @@ class Agent:
         self.session.new_prompt()
         submitted = await self._fire(self.session.scope.event(UserPromptSubmit, prompt=prompt))
         if refused(submitted, turn):
+            self.session.transcript.touch()  # hooks were given its path (as in Claude Code)
             return turn
         opening, self.session.opening_context = self.session.opening_context, []
         self._add(Message.user(*opening, *contexts("UserPromptSubmit", submitted), prompt))
@@ -337,6 +339,7 @@ class Agent:
             if turn is not None and self.options.checkpoint:
                 turn.batch[index] = (result.call, result)
                 self.observers.checkpoint(self.session, turn)
+        self.session.follow_shell()  # events from now on carry where a `cd` left the shell
         return results
 
     async def _after_batch(self, results: list[ToolResult]) -> Decision:
@@ -370,7 +373,7 @@ class Agent:
         if not notes:
             return False
         if turn.stop_blocks >= self.options.stop_hook_block_cap:
-            turn.stop_reason = "stop_hook_cap"
+            turn.stop_reason, turn.final_text = "stop_hook_cap", ""  # Claude Code's: no text
             turn.detail = f"Stop hooks blocked {turn.stop_blocks} times in a row"
             return False
         turn.stop_blocks += 1

@@ -18,6 +18,7 @@ from hookline.errors import ConfigError
 from hookline.events import Scope
 from hookline.permissions.sandbox.run import Sandbox
 from hookline.tools.base import ToolContext, ToolResult, Workspace
+from hookline.tools.shell import Shell
 
 #: The project's state folder (transcripts, and later the session store), under its cwd.
 STATE_DIR = Path(".hookline") / "state"
@@ -40,6 +41,11 @@ class Session:
     opening_context: list[str] = field(default_factory=list)
     #: The OS sandbox Bash commands run in, writable in the workspace roots; None: none.
     sandbox: Sandbox | None = None
+    #: Where Bash's shell is between calls; it starts in ``cwd``, the project folder.
+    shell: Shell = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.shell = Shell.of(self.cwd, self.workspace.roots)
 
     @classmethod
     def create(cls, options: AgentOptions, *, session_id: str | None = None) -> Session:
@@ -58,7 +64,15 @@ class Session:
             state_dir=state,
             workspace=workspace,
             transcript=Transcript(path, session_id=sid, cwd=str(cwd)),
-            scope=Scope(sid, str(path), str(cwd), mode, user=options.user, tenant=options.tenant),
+            scope=Scope(
+                sid,
+                str(path),
+                str(cwd),
+                mode,
+                user=options.user,
+                tenant=options.tenant,
+                project_dir=str(cwd),
+            ),
             sandbox=_sandbox(options, workspace),
         )
 
@@ -68,6 +82,7 @@ class Session:
         return {
             "id": self.id,
             "cwd": str(self.cwd),
+            "shell_cwd": str(self.shell.cwd),
             "state_dir": str(self.state_dir),
             "roots": [str(r) for r in self.workspace.roots],
             "permission_mode": scope.permission_mode,
@@ -94,9 +109,10 @@ class Session:
             saved["prompt_id"],
             saved["user"],
             saved["tenant"],
+            project_dir=str(cwd),
         )
         workspace = Workspace.of(*saved["roots"])
-        return cls(
+        session = cls(
             id=sid,
             cwd=cwd,
             state_dir=Path(saved["state_dir"]),
@@ -107,17 +123,33 @@ class Session:
             prompts=saved["prompts"],
             sandbox=_sandbox(options, workspace) if options else None,
         )
+        session.shell.follow(saved.get("shell_cwd"))  # the project folder if it is gone
+        session.follow_shell()
+        return session
+
+    @property
+    def tool_context(self) -> ToolContext:
+        """What tools may know of this session; its ``cwd`` is where the shell is now."""
+        base = self._tool_context
+        return base if base.cwd == self.shell.cwd else replace(base, cwd=self.shell.cwd)
 
     @cached_property
-    def tool_context(self) -> ToolContext:
-        """What tools may know of this session (it does not change)."""
+    def _tool_context(self) -> ToolContext:
         return ToolContext(
             cwd=self.cwd,
             workspace=self.workspace,
             session_id=self.id,
             env_dir=env_dir(self.id, self.scope.transcript_path),
             sandbox=self.sandbox,
+            shell=self.shell,
         )
+
+    def follow_shell(self) -> None:
+        """Events from now on carry the shell's folder as their ``cwd``, as in Claude Code
+        (command hooks still run in the project folder: ``HookEvent.project_dir``)."""
+        where = str(self.shell.cwd)
+        if self.scope.cwd != where:
+            self.scope = replace(self.scope, cwd=where)
 
     def new_prompt(self) -> None:
         """A prompt arrives: later events carry a fresh ``prompt_id``."""

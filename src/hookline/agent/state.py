@@ -128,6 +128,8 @@ class SavedSession(TypedDict):
 
     id: str
     cwd: str
+    #: Where Bash's shell was (a `cd` carries over); the project folder when missing.
+    shell_cwd: NotRequired[str]
     state_dir: str
     roots: Annotated[list[str], Field(min_length=1)]
     permission_mode: PermissionMode

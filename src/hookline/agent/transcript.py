@@ -100,20 +100,29 @@ class Transcript:
         else:
             self._user(message, iter(results or ()))
 
+    def touch(self) -> None:
+        """Make the file exist, with what was appended so far (maybe nothing)."""
+        self._open()
+        self.flush()
+
     def flush(self) -> None:
         """Write what was appended since the last flush, in one write."""
         if not self._pending:
             return
-        if self._file is None:
-            fd = open_private(self.path, os.O_WRONLY | os.O_APPEND)
-            self._file = os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace")
+        file = self._open()
         text = "\n".join(self._pending) + "\n"
         if not text.isascii():
             for char, escape in _BREAKS.items():
                 text = text.replace(char, escape)
-        self._file.write(text)
-        self._file.flush()
+        file.write(text)
+        file.flush()
         self._pending.clear()
+
+    def _open(self) -> IO[str]:
+        if self._file is None:
+            fd = open_private(self.path, os.O_WRONLY | os.O_APPEND)
+            self._file = os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace")
+        return self._file
 
     def close(self) -> None:
         self.flush()

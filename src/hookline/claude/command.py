@@ -3,9 +3,10 @@
 Shell form (no ``args``) runs ``/bin/sh -c <command>``; exec form spawns ``command`` with
 ``args`` directly, after replacing ``${CLAUDE_PROJECT_DIR}`` in them (in the code of a
 ``sh -c CODE`` it becomes a quoted ``"${CLAUDE_PROJECT_DIR}"``: ``hooks.project_dir``). The
-hook reads the event's payload on stdin as one line of compact JSON, runs in ``event.cwd`` in
-its own process group, and answers through its exit code and output, as Claude Code's hook
-protocol defines and its CLI was observed to do:
+hook reads the event's payload on stdin as one line of compact JSON, runs in the project folder
+(``event.project_dir``, even after a ``cd`` moved ``event.cwd``) in its own process group,
+and answers through its exit code and output, as Claude Code's hook protocol defines and its
+CLI was observed to do:
 
 * exit 0: stdout starting with ``{`` is the JSON answer; other stdout is ignored, except where
   the event's ``facts.stdout_is_context`` (UserPromptSubmit, SessionStart): there it becomes
@@ -21,8 +22,10 @@ Failures (``HookFailure``, by kind): ``CommandFailed`` "exit", ``CommandNotStart
 "invalid_json" (stdout starts with ``{`` but does not parse; Claude Code reads it as plain
 text, which is what the hook still answers when it fails open), ``OutputOverCap``
 "output_over_cap" (a JSON answer longer than ``process.STREAM_CAP``, so cut), and the
-protocol's "invalid" / "wrong_event". Exit 2 where it blocks is a deny, never a failure. The
-engine turns a timeout into a cancellation, and the process group is then terminated (see
+protocol's "invalid" / "wrong_event". Exit 2 where it blocks is a deny; output beside it that
+starts like JSON but cannot be read, or is no valid answer, is also on record as one of these
+failures, with that deny as its answer whatever the failure policy. The engine turns a timeout
+into a cancellation, and the process group is then terminated (see
 ``hookline._support.process``).
 """
 
@@ -32,7 +35,6 @@ import json
 import os
 import signal
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import suppress
 from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -123,10 +125,11 @@ class CommandHook(HookRunner):
         if self.sandbox is not None:
             if why := self.sandbox.config.unavailable():
                 raise CommandNotStarted(f"The hook asks for the sandbox, which cannot start: {why}")
-            argv, env = self.sandbox.wrap(argv, env, cwd=event.cwd)
+            argv, env = self.sandbox.wrap(argv, env, cwd=event.project_dir)
+        where = event.project_dir  # the project folder, wherever a `cd` took the shell
         try:
             finished = await run_process(
-                argv, stdin=_stdin(event), cwd=event.cwd, env=env, kill_grace=self.kill_grace
+                argv, stdin=_stdin(event), cwd=where, env=env, kill_grace=self.kill_grace
             )
         except OSError as exc:
             raise CommandNotStarted(f"Error occurred while executing hook command: {exc}") from exc
@@ -164,7 +167,7 @@ class CommandHook(HookRunner):
             CLAUDE_CODE_SESSION_ID=event.session_id,
             CLAUDECODE="1",
             HOOKLINE="1",
-            PWD=event.cwd,
+            PWD=event.project_dir,
         )
         if self.env_file and event.facts.env_file:
             env_file = self.env_file(event)
@@ -178,7 +181,7 @@ class CommandHook(HookRunner):
         if done.returncode < 0:
             raise CommandKilled(_killed_message(done))
         if done.returncode == 2 and event.facts.exit_2 == "blocks":
-            return self._blocked(event, _json_object(done.stdout), done)
+            return self._blocking(event, done)
         data = self._json(event, done)
         if done.returncode == 0:
             return self._succeeded(event, data, done)
@@ -216,16 +219,29 @@ class CommandHook(HookRunner):
         context = wording.success(event.name, label, self._cap(text, done.stdout_dropped))
         return Decision(additional_context=(context,), origin="stdout")
 
-    def _blocked(self, event: HookEvent, data: dict[str, Any] | None, done: Finished) -> Decision:
-        """Exit 2 on an event it blocks: a deny, whatever the JSON says. Its origin is
-        ``exit_code_2``, or ``json`` when the JSON's deny gave the reason."""
+    def _blocking(self, event: HookEvent, done: Finished) -> Decision:
+        """Exit 2 on an event it blocks: a deny, whatever the output says. Output that starts
+        like JSON but cannot be read (cut, or not parsing) or is no valid answer still blocks,
+        with stderr as the reason, as in Claude Code; it is also a failure on record, whose
+        answer (``fallback``) is that same deny, so a fail-closed hook gives it too."""
+        try:
+            data = self._json(event, done)
+        except HookFailure as exc:
+            exc.fallback = self._blocked(NO_DECISION, done)
+            raise
         if data is not None and _names_other_event(data, event.name):
             reason = wording.exit_code_2(self.describe(), _UNPROCESSABLE)
             return Decision(permission="deny", reason=reason, origin="exit_code_2")
-        answer = NO_DECISION
-        if data is not None:
-            with suppress(InvalidHookOutput):  # schema-invalid JSON still blocks, stderr says why
-                answer = decision_from_output(event.name, data)
+        try:
+            answer = decision_from_output(event.name, data) if data is not None else NO_DECISION
+        except InvalidHookOutput as exc:
+            exc.fallback = self._blocked(NO_DECISION, done)
+            raise
+        return self._blocked(answer, done)
+
+    def _blocked(self, answer: Decision, done: Finished) -> Decision:
+        """The deny of exit 2, keeping what the JSON ``answer`` adds. Its origin is
+        ``exit_code_2``, or ``json`` when the JSON's deny gave the reason."""
         if answer.permission == "deny" and answer.reason:
             reason, origin = self._cap(answer.reason), answer.origin
         else:

@@ -1,7 +1,8 @@
 """One handler object from a settings file, turned into a runner plus its registration options.
 
 Claude Code's ``command``, ``http`` and ``mcp_tool`` handlers and hookline's own in-process
-``python`` handler are built here. Anything that cannot run (a missing field, a bad timeout, a
+``python`` handler are built here (a ``python`` callable is ``f(event)`` or an Agent SDK callback,
+told apart by its signature). Anything that cannot run (a missing field, a bad timeout, a
 type hookline does not run yet, a callable that does not import) raises a ConfigError naming
 the file and the key path; the caller turns it into a warning or, for
 ``"onFailure": "block"``, into an ``unloadable`` hook that denies. Remarks that do not stop a
@@ -21,7 +22,7 @@ from hookline.claude.mcp_tool import McpToolHook
 from hookline.errors import ConfigError, HookFailure
 from hookline.events import ToolEvent, event_class
 from hookline.hooks.python_files import import_target
-from hookline.hooks.runners import HookRunner, PythonHook
+from hookline.hooks.runners import HookRunner, PythonHook, SdkCallbackHook, call_shape
 from hookline.hooks.spec import KINDS, FailurePolicy, HookKind
 from hookline.layers import is_strings
 from hookline.matchers import Matcher
@@ -221,9 +222,33 @@ def _python(h: _Handler) -> Made:
         fn, origin = import_target(target, h.project_dir)
     except ConfigError as exc:
         raise h.error(exc.message, "callable", exc.fix) from None
-    runner = PythonHook(fn, threaded="timeout" in h.data)  # so that a declared timeout applies
+    runner = _python_runner(fn, h, target)
     runner.key = ("python", origin)
     return runner, cast("HookKind", kind), target
+
+
+def _python_runner(fn: Callable[..., Any], h: _Handler, target: str) -> HookRunner:
+    """``f(event)`` or an Agent SDK callback ``f(input_data, tool_use_id, context)``, told
+    apart by its signature; any other signature is a ConfigError now, not a failure per call.
+    A declared timeout makes a sync function threaded, so that the timeout applies."""
+    threaded = "timeout" in h.data
+    shape = call_shape(fn)
+    if shape == "sdk":
+        return SdkCallbackHook(fn, threaded=threaded)
+    if shape == "event":
+        return PythonHook(fn, threaded=threaded)
+    raise h.error(f"{target} {SIGNATURE_PROBLEM}", "callable", SIGNATURE_FIX)
+
+
+#: Why a ``python`` handler's function cannot be called, and the fix.
+SIGNATURE_PROBLEM: Final = (
+    "takes neither one positional argument, f(event), nor three, as an Agent SDK callback "
+    "f(input_data, tool_use_id, context)"
+)
+SIGNATURE_FIX: Final = (
+    "def check(event) returning a Decision or None, or "
+    "async def check(input_data, tool_use_id, context) returning a dict"
+)
 
 
 def _mcp_tool(h: _Handler) -> Made:

@@ -10,6 +10,7 @@ duplicate). Nothing is run and nothing is printed.
 from __future__ import annotations
 
 import difflib
+import inspect
 import os
 import re
 import shlex
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from hookline.claude.command import CommandHook
 from hookline.claude.project_dir import references, shell_code_index
 from hookline.events import ToolEvent, event_class
+from hookline.hooks.runners import PythonHook, SdkCallbackHook, takes
 from hookline.layers import PRECEDENCE
 from hookline.matchers import AllOf, AnyOf, Matcher, NameIn, NameRegex
 
@@ -85,11 +87,12 @@ _EVENT_IN_KEY: Final = re.compile(r"hooks\.([A-Za-z]+)")
 
 
 def settings_problems(subject: Subject) -> Iterator[Finding]:
-    """Every settings warning (bad JSON, a bad regex, a handler that cannot load) is an error."""
+    """Every settings problem, as severe as a run finds it: an error when it drops a guard (bad
+    JSON, a bad regex, a handler that cannot load), else a warning (an event not run yet)."""
     for warning in subject.settings.warnings if subject.settings else ():
         event = _EVENT_IN_KEY.match(warning.key or "")
         yield Finding(
-            "error",
+            warning.severity,
             warning.file,
             event[1] if event else None,
             warning.key,
@@ -121,9 +124,9 @@ def _unreachable(matcher: Matcher, known: frozenset[str]) -> str | None:
     if isinstance(matcher, AnyOf):
         found = [_unreachable(part, known) for part in matcher.parts]
         return repr(matcher) if all(p is not None for p in found) else None
-    if isinstance(matcher, NameIn):
-        reachable = any(name in known or name.startswith("mcp__") for name in matcher.names)
-        return None if reachable else matcher.pattern
+    if isinstance(matcher, NameIn):  # each name listed must be a tool: "Bash|Wrte" warns of Wrte
+        unknown = [n for n in matcher.names if n not in known and not n.startswith("mcp__")]
+        return "|".join(sorted(unknown)) or None
     if isinstance(matcher, NameRegex):
         regex = matcher.regex
         reachable = any(regex.search(name) for name in known) or _may_match_mcp(regex.pattern)
@@ -267,6 +270,39 @@ def _project_dir_problem(hook: CommandHook) -> tuple[str, str] | None:
     return None
 
 
+# -- Python signatures --------------------------------------------------------------------------
+
+#: How many positional arguments each runner calls its function with, as said, and the fix.
+_CALLED_AS: Final[dict[type, tuple[int, str, str]]] = {
+    PythonHook: (1, "f(event)", "def check(event): ... (one positional argument)"),
+    SdkCallbackHook: (
+        3,
+        "an Agent SDK callback, f(input_data, tool_use_id, context)",
+        "async def check(input_data, tool_use_id, context): ...",
+    ),
+}
+
+
+def python_signatures(subject: Subject) -> Iterator[Finding]:
+    """A Python hook (``--hooks`` file, ``register``, ``HOOKS``) whose function cannot take what
+    it is called with: every call would fail. (A settings ``python`` handler with such a
+    function does not load: a settings problem.)"""
+    for spec in subject.registry:
+        called = _CALLED_AS.get(type(spec.runner))
+        fn = getattr(spec.runner, "fn", None)
+        if called is None or fn is None or takes(fn, called[0]):
+            continue
+        message = f"is called as {called[1]}, which its signature {_signature(fn)} cannot take"
+        yield _finding(spec, "error", message, called[2])
+
+
+def _signature(fn: Callable[..., Any]) -> str:
+    try:
+        return str(inspect.signature(fn))
+    except (TypeError, ValueError):
+        return "(?)"
+
+
 # -- timeouts -----------------------------------------------------------------------------------
 
 #: Seconds from which a timeout was most likely meant in milliseconds; more than an event's cap
@@ -307,9 +343,21 @@ def fail_open_gates(subject: Subject) -> Iterator[Finding]:
 
 
 def _closing_fix(spec: HookSpec) -> str:
-    if spec.source.partition(":")[0] in PRECEDENCE:  # a settings layer
+    layer, _, path = spec.source.partition(":")
+    if layer not in PRECEDENCE:  # not a settings layer
+        return _CLOSE_IT.get(spec.runner.handler, 'failure="closed"')
+    if hookline_own(path):
         return '"onFailure": "block"'
-    return _CLOSE_IT.get(spec.runner.handler, 'failure="closed"')
+    return (  # a file Claude Code reads too: keep hookline-only keys out of it
+        'move it to .hookline/settings.json and add "onFailure": "block" there (a key only '
+        "hookline reads)"
+    )
+
+
+def hookline_own(path: str) -> bool:
+    """Whether a settings layer is read by hookline only: a file in a ``.hookline`` folder (not
+    a ``.claude`` file, nor an inline or ``--settings`` value that Claude Code may share)."""
+    return Path(path).parent.name == ".hookline"
 
 
 # -- duplicates ---------------------------------------------------------------------------------
@@ -336,6 +384,7 @@ CHECKS: Final[list[Check]] = [
     unreachable_matchers,
     missing_commands,
     unquoted_project_dir,
+    python_signatures,
     millisecond_timeouts,
     fail_open_gates,
     duplicates,

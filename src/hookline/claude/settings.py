@@ -3,7 +3,12 @@
 Each layer is one JSON object (a file, or an inline ``--settings`` value) with a name that ranks
 it for single values: managed > cli > local > project > user, and within one name the layer read
 later wins. Hooks do not rank: every enabled layer adds its own and none replaces another's.
-A bad file or a bad hook never stops the rest from loading; it becomes a ``SettingsWarning``.
+A bad file or a bad hook never stops the rest from loading; it becomes a ``SettingsWarning``,
+of severity "error" when it drops a guard (a file that is not JSON or cannot be read, a named
+``--settings`` file that is missing, a hook entry for an event hookline runs that cannot load)
+and "warning" when it is harmless (a value of the wrong type that is ignored, an event hookline
+does not run yet). ``refuse_errors`` turns the first error into the ConfigError that stops a
+strict load (``load_project``); a lenient one keeps them all as warnings, as Claude Code does.
 Nothing is printed here. A handler that cannot load but declared ``"onFailure": "block"`` is
 still registered, as a hook that fails closed on every call, so a broken rule never allows.
 """
@@ -22,8 +27,8 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from hookline.claude.handlers import Policy, build, unloadable
 from hookline.errors import ConfigError
-from hookline.events import event_class
-from hookline.layers import Layer, SettingsWarning, ceiling, is_strings, winning
+from hookline.events import NOT_YET_SUPPORTED, event_class
+from hookline.layers import Layer, SettingsWarning, Severity, ceiling, is_strings, winning
 from hookline.matchers import EVERYTHING, Matcher, tool_name
 
 if TYPE_CHECKING:
@@ -104,6 +109,20 @@ class Settings:
             self.warnings.append(warning)
 
 
+def refuse_errors(warnings: Iterable[SettingsWarning]) -> None:
+    """Raise the first problem of severity "error" as a ConfigError (one line: file, key,
+    fix, and how many more there are); nothing if every problem is only a warning."""
+    errors = [warning for warning in warnings if warning.severity == "error"]
+    if not errors:
+        return
+    first, more = errors[0], len(errors) - 1
+    fix = first.fix
+    if more:
+        listed = f"{more} more settings error{'s' if more > 1 else ''}"
+        fix = f"{fix}; then {listed} (hookline hooks validate lists them)"
+    raise ConfigError(first.message, file=first.file, key=first.key, fix=fix)
+
+
 def _hook_sandbox(layers: Sequence[Layer], project_dir: str) -> Sandbox:
     """What command hooks with ``"sandbox": true`` run in: the ``sandbox`` settings, with no
     workspace root writable (only the temp folder and ``allowWrite``). Nothing starts until
@@ -169,7 +188,8 @@ def _read(
     else:
         return _parse(name, str(path), text, warnings)
     if problem:
-        warnings.append(SettingsWarning(str(path), problem, fix="check the path and permissions"))
+        fix = "check the path and permissions"
+        warnings.append(SettingsWarning(str(path), problem, fix=fix, severity="error"))
     return None
 
 
@@ -178,11 +198,11 @@ def _parse(name: str, label: str, text: str, warnings: list[SettingsWarning]) ->
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         problem = f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-        warnings.append(SettingsWarning(label, problem, fix="correct the JSON"))
+        warnings.append(SettingsWarning(label, problem, fix="correct the JSON", severity="error"))
         return None
     if not isinstance(data, dict):
         problem = f"must hold a JSON object, not {type(data).__name__}"
-        warnings.append(SettingsWarning(label, problem, fix="write {...}"))
+        warnings.append(SettingsWarning(label, problem, fix="write {...}", severity="error"))
         return None
     warnings.extend(SettingsWarning(label, *problem) for problem in _misfits(name, data))
     return Layer(name, label, data)
@@ -202,7 +222,8 @@ def _misfits(name: str, data: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
 
 @dataclass(frozen=True, slots=True)
 class _Loader:
-    """Walks one layer's ``hooks`` object: registers what loads, warns about the rest."""
+    """Walks one layer's ``hooks`` object: registers what loads, warns about the rest (every
+    entry that cannot load is an error, but those of events hookline does not run yet)."""
 
     file: str
     registry: HookRegistry
@@ -213,7 +234,9 @@ class _Loader:
         with self._warned():
             events = self._expect(hooks, dict, "hooks", "must be an object of events")
             for event, groups in events.items():
-                with self._warned():
+                # Claude Code runs these, so a file shared with it must load; any other unknown
+                # name is an error, as it may be a misspelt guard ("PretoolUse")
+                with self._warned("warning" if event in NOT_YET_SUPPORTED else "error"):
                     self._event(event, groups, f"hooks.{event}")
 
     def _event(self, event: str, groups: object, key: str) -> None:
@@ -238,7 +261,7 @@ class _Loader:
             text = self._expect(given, str, key, "must be a string", fix)
             return tool_name(text, file=self.file, key=key)
         except ConfigError as exc:
-            self.warn(SettingsWarning.of(exc))
+            self.warn(SettingsWarning.of(exc, severity="error"))
             return exc
 
     def _handler(
@@ -254,9 +277,9 @@ class _Loader:
             stand_in = unloadable(handler, problem, key=key)
             if stand_in is None:
                 if problem is not matcher:  # a bad matcher is reported once, for its group
-                    self.warn(SettingsWarning.of(problem))
+                    self.warn(SettingsWarning.of(problem, severity="error"))
                 return
-            self.warn(SettingsWarning.of(problem, denying=key))
+            self.warn(SettingsWarning.of(problem, denying=key, severity="error"))
             runner, options = stand_in
             matcher = matcher if isinstance(matcher, Matcher) else EVERYTHING
         for note in options.notes:
@@ -278,9 +301,9 @@ class _Loader:
         return value
 
     @contextmanager
-    def _warned(self) -> Iterator[None]:
+    def _warned(self, severity: Severity = "error") -> Iterator[None]:
         """Report a ConfigError raised inside as a warning, and go on with the next entry."""
         try:
             yield
         except ConfigError as exc:
-            self.warn(SettingsWarning.of(exc))
+            self.warn(SettingsWarning.of(exc, severity=severity))

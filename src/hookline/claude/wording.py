@@ -98,6 +98,15 @@ def prompt_blocked(reason: str, prompt: str) -> str:
     return f"UserPromptSubmit operation blocked by hook:\n{reason}\n\nOriginal prompt: {prompt}"
 
 
+#: What Read, Edit and Write answer for a path a deny rule covers (their own input check).
+PATH_DENIED = "File is in a directory that is denied by your permission settings."
+
+
+def tool_use_error(text: str) -> str:
+    """A refusal by a tool's own input check, before any hook ran, as Claude Code wraps it."""
+    return f"<tool_use_error>{text}</tool_use_error>"
+
+
 def no_such_tool(name: str) -> str:
     return f"Error: No such tool available: {name}"
 

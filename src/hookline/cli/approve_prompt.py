@@ -27,6 +27,7 @@ import click
 from hookline._support.display import shown
 from hookline.cli.answers import json_kind
 from hookline.cli.approve_screen import RESET, prompt_lines, terminal_size, wrap
+from hookline.cli.render import colour
 from hookline.tools.approvals import Approval, ApprovalRequest, Approver, Unavailable
 
 if sys.platform != "win32":  # POSIX only, as ``available`` checks
@@ -155,7 +156,7 @@ class TerminalApprover(Approver):
         fd, data = self.stdin.fileno(), b""
         if fresh:
             termios.tcflush(fd, termios.TCIFLUSH)
-        click.echo(click.style(prompt, bold=True), file=self.stdout, nl=False)
+        click.echo(click.style(prompt, bold=True), file=self.stdout, nl=False, color=colour())
         while not data.endswith(b"\n"):
             chunk = _chunk(fd, stop)
             if not chunk or chunk.endswith(b"\x03"):
@@ -167,7 +168,7 @@ class TerminalApprover(Approver):
         """One key pressed after ``prompt`` appeared, not echoed; _NoAnswer as ``_read``."""
         fd = self.stdin.fileno()
         with _single_keys(fd):
-            click.echo(click.style(prompt, bold=True), file=self.stdout, nl=False)
+            click.echo(click.style(prompt, bold=True), file=self.stdout, nl=False, color=colour())
             chunk = _chunk(fd, stop)
         self._say("")
         if not chunk or chunk[:1] in (b"\x03", b"\x04"):
@@ -175,7 +176,7 @@ class TerminalApprover(Approver):
         return chunk[:1].decode(errors="replace").lower()
 
     def _say(self, text: str, **style: Any) -> None:
-        click.secho(text, file=self.stdout, **style)
+        click.secho(text, file=self.stdout, color=colour(), **style)
 
     def _write(self, text: str) -> None:
         self.stdout.write(text)

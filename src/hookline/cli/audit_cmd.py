@@ -12,6 +12,10 @@ says it (a deny by a permission rule, the mode or a tier, which no hook or appro
 shows); so each refusal is listed once, where it was made. Records written before the
 permission was kept apart (they have a ``decision`` only) are found by it as before.
 
+The records are printed under a header, in aligned columns; a session shows as the first 8
+characters of its id, and ``--session`` takes any start of an id that only one session has (a
+start several share is a one-line error listing them, exit 2).
+
 A call whose ``tool_started`` record has no result after it shows as ``started, not finished``
 (the process ended while its tool ran); that is not tampering. ``verify --head`` proves that
 nothing newer than a head kept elsewhere was cut from both copies: the head must still be in
@@ -44,9 +48,11 @@ from hookline.agent.session import STATE_DIR
 from hookline.audit import verify_jsonl, verify_rows
 from hookline.audit.chain import Mark, compare, marks_jsonl, missing_head
 from hookline.audit.log import JSONL_NAME
+from hookline.cli.columns import print_aligned
 from hookline.cli.render import echo, emit_json, say
 from hookline.errors import ConfigError
 from hookline.storage import DEFAULT_FILE, open_store
+from hookline.storage.sql import SqlStore
 
 if TYPE_CHECKING:
     from hookline.audit import Problem
@@ -58,6 +64,9 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _HEAD = re.compile(r"^\s*(?:(\d+)[\s:])?\s*([0-9a-f]{64})\s*$")
 UNFINISHED = "started, not finished"
+#: The columns of ``hookline audit``; a session is shown by its first ``SHORT_ID`` characters.
+COLUMNS = ("TIME", "SESSION", "TOOL", "EVENT", "HOOK", "DECISION", "REASON")
+SHORT_ID = 8
 
 
 def _when(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
@@ -89,7 +98,8 @@ def _where(fn: F) -> F:
 
 @click.group(invoke_without_command=True)
 @_where
-@click.option("--session", default=None, help="Only this session's records.")
+@click.option("--session", default=None,
+              help="Only this session's records: its id, or any unique start of it.")  # fmt: skip
 @click.option("--tenant", default=None, help="Only the records of this tenant's runs.")
 @click.option("--tool", default=None, help="Only records about this tool.")
 @click.option("--decision", default=None,
@@ -117,18 +127,19 @@ def audit(
     if ctx.invoked_subcommand is not None:
         return
     with _store(cwd, store_url) as store:
+        session = _session(store, session)
         rows = _matching(
             store, decision, session_id=session, tool=tool, since=since, until=until, tenant=tenant
         )
         cut_off = _unfinished(store, rows)
     if unfinished:
         rows = [row for row in rows if row.seq in cut_off]
-    for row in rows:
-        if as_json:
+    if as_json:
+        for row in rows:
             emit_json(_as_dict(row, cut_off))
-        else:
-            echo(_line(row, cut_off))
-    if not rows and not as_json:
+    elif rows:
+        print_aligned(COLUMNS, [_cells(row, cut_off) for row in rows])
+    else:
         echo("no audit records match", err=True)
 
 
@@ -356,22 +367,35 @@ def _as_dict(row: AuditRow, cut_off: set[int]) -> dict[str, Any]:
     return shown
 
 
-def _line(row: AuditRow, cut_off: set[int]) -> str:
-    """time, session, tool, event (or kind), hook (or who answered, or where a call's permission
-    came from: rule, mode, tier, ...), decision, reason; every recorded value ``shown``, so one
-    record is one line."""
+def _cells(row: AuditRow, cut_off: set[int]) -> tuple[str, ...]:
+    """time, session (its first ``SHORT_ID`` characters), tool, event (or kind), hook (or who
+    answered, or where a call's permission came from: rule, mode, tier, ...), decision, reason;
+    every recorded value ``shown``, so one record is one line."""
     data = row.data
     when = datetime.fromtimestamp(row.time).isoformat(timespec="seconds")
     who = data.get("hook") or data.get("answered_by") or data.get("approver") or data.get("origin")
-    hook = shown(who or "-")
     reason = str(data.get("reason") or data.get("message") or data.get("error") or "").rstrip()
     reason = _cut(reason) if reason else shown(data.get("allowed", ""))
     reason = UNFINISHED if row.seq in cut_off else reason
-    session = shown((row.session_id or "-")[:8])
-    tool, event, decision = (shown(v) for v in (row.tool or "-", row.event or row.kind,
-                                                 row.decision or "-"))  # fmt: skip
-    what = f"{tool:<12} {event:<18} {hook:<16} {decision:<9}"
-    return f"{when}  {session:<8}  {what} {reason}".rstrip()
+    values = ((row.session_id or "-")[:SHORT_ID], row.tool or "-", row.event or row.kind,
+              who or "-", row.decision or "-")  # fmt: skip
+    return (when, *map(shown, values), reason)
+
+
+def _session(store: Store, given: str | None) -> str | None:
+    """The session ``--session`` names: its id, or the one id in the log that starts with it;
+    a ConfigError listing them when several do."""
+    if not given or store.audit_rows(session_id=given, limit=1):
+        return given
+    found = store.audit_session_ids(given) if isinstance(store, SqlStore) else []
+    if len(found) > 1:
+        listed = ", ".join(shown(id) for id in found)
+        raise ConfigError(
+            f"{given!r} is the start of {len(found)} sessions: {listed}",
+            key="--session",
+            fix="give more of the id",
+        )
+    return found[0] if found else given
 
 
 def _cut(reason: str, limit: int = 100) -> str:

@@ -2,9 +2,14 @@
 
     hookline hooks list [--json]        every hook, with the settings file or Python file it is from
     hookline hooks table                a hook table, as Markdown
-    hookline hooks validate [--json]    a lint of them all; exit 1 when it finds an error
+    hookline hooks validate [--json]    a lint of them all; exit 2 when it finds an error
     hookline hooks test --tool Bash --input '{"command": "git push --force"}'
     hookline hooks test - < event.json  run the matching hooks for real; print what each did
+    hookline hooks test < event.json    the same: a piped event is read when no flag gives one
+
+``hooks test`` exits as the merged decision says: 0 allow (or none), 2 deny or block, 3 ask
+or defer. A built-in tool's input is prepared as in a run (a relative path made absolute
+against ``--cwd``) before the hooks see it.
 
 Each subcommand loads hooks as a run does: ``--cwd`` (the project), ``--settings`` and ``--hooks``.
 """
@@ -13,6 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
@@ -26,12 +33,14 @@ from hookline._support.display import shown
 from hookline.claude.http import HTTP_CLIENTS
 from hookline.claude.lint import lint
 from hookline.cli.inventory import HookRow, rows
+from hookline.cli.own_stdout import hook_output_to_stderr
 from hookline.cli.render import echo, emit_json, say, warn
 from hookline.decisions import UNCHANGED
-from hookline.errors import ConfigError
+from hookline.errors import ConfigError, ToolInputError
 from hookline.events import event_class
 from hookline.hooks.engine import HookEngine
 from hookline.project import load_hooks
+from hookline.tools.base import ToolContext, Workspace
 from hookline.tools.builtin import builtin_tools
 
 if TYPE_CHECKING:
@@ -58,7 +67,14 @@ FILLERS: Final[Mapping[str, Any]] = {
 }
 
 #: The flag that gives each event field (for the fix when one is missing).
-FLAGS: Final = {"tool_name": "--tool NAME", "tool_input": "--input JSON", "prompt": "--prompt TEXT"}
+FLAGS: Final = {
+    "tool_name": "--tool NAME",
+    "tool_input": "--input JSON",
+    "tool_response": "--response JSON",
+    "prompt": "--prompt TEXT",
+}
+#: ``hooks test``'s exit code for the merged permission (none, or allow: 0).
+EXIT_CODES: Final[Mapping[str | None, int]] = {"deny": 2, "ask": 3, "defer": 3}
 
 
 def _loading(fn: F) -> F:
@@ -130,7 +146,7 @@ def validate(
     cwd: str, settings: tuple[str, ...], hook_files: tuple[str, ...], as_json: bool
 ) -> None:
     """Lint the hooks: settings problems, bad matchers, missing commands, millisecond timeouts,
-    gates that fail open, duplicates. Exits 1 when there is an error."""
+    gates that fail open, duplicates. Exits 2 when there is an error (what stops a run)."""
     registry, found = load_hooks(cwd, settings=settings, hook_files=hook_files)
     findings = lint(registry, found, known_tools=[tool.name for tool in builtin_tools()])
     errors = sum(finding.severity == "error" for finding in findings)
@@ -145,7 +161,7 @@ def validate(
         summary = f"{_count(len(registry), 'hook')}: {_count(errors, 'error')}, "
         say("deny" if errors else "allow", summary + _count(warnings, "warning"))
     if errors:
-        raise SystemExit(1)
+        raise SystemExit(2)
 
 
 @hooks.command("test")
@@ -160,6 +176,12 @@ def validate(
 )
 @click.option("--tool", "tool_name", metavar="NAME", help="The tool name, for tool events.")
 @click.option("--input", "tool_input", metavar="JSON", help="The tool input, a JSON object.")
+@click.option(
+    "--response",
+    "tool_response",
+    metavar="JSON",
+    help="The tool's output, for PostToolUse (which it implies): any JSON value.",
+)
 @click.option("--prompt", metavar="TEXT", help="The prompt, for UserPromptSubmit.")
 def try_event(
     cwd: str,
@@ -170,24 +192,32 @@ def try_event(
     event_name: str | None,
     tool_name: str | None,
     tool_input: str | None,
+    tool_response: str | None,
     prompt: str | None,
 ) -> None:
     """Run the hooks matching one event, for real, and print each hook's result and the merged
-    decision as JSON. The event comes from the flags, or from stdin ('-' or --stdin)."""
+    decision as JSON. The event comes from the flags, or from stdin ('-', --stdin, or piped
+    with no event flag). Exit code: 0 allow (or no decision), 2 deny or block, 3 ask or defer."""
     if dash not in (None, "-"):
         raise ConfigError(
             f"unexpected argument {dash!r}", fix="give - to read the event from stdin"
         )
-    payload = _stdin_event() if dash == "-" or from_stdin else {}
-    payload |= _flag_fields(tool_name=tool_name, tool_input=tool_input, prompt=prompt)
+    flags = _flag_fields(
+        tool_name=tool_name, tool_input=tool_input, tool_response=tool_response, prompt=prompt
+    )
+    piped = not flags and event_name is None and _stdin_is_piped()
+    payload = _stdin_event(empty_ok=piped) if dash == "-" or from_stdin or piped else {}
+    payload |= flags
+    project = str(Path(cwd).resolve())
     with tempfile.TemporaryDirectory(prefix="hookline-hooks-test-") as state:
         transcript = str(Path(state, "transcripts", "hooks-test.jsonl"))
         event = build_event(
-            payload, name=event_name, cwd=str(Path(cwd).resolve()), transcript=transcript
+            _as_in_a_run(payload, project), name=event_name, cwd=project, transcript=transcript
         )
         registry, found = load_hooks(cwd, settings=settings, hook_files=hook_files)
         _warn(found.warnings)
-        done, runs = asyncio.run(_run_hooks(registry, event))
+        with hook_output_to_stderr():  # stdout is the JSON below, whatever hook code prints
+            done, runs = asyncio.run(_run_hooks(registry, event))
     emit_json(
         {
             "event": event.to_payload(),
@@ -196,6 +226,9 @@ def try_event(
         },
         indent=2,
     )
+    code = EXIT_CODES.get(done.decision.permission, 0)
+    if code:
+        raise SystemExit(code)
 
 
 def build_event(
@@ -256,14 +289,36 @@ async def _run_hooks(registry: HookRegistry, event: HookEvent) -> tuple[Dispatch
 
 
 def _flag_fields(**flags: str | None) -> dict[str, Any]:
-    """The event fields the flags give (``--input`` read as a JSON object)."""
+    """The event fields the flags give (``--input`` read as a JSON object, ``--response`` as
+    any JSON value)."""
     fields: dict[str, Any] = {key: value for key, value in flags.items() if value is not None}
     if "tool_input" in fields:
         fields["tool_input"] = _json_object(fields["tool_input"], "--input")
+    if "tool_response" in fields:
+        fields["tool_response"] = _json_value(fields["tool_response"], "--response")
     return fields
 
 
+def _as_in_a_run(payload: dict[str, Any], cwd: str) -> dict[str, Any]:
+    """``payload`` with a built-in tool's input prepared as a run prepares it before the hooks
+    see it (a relative path made absolute against ``cwd``). Input the tool would refuse
+    before any hook runs is kept as given, with a warning saying so."""
+    tool = next((t for t in builtin_tools() if t.name == payload.get("tool_name")), None)
+    given = payload.get("tool_input")
+    if tool is None or not isinstance(given, dict):
+        return payload
+    ctx = ToolContext(cwd=Path(cwd), workspace=Workspace.of(cwd))
+    try:
+        prepared = tool.prepare(dict(given), ctx)
+    except ToolInputError as exc:
+        _warn([f"a run would refuse this {tool.name} input before any hook runs: {exc}"])
+        return payload
+    return {**payload, "tool_input": prepared}
+
+
 def _implied_event(payload: Mapping[str, Any]) -> str:
+    if "tool_response" in payload:
+        return "PostToolUse"
     if "tool_name" in payload:
         return "PreToolUse"
     if "prompt" in payload:
@@ -275,19 +330,35 @@ def _implied_event(payload: Mapping[str, Any]) -> str:
     )
 
 
-def _stdin_event() -> dict[str, Any]:
-    return _json_object(sys.stdin.read(), "stdin")
-
-
-def _json_object(text: str, key: str) -> dict[str, Any]:
+def _stdin_is_piped() -> bool:
+    """Whether stdin is a pipe or a file (not a terminal, nor /dev/null)."""
     try:
-        value = json.loads(text)
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):  # no real stdin (closed, or a test's)
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
+
+
+def _stdin_event(*, empty_ok: bool = False) -> dict[str, Any]:
+    """The event JSON on stdin; ``empty_ok``: nothing there is no fields (stdin was only
+    piped, not asked for)."""
+    text = sys.stdin.read()
+    return {} if empty_ok and not text.strip() else _json_object(text, "stdin")
+
+
+def _json_value(text: str, key: str) -> Any:
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(
             f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
             key=key,
             fix="""give a JSON object, as '{"command": "ls"}'""",
         ) from None
+
+
+def _json_object(text: str, key: str) -> dict[str, Any]:
+    value = _json_value(text, key)
     if not isinstance(value, dict):
         raise ConfigError(
             f"must be a JSON object, not {type(value).__name__}", key=key, fix="{...}"

@@ -23,7 +23,12 @@ from hookline.agent.model import StreamingModelClient
 from hookline.agent.session import STATE_DIR
 from hookline.claude.fingerprint import fingerprint
 from hookline.cli.approve_prompt import TerminalApprover
-from hookline.cli.render import StreamView, TextView, emit_json, print_summary, warn
+from hookline.cli.claude_output import ClaudeStream, Timing, result_object
+from hookline.cli.own_stdout import hook_output_to_stderr
+from hookline.cli.paused import exit_paused
+from hookline.cli.render import TextView, emit_json, print_summary, warn
+from hookline.cli.spinner import Spinner
+from hookline.cli.tool_rules import split_rules
 from hookline.errors import ModelError
 from hookline.events import PermissionMode
 from hookline.models.choice import model_from_spec
@@ -37,6 +42,14 @@ from hookline.tools.approvals import (
     ChainApprover,
     HttpApprover,
     NoApprover,
+)
+
+#: ``run`` and ``sessions resume``: Claude Code's way with a broken settings file.
+LENIENT_SETTINGS = click.option(
+    "--lenient-settings",
+    is_flag=True,
+    help="Load what loads from a broken settings file and warn about the rest, as Claude Code "
+    "does (default: a settings error stops the run, exit 2).",
 )
 
 #: How ``run`` and ``sessions resume`` print what happens.
@@ -90,6 +103,12 @@ class Launch:
     tenant: str | None = None
     permission_mode: str | None = None
     defer_asks: bool = False
+    #: ``--lenient-settings``: load what loads and warn, as Claude Code does, instead of
+    #: stopping on a settings error.
+    lenient_settings: bool = False
+    #: ``--allowedTools`` / ``--disallowedTools``: permission rules of a ``cli`` layer.
+    allowed_tools: tuple[str, ...] = ()
+    disallowed_tools: tuple[str, ...] = ()
     approver_url: str | None = None
     approver_timeout: float = APPROVER_TIMEOUT
     #: Never saved with a paused session, nor shown: on resume it comes from
@@ -110,9 +129,12 @@ class Launch:
         model: str,
         hooks: tuple[str, ...],
         settings: tuple[str, ...],
+        allowed_tools: tuple[str, ...] = (),
+        disallowed_tools: tuple[str, ...] = (),
         **flags: Any,
     ) -> Launch:
-        """The launch for these flags, with every path made absolute."""
+        """The launch for these flags, with every path made absolute and the tool rules
+        split and checked (``hookline.cli.tool_rules``)."""
         project = Path(cwd or ".").resolve()
         if not project.is_dir():
             raise ConfigError(f"no such folder {project}", key="--cwd", fix="pass a folder")
@@ -121,6 +143,8 @@ class Launch:
             model=_absolute_model(model),
             hooks=tuple(str(Path(h).resolve()) for h in hooks),
             settings=tuple(_absolute_setting(s) for s in settings),
+            allowed_tools=split_rules(allowed_tools, flag="--allowedTools"),
+            disallowed_tools=split_rules(disallowed_tools, flag="--disallowedTools"),
             **flags,
         )
 
@@ -135,7 +159,7 @@ class Launch:
                 fix="resume it from the program that started it, with Agent.resume()",
             )
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        for key in ("hooks", "settings"):
+        for key in ("hooks", "settings", "allowed_tools", "disallowed_tools"):
             known[key] = tuple(known.get(key) or ())
         return cls(**known)
 
@@ -147,13 +171,21 @@ class Launch:
 
 
 def build_agent(launch: Launch) -> Agent:
-    """The agent ``launch`` describes; settings warnings go to stderr. The launch saved with
+    """The agent ``launch`` describes; a settings error is a ConfigError (exit 2, nothing runs)
+    unless ``lenient_settings``; settings warnings go to stderr. The launch saved with
     a paused session carries the fingerprints of the files its hooks came from. With the audit
     on, the store (``--store``, else the project's SQLite file) is opened here and ``show``
     closes it; without, the agent opens it only if the run pauses, so nothing is written."""
     prints = fingerprint(launch.cwd, settings=launch.settings, hook_files=launch.hooks)
     mode = cast("PermissionMode | None", launch.permission_mode)  # click checked the choice
-    project = load_project(launch.cwd, settings=launch.settings, hook_files=launch.hooks, mode=mode)
+    project = load_project(
+        launch.cwd,
+        settings=launch.settings,
+        hook_files=launch.hooks,
+        mode=mode,
+        lenient=launch.lenient_settings,
+        cli_rules={"allow": launch.allowed_tools, "deny": launch.disallowed_tools},
+    )
     for warning in project.warnings:
         warn(warning)
     _check_sandbox(project.sandbox)
@@ -210,15 +242,37 @@ def _absolute_setting(value: str) -> str:
     return value if value.lstrip().startswith("{") else str(Path(value).resolve())
 
 
-def show(agent: Agent, output_format: str, work: Callable[[], Awaitable[RunResult]]) -> None:
-    """Run ``work`` on ``agent`` and print it as ``output_format`` asks."""
-    view = TextView() if output_format == "text" else None
+def show(
+    agent: Agent,
+    output_format: str,
+    work: Callable[[], Awaitable[RunResult]],
+    *,
+    verbose: bool = False,
+) -> None:
+    """Run ``work`` on ``agent`` and print it as ``output_format`` asks (``verbose``: with the
+    traceback of a hook that raised; a spinner for a slow tool when a person watches). In the
+    JSON formats, whatever hook code prints goes to stderr (``own_stdout``)."""
+    with hook_output_to_stderr(divert=output_format != "text"):
+        _show(agent, output_format, work, verbose=verbose)
+
+
+def _show(
+    agent: Agent,
+    output_format: str,
+    work: Callable[[], Awaitable[RunResult]],
+    *,
+    verbose: bool,
+) -> None:
+    view = None
+    if output_format == "text":
+        view = TextView(verbose=verbose, spinner=Spinner.at_terminal())
     if view is not None:
         agent.watch(view)
         if isinstance(agent.model, StreamingModelClient) and agent.model.on_text is None:
             agent.model.on_text = view.text_delta  # the model's text as it arrives
-    elif output_format == "stream-json":
-        agent.watch(StreamView())
+    timing = Timing(agent) if view is None else None  # json, stream-json: duration_api_ms
+    if output_format == "stream-json":
+        agent.observe(ClaudeStream(agent))
 
     async def once() -> RunResult:
         async with agent:
@@ -228,14 +282,16 @@ def show(agent: Agent, output_format: str, work: Callable[[], Awaitable[RunResul
     try:
         result = asyncio.run(once())
     finally:
+        streamed = view.finish() if view else ""  # the spinner is gone, whatever happened
         if isinstance(agent.options.store, Store):
             agent.options.store.close()  # build_agent opened it
-    if output_format == "json":
-        emit_json(result.to_dict(), indent=2)
-    elif output_format == "stream-json":
-        emit_json({"type": "result", **result.to_dict()})
+    if timing is not None:  # claude -p's result object, hookline's fields beside it
+        shaped = result_object(result, timing=timing, max_turns=agent.options.max_turns)
+        emit_json(shaped, indent=2 if output_format == "json" else None)
     else:
-        print_summary(result, streamed=view.finish() if view else "")
+        print_summary(result, streamed=streamed)
+    if result.stop_reason == "tool_deferred":  # the resume lines, and exit code 4
+        exit_paused(result, agent.options.launch, err=output_format != "text")
     if result.stop_reason == "model_error":  # one line on stderr, exit code 2; the run is on record
         raise ModelError(result.stop_detail or "the model call failed")
 

@@ -3,12 +3,18 @@
 Every value a model, a tool, a hook or a settings file wrote goes through ``display.shown``
 before it is printed, terminal or not; ``say`` and ``echo`` escape whatever would still drive a
 terminal in the whole line, and JSON output is ``display.shown_json``. The model's final text
-keeps its line breaks, each of its lines behind ``> ``, so it cannot pass for hookline's own lines.
+keeps its line breaks, each of its lines behind ``> ``, so it cannot pass for hookline's own lines;
+a tool's output is shown by its first lines, each behind ``OUTPUT``.
+
+Whether there is colour is decided in one place, ``colour()``: ``NO_COLOR`` (any non-empty
+value, https://no-color.org) turns it off, ``FORCE_COLOR`` on; otherwise there is colour only on
+a terminal.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import click
@@ -16,9 +22,12 @@ import click
 from hookline._support.display import shown, shown_json
 from hookline.agent.messages import Message
 from hookline.agent.result import RunResult
+from hookline.cli.own_stdout import cli_stdout
+from hookline.cli.spinner import Spinner
 from hookline.events import HookEvent
 from hookline.hooks.engine import HookRun
 from hookline.tools.base import ToolResult
+from hookline.tools.pipeline import ToolStarted
 
 #: Colours by the kind of line.
 STYLES: dict[str, dict[str, Any]] = {
@@ -27,7 +36,10 @@ STYLES: dict[str, dict[str, Any]] = {
     "assistant": {"fg": "green"},
     "model": {"dim": True},
     "hook": {"fg": "magenta"},
+    "quiet": {"dim": True},  # a hook that ran and decided nothing, a traceback
+    "context": {"fg": "cyan"},
     "tool": {},
+    "output": {},
     "blocked": {"fg": "red"},
     "deny": {"fg": "red", "bold": True},
     "allow": {"fg": "green"},
@@ -36,15 +48,33 @@ STYLES: dict[str, dict[str, Any]] = {
     "failure": {"fg": "red"},
 }
 
-
 #: What comes before each line of the model's final text in the text view.
 QUOTE = "> "
+#: What comes before each line of a tool's output in the text view.
+OUTPUT = "  │ "
+#: How much of a hook's added context, and of each line of a tool's output, is shown.
+CONTEXT_CHARS, OUTPUT_CHARS = 80, 120
+#: How many lines of a tool's output are shown.
+OUTPUT_LINES = 3
+#: Decisions shown as refusals.
+REFUSALS = frozenset({"deny", "defer", "stop"})
+
+
+def colour() -> bool | None:
+    """Whether to colour: False under ``NO_COLOR``, True under ``FORCE_COLOR`` (neither empty
+    nor ``0``), None to let click colour a terminal only. NO_COLOR wins over FORCE_COLOR."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR", "0") not in ("", "0"):
+        return True
+    return None
 
 
 def say(kind: str, text: str, *, err: bool = False) -> None:
-    """Print a line for people, coloured by kind when stdout is a terminal. Untrusted parts
-    must be ``shown`` already; any control character left in ``text`` is escaped here."""
-    click.secho(shown(text, lines=True, collapse=False), err=err, **STYLES.get(kind, {}))
+    """Print a line for people, coloured by kind (see ``colour``). Untrusted parts must be
+    ``shown`` already; any control character left in ``text`` is escaped here."""
+    line, style = shown(text, lines=True, collapse=False), STYLES.get(kind)
+    click.echo(click.style(line, **style) if style else line, err=err, color=colour())
 
 
 def echo(text: str, *, err: bool = False) -> None:
@@ -68,23 +98,79 @@ def compact(value: Any, limit: int = 160) -> str:
     return shown(text if len(text) <= limit else text[: limit - 3] + "...")
 
 
+def abridged(text: str, limit: int = CONTEXT_CHARS) -> str:
+    """``text`` on one line (its white space run together), cut at ``limit`` characters with
+    ``…``, ``shown``."""
+    line = " ".join(text.split())
+    return shown(line if len(line) <= limit else line[:limit] + "…")
+
+
 def _reason(text: str | None) -> str:
     """A reason or error on one line, without the newline a hook's output ends with."""
     return shown(text.rstrip()) if text else ""
 
 
+def hook_lines(run: HookRun, *, verbose: bool = False) -> list[tuple[str, str]]:
+    """The lines for one hook run, each with its kind (``STYLES``): what it decided or how it
+    failed, what it says to the user, the context it adds (abridged), and with ``verbose`` the
+    traceback of the exception it raised. A hook that only adds context is shown by that."""
+    hook = f"  {run.event} hook {shown(run.hook)}"
+    tag = f"{hook} [{shown(run.handler)} {run.kind}]"
+    lines = [] if run.decision == "context" and not run.failure else [_head(run, tag)]
+    lines += [("note", f"{hook} says: {_reason(m)}") for m in run.answer.system_message]
+    for context in run.answer.additional_context:
+        lines.append(("context", f"{tag} adds context: {abridged(context)}"))
+    if verbose and run.traceback:
+        lines += [("quiet", f"    {line}") for line in run.traceback.rstrip().splitlines()]
+    return lines
+
+
+def _head(run: HookRun, tag: str) -> tuple[str, str]:
+    if run.failure:
+        then = f" -> {run.decision}" if run.decision else ""
+        return "failure", f"{tag}: {run.failure} ({_reason(run.error)}){then}"
+    if run.decision is None:
+        return "quiet", f"{tag}: no decision"
+    reason = f" - {_reason(run.reason)}" if run.reason else ""
+    return ("deny" if run.decision in REFUSALS else "hook"), f"{tag}: {run.decision}{reason}"
+
+
+def output_lines(content: str, *, keep: int = OUTPUT_LINES) -> list[str]:
+    """The first ``keep`` lines of a tool's output (each cut at ``OUTPUT_CHARS``), behind
+    ``OUTPUT``, then how many more there are."""
+    lines = content.expandtabs(4).rstrip("\n").splitlines()
+    shown_lines = [OUTPUT + shown(_cut(line.rstrip(), OUTPUT_CHARS)) for line in lines[:keep]]
+    if len(lines) > keep:
+        shown_lines.append(f"{OUTPUT}… {len(lines) - keep} more lines")
+    return shown_lines
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 class TextView:
     """Narrates a run as it happens: the model's text as it arrives (from a model that streams,
-    through ``text_delta``), model calls, each hook's decision and reason, tool outcomes."""
+    through ``text_delta``), model calls, every hook that ran (those that decided nothing
+    dimmed), tool outcomes with the first lines of their output, and, given a ``spinner``, how
+    long a tool has been running. ``verbose``: the traceback of a hook that raised."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, verbose: bool = False, spinner: Spinner | None = None) -> None:
+        self.verbose = verbose
+        self.spinner = spinner
         self._pieces: list[str] = []  # the text of the message the model is writing
         self._open = False  # a streamed line is waiting for its end
         self._streamed = ""  # the text of the last message, as it was streamed
 
     def __call__(self, item: object) -> None:
+        if self.spinner is not None:
+            self.spinner.stop()  # whatever comes next, the tool body is done
         if isinstance(item, HookRun):
-            self._hook_run(item)
+            for kind, line in hook_lines(item, verbose=self.verbose):
+                say(kind, line)
+        elif isinstance(item, ToolStarted):
+            if self.spinner is not None:
+                self.spinner.start(shown(item.call.name))
         elif isinstance(item, ToolResult):
             self._tool_result(item)
         elif isinstance(item, Message) and item.role == "assistant":
@@ -101,40 +187,36 @@ class TextView:
                 self._end_line(quote=True)
             if part:
                 if not self._open:
-                    click.secho(QUOTE, nl=False, **STYLES["assistant"])
+                    self._assistant(QUOTE)
                     self._open = True
-                click.secho(shown(part), nl=False, **STYLES["assistant"])
+                self._assistant(shown(part))
 
     def finish(self) -> str:
-        """End a streamed line left open; the last model message's text, if it was streamed."""
+        """End a streamed line left open and the spinner; the last model message's text, if
+        it was streamed."""
+        if self.spinner is not None:
+            self.spinner.close()
         self._end_line()
         return self._streamed
 
+    def _assistant(self, text: str) -> None:
+        click.secho(text, nl=False, color=colour(), **STYLES["assistant"])
+
     def _end_line(self, *, quote: bool = False) -> None:
         if quote and not self._open:
-            click.secho(QUOTE.rstrip(), nl=False, **STYLES["assistant"])  # an empty line
+            self._assistant(QUOTE.rstrip())  # an empty line
         if self._open or quote:
             click.echo("")
         self._open = False
 
-    def _hook_run(self, run: HookRun) -> None:
-        hook = f"  {run.event} hook {shown(run.hook)}"
-        if run.failure:
-            say("failure", f"{hook}: {run.failure} ({_reason(run.error)})")
-        for message in run.answer.system_message:
-            say("note", f"{hook} says: {_reason(message)}")
-        if run.decision is None:
-            return
-        reason = f" - {_reason(run.reason)}" if run.reason else ""
-        kind = "deny" if run.decision in ("deny", "defer", "stop") else "hook"
-        say(kind, f"{hook} [{run.kind}]: {run.decision}{reason}")
-
     def _tool_result(self, result: ToolResult) -> None:
         name = shown(result.call.name)
-        if result.status == "executed":
-            say("tool", f"tool {name} ran with {compact(result.input)}")
-        else:
+        if result.status != "executed":
             say("blocked", f"tool {name} {result.status}: {_reason(result.reason)}")
+            return
+        say("tool", f"tool {name} ran with {compact(result.input)}")
+        for line in output_lines(result.content):
+            say("output", line)
 
 
 def print_summary(result: RunResult, *, streamed: str = "") -> None:
@@ -154,7 +236,9 @@ def print_summary(result: RunResult, *, streamed: str = "") -> None:
 
 
 class StreamView:
-    """One JSON line per event, hook run, tool result and message, as it happens."""
+    """hookline's own stream-json lines: one per event, hook run and tool result, as it
+    happens (messages are Claude Code's ``assistant`` and ``user`` lines:
+    ``hookline.cli.claude_output``)."""
 
     def __call__(self, item: object) -> None:
         if isinstance(item, HookEvent):
@@ -163,13 +247,12 @@ class StreamView:
             line = {"type": "hook_run", **item.to_dict()}
         elif isinstance(item, ToolResult):
             line = {"type": "tool_call", **item.to_dict()}
-        elif isinstance(item, Message):
-            line = {"type": "message", **item.to_dict()}
         else:
             return
         emit_json(line)
 
 
 def emit_json(data: dict[str, Any], *, indent: int | None = None) -> None:
-    """``data`` as JSON (one line unless ``indent``), printable as it is: ``shown_json``."""
-    click.echo(shown_json(data, indent=indent))
+    """``data`` as JSON (one line unless ``indent``), printable as it is: ``shown_json``; on
+    the real stdout even while hook output goes to stderr (``own_stdout``)."""
+    click.echo(shown_json(data, indent=indent), file=cli_stdout())

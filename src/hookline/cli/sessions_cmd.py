@@ -1,27 +1,52 @@
-"""``hookline sessions``: list the sessions in the store, show one, resume a paused one."""
+"""``hookline sessions``: list the sessions in the store, show one, resume a paused one.
+
+Every ``hookline run`` with the audit on is kept in the store's list (``RunListing``): as
+``started`` once its prompt is in, ``done`` when it ends; a run that pauses is kept as
+``deferred`` by session persistence, as in the library. ``sessions list`` and ``sessions show``
+print them for people (header, aligned columns, local times), or as JSON with ``--json``.
+"""
 
 from __future__ import annotations
 
 import json
 import time
 import warnings
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
 import click
 
 from hookline._support.display import shown
-from hookline.agent.pause import Resumer, check, find
+from hookline.agent.observers import Observer
+from hookline.agent.pause import Resumer, check, find, save
 from hookline.agent.session import STATE_DIR
-from hookline.agent.state import load_state
+from hookline.agent.state import Turn, load_state
 from hookline.claude.fingerprint import changes, fingerprint
 from hookline.cli.answers import answer_from_cli
-from hookline.cli.launch import OUTPUT_FORMAT, Launch, build_agent, show
-from hookline.cli.render import echo, emit_json, say
+from hookline.cli.columns import print_aligned
+from hookline.cli.launch import LENIENT_SETTINGS, OUTPUT_FORMAT, Launch, build_agent, show
+from hookline.cli.paused import resume_lines
+from hookline.cli.render import compact, echo, emit_json, say
 from hookline.cli.resume_plan import resume_plan
 from hookline.errors import ConfigError
 from hookline.storage import CorruptRecordWarning, SessionRecord, Store, open_store
+
+if TYPE_CHECKING:
+    from hookline.agent.result import RunResult
+    from hookline.agent.session import Session
+    from hookline.agent.store import SessionStore
+    from hookline.events import HookEvent
+
+#: A stored status in the words ``sessions list`` and ``sessions show`` print.
+STATUS_WORDS: Final = {
+    "deferred": "paused",
+    "done": "finished",
+    "started": "running",
+    "running": "running",  # checkpointed: a crashed one can be resumed
+    "resuming": "resuming",
+}
 
 _CWD = click.option(
     "--cwd",
@@ -33,54 +58,85 @@ _STORE = click.option("--store", default=None, help="postgresql:// URL or SQLite
 _TENANT = click.option(
     "--tenant", default=None, help="Only this tenant's sessions (another's: no such session)."
 )
+_TIME = "%Y-%m-%d %H:%M:%S"
+
+
+class RunListing(Observer):
+    """Keeps each ``hookline run`` in the store's list of sessions: ``started`` once its prompt
+    is in, ``done`` when it ends. A paused run is left to session persistence (``deferred``).
+    A ``started`` record is not a checkpoint: a run whose process died is not resumed from it."""
+
+    def __init__(self, store: SessionStore, launch: Mapping[str, Any] | None) -> None:
+        self.store, self.launch = store, launch
+        self._listed: set[str] = set()
+
+    def event(self, session: Session, event: HookEvent) -> None:
+        if event.name == "UserPromptSubmit" and session.id not in self._listed:
+            self._listed.add(session.id)
+            turn = Turn(prompt=str(getattr(event, "prompt", "")))
+            save(self.store, session, turn, status="started", launch=self.launch)
+
+    def run_ended(self, session: Session, turn: Turn, result: RunResult) -> None:
+        if result.stop_reason != "tool_deferred":
+            save(self.store, session, turn, status="done", launch=self.launch)
 
 
 @click.group()
 def sessions() -> None:
-    """Sessions kept in the store: paused ones wait for an answer to be resumed."""
+    """Sessions kept in the store: every run, and the paused ones waiting for an answer."""
 
 
 @sessions.command("list")
 @_CWD
 @_STORE
-@click.option("--status", default=None, help="Only sessions with this status (e.g. deferred).")
+@click.option(
+    "--status",
+    default=None,
+    help="Only sessions with this status: paused (deferred), finished (done), running, resuming.",
+)
+@click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True,
+              help="At most this many sessions, newest first.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per session.")
 @_TENANT
 def list_sessions(
-    cwd: str | None, store: str | None, status: str | None, as_json: bool, tenant: str | None
+    cwd: str | None,
+    store: str | None,
+    status: str | None,
+    limit: int,
+    as_json: bool,
+    tenant: str | None,
 ) -> None:
-    """The sessions in the store, newest first; one whose state cannot be read is left out,
-    with a warning naming it."""
-    with warnings.catch_warnings(record=True) as corrupt:
-        warnings.simplefilter("always", CorruptRecordWarning)
-        records = _store(cwd, store).list_sessions(status=status, tenant=tenant)
-    for w in corrupt:
-        if issubclass(w.category, CorruptRecordWarning):
-            echo(f"warning: {shown(w.message)}", err=True)
-        else:
-            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
-    for record in records:
-        summary = _summary(record)
-        if as_json:
+    """The sessions in the store, newest first: finished, paused and running ones. One whose
+    state cannot be read is left out, with a warning naming it."""
+    records = _listed(_store(cwd, store), status, tenant, limit)
+    summaries = [_summary(record) for record in records]
+    if as_json:
+        for summary in summaries:
             emit_json(summary)
-        else:
-            waiting = ", ".join(
-                f"{shown(w['name'])} ({shown(w['id'])})" for w in summary["waiting"]
-            )
-            when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(record.updated_at))
-            say("note", f"{shown(record.id)}  {shown(record.status):9}  {when}  {waiting}")
+    elif not summaries:
+        say("note", "no sessions", err=True)
+    else:
+        header = ("SESSION", "STATUS", "STARTED", "UPDATED", "USER", "DETAIL")
+        print_aligned(header, [_row(summary) for summary in summaries])
 
 
 @sessions.command("show")
 @click.argument("session_id")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object, for programs.")
 @_CWD
 @_STORE
 @_TENANT
-def show_session(session_id: str, cwd: str | None, store: str | None, tenant: str | None) -> None:
-    """One session: its status, who it runs for, the calls waiting for an answer, and what a
-    resume would use (permission mode, roots, hook sources, approver, user, tenant)."""
+def show_session(
+    session_id: str, as_json: bool, cwd: str | None, store: str | None, tenant: str | None
+) -> None:
+    """One session: its status, who it runs for, the calls waiting for an answer and how to
+    answer them, and what a resume would use (permission mode, roots, hook sources, approver)."""
     record = find(_store(cwd, store), session_id, tenant=tenant)
-    emit_json(_summary(record) | resume_plan(record), indent=2)
+    details = _summary(record) | resume_plan(record)
+    if as_json:
+        emit_json(details, indent=2)
+    else:
+        _print_details(details, record)
 
 
 @sessions.command("resume")
@@ -99,6 +155,7 @@ def show_session(session_id: str, cwd: str | None, store: str | None, tenant: st
     is_flag=True,
     help="Resume a state changed outside hookline, or saved without a keyed hash (recorded).",
 )
+@LENIENT_SETTINGS
 @_CWD
 @_STORE
 @_TENANT
@@ -111,6 +168,7 @@ def resume(
     user: str | None,
     reload_settings: bool,
     trust_edited_state: bool,
+    lenient_settings: bool,
     cwd: str | None,
     store: str | None,
     tenant: str | None,
@@ -118,13 +176,15 @@ def resume(
 ) -> None:
     """Resume a paused session, answering its waiting calls; it resumes exactly once. An
     edited input is judged again, hooks and all. The settings and hook files must be those
-    it paused with, unless --reload-settings."""
+    it paused with, unless --reload-settings. Exit code 4 when it pauses again."""
     answer = answer_from_cli(approve, deny, edit)
     if user:
         answer = replace(answer, approver=f"cli:{user}")
     record = find(_store(cwd, store), session_id, tenant=tenant)
     checked = check(record, trust_edited_state=trust_edited_state)  # before its launch is used
     launch = Launch.saved(checked.launch, session=session_id)
+    if lenient_settings:  # else as the run was started
+        launch = replace(launch, lenient_settings=True)
     changed = _settings_changed(session_id, launch, reload=reload_settings)
     agent = build_agent(launch)
     by = Resumer(user, reload_settings, tuple(changed), trust_edited_state, tenant)
@@ -163,12 +223,33 @@ def _store(cwd: str | None, url: str | None) -> Store:
     return open_store(url, state_dir=state)
 
 
+def _listed(
+    store: Store, status: str | None, tenant: str | None, limit: int
+) -> list[SessionRecord]:
+    """The records with ``status`` (a stored status or its word), newest first; a warning on
+    stderr for each that cannot be read."""
+    stored: list[str | None] = [key for key, word in STATUS_WORDS.items() if word == status]
+    stored = stored or [status]
+    with warnings.catch_warnings(record=True) as corrupt:
+        warnings.simplefilter("always", CorruptRecordWarning)
+        found = [r for s in stored for r in store.list_sessions(status=s, tenant=tenant,
+                                                                  limit=limit)]  # fmt: skip
+    for w in corrupt:
+        if issubclass(w.category, CorruptRecordWarning):
+            echo(f"warning: {shown(w.message)}", err=True)
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    found.sort(key=lambda r: (-r.created_at, r.id))
+    return found[:limit]
+
+
 def _summary(record: SessionRecord) -> dict[str, Any]:
     summary: dict[str, Any] = {
         "session_id": record.id,
         "status": record.status,
         "user": record.user,
         "tenant": record.tenant,
+        "created_at": record.created_at,
         "updated_at": record.updated_at,
         "waiting": [],
     }
@@ -186,3 +267,76 @@ def _summary(record: SessionRecord) -> dict[str, Any]:
     summary["reason"] = turn.detail
     plain: dict[str, Any] = json.loads(json.dumps(summary, default=str))
     return plain
+
+
+def _word(status: str) -> str:
+    return STATUS_WORDS.get(status, status)
+
+
+def _local(seconds: float) -> str:
+    return time.strftime(_TIME, time.localtime(seconds))
+
+
+def _row(summary: Mapping[str, Any]) -> tuple[str, ...]:
+    """One session in ``sessions list``: every cell ``shown``, so one line."""
+    waiting = ", ".join(f"{shown(w['name'])} ({shown(w['id'])})" for w in summary["waiting"])
+    prompt = shown(summary.get("prompt") or summary.get("problem") or "")
+    last = f"waits: {waiting}" if waiting else prompt[:60] + ("..." if len(prompt) > 60 else "")
+    return (
+        shown(summary["session_id"]),
+        shown(_word(summary["status"])),
+        _local(summary["created_at"]),
+        _local(summary["updated_at"]),
+        shown(summary["user"] or "-"),
+        last,
+    )
+
+
+def _print_details(details: Mapping[str, Any], record: SessionRecord) -> None:
+    """``sessions show`` for people: one ``name  value`` line each, then how to go on."""
+    status = _word(record.status)
+    named = status if status == record.status else f"{status} ({shown(record.status)})"
+    lines = [
+        ("session", shown(record.id)),
+        ("status", named),
+        ("user", shown(record.user or "-")),
+        ("tenant", shown(record.tenant or "-")),
+        ("started", _local(record.created_at)),
+        ("updated", _local(record.updated_at)),
+    ]
+    for key in ("problem", "prompt", "messages", "reason"):
+        if details.get(key) not in (None, ""):
+            lines.append((key, shown(details[key])))
+    lines += [("done", _done(d)) for d in details.get("done", [])]
+    lines += [("waiting", f"{shown(w['name'])} ({shown(w['id'])}) {compact(w['input'])}")
+              for w in details["waiting"]]  # fmt: skip
+    if record.status in ("deferred", "running"):  # what a resume would use
+        lines += _plan_lines(details.get("resume", {}))
+    width = max(len(name) for name, _ in lines) + 2
+    for name, value in lines:
+        echo(f"{name:<{width}}{value}")
+    if details["waiting"] and record.status == "deferred":
+        say("note", "run one of these to go on:")
+        for line in resume_lines(record.id, details["waiting"], record.state.get("launch")):
+            say("note", f"  {line}")
+
+
+def _done(result: Mapping[str, Any]) -> str:
+    name, status = shown(result.get("name", "?")), shown(result.get("status", "?"))
+    return f"{name} ({shown(result.get('tool_use_id') or result.get('id') or '?')}): {status}"
+
+
+def _plan_lines(plan: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """What a resume would use, one line each (its hook sources, one line per file)."""
+    lines = []
+    for key, value in plan.items():
+        if key in ("user", "tenant"):
+            continue  # shown above
+        label = "resume: " + key.replace("_", " ")
+        if key == "hook_sources" and isinstance(value, list):
+            lines += [(label, f"{shown(s['path'])} {shown(s['status'])}") for s in value]
+        elif isinstance(value, list):
+            lines.append((label, ", ".join(shown(v) for v in value)))
+        else:
+            lines.append((label, shown("-" if value is None else value)))
+    return lines

@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
+import traceback
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +53,9 @@ class HookRun:
     error: str | None = None
     tool_use_id: str | None = None
     handler: str = "python"
+    #: The traceback of the exception a hook raised (failure "exception"), for ``-v``; not in
+    #: ``to_dict``: it names the hook's files and lines, which the audit and JSON output leave out.
+    traceback: str | None = None
 
     @property
     def decision(self) -> str | None:
@@ -193,7 +199,8 @@ class HookEngine:
         except BaseException as exc:  # a hook's bug, even sys.exit(), must never end the run
             if _run_cancelled(exc):
                 raise
-            return self._record(spec, event, start, "exception", _named(exc))
+            trace = _trace(exc)
+            return self._record(spec, event, start, "exception", _named(exc), trace=trace)
         return self._record(spec, event, start, None, None, answer)
 
     def _record(
@@ -204,6 +211,8 @@ class HookEngine:
         failure: str | None,
         error: str | None,
         answer: Decision | None = None,
+        *,
+        trace: str | None = None,
     ) -> HookRun:
         if failure:
             answer = _failed(spec, event, failure, error or "", answer)
@@ -218,6 +227,7 @@ class HookEngine:
             error,
             getattr(event, "tool_use_id", None),
             spec.runner.handler,
+            trace,
         )
         for notify in self._monitors:
             notify(run)
@@ -242,6 +252,19 @@ def _run_cancelled(exc: BaseException) -> bool:
     return isinstance(exc, asyncio.CancelledError) and task is not None and task.cancelling() > 0
 
 
+def _trace(exc: BaseException) -> str:
+    """The traceback of a hook's exception from the hook's own code: hookline's frames (the
+    engine, the runner) left out, unless that leaves none."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    own = [f for f in frames if not f.filename.startswith(_PACKAGE)] or frames
+    lines = traceback.format_list(own) + traceback.format_exception_only(exc)
+    return "Traceback (most recent call last):\n" + "".join(lines)
+
+
+#: Where hookline's own code lives, for ``_trace``.
+_PACKAGE = str(Path(__file__).resolve().parents[1]) + os.sep
+
+
 def _named(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
@@ -252,10 +275,13 @@ def _failed(
     """What a failed hook answers: if it fails open, its fallback (what Claude Code still reads
     from such an answer) or nothing; if it fails closed, a refusal of what the event is about
     (the call, the prompt), or a withheld output after a tool ran. Where the event refuses
-    nothing (``facts.refuses``; Stop: "keep working"), a failure gives no decision."""
+    nothing (``facts.refuses``; Stop: "keep working"), a failure gives no decision. A fallback
+    that denies already (a command hook's exit 2 beside unreadable JSON) stays as it is."""
     refuses = event.facts.refuses
     if spec.failure != "closed" or spec.kind == "observer" or refuses is None:
         return fallback or NO_DECISION
+    if fallback is not None and fallback.permission == "deny":
+        return fallback
     reason = (
         f"The {event.name} hook {spec.name!r} {FAILED.get(failure, 'failed')} ({error}), and it "
         "fails closed. It is a fault in the hook, not in your request: try again later or take "

@@ -14,6 +14,7 @@ from typing import Any, get_args
 
 from hookline.decisions import UNCHANGED, Decision, Permission
 from hookline.errors import InvalidHookOutput, WrongHookEvent
+from hookline.events import EVENTS, ToolEvent
 
 _PERMISSIONS: frozenset[str] = frozenset(get_args(Permission))
 
@@ -37,7 +38,7 @@ def decision_from_output(event_name: str, output: Any) -> Decision:
         permission, reason, updated_input, interrupt = _permission_request(
             specific, permission, reason
         )
-    if "permissionDecision" in specific:
+    if "permissionDecision" in specific and not _after_the_call(event_name):
         permission = _permission(specific["permissionDecision"])
         reason = _get(specific, "permissionDecisionReason", str) or reason
     if "updatedInput" in specific:
@@ -58,6 +59,13 @@ def decision_from_output(event_name: str, output: Any) -> Decision:
         stop_reason=_get(out, "stopReason", str),
         origin="json",
     )
+
+
+def _after_the_call(event_name: str) -> bool:
+    """Whether the event is about a call already settled (PostToolUse, PostToolUseFailure): its
+    schema has no ``permissionDecision``, and Claude Code ignores one there (not even checked)."""
+    cls = EVENTS.get(event_name)
+    return cls is not None and issubclass(cls, ToolEvent) and cls.facts.refuses != "call"
 
 
 def _sdk_key(key: str) -> str:

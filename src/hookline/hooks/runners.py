@@ -1,15 +1,16 @@
 """How a hook is run. One small base class per kind of handler; the engine treats them alike.
 
 ``PythonHook`` runs a callable that takes the event object. ``SdkCallbackHook`` runs a Claude
-Agent SDK callback ``(input_data, tool_use_id, context) -> dict`` unchanged. Command and HTTP
-runners (the Claude Code protocol) live beside these and follow the same interface.
+Agent SDK callback ``(input_data, tool_use_id, context) -> dict`` unchanged; ``call_shape``
+tells the two apart by signature. Command and HTTP runners (the Claude Code protocol) live
+beside these and follow the same interface.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeGuard
+from typing import Any, Literal, TypeGuard
 
 from hookline._support.threads import in_thread
 from hookline.decisions import Decision
@@ -100,18 +101,23 @@ class SdkCallbackHook(HookRunner):
     """A Claude Agent SDK hook callback, run unchanged on the event's protocol payload.
 
     ``strict`` is the SDK's ``on_failure="block"``: then returning None is a failure too, so a
-    callback with no opinion must return ``{}``.
+    callback with no opinion must return ``{}``. ``threaded``: a sync callback runs in a worker
+    thread of its own, as a threaded ``PythonHook`` does, so that its timeout applies.
     """
 
     handler = "sdk"
 
-    def __init__(self, fn: Callable[..., Any], *, strict: bool = False) -> None:
+    def __init__(
+        self, fn: Callable[..., Any], *, strict: bool = False, threaded: bool = False
+    ) -> None:
         self.fn = fn
         self.strict = strict
+        self.threaded = threaded and not _is_async(fn)  # as ``PythonHook``: a timeout applies
         self.inline = False
 
     async def run(self, event: HookEvent) -> Decision | None:
-        result = self.fn(event.to_payload(), getattr(event, "tool_use_id", None), {"signal": None})
+        args = (event.to_payload(), getattr(event, "tool_use_id", None), {"signal": None})
+        result = await in_thread(self.fn, *args) if self.threaded else self.fn(*args)
         if inspect.isawaitable(result):
             result = await result
         if result is None:
@@ -122,6 +128,33 @@ class SdkCallbackHook(HookRunner):
 
     def describe(self) -> str:
         return _qualname(self.fn)
+
+
+#: How a Python function is called: with the event (``f(event)``), or as a Claude Agent SDK
+#: callback (``f(input_data, tool_use_id, context)``).
+CallShape = Literal["event", "sdk"]
+#: Each shape and the positional arguments it is called with, in the order they are tried.
+_SHAPES: tuple[tuple[CallShape, int], ...] = (("event", 1), ("sdk", 3))
+
+
+def call_shape(fn: Callable[..., Any]) -> CallShape | None:
+    """How ``fn`` can be called, by its signature: ``"event"`` if it takes one positional
+    argument (as every Python hook was called before SDK callbacks were told apart, so such a
+    function keeps working), else ``"sdk"`` if it takes three; None if neither (a mistake to
+    report when the hook is loaded, not a TypeError on every call)."""
+    return next((shape for shape, count in _SHAPES if takes(fn, count)), None)
+
+
+def takes(fn: Callable[..., Any], count: int) -> bool:
+    """Whether ``fn`` can be called with ``count`` positional arguments (and no others); a
+    callable whose signature cannot be read is given the benefit of the doubt."""
+    try:
+        inspect.signature(fn).bind(*range(count))
+    except ValueError:  # no signature to read (some builtins)
+        return True
+    except TypeError:
+        return False
+    return True
 
 
 def _answer(event: HookEvent, result: Any) -> Decision | None:

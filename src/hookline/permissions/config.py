@@ -96,4 +96,7 @@ class _Read:
 
 
 def _label(layer: Layer) -> str:
-    return "--settings" if layer.name == "cli" else f"{layer.name} settings"
+    """Where a rule came from: a settings layer, ``--settings``, or the flag that gave it."""
+    if layer.name != "cli":
+        return f"{layer.name} settings"
+    return layer.path if layer.path in ("--allowedTools", "--disallowedTools") else "--settings"

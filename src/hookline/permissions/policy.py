@@ -117,12 +117,13 @@ def evaluate(
     cwd: str,
     home: str | None = None,
     hook_name: str = "PreToolUse",
+    project_dir: str | None = None,
 ) -> Verdict:
     """Decide one call by the order in the module docstring. No state; the file system is
-    only read, to resolve paths (symlinks, globs) for acceptEdits and the protected folders."""
-    read_only = read_only or tool_name in policy.read_only_tools
-    roots = policy.workspace or (posixpath.normpath(cwd),)
-    call = _Call(tool_name, tool_input, read_only, cwd, home or posixpath.expanduser("~"), roots)
+    only read, to resolve paths (symlinks, globs) for acceptEdits and the protected folders.
+    ``cwd`` is where relative paths start (the shell's folder, after a ``cd``); ``project_dir``
+    anchors ``./`` rules and is the workspace when the policy names none (``cwd`` if None)."""
+    call = _call(policy, tool_name, tool_input, read_only, cwd, home, project_dir)
     verdict = _decide(policy, call, hook, hook_name)
     if verdict.permission != "ask" or policy.mode != "dontAsk":
         return verdict
@@ -133,6 +134,44 @@ def evaluate(
     return Verdict("deny", why, "mode:dontAsk", "mode")
 
 
+#: Tools whose own input check refuses a path a deny rule covers, before PreToolUse fires
+#: (Claude Code's Read, Edit and Write do); other tools meet deny rules after it.
+INPUT_CHECKED = frozenset({"Read", "Edit", "Write", "NotebookEdit"})
+
+
+def path_refusal(
+    policy: PermissionPolicy,
+    *,
+    tool_name: str,
+    tool_input: Mapping[str, Any],
+    cwd: str,
+    home: str | None = None,
+    project_dir: str | None = None,
+) -> Verdict | None:
+    """The deny rule that refuses an ``INPUT_CHECKED`` tool's path, as its input check does
+    before any hook runs; None when no rule does (or the tool is not one of them)."""
+    if tool_name not in INPUT_CHECKED:
+        return None
+    call = _call(policy, tool_name, tool_input, False, cwd, home, project_dir)
+    return _deny_rule(policy, call)
+
+
+def _call(
+    policy: PermissionPolicy,
+    tool_name: str,
+    tool_input: Mapping[str, Any],
+    read_only: bool,
+    cwd: str,
+    home: str | None,
+    project_dir: str | None,
+) -> _Call:
+    read_only = read_only or tool_name in policy.read_only_tools
+    anchor = posixpath.normpath(project_dir or cwd)
+    roots = policy.workspace or (anchor,)
+    home = home or posixpath.expanduser("~")
+    return _Call(tool_name, tool_input, read_only, cwd, home, roots, anchor)
+
+
 @dataclass(frozen=True)
 class _Call:
     tool_name: str
@@ -141,10 +180,12 @@ class _Call:
     cwd: str
     home: str | None
     roots: tuple[str, ...]
+    #: Where ``./`` rules start: the project folder, wherever the shell is.
+    anchor: str
 
     def matches(self, rule: PermissionRule, *, every: bool = False) -> bool:
-        name, given = self.tool_name, self.tool_input
-        return rule.matches(name, given, cwd=self.cwd, home=self.home, every=every)
+        name, given, anchor = self.tool_name, self.tool_input, self.anchor
+        return rule.matches(name, given, cwd=self.cwd, home=self.home, every=every, anchor=anchor)
 
     def meets(self, danger: Danger) -> bool:
         return danger.matches(self.tool_name, self.tool_input, **self.where)
@@ -200,18 +241,24 @@ def _hook_refusal(call: _Call, hook: Decision, hook_name: str) -> Verdict | None
 def _refusal(policy: PermissionPolicy, call: _Call) -> Verdict | None:
     """Deny rules, hookline's private state, the dangerous tier."""
     name = call.what
-    if rule := next((r for r in policy.deny if call.matches(r[0])), None):
-        why = f"{name} is denied by the {rule[1]} rule {rule[0]}"
-        if call.bash is not None and not call.bash.known:
-            why += f" (what it runs cannot be known: {call.bash.unknown[0]})"
-        why += "; do not retry it or work around it. If the task needs it, tell the user."
-        return Verdict("deny", why, _named(rule), "rule")
+    if denied := _deny_rule(policy, call):
+        return denied
     if private := visibility.private_reason(call.tool_name, call.tool_input, **_no_home(call)):
         return Verdict("deny", private, "tier:private", "tier")
     if danger := next((d for d in policy.dangerous if call.meets(d)), None):
         why = f"{name} was refused: it is {danger.about} (dangerous tier, {danger.name}), which no"
         why += " mode, rule or hook allows. Do not retry it or a variant; tell the user instead."
         return Verdict("deny", why, f"tier:dangerous:{danger.name}", "tier")
+    return None
+
+
+def _deny_rule(policy: PermissionPolicy, call: _Call) -> Verdict | None:
+    if rule := next((r for r in policy.deny if call.matches(r[0])), None):
+        why = f"{call.what} is denied by the {rule[1]} rule {rule[0]}"
+        if call.bash is not None and not call.bash.known:
+            why += f" (what it runs cannot be known: {call.bash.unknown[0]})"
+        why += "; do not retry it or work around it. If the task needs it, tell the user."
+        return Verdict("deny", why, _named(rule), "rule")
     return None
 
 

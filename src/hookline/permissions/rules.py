@@ -80,8 +80,11 @@ class PermissionRule:
         cwd: str,
         home: str | None = None,
         every: bool = False,
+        anchor: str | None = None,
     ) -> bool:
-        """Whether some part of the call matches the rule, or with ``every=True`` all of it."""
+        """Whether some part of the call matches the rule, or with ``every=True`` all of it.
+        A relative path is read from ``cwd``; ``./`` rules start at ``anchor`` (the project
+        folder, which a ``cd`` does not move), ``cwd`` when not given."""
         spec = self.specifier
         if not _name_matches(self.tool, tool_name, every=every):
             return False
@@ -94,7 +97,8 @@ class PermissionRule:
             path = tool_input.get(_PATH_FIELDS[self.tool][tool_name])
             if not isinstance(path, str):
                 return False
-            return _path_matches(spec, path, cwd=cwd, home=home or str(Path.home()), every=every)
+            home = home or str(Path.home())
+            return _path_matches(spec, path, cwd=cwd, home=home, every=every, anchor=anchor)
         return _other_matches(self.tool, spec, tool_input)
 
 
@@ -110,7 +114,8 @@ class RuleCondition(Matcher):
     def __call__(self, event: HookEvent) -> bool:
         if not isinstance(event, ToolEvent):
             return False  # Claude Code never runs a handler with an `if` on other events
-        return self.rule.matches(event.tool_name, event.tool_input, cwd=event.cwd)
+        given = event.tool_input
+        return self.rule.matches(event.tool_name, given, cwd=event.cwd, anchor=event.project_dir)
 
     def __repr__(self) -> str:
         return f"if_({str(self.rule)!r})"
@@ -181,13 +186,16 @@ def _domain_matches(pattern: str, url: object) -> bool:
     return re.fullmatch(labels + _wildcard(pattern, "[^.]*").pattern, host.rstrip(".")) is not None
 
 
-def _path_matches(spec: str, path: str, *, cwd: str, home: str, every: bool = False) -> bool:
+def _path_matches(
+    spec: str, path: str, *, cwd: str, home: str, every: bool = False, anchor: str | None = None
+) -> bool:
     """Whether the path as given or its real path (symlinks resolved) matches; ``every``: both."""
+    base = cwd if anchor is None else anchor
     try:
         given = forms(path, cwd, home)
-        anchors = dict.fromkeys(((cwd, home), (real(cwd), real(home))))
+        anchors = dict.fromkeys(((base, home), (real(base), real(home))))
     except ValueError:  # a NUL byte: no file system path, so only the text can match
-        given, anchors = (path,), {(cwd, home): None}
+        given, anchors = (posixpath.join(cwd, path),), {(base, home): None}
     test = all if every else any
     return test(any(_form_matches(spec, form, cwd=c, home=h) for c, h in anchors) for form in given)
 

@@ -68,7 +68,7 @@ _UPSERT_SESSION = (
     f"INSERT INTO hookline_sessions ({SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
     "ON CONFLICT (id) DO UPDATE SET status = excluded.status, version = excluded.version, "
     "state = excluded.state, user_name = excluded.user_name, tenant = excluded.tenant, "
-    "created_at = excluded.created_at, updated_at = excluded.updated_at"
+    "updated_at = excluded.updated_at"  # created_at stays: when the session was first saved
 )
 _INSERT_AUDIT = f"INSERT INTO hookline_audit ({AUDIT_COLUMNS}) VALUES ({', '.join('?' * 12)})"
 _SET_META = (
@@ -250,6 +250,18 @@ class SqlStore:
             cur.execute(f"SELECT {AUDIT_COLUMNS} FROM hookline_audit ORDER BY seq DESC LIMIT 1")
             row = cur.fetchone()
         return None if row is None else audit_from_row(row)
+
+    def audit_session_ids(self, prefix: str, *, limit: int = 20) -> list[str]:
+        """The session ids in the audit log that start with ``prefix`` (at most ``limit``)."""
+        pattern = "".join("!" + c if c in "!%_" else c for c in prefix) + "%"
+        sql = (
+            "SELECT DISTINCT session_id FROM hookline_audit WHERE session_id LIKE ? ESCAPE '!' "
+            "ORDER BY session_id LIMIT ?"
+        )
+        with self._transaction() as cur:
+            cur.execute(self._sql(sql), (pattern, limit))
+            found = [str(row[0]) for row in cur.fetchall()]
+        return [id for id in found if id.startswith(prefix)]  # LIKE ignores case in SQLite
 
     def close(self) -> None:
         with self._mutex:

@@ -18,6 +18,7 @@ from hookline.errors import ConfigError, ToolInputError
 if TYPE_CHECKING:
     from hookline.permissions.sandbox.run import Sandbox
     from hookline.permissions.visibility import ReadFilter
+    from hookline.tools.shell import Shell
 
 #: What came of a call. Which permission settled it, and where from, are separate fields of
 #: ToolResult (``permission``, ``origin``): a blocked call was denied by a hook, a rule, ...
@@ -134,6 +135,15 @@ class ToolContext:
     sandbox: Sandbox | None = None
     #: The Read deny rules Glob and Grep apply to each file of a folder; None: no rules.
     read_filter: ReadFilter | None = None
+    #: Where Bash's shell is between calls (``hookline.tools.shell``); ``cwd`` is its folder
+    #: when the call was checked. None: every Bash call starts in ``cwd``.
+    shell: Shell | None = None
+
+    @property
+    def project_dir(self) -> Path:
+        """The project folder, where ``./`` permission rules are anchored (``cwd`` may be
+        a folder below it, after a ``cd``)."""
+        return self.shell.project_dir if self.shell is not None else self.cwd
 
 
 class Tool:

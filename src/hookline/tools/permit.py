@@ -23,11 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from hookline.claude import wording
 from hookline.decisions import Answer, Decision, Origin
 from hookline.errors import ToolInputError
 from hookline.events import Notification, PermissionRequest, Scope
 from hookline.hooks.engine import HookEngine
 from hookline.permissions import PermissionPolicy, Verdict, evaluate
+from hookline.permissions.policy import path_refusal
 from hookline.permissions.visibility import ReadFilter
 from hookline.tools.approvals import (
     Approval,
@@ -120,11 +122,30 @@ class Permit:
             return Outcome(verdict.permission, verdict.origin, tool_input, why, why)
         return Outcome("allow", verdict.origin, tool_input, verdict.reason)
 
+    def refused_path(
+        self, call: ToolCall, prepared: dict[str, Any], ctx: ToolContext
+    ) -> Outcome | None:
+        """A deny rule covering the path of a Read, Edit or Write: refused by the tool's own
+        input check, before PreToolUse fires, as in Claude Code (``path_refusal``)."""
+        if self.policy is None:
+            return None
+        verdict = path_refusal(
+            self.policy,
+            tool_name=call.name,
+            tool_input=prepared,
+            cwd=str(ctx.cwd),
+            project_dir=str(ctx.project_dir),
+        )
+        if verdict is None:
+            return None
+        content = wording.tool_use_error(wording.PATH_DENIED)
+        return Outcome("deny", verdict.origin, prepared, verdict.reason, content)
+
     def reading(self, ctx: ToolContext) -> ToolContext:
         """``ctx`` with the policy's Read deny rules, which Glob and Grep apply in a folder."""
         if self.policy is None or ctx.read_filter is not None:
             return ctx
-        cwd = str(ctx.cwd)
+        cwd = str(ctx.project_dir)  # the files are absolute: the folder anchors ./ rules
         found = self._filters.get(cwd)
         if found is None:  # built once per folder: the policy does not change
             found = self._filters[cwd] = ReadFilter.of(self.policy, cwd=cwd)
@@ -145,6 +166,7 @@ class Permit:
             read_only=tool.read_only,
             hook=gate,
             cwd=str(ctx.cwd),
+            project_dir=str(ctx.project_dir),
         )
 
     async def _ask(self, request: ApprovalRequest, scope: Scope) -> Approval:

@@ -142,6 +142,8 @@ class ToolPipeline:
             prepared = tool.prepare(copy_json(call.input), ctx)
         except ToolInputError as exc:
             return Checked(call, None, call.input, settled=_failed(call, call.input, str(exc)))
+        if refused := self.permit.refused_path(call, prepared, ctx):  # before any hook
+            return Checked(call, tool, prepared, settled=await self._blocked(call, refused, scope))
         pre = await self.engine.dispatch(
             scope.event(PreToolUse, tool_name=tool.name, tool_input=prepared, tool_use_id=call.id)
         )
@@ -220,9 +222,9 @@ class ToolPipeline:
         except Exception as exc:  # a tool's bug becomes a failed result, never a crash
             error = f"{tool.name} failed: {type(exc).__name__}: {exc}"
         else:
-            took = perf_counter() - start
+            took, scope = perf_counter() - start, _where_now(scope, ctx)
             return await self._succeeded(tool, call, tool_input, output, scope, took, grant)
-        took = perf_counter() - start
+        took, scope = perf_counter() - start, _where_now(scope, ctx)
         post = await self.engine.dispatch(
             scope.event(
                 PostToolUseFailure,
@@ -267,6 +269,13 @@ class ToolPipeline:
             **grant,
         )
         return _after(result, post, tool.name)
+
+
+def _where_now(scope: Scope, ctx: ToolContext) -> Scope:
+    """``scope`` with the folder the shell is in now (a ``cd`` in the call moved it)."""
+    if ctx.shell is None or str(ctx.shell.cwd) == scope.cwd:
+        return scope
+    return replace(scope, cwd=str(ctx.shell.cwd))
 
 
 async def _timed(tool: Tool, tool_input: dict[str, Any], ctx: ToolContext) -> Any:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from pydantic import Field, field_validator
@@ -57,8 +60,10 @@ class Bash(BuiltinTool[BashInput]):
     description = (
         "Run a command with bash (`bash -c`) in the working directory and return its stdout "
         "and stderr. Use it for builds, tests, git and other programs; prefer Read, Edit, "
-        "Write, Glob and Grep for files. Each call is a fresh shell: `cd` and variables do not "
-        "carry over, so chain steps with `&&`. Stdin is empty, so interactive commands fail. "
+        "Write, Glob and Grep for files. The working directory carries over between calls "
+        "(a `cd` stays in effect inside the workspace; leaving it resets to the project "
+        "folder); variables do not, so chain such steps with `&&`. Stdin is empty, so "
+        "interactive commands fail. "
         f"The command stops after `timeout` milliseconds (default {DEFAULT_TIMEOUT_MS}, max "
         f"{MAX_TIMEOUT_MS}); a non-zero exit code is reported as an error. Each output stream "
         f"is cut at {MAX_OUTPUT_CHARS} characters."
@@ -71,7 +76,12 @@ class Bash(BuiltinTool[BashInput]):
         args = self.parse(tool_input)
         seconds = (args.timeout or DEFAULT_TIMEOUT_MS) / 1000
         sandboxed = ctx.sandbox is not None and ctx.sandbox.sandboxes(args.command, tool_input)
-        code, stdout, stderr = await _run(args.command, ctx, seconds, sandboxed=sandboxed)
+        if ctx.shell is not None and not ctx.cwd.is_dir():  # removed since: never guess where
+            reset = ctx.shell.reset()
+            raise ToolError(f"The working directory {ctx.cwd} no longer exists.\n{reset}")
+        code, stdout, stderr, left = await _run(args.command, ctx, seconds, sandboxed=sandboxed)
+        if ctx.shell is not None and (note := ctx.shell.follow(left)):
+            stderr = f"{stderr}\n{note}" if stderr else note
         if code != 0:
             detail = stderr or stdout
             raise ToolError(f"Exit code {code}\n{detail}" if detail else f"Exit code {code}")
@@ -88,25 +98,73 @@ class Bash(BuiltinTool[BashInput]):
         return text or "(no output)"
 
 
+#: Runs the command (``$2``) with ``eval``, so a ``cd`` in it holds, then writes the folder it
+#: left to the file ``$1``, whatever the command printed or returned; a command that exits the
+#: shell (``exit 3``) writes nothing, and its folder is not taken. The positional parameters
+#: are cleared first: the command sees none, as under ``bash -c``.
+_TRACKED = (
+    '__hookline_cwd_file=$1 __hookline_command=$2; set --; eval "$__hookline_command"; '
+    '__hookline_status=$?; pwd -P >| "$__hookline_cwd_file" 2>/dev/null; '
+    'exit "$__hookline_status"'
+)
+
+
 async def _run(
     command: str, ctx: ToolContext, seconds: float, *, sandboxed: bool = False
-) -> tuple[int, str, str]:
-    """Exit code, stdout and stderr of ``command`` (inside ``ctx.sandbox`` when ``sandboxed``);
-    its process group dies with a timeout, and a sandbox's processes with it."""
-    argv = [find_program("bash") or "/bin/sh", "-c", _with_session_env(command, ctx)]
-    env = {**os.environ, **ctx.env}
-    if sandboxed and ctx.sandbox is not None:
-        argv, env = ctx.sandbox.wrap(argv, env, cwd=str(ctx.cwd))
+) -> tuple[int, str, str, str | None]:
+    """Exit code, stdout and stderr of ``command`` (inside ``ctx.sandbox`` when ``sandboxed``),
+    and, when ``ctx.shell`` tracks the folder, the one it left (None: not known). Its process
+    group dies with a timeout, and a sandbox's processes with it."""
+    shell = find_program("bash") or "/bin/sh"
+    with _cwd_file(ctx, sandboxed) as report:
+        if report is None:
+            argv = [shell, "-c", _with_session_env(command, ctx)]
+        else:
+            argv = [shell, "-c", _with_session_env(_TRACKED, ctx), "bash", report, command]
+        env = {**os.environ, **ctx.env}
+        if sandboxed and ctx.sandbox is not None:
+            argv, env = ctx.sandbox.wrap(argv, env, cwd=str(ctx.cwd))
+        try:
+            async with asyncio.timeout(seconds):
+                done = await run_process(
+                    argv, stdin=b"", cwd=str(ctx.cwd), env=env, kill_grace=KILL_GRACE
+                )
+        except TimeoutError:
+            raise ToolError(f"Command timed out after {seconds:g}s") from None
+        except OSError as exc:
+            raise ToolError(f"Cannot run the command in {ctx.cwd}: {exc.strerror}") from None
+        left = _read_left(report)
+    return _exit_code(done.returncode), _text(done.stdout), _text(done.stderr), left
+
+
+@contextmanager
+def _cwd_file(ctx: ToolContext, sandboxed: bool) -> Iterator[str | None]:
+    """A private empty file the command's folder is written to (in the sandbox's temp folder
+    when sandboxed: the only place it may write outside the roots), deleted afterwards; None
+    when nobody tracks the folder."""
+    if ctx.shell is None:
+        yield None
+        return
+    folder = ctx.sandbox.temp if sandboxed and ctx.sandbox is not None else None
+    fd, path = tempfile.mkstemp(prefix="hookline-cwd-", dir=folder)
+    os.close(fd)
     try:
-        async with asyncio.timeout(seconds):
-            done = await run_process(
-                argv, stdin=b"", cwd=str(ctx.cwd), env=env, kill_grace=KILL_GRACE
-            )
-    except TimeoutError:
-        raise ToolError(f"Command timed out after {seconds:g}s") from None
-    except OSError as exc:
-        raise ToolError(f"Cannot run the command in {ctx.cwd}: {exc.strerror}") from None
-    return _exit_code(done.returncode), _text(done.stdout), _text(done.stderr)
+        yield path
+    finally:
+        with suppress(OSError):
+            os.unlink(path)
+
+
+def _read_left(report: str | None) -> str | None:
+    """The folder the command left, from its report; None when it wrote none."""
+    if report is None:
+        return None
+    try:
+        with open(report, encoding="utf-8", errors="surrogateescape") as file:
+            text = file.read(65_536)
+    except OSError:
+        return None
+    return text[:-1] if text.endswith("\n") else (text or None)
 
 
 def _with_session_env(command: str, ctx: ToolContext) -> str:

@@ -1,0 +1,175 @@
+"""``--output-format json`` and ``stream-json`` in ``claude -p``'s shapes, so a script written
+for Claude Code reads hookline's output unchanged.
+
+json prints one result object: Claude Code's keys (``type: "result"``, ``subtype``,
+``is_error``, ``result``, ``session_id``, ``num_turns``, ``duration_ms``, ``duration_api_ms``,
+``total_cost_usd``, ``permission_denials``, ``usage``, ``uuid``, and ``errors`` when the run
+failed) with hookline's own fields beside them (``stop_reason``, ``final_text``,
+``tool_calls``, ``hook_runs``, ...). stream-json prints Claude Code's messages as they
+happen: a ``system``/``init`` line first, an ``assistant`` line per model reply, a ``user``
+line per message of tool results, both in the Anthropic Messages shape, and the result object
+last; hookline's own ``event``, ``hook_run`` and ``tool_call`` lines come between them.
+
+hookline does not price model calls: ``total_cost_usd`` is always 0. ``num_turns`` counts
+model calls as Claude Code does, one more when the turn limit ended the run.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from hookline.agent.messages import Message, ToolResultBlock, Usage
+from hookline.agent.observers import Observer
+from hookline.cli.render import StreamView, emit_json
+
+if TYPE_CHECKING:
+    from hookline import Agent, RunResult
+    from hookline.agent.model import ModelClient
+    from hookline.agent.session import Session
+    from hookline.events import HookEvent
+    from hookline.hooks.engine import HookRun
+    from hookline.tools.base import ToolResult
+
+#: hookline's stop reasons that Claude Code reports as a failed run, by its subtype.
+_FAILED = {"max_turns": "error_max_turns", "model_error": "error_during_execution"}
+
+
+class TimedModel:
+    """A model that adds up how long its calls took (``duration_api_ms``)."""
+
+    def __init__(self, model: ModelClient) -> None:
+        self.model, self.name, self.api_ms = model, model.name, 0.0
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[dict[str, Any]],
+        *,
+        system: str | None = None,
+    ) -> Message:
+        started = time.monotonic()
+        try:
+            return await self.model.complete(messages, tools, system=system)
+        finally:
+            self.api_ms += (time.monotonic() - started) * 1000
+
+    async def aclose(self) -> None:
+        close = getattr(self.model, "aclose", None)
+        if close is not None:
+            await close()
+
+
+class Timing:
+    """How long a run takes, and how much of that its model calls take: it times ``agent``'s
+    model from now on."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.started = time.monotonic()
+        self.model = TimedModel(agent.model)
+        agent.model = self.model
+
+    def figures(self) -> dict[str, int]:
+        wall = (time.monotonic() - self.started) * 1000
+        return {"duration_ms": round(wall), "duration_api_ms": round(self.model.api_ms)}
+
+
+def result_object(result: RunResult, *, timing: Timing, max_turns: int) -> dict[str, Any]:
+    """``claude -p``'s result object for ``result``, with hookline's own fields after it."""
+    subtype = _FAILED.get(result.stop_reason, "success")
+    own = result.to_dict()
+    own.pop("usage")  # Claude Code's is always an object
+    data: dict[str, Any] = {
+        "type": "result",
+        "subtype": subtype,
+        "is_error": subtype != "success",
+        **timing.figures(),
+        "num_turns": result.model_calls + (result.stop_reason == "max_turns"),
+        "result": result.final_text,
+        "session_id": result.session_id,
+        "total_cost_usd": 0,
+        "usage": (result.usage or Usage()).to_dict(),
+        "permission_denials": [
+            {"tool_name": r.call.name, "tool_use_id": r.call.id, "tool_input": r.call.input}
+            for r in result.tool_calls
+            if r.permission == "deny"
+        ],
+        "uuid": str(uuid.uuid4()),
+    }
+    if result.stop_reason == "max_turns":
+        data["errors"] = [f"Reached maximum number of turns ({max_turns})"]
+    elif subtype != "success":
+        data["errors"] = [result.stop_detail or result.stop_reason]
+    return {**data, **own}
+
+
+class ClaudeStream(Observer):
+    """stream-json: Claude Code's ``system``/``init``, ``assistant`` and ``user`` lines, and
+    hookline's ``event``, ``hook_run`` and ``tool_call`` lines, in the order things happen."""
+
+    def __init__(self, agent: Agent) -> None:
+        self._agent, self._own, self._started = agent, StreamView(), False
+
+    def event(self, session: Session, event: HookEvent) -> None:
+        self._begin(session)
+        self._own(event)
+
+    def hook_run(self, session: Session, run: HookRun) -> None:
+        self._begin(session)
+        self._own(run)
+
+    def tool_finished(self, session: Session, result: ToolResult) -> None:
+        self._begin(session)
+        self._own(result)
+
+    def model_called(self, session: Session, reply: Message, model: str) -> None:
+        self._begin(session)
+        body = {
+            "id": f"msg_{uuid.uuid4().hex[:24]}",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            **reply.to_dict(),
+            "stop_reason": None,  # as Claude Code streams it
+            "stop_sequence": None,
+            "usage": (reply.usage or Usage()).to_dict(),
+        }
+        emit_json(_message("assistant", body, session))
+
+    def message(self, session: Session, message: Message) -> None:
+        """Tool results, as Claude Code streams them; the prompt and hooks' notes are not."""
+        if message.role == "user" and any(isinstance(b, ToolResultBlock) for b in message.content):
+            self._begin(session)
+            emit_json(_message("user", message.to_dict(), session))
+
+    def _begin(self, session: Session) -> None:
+        """The ``system``/``init`` line, before anything else."""
+        if self._started:
+            return
+        self._started = True
+        emit_json(
+            {
+                "type": "system",
+                "subtype": "init",
+                "cwd": str(session.cwd),
+                "session_id": session.id,
+                "tools": self._agent.tools.names(),
+                "model": self._agent.model.name,
+                "permissionMode": session.scope.permission_mode or "default",
+                "uuid": str(uuid.uuid4()),
+            }
+        )
+
+
+def _message(kind: str, body: dict[str, Any], session: Session) -> dict[str, Any]:
+    return {
+        "type": kind,
+        "message": body,
+        "parent_tool_use_id": None,
+        "session_id": session.id,
+        "uuid": str(uuid.uuid4()),
+        "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+    }

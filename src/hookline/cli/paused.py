@@ -1,0 +1,80 @@
+"""What a paused run prints: its session id and the exact commands that go on with it.
+
+A run (or a resume) that ends with calls waiting for an answer exits with ``EXIT_PAUSED``, so a
+script can tell "paused, resume it later" from done (0) and from a mistake (2). The lines name
+the session and, when the run was not in the current folder, its ``--cwd``: each can be copied
+and run as it is (the ``--edit`` one carries the waiting call's input, to change first).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final, NoReturn
+
+from hookline._support.display import shown
+from hookline.cli.render import compact, say
+
+if TYPE_CHECKING:
+    from hookline.agent.result import RunResult
+
+#: The exit code of ``hookline run`` and ``hookline sessions resume`` when the session pauses.
+EXIT_PAUSED: Final = 4
+#: The longest input printed whole in the ``--edit`` line.
+EDIT_LIMIT: Final = 300
+
+
+def exit_paused(result: RunResult, launch: Any, *, err: bool) -> NoReturn:
+    """Say which calls wait and how to answer them (on stderr when stdout carries JSON), then
+    exit with ``EXIT_PAUSED``."""
+    waiting = paused_calls(result)
+    say("note", f"paused: session {shown(result.session_id)} waits for an answer to:", err=err)
+    for call in waiting:
+        say("note", f"  {shown(call['name'])} {compact(call['input'])}", err=err)
+    say("note", "run one of these to go on:", err=err)
+    for line in resume_lines(result.session_id, waiting, launch):
+        say("note", f"  {line}", err=err)
+    raise SystemExit(EXIT_PAUSED)
+
+
+def resume_lines(session_id: str, waiting: list[dict[str, Any]], launch: Any) -> list[str]:
+    """The three ``hookline sessions resume`` commands (approve, deny, edit) for a session
+    whose ``waiting`` calls (``{"name", "input"}``) need an answer; ``launch``: the saved flags."""
+    base = ["hookline", "sessions", "resume", session_id, *_where(launch)]
+    edit = _edit(waiting[0]["input"]) if len(waiting) == 1 else "JSON"
+    answers = (["--approve"], ["--deny", "MESSAGE"], ["--edit", edit])
+    return [shlex.join([*base, *answer]) for answer in answers]
+
+
+def paused_calls(result: RunResult) -> list[dict[str, Any]]:
+    """The calls of ``result`` that wait for an answer."""
+    return [
+        {"id": r.call.id, "name": r.call.name, "input": r.call.input}
+        for r in result.tool_calls
+        if r.status == "deferred"
+    ]
+
+
+def _edit(tool_input: Any) -> str:
+    """The waiting input as ``--edit`` takes it: JSON with every character outside ASCII
+    escaped, so the line holds nothing a terminal acts on and parses back to exactly that
+    input; ``JSON`` (to be written) when it would not fit on a line."""
+    text = json.dumps(tool_input, ensure_ascii=True)
+    return "JSON" if len(text) > EDIT_LIMIT or " " * 9 in text else text
+
+
+def _where(launch: Any) -> list[str]:
+    """``--cwd`` (when not here) and ``--store`` (without its password), so the line finds the
+    session from this folder."""
+    if not isinstance(launch, Mapping):
+        return []
+    flags = []
+    cwd = launch.get("cwd")
+    if cwd and os.path.realpath(cwd) != os.path.realpath(os.getcwd()):
+        flags += ["--cwd", str(cwd)]
+    store = launch.get("store")
+    if store:
+        flags += ["--store", "URL" if "@" in str(store) else str(store)]
+    return flags
