@@ -44,6 +44,8 @@ PAGES = sorted([*ROOT.glob("docs/*.md"), ROOT / "README.md", ROOT / "bench" / "R
 #: Flags of other programs that the prose quotes (a secret in ``mysql --password X`` is masked,
 #: bubblewrap runs with ``--die-with-parent``, ``cp --suffix`` is not provable).
 FOREIGN_FLAGS = frozenset({"--password", "--die-with-parent", "--suffix", "--dev"})
+#: Markdown files hookline reads from a project (instructions and skills), not pages of its own.
+FOREIGN_PAGES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "SKILL.md"})
 #: Pages whose flags in prose belong to their own scripts (bench/README.md: the bench scripts').
 OWN_FLAGS_PAGES = frozenset({"bench/README.md"})
 
@@ -99,7 +101,7 @@ def missing_paths(text: str, page: Path) -> list[str]:
     wrong.update(path for path in PYTHON_FILE.findall(text) if not _python_file(path, page))
     pages = {name for name in repository_file_names() if name.endswith(".md")}
     without_urls = re.sub(r"\w+://\S+", "", text)
-    wrong.update(name for name in PAGE.findall(without_urls) if name not in pages)
+    wrong.update(n for n in PAGE.findall(without_urls) if n not in pages | FOREIGN_PAGES)
     return sorted(wrong)
 
 

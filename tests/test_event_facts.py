@@ -33,27 +33,29 @@ SRC = Path(hookline.__file__).parent
 CLASS_FACTS = ("match_field", "has_mode", "rewrites_input", "rewrites_output")
 COLUMNS = (
     *("fails_closed", "refuses", "exit_2", "stdout_is_context", "env_file"),
-    *("timeout", "timeout_cap"),
+    *("timeout", "timeout_cap", "judged"),
     *CLASS_FACTS,
 )
 N, F, T = None, False, True
+NT = "notification_type"
 # fmt: off
 TABLE: dict[str, tuple[Any, ...]] = {
     # (fails_closed, refuses, exit_2, stdout_is_context, env_file, timeout, timeout_cap,
-    #  match_field, has_mode, rewrites_input, rewrites_output): COLUMNS
-    "SessionStart":       (F, N,        "error",   T, T, N,    N,    "source",            F, F, F),
-    "SessionEnd":         (F, N,        "error",   F, F, 1.5,  60.0, "reason",            F, F, F),
-    "UserPromptSubmit":   (T, "prompt", "blocks",  T, F, 30.0, N,    N,                   T, F, F),
-    "TurnStart":          (F, N,        "error",   F, F, N,    N,    N,                   T, F, F),
-    "TurnEnd":            (F, N,        "error",   F, F, N,    N,    N,                   T, F, F),
-    "PreToolUse":         (T, "call",   "blocks",  F, F, N,    N,    "tool_name",         T, T, F),
-    "PermissionRequest":  (F, "call",   "ignored", F, F, N,    N,    "tool_name",         T, T, F),
-    "PostToolUse":        (F, "output", "blocks",  F, F, N,    N,    "tool_name",         T, F, T),
-    "PostToolUseFailure": (F, N,        "blocks",  F, F, N,    N,    "tool_name",         T, F, F),
-    "PostToolBatch":      (F, N,        "blocks",  F, F, N,    N,    N,                   T, F, F),
-    "ToolBlocked":        (F, N,        "error",   F, F, N,    N,    "tool_name",         T, F, F),
-    "Stop":               (F, N,        "blocks",  F, F, N,    N,    N,                   T, F, F),
-    "Notification":       (F, N,        "error",   F, F, N,    N,    "notification_type", F, F, F),
+    #  judged, match_field, has_mode, rewrites_input, rewrites_output): COLUMNS
+    "SessionStart":      (F, N,        "error",   T, T, N,    N,    N,      "source",      F, F, F),
+    "SessionEnd":        (F, N,        "error",   F, F, 1.5,  60.0, N,      "reason",      F, F, F),
+    "UserPromptSubmit":  (T, "prompt", "blocks",  T, F, 30.0, N,    "end",  N,             T, F, F),
+    "TurnStart":         (F, N,        "error",   F, F, N,    N,    N,      N,             T, F, F),
+    "TurnEnd":           (F, N,        "error",   F, F, N,    N,    N,      N,             T, F, F),
+    "PreToolUse":        (T, "call",   "blocks",  F, F, N,    N,    "end",  "tool_name",   T, T, F),
+    "PermissionRequest": (F, "call",   "ignored", F, F, N,    N,    "none", "tool_name",   T, T, F),
+    "PostToolUse":       (F, "output", "blocks",  F, F, N,    N,    "end",  "tool_name",   T, F, T),
+    "PostToolUseFailure":(F, N,        "blocks",  F, F, N,    N,    "deny", "tool_name",   T, F, F),
+    "PostToolBatch":     (F, N,        "blocks",  F, F, N,    N,    "end",  N,             T, F, F),
+    "ToolBlocked":       (F, N,        "error",   F, F, N,    N,    N,      "tool_name",   T, F, F),
+    "Stop":              (F, N,        "blocks",  F, F, N,    N,    "keep", N,             T, F, F),
+    "Notification":      (F, N,        "error",   F, F, N,    N,    N,      NT,            F, F, F),
+    "InstructionsLoaded":(F, N,        "error",   F, F, N,    N,    N,      "load_reason", F, F, F),
 }
 #: What a gate may answer (``hookline hooks table``); an event left out answers nothing.
 ANSWERS: dict[str, tuple[str, ...]] = {

@@ -29,7 +29,7 @@ EXPECTED = {
     "EVENTS", "HookEvent", "SessionStart", "SessionEnd", "UserPromptSubmit", "TurnStart",
     "TurnEnd", "PreToolUse", "PermissionRequest", "PostToolBatch", "PostToolUse",
     "PostToolUseFailure",
-    "ToolBlocked", "Stop", "Notification",
+    "ToolBlocked", "Stop", "Notification", "InstructionsLoaded",
     # hooks
     "HookEngine", "HookRun", "Dispatch", "HookRegistry", "Registration", "HookRunner",
     "HookMatcher",

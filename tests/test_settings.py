@@ -312,7 +312,7 @@ def test_a_missing_cli_settings_file_is_a_warning(dirs: Dirs) -> None:
         (hooks(command(), matcher=["Bash"]), "hooks.PreToolUse[0].matcher", "must be a string"),
         (hooks({"type": "command"}), "hooks.PreToolUse[0].hooks[0].command", "command is missing"),
         (hooks({"type": "shell"}), "hooks.PreToolUse[0].hooks[0].type", "http, mcp_tool, python"),
-        (hooks({"type": "prompt", "prompt": "ok?"}), "hooks.PreToolUse[0].hooks[0].type", "yet"),
+        (hooks({"type": "agent", "prompt": "ok?"}), "hooks.PreToolUse[0].hooks[0].type", "yet"),
         (hooks("echo hi"), "hooks.PreToolUse[0].hooks[0]", "must be an object"),
         (hooks(command(timeout=0)), "hooks.PreToolUse[0].hooks[0].timeout", "positive number"),
         (hooks(command(timeout="5")), "hooks.PreToolUse[0].hooks[0].timeout", "positive number"),
@@ -473,14 +473,19 @@ def test_status_message_and_once_are_ignored_quietly_and_env_file_reaches_comman
     assert settings.warnings == []
 
 
-def test_async_command_is_an_observer_and_async_rewake_warns(dirs: Dirs) -> None:
+def test_async_and_async_rewake_commands_are_background_observers(dirs: Dirs) -> None:
     dirs.write("project", hooks(command("echo a", **{"async": True})))
     dirs.write("local", hooks(command("echo b", asyncRewake=True)))
 
     settings, registry = dirs.registry()
 
     assert [spec.kind for spec in registry] == ["observer", "observer"]
-    assert [w.key for w in settings.warnings] == ["hooks.PreToolUse[0].hooks[0].asyncRewake"]
+    runners = {spec.runner.describe(): spec.runner for spec in registry}
+    assert {text: (r.background, getattr(r, "rewake", None)) for text, r in runners.items()} == {
+        "echo a": (True, False),
+        "echo b": (True, True),
+    }
+    assert settings.warnings == []
 
 
 # --- python handlers ------------------------------------------------------------------------

@@ -54,9 +54,9 @@ BROKEN = {
         "unknown type 'comand'",
     ),
     "handler type not run yet": (
-        hooks({"matcher": "Bash", "hooks": [{"type": "prompt", "prompt": "is it safe?"}]}),
+        hooks({"matcher": "Bash", "hooks": [{"type": "agent", "prompt": "is it safe?"}]}),
         "hooks.PreToolUse[0].hooks[0].type",
-        "type 'prompt' is a Claude Code type hookline does not run yet",
+        "type 'agent' is a Claude Code type hookline does not run yet",
     ),
     "handler without its command": (
         hooks({"matcher": "Bash", "hooks": [{"type": "command"}]}),

@@ -31,6 +31,7 @@ from hookline.errors import (
 from hookline.events import (
     EVENTS,
     HookEvent,
+    InstructionsLoaded,
     Notification,
     PermissionRequest,
     PostToolBatch,
@@ -87,6 +88,7 @@ __all__ = [
     "HookRunner",
     "HookTimeout",
     "HooklineError",
+    "InstructionsLoaded",
     "InvalidHookOutput",
     "Matcher",
     "Message",

@@ -50,6 +50,9 @@ class EventFacts:
     timeout: float | None = None
     #: Seconds Claude Code gives this event's hooks at most; a longer timeout is a mistake.
     timeout_cap: float | None = None
+    #: What a prompt (LLM-judge) hook's ``ok: false`` does here: the run keeps working with the
+    #: reason, a deny that ends the turn, a deny, or nothing. None: no prompt hooks on it.
+    judged: Literal["keep", "end", "deny", "none"] | None = None
 
 
 class HookEvent(BaseModel):
@@ -136,6 +139,7 @@ class UserPromptSubmit(HookEvent):
 
     name: ClassVar[str] = "UserPromptSubmit"
     facts: ClassVar[EventFacts] = EventFacts(
+        judged="end",
         fails_closed=True,
         refuses="prompt",
         answers=("block", "context", "stop"),
@@ -180,6 +184,7 @@ class PreToolUse(ToolEvent):
 
     name: ClassVar[str] = "PreToolUse"
     facts: ClassVar[EventFacts] = EventFacts(
+        judged="end",
         fails_closed=True,
         refuses="call",
         answers=("allow", "deny", "ask", "defer", "rewrite", "context", "stop"),
@@ -196,7 +201,10 @@ class PermissionRequest(ToolEvent):
     name: ClassVar[str] = "PermissionRequest"
     #: Only the JSON ``decision`` answers; exit 2 changes nothing (as in Claude Code).
     facts: ClassVar[EventFacts] = EventFacts(
-        refuses="call", answers=("allow", "deny", "rewrite", "stop"), exit_2="ignored"
+        judged="none",
+        refuses="call",
+        answers=("allow", "deny", "rewrite", "stop"),
+        exit_2="ignored",
     )
     rewrites_input: ClassVar[bool] = True
     hook_event_name: Literal["PermissionRequest"] = "PermissionRequest"
@@ -208,6 +216,7 @@ class PostToolUse(ToolEvent):
 
     name: ClassVar[str] = "PostToolUse"
     facts: ClassVar[EventFacts] = EventFacts(
+        judged="end",
         refuses="output",
         answers=("block (feedback)", "replace output", "context", "stop"),
         exit_2="blocks",
@@ -224,7 +233,9 @@ class PostToolUseFailure(ToolEvent):
     """A started tool call failed (raised, timed out, exited non-zero)."""
 
     name: ClassVar[str] = "PostToolUseFailure"
-    facts: ClassVar[EventFacts] = EventFacts(answers=("context", "stop"), exit_2="blocks")
+    facts: ClassVar[EventFacts] = EventFacts(
+        judged="deny", answers=("context", "stop"), exit_2="blocks"
+    )
     omit_when_none: ClassVar[frozenset[str]] = HookEvent.omit_when_none | {"duration_ms"}
     hook_event_name: Literal["PostToolUseFailure"] = "PostToolUseFailure"
     tool_use_id: str
@@ -249,7 +260,7 @@ class PostToolBatch(HookEvent):
 
     name: ClassVar[str] = "PostToolBatch"
     facts: ClassVar[EventFacts] = EventFacts(
-        answers=("block (ends the run)", "context", "stop"), exit_2="blocks"
+        judged="end", answers=("block (ends the run)", "context", "stop"), exit_2="blocks"
     )
     hook_event_name: Literal["PostToolBatch"] = "PostToolBatch"
     #: One per call: tool_name, tool_input, tool_use_id, and tool_response as the model reads it.
@@ -261,7 +272,7 @@ class Stop(HookEvent):
 
     name: ClassVar[str] = "Stop"
     facts: ClassVar[EventFacts] = EventFacts(
-        answers=("block (keep working)", "context", "stop"), exit_2="blocks"
+        judged="keep", answers=("block (keep working)", "context", "stop"), exit_2="blocks"
     )
     hook_event_name: Literal["Stop"] = "Stop"
     stop_hook_active: bool = False
@@ -286,6 +297,32 @@ class Notification(HookEvent):
     notification_type: str
 
 
+class InstructionsLoaded(HookEvent):
+    """An instruction file (CLAUDE.md, AGENTS.md, a ``.claude/rules`` file) entered the model's
+    context: every one at session start, a rule with ``paths`` globs when a tool call first
+    touches a matching path. Hooks run for their side effects (a record of what the model was
+    told); they cannot block, as in Claude Code."""
+
+    name: ClassVar[str] = "InstructionsLoaded"
+    has_mode: ClassVar[bool] = False
+    #: session_start, path_glob_match (Claude Code also has nested_traversal, include, compact).
+    match_field: ClassVar[str | None] = "load_reason"
+    omit_when_none: ClassVar[frozenset[str]] = HookEvent.omit_when_none | {
+        "globs",
+        "trigger_file_path",
+        "parent_file_path",
+    }
+    hook_event_name: Literal["InstructionsLoaded"] = "InstructionsLoaded"
+    file_path: str
+    memory_type: Literal["User", "Project", "Local", "Managed"]
+    load_reason: Literal[
+        "session_start", "nested_traversal", "path_glob_match", "include", "compact"
+    ]
+    globs: list[str] | None = None
+    trigger_file_path: str | None = None
+    parent_file_path: str | None = None
+
+
 EVENTS: dict[str, type[HookEvent]] = {
     cls.name: cls
     for cls in (
@@ -302,6 +339,7 @@ EVENTS: dict[str, type[HookEvent]] = {
         ToolBlocked,
         Stop,
         Notification,
+        InstructionsLoaded,
     )
 }
 
@@ -309,7 +347,6 @@ EVENTS: dict[str, type[HookEvent]] = {
 NOT_YET_SUPPORTED = frozenset(
     {
         "Setup",
-        "InstructionsLoaded",
         "UserPromptExpansion",
         "MessageDisplay",
         "PermissionDenied",

@@ -15,26 +15,33 @@ that is ignored) are always kept as ``warnings``. A hooks file that cannot load,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hookline.agent.messages import Message
 from hookline.audit.redact import patterns_from_settings
 from hookline.claude.session_env import env_file_for
 from hookline.claude.settings import Settings, load_settings, refuse_errors
+from hookline.errors import ConfigError
 from hookline.hooks.python_files import load_hooks_file
 from hookline.hooks.registry import HookRegistry
 from hookline.layers import Layer
 from hookline.mcp.config import ServerConfig, project_servers
+from hookline.models.choice import default_spec, model_from_spec
 from hookline.permissions import PermissionPolicy
 from hookline.permissions.sandbox import SandboxConfig
 
 if TYPE_CHECKING:
+    from hookline.agent.model import ModelClient
+    from hookline.claude.prompt_hook import Judge, JudgeFactory
     from hookline.events import PermissionMode
     from hookline.layers import SettingsWarning
 
 StrPath = str | Path
+#: The model a ``prompt`` hook asks, for its ``model`` value (None: the default model).
+JudgeModels = Callable[[str | None], "ModelClient"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,18 +72,53 @@ class Project:
 
 
 def load_hooks(
-    project_dir: StrPath, *, settings: Iterable[str] = (), hook_files: Iterable[StrPath] = ()
+    project_dir: StrPath,
+    *,
+    settings: Iterable[str] = (),
+    hook_files: Iterable[StrPath] = (),
+    judge_models: JudgeModels | None = None,
 ) -> tuple[HookRegistry, Settings]:
     """Every hook a run in ``project_dir`` would have: each settings layer (``settings`` are
     ``--settings`` values), then each ``--hooks`` file. Settings problems are kept as
-    ``Settings.warnings``; a hooks file that cannot load raises a ConfigError."""
+    ``Settings.warnings``; a hooks file that cannot load raises a ConfigError.
+    ``judge_models`` makes the model of each ``prompt`` hook (default: ``judge_model``)."""
     project = Path(project_dir).resolve()
     found = load_settings(project, extra=tuple(settings))
     registry = HookRegistry()
-    found.register(registry, project_dir=project, env_file=env_file_for)
+    judge = judges(judge_models or judge_model)
+    found.register(registry, project_dir=project, env_file=env_file_for, judge=judge)
     for file in hook_files:
         load_hooks_file(file, registry)
     return registry, found
+
+
+def judge_model(spec: str | None) -> ModelClient:
+    """A fresh client for one ``prompt`` hook, never the agent's own (its conversation is not
+    the judge's): the handler's ``model`` (a ``--model`` value, or a Claude model name such as
+    ``claude-haiku-4-5``), else the model ``hookline run`` uses with no ``--model``. A
+    ConfigError when no provider is configured: the offline rule model cannot judge."""
+    if spec is None:
+        spec, note = default_spec()
+        if note:
+            fix = 'set OPENAI_API_KEY or ANTHROPIC_API_KEY, or give the hook a "model"'
+            raise ConfigError("no model is configured to run prompt hooks", fix=fix)
+    elif ":" not in spec and spec.startswith("claude"):
+        spec = f"anthropic:{spec}"
+    return model_from_spec(spec)
+
+
+def judges(models: JudgeModels) -> JudgeFactory:
+    """What prompt hooks ask: for each handler, a model from ``models`` asked one question."""
+
+    def factory(spec: str | None) -> Judge:
+        model = models(spec)
+
+        async def judge(system: str, prompt: str) -> str:
+            return (await model.complete([Message.user(prompt)], [], system=system)).text
+
+        return judge
+
+    return factory
 
 
 def load_project(
@@ -87,14 +129,18 @@ def load_project(
     mode: PermissionMode | None = None,
     lenient: bool = False,
     cli_rules: Mapping[str, Sequence[str]] | None = None,
+    judge_models: JudgeModels | None = None,
 ) -> Project:
     """The project in ``cwd`` as ``hookline run`` loads it (``settings``: ``--settings`` values,
     ``hook_files``: ``--hooks`` files, ``mode``: ``--permission-mode``, ``lenient``:
     ``--lenient-settings``, ``cli_rules``: ``{"allow": [...], "deny": [...]}`` from
-    ``--allowedTools`` / ``--disallowedTools``, a ``cli`` layer of permission rules).
+    ``--allowedTools`` / ``--disallowedTools``, a ``cli`` layer of permission rules,
+    ``judge_models``: the model of each ``prompt`` hook, default ``judge_model``).
     A ConfigError for the first settings error, unless ``lenient``."""
     where = str(Path(cwd).resolve())
-    registry, found = load_hooks(where, settings=settings, hook_files=hook_files)
+    registry, found = load_hooks(
+        where, settings=settings, hook_files=hook_files, judge_models=judge_models
+    )
     found = _with_cli_rules(found, cli_rules or {})
     policy, policy_notes = PermissionPolicy.from_settings(found, mode=mode, cwd=where)
     sandbox, sandbox_notes = SandboxConfig.from_settings(found, project_dir=where)

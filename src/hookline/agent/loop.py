@@ -22,12 +22,13 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from hookline.agent import pause
+from hookline.agent.instructions import Instruction, Instructions, skill_tool
 from hookline.agent.messages import Message
 from hookline.agent.model import ModelClient
 from hookline.agent.observers import Handle, Observer, Observers, Watcher, audit_log
 from hookline.agent.options import AgentOptions
 from hookline.agent.pause import Answers, Persistence
-from hookline.agent.replies import contexts, refused, results_message
+from hookline.agent.replies import contexts, late, refused, results_message
 from hookline.agent.result import RunResult
 from hookline.agent.session import Session
 from hookline.agent.state import Turn
@@ -38,6 +39,7 @@ from hookline.decisions import NO_DECISION, Decision
 from hookline.errors import ConfigError, ModelError
 from hookline.events import (
     HookEvent,
+    InstructionsLoaded,
     PostToolBatch,
     SessionEnd,
     SessionStart,
@@ -79,6 +81,8 @@ class Agent:
         )
         self.pipeline = ToolPipeline(self.tools, self.engine, permit)
         self.session = Session.create(opts)
+        #: The project's instruction files and skills, in the model's context (advisory).
+        self.instructions = self._instructed()
         #: MCP servers: started with the session, their tools joining ``tools`` (hookline.mcp).
         self.mcp = McpServers.of(opts.mcp_servers, cwd=self.session.cwd)
         #: The store this agent opened (from a URL, a path or the default), which it closes.
@@ -188,13 +192,16 @@ class Agent:
             self.session.opening_context += await self.mcp.start(self.session.id, self.tools)
             started = await self._fire(self.session.scope.event(SessionStart, source=source))
             self.session.opening_context += contexts("SessionStart", started)
+            await self._loaded([(f, None) for f in self.instructions.loaded], "session_start")
 
     async def close(self, reason: str = "other") -> None:
-        """Fire SessionEnd, wait for background hooks, close the transcript, tell the observers
-        (the audit writes what waits) and close the store this agent opened."""
+        """Fire SessionEnd, stop async command hooks and wait for other background hooks, close
+        the transcript, tell the observers (the audit writes what waits) and close the store
+        this agent opened."""
         if self.session.started:
             await self._fire(self.session.scope.event(SessionEnd, reason=reason))
             self.session.started = False
+        await self.engine.stop_background()  # async command hooks still running: cancelled
         await self.engine.drain()
         await self.mcp.close()  # after SessionEnd: its mcp_tool hooks still had the servers
         await HTTP_CLIENTS.aclose()  # HTTP hooks' pooled connections belong to this event loop
@@ -263,9 +270,12 @@ class Agent:
     async def _work(self, turn: Turn) -> None:
         """Call the model and its tools until something ends the turn."""
         while turn.steps < self.options.max_turns:
+            if notes := late(self.engine.take_late()):  # async hooks that finished meanwhile
+                self._add(Message.user(*notes))
+            system = self.instructions.system(self.options.system_prompt)
             try:
                 reply = await self.model.complete(
-                    self.session.messages, self.tools.specs(), system=self.options.system_prompt
+                    self.session.messages, self.tools.specs(), system=system
                 )
             except ModelError as exc:  # the model cannot go on: the run ends and says why
                 turn.stop_reason, turn.detail = "model_error", str(exc)
@@ -340,6 +350,9 @@ class Agent:
                 turn.batch[index] = (result.call, result)
                 self.observers.checkpoint(self.session, turn)
         self.session.follow_shell()  # events from now on carry where a `cd` left the shell
+        for result in results:  # a rule whose `paths` a call touched joins the next request
+            if result.status in ("executed", "failed"):
+                await self._loaded(self.instructions.touched(result.input), "path_glob_match")
         return results
 
     async def _after_batch(self, results: list[ToolResult]) -> Decision:
@@ -381,6 +394,34 @@ class Agent:
         return True
 
     # -- plumbing -------------------------------------------------------------------------------
+
+    def _instructed(self) -> Instructions:
+        """The instruction files and skills of the project (none when the options turn them
+        off), with the Skill tool added when there are skills."""
+        if not self.options.instructions:
+            return Instructions(self.session.cwd)
+        found = Instructions.discover(self.session.cwd)
+        if found.skills and "Skill" not in self.tools:
+            self.tools.add(skill_tool(found))
+        return found
+
+    async def _loaded(
+        self,
+        files: Sequence[tuple[Instruction, str | None]],
+        reason: Literal["session_start", "path_glob_match"],
+    ) -> None:
+        """Fire InstructionsLoaded for each file (with the path that matched, for a rule)."""
+        for file, trigger in files:
+            await self._fire(
+                self.session.scope.event(
+                    InstructionsLoaded,
+                    file_path=str(file.path),
+                    memory_type=file.memory_type,
+                    load_reason=reason,
+                    globs=list(file.globs) or None,
+                    trigger_file_path=trigger,
+                )
+            )
 
     async def _fire(self, event: HookEvent) -> Decision:
         return (await self.engine.dispatch(event)).decision

@@ -74,6 +74,10 @@ class AgentOptions:
     #: session and stopped with it: ``{"orders": {"command": ..., "args": [...]}}`` as in the
     #: Agent SDK, a ``.mcp.json`` path, or ``hookline.mcp.McpServers`` (``hookline.mcp``).
     mcp_servers: McpServersSpec = None
+    #: Put the project's instruction files (CLAUDE.md, AGENTS.md, ``.claude/rules``) and
+    #: skills in the model's context (``hookline.agent.instructions``); nothing changes
+    #: where there are none.
+    instructions: bool = True
 
     @classmethod
     def resolve(cls, options: AgentOptions | None, settings: dict[str, Any]) -> AgentOptions:

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hookline.agent.messages import Block, Message, TextBlock, ToolResultBlock
 from hookline.agent.state import Turn
 from hookline.claude import wording
 from hookline.decisions import Decision
 from hookline.tools.base import ToolResult
+
+if TYPE_CHECKING:
+    from hookline.events import HookEvent
+    from hookline.hooks.engine import HookRun
 
 
 def refused(decision: Decision, turn: Turn) -> bool:
@@ -25,6 +31,17 @@ def refused(decision: Decision, turn: Turn) -> bool:
 
 def contexts(event: str, decision: Decision) -> list[str]:
     return [wording.reminder(text) for text in wording.contexts(event, None, decision)]
+
+
+def late(finished: list[tuple[HookEvent, HookRun]]) -> list[str]:
+    """What background (``async``) hooks that finished since the model's last call tell it:
+    their additional context and system messages, as Claude Code delivers them a turn later."""
+    notes: list[str] = []
+    for event, run in finished:
+        label = event.match_value()
+        notes += wording.contexts(event.name, label, run.answer)
+        notes += [wording.context(event.name, label, text) for text in run.answer.system_message]
+    return [wording.reminder(note) for note in notes]
 
 
 def results_message(results: list[ToolResult], after: Decision) -> Message:

@@ -17,6 +17,11 @@ CLI was observed to do:
   ``facts.exit_2`` says which).
 * any other exit: valid JSON alone decides; without it, a non-blocking error.
 
+``async`` (and ``asyncRewake``) hooks run in the background (``HookRunner.background``): their
+answer decides nothing, and its context reaches the model at its next call. An ``asyncRewake``
+hook that exits 2 gives its stderr (or else its stdout) as that context, worded as the blocking
+error it would be in the foreground.
+
 Failures (``HookFailure``, by kind): ``CommandFailed`` "exit", ``CommandNotStarted``
 "spawn_failed", ``CommandKilled`` "signal" (the hook died by a signal), ``InvalidJson``
 "invalid_json" (stdout starts with ``{`` but does not parse; Claude Code reads it as plain
@@ -104,6 +109,8 @@ class CommandHook(HookRunner):
         output_limit: int = 10_000,
         kill_grace: float = 1.0,
         sandbox: Sandbox | None = None,
+        background: bool = False,
+        rewake: bool = False,
     ) -> None:
         self.command = command
         self.args = tuple(args) if args is not None else None
@@ -114,6 +121,9 @@ class CommandHook(HookRunner):
         self.kill_grace = kill_grace
         #: ``"sandbox": true``: the hook runs under bwrap (writable: the sandbox's temp folder).
         self.sandbox = sandbox
+        #: ``"async"``: runs in the background; ``"asyncRewake"`` too, exit 2 speaking to the model.
+        self.background = background or rewake
+        self.rewake = rewake
         self.key = ("command", command, self.args, *(("sandbox",) if sandbox else ()))
 
     def describe(self) -> str:
@@ -180,6 +190,8 @@ class CommandHook(HookRunner):
     def _answer(self, event: HookEvent, done: Finished) -> Decision | None:
         if done.returncode < 0:
             raise CommandKilled(_killed_message(done))
+        if done.returncode == 2 and self.rewake:
+            return self._woken(event, done)
         if done.returncode == 2 and event.facts.exit_2 == "blocks":
             return self._blocking(event, done)
         data = self._json(event, done)
@@ -190,6 +202,16 @@ class CommandHook(HookRunner):
         if done.returncode == 2 and event.facts.exit_2 == "ignored":
             return None
         raise CommandFailed(_failure_message(done))
+
+    def _woken(self, event: HookEvent, done: Finished) -> Decision:
+        """An ``asyncRewake`` hook's exit 2: its stderr (else stdout) for the model to read."""
+        text, dropped = done.stderr, done.stderr_dropped
+        if not text.strip():
+            text, dropped = done.stdout, done.stdout_dropped
+        said = self._cap(text.strip() or _NO_STDERR, dropped)
+        label = event.match_value()
+        note = wording.blocking_error(event.name, label, said, command=self.describe())
+        return Decision(additional_context=(note,), origin="stdout")  # worded here, as stdout is
 
     def _json(self, event: HookEvent, done: Finished) -> dict[str, Any] | None:
         """The JSON answer, if stdout is one; output that starts like one but cannot be read

@@ -1,12 +1,14 @@
 """One handler object from a settings file, turned into a runner plus its registration options.
 
-Claude Code's ``command``, ``http`` and ``mcp_tool`` handlers and hookline's own in-process
-``python`` handler are built here (a ``python`` callable is ``f(event)`` or an Agent SDK callback,
-told apart by its signature). Anything that cannot run (a missing field, a bad timeout, a
-type hookline does not run yet, a callable that does not import) raises a ConfigError naming
-the file and the key path; the caller turns it into a warning or, for
-``"onFailure": "block"``, into an ``unloadable`` hook that denies. Remarks that do not stop a
-handler (``asyncRewake``, ``if`` on an event without tools) come back as ``Options.notes``.
+Claude Code's ``command``, ``http``, ``mcp_tool`` and ``prompt`` handlers and hookline's own
+in-process ``python`` handler are built here (a ``python`` callable is ``f(event)`` or an
+Agent SDK callback, told apart by its signature). Anything that cannot run (a missing field,
+a bad timeout, a type hookline does not run yet, a callable that does not import, a prompt
+hook with no model to ask) raises a ConfigError naming the file and the key path; the caller
+turns it into a warning or, for ``"onFailure": "block"``, into an ``unloadable`` hook that
+denies. Remarks that do not stop a handler (``if`` on an event without tools) come back as
+``Options.notes``. ``async`` and ``asyncRewake`` command handlers are background observers
+(``CommandHook``).
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
 from hookline.claude.command import CommandHook
 from hookline.claude.http import HttpHook, url_allowed
 from hookline.claude.mcp_tool import McpToolHook
+from hookline.claude.prompt_hook import PROMPT_TIMEOUT, JudgeFactory, PromptHook
 from hookline.errors import ConfigError, HookFailure
-from hookline.events import ToolEvent, event_class
+from hookline.events import EVENTS, ToolEvent, event_class
 from hookline.hooks.python_files import import_target
 from hookline.hooks.runners import HookRunner, PythonHook, SdkCallbackHook, call_shape
 from hookline.hooks.spec import KINDS, FailurePolicy, HookKind
@@ -34,8 +37,8 @@ if TYPE_CHECKING:
     from hookline.permissions.sandbox.run import Sandbox
 _FIX: Final = 'write {"type": "command", "command": "..."}'
 #: Handler types hookline runs, and Claude Code's types it does not run yet.
-KNOWN_TYPES: Final = ("command", "http", "mcp_tool", "python")
-NOT_YET: Final = ("prompt", "agent")
+KNOWN_TYPES: Final = ("command", "http", "mcp_tool", "python", "prompt")
+NOT_YET: Final = ("agent",)
 #: Seconds a settings handler may take unless it or its event (``facts.timeout``) says otherwise
 #: (Claude Code's defaults).
 HANDLER_TIMEOUT: Final = 600.0
@@ -48,6 +51,7 @@ class Policy:
     allowed_urls: tuple[str, ...] | None = None  # allowedHttpHookUrls
     allowed_env_vars: tuple[str, ...] | None = None  # httpHookAllowedEnvVars
     sandbox: Sandbox | None = None  # what a command handler with "sandbox": true runs in
+    judge: JudgeFactory | None = None  # what a prompt handler asks (None: prompt hooks cannot load)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,15 +192,20 @@ def _command(h: _Handler) -> Made:
     args = h.strings("args")
     if args is None and h.data.get("shell", "bash") != "bash":
         raise h.error(f"shell {h.data['shell']!r} is not supported yet", "shell", 'remove "shell"')
-    if rewake := h.flag("asyncRewake"):
-        h.note("asyncRewake is not supported yet: it runs as async", "asyncRewake", 'use "async"')
+    rewake, background = h.flag("asyncRewake"), h.flag("async")
     sandbox = h.policy.sandbox if (wanted := h.flag("sandbox")) else None
     if wanted and sandbox is None:
         raise h.error("no sandbox to run it in", "sandbox", "pass Policy(sandbox=Sandbox(...))")
     runner = CommandHook(
-        command, args=args, project_dir=h.project_dir, env_file=h.env_file, sandbox=sandbox
+        command,
+        args=args,
+        project_dir=h.project_dir,
+        env_file=h.env_file,
+        sandbox=sandbox,
+        background=background,
+        rewake=rewake,
     )
-    return runner, "observer" if rewake or h.flag("async") else "gate", None
+    return runner, "observer" if runner.background else "gate", None
 
 
 def _http(h: _Handler) -> Made:
@@ -260,10 +269,29 @@ def _mcp_tool(h: _Handler) -> Made:
     return McpToolHook(server, tool, arguments), "gate", None
 
 
+def _prompt(h: _Handler) -> Made:
+    prompt = h.text("prompt", fix='write "prompt": "Is this safe? $ARGUMENTS"')
+    if event_class(h.event).facts.judged is None:
+        takes = ", ".join(name for name, cls in EVENTS.items() if cls.facts.judged is not None)
+        raise h.error(f"{h.event} does not take prompt hooks", "type", f"use them on {takes}")
+    model = h.data.get("model")
+    if model is not None and (not isinstance(model, str) or not model.strip()):
+        raise h.error("model must be a model name", "model", '"model": "claude-haiku-4-5"')
+    if h.policy.judge is None:
+        raise h.error("no model to judge with", "type", "pass Policy(judge=...)")
+    try:
+        judge = h.policy.judge(model)
+    except ConfigError as exc:
+        raise h.error(exc.message, "model", exc.fix) from None
+    on_block = h.flag("continueOnBlock")
+    return PromptHook(prompt, judge, model=model, continue_on_block=on_block), "gate", None
+
+
 _MAKERS: Final[dict[object, Maker]] = {
     "command": _command,
     "http": _http,
     "mcp_tool": _mcp_tool,
+    "prompt": _prompt,
     "python": _python,
 }
 
@@ -272,6 +300,8 @@ def _timeout(h: _Handler) -> float:
     value = h.data.get("timeout")
     if value is None:
         default = event_class(h.event).facts.timeout
+        if h.data.get("type") == "prompt":
+            return PROMPT_TIMEOUT if default is None else min(default, PROMPT_TIMEOUT)
         return HANDLER_TIMEOUT if default is None else default
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
         why = f"timeout must be a positive number of seconds, not {value!r}"

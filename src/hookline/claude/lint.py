@@ -342,6 +342,19 @@ def fail_open_gates(subject: Subject) -> Iterator[Finding]:
             yield _finding(spec, "warning", message, _closing_fix(spec))
 
 
+def async_gates(subject: Subject) -> Iterator[Finding]:
+    """An ``async`` command hook where a gate would guard a call or a prompt: whatever it
+    answers, the call or prompt has already gone ahead."""
+    for spec in subject.registry:
+        guarded = event_class(spec.event).facts.refuses
+        if spec.runner.background and guarded in _GUARDS:
+            message = (
+                f"async hooks cannot block: it runs in the background, the {guarded} goes ahead "
+                "and its deny is ignored"
+            )
+            yield _finding(spec, "warning", message, 'remove "async" to make it a gate')
+
+
 def _closing_fix(spec: HookSpec) -> str:
     layer, _, path = spec.source.partition(":")
     if layer not in PRECEDENCE:  # not a settings layer
@@ -387,5 +400,6 @@ CHECKS: Final[list[Check]] = [
     python_signatures,
     millisecond_timeouts,
     fail_open_gates,
+    async_gates,
     duplicates,
 ]

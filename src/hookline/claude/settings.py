@@ -33,6 +33,7 @@ from hookline.matchers import EVERYTHING, Matcher, tool_name
 
 if TYPE_CHECKING:
     from hookline.claude.handlers import Options
+    from hookline.claude.prompt_hook import JudgeFactory
     from hookline.events import HookEvent
     from hookline.hooks.registry import HookRegistry
     from hookline.hooks.runners import HookRunner
@@ -92,10 +93,13 @@ class Settings:
         *,
         project_dir: StrPath,
         env_file: Callable[[HookEvent], str | None] | None = None,
+        judge: JudgeFactory | None = None,
     ) -> int:
-        """Add the hooks of every enabled layer to ``registry``; returns how many were added."""
+        """Add the hooks of every enabled layer to ``registry``; returns how many were added.
+        ``judge`` makes the model a ``prompt`` hook asks (None: prompt hooks cannot load)."""
         sandbox = _hook_sandbox(self.layers, str(project_dir))
-        policy = Policy(self.allowed_http_hook_urls, self.http_hook_allowed_env_vars, sandbox)
+        urls, env_vars = self.allowed_http_hook_urls, self.http_hook_allowed_env_vars
+        policy = Policy(urls, env_vars, sandbox, judge)
         make = partial(build, project_dir=str(project_dir), policy=policy, env_file=env_file)
         before = len(registry)
         for layer in self.hook_layers():

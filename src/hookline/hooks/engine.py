@@ -11,6 +11,9 @@ Plain (sync) Python hooks run inline on the event loop, so the common case costs
 call; their (default) timeout is checked when they return. ``async`` hooks, and sync hooks that
 declare a timeout or ``threaded=True`` (a worker thread), are awaited under their timeout
 (``PythonHook``). Observers that are not inline are fire-and-forget: ``drain()`` waits for them.
+Background hooks (``HookRunner.background``: ``async`` command hooks) are such observers whose
+finished runs wait in ``take_late()`` for the loop to tell the model, and which
+``stop_background()`` cancels (recorded with failure ``cancelled``) when the session ends.
 """
 
 from __future__ import annotations
@@ -115,6 +118,10 @@ class HookEngine:
         self._monitors: list[Monitor] = []
         self._event_monitors: list[Monitor] = []
         self._background: set[asyncio.Task[HookRun]] = set()
+        #: Finished runs of background hooks, with their events, not yet shown to the model.
+        self._late: list[tuple[HookEvent, HookRun]] = []
+        #: The background hooks' tasks still running, for ``stop_background``.
+        self._stoppable: set[asyncio.Task[HookRun]] = set()
 
     def monitor(self, fn: Monitor, *, events: bool = False) -> Callable[[], None]:
         """Call ``fn`` with every HookRun as it completes (and, with ``events``, with every
@@ -161,6 +168,20 @@ class HookEngine:
         while self._background:
             await asyncio.gather(*self._background, return_exceptions=True)
 
+    def take_late(self) -> list[tuple[HookEvent, HookRun]]:
+        """The runs of background hooks finished since the last call, with their events."""
+        late, self._late = self._late, []
+        return late
+
+    async def stop_background(self) -> None:
+        """Cancel the background hooks still running (their process groups are killed); each
+        is recorded with failure ``cancelled``."""
+        await asyncio.sleep(0)  # hooks started just now get going, so each records its end
+        running = list(self._stoppable)
+        for task in running:
+            task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+
     async def _run_gates(self, gates: Sequence[HookSpec], event: HookEvent) -> list[HookRun]:
         waiting = [s for s in gates if not s.runner.inline]
         if len(waiting) < 2:
@@ -176,10 +197,26 @@ class HookEngine:
             if spec.runner.inline:
                 runs.append(await self._run(spec, event))
             else:
-                task = asyncio.ensure_future(self._run(spec, event))
+                task = asyncio.ensure_future(self._in_background(spec, event))
                 self._background.add(task)
                 task.add_done_callback(self._background.discard)
+                if spec.runner.background:
+                    self._stoppable.add(task)
+                    task.add_done_callback(self._stoppable.discard)
         return runs
+
+    async def _in_background(self, spec: HookSpec, event: HookEvent) -> HookRun:
+        """Run a fire-and-forget observer; a background hook's run is kept for ``take_late``,
+        or, cancelled by ``stop_background``, recorded as ``cancelled``."""
+        if not spec.runner.background:
+            return await self._run(spec, event)
+        start = perf_counter()
+        try:
+            run = await self._run(spec, event)
+        except asyncio.CancelledError:
+            return self._record(spec, event, start, "cancelled", "still running at session end")
+        self._late.append((event, run))
+        return run
 
     async def _run(self, spec: HookSpec, event: HookEvent) -> HookRun:
         """Run one hook, isolated: whatever it does becomes a HookRun, never an exception."""

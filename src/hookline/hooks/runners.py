@@ -40,6 +40,10 @@ class HookRunner:
     #: Matching hooks with the same non-None key run once per event (Claude Code dedupes
     #: identical commands across groups and settings files).
     key: object = None
+    #: Runs in the background (Claude Code's ``async`` command hooks): registered as an
+    #: observer, its answer decides nothing, its context reaches the model at its next call
+    #: (``HookEngine.take_late``) and the session's end stops it (``HookEngine.stop_background``).
+    background: bool = False
 
     async def run(self, event: HookEvent) -> Decision | None:
         raise NotImplementedError

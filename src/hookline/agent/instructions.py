@@ -1,0 +1,245 @@
+"""The advisory layer: the project's instruction files and skills, in the model's context.
+
+"The prompt sets the model on the right path; the hook is the floor." What the project writes
+for the model reaches it here, as in Claude Code:
+
+- ``~/.claude/CLAUDE.md`` (User), ``CLAUDE.md``, ``.claude/CLAUDE.md`` and ``AGENTS.md`` in the
+  project folder (Project), ``CLAUDE.local.md`` (Local): in the system prompt from the start;
+- ``.claude/rules/*.md``: with no ``paths`` in their front matter, from the start too; with
+  ``paths`` globs (relative to the project folder), from the first tool call on a matching
+  path, for the rest of the session;
+- ``.claude/skills/<name>/SKILL.md`` (project, then user): the ``name`` and ``description`` of
+  each are listed, and the ``Skill`` tool gives the model a skill's body when it asks.
+
+Each file entering the context fires ``InstructionsLoaded`` (the loop does, with ``events``).
+A file too large, unreadable or not UTF-8 is left out with a one-line warning; the run goes on.
+With no such files nothing changes: the system prompt is the options' own, no tool is added.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from hookline.errors import ToolInputError
+from hookline.tools.builtin._common import glob_matcher
+from hookline.tools.builtin.skill import Skill, SkillEntry
+
+logger = logging.getLogger(__name__)
+
+#: Bytes an instruction file or SKILL.md may have; a larger one is left out, with a warning.
+MAX_BYTES = 64 * 1024
+#: The input keys of a tool call that name a path it touches (file tools, Glob, Grep).
+PATH_KEYS = ("file_path", "path", "notebook_path")
+
+MemoryType = Literal["User", "Project", "Local"]
+FrontMatter = dict[str, str | list[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Instruction:
+    """One instruction file: where it is, whose it is, its text, the globs that load it."""
+
+    path: Path
+    memory_type: MemoryType
+    text: str
+    globs: tuple[str, ...] = ()
+    matches: Callable[[str], bool] | None = None
+
+
+@dataclass
+class Instructions:
+    """A session's instruction files and skills, and which path-scoped rules are loaded."""
+
+    project: Path
+    loaded: list[Instruction] = field(default_factory=list)
+    waiting: list[Instruction] = field(default_factory=list)
+    skills: list[SkillEntry] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @classmethod
+    def discover(cls, project: Path, *, home: Path | None = None) -> Instructions:
+        """Every instruction file and skill for ``project`` (and the user's, under ``home``)."""
+        found = cls(project)
+        user = (home or Path.home()) / ".claude"
+        places: list[tuple[Path, MemoryType]] = [
+            (user / "CLAUDE.md", "User"),
+            (project / "CLAUDE.md", "Project"),
+            (project / ".claude" / "CLAUDE.md", "Project"),
+            (project / "AGENTS.md", "Project"),
+            (project / "CLAUDE.local.md", "Local"),
+        ]
+        for path, kind in places:
+            text = found._read(path)
+            if text is not None:
+                found.loaded.append(Instruction(path, kind, text))
+        for path in _listed(project / ".claude" / "rules", "*.md"):
+            found._rule(path)
+        for folder in (project / ".claude" / "skills", user / "skills"):
+            for path in _listed(folder, "*/SKILL.md"):
+                found._skill(path)
+        return found
+
+    def __bool__(self) -> bool:
+        return bool(self.loaded or self.waiting or self.skills)
+
+    def system(self, base: str | None) -> str | None:
+        """``base`` (the options' system prompt) followed by the loaded files and the skills;
+        ``base`` itself when there are none."""
+        parts = [base] if base else []
+        if self.loaded:
+            parts.append(
+                "# Project instructions\nThe project's instruction files follow. Follow them; "
+                "they take precedence over your defaults.\n\n"
+                + "\n\n".join(f"Contents of {i.path}:\n\n{i.text.strip()}" for i in self.loaded)
+            )
+        if self.skills:
+            listed = "\n".join(f"- {s.name}: {s.description}" for s in self.skills)
+            parts.append(
+                "# Skills\nWhen a task fits one of these skills, load its instructions with "
+                f"the Skill tool first.\n\n{listed}"
+            )
+        return "\n\n".join(parts) if parts else base
+
+    def touched(self, tool_input: Mapping[str, Any]) -> list[tuple[Instruction, str]]:
+        """The waiting rules a call on ``tool_input``'s paths matches, now loaded, each with
+        the path that matched."""
+        newly: list[tuple[Instruction, str]] = []
+        for path in _paths(tool_input):
+            rel = _relative(path, self.project)
+            if rel is None:
+                continue
+            for rule in [r for r in self.waiting if r.matches is not None and r.matches(rel)]:
+                self.waiting.remove(rule)
+                self.loaded.append(rule)
+                newly.append((rule, path))
+        return newly
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def _rule(self, path: Path) -> None:
+        text = self._read(path)
+        if text is None:
+            return
+        meta, body = front_matter(text)
+        globs = _strings(meta.get("paths"))
+        if not globs:
+            self.loaded.append(Instruction(path, "Project", body))
+            return
+        try:
+            tests = [glob_matcher(g) for g in globs]
+        except ToolInputError as exc:
+            self._warn(path, f"a glob in 'paths' is not valid ({exc}); left out")
+            return
+        rule = Instruction(path, "Project", body, globs, lambda rel: any(t(rel) for t in tests))
+        self.waiting.append(rule)
+
+    def _skill(self, path: Path) -> None:
+        text = self._read(path)
+        if text is None:
+            return
+        meta, body = front_matter(text)
+        name = meta.get("name") or path.parent.name
+        description = meta.get("description")
+        if not isinstance(name, str) or not isinstance(description, str) or not description:
+            self._warn(path, "its front matter needs 'name' and 'description' strings; left out")
+            return
+        if any(s.name == name for s in self.skills):
+            return  # a project skill hides a user skill of the same name
+        self.skills.append(SkillEntry(name, description, body.strip(), str(path)))
+
+    def _read(self, path: Path) -> str | None:
+        """The text of ``path``, or None (absent, or left out with a warning)."""
+        try:
+            if not path.is_file():
+                return None
+            with path.open("rb") as file:
+                data = file.read(MAX_BYTES + 1)
+        except OSError as exc:
+            self._warn(path, f"cannot be read ({exc.strerror or exc}); left out")
+            return None
+        if len(data) > MAX_BYTES:
+            self._warn(path, f"is larger than {MAX_BYTES} bytes; left out (make it shorter)")
+            return None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self._warn(path, f"is not UTF-8 (byte {exc.start}); left out (save it as UTF-8)")
+            return None
+
+    def _warn(self, path: Path, problem: str) -> None:
+        message = f"{path}: {problem}"
+        self.warnings.append(message)
+        logger.warning("%s", message)
+
+
+def skill_tool(instructions: Instructions) -> Skill:
+    """The ``Skill`` tool serving ``instructions``' skills."""
+    return Skill(instructions.skills)
+
+
+def front_matter(text: str) -> tuple[FrontMatter, str]:
+    """The ``---`` front matter of a Markdown file (``key: value``, ``key: [a, b]`` and
+    ``- item`` lists: the subset of YAML these files use) and the body after it."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return {}, text
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+    except StopIteration:
+        return {}, text
+    meta: FrontMatter = {}
+    key = ""
+    for line in lines[1:end]:
+        stripped = line.strip()
+        if stripped.startswith("- ") and key:
+            listed = meta.get(key)
+            meta[key] = [*(listed if isinstance(listed, list) else []), _unquote(stripped[2:])]
+        elif ":" in line and not line[:1].isspace():
+            key, _, value = line.partition(":")
+            key, value = key.strip(), value.strip()
+            meta[key] = _value(value) if value else []
+    return meta, "\n".join(lines[end + 1 :])
+
+
+def _value(value: str) -> str | list[str]:
+    if value.startswith("[") and value.endswith("]"):
+        return [_unquote(v) for v in value[1:-1].split(",") if v.strip()]
+    return _unquote(value)
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
+
+
+def _strings(value: str | list[str] | None) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,) if value else ()
+    return tuple(v for v in value or () if v)
+
+
+def _listed(folder: Path, pattern: str) -> list[Path]:
+    try:
+        return sorted(folder.glob(pattern)) if folder.is_dir() else []
+    except OSError:
+        return []
+
+
+def _paths(tool_input: Mapping[str, Any]) -> Iterable[str]:
+    return [v for k in PATH_KEYS if isinstance(v := tool_input.get(k), str) and v]
+
+
+def _relative(path: str, project: Path) -> str | None:
+    """``path`` relative to the project folder (``/``-separated), or None when outside it
+    (a path through a symbolic link is compared as the file it leads to, too)."""
+    for candidate in (Path(path), Path(os.path.realpath(path))):
+        if candidate.is_relative_to(project):
+            return candidate.relative_to(project).as_posix()
+    return None

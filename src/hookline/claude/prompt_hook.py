@@ -1,0 +1,140 @@
+"""Claude Code ``prompt`` hooks: a model is asked to judge the event and answers ``{ok, reason}``.
+
+    {"type": "prompt", "prompt": "Refuse anything that deletes data. $ARGUMENTS",
+     "model": "anthropic:claude-haiku-4-5", "timeout": 30, "onFailure": "block"}
+
+``$ARGUMENTS`` in the prompt becomes the event's JSON (the same payload a command hook reads on
+stdin); a prompt without it gets the JSON appended. The judge answers one JSON object,
+``{"ok": true}`` or ``{"ok": false, "reason": "..."}``; the one fenced ```json block of
+an answer is read too.
+``ok: true`` is no opinion (the permission rules still decide); ``ok: false`` is the event's
+block, as Claude Code reads it:
+
+* Stop, SubagentStop, TaskCompleted, TeammateIdle: the reason is the next instruction and the
+  run keeps working (unless the judge also says ``"impossible": true``: then the run may stop,
+  and the reason is shown to the user).
+* PreToolUse, PostToolUse, PostToolBatch, UserPromptSubmit, UserPromptExpansion: a deny with
+  the reason, and the turn ends; with ``"continueOnBlock": true`` the reason goes back to the
+  model as the tool's error and the turn goes on (PreToolUse, PostToolUse).
+* PostToolUseFailure, TaskCreated: a deny with the reason (a tool error), and the turn goes on.
+* PermissionRequest, PermissionDenied: no effect.
+
+Other events do not take prompt hooks (a load error, as in Claude Code). An answer that is not
+such JSON, a judge that fails, or one that overruns its timeout (30 seconds unless the handler
+says) is a hook failure: it fails open unless the handler says ``"onFailure": "block"``.
+
+This layer cannot know models: whoever loads the settings hands in a ``JudgeFactory`` that
+turns the handler's ``model`` value (None: the default) into a ``Judge``. Each handler gets its
+own, never the agent's model, whose conversation it must not touch.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Final
+
+from hookline.decisions import Decision
+from hookline.errors import HookFailure, InvalidHookOutput
+from hookline.events import event_class
+from hookline.hooks.runners import HookRunner
+
+if TYPE_CHECKING:
+    from hookline.events import HookEvent
+
+#: Asks a model: ``judge(system, prompt)`` is the text of its answer.
+Judge = Callable[[str, str], Awaitable[str]]
+#: Makes the judge for a handler's ``model`` value (None: the default model); raises a
+#: ConfigError when that model cannot be had.
+JudgeFactory = Callable[[str | None], Judge]
+
+#: Seconds a prompt hook gets when it sets no ``timeout`` (Claude Code's default).
+PROMPT_TIMEOUT: Final = 30.0
+ARGUMENTS: Final = "$ARGUMENTS"
+
+SYSTEM: Final = (
+    "You judge one event of an AI agent's run against the rule the user gives you. "
+    'Answer with one JSON object and nothing else: {"ok": true} when the rule is met, or '
+    '{"ok": false, "reason": "..."} when it is not, the reason saying what is wrong and what '
+    "to do instead (the agent reads it)."
+)
+_FENCED: Final = re.compile(r"```(?:json)?[ \t]*\n(.*?)\n?[ \t]*```", re.DOTALL)
+
+
+class JudgeFailed(HookFailure):
+    """A prompt hook's model could not be asked, or failed to answer."""
+
+    kind = "judge_error"
+
+
+class PromptHook(HookRunner):
+    """Asks ``judge`` about each event with ``prompt``, and reads ``{ok, reason}``."""
+
+    handler = "prompt"
+    in_process = False
+    inline = False
+
+    def __init__(
+        self,
+        prompt: str,
+        judge: Judge,
+        *,
+        model: str | None = None,
+        continue_on_block: bool = False,
+    ) -> None:
+        self.prompt = prompt
+        self.judge = judge
+        self.model = model
+        self.continue_on_block = continue_on_block
+        self.key = ("prompt", prompt, model, continue_on_block)
+
+    def describe(self) -> str:
+        first = self.prompt.strip().splitlines()[0] if self.prompt.strip() else ""
+        return f"prompt {first[:60]!r}" + (f" on {self.model}" if self.model else "")
+
+    async def run(self, event: HookEvent) -> Decision | None:
+        asked = fill(self.prompt, event.to_payload())
+        try:
+            text = await self.judge(SYSTEM, asked)
+        except Exception as exc:  # whatever the model client raises, the hook failed
+            raise JudgeFailed(f"the judge model failed: {exc}") from None
+        ok, reason, impossible = read_answer(text)
+        return None if ok else self._blocked(event.name, reason, impossible)
+
+    def _blocked(self, event: str, reason: str, impossible: bool) -> Decision | None:
+        effect = event_class(event).facts.judged
+        if effect in (None, "none"):
+            return None
+        if effect == "keep":
+            return Decision.message(reason) if impossible else Decision.deny(reason)
+        if effect == "end" and not self.continue_on_block:
+            return Decision("deny", reason, continue_=False, stop_reason=reason)
+        return Decision.deny(reason)
+
+
+def fill(prompt: str, payload: dict[str, Any]) -> str:
+    """The prompt with ``$ARGUMENTS`` replaced by the event's JSON (appended if absent)."""
+    arguments = json.dumps(payload, ensure_ascii=False)
+    if ARGUMENTS in prompt:
+        return prompt.replace(ARGUMENTS, arguments)
+    return f"{prompt}\n\n{arguments}"
+
+
+def read_answer(text: str) -> tuple[bool, str, bool]:
+    """``ok``, the reason and ``impossible`` from the judge's text; InvalidHookOutput if it is
+    not ``{"ok": true|false, "reason"?: "..."}``, alone or as the one fenced block in it."""
+    body = text.strip()
+    if len(fenced := _FENCED.findall(body)) == 1:
+        body = fenced[0].strip()
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError:
+        data = None
+    if not isinstance(data, dict) or not isinstance(data.get("ok"), bool):
+        shown = text.strip()[:120] or "(no text)"
+        raise InvalidHookOutput(f'the judge did not answer {{"ok": true|false}}: {shown}')
+    reason = data.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        reason = "the prompt hook's judge said no (it gave no reason)"
+    return data["ok"], reason, data.get("impossible") is True
