@@ -53,6 +53,8 @@ TABLE: dict[str, tuple[Any, ...]] = {
     "PostToolUseFailure":(F, N,        "blocks",  F, F, N,    N,    "deny", "tool_name",   T, F, F),
     "PostToolBatch":     (F, N,        "blocks",  F, F, N,    N,    "end",  N,             T, F, F),
     "ToolBlocked":       (F, N,        "error",   F, F, N,    N,    N,      "tool_name",   T, F, F),
+    "PreModelRequest":   (F, N,        "error",   F, F, N,    N,    N,      N,             T, F, F),
+    "PostModelResponse": (F, N,        "error",   F, F, N,    N,    N,      N,             T, F, F),
     "Stop":              (F, N,        "blocks",  F, F, N,    N,    "keep", N,             T, F, F),
     "Notification":      (F, N,        "error",   F, F, N,    N,    N,      NT,            F, F, F),
     "InstructionsLoaded":(F, N,        "error",   F, F, N,    N,    N,      "load_reason", F, F, F),
@@ -66,6 +68,7 @@ ANSWERS: dict[str, tuple[str, ...]] = {
     "PostToolUse": ("block (feedback)", "replace output", "context", "stop"),
     "PostToolUseFailure": ("context", "stop"),
     "PostToolBatch": ("block (ends the run)", "context", "stop"),
+    "PreModelRequest": ("rewrite (messages)", "context", "stop"),
     "Stop": ("block (keep working)", "context", "stop"),
 }
 # fmt: on

@@ -35,8 +35,11 @@ def test_a_run_fires_every_event_in_order_and_writes_the_transcript(
 
     assert seen.names == [
         "SessionStart", "UserPromptSubmit", "TurnStart",
+        "PreModelRequest", "PostModelResponse",
         "PreToolUse:echo", "PostToolUse:echo", "PostToolBatch",
+        "PreModelRequest", "PostModelResponse",
         "PreToolUse:danger", "ToolBlocked:danger", "PostToolBatch",
+        "PreModelRequest", "PostModelResponse",
         "Stop", "TurnEnd", "SessionEnd",
     ]  # fmt: skip
     turn_end = seen.events[-2]

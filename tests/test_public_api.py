@@ -29,7 +29,8 @@ EXPECTED = {
     "EVENTS", "HookEvent", "SessionStart", "SessionEnd", "UserPromptSubmit", "TurnStart",
     "TurnEnd", "PreToolUse", "PermissionRequest", "PostToolBatch", "PostToolUse",
     "PostToolUseFailure",
-    "ToolBlocked", "Stop", "Notification", "InstructionsLoaded",
+    "ToolBlocked", "Stop", "Notification", "InstructionsLoaded", "PreModelRequest",
+    "PostModelResponse",
     # hooks
     "HookEngine", "HookRun", "Dispatch", "HookRegistry", "Registration", "HookRunner",
     "HookMatcher",

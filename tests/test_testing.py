@@ -19,8 +19,9 @@ def test_recording_hook_attached_to_every_event_records_a_whole_run(tmp_path):
     recording.attach(agent.registry)
     agent.run_sync("ping a")
     assert recording.names == [
-        "SessionStart", "UserPromptSubmit", "TurnStart", "PreToolUse:ping", "PostToolUse:ping",
-        "PostToolBatch", "Stop", "TurnEnd", "SessionEnd",
+        "SessionStart", "UserPromptSubmit", "TurnStart", "PreModelRequest", "PostModelResponse",
+        "PreToolUse:ping", "PostToolUse:ping", "PostToolBatch", "PreModelRequest",
+        "PostModelResponse", "Stop", "TurnEnd", "SessionEnd",
     ]  # fmt: skip
 
 

@@ -267,6 +267,36 @@ class PostToolBatch(HookEvent):
     tool_calls: list[dict[str, Any]]
 
 
+class PreModelRequest(HookEvent):
+    """hookline's own: a request is about to go to the model (fired only when a hook listens).
+    Context joins this request only; a rewrite of ``messages`` (``Decision.rewrite({"messages":
+    [...]})``, the same shape) is what this request sends instead, for redaction; the transcript
+    keeps the conversation as it was. An invalid rewrite, or two hooks rewriting differently, ends
+    the run before the call (fail closed); continue=false ends it too."""
+
+    name: ClassVar[str] = "PreModelRequest"
+    facts: ClassVar[EventFacts] = EventFacts(answers=("rewrite (messages)", "context", "stop"))
+    hook_event_name: Literal["PreModelRequest"] = "PreModelRequest"
+    model: str
+    #: The conversation as the model would read it (role, content blocks), read-only.
+    messages: FrozenOutput
+    system: str | None = None
+    #: The names of the tools the model is offered.
+    tools: list[str]
+
+
+class PostModelResponse(HookEvent):
+    """hookline's own: the model answered (fired only when a hook listens). Hooks observe the
+    message and what the call used; their answers change nothing."""
+
+    name: ClassVar[str] = "PostModelResponse"
+    hook_event_name: Literal["PostModelResponse"] = "PostModelResponse"
+    model: str
+    message: FrozenOutput
+    #: Tokens the call used, as the provider reported them; None when it did not.
+    usage: dict[str, int] | None = None
+
+
 class Stop(HookEvent):
     """The model finished answering. A deny keeps it working, with the reason as its instruction."""
 
@@ -337,6 +367,8 @@ EVENTS: dict[str, type[HookEvent]] = {
         PostToolUseFailure,
         PostToolBatch,
         ToolBlocked,
+        PreModelRequest,
+        PostModelResponse,
         Stop,
         Notification,
         InstructionsLoaded,

@@ -25,6 +25,7 @@ from hookline.agent import pause
 from hookline.agent.instructions import Instruction, Instructions, skill_tool
 from hookline.agent.messages import Message
 from hookline.agent.model import ModelClient
+from hookline.agent.model_calls import Unsendable, redacted, with_context
 from hookline.agent.observers import Handle, Observer, Observers, Watcher, audit_log
 from hookline.agent.options import AgentOptions
 from hookline.agent.pause import Answers, Persistence
@@ -40,7 +41,9 @@ from hookline.errors import ConfigError, ModelError
 from hookline.events import (
     HookEvent,
     InstructionsLoaded,
+    PostModelResponse,
     PostToolBatch,
+    PreModelRequest,
     SessionEnd,
     SessionStart,
     Stop,
@@ -87,6 +90,8 @@ class Agent:
         self.mcp = McpServers.of(opts.mcp_servers, cwd=self.session.cwd)
         #: The store this agent opened (from a URL, a path or the default), which it closes.
         self._opened: SessionStore | None = None
+        #: A SessionStart hook's ``continue: false``: the first prompt ends before the model.
+        self._start_stopped = NO_DECISION
         #: Told of everything the agent does: the audit log, persistence, then the options'.
         self.observers = self._observed(permit)
         for observer in self._plugged():
@@ -191,6 +196,7 @@ class Agent:
             self.session.started = True
             self.session.opening_context += await self.mcp.start(self.session.id, self.tools)
             started = await self._fire(self.session.scope.event(SessionStart, source=source))
+            self._start_stopped = started
             self.session.opening_context += contexts("SessionStart", started)
             await self._loaded([(f, None) for f in self.instructions.loaded], "session_start")
 
@@ -229,6 +235,9 @@ class Agent:
     async def _prompted(self, prompt: str) -> Turn:
         await self.start()
         turn = Turn(prompt)
+        stopped_at_start, self._start_stopped = self._start_stopped, NO_DECISION
+        if _halted(stopped_at_start, turn):
+            return turn
         self.session.new_prompt()
         submitted = await self._fire(self.session.scope.event(UserPromptSubmit, prompt=prompt))
         if refused(submitted, turn):
@@ -237,8 +246,9 @@ class Agent:
         opening, self.session.opening_context = self.session.opening_context, []
         self._add(Message.user(*opening, *contexts("UserPromptSubmit", submitted), prompt))
         number = self.session.prompts
-        await self._fire(self.session.scope.event(TurnStart, prompt=prompt, turn=number))
-        await self._work(turn)
+        began = await self._fire(self.session.scope.event(TurnStart, prompt=prompt, turn=number))
+        if not _halted(began, turn):
+            await self._work(turn)
         return await self._ended(turn)
 
     async def _resumed(self, claimed: pause.Claimed) -> Turn:
@@ -273,10 +283,10 @@ class Agent:
             if notes := late(self.engine.take_late()):  # async hooks that finished meanwhile
                 self._add(Message.user(*notes))
             system = self.instructions.system(self.options.system_prompt)
+            if (shown := await self._before_request(turn, system)) is None:
+                return
             try:
-                reply = await self.model.complete(
-                    self.session.messages, self.tools.specs(), system=system
-                )
+                reply = await self.model.complete(shown, self.tools.specs(), system=system)
             except ModelError as exc:  # the model cannot go on: the run ends and says why
                 turn.stop_reason, turn.detail = "model_error", str(exc)
                 return
@@ -285,6 +295,7 @@ class Agent:
                 turn.usage = reply.usage if turn.usage is None else turn.usage + reply.usage
             reply = self._within_limits(reply)
             self.observers.model_called(self.session, reply, self.model.name)
+            await self._after_response(reply)
             self._add(reply, model=self.model.name)
             self.session.transcript.flush()
             turn.final_text = reply.text
@@ -354,6 +365,41 @@ class Agent:
             if result.status in ("executed", "failed"):
                 await self._loaded(self.instructions.touched(result.input), "path_glob_match")
         return results
+
+    async def _before_request(self, turn: Turn, system: str | None) -> Sequence[Message] | None:
+        """What this request shows the model: the conversation, as PreModelRequest hooks
+        redact it and add to it (``hookline.agent.model_calls``); None: a hook ended the run.
+        Built only when a hook listens: it would copy the conversation on every model call."""
+        messages = self.session.messages
+        if not self.registry.plan("PreModelRequest").specs:
+            return messages
+        event = self.session.scope.event(
+            PreModelRequest,
+            model=self.model.name,
+            messages=[m.to_dict() for m in messages],
+            system=system,
+            tools=[spec["name"] for spec in self.tools.specs()],
+        )
+        asked = await self.engine.dispatch(event)
+        try:
+            shown = redacted(messages, asked.runs)
+        except Unsendable as exc:
+            turn.stop_reason, turn.detail = "hook_stopped", str(exc)
+            return None
+        if not asked.decision.continue_:
+            turn.stop_reason, turn.detail = "hook_stopped", asked.decision.stop_reason
+            return None
+        return with_context(shown, contexts("PreModelRequest", asked.decision))
+
+    async def _after_response(self, reply: Message) -> None:
+        """Fire PostModelResponse (only when a hook listens); its hooks only observe."""
+        if self.registry.plan("PostModelResponse").specs:
+            usage = reply.usage.to_dict() if reply.usage is not None else None
+            await self._fire(
+                self.session.scope.event(
+                    PostModelResponse, model=self.model.name, message=reply.to_dict(), usage=usage
+                )
+            )
 
     async def _after_batch(self, results: list[ToolResult]) -> Decision:
         """Fire PostToolBatch (only built when someone listens: it is on every model turn)."""
@@ -475,6 +521,12 @@ def _registry(
         if mapping:
             registry.add_matchers(mapping, source="sdk")
     return registry
+
+
+def _halted(decision: Decision, turn: Turn) -> bool:
+    """Settle a ``continue: false`` given before the model is first called (SessionStart,
+    TurnStart): the turn ends as a UserPromptSubmit stop ends it. Any deny there means nothing."""
+    return not decision.continue_ and refused(replace(decision, permission=None), turn)
 
 
 def _listen(listeners: list[Any], fn: Any) -> Callable[[], None]:
