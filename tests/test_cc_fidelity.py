@@ -286,3 +286,74 @@ def test_the_stop_block_cap_ends_with_no_text(project: Path) -> None:
     result = agent.run_sync("work")
     assert (result.stop_reason, result.final_text) == ("stop_hook_cap", "")
     assert agent.model.calls == 3
+
+
+# -- attacks on the folder report ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "__hookline_cwd_file={victim}; echo hi",  # the report once went to a path in a variable
+        "echo hi; __hookline_fd={victim}",  # the descriptor's number is read-only
+        "unset __hookline_fd; echo hi",
+        "declare __hookline_fd={victim}; echo hi",
+        "echo hi; exec 7>&-",  # closing descriptors is harmless: nothing is reported
+    ],
+)
+def test_a_command_cannot_turn_the_folder_report_into_a_write(project: Path, command: str) -> None:
+    """The report of where the shell is goes to an inherited pipe, never to a path a command
+    could name: a file outside the workspace keeps its content, under a read-only command the
+    tier allows without asking."""
+    victim = project.parent / "victim"
+    victim.write_text("ORIGINAL")
+    agent = Agent(ScriptedModel([]), cwd=project, permissions=PermissionPolicy())
+    asyncio.run(agent.call_tool("Bash", {"command": command.format(victim=victim)}))
+    assert victim.read_text() == "ORIGINAL"
+    assert agent.session.shell is not None and agent.session.shell.cwd == project
+
+
+@pytest.mark.parametrize(
+    "spoof",
+    [
+        "pwd() {{ echo {outside}; }}",  # a pwd of its own, called by the report
+        "echo {outside} >&$__hookline_fd",  # writing a folder to the pipe itself
+        "cd sub; echo {outside} >&$__hookline_fd",
+        "cd link",  # a symbolic link inside the workspace that leads out of it
+    ],
+)
+def test_a_spoofed_or_linked_folder_outside_the_roots_resets_the_shell(
+    project: Path, spoof: str
+) -> None:
+    """Whatever the report says, a folder outside the workspace is never taken: the next call
+    runs in the project folder, so its file lands there and not outside (the sentinel)."""
+    outside = project.parent / "outside"
+    outside.mkdir()
+    (project / "link").symlink_to(outside)
+    _, result = run(project, script(spoof.format(outside=outside), "touch made"))
+    assert RESET_NOTE.format(project_dir=project) in result.tool_calls[0].content
+    assert not (outside / "made").exists() and (project / "made").exists()
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [".env", "./.env", "sub/../.env", "sub/deeper/../../.env", "{project}/.env", "link.txt",
+     "{project}//.env", "sub/../sub/../.env"],
+)  # fmt: skip
+def test_every_spelling_of_a_denied_path_is_refused_and_never_read(
+    project: Path, spelling: str
+) -> None:
+    """Relative, dotted, absolute, doubled-slash and symlinked spellings of a path a deny rule
+    covers: refused by the rule (before or after PreToolUse), the content never shown."""
+    (project / ".env").write_text("KEY=SENTINEL\n")
+    (project / "link.txt").symlink_to(project / ".env")
+    path = spelling.format(project=project)
+    turns = [calls({"id": "r", "name": "Read", "input": {"file_path": path}}), say("done")]
+    agent = Agent(
+        ScriptedModel(turns), tools=[Read()], cwd=project, permissions=denying("Read(./.env)")
+    )
+    result = agent.run_sync("go")
+    refused = result.tool_calls[0]
+    assert (refused.status, refused.permission) == ("blocked", "deny")
+    assert "SENTINEL" not in refused.content
+    assert "SENTINEL" not in agent.model.shown(1)[-1].text

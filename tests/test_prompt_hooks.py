@@ -187,3 +187,19 @@ def test_without_a_configured_model_a_prompt_hook_cannot_load(
         monkeypatch.delenv(name, raising=False)
     with pytest.raises(ConfigError, match="no model is configured to run prompt hooks"):
         judge_model(None)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ['{"ok": "true"}', '{"ok": 1}', '{"ok": false, "ok": true}', '{"ok": true} {"ok": true}',
+     '```json\n{"ok": true}\n```\n```json\n{"ok": true}\n```', "[true]", "ok", "",
+     '{"OK": true}', '{"ok": null}'],
+)  # fmt: skip
+def test_an_answer_that_only_looks_like_yes_fails_closed(tmp_path: Path, answer: str) -> None:
+    """Strings, numbers, a key given twice, two answers, a differently cased key: none is a
+    yes, and a fail-closed judge denies (the sentinel the command would make stays absent)."""
+    settings(tmp_path, "PreToolUse", onFailure="block")
+    result, _ = run(tmp_path, judged(answer), touch(tmp_path))
+    assert not (tmp_path / "sentinel").exists()
+    (hook_run,) = [r for r in result.hook_runs if r.handler == "prompt"]
+    assert hook_run.failure == "invalid"

@@ -4,6 +4,7 @@ hookline does not run yet, and keys it does not know, never stop a run."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 
 from cli_runner import hookline
-from hookline import ConfigError, load_project
+from hookline import Agent, ConfigError, ScriptedModel, load_project
 
 #: The model runs ``touch sentinel`` in Bash, then ends: the sentinel shows whether Bash ran.
 SCRIPT = {
@@ -272,3 +273,34 @@ def test_resume_stops_on_broken_settings_unless_lenient(project: Path) -> None:
     assert "hookline: warning:" in lenient.stderr
     assert json.loads(lenient.stdout)["final_text"] == "written"
     assert (project / "out.txt").read_text() == "v1"
+
+
+@pytest.mark.parametrize(
+    "event",
+    ["pretooluse", "PreToolUse ", " PreToolUse", "PreTooluse", "Pre\u200bToolUse", "PreToolUse\n",
+     "ＰreToolUse"],
+)  # fmt: skip
+def test_a_look_alike_event_name_is_an_error_not_a_skipped_guard(
+    tmp_path: Path, event: str
+) -> None:
+    """A guard filed under a misspelt or look-alike event would never run: the load stops."""
+    settings = {"hooks": {event: [{"matcher": "Bash", "hooks": [GUARD]}]}}
+    with pytest.raises(ConfigError):
+        load_project(tmp_path, settings=[json.dumps(settings)])
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["rm victim", "/bin/rm victim", "command rm victim", "'r'm victim", "env rm victim",
+     "bash -c 'rm victim'", "echo x | xargs rm victim"],
+)  # fmt: skip
+def test_a_disallowed_tools_rule_holds_against_every_spelling(tmp_path: Path, command: str) -> None:
+    """``--disallowedTools "Bash(rm:*)"`` is a deny rule like any: in bypassPermissions, the
+    spellings that try to get past it leave the file in place."""
+    victim = tmp_path / "victim"
+    victim.write_text("here")
+    project = load_project(tmp_path, cli_rules={"deny": ["Bash(rm:*)"]}, mode="bypassPermissions")
+    agent = Agent(ScriptedModel([]), **project.agent_options())
+    result = asyncio.run(agent.call_tool("Bash", {"command": command}))
+    assert (result.status, result.permission) == ("blocked", "deny")
+    assert victim.read_text() == "here"

@@ -67,12 +67,16 @@ async def run_process(
     env: Mapping[str, str],
     kill_grace: float,
     stream_cap: int = STREAM_CAP,
+    pass_fds: Sequence[int] = (),
 ) -> Finished:
     """Run ``argv`` to its exit; raises OSError if it (or the watchdog) cannot be started.
 
-    ``stream_cap``: the bytes kept of each output stream."""
+    ``stream_cap``: the bytes kept of each output stream; ``pass_fds``: descriptors the child
+    inherits under the same numbers."""
     WATCHDOG.start()
-    transport, output = await _spawn(argv, cwd=cwd, env=env, cap=stream_cap, grace=kill_grace)
+    transport, output = await _spawn(
+        argv, cwd=cwd, env=env, cap=stream_cap, grace=kill_grace, pass_fds=pass_fds
+    )
     pgid = transport.get_pid()
     try:
         _feed(transport, stdin)
@@ -91,7 +95,13 @@ async def run_process(
 
 
 async def _spawn(
-    argv: Sequence[str], *, cwd: str, env: Mapping[str, str], cap: int, grace: float
+    argv: Sequence[str],
+    *,
+    cwd: str,
+    env: Mapping[str, str],
+    cap: int,
+    grace: float,
+    pass_fds: Sequence[int],
 ) -> tuple[asyncio.SubprocessTransport, _Output]:
     """Start the group and list it with the watchdog. Cancelled while starting, the start is
     let finish (shielded) and the whole group stopped: asyncio alone would kill only the
@@ -107,6 +117,7 @@ async def _spawn(
             cwd=cwd,
             env=dict(env),
             start_new_session=True,
+            pass_fds=tuple(pass_fds),
         )
     )
     try:

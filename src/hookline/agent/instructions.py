@@ -107,8 +107,10 @@ class Instructions:
 
     def touched(self, tool_input: Mapping[str, Any]) -> list[tuple[Instruction, str]]:
         """The waiting rules a call on ``tool_input``'s paths matches, now loaded, each with
-        the path that matched."""
+        the path that matched. Nothing to do (no path resolved) when no rule waits."""
         newly: list[tuple[Instruction, str]] = []
+        if not self.waiting:
+            return newly
         for path in _paths(tool_input):
             rel = _relative(path, self.project)
             if rel is None:

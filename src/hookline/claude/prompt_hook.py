@@ -121,15 +121,22 @@ def fill(prompt: str, payload: dict[str, Any]) -> str:
     return f"{prompt}\n\n{arguments}"
 
 
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    if len({key for key, _ in pairs}) != len(pairs):
+        raise ValueError("a key is given twice")
+    return dict(pairs)
+
+
 def read_answer(text: str) -> tuple[bool, str, bool]:
     """``ok``, the reason and ``impossible`` from the judge's text; InvalidHookOutput if it is
-    not ``{"ok": true|false, "reason"?: "..."}``, alone or as the one fenced block in it."""
+    not ``{"ok": true|false, "reason"?: "..."}``, alone or as the one fenced block in it. A key
+    given twice (``{"ok": false, "ok": true}``) is not an answer: JSON readers disagree on it."""
     body = text.strip()
     if len(fenced := _FENCED.findall(body)) == 1:
         body = fenced[0].strip()
     try:
-        data = json.loads(body)
-    except json.JSONDecodeError:
+        data = json.loads(body, object_pairs_hook=_unique)
+    except (json.JSONDecodeError, ValueError):
         data = None
     if not isinstance(data, dict) or not isinstance(data.get("ok"), bool):
         shown = text.strip()[:120] or "(no text)"

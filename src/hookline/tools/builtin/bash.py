@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
-import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from typing import Any
 
 from pydantic import Field, field_validator
@@ -99,71 +98,80 @@ class Bash(BuiltinTool[BashInput]):
 
 
 #: Runs the command (``$2``) with ``eval``, so a ``cd`` in it holds, then writes the folder it
-#: left to the file ``$1``, whatever the command printed or returned; a command that exits the
-#: shell (``exit 3``) writes nothing, and its folder is not taken. The positional parameters
-#: are cleared first: the command sees none, as under ``bash -c``.
+#: left to the inherited pipe descriptor ``$1``, whatever the command printed or returned; a
+#: command that exits the shell (``exit 3``) writes nothing, and its folder is not taken. The
+#: report goes to a descriptor, never to a path, and the descriptor's number is read-only: a
+#: command cannot turn the report into a write of a file of its choosing. What it can do, write
+#: a folder of its own to the pipe, is judged like any other (``Shell.follow``). The positional
+#: parameters are cleared first: the command sees none, as under ``bash -c``.
 _TRACKED = (
-    '__hookline_cwd_file=$1 __hookline_command=$2; set --; eval "$__hookline_command"; '
-    '__hookline_status=$?; pwd -P >| "$__hookline_cwd_file" 2>/dev/null; '
+    'readonly __hookline_fd=$1; __hookline_command=$2; set --; eval "$__hookline_command"; '
+    '__hookline_status=$?; pwd -P >&"$__hookline_fd" 2>/dev/null; '
     'exit "$__hookline_status"'
 )
+#: The most of a report read: a folder path, so far less.
+_REPORT_CAP = 65_536
 
 
 async def _run(
     command: str, ctx: ToolContext, seconds: float, *, sandboxed: bool = False
 ) -> tuple[int, str, str, str | None]:
     """Exit code, stdout and stderr of ``command`` (inside ``ctx.sandbox`` when ``sandboxed``),
-    and, when ``ctx.shell`` tracks the folder, the one it left (None: not known). Its process
-    group dies with a timeout, and a sandbox's processes with it."""
-    shell = find_program("bash") or "/bin/sh"
-    with _cwd_file(ctx, sandboxed) as report:
-        if report is None:
-            argv = [shell, "-c", _with_session_env(command, ctx)]
+    and, when ``ctx.shell`` tracks the folder and bash is there, the one it left (None: not
+    known). Its process group dies with a timeout, and a sandbox's processes with it."""
+    bash = find_program("bash")
+    with _report_pipe(ctx.shell is not None and bash is not None) as pipe:
+        if pipe is None:
+            argv = [bash or "/bin/sh", "-c", _with_session_env(command, ctx)]
         else:
-            argv = [shell, "-c", _with_session_env(_TRACKED, ctx), "bash", report, command]
+            argv = [
+                str(bash),
+                "-c",
+                _with_session_env(_TRACKED, ctx),
+                "bash",
+                str(pipe[1]),
+                command,
+            ]
         env = {**os.environ, **ctx.env}
         if sandboxed and ctx.sandbox is not None:
             argv, env = ctx.sandbox.wrap(argv, env, cwd=str(ctx.cwd))
         try:
             async with asyncio.timeout(seconds):
                 done = await run_process(
-                    argv, stdin=b"", cwd=str(ctx.cwd), env=env, kill_grace=KILL_GRACE
-                )
+                    argv, stdin=b"", cwd=str(ctx.cwd), env=env, kill_grace=KILL_GRACE,
+                    pass_fds=pipe[1:] if pipe else (),
+                )  # fmt: skip
         except TimeoutError:
             raise ToolError(f"Command timed out after {seconds:g}s") from None
         except OSError as exc:
             raise ToolError(f"Cannot run the command in {ctx.cwd}: {exc.strerror}") from None
-        left = _read_left(report)
+        left = _read_left(pipe[0]) if pipe else None
     return _exit_code(done.returncode), _text(done.stdout), _text(done.stderr), left
 
 
 @contextmanager
-def _cwd_file(ctx: ToolContext, sandboxed: bool) -> Iterator[str | None]:
-    """A private empty file the command's folder is written to (in the sandbox's temp folder
-    when sandboxed: the only place it may write outside the roots), deleted afterwards; None
-    when nobody tracks the folder."""
-    if ctx.shell is None:
+def _report_pipe(tracked: bool) -> Iterator[tuple[int, int] | None]:
+    """A pipe (read end, write end) the command reports its folder on, closed afterwards;
+    None when nobody tracks the folder (or there is no bash to run the report)."""
+    if not tracked:
         yield None
         return
-    folder = ctx.sandbox.temp if sandboxed and ctx.sandbox is not None else None
-    fd, path = tempfile.mkstemp(prefix="hookline-cwd-", dir=folder)
-    os.close(fd)
+    read, write = os.pipe()
+    os.set_blocking(read, False)  # a background child may keep the write end open
     try:
-        yield path
+        yield read, write
     finally:
-        with suppress(OSError):
-            os.unlink(path)
+        os.close(read)
+        os.close(write)
 
 
-def _read_left(report: str | None) -> str | None:
-    """The folder the command left, from its report; None when it wrote none."""
-    if report is None:
-        return None
+def _read_left(read: int) -> str | None:
+    """The folder the command left, from what is in the pipe now; None when it wrote none."""
     try:
-        with open(report, encoding="utf-8", errors="surrogateescape") as file:
-            text = file.read(65_536)
-    except OSError:
+        data = os.read(read, _REPORT_CAP)
+    except BlockingIOError:
         return None
+    text = data.decode("utf-8", errors="surrogateescape")
     return text[:-1] if text.endswith("\n") else (text or None)
 
 
