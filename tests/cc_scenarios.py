@@ -11,9 +11,10 @@ received on every other event.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -142,9 +143,12 @@ def run_scenario(
     *,
     prompt: str = PROMPT,
     observe: bool = True,
+    options: Mapping[str, Any] | None = None,
+    then: Callable[[Agent], Awaitable[object]] | None = None,
 ) -> Outcome:
     """Run ``prompt`` in a fresh project under ``root`` whose settings hold ``hooks`` (plus a
-    recorder on every observed event that ``hooks`` leaves alone)."""
+    recorder on every observed event that ``hooks`` leaves alone); ``options`` go to the
+    agent, ``then(agent)`` is awaited after the run, before the session closes."""
     project, home, managed = (root / name for name in ("project", "home", "managed"))
     for folder in (project / ".claude", home, managed):
         folder.mkdir(parents=True)
@@ -159,9 +163,16 @@ def run_scenario(
     registry = HookRegistry()
     settings.register(registry, project_dir=str(project), env_file=env_file_for)
     model = ScriptedModel(list(turns))
-    agent = Agent(model, hooks=registry, cwd=project)
-    result = agent.run_sync(prompt)
-    return Outcome(Path(agent.session.cwd), model, result)
+    agent = Agent(model, hooks=registry, cwd=project, **(options or {}))
+
+    async def session() -> RunResult:
+        async with agent:
+            result = await agent.run(prompt)
+            if then is not None:
+                await then(agent)
+            return result
+
+    return Outcome(Path(agent.session.cwd), model, asyncio.run(session()))
 
 
 # -- reading what the model was shown ---------------------------------------------------------

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from hookline import Agent, ScriptedModel
+from hookline._support.threads import WORKERS
 from hookline.errors import ToolError, ToolInputError
 from hookline.hooks.engine import HookEngine
 from hookline.hooks.registry import HookRegistry
@@ -269,11 +270,9 @@ def pipeline_run(
 
 
 def finish_workers(tool: Tool) -> None:
-    """Join the tool's worker threads (the test has released them)."""
-    for thread in threading.enumerate():
-        if thread.name == f"hookline: {type(tool).__name__}.work":
-            thread.join(GUARD)
-            assert not thread.is_alive()
+    """Wait for the worker threads to finish what the timeout left behind (the test has
+    released them): the tool's body returns."""
+    assert WORKERS.settled(GUARD), f"{tool.name}'s body is still running"
 
 
 def open_writer(fifo: Path) -> int:

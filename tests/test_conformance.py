@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from cc_scenarios import Outcome, bash, calls, group, recorder, run_scenario, say
+from hookline import Agent, ScriptedModel
 
 PAYLOADS = Path(__file__).parent / "reaction_hooks" / "payloads"
 
@@ -29,10 +30,18 @@ DELIBERATE: dict[str, str] = {
         "{level} to report; hooks that read it must treat it as optional, as they already do "
         "for models without effort support"
     ),
+    **dict.fromkeys(
+        ("prompt_cache_warm", "cache_ttl", "estimated_cache_write_usd", "pricing"),
+        "a model switch in hookline knows no provider's prompt cache or price list (any "
+        "ModelClient may be behind the agent), so it does not guess them",
+    ),
 }
 
 #: Top-level fields whose values the scenario fixes, so they must be equal, not only typed.
-FIXED = ("hook_event_name", "tool_name", "source", "reason", "stop_hook_active", "permission_mode")
+FIXED = (
+    *("hook_event_name", "tool_name", "source", "reason", "stop_hook_active", "permission_mode"),
+    *("event", "to_model", "requested_model"),
+)
 
 
 # -- the scenarios the CLI was run with (experiments cap_bash, cap_files, cap_fail, ...) --------
@@ -88,6 +97,37 @@ def _stop_again(root: Path) -> Outcome:
     return run_scenario(root, hooks, [calls(bash("echo hello")), say(), say("FINAL-2")])
 
 
+def _cd(root: Path) -> Outcome:
+    hooks = {"CwdChanged": [group(recorder())]}
+    return run_scenario(root, hooks, [calls(bash("mkdir -p sub && cd sub")), say()])
+
+
+def _file_changed(root: Path) -> Outcome:
+    (root / "project").mkdir()
+    (root / "project" / ".envrc").write_text("export A=1\n")
+    hooks = {"FileChanged": [group(recorder(), matcher=".envrc")]}
+    return run_scenario(root, hooks, [calls(bash("echo export B=2 >> .envrc")), say()])
+
+
+def _config_changed(root: Path) -> Outcome:
+    local = root / "project" / ".claude" / "settings.local.json"
+    hooks = {"ConfigChange": [group(recorder())]}
+    write = bash("echo {} > .claude/settings.local.json")
+    options = {"settings_files": [("local_settings", local)]}
+    return run_scenario(root, hooks, [calls(write), say()], options=options)
+
+
+def _model_switch(root: Path) -> Outcome:
+    hooks = {"PreModelSwitch": [group(recorder())], "PostModelSwitch": [group(recorder())]}
+    other = ScriptedModel([])
+    other.name = "claude-sonnet-4-5"
+
+    async def switch(agent: Agent) -> None:
+        assert (await agent.switch_model(other)).switched
+
+    return run_scenario(root, hooks, [say()], then=switch)
+
+
 SCENARIOS: dict[str, Callable[[Path], Outcome]] = {
     "bash_echo": _bash_echo,
     "files": _files,
@@ -95,6 +135,10 @@ SCENARIOS: dict[str, Callable[[Path], Outcome]] = {
     "batch": _batch,
     "asks": _asks,
     "stop_again": _stop_again,
+    "cd": _cd,
+    "file_changed": _file_changed,
+    "config_changed": _config_changed,
+    "model_switch": _model_switch,
 }
 
 #: payload file -> (scenario, event, tool name or None, which of those payloads).
@@ -116,6 +160,11 @@ CASES: dict[str, tuple[str, str, str | None, int]] = {
     "PostToolBatch.json": ("batch", "PostToolBatch", None, 0),
     "PermissionRequest.json": ("asks", "PermissionRequest", "Bash", 0),
     "Stop.stop_hook_active.json": ("stop_again", "Stop", None, 1),
+    "CwdChanged.json": ("cd", "CwdChanged", None, 0),
+    "FileChanged.json": ("file_changed", "FileChanged", None, 0),
+    "ConfigChange.json": ("config_changed", "ConfigChange", None, 0),
+    "PreModelSwitch.json": ("model_switch", "PreModelSwitch", None, 0),
+    "PostModelSwitch.json": ("model_switch", "PostModelSwitch", None, 0),
 }
 
 

@@ -85,7 +85,7 @@ def test_an_unknown_event_is_a_config_error_that_suggests_the_name():
 
 def test_a_claude_code_event_not_fired_yet_is_refused_as_such():
     with pytest.raises(ConfigError, match="does not fire yet"):
-        HookRegistry().add("SubagentStop", lambda e: None)
+        HookRegistry().add("TeammateIdle", lambda e: None)
 
 
 def test_only_hooks_whose_matcher_accepts_the_event_run(pre_tool_use, recorder):

@@ -58,6 +58,15 @@ TABLE: dict[str, tuple[Any, ...]] = {
     "Stop":              (F, N,        "blocks",  F, F, N,    N,    "keep", N,             T, F, F),
     "Notification":      (F, N,        "error",   F, F, N,    N,    N,      NT,            F, F, F),
     "InstructionsLoaded":(F, N,        "error",   F, F, N,    N,    N,      "load_reason", F, F, F),
+    "SubagentStart":     (F, N,        "error",   F, F, N,    N,    N,      "agent_type",  F, F, F),
+    "SubagentStop":      (F, N,        "blocks",  F, F, N,    N,    "keep", "agent_type",  T, F, F),
+    "PreCompact":        (F, "compaction", "blocks", T, F, N, N,    N,      "trigger",     F, F, F),
+    "PostCompact":       (F, N,        "error",   F, F, N,    N,    N,      "trigger",     F, F, F),
+    "CwdChanged":        (F, N,        "error",   F, T, N,    N,    N,      N,             F, F, F),
+    "FileChanged":       (F, N,        "error",   F, T, N,    N,    N,      "file_name",   F, F, F),
+    "ConfigChange":      (F, N,        "blocks",  F, F, N,    N,    N,      "source",      F, F, F),
+    "PreModelSwitch":    (T, "switch", "blocks",  F, F, N,    N,    N,      "to_model",    F, F, F),
+    "PostModelSwitch":   (F, N,        "error",   F, F, N,    N,    N,      "to_model",    F, F, F),
 }
 #: What a gate may answer (``hookline hooks table``); an event left out answers nothing.
 ANSWERS: dict[str, tuple[str, ...]] = {
@@ -70,6 +79,12 @@ ANSWERS: dict[str, tuple[str, ...]] = {
     "PostToolBatch": ("block (ends the run)", "context", "stop"),
     "PreModelRequest": ("rewrite (messages)", "context", "stop"),
     "Stop": ("block (keep working)", "context", "stop"),
+    "SubagentStart": ("context",),
+    "SubagentStop": ("block (keep working)", "context", "stop"),
+    "PreCompact": ("block (no compaction)", "instructions"),
+    "ConfigChange": ("block (ends the run)",),
+    "PreModelSwitch": ("allow", "deny", "ask"),
+    "PostModelSwitch": ("context",),
 }
 # fmt: on
 

@@ -54,10 +54,10 @@ BROKEN = {
         "hooks.PreToolUse[0].hooks[0].type",
         "unknown type 'comand'",
     ),
-    "handler type not run yet": (
-        hooks({"matcher": "Bash", "hooks": [{"type": "agent", "prompt": "is it safe?"}]}),
-        "hooks.PreToolUse[0].hooks[0].type",
-        "type 'agent' is a Claude Code type hookline does not run yet",
+    "agent hook without its prompt": (
+        hooks({"matcher": "Bash", "hooks": [{"type": "agent"}]}),
+        "hooks.PreToolUse[0].hooks[0].prompt",
+        "prompt is missing",
     ),
     "handler without its command": (
         hooks({"matcher": "Bash", "hooks": [{"type": "command"}]}),
@@ -189,7 +189,7 @@ def test_an_event_not_run_yet_and_unknown_keys_stay_warnings_and_the_guard_holds
     settings = {
         "hooks": {
             "PreToolUse": [{"matcher": "Bash", "hooks": [{**GUARD, "statusMessage": "x"}]}],
-            "SubagentStop": [{"hooks": [{"type": "command", "command": "true"}]}],
+            "TeammateIdle": [{"hooks": [{"type": "command", "command": "true"}]}],
         },
         "statusLine": {"type": "command", "command": "echo hi"},
         "somethingNew": True,
@@ -201,7 +201,7 @@ def test_an_event_not_run_yet_and_unknown_keys_stay_warnings_and_the_guard_holds
     assert done.returncode == 0, done.stderr
     assert "hookline: error" not in done.stderr
     (line,) = [line for line in done.stderr.splitlines() if "warning" in line]
-    assert line.startswith(f"hookline: warning: {path}: hooks.SubagentStop: event 'SubagentStop'")
+    assert line.startswith(f"hookline: warning: {path}: hooks.TeammateIdle: event 'TeammateIdle'")
     (call,) = json.loads(done.stdout)["tool_calls"]
     reason = f"[{GUARD['command']}]: no shell today\n"
     assert (call["status"], call["reason"]) == ("blocked", reason)
@@ -212,7 +212,7 @@ def test_hooks_validate_exits_2_on_errors_and_0_on_warnings_only(project: Path) 
     write_settings(project, BROKEN["matcher not a regex"][0])
     broken = hookline("hooks", "validate", "--json", cwd=project)
     subagent = {"hooks": [{"type": "command", "command": "true"}]}
-    write_settings(project, json.dumps({"hooks": {"SubagentStop": [subagent]}}))
+    write_settings(project, json.dumps({"hooks": {"TeammateIdle": [subagent]}}))
     shared = hookline("hooks", "validate", "--json", cwd=project)
 
     assert broken.returncode == 2
@@ -224,7 +224,7 @@ def test_hooks_validate_exits_2_on_errors_and_0_on_warnings_only(project: Path) 
     report = json.loads(shared.stdout)
     assert (report["errors"], report["warnings"]) == (0, 1)
     (finding,) = report["findings"]
-    assert (finding["severity"], finding["event"]) == ("warning", "SubagentStop")
+    assert (finding["severity"], finding["event"]) == ("warning", "TeammateIdle")
 
 
 def test_load_project_raises_a_config_error_unless_lenient(project: Path) -> None:

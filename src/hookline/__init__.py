@@ -4,66 +4,146 @@ A prompt asks a model to follow a rule; a hook guarantees it. The public surface
 ``__all__`` and checked by a test; everything else is internal.
 
 This is also where the layers meet: the agent knows stores and the audit log only as
-interfaces, and the package plugs in its own (``store="..."`` URLs and paths, ``audit=True``).
+interfaces, and the package plugs in its own (``store="..."`` URLs and paths, ``audit=True``),
+each imported when first used. So are the public names (``_WHERE``): ``import hookline`` costs
+a few milliseconds, and a command or a script pays only for the modules it touches.
 """
 
 from __future__ import annotations
 
-from hookline.agent.loop import Agent
-from hookline.agent.messages import Message
-from hookline.agent.model import ModelClient
-from hookline.agent.observers import Handle, Observer, install_audit
-from hookline.agent.options import AgentOptions, ClaudeAgentOptions
-from hookline.agent.result import RunResult
-from hookline.agent.store import install_opener
-from hookline.audit.log import agent_audit
-from hookline.decisions import NO_DECISION, Decision, merge
-from hookline.errors import (
-    ConfigError,
-    HookFailure,
-    HooklineError,
-    HookTimeout,
-    InvalidHookOutput,
-    ModelError,
-    ToolError,
-    ToolInputError,
-)
-from hookline.events import (
-    EVENTS,
-    HookEvent,
-    InstructionsLoaded,
-    Notification,
-    PermissionRequest,
-    PostModelResponse,
-    PostToolBatch,
-    PostToolUse,
-    PostToolUseFailure,
-    PreModelRequest,
-    PreToolUse,
-    SessionEnd,
-    SessionStart,
-    Stop,
-    ToolBlocked,
-    TurnEnd,
-    TurnStart,
-    UserPromptSubmit,
-)
-from hookline.hooks.engine import Dispatch, HookEngine, HookRun
-from hookline.hooks.registry import HookRegistry, Registration
-from hookline.hooks.runners import HookRunner
-from hookline.hooks.sdk import HookMatcher
-from hookline.matchers import Matcher, all_of, any_of, arg, not_, tool_name
-from hookline.models.rule_model import RuleModel
-from hookline.models.scripted import ScriptedModel
-from hookline.permissions import PermissionPolicy
-from hookline.project import Project, load_project
-from hookline.storage import open_store
-from hookline.tools.approvals import Approval, ApprovalRequest, Approver, Unavailable
-from hookline.tools.base import Tool, ToolCall, ToolContext, ToolResult, Workspace
-from hookline.tools.function import FunctionTool, tool
+import importlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-install_opener(open_store)
-install_audit(agent_audit)
+from hookline.agent.model import install_resolver
+from hookline.agent.observers import Observer, install_audit
+from hookline.agent.store import SessionStore, install_opener
+
+if TYPE_CHECKING:  # the names __getattr__ gives, for type checkers and readers
+    from hookline.agent.loop import Agent
+    from hookline.agent.messages import Message
+    from hookline.agent.model import ModelClient
+    from hookline.agent.observers import Handle
+    from hookline.agent.options import AgentOptions, ClaudeAgentOptions
+    from hookline.agent.result import RunResult
+    from hookline.decisions import NO_DECISION, Decision, merge
+    from hookline.errors import (
+        ConfigError,
+        HookFailure,
+        HooklineError,
+        HookTimeout,
+        InvalidHookOutput,
+        ModelError,
+        ToolError,
+        ToolInputError,
+    )
+    from hookline.events import (
+        EVENTS,
+        HookEvent,
+        InstructionsLoaded,
+        Notification,
+        PermissionRequest,
+        PostModelResponse,
+        PostToolBatch,
+        PostToolUse,
+        PostToolUseFailure,
+        PreModelRequest,
+        PreToolUse,
+        SessionEnd,
+        SessionStart,
+        Stop,
+        ToolBlocked,
+        TurnEnd,
+        TurnStart,
+        UserPromptSubmit,
+    )
+    from hookline.hooks.engine import Dispatch, HookEngine, HookRun
+    from hookline.hooks.registry import HookRegistry, Registration
+    from hookline.hooks.runners import HookRunner
+    from hookline.hooks.sdk import HookMatcher
+    from hookline.matchers import Matcher, all_of, any_of, arg, not_, tool_name
+    from hookline.models.rule_model import RuleModel
+    from hookline.models.scripted import ScriptedModel
+    from hookline.permissions import PermissionPolicy
+    from hookline.project import Project, load_project
+    from hookline.tools.approvals import Approval, ApprovalRequest, Approver, Unavailable
+    from hookline.tools.base import Tool, ToolCall, ToolContext, ToolResult, Workspace
+    from hookline.tools.function import FunctionTool, tool
+
+#: Where each public name lives. ``import hookline`` loads none of them: a name is imported
+#: on first use (``hookline.Agent``, ``from hookline import Agent``), so a command or a script
+#: pays only for what it touches (``hookline --version`` never builds an agent).
+_WHERE: dict[str, tuple[str, ...]] = {
+    "hookline.agent.loop": ("Agent",),
+    "hookline.agent.messages": ("Message",),
+    "hookline.agent.model": ("ModelClient",),
+    "hookline.agent.observers": ("Handle", "Observer"),
+    "hookline.agent.options": ("AgentOptions", "ClaudeAgentOptions"),
+    "hookline.agent.result": ("RunResult",),
+    "hookline.decisions": ("NO_DECISION", "Decision", "merge"),
+    "hookline.errors": (
+        "ConfigError", "HookFailure", "HooklineError", "HookTimeout", "InvalidHookOutput",
+        "ModelError", "ToolError", "ToolInputError",
+    ),
+    "hookline.events": (
+        "EVENTS", "HookEvent", "InstructionsLoaded", "Notification", "PermissionRequest",
+        "PostModelResponse", "PostToolBatch", "PostToolUse", "PostToolUseFailure",
+        "PreModelRequest", "PreToolUse", "SessionEnd", "SessionStart", "Stop", "ToolBlocked",
+        "TurnEnd", "TurnStart", "UserPromptSubmit",
+    ),
+    "hookline.hooks.engine": ("Dispatch", "HookEngine", "HookRun"),
+    "hookline.hooks.registry": ("HookRegistry", "Registration"),
+    "hookline.hooks.runners": ("HookRunner",),
+    "hookline.hooks.sdk": ("HookMatcher",),
+    "hookline.matchers": ("Matcher", "all_of", "any_of", "arg", "not_", "tool_name"),
+    "hookline.models.rule_model": ("RuleModel",),
+    "hookline.models.scripted": ("ScriptedModel",),
+    "hookline.permissions": ("PermissionPolicy",),
+    "hookline.project": ("Project", "load_project"),
+    "hookline.tools.approvals": ("Approval", "ApprovalRequest", "Approver", "Unavailable"),
+    "hookline.tools.base": ("Tool", "ToolCall", "ToolContext", "ToolResult", "Workspace"),
+    "hookline.tools.function": ("FunctionTool", "tool"),
+}  # fmt: skip
+_MODULE = {name: module for module, names in _WHERE.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hookline' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # once: later lookups are plain module attributes
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+def _open_store(url_or_path: str | None, *, state_dir: Path) -> SessionStore:
+    """``hookline.storage.open_store``, imported when a store is first opened."""
+    from hookline.storage import open_store
+
+    return open_store(url_or_path, state_dir=state_dir)
+
+
+def _agent_audit(agent: Agent) -> Observer:
+    """``hookline.audit.log.agent_audit``, imported when an agent first turns the audit on."""
+    from hookline.audit.log import agent_audit
+
+    return agent_audit(agent)
+
+
+def _named_model(spec: str) -> ModelClient:
+    """``hookline.models.choice.model_from_spec``, imported when a model is first named."""
+    from hookline.models.choice import model_from_spec
+
+    return model_from_spec(spec)
+
+
+install_opener(_open_store)
+install_audit(_agent_audit)
+install_resolver(_named_model)
 
 __version__ = "0.1.0"
 

@@ -24,8 +24,10 @@ class HooklineError(Exception):
     │       └── WrongHookEvent   the answer's ``hookEventName`` names another event
     ├── ModelError           a model call failed (refused, unreachable, garbled, still failing
     │                        after retries); the loop ends the run with it as the stop reason
-    └── ToolError            a tool body could not do its work; becomes a failed tool result
-        └── ToolInputError   the tool input does not fit the tool (bad path, missing field, ...)
+    ├── ToolError            a tool body could not do its work; becomes a failed tool result
+    │   └── ToolInputError   the tool input does not fit the tool (bad path, missing field, ...)
+    └── RecordError          the run's record could not be written (``hookline.audit``'s
+                             AuditError): the run stops, even from inside a tool (a subagent)
     """
 
 
@@ -92,6 +94,11 @@ class ModelError(HooklineError):
     def __init__(self, message: str, *, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+
+
+class RecordError(HooklineError):
+    """The run's record could not be written: the run stops rather than go on unrecorded. No
+    tool turns it into a failed result (a subagent's audit failure stops its parent's run)."""
 
 
 class ToolError(HooklineError):

@@ -33,9 +33,10 @@ class EventFacts:
 
     #: Whether an in-process gate fails closed unless it says otherwise (as Agent SDK callbacks).
     fails_closed: bool = False
-    #: What a deny, and a fail-closed hook's failure, refuses: the call, the prompt, or the
-    #: output (withheld after the tool ran). None: nothing to refuse, a failure decides nothing.
-    refuses: Literal["call", "prompt", "output"] | None = None
+    #: What a deny, and a fail-closed hook's failure, refuses: the call, the prompt, the
+    #: output (withheld after the tool ran), a compaction or a model switch. None: nothing to
+    #: refuse, a failure decides nothing.
+    refuses: Literal["call", "prompt", "output", "compaction", "switch"] | None = None
     #: What a gate may answer, as ``hookline hooks table`` lists it; none: side effects only.
     answers: tuple[str, ...] = ()
     #: Whether a command hook's plain stdout on exit 0 is context for the model.
@@ -44,7 +45,7 @@ class EventFacts:
     #: is ignored (only its JSON decides), or is a non-blocking error (stderr on record).
     exit_2: Literal["blocks", "ignored", "error"] = "error"
     #: Whether command hooks get ``CLAUDE_ENV_FILE`` to export variables for later Bash calls
-    #: (in Claude Code also Setup, CwdChanged and FileChanged, which hookline does not fire yet).
+    #: (in Claude Code also Setup, which hookline does not fire).
     env_file: bool = False
     #: Seconds a settings handler gets when it sets no ``timeout`` (None: the handler's default).
     timeout: float | None = None
@@ -58,7 +59,9 @@ class EventFacts:
 class HookEvent(BaseModel):
     """Fields common to every event, as Claude Code sends them (docs/compatibility.md)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    #: ``defer_build``: each event's validator is built when the first one is made, not at
+    #: import, so a program pays only for the events it fires (``hookline --version`` for none).
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     name: ClassVar[str] = ""
     #: What the event does (fail-closed default, what a deny refuses, exit 2, ...).
@@ -122,6 +125,10 @@ class SessionStart(HookEvent):
     model: str | None = None
 
 
+#: Why a session ends, in Claude Code's words (``other``: the run's end, as ``claude -p``'s).
+SessionEndReason = Literal["clear", "resume", "logout", "prompt_input_exit", "other"]
+
+
 class SessionEnd(HookEvent):
     """A session ends."""
 
@@ -131,7 +138,7 @@ class SessionEnd(HookEvent):
     has_mode: ClassVar[bool] = False
     match_field: ClassVar[str | None] = "reason"
     hook_event_name: Literal["SessionEnd"] = "SessionEnd"
-    reason: str = "other"
+    reason: SessionEndReason = "other"
 
 
 class UserPromptSubmit(HookEvent):
@@ -330,12 +337,13 @@ class Notification(HookEvent):
 class InstructionsLoaded(HookEvent):
     """An instruction file (CLAUDE.md, AGENTS.md, a ``.claude/rules`` file) entered the model's
     context: every one at session start, a rule with ``paths`` globs when a tool call first
-    touches a matching path. Hooks run for their side effects (a record of what the model was
-    told); they cannot block, as in Claude Code."""
+    touches a matching path, a file an ``@path`` import pulls in with its importer. Hooks run
+    for their side effects (a record of what the model was told); they cannot block, as in
+    Claude Code."""
 
     name: ClassVar[str] = "InstructionsLoaded"
     has_mode: ClassVar[bool] = False
-    #: session_start, path_glob_match (Claude Code also has nested_traversal, include, compact).
+    #: session_start, path_glob_match, include (Claude Code also has nested_traversal, compact).
     match_field: ClassVar[str | None] = "load_reason"
     omit_when_none: ClassVar[frozenset[str]] = HookEvent.omit_when_none | {
         "globs",
@@ -351,6 +359,151 @@ class InstructionsLoaded(HookEvent):
     globs: list[str] | None = None
     trigger_file_path: str | None = None
     parent_file_path: str | None = None
+
+
+class SubagentStart(HookEvent):
+    """The Agent tool started a subagent. Its hooks' context reaches that subagent only (the
+    start of its own conversation); they cannot block it, as in Claude Code."""
+
+    name: ClassVar[str] = "SubagentStart"
+    facts: ClassVar[EventFacts] = EventFacts(answers=("context",))
+    has_mode: ClassVar[bool] = False
+    match_field: ClassVar[str | None] = "agent_type"
+    omit_when_none: ClassVar[frozenset[str]] = HookEvent.omit_when_none - {"agent_id", "agent_type"}
+    hook_event_name: Literal["SubagentStart"] = "SubagentStart"
+
+
+class SubagentStop(HookEvent):
+    """A subagent finished answering. A deny keeps it working, with the reason as its next
+    instruction (as Stop does for the main agent); the same cap ends a loop of blocks."""
+
+    name: ClassVar[str] = "SubagentStop"
+    facts: ClassVar[EventFacts] = EventFacts(
+        judged="keep", answers=("block (keep working)", "context", "stop"), exit_2="blocks"
+    )
+    match_field: ClassVar[str | None] = "agent_type"
+    omit_when_none: ClassVar[frozenset[str]] = HookEvent.omit_when_none - {"agent_id", "agent_type"}
+    hook_event_name: Literal["SubagentStop"] = "SubagentStop"
+    stop_hook_active: bool = False
+    agent_transcript_path: str
+    last_assistant_message: str | None = None
+    background_tasks: list[dict[str, Any]] = Field(default_factory=list)
+    session_crons: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class PreCompact(HookEvent):
+    """The conversation is about to be summarised (``manual``: asked for; ``auto``: it passed
+    its token budget). A deny skips the compaction; a command hook's plain stdout joins the
+    summarising instructions."""
+
+    name: ClassVar[str] = "PreCompact"
+    facts: ClassVar[EventFacts] = EventFacts(
+        refuses="compaction",
+        answers=("block (no compaction)", "instructions"),
+        stdout_is_context=True,
+        exit_2="blocks",
+    )
+    has_mode: ClassVar[bool] = False
+    match_field: ClassVar[str | None] = "trigger"
+    hook_event_name: Literal["PreCompact"] = "PreCompact"
+    trigger: Literal["manual", "auto"]
+    custom_instructions: str | None = None
+
+
+class PostCompact(HookEvent):
+    """The conversation was replaced by its summary (the full one is archived). Side effects
+    only."""
+
+    name: ClassVar[str] = "PostCompact"
+    has_mode: ClassVar[bool] = False
+    match_field: ClassVar[str | None] = "trigger"
+    hook_event_name: Literal["PostCompact"] = "PostCompact"
+    trigger: Literal["manual", "auto"]
+    compact_summary: str
+
+
+class CwdChanged(HookEvent):
+    """A Bash ``cd`` moved the shell to another folder (later events carry it as ``cwd``).
+    Side effects only; command hooks may export variables through ``CLAUDE_ENV_FILE``."""
+
+    name: ClassVar[str] = "CwdChanged"
+    facts: ClassVar[EventFacts] = EventFacts(env_file=True)
+    has_mode: ClassVar[bool] = False
+    hook_event_name: Literal["CwdChanged"] = "CwdChanged"
+    old_cwd: str
+    new_cwd: str
+
+
+class FileChanged(HookEvent):
+    """A watched file changed on disk, by anyone (matchers name the files to watch, by
+    basename). Side effects only; command hooks may export variables through
+    ``CLAUDE_ENV_FILE``."""
+
+    name: ClassVar[str] = "FileChanged"
+    facts: ClassVar[EventFacts] = EventFacts(env_file=True)
+    has_mode: ClassVar[bool] = False
+    match_field: ClassVar[str | None] = "file_name"
+    hook_event_name: Literal["FileChanged"] = "FileChanged"
+    file_path: str
+    event: Literal["change", "add", "unlink"]
+
+    @property
+    def file_name(self) -> str:
+        return self.file_path.rsplit("/", 1)[-1]
+
+
+#: Which settings changed, in Claude Code's words (``policy_settings``: the managed ones).
+ConfigSource = Literal[
+    "user_settings", "project_settings", "local_settings", "policy_settings", "skills"
+]
+
+
+class ConfigChange(HookEvent):
+    """A settings file changed while the session ran. hookline never applies such a change
+    to a running session (its hooks and rules stay those it started with); hooks record or
+    refuse it, and a deny ends the run."""
+
+    name: ClassVar[str] = "ConfigChange"
+    facts: ClassVar[EventFacts] = EventFacts(answers=("block (ends the run)",), exit_2="blocks")
+    has_mode: ClassVar[bool] = False
+    match_field: ClassVar[str | None] = "source"
+    omit_when_none: ClassVar[frozenset[str]] = HookEvent.omit_when_none | {"file_path"}
+    hook_event_name: Literal["ConfigChange"] = "ConfigChange"
+    source: ConfigSource
+    file_path: str | None = None
+
+
+class _ModelSwitch(HookEvent):
+    """Fields of both model-switch events."""
+
+    has_mode: ClassVar[bool] = False
+    match_field: ClassVar[str | None] = "to_model"
+    omit_when_none: ClassVar[frozenset[str]] = HookEvent.omit_when_none | {"context_tokens"}
+    from_model: str
+    to_model: str
+    requested_model: str
+    source: str = "command"
+    #: Estimated tokens of the conversation the new model takes over.
+    context_tokens: int | None = None
+
+
+class PreModelSwitch(_ModelSwitch):
+    """The session is about to change models. A deny (or an ask, which nobody can answer
+    here) keeps the model it has."""
+
+    name: ClassVar[str] = "PreModelSwitch"
+    facts: ClassVar[EventFacts] = EventFacts(
+        fails_closed=True, refuses="switch", answers=("allow", "deny", "ask"), exit_2="blocks"
+    )
+    hook_event_name: Literal["PreModelSwitch"] = "PreModelSwitch"
+
+
+class PostModelSwitch(_ModelSwitch):
+    """The session changed models; context goes to the new model with the next request."""
+
+    name: ClassVar[str] = "PostModelSwitch"
+    facts: ClassVar[EventFacts] = EventFacts(answers=("context",))
+    hook_event_name: Literal["PostModelSwitch"] = "PostModelSwitch"
 
 
 EVENTS: dict[str, type[HookEvent]] = {
@@ -372,6 +525,15 @@ EVENTS: dict[str, type[HookEvent]] = {
         Stop,
         Notification,
         InstructionsLoaded,
+        SubagentStart,
+        SubagentStop,
+        PreCompact,
+        PostCompact,
+        CwdChanged,
+        FileChanged,
+        ConfigChange,
+        PreModelSwitch,
+        PostModelSwitch,
     )
 }
 
@@ -382,24 +544,15 @@ NOT_YET_SUPPORTED = frozenset(
         "UserPromptExpansion",
         "MessageDisplay",
         "PermissionDenied",
-        "SubagentStart",
-        "SubagentStop",
         "TaskCreated",
         "TaskCompleted",
         "StopFailure",
         "TeammateIdle",
-        "ConfigChange",
-        "CwdChanged",
         "DirectoryAdded",
-        "FileChanged",
         "WorktreeCreate",
         "WorktreeRemove",
-        "PreCompact",
-        "PostCompact",
         "Elicitation",
         "ElicitationResult",
-        "PreModelSwitch",
-        "PostModelSwitch",
     }
 )
 
@@ -438,8 +591,13 @@ class Scope:
     tenant: str | None = None
     #: The project folder, when ``cwd`` (where the shell is) may move away from it.
     project_dir: str | None = None
+    #: Inside a subagent: its id and type, which every event it fires carries.
+    agent_id: str | None = None
+    agent_type: str | None = None
 
     def event(self, cls: type[E], **fields: Any) -> E:
+        fields.setdefault("agent_id", self.agent_id)
+        fields.setdefault("agent_type", self.agent_type)
         event = cls(
             session_id=self.session_id,
             transcript_path=self.transcript_path,

@@ -15,15 +15,19 @@ that is ignored) are always kept as ``warnings``. A hooks file that cannot load,
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hookline.agent.loop import Agent
 from hookline.agent.messages import Message
 from hookline.audit.redact import patterns_from_settings
+from hookline.claude.agent_hook import AGENT_TURNS
+from hookline.claude.prompt_hook import JudgeFailed
 from hookline.claude.session_env import env_file_for
-from hookline.claude.settings import Settings, load_settings, refuse_errors
+from hookline.claude.settings import Settings, load_settings, refuse_errors, settings_files
 from hookline.errors import ConfigError
 from hookline.hooks.python_files import load_hooks_file
 from hookline.hooks.registry import HookRegistry
@@ -32,15 +36,17 @@ from hookline.mcp.config import ServerConfig, project_servers
 from hookline.models.choice import default_spec, model_from_spec
 from hookline.permissions import PermissionPolicy
 from hookline.permissions.sandbox import SandboxConfig
+from hookline.tools.builtin import Glob, Grep, Read
 
 if TYPE_CHECKING:
     from hookline.agent.model import ModelClient
+    from hookline.claude.agent_hook import Investigator, InvestigatorFactory
     from hookline.claude.prompt_hook import Judge, JudgeFactory
     from hookline.events import PermissionMode
     from hookline.layers import SettingsWarning
 
 StrPath = str | Path
-#: The model a ``prompt`` hook asks, for its ``model`` value (None: the default model).
+#: The model a ``prompt`` or ``agent`` hook asks, for its ``model`` value (None: the default).
 JudgeModels = Callable[[str | None], "ModelClient"]
 
 
@@ -58,6 +64,8 @@ class Project:
     warnings: tuple[SettingsWarning, ...]
     #: The MCP servers of ``.mcp.json`` (approved) and of ``mcpServers`` (``hookline.mcp``).
     mcp_servers: tuple[ServerConfig, ...] = ()
+    #: The settings files a change to fires ConfigChange, with its source (never applied).
+    settings_files: tuple[tuple[str, Path], ...] = ()
 
     def agent_options(self) -> dict[str, Any]:
         """The keyword arguments ``Agent`` takes for this project's configuration."""
@@ -68,6 +76,7 @@ class Project:
             "sandbox": self.sandbox if self.sandbox.enabled else None,
             "redact": self.redact,
             **({"mcp_servers": self.mcp_servers} if self.mcp_servers else {}),
+            "settings_files": self.settings_files,
         }
 
 
@@ -81,12 +90,19 @@ def load_hooks(
     """Every hook a run in ``project_dir`` would have: each settings layer (``settings`` are
     ``--settings`` values), then each ``--hooks`` file. Settings problems are kept as
     ``Settings.warnings``; a hooks file that cannot load raises a ConfigError.
-    ``judge_models`` makes the model of each ``prompt`` hook (default: ``judge_model``)."""
+    ``judge_models`` makes the model of each ``prompt`` and ``agent`` hook (default:
+    ``judge_model``)."""
     project = Path(project_dir).resolve()
     found = load_settings(project, extra=tuple(settings))
     registry = HookRegistry()
-    judge = judges(judge_models or judge_model)
-    found.register(registry, project_dir=project, env_file=env_file_for, judge=judge)
+    models = judge_models or judge_model
+    found.register(
+        registry,
+        project_dir=project,
+        env_file=env_file_for,
+        judge=judges(models),
+        investigator=investigators(models, found),
+    )
     for file in hook_files:
         load_hooks_file(file, registry)
     return registry, found
@@ -101,7 +117,7 @@ def judge_model(spec: str | None) -> ModelClient:
         spec, note = default_spec()
         if note:
             fix = 'set OPENAI_API_KEY or ANTHROPIC_API_KEY, or give the hook a "model"'
-            raise ConfigError("no model is configured to run prompt hooks", fix=fix)
+            raise ConfigError("no model is configured to run prompt hooks or agent hooks", fix=fix)
     elif ":" not in spec and spec.startswith("claude"):
         spec = f"anthropic:{spec}"
     return model_from_spec(spec)
@@ -119,6 +135,52 @@ def judges(models: JudgeModels) -> JudgeFactory:
         return judge
 
     return factory
+
+
+def investigators(models: JudgeModels, settings: Settings) -> InvestigatorFactory:
+    """What agent hooks ask: for each handler, a model from ``models`` that investigates
+    (``investigate``); ``settings`` give the Read deny rules it keeps to."""
+
+    def factory(spec: str | None) -> Investigator:
+        model = models(spec)
+
+        async def investigator(system: str, prompt: str, project_dir: str) -> str:
+            return await investigate(model, system, prompt, project_dir=project_dir, rules=settings)
+
+        return investigator
+
+    return factory
+
+
+async def investigate(
+    model: ModelClient, system: str, prompt: str, *, project_dir: str, rules: Settings
+) -> str:
+    """The final answer of a hookline ``Agent`` on ``model`` asked ``prompt`` in ``project_dir``
+    with only Read, Grep and Glob, which keep to the project folder and to the deny rules of
+    ``rules``, and for at most ``AGENT_TURNS`` model calls. No hooks (it must not call the hooks
+    it serves), no instruction files, no audit; its transcript goes to a temporary folder.
+    A JudgeFailed when it stops without an answer (out of calls, the model failed)."""
+    policy, _ = PermissionPolicy.from_settings(rules, cwd=project_dir)  # its notes: the run's
+    with tempfile.TemporaryDirectory(prefix="hookline-agent-hook-") as state:
+        agent = Agent(
+            model,
+            tools=[Read(), Grep(), Glob()],
+            cwd=project_dir,
+            state_dir=state,
+            system_prompt=system,
+            max_turns=AGENT_TURNS,
+            permissions=PermissionPolicy(deny=policy.deny),
+            instructions=False,
+            audit=False,
+        )
+        try:
+            result = await agent.run(prompt)
+        finally:  # not close(): it would close what the session it serves still uses
+            agent.session.transcript.close()
+    if result.stop_reason != "end_turn":
+        said = result.stop_detail or result.stop_reason
+        raise JudgeFailed(f"the agent hook's model stopped without an answer: {said}")
+    return result.final_text
 
 
 def load_project(
@@ -149,7 +211,8 @@ def load_project(
     if not lenient:
         refuse_errors(warnings)
     redact = patterns_from_settings(found.layers)
-    return Project(where, registry, found, policy, sandbox, redact, warnings, servers)
+    watched = tuple(settings_files(where))
+    return Project(where, registry, found, policy, sandbox, redact, warnings, servers, watched)
 
 
 #: The flag each kind of command-line rule comes from (the name its layer reports).

@@ -10,9 +10,10 @@ gzip and deflate are inflated; any other ``Content-Encoding`` is refused.
 from __future__ import annotations
 
 import zlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
+if TYPE_CHECKING:
+    import httpx
 
 
 class BodyRefused(Exception):
@@ -21,6 +22,8 @@ class BodyRefused(Exception):
 
 async def read_capped(response: httpx.Response, limit: int) -> bytes:
     """The body of a streamed ``response``, inflated; BodyRefused past ``limit`` bytes."""
+    import httpx  # the caller has it loaded already: a program without HTTP never gets here
+
     too_big = f"answered more than the {limit}-byte limit on an answer"
     try:
         loaded = response.content  # a response built whole (a mock transport): already read

@@ -11,8 +11,20 @@ for the model reaches it here, as in Claude Code:
 - ``.claude/skills/<name>/SKILL.md`` (project, then user): the ``name`` and ``description`` of
   each are listed, and the ``Skill`` tool gives the model a skill's body when it asks.
 
-Each file entering the context fires ``InstructionsLoaded`` (the loop does, with ``events``).
-A file too large, unreadable or not UTF-8 is left out with a one-line warning; the run goes on.
+An instruction file's ``@path`` imports (``hookline.agent.imports``) load with it, each as a
+section of its own right after the importing file's (then the files it imports: depth first,
+at most ``MAX_IMPORT_DEPTH`` imports deep), with the importer's memory type; a file already
+loaded (an import cycle, two files importing one, a CLAUDE.md importing AGENTS.md) loads once,
+where it came first. As in Claude Code (which asks before following them), a project's own
+files (Project, Local) import only files inside the project folder, after symbolic links and
+``..``; the user's ``~/.claude/CLAUDE.md`` may import any file. No import is read under
+``/proc``, ``/sys`` or ``/dev``, nor one that is not a regular file (a FIFO, a device).
+
+Each file entering the context fires ``InstructionsLoaded`` (the loop does, with ``events``;
+an import with ``load_reason: "include"`` and the importing file as ``parent_file_path``).
+A file too large, unreadable or not UTF-8 is left out with a one-line warning, and so is an
+import that leads where it may not; an import of a file that does not exist is skipped without
+one (a mention of ``@someone`` in prose is not an error). The run goes on.
 With no such files nothing changes: the system prompt is the options' own, no tool is added.
 """
 
@@ -20,11 +32,13 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterable, Mapping
+import stat
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from hookline.agent.imports import mentions, target
 from hookline.errors import ToolInputError
 from hookline.tools.builtin._common import glob_matcher
 from hookline.tools.builtin.skill import Skill, SkillEntry
@@ -35,6 +49,11 @@ logger = logging.getLogger(__name__)
 MAX_BYTES = 64 * 1024
 #: The input keys of a tool call that name a path it touches (file tools, Glob, Grep).
 PATH_KEYS = ("file_path", "path", "notebook_path")
+#: How many imports deep files are followed (Claude Code's five hops): a file imported by a
+#: file imported five deep is not read.
+MAX_IMPORT_DEPTH = 5
+#: Folders no import is read from, whoever the file is (system state, devices, secrets).
+SYSTEM_FOLDERS = (Path("/proc"), Path("/sys"), Path("/dev"))
 
 MemoryType = Literal["User", "Project", "Local"]
 FrontMatter = dict[str, str | list[str]]
@@ -49,6 +68,8 @@ class Instruction:
     text: str
     globs: tuple[str, ...] = ()
     matches: Callable[[str], bool] | None = None
+    #: The file whose ``@path`` import this is; None: not an import.
+    parent: Path | None = None
 
 
 @dataclass
@@ -60,12 +81,16 @@ class Instructions:
     waiting: list[Instruction] = field(default_factory=list)
     skills: list[SkillEntry] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: Where ``~/`` imports lead.
+    home: Path = field(default_factory=Path.home)
+    #: The real paths of the files read or being read, so that each loads once.
+    _seen: set[str] = field(default_factory=set)
 
     @classmethod
     def discover(cls, project: Path, *, home: Path | None = None) -> Instructions:
         """Every instruction file and skill for ``project`` (and the user's, under ``home``)."""
-        found = cls(project)
-        user = (home or Path.home()) / ".claude"
+        found = cls(project, home=home or Path.home())
+        user = found.home / ".claude"
         places: list[tuple[Path, MemoryType]] = [
             (user / "CLAUDE.md", "User"),
             (project / "CLAUDE.md", "Project"),
@@ -74,9 +99,9 @@ class Instructions:
             (project / "CLAUDE.local.md", "Local"),
         ]
         for path, kind in places:
-            text = found._read(path)
+            text = found._read(path) if found._first(path) else None
             if text is not None:
-                found.loaded.append(Instruction(path, kind, text))
+                found._load(Instruction(path, kind, text))
         for path in _listed(project / ".claude" / "rules", "*.md"):
             found._rule(path)
         for folder in (project / ".claude" / "skills", user / "skills"):
@@ -105,10 +130,11 @@ class Instructions:
             )
         return "\n\n".join(parts) if parts else base
 
-    def touched(self, tool_input: Mapping[str, Any]) -> list[tuple[Instruction, str]]:
+    def touched(self, tool_input: Mapping[str, Any]) -> list[tuple[Instruction, str | None]]:
         """The waiting rules a call on ``tool_input``'s paths matches, now loaded, each with
-        the path that matched. Nothing to do (no path resolved) when no rule waits."""
-        newly: list[tuple[Instruction, str]] = []
+        the path that matched (then the files it imports, with None). Nothing to do (no path
+        resolved) when no rule waits."""
+        newly: list[tuple[Instruction, str | None]] = []
         if not self.waiting:
             return newly
         for path in _paths(tool_input):
@@ -117,20 +143,66 @@ class Instructions:
                 continue
             for rule in [r for r in self.waiting if r.matches is not None and r.matches(rel)]:
                 self.waiting.remove(rule)
-                self.loaded.append(rule)
-                newly.append((rule, path))
+                newly += [(f, path if f is rule else None) for f in self._load(rule)]
         return newly
+
+    def _load(self, file: Instruction) -> list[Instruction]:
+        """Put ``file`` and the files it imports in the context; all of them, in that order."""
+        added = [file, *self._imports(file, depth=1)]
+        self.loaded += added
+        return added
+
+    # -- imports --------------------------------------------------------------------------------
+
+    def _imports(self, file: Instruction, *, depth: int) -> Iterator[Instruction]:
+        """The files ``file`` imports, each followed by the files it imports (depth first)."""
+        if depth > MAX_IMPORT_DEPTH:
+            return
+        for mention in mentions(file.text):
+            path = Path(os.path.normpath(target(mention, file.path.parent, self.home)))
+            text = self._imported(path, file)
+            if text is not None:
+                imported = Instruction(path, file.memory_type, text, parent=file.path)
+                yield imported
+                yield from self._imports(imported, depth=depth + 1)
+
+    def _imported(self, path: Path, parent: Instruction) -> str | None:
+        """The text of an import of ``path`` by ``parent``, or None: absent, loaded already, or
+        left out with a warning (where it may not lead, or as ``_read``)."""
+        real = Path(os.path.realpath(path))
+        if not self._first(path) or not os.path.lexists(path):
+            return None
+        if any(real == folder or folder in real.parents for folder in SYSTEM_FOLDERS):
+            self._warn(path, f"(imported by {parent.path}) leads into {real}; left out")
+            return None
+        project = Path(os.path.realpath(self.project))
+        if parent.memory_type != "User" and not real.is_relative_to(project):
+            self._warn(
+                path,
+                f"(imported by {parent.path}) is outside the project folder; left out (a "
+                "project's files import only its own; import it from ~/.claude/CLAUDE.md)",
+            )
+            return None
+        return self._read(real, shown=path, regular_only=True)
+
+    def _first(self, path: Path) -> bool:
+        """Whether ``path`` is met for the first time (after symbolic links); it now is not."""
+        real = os.path.realpath(path)
+        if real in self._seen:
+            return False
+        self._seen.add(real)
+        return True
 
     # -- reading --------------------------------------------------------------------------------
 
     def _rule(self, path: Path) -> None:
-        text = self._read(path)
+        text = self._read(path) if self._first(path) else None
         if text is None:
             return
         meta, body = front_matter(text)
         globs = _strings(meta.get("paths"))
         if not globs:
-            self.loaded.append(Instruction(path, "Project", body))
+            self._load(Instruction(path, "Project", body))
             return
         try:
             tests = [glob_matcher(g) for g in globs]
@@ -154,29 +226,50 @@ class Instructions:
             return  # a project skill hides a user skill of the same name
         self.skills.append(SkillEntry(name, description, body.strip(), str(path)))
 
-    def _read(self, path: Path) -> str | None:
-        """The text of ``path``, or None (absent, or left out with a warning)."""
+    def _read(
+        self, path: Path, *, shown: Path | None = None, regular_only: bool = False
+    ) -> str | None:
+        """The text of ``path``, or None: absent or not a regular file (a folder, a FIFO, a
+        device: never opened), or left out with a warning (``regular_only``: for anything
+        but a regular file too). ``shown``: the path the warnings name."""
+        shown = shown or path
         try:
-            if not path.is_file():
-                return None
-            with path.open("rb") as file:
-                data = file.read(MAX_BYTES + 1)
+            data = _regular_file(path)
+        except FileNotFoundError:
+            return None
         except OSError as exc:
-            self._warn(path, f"cannot be read ({exc.strerror or exc}); left out")
+            self._warn(shown, f"cannot be read ({exc.strerror or exc}); left out")
+            return None
+        if data is None:
+            if regular_only:
+                self._warn(shown, "is not a regular file; left out")
             return None
         if len(data) > MAX_BYTES:
-            self._warn(path, f"is larger than {MAX_BYTES} bytes; left out (make it shorter)")
+            self._warn(shown, f"is larger than {MAX_BYTES} bytes; left out (make it shorter)")
             return None
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            self._warn(path, f"is not UTF-8 (byte {exc.start}); left out (save it as UTF-8)")
+            self._warn(shown, f"is not UTF-8 (byte {exc.start}); left out (save it as UTF-8)")
             return None
 
     def _warn(self, path: Path, problem: str) -> None:
         message = f"{path}: {problem}"
         self.warnings.append(message)
         logger.warning("%s", message)
+
+
+def _regular_file(path: Path) -> bytes | None:
+    """Up to ``MAX_BYTES + 1`` bytes of ``path``; None when it is not a regular file. Opened
+    without waiting (a FIFO put there after the check does not hang the start), and checked
+    again once open."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        return None
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return file.read(MAX_BYTES + 1)
 
 
 def skill_tool(instructions: Instructions) -> Skill:

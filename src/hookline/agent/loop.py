@@ -3,14 +3,18 @@
     SessionStart                                   once, before the first prompt
     UserPromptSubmit  deny: the prompt is rejected; context: added beside it
     TurnStart
+      FileChanged, ConfigChange                    before each request, for what changed
       model.complete -> tool calls -> ToolPipeline (PreToolUse ... PostToolUse) -> repeat
+                        (CwdChanged after the calls, when a `cd` moved the shell)
       no tool calls  -> Stop   deny: keep working, the reason is the next instruction
     TurnEnd
-    SessionEnd                                     on close()
+    SessionEnd                                     on close() (and clear(): a new session)
 
 The loop knows nothing about any particular hook: it fires events and follows merged decisions.
 Nor does it know who watches: it tells its observers (``hookline.agent.observers``) what it does,
-and the audit log, session persistence and the CLI's views are observers.
+and the audit log, session persistence and the CLI's views are observers. A subagent runs this
+same loop on a conversation of its own, asking SubagentStop where this asks Stop
+(``hookline.agent.subagents``).
 """
 
 from __future__ import annotations
@@ -19,9 +23,9 @@ import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from hookline.agent import pause
+from hookline.agent import compaction, ending, pause, switch
 from hookline.agent.instructions import Instruction, Instructions, skill_tool
 from hookline.agent.messages import Message
 from hookline.agent.model import ModelClient
@@ -34,6 +38,7 @@ from hookline.agent.result import RunResult
 from hookline.agent.session import Session
 from hookline.agent.state import Turn
 from hookline.agent.store import SessionStore, open_named
+from hookline.agent.watch import Idle, Watches, followed
 from hookline.claude import wording
 from hookline.claude.http import HTTP_CLIENTS
 from hookline.decisions import NO_DECISION, Decision
@@ -44,7 +49,7 @@ from hookline.events import (
     PostModelResponse,
     PostToolBatch,
     PreModelRequest,
-    SessionEnd,
+    SessionEndReason,
     SessionStart,
     Stop,
     TurnEnd,
@@ -59,6 +64,9 @@ from hookline.tools.approvals import Approval
 from hookline.tools.base import Tool, Toolbox, ToolCall, ToolResult
 from hookline.tools.permit import Permit
 from hookline.tools.pipeline import ToolPipeline
+
+if TYPE_CHECKING:
+    from hookline.agent.subagent_types import Subagents
 
 
 class Agent:
@@ -86,8 +94,13 @@ class Agent:
         self.session = Session.create(opts)
         #: The project's instruction files and skills, in the model's context (advisory).
         self.instructions = self._instructed()
+        #: The subagents the Agent tool may start, the tool added where it fits.
+        self.subagents = _subagents(self, builtin=tools is None)
         #: MCP servers: started with the session, their tools joining ``tools`` (hookline.mcp).
         self.mcp = McpServers.of(opts.mcp_servers, cwd=self.session.cwd)
+        #: What the agent looks at between steps: watched files and settings (agent.watch).
+        self.watches = Watches(self.engine, self.session.cwd, opts.settings_files)
+        self._idle = Idle(opts.idle_after)
         #: The store this agent opened (from a URL, a path or the default), which it closes.
         self._opened: SessionStore | None = None
         #: A SessionStart hook's ``continue: false``: the first prompt ends before the model.
@@ -144,11 +157,14 @@ class Agent:
         except BaseException:
             pause.release(self.store, claimed)
             raise
+        if self.session.id != session.id:
+            await ending.end(self, "resume")  # the session it was in ends (as /resume)
         self.session.transcript.close()
         self.session = session
         return await self._recorded(self._resumed(claimed))
 
     async def _recorded(self, work: Awaitable[Turn]) -> RunResult:
+        await self._idle.stop()
         runs: list[HookRun] = []
         stop_collecting = self.engine.monitor(runs.append)
         try:
@@ -167,6 +183,7 @@ class Agent:
             usage=turn.usage,
         )
         self.observers.run_ended(self.session, turn, result)
+        self._idle.arm(self.engine, self.session.scope)  # Notification idle_prompt, later
         return result
 
     def run_sync(self, prompt: str) -> RunResult:
@@ -185,15 +202,44 @@ class Agent:
         await self.start()
         call = ToolCall(tool_use_id or f"toolu_direct_{uuid.uuid4().hex[:20]}", name, tool_input)
         result = await self.pipeline.run(call, self.session.scope, self.session.tool_context)
-        self.session.follow_shell()
+        await followed(self.session, self.engine)
         self.observers.tool_finished(self.session, result)
         return result
 
-    async def start(self, source: Literal["startup", "resume"] = "startup") -> None:
+    async def compact(self, instructions: str | None = None) -> compaction.Compaction:
+        """Replace the conversation by the model's summary of it (``/compact``), between runs:
+        PreCompact hooks may block it, the transcript so far is archived, SessionStart
+        (source compact) and PostCompact fire. A summary that fails changes nothing; the
+        result says which happened, and why (``hookline.agent.compaction``)."""
+        return await compaction.compact(self, "manual", instructions)
+
+    async def switch_model(self, model: ModelClient | str) -> switch.ModelSwitch:
+        """Go on with another model (a client, or a ``--model`` name), as Claude Code's
+        /model: PreModelSwitch hooks may refuse (a deny, or an ask nobody can answer here);
+        after the switch, what PostModelSwitch hooks say opens the next prompt. The result
+        says whether it switched, and why not (``hookline.agent.switch``)."""
+        return await switch.switch(self, model)
+
+    async def clear(self) -> None:
+        """Start afresh, as Claude Code's /clear: SessionEnd (reason ``clear``) for this
+        session, then a new one (new id, empty conversation, new transcript; same model,
+        tools, hooks and options) whose SessionStart has source ``clear``. The old session's
+        records are written out first (``Observer.closed``); both stay on record by id."""
+        await self._end_session("clear")
+        self.engine.take_late()  # what its async hooks said was for the old conversation
+        old = self.session
+        _let_go(old)
+        self.observers.closed(old)
+        self.session = Session.create(self.options)
+        self.instructions = self._instructed()  # rules by path load again, for the new one
+        await self.start("clear")
+
+    async def start(self, source: Literal["startup", "resume", "clear"] = "startup") -> None:
         """Fire SessionStart once; ``run`` (and ``resume``) do this for you. What its hooks
         say for the model opens the next prompt."""
         if not self.session.started:
             self.session.started = True
+            self.watches.begin()  # changes from here on fire FileChanged and ConfigChange
             self.session.opening_context += await self.mcp.start(self.session.id, self.tools)
             started = await self._fire(self.session.scope.event(SessionStart, source=source))
             self._start_stopped = started
@@ -201,28 +247,31 @@ class Agent:
             await self._loaded([(f, None) for f in self.instructions.loaded], "session_start")
 
     async def close(self, reason: str = "other") -> None:
-        """Fire SessionEnd, stop async command hooks and wait for other background hooks, close
-        the transcript, tell the observers (the audit writes what waits) and close the store
-        this agent opened."""
-        if self.session.started:
-            await self._fire(self.session.scope.event(SessionEnd, reason=reason))
-            self.session.started = False
-        await self.engine.stop_background()  # async command hooks still running: cancelled
-        await self.engine.drain()
+        """Fire SessionEnd (``reason``: one of Claude Code's, ``hookline.agent.ending``; its
+        hooks share one time budget), stop async command hooks and wait for other background
+        hooks, close the transcript, tell the observers (the audit writes what waits) and
+        close the store this agent opened."""
+        await self._end_session(ending.end_reason(reason))
         await self.mcp.close()  # after SessionEnd: its mcp_tool hooks still had the servers
         await HTTP_CLIENTS.aclose()  # HTTP hooks' pooled connections belong to this event loop
         aclose = getattr(self.model, "aclose", None)
         if aclose is not None:
             await aclose()  # so are a remote model's (``hookline.agent.model``)
-        self.session.transcript.close()
-        if self.session.sandbox is not None:
-            self.session.sandbox.close()  # its proxy and temp folder; made again on next use
+        _let_go(self.session)
         try:
             self.observers.closed(self.session)  # before the store closes: the audit writes to it
         finally:
             if self._opened is not None:
                 self._opened.close()  # opened again on next use
                 self._opened = None
+
+    async def _end_session(self, reason: SessionEndReason) -> None:
+        """Fire SessionEnd, then stop async command hooks (cancelled) and wait for the other
+        background hooks: what ``close`` and ``clear`` both do first."""
+        await self._idle.stop()
+        await ending.end(self, reason)
+        await self.engine.stop_background()
+        await self.engine.drain()
 
     async def __aenter__(self) -> Agent:
         return self
@@ -280,8 +329,10 @@ class Agent:
     async def _work(self, turn: Turn) -> None:
         """Call the model and its tools until something ends the turn."""
         while turn.steps < self.options.max_turns:
-            if notes := late(self.engine.take_late()):  # async hooks that finished meanwhile
+            if notes := self._late_notes():  # async hooks that finished meanwhile
                 self._add(Message.user(*notes))
+            if await compaction.auto(self, turn):  # over its token budget, and the summary failed
+                return
             system = self.instructions.system(self.options.system_prompt)
             if (shown := await self._before_request(turn, system)) is None:
                 return
@@ -360,7 +411,7 @@ class Agent:
             if turn is not None and self.options.checkpoint:
                 turn.batch[index] = (result.call, result)
                 self.observers.checkpoint(self.session, turn)
-        self.session.follow_shell()  # events from now on carry where a `cd` left the shell
+        await followed(self.session, self.engine)  # later events carry where a `cd` left it
         for result in results:  # a rule whose `paths` a call touched joins the next request
             if result.status in ("executed", "failed"):
                 await self._loaded(self.instructions.touched(result.input), "path_glob_match")
@@ -370,6 +421,9 @@ class Agent:
         """What this request shows the model: the conversation, as PreModelRequest hooks
         redact it and add to it (``hookline.agent.model_calls``); None: a hook ended the run.
         Built only when a hook listens: it would copy the conversation on every model call."""
+        if (refused_change := await self.watches.check(self.session.scope)) is not None:
+            turn.stop_reason, turn.detail = "hook_stopped", refused_change
+            return None
         messages = self.session.messages
         if not self.registry.plan("PreModelRequest").specs:
             return messages
@@ -417,27 +471,34 @@ class Agent:
         return await self._fire(self.session.scope.event(PostToolBatch, tool_calls=calls))
 
     async def _keep_going(self, turn: Turn) -> bool:
-        """Fire Stop; True when a hook keeps the model working."""
-        stop = await self.engine.dispatch(
-            self.session.scope.event(
-                Stop, stop_hook_active=turn.stop_blocks > 0, last_assistant_message=turn.final_text
-            )
-        )
-        decision = stop.decision
+        """Fire Stop (a subagent: SubagentStop); True when a hook keeps the model working."""
+        stop = await self.engine.dispatch(self._stop_event(turn))
+        decision, name = stop.decision, stop.event.name
         if not decision.continue_:
             turn.stop_reason, turn.detail = "hook_stopped", decision.stop_reason
             return False
-        notes = wording.stop_block("Stop", stop.runs) if decision.permission == "deny" else []
-        notes += contexts("Stop", decision)
+        notes = wording.stop_block(name, stop.runs) if decision.permission == "deny" else []
+        notes += contexts(name, decision)
         if not notes:
             return False
         if turn.stop_blocks >= self.options.stop_hook_block_cap:
             turn.stop_reason, turn.final_text = "stop_hook_cap", ""  # Claude Code's: no text
-            turn.detail = f"Stop hooks blocked {turn.stop_blocks} times in a row"
+            turn.detail = f"{name} hooks blocked {turn.stop_blocks} times in a row"
             return False
         turn.stop_blocks += 1
         self._add(Message.user(*notes))
         return True
+
+    def _stop_event(self, turn: Turn) -> HookEvent:
+        """The event that asks whether the model may stop (a subagent asks SubagentStop)."""
+        return self.session.scope.event(
+            Stop, stop_hook_active=turn.stop_blocks > 0, last_assistant_message=turn.final_text
+        )
+
+    def _late_notes(self) -> list[str]:
+        """What background hooks that finished since the last request tell the model (a
+        subagent leaves them to the main conversation: ``hookline.agent.subagents``)."""
+        return late(self.engine.take_late())
 
     # -- plumbing -------------------------------------------------------------------------------
 
@@ -456,16 +517,19 @@ class Agent:
         files: Sequence[tuple[Instruction, str | None]],
         reason: Literal["session_start", "path_glob_match"],
     ) -> None:
-        """Fire InstructionsLoaded for each file (with the path that matched, for a rule)."""
+        """Fire InstructionsLoaded for each file (with the path that matched, for a rule; an
+        ``@path`` import with ``include`` and the file that imports it)."""
         for file, trigger in files:
+            parent = None if file.parent is None else str(file.parent)
             await self._fire(
                 self.session.scope.event(
                     InstructionsLoaded,
                     file_path=str(file.path),
                     memory_type=file.memory_type,
-                    load_reason=reason,
+                    load_reason=reason if parent is None else "include",
                     globs=list(file.globs) or None,
                     trigger_file_path=trigger,
+                    parent_file_path=parent,
                 )
             )
 
@@ -539,3 +603,19 @@ def _builtin_tools() -> list[Tool]:
     from hookline.tools.builtin import builtin_tools
 
     return builtin_tools()
+
+
+def _let_go(session: Session) -> None:
+    """Close what a session holds open: its transcript and its sandbox (whose proxy and temp
+    folder are made again on next use)."""
+    session.transcript.close()
+    if session.sandbox is not None:
+        session.sandbox.close()
+
+
+def _subagents(agent: Agent, *, builtin: bool) -> Subagents:
+    """The agent's subagents, with the Agent tool added where it fits (imported here:
+    ``hookline.agent.subagents`` builds on this module)."""
+    from hookline.agent.subagents import offer
+
+    return offer(agent, builtin=builtin)

@@ -8,14 +8,21 @@ extras a client may have, each found by looking, so a client without them still 
   (``StreamingModelClient``); the CLI sets it to print the text while the model writes it.
 - ``async aclose()``: called when the agent closes, to release connections opened on the
   event loop that is ending.
+
+A model named by a string (``Agent.switch_model("anthropic:claude-sonnet-4-5")``, a ``--model``
+value) becomes a client through the resolver the hookline package installs
+(``hookline.models.choice.model_from_spec``, in a layer above the agent's): ``named``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from hookline.agent.messages import Message
+from hookline.errors import ConfigError
+
+if TYPE_CHECKING:
+    from hookline.agent.messages import Message
 
 #: Receives one piece of the model's text, as soon as it arrives.
 TextSink = Callable[[str], None]
@@ -43,3 +50,26 @@ class StreamingModelClient(ModelClient, Protocol):
     message it returns."""
 
     on_text: TextSink | None
+
+
+#: Turns a model name into a client.
+Resolver = Callable[[str], ModelClient]
+_resolver: list[Resolver] = []
+
+
+def install_resolver(resolver: Resolver) -> None:
+    """Say how a model name becomes a client (the hookline package does)."""
+    _resolver[:] = [resolver]
+
+
+def named(spec: str) -> ModelClient:
+    """The client ``spec`` names, through the installed resolver; a ConfigError without one."""
+    if not spec.strip():
+        raise ConfigError("the model name is empty", key="model", fix="name a model")
+    if not _resolver:
+        raise ConfigError(
+            f"nothing turns the model name {spec!r} into a client here",
+            key="model",
+            fix="import hookline first, or pass a ModelClient",
+        )
+    return _resolver[0](spec)

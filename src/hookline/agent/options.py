@@ -14,6 +14,7 @@ from hookline.hooks.sdk import HookMatcher
 if TYPE_CHECKING:
     from hookline.agent.observers import Observer
     from hookline.agent.store import SessionStore
+    from hookline.agent.subagent_types import AgentDefinition
     from hookline.mcp.servers import McpServersSpec
     from hookline.permissions import PermissionPolicy
     from hookline.permissions.sandbox import SandboxConfig
@@ -75,9 +76,34 @@ class AgentOptions:
     #: Agent SDK, a ``.mcp.json`` path, or ``hookline.mcp.McpServers`` (``hookline.mcp``).
     mcp_servers: McpServersSpec = None
     #: Put the project's instruction files (CLAUDE.md, AGENTS.md, ``.claude/rules``) and
-    #: skills in the model's context (``hookline.agent.instructions``); nothing changes
-    #: where there are none.
+    #: skills in the model's context (``hookline.agent.instructions``), and offer the
+    #: subagents of its ``.claude/agents`` files; nothing changes where there are none.
     instructions: bool = True
+    #: Subagent types the Agent tool may start, by name, as the SDK's ``agents``: besides
+    #: ``general-purpose`` and the ``.claude/agents`` files, which these win over
+    #: (``hookline.agent.subagent_types``).
+    agents: Mapping[str, AgentDefinition] | None = None
+    #: Compact the conversation (``hookline.agent.compaction``) before a model request once its
+    #: estimated size reaches this many tokens. None: never on its own (hookline does not know
+    #: a model's context window; set this somewhat below it).
+    compact_at_tokens: int | None = None
+    #: Settings files whose change mid-session fires ConfigChange, as (source, path) pairs
+    #: (``("project_settings", ".claude/settings.json")``, relative to ``cwd``;
+    #: ``load_project`` fills it). A change is never applied to the running session
+    #: (``hookline.agent.watch``).
+    settings_files: Sequence[tuple[str, str | Path]] = ()
+    #: Seconds after a run ends before Notification ``idle_prompt`` fires (once; the next
+    #: run or ``close`` calls it off), as Claude Code's 60. None: never.
+    idle_after: float | None = 60.0
+
+    def __post_init__(self) -> None:
+        budget = self.compact_at_tokens
+        if budget is not None and (type(budget) is not int or budget < 1):
+            raise ConfigError(
+                f"compact_at_tokens must be a whole number of tokens, 1 or more; got {budget!r}",
+                key="compact_at_tokens",
+                fix="give a token budget below the model's context window, or None for never",
+            )
 
     @classmethod
     def resolve(cls, options: AgentOptions | None, settings: dict[str, Any]) -> AgentOptions:

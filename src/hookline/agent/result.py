@@ -17,6 +17,7 @@ StopReason = Literal[
     "tool_deferred",  # a PreToolUse hook deferred a call: resume later
     "stop_hook_cap",  # Stop hooks blocked too many times in a row
     "model_error",  # a model call failed for good (``hookline.errors.ModelError``): see stop_detail
+    "compaction_failed",  # an automatic compaction's summary failed: see stop_detail
 ]
 
 

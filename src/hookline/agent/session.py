@@ -144,12 +144,15 @@ class Session:
             shell=self.shell,
         )
 
-    def follow_shell(self) -> None:
+    def follow_shell(self) -> str | None:
         """Events from now on carry the shell's folder as their ``cwd``, as in Claude Code
-        (command hooks still run in the project folder: ``HookEvent.project_dir``)."""
-        where = str(self.shell.cwd)
-        if self.scope.cwd != where:
-            self.scope = replace(self.scope, cwd=where)
+        (command hooks still run in the project folder: ``HookEvent.project_dir``). Returns
+        the folder the shell left (for CwdChanged), or None when it did not move."""
+        where, left = str(self.shell.cwd), self.scope.cwd
+        if left == where:
+            return None
+        self.scope = replace(self.scope, cwd=where)
+        return left
 
     def new_prompt(self) -> None:
         """A prompt arrives: later events carry a fresh ``prompt_id``."""

@@ -59,7 +59,17 @@ _BREAKS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
 class Transcript:
     """Appends messages to a JSONL file, chained by ``parentUuid`` like Claude Code's."""
 
-    def __init__(self, path: Path, *, session_id: str, cwd: str, resumed: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        session_id: str,
+        cwd: str,
+        resumed: bool = False,
+        agent_id: str | None = None,
+    ) -> None:
+        """``agent_id``: a subagent's transcript, whose entries are a side chain, as Claude
+        Code marks them (``isSidechain``, ``agentId``)."""
         self.path = path
         self._file: IO[str] | None = None
         self._pending: list[str] = []
@@ -69,9 +79,11 @@ class Transcript:
         self._ids = (f'"{p[:8]}-{p[8:12]}-4{p[13:16]}-8{p[17:20]}-', f"msg_{p[:12]}")
         self._count = 0
         self._second = (0, "")
-        self._shared = compact(  # the fields every entry shares, encoded once
-            {"userType": "external", "cwd": cwd, "sessionId": session_id, "version": VERSION}
-        )[1:-1]
+        shared = {"userType": "external", "cwd": cwd, "sessionId": session_id, "version": VERSION}
+        if agent_id is not None:
+            shared["agentId"] = agent_id
+        self._shared = compact(shared)[1:-1]  # the fields every entry shares, encoded once
+        self._sidechain = "true" if agent_id is not None else "false"
         if resumed:
             self._continue()
 
@@ -162,8 +174,9 @@ class Transcript:
         self._count += 1
         entry = f'{self._ids[0]}{self._count:012x}"'
         self._pending.append(
-            f'{{"parentUuid":{parent or self._parent},"isSidechain":false,"type":"{kind}",'
-            f'"message":{body},"uuid":{entry},"timestamp":"{self._now()}"{extra},{self._shared}}}'
+            f'{{"parentUuid":{parent or self._parent},"isSidechain":{self._sidechain},'
+            f'"type":"{kind}","message":{body},"uuid":{entry},"timestamp":"{self._now()}"'
+            f"{extra},{self._shared}}}"
         )
         self._parent = entry
         return entry

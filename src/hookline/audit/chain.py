@@ -35,7 +35,7 @@ from typing import Any, Literal, NamedTuple
 
 from hookline._support.jsontext import canonical as canonical_text
 from hookline._support.private import open_private
-from hookline.errors import HooklineError
+from hookline.errors import RecordError
 from hookline.storage.base import ENTRY_FIELDS, LATER_FIELDS, AuditEntry, AuditRow, Chain
 
 #: The fields a chain adds to a record; everything else is hashed.
@@ -43,7 +43,7 @@ HASH_FIELDS = frozenset({"seq", "prev_hash", "hash"})
 Kind = Literal["edited", "deleted", "reordered", "malformed", "truncated"]
 
 
-class AuditError(HooklineError):
+class AuditError(RecordError):
     """The audit log could not be written: the run stops rather than go on unrecorded."""
 
 

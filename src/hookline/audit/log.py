@@ -28,7 +28,8 @@ carry the permission they answered too. A model call that reports its usage is a
 record with the model's name and the tokens (``hookline.agent.messages.Usage``).
 
 Every record passes the redactor before it is hashed or written. Who: the user and tenant of
-the session (its scope, which hooks see too), else those given to ``AuditLog``.
+the session (its scope, which hooks see too), else those given to ``AuditLog``; inside a
+subagent, its ``agent_id`` too (hook runs, tool calls and model calls).
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ class AuditLog(AuditWriter, Observer):
         if run.reason or run.failure or context or messages:
             self._put(data, reason=run.reason, failure=run.failure, error=run.error,
                       context=context, system_message=messages)  # fmt: skip
+        self._put(data, agent_id=run.agent_id)  # a subagent's hook
         if answer.updated_input is not None:
             diff = input_diff(call.input if call else {}, answer.updated_input)
             self._put(data, input_diff=diff)
@@ -138,7 +140,8 @@ class AuditLog(AuditWriter, Observer):
         data = self._base(session)
         data.update(shown)
         self._put(data, approver=started.approver, allowed=started.allowed,
-                  origin=started.origin, reason=started.gate.reason)  # fmt: skip
+                  origin=started.origin, reason=started.gate.reason,
+                  agent_id=session.scope.agent_id)  # fmt: skip
         self.add(AuditEntry(kind="tool_started", time=time(), session_id=session.id,
                             tool_use_id=started.call.id, tool=started.call.name,
                             decision="allow", permission="allow", data=data))  # fmt: skip
@@ -156,7 +159,8 @@ class AuditLog(AuditWriter, Observer):
             data["output_digest"] = digest(self.redactor.redact(result.output))
         self._put(data, reason=result.reason, context=result.context,
                   stop_reason=result.stop_reason, approver=result.approver,
-                  permission=result.permission, origin=result.origin)  # fmt: skip
+                  permission=result.permission, origin=result.origin,
+                  agent_id=session.scope.agent_id)  # fmt: skip
         self.add(AuditEntry(kind="tool", time=time(), session_id=session.id,
                             tool_use_id=result.call.id, tool=result.call.name,
                             decision=result.status, permission=result.permission,
@@ -192,6 +196,7 @@ class AuditLog(AuditWriter, Observer):
         data = self._base(session)
         data["model"] = self.redactor.redact(model)
         data["usage"] = reply.usage.to_dict()
+        self._put(data, agent_id=session.scope.agent_id)
         self.add(AuditEntry(kind="model", time=time(), session_id=session.id, data=data))
         self.settle()
 

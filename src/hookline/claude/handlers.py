@@ -1,10 +1,10 @@
 """One handler object from a settings file, turned into a runner plus its registration options.
 
-Claude Code's ``command``, ``http``, ``mcp_tool`` and ``prompt`` handlers and hookline's own
-in-process ``python`` handler are built here (a ``python`` callable is ``f(event)`` or an
-Agent SDK callback, told apart by its signature). Anything that cannot run (a missing field,
-a bad timeout, a type hookline does not run yet, a callable that does not import, a prompt
-hook with no model to ask) raises a ConfigError naming the file and the key path; the caller
+Claude Code's ``command``, ``http``, ``mcp_tool``, ``prompt`` and ``agent`` handlers and
+hookline's own in-process ``python`` handler are built here (a ``python`` callable is
+``f(event)`` or an Agent SDK callback, told apart by its signature). Anything that cannot run
+(a missing field, a bad timeout, an unknown type, a callable that does not import, a prompt or
+agent hook with no model to ask) raises a ConfigError naming the file and the key path; the caller
 turns it into a warning or, for ``"onFailure": "block"``, into an ``unloadable`` hook that
 denies. Remarks that do not stop a handler (``if`` on an event without tools) come back as
 ``Options.notes``. ``async`` and ``asyncRewake`` command handlers are background observers
@@ -16,8 +16,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
+from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar, cast
 
+from hookline.claude.agent_hook import AGENT_TIMEOUT, AgentHook, InvestigatorFactory
 from hookline.claude.command import CommandHook
 from hookline.claude.http import HttpHook, url_allowed
 from hookline.claude.mcp_tool import McpToolHook
@@ -36,9 +37,10 @@ if TYPE_CHECKING:
     from hookline.events import HookEvent
     from hookline.permissions.sandbox.run import Sandbox
 _FIX: Final = 'write {"type": "command", "command": "..."}'
-#: Handler types hookline runs, and Claude Code's types it does not run yet.
-KNOWN_TYPES: Final = ("command", "http", "mcp_tool", "python", "prompt")
-NOT_YET: Final = ("agent",)
+#: Handler types hookline runs (Claude Code's, and ``python``).
+KNOWN_TYPES: Final = ("command", "http", "mcp_tool", "python", "prompt", "agent")
+#: Seconds a handler of these types gets unless it says otherwise (at most its event's default).
+MODEL_TIMEOUTS: Final = {"prompt": PROMPT_TIMEOUT, "agent": AGENT_TIMEOUT}
 #: Seconds a settings handler may take unless it or its event (``facts.timeout``) says otherwise
 #: (Claude Code's defaults).
 HANDLER_TIMEOUT: Final = 600.0
@@ -52,6 +54,7 @@ class Policy:
     allowed_env_vars: tuple[str, ...] | None = None  # httpHookAllowedEnvVars
     sandbox: Sandbox | None = None  # what a command handler with "sandbox": true runs in
     judge: JudgeFactory | None = None  # what a prompt handler asks (None: prompt hooks cannot load)
+    investigator: InvestigatorFactory | None = None  # what an agent handler asks (None: likewise)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,10 +181,6 @@ def _maker(declared: object, h: _Handler) -> Maker:
     if declared in _MAKERS:
         return _MAKERS[declared]
     fix = f"use one of: {', '.join(KNOWN_TYPES)}"
-    if declared in NOT_YET:
-        raise h.error(
-            f"type {declared!r} is a Claude Code type hookline does not run yet", "type", fix
-        )
     raise h.error(
         "type is missing" if declared is None else f"unknown type {declared!r}", "type", fix
     )
@@ -270,21 +269,39 @@ def _mcp_tool(h: _Handler) -> Made:
 
 
 def _prompt(h: _Handler) -> Made:
+    prompt, model, judge = _asking(h, h.policy.judge, "judge")
+    on_block = h.flag("continueOnBlock")
+    return PromptHook(prompt, judge, model=model, continue_on_block=on_block), "gate", None
+
+
+def _agent(h: _Handler) -> Made:
+    prompt, model, investigator = _asking(h, h.policy.investigator, "investigator")
+    if h.data.get("continueOnBlock") is False:
+        h.note("agent hooks always go on after a block", "continueOnBlock", "remove it")
+    return AgentHook(prompt, investigator, model=model), "gate", None
+
+
+Asker = TypeVar("Asker")
+
+
+def _asking(
+    h: _Handler, factory: Callable[[str | None], Asker] | None, policy_field: str
+) -> tuple[str, str | None, Asker]:
+    """The prompt, ``model`` and model to ask of a ``prompt`` or ``agent`` handler."""
     prompt = h.text("prompt", fix='write "prompt": "Is this safe? $ARGUMENTS"')
     if event_class(h.event).facts.judged is None:
         takes = ", ".join(name for name, cls in EVENTS.items() if cls.facts.judged is not None)
-        raise h.error(f"{h.event} does not take prompt hooks", "type", f"use them on {takes}")
+        kind = h.data["type"]
+        raise h.error(f"{h.event} does not take {kind} hooks", "type", f"use them on {takes}")
     model = h.data.get("model")
     if model is not None and (not isinstance(model, str) or not model.strip()):
         raise h.error("model must be a model name", "model", '"model": "claude-haiku-4-5"')
-    if h.policy.judge is None:
-        raise h.error("no model to judge with", "type", "pass Policy(judge=...)")
+    if factory is None:
+        raise h.error("no model to ask", "type", f"pass Policy({policy_field}=...)")
     try:
-        judge = h.policy.judge(model)
+        return prompt, model, factory(model)
     except ConfigError as exc:
         raise h.error(exc.message, "model", exc.fix) from None
-    on_block = h.flag("continueOnBlock")
-    return PromptHook(prompt, judge, model=model, continue_on_block=on_block), "gate", None
 
 
 _MAKERS: Final[dict[object, Maker]] = {
@@ -292,6 +309,7 @@ _MAKERS: Final[dict[object, Maker]] = {
     "http": _http,
     "mcp_tool": _mcp_tool,
     "prompt": _prompt,
+    "agent": _agent,
     "python": _python,
 }
 
@@ -300,8 +318,9 @@ def _timeout(h: _Handler) -> float:
     value = h.data.get("timeout")
     if value is None:
         default = event_class(h.event).facts.timeout
-        if h.data.get("type") == "prompt":
-            return PROMPT_TIMEOUT if default is None else min(default, PROMPT_TIMEOUT)
+        own = MODEL_TIMEOUTS.get(str(h.data.get("type")))
+        if own is not None:
+            return own if default is None else min(default, own)
         return HANDLER_TIMEOUT if default is None else default
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
         why = f"timeout must be a positive number of seconds, not {value!r}"

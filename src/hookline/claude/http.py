@@ -34,8 +34,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
 from hookline._support.http_body import BodyRefused, read_capped
 from hookline._support.process import STREAM_CAP
 from hookline.errors import ConfigError, HookFailure, HookTimeout, InvalidHookOutput
@@ -43,14 +41,16 @@ from hookline.hooks.protocol import decision_from_output
 from hookline.hooks.runners import HookRunner
 
 if TYPE_CHECKING:
+    import httpx
+
     from hookline.decisions import Decision
     from hookline.events import HookEvent
 
-#: Hook servers are few and mostly local: a small pool, and idle connections kept across model
-#: turns (httpx's default 5 s expiry would drop them between most tool calls).
 #: Bytes of an HTTP hook's answer read (after decompression), as for a command hook's stdout.
 MAX_ANSWER_BYTES = STREAM_CAP
-DEFAULT_LIMITS = httpx.Limits(max_connections=64, max_keepalive_connections=16, keepalive_expiry=60)
+#: Hook servers are few and mostly local: a small pool, and idle connections kept across model
+#: turns (httpx's default 5 s expiry would drop them between most tool calls).
+DEFAULT_POOL = {"max_connections": 64, "max_keepalive_connections": 16, "keepalive_expiry": 60}
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
@@ -87,9 +87,10 @@ class AnswerOverCap(HttpHookFailure):
 
 
 class HttpClients:
-    """One pooled ``httpx.AsyncClient`` per running event loop, made on first use."""
+    """One pooled ``httpx.AsyncClient`` per running event loop, made on first use (httpx is
+    imported then: a program that sends no HTTP request never loads it)."""
 
-    def __init__(self, *, limits: httpx.Limits = DEFAULT_LIMITS) -> None:
+    def __init__(self, *, limits: httpx.Limits | None = None) -> None:
         self.limits = limits
         self._clients: dict[asyncio.AbstractEventLoop, httpx.AsyncClient] = {}
 
@@ -98,8 +99,11 @@ class HttpClients:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None or client.is_closed:
+            import httpx
+
             self._forget_closed_loops()
-            client = httpx.AsyncClient(limits=self.limits, timeout=None, follow_redirects=False)
+            limits = self.limits or httpx.Limits(**DEFAULT_POOL)
+            client = httpx.AsyncClient(limits=limits, timeout=None, follow_redirects=False)
             self._clients[loop] = client
         return client
 
@@ -162,6 +166,8 @@ class HttpHook(HookRunner):
 
     async def _post(self, payload: dict[str, Any]) -> bytes:
         """The body of a 2xx answer, read under ``MAX_ANSWER_BYTES`` (after decompression)."""
+        import httpx
+
         client = self.clients.client()
         try:
             async with client.stream(
@@ -210,6 +216,8 @@ def url_allowed(url: str, patterns: Sequence[str] | None) -> bool:
     ``http://localhost:*``."""
     if patterns is None:
         return True
+    import httpx
+
     try:
         parsed = httpx.URL(url)
     except httpx.InvalidURL:
@@ -223,6 +231,8 @@ def url_refusal(url: str, patterns: Sequence[str] | None) -> str | None:
     """Why an HTTP hook may not POST to ``url``; None when it may. Besides ``url_allowed``, a
     URL carrying userinfo (``http://user@host/``) is always refused: a reader, or a loose
     pattern, takes the text before the ``@`` for the host."""
+    import httpx
+
     try:
         userinfo = httpx.URL(url).userinfo
     except httpx.InvalidURL:
@@ -294,6 +304,8 @@ def _glob(pattern: str) -> re.Pattern[str]:
 
 
 def _check_url(url: str) -> None:
+    import httpx
+
     try:
         parsed = httpx.URL(url)
     except httpx.InvalidURL as exc:
@@ -314,6 +326,8 @@ def _checked_headers(headers: Mapping[str, str]) -> httpx.Headers:
                 key="headers",
                 fix="use an ASCII header name and value",
             )
+    import httpx
+
     return httpx.Headers(headers)
 
 

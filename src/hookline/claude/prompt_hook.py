@@ -25,7 +25,8 @@ says) is a hook failure: it fails open unless the handler says ``"onFailure": "b
 
 This layer cannot know models: whoever loads the settings hands in a ``JudgeFactory`` that
 turns the handler's ``model`` value (None: the default) into a ``Judge``. Each handler gets its
-own, never the agent's model, whose conversation it must not touch.
+own, never the agent's model, whose conversation it must not touch. ``agent`` hooks
+(``hookline.claude.agent_hook``) are the same ``JudgeHook`` with a model that may read files first.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from hookline.decisions import Decision
 from hookline.errors import HookFailure, InvalidHookOutput
@@ -63,44 +64,49 @@ _FENCED: Final = re.compile(r"```(?:json)?[ \t]*\n(.*?)\n?[ \t]*```", re.DOTALL)
 
 
 class JudgeFailed(HookFailure):
-    """A prompt hook's model could not be asked, or failed to answer."""
+    """A prompt or agent hook's model could not be asked, or failed to answer."""
 
     kind = "judge_error"
 
 
-class PromptHook(HookRunner):
-    """Asks ``judge`` about each event with ``prompt``, and reads ``{ok, reason}``."""
+class JudgeHook(HookRunner):
+    """A hook a model answers with ``{ok, reason}``: the prompt filled with the event, the answer
+    read, and what ``ok: false`` means on the event. ``ask`` is how the model is asked: one
+    question (``PromptHook``) or an investigation with tools (``hookline.claude.agent_hook``)."""
 
-    handler = "prompt"
     in_process = False
     inline = False
+    #: What the model is told before the prompt.
+    system: ClassVar[str] = SYSTEM
+    #: Whether ``"impossible": true`` lets a Stop end (Claude Code: prompt hooks only).
+    takes_impossible: ClassVar[bool] = True
 
-    def __init__(
-        self,
-        prompt: str,
-        judge: Judge,
-        *,
-        model: str | None = None,
-        continue_on_block: bool = False,
-    ) -> None:
+    def __init__(self, prompt: str, *, model: str | None, continue_on_block: bool) -> None:
         self.prompt = prompt
-        self.judge = judge
         self.model = model
         self.continue_on_block = continue_on_block
-        self.key = ("prompt", prompt, model, continue_on_block)
+        self.key = (self.handler, prompt, model, continue_on_block)
+
+    async def ask(self, question: str, event: HookEvent) -> str:
+        """The text of the model's answer to ``question`` about ``event``."""
+        raise NotImplementedError
 
     def describe(self) -> str:
         first = self.prompt.strip().splitlines()[0] if self.prompt.strip() else ""
-        return f"prompt {first[:60]!r}" + (f" on {self.model}" if self.model else "")
+        return f"{self.handler} {first[:60]!r}" + (f" on {self.model}" if self.model else "")
 
     async def run(self, event: HookEvent) -> Decision | None:
         asked = fill(self.prompt, event.to_payload())
         try:
-            text = await self.judge(SYSTEM, asked)
+            text = await self.ask(asked, event)
+        except HookFailure:
+            raise
         except Exception as exc:  # whatever the model client raises, the hook failed
-            raise JudgeFailed(f"the judge model failed: {exc}") from None
+            raise JudgeFailed(f"the {self.handler} hook's model failed: {exc}") from None
         ok, reason, impossible = read_answer(text)
-        return None if ok else self._blocked(event.name, reason, impossible)
+        if ok:
+            return None
+        return self._blocked(event.name, reason, impossible and self.takes_impossible)
 
     def _blocked(self, event: str, reason: str, impossible: bool) -> Decision | None:
         effect = event_class(event).facts.judged
@@ -111,6 +117,26 @@ class PromptHook(HookRunner):
         if effect == "end" and not self.continue_on_block:
             return Decision("deny", reason, continue_=False, stop_reason=reason)
         return Decision.deny(reason)
+
+
+class PromptHook(JudgeHook):
+    """Asks ``judge`` about each event with ``prompt``, and reads ``{ok, reason}``."""
+
+    handler = "prompt"
+
+    def __init__(
+        self,
+        prompt: str,
+        judge: Judge,
+        *,
+        model: str | None = None,
+        continue_on_block: bool = False,
+    ) -> None:
+        super().__init__(prompt, model=model, continue_on_block=continue_on_block)
+        self.judge = judge
+
+    async def ask(self, question: str, event: HookEvent) -> str:
+        return await self.judge(self.system, question)
 
 
 def fill(prompt: str, payload: dict[str, Any]) -> str:

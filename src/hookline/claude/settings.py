@@ -32,6 +32,7 @@ from hookline.layers import Layer, SettingsWarning, Severity, ceiling, is_string
 from hookline.matchers import EVERYTHING, Matcher, tool_name
 
 if TYPE_CHECKING:
+    from hookline.claude.agent_hook import InvestigatorFactory
     from hookline.claude.handlers import Options
     from hookline.claude.prompt_hook import JudgeFactory
     from hookline.events import HookEvent
@@ -94,12 +95,14 @@ class Settings:
         project_dir: StrPath,
         env_file: Callable[[HookEvent], str | None] | None = None,
         judge: JudgeFactory | None = None,
+        investigator: InvestigatorFactory | None = None,
     ) -> int:
         """Add the hooks of every enabled layer to ``registry``; returns how many were added.
-        ``judge`` makes the model a ``prompt`` hook asks (None: prompt hooks cannot load)."""
+        ``judge`` makes the model a ``prompt`` hook asks, ``investigator`` the agent an ``agent``
+        hook asks (None: such hooks cannot load)."""
         sandbox = _hook_sandbox(self.layers, str(project_dir))
         urls, env_vars = self.allowed_http_hook_urls, self.http_hook_allowed_env_vars
-        policy = Policy(urls, env_vars, sandbox, judge)
+        policy = Policy(urls, env_vars, sandbox, judge, investigator)
         make = partial(build, project_dir=str(project_dir), policy=policy, env_file=env_file)
         before = len(registry)
         for layer in self.hook_layers():
@@ -164,6 +167,25 @@ def managed_settings_dir(explicit: StrPath | None = None) -> Path:
         return Path(explicit)
     system = _SYSTEM_DIRS.get(sys.platform, "/etc/claude-code")
     return Path(os.environ.get(MANAGED_DIR_ENV) or system)
+
+
+#: The ConfigChange ``source`` a change to each layer's file reports.
+CONFIG_SOURCES: Final = {
+    "user": "user_settings",
+    "project": "project_settings",
+    "local": "local_settings",
+    "managed": "policy_settings",
+}
+
+
+def settings_files(
+    project_dir: StrPath, *, home: StrPath | None = None, managed_dir: StrPath | None = None
+) -> list[tuple[str, Path]]:
+    """Each settings file a run in ``project_dir`` reads, or would read if it existed, with the
+    ConfigChange ``source`` a change to it reports (``--settings`` values are not among them)."""
+    user = Path(home) if home is not None else Path.home()
+    found = _files(Path(project_dir).resolve(), user, managed_settings_dir(managed_dir))
+    return [(CONFIG_SOURCES[name], path) for name, path in found]
 
 
 def _files(project: Path, home: Path, managed: Path) -> list[tuple[str, Path]]:

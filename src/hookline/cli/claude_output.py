@@ -35,7 +35,11 @@ if TYPE_CHECKING:
     from hookline.tools.base import ToolResult
 
 #: hookline's stop reasons that Claude Code reports as a failed run, by its subtype.
-_FAILED = {"max_turns": "error_max_turns", "model_error": "error_during_execution"}
+_FAILED = {
+    "max_turns": "error_max_turns",
+    "model_error": "error_during_execution",
+    "compaction_failed": "error_during_execution",
+}
 
 
 class TimedModel:

@@ -30,6 +30,7 @@ import click
 from pydantic import ValidationError
 
 from hookline._support.display import shown
+from hookline.agent.subagent_types import AGENT_TOOL
 from hookline.claude.http import HTTP_CLIENTS
 from hookline.claude.lint import lint
 from hookline.cli.inventory import HookRow, rows
@@ -148,7 +149,8 @@ def validate(
     """Lint the hooks: settings problems, bad matchers, missing commands, millisecond timeouts,
     gates that fail open, duplicates. Exits 2 when there is an error (what stops a run)."""
     registry, found = load_hooks(cwd, settings=settings, hook_files=hook_files)
-    findings = lint(registry, found, known_tools=[tool.name for tool in builtin_tools()])
+    known = [*(tool.name for tool in builtin_tools()), AGENT_TOOL]  # Agent: subagents
+    findings = lint(registry, found, known_tools=known)
     errors = sum(finding.severity == "error" for finding in findings)
     warnings = len(findings) - errors
     if as_json:

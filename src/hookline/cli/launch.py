@@ -99,6 +99,8 @@ class Launch:
     hooks: tuple[str, ...] = ()
     settings: tuple[str, ...] = ()
     max_turns: int = 50
+    #: ``--compact-at``: compact the conversation once it is estimated at this many tokens.
+    compact_at: int | None = None
     user: str | None = None
     tenant: str | None = None
     permission_mode: str | None = None
@@ -195,6 +197,7 @@ def build_agent(launch: Launch) -> Agent:
         model,
         **project.agent_options(),
         max_turns=launch.max_turns,
+        compact_at_tokens=launch.compact_at,
         user=launch.user,
         tenant=launch.tenant,
         approver=approver,
@@ -287,13 +290,13 @@ def _show(
             agent.options.store.close()  # build_agent opened it
     if timing is not None:  # claude -p's result object, hookline's fields beside it
         shaped = result_object(result, timing=timing, max_turns=agent.options.max_turns)
-        emit_json(shaped, indent=2 if output_format == "json" else None)
+        emit_json(shaped)  # one line, as claude -p prints it (and C-encoded: it holds every call)
     else:
         print_summary(result, streamed=streamed)
     if result.stop_reason == "tool_deferred":  # the resume lines, and exit code 4
         exit_paused(result, agent.options.launch, err=output_format != "text")
-    if result.stop_reason == "model_error":  # one line on stderr, exit code 2; the run is on record
-        raise ModelError(result.stop_detail or "the model call failed")
+    if result.stop_reason in ("model_error", "compaction_failed"):  # one line on stderr, exit 2
+        raise ModelError(result.stop_detail or "the model call failed")  # the run is on record
 
 
 def _watch_children_with_pidfd() -> None:

@@ -14,6 +14,10 @@ declare a timeout or ``threaded=True`` (a worker thread), are awaited under thei
 Background hooks (``HookRunner.background``: ``async`` command hooks) are such observers whose
 finished runs wait in ``take_late()`` for the loop to tell the model, and which
 ``stop_background()`` cancels (recorded with failure ``cancelled``) when the session ends.
+
+A dispatch may give its hooks one shared ``budget`` of seconds (SessionEnd's): each hook gets
+what is left of it, at most its own timeout, and one still running when it is spent is stopped
+(a command hook's process group killed) and recorded as a ``timeout`` that names the budget.
 """
 
 from __future__ import annotations
@@ -22,12 +26,13 @@ import asyncio
 import inspect
 import os
 import traceback
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
+from hookline._support.eager import run_eagerly
 from hookline._support.frozen import freeze
 from hookline.decisions import NO_DECISION, UNCHANGED, Decision, merge
 from hookline.errors import HookFailure, InvalidHookOutput
@@ -38,6 +43,8 @@ if TYPE_CHECKING:
     from hookline.events import HookEvent
     from hookline.hooks.spec import HookSpec
 
+#: When a hook started (``perf_counter``), the seconds it may take, and the dispatch's budget.
+_Clock = tuple[float, float, "Budget | None"]
 #: Called with a HookRun (or, for event monitors, a HookEvent).
 Monitor = Callable[[Any], None]
 
@@ -59,6 +66,8 @@ class HookRun:
     #: The traceback of the exception a hook raised (failure "exception"), for ``-v``; not in
     #: ``to_dict``: it names the hook's files and lines, which the audit and JSON output leave out.
     traceback: str | None = None
+    #: The subagent whose event it was (``HookEvent.agent_id``); None in the main conversation.
+    agent_id: str | None = None
 
     @property
     def decision(self) -> str | None:
@@ -134,8 +143,9 @@ class HookEngine:
         """Whether dispatching ``event`` could matter: a hook or an event monitor wants it."""
         return bool(self._event_monitors or self.registry.plan(event).specs)
 
-    async def dispatch(self, event: HookEvent) -> Dispatch:
-        """Run the hooks that match ``event`` and merge their answers."""
+    async def dispatch(self, event: HookEvent, *, budget: float | None = None) -> Dispatch:
+        """Run the hooks that match ``event`` and merge their answers; ``budget``: seconds
+        they share, observers started in the background included."""
         for notify in self._event_monitors:
             notify(event)
         plan = self.registry.plan(event.name)
@@ -143,24 +153,25 @@ class HookEngine:
             return Dispatch(event, NO_DECISION)
         if plan.keyed:
             plan = _once_each(plan, event)
+        shared = None if budget is None else Budget.of(budget)
         runs: list[HookRun] = []
         answers: list[Decision] = []
         seen = event
         for spec in plan.transformers:
             if spec.matcher(event):
-                run = await self._run(spec, seen)
+                run = await self._run(spec, seen, shared)
                 runs.append(run)
                 seen = _rewritten(seen, run.answer)
                 answers.append(run.answer.without_rewrites())
         gates = [spec for spec in plan.gates if spec.matcher(event)]
         if gates:
-            for run in await self._run_gates(gates, seen):
+            for run in await self._run_gates(gates, seen, shared):
                 runs.append(run)
                 answers.append(run.answer)
         decision = _decide(answers, event, seen) if runs else NO_DECISION
         observers = [spec for spec in plan.observers if spec.matcher(event)]
         if observers:
-            runs.extend(await self._observe(observers, _rewritten(seen, decision)))
+            runs.extend(await self._observe(observers, _rewritten(seen, decision), shared))
         return Dispatch(seen, decision, tuple(runs))
 
     async def drain(self) -> None:
@@ -182,22 +193,50 @@ class HookEngine:
             task.cancel()
         await asyncio.gather(*running, return_exceptions=True)
 
-    async def _run_gates(self, gates: Sequence[HookSpec], event: HookEvent) -> list[HookRun]:
+    async def _run_gates(
+        self, gates: Sequence[HookSpec], event: HookEvent, budget: Budget | None
+    ) -> list[HookRun]:
         waiting = [s for s in gates if not s.runner.inline]
         if len(waiting) < 2:
-            return [await self._run(spec, event) for spec in gates]
-        concurrent = asyncio.gather(*(self._run(spec, event) for spec in waiting))
-        inline = {spec: await self._run(spec, event) for spec in gates if spec.runner.inline}
-        done = dict(zip(waiting, await concurrent, strict=True))
-        return [inline.get(spec) or done[spec] for spec in gates]
+            return [await self._run(spec, event, budget) for spec in gates]
+        runs = {s: await self._run(s, event, budget) for s in gates if s.runner.inline}
+        for index, spec in enumerate(waiting):  # one by one, while each answers at once
+            started = self._start(spec, event, budget)
+            if isinstance(started, HookRun):
+                runs[spec] = started
+                continue
+            runs.update(await self._together(started, spec, waiting[index + 1 :], event, budget))
+            break
+        return [runs[spec] for spec in gates]
 
-    async def _observe(self, observers: Sequence[HookSpec], event: HookEvent) -> list[HookRun]:
+    async def _together(
+        self,
+        started: Coroutine[Any, Any, HookRun],
+        spec: HookSpec,
+        rest: Sequence[HookSpec],
+        event: HookEvent,
+        budget: Budget | None,
+    ) -> dict[HookSpec, HookRun]:
+        """``spec``'s hook had to wait: it goes on in this task, the task it started in (a
+        hook's cancel scopes and timeouts belong to one), while the hooks after it run
+        concurrently, each in a task of its own."""
+        others = asyncio.gather(*(self._run(s, event, budget) for s in rest))
+        try:
+            first = await started
+        except BaseException:
+            others.cancel()
+            raise
+        return {spec: first, **dict(zip(rest, await others, strict=True))}
+
+    async def _observe(
+        self, observers: Sequence[HookSpec], event: HookEvent, budget: Budget | None
+    ) -> list[HookRun]:
         runs = []
         for spec in observers:
             if spec.runner.inline:
-                runs.append(await self._run(spec, event))
+                runs.append(await self._run(spec, event, budget))
             else:
-                task = asyncio.ensure_future(self._in_background(spec, event))
+                task = asyncio.ensure_future(self._in_background(spec, event, budget))
                 self._background.add(task)
                 task.add_done_callback(self._background.discard)
                 if spec.runner.background:
@@ -205,40 +244,70 @@ class HookEngine:
                     task.add_done_callback(self._stoppable.discard)
         return runs
 
-    async def _in_background(self, spec: HookSpec, event: HookEvent) -> HookRun:
+    async def _in_background(
+        self, spec: HookSpec, event: HookEvent, budget: Budget | None
+    ) -> HookRun:
         """Run a fire-and-forget observer; a background hook's run is kept for ``take_late``,
         or, cancelled by ``stop_background``, recorded as ``cancelled``."""
         if not spec.runner.background:
-            return await self._run(spec, event)
+            return await self._run(spec, event, budget)
         start = perf_counter()
         try:
-            run = await self._run(spec, event)
+            run = await self._run(spec, event, budget)
         except asyncio.CancelledError:
             return self._record(spec, event, start, "cancelled", "still running at session end")
         self._late.append((event, run))
         return run
 
-    async def _run(self, spec: HookSpec, event: HookEvent) -> HookRun:
+    async def _run(self, spec: HookSpec, event: HookEvent, budget: Budget | None = None) -> HookRun:
         """Run one hook, isolated: whatever it does becomes a HookRun, never an exception."""
+        started = self._start(spec, event, budget)
+        return started if isinstance(started, HookRun) else await started
+
+    def _start(
+        self, spec: HookSpec, event: HookEvent, budget: Budget | None
+    ) -> HookRun | Coroutine[Any, Any, HookRun]:
+        """Run one hook up to its first wait: its HookRun if it answered by then (an ``async``
+        hook that never waits too: ``run_eagerly``), else what to await for the rest."""
         start, runner = perf_counter(), spec.runner
+        limit = spec.timeout if budget is None else budget.limit(spec.timeout)
         try:
-            answer: Any = runner.call(event) if runner.inline else runner.run(event)
+            answer: Any = runner.call(event) if runner.inline else run_eagerly(runner.run(event))
             if not is_answer(answer):
-                answer = await _within(spec, answer)
-            elif perf_counter() - start > spec.timeout:
-                raise TimeoutError  # answered inline, too late (``HookRunner``)
-        except TimeoutError:
-            return self._record(
-                spec, event, start, "timeout", f"did not answer within {spec.timeout:g}s"
-            )
-        except HookFailure as exc:
-            return self._record(spec, event, start, exc.kind, str(exc), exc.fallback)
-        except BaseException as exc:  # a hook's bug, even sys.exit(), must never end the run
-            if _run_cancelled(exc):
-                raise
-            trace = _trace(exc)
-            return self._record(spec, event, start, "exception", _named(exc), trace=trace)
+                return self._finish(spec, event, (start, limit, budget), answer)
+            if perf_counter() - start > limit:
+                raise TimeoutError  # answered at once, too late (``HookRunner``)
+        except BaseException as exc:
+            return self._failed(spec, event, (start, limit, budget), exc)
         return self._record(spec, event, start, None, None, answer)
+
+    async def _finish(
+        self, spec: HookSpec, event: HookEvent, clock: _Clock, pending: Any
+    ) -> HookRun:
+        """Await the rest of a hook that had to wait, within what is left of its time."""
+        start, limit, _ = clock
+        try:
+            answer = await _within(limit - (perf_counter() - start), pending)
+        except BaseException as exc:
+            return self._failed(spec, event, clock, exc)
+        return self._record(spec, event, start, None, None, answer)
+
+    def _failed(
+        self, spec: HookSpec, event: HookEvent, clock: _Clock, exc: BaseException
+    ) -> HookRun:
+        """The run of a hook that raised, timed out or answered nonsense; the cancellation of
+        the run itself goes on up."""
+        start, limit, budget = clock
+        if isinstance(exc, TimeoutError):
+            late = budget.spent(event) if budget and limit < spec.timeout else None
+            return self._record(
+                spec, event, start, "timeout", late or f"did not answer within {spec.timeout:g}s"
+            )
+        if isinstance(exc, HookFailure):
+            return self._record(spec, event, start, exc.kind, str(exc), exc.fallback)
+        if _run_cancelled(exc):  # else a hook's bug, even sys.exit(), must never end the run
+            raise exc
+        return self._record(spec, event, start, "exception", _named(exc), trace=_trace(exc))
 
     def _record(
         self,
@@ -265,17 +334,37 @@ class HookEngine:
             getattr(event, "tool_use_id", None),
             spec.runner.handler,
             trace,
+            event.agent_id,
         )
         for notify in self._monitors:
             notify(run)
         return run
 
 
-async def _within(spec: HookSpec, pending: Awaitable[Any]) -> Decision | None:
-    """The answer ``pending`` gives within the hook's timeout; anything else is invalid."""
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """Seconds the hooks of one dispatch share, and when (event-loop time) they run out."""
+
+    seconds: float
+    ends: float
+
+    @classmethod
+    def of(cls, seconds: float) -> Budget:
+        return cls(seconds, asyncio.get_running_loop().time() + seconds)
+
+    def limit(self, timeout: float) -> float:
+        """What a hook whose own timeout is ``timeout`` may take from now."""
+        return min(timeout, max(0.0, self.ends - asyncio.get_running_loop().time()))
+
+    def spent(self, event: HookEvent) -> str:
+        return f"still running when the {event.name} hooks' budget of {self.seconds:g}s ran out"
+
+
+async def _within(seconds: float, pending: Awaitable[Any]) -> Decision | None:
+    """The answer ``pending`` gives within ``seconds``; anything else is invalid."""
     if not inspect.isawaitable(pending):
         raise InvalidHookOutput(f"answered {type(pending).__name__}, not a Decision")
-    async with asyncio.timeout(spec.timeout):
+    async with asyncio.timeout(seconds):
         answer = await pending
     if not is_answer(answer):
         raise InvalidHookOutput(f"answered {type(answer).__name__}, not a Decision")

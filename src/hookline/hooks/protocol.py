@@ -17,12 +17,16 @@ from hookline.errors import InvalidHookOutput, WrongHookEvent
 from hookline.events import EVENTS, ToolEvent
 
 _PERMISSIONS: frozenset[str] = frozenset(get_args(Permission))
+#: What ``{}`` says (nothing), as the full reading gives it: most SDK callbacks answer it.
+_NOTHING = Decision(origin="json")
 
 
 def decision_from_output(event_name: str, output: Any) -> Decision:
     """Read one hook answer in the protocol's JSON shape (already parsed) into a Decision."""
     if not isinstance(output, Mapping):
         raise InvalidHookOutput(f"expected a JSON object, got {type(output).__name__}")
+    if not output:
+        return _NOTHING
     out = {_sdk_key(k): v for k, v in output.items()}
     specific = _get(out, "hookSpecificOutput", dict) or {}
     named = specific.get("hookEventName", event_name) if specific else event_name

@@ -90,8 +90,10 @@ class HookRegistry:
         threaded: bool = False,
     ) -> Registration:
         """Register ``hook`` for ``event``; returns a handle that unregisters it. A sync function
-        given a ``timeout`` runs in a worker thread, so the timeout applies (``PythonHook``)."""
-        event_class(event, key="event")
+        given a ``timeout`` runs in a worker thread, so the timeout applies (``PythonHook``).
+        Without one it gets the event's default where the event has one (SessionEnd 1.5 s,
+        UserPromptSubmit 30 s, as every hook there in Claude Code), else 60 s."""
+        default = event_class(event, key="event").facts.timeout or PYTHON_HOOK_TIMEOUT
         threaded = threaded or timeout is not None
         runner = hook if isinstance(hook, HookRunner) else PythonHook(hook, threaded=threaded)
         _check_options(kind, timeout, failure)
@@ -101,7 +103,7 @@ class HookRegistry:
             matcher=as_matcher(matcher),
             name=name or runner.describe(),
             kind=kind,
-            timeout=PYTHON_HOOK_TIMEOUT if timeout is None else float(timeout),
+            timeout=default if timeout is None else float(timeout),
             failure=failure or default_failure(event, kind, in_process=runner.in_process),
             priority=priority,
             source=source or self._source,

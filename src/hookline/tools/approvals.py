@@ -21,15 +21,16 @@ import logging
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Final
-
-import httpx
+from typing import TYPE_CHECKING, Any, Final
 
 from hookline._support.http_body import BodyRefused, read_capped
 from hookline.claude.handlers import HANDLER_TIMEOUT
 from hookline.claude.http import HTTP_CLIENTS, HttpClients, url_allowed
 from hookline.decisions import Answer, Origin
 from hookline.errors import ConfigError
+
+if TYPE_CHECKING:
+    import httpx
 
 logger = logging.getLogger(__name__)
 
@@ -192,6 +193,8 @@ class HttpApprover(Approver):
         allowed_urls: Sequence[str] | None = None,
         clients: HttpClients | None = None,
     ) -> None:
+        import httpx  # here, not at import: only an HTTP approver needs it
+
         try:
             parsed, self.headers = httpx.URL(url), httpx.Headers(headers or {})
         except (httpx.InvalidURL, UnicodeEncodeError) as exc:
@@ -226,6 +229,8 @@ class HttpApprover(Approver):
     async def _ask(self, request: ApprovalRequest) -> Approval:
         if not self.allowed:
             raise _NoAnswer("is not allowed by allowedHttpHookUrls; nothing was sent")
+        import httpx
+
         body, client = request.to_dict(), self.clients.client()
         try:
             async with (

@@ -17,7 +17,7 @@ from typing import Any, cast
 from hookline._support.frozen import copy_json
 from hookline.claude import wording
 from hookline.decisions import NO_DECISION, UNCHANGED, Decision, Origin, Refusal
-from hookline.errors import ToolError, ToolInputError
+from hookline.errors import RecordError, ToolError, ToolInputError
 from hookline.events import (
     PostToolUse,
     PostToolUseFailure,
@@ -215,6 +215,8 @@ class ToolPipeline:
         start = perf_counter()
         try:
             output = await _timed(tool, tool_input, ctx)
+        except RecordError:
+            raise  # the run cannot keep its record: it stops, the call is no failed result
         except ToolError as exc:
             error = str(exc)
         except TimeoutError:
