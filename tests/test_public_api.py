@@ -12,6 +12,7 @@ import hookline
 EXPECTED = {
     # the agent
     "Agent", "AgentOptions", "ClaudeAgentOptions", "RunResult", "Message", "ModelClient",
+    "AgentDefinition",
     # the project as `hookline run` loads it
     "Project", "load_project",
     # permissions and approvals
@@ -30,7 +31,8 @@ EXPECTED = {
     "TurnEnd", "PreToolUse", "PermissionRequest", "PostToolBatch", "PostToolUse",
     "PostToolUseFailure",
     "ToolBlocked", "Stop", "Notification", "InstructionsLoaded", "PreModelRequest",
-    "PostModelResponse",
+    "PostModelResponse", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact",
+    "CwdChanged", "FileChanged", "ConfigChange", "PreModelSwitch", "PostModelSwitch",
     # hooks
     "HookEngine", "HookRun", "Dispatch", "HookRegistry", "Registration", "HookRunner",
     "HookMatcher",

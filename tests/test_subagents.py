@@ -717,3 +717,27 @@ def test_an_audit_failure_inside_a_subagent_stops_the_whole_run(tmp_path: Path) 
     with pytest.raises(AuditError, match="disk full"):
         agent.run_sync("go")
     assert first.exists() and not second.exists()
+
+
+def test_stream_json_marks_a_subagents_lines_with_its_agent_call(tmp_path: Path) -> None:
+    """As Claude Code streams them: a subagent's assistant and user lines carry the id of the
+    Agent call that started it; the main conversation's carry none."""
+    from cli_runner import hookline
+
+    script_file = tmp_path / "script.json"
+    script_file.write_text(json.dumps({"turns": SUB_SCRIPT}))
+    done = hookline(
+        "run", "--model", f"scripted:{script_file}", "--output-format", "stream-json",
+        "--permission-mode", "bypassPermissions", "go", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    said = [(line["type"], line["parent_tool_use_id"]) for line in lines if "message" in line]
+    assert said == [
+        ("assistant", None),  # the parent asks for the Agent call
+        ("assistant", "toolu_agent"),  # the subagent asks for Bash
+        ("user", "toolu_agent"),  # its result
+        ("assistant", "toolu_agent"),  # the subagent's final message
+        ("user", None),  # the Agent call's result
+        ("assistant", None),  # the parent's answer
+    ]

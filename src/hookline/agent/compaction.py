@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Literal
 
 from hookline.agent.messages import Message, Usage
 from hookline.agent.model import ModelClient, StreamingModelClient
-from hookline.agent.model_calls import Unsendable, redacted, with_context
+from hookline.agent.model_calls import RequestStopped, Unsendable, answered, prepared
 from hookline.agent.replies import contexts
 from hookline.agent.transcript import Transcript
 from hookline.claude import wording
@@ -37,9 +37,7 @@ from hookline.decisions import Decision
 from hookline.errors import ModelError
 from hookline.events import (
     PostCompact,
-    PostModelResponse,
     PreCompact,
-    PreModelRequest,
     SessionStart,
 )
 
@@ -221,36 +219,21 @@ async def _summarised(agent: Agent, request: Message) -> Message:
     except ModelError as exc:
         raise SummaryFailed(f"the summary request failed: {exc}") from None
     agent.observers.model_called(agent.session, reply, model.name)
-    if agent.registry.plan(PostModelResponse.name).specs:
-        usage = reply.usage.to_dict() if reply.usage is not None else None
-        event = agent.session.scope.event(
-            PostModelResponse, model=model.name, message=reply.to_dict(), usage=usage
-        )
-        await agent.engine.dispatch(event)
+    await answered(agent.engine, agent.session.scope, model.name, reply)
     return reply
 
 
 async def _before_request(agent: Agent, messages: list[Message]) -> Sequence[Message]:
     """``messages`` as PreModelRequest hooks redact them and add to them (as for every request:
     a hook that hides secrets from the model hides them from the summary request too)."""
-    if not agent.registry.plan(PreModelRequest.name).specs:
-        return messages
-    event = agent.session.scope.event(
-        PreModelRequest,
-        model=agent.model.name,
-        messages=[m.to_dict() for m in messages],
-        system=SUMMARY_SYSTEM,
-        tools=[],
-    )
-    asked = await agent.engine.dispatch(event)
+    scope, name = agent.session.scope, agent.model.name
     try:
-        shown = redacted(messages, asked.runs)
+        return await prepared(agent.engine, scope, name, messages, system=SUMMARY_SYSTEM, tools=[])
+    except RequestStopped as exc:
+        why = str(exc) or "no reason given"
+        raise SummaryFailed(f"a PreModelRequest hook stopped the summary request: {why}") from None
     except Unsendable as exc:
         raise SummaryFailed(str(exc)) from None
-    if not asked.decision.continue_:
-        why = asked.decision.stop_reason or "no reason given"
-        raise SummaryFailed(f"a PreModelRequest hook stopped the summary request: {why}")
-    return with_context(shown, contexts(PreModelRequest.name, asked.decision))
 
 
 @contextmanager

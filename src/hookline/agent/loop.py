@@ -25,11 +25,12 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
+from hookline._support.run import run as run_to_end
 from hookline.agent import compaction, ending, pause, switch
 from hookline.agent.instructions import Instruction, Instructions, skill_tool
 from hookline.agent.messages import Message
 from hookline.agent.model import ModelClient
-from hookline.agent.model_calls import Unsendable, redacted, with_context
+from hookline.agent.model_calls import RequestStopped, Unsendable, answered, prepared
 from hookline.agent.observers import Handle, Observer, Observers, Watcher, audit_log
 from hookline.agent.options import AgentOptions
 from hookline.agent.pause import Answers, Persistence
@@ -46,9 +47,7 @@ from hookline.errors import ConfigError, ModelError
 from hookline.events import (
     HookEvent,
     InstructionsLoaded,
-    PostModelResponse,
     PostToolBatch,
-    PreModelRequest,
     SessionEndReason,
     SessionStart,
     Stop,
@@ -193,7 +192,7 @@ class Agent:
             async with self:
                 return await self.run(prompt)
 
-        return asyncio.run(once())
+        return run_to_end(once())
 
     async def call_tool(
         self, name: str, tool_input: dict[str, Any], *, tool_use_id: str | None = None
@@ -346,7 +345,7 @@ class Agent:
                 turn.usage = reply.usage if turn.usage is None else turn.usage + reply.usage
             reply = self._within_limits(reply)
             self.observers.model_called(self.session, reply, self.model.name)
-            await self._after_response(reply)
+            await answered(self.engine, self.session.scope, self.model.name, reply)
             self._add(reply, model=self.model.name)
             self.session.transcript.flush()
             turn.final_text = reply.text
@@ -424,36 +423,20 @@ class Agent:
         if (refused_change := await self.watches.check(self.session.scope)) is not None:
             turn.stop_reason, turn.detail = "hook_stopped", refused_change
             return None
-        messages = self.session.messages
-        if not self.registry.plan("PreModelRequest").specs:
-            return messages
-        event = self.session.scope.event(
-            PreModelRequest,
-            model=self.model.name,
-            messages=[m.to_dict() for m in messages],
-            system=system,
-            tools=[spec["name"] for spec in self.tools.specs()],
-        )
-        asked = await self.engine.dispatch(event)
         try:
-            shown = redacted(messages, asked.runs)
+            return await prepared(
+                self.engine,
+                self.session.scope,
+                self.model.name,
+                self.session.messages,
+                system=system,
+                tools=self.tools.specs(),
+            )
+        except RequestStopped as exc:
+            turn.stop_reason, turn.detail = "hook_stopped", str(exc) or None
         except Unsendable as exc:
             turn.stop_reason, turn.detail = "hook_stopped", str(exc)
-            return None
-        if not asked.decision.continue_:
-            turn.stop_reason, turn.detail = "hook_stopped", asked.decision.stop_reason
-            return None
-        return with_context(shown, contexts("PreModelRequest", asked.decision))
-
-    async def _after_response(self, reply: Message) -> None:
-        """Fire PostModelResponse (only when a hook listens); its hooks only observe."""
-        if self.registry.plan("PostModelResponse").specs:
-            usage = reply.usage.to_dict() if reply.usage is not None else None
-            await self._fire(
-                self.session.scope.event(
-                    PostModelResponse, model=self.model.name, message=reply.to_dict(), usage=usage
-                )
-            )
+        return None
 
     async def _after_batch(self, results: list[ToolResult]) -> Decision:
         """Fire PostToolBatch (only built when someone listens: it is on every model turn)."""

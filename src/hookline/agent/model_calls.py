@@ -12,18 +12,65 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from hookline.agent.messages import Block, Message, TextBlock, ToolResultBlock
+from hookline.agent.replies import contexts
 from hookline.agent.state import SavedMessage
+from hookline.events import PostModelResponse, PreModelRequest
 from hookline.hooks.engine import HookRun
 from hookline.tools.base import ToolCall
+
+if TYPE_CHECKING:
+    from hookline.events import Scope
+    from hookline.hooks.engine import HookEngine
 
 
 class Unsendable(Exception):
     """The hooks' rewrites cannot be applied; the message says why, for the stop detail."""
+
+
+class RequestStopped(Unsendable):
+    """A PreModelRequest hook said ``continue: false``; the message is its stop reason."""
+
+
+async def prepared(
+    engine: HookEngine,
+    scope: Scope,
+    model: str,
+    messages: Sequence[Message],
+    *,
+    system: str | None,
+    tools: Sequence[dict[str, Any]],
+) -> Sequence[Message]:
+    """What one request to ``model`` offering ``tools`` (their specs) sends: ``messages`` as
+    PreModelRequest hooks redact them and add to them. Unsendable when their rewrites cannot be
+    applied, RequestStopped when one stops the run. Built only when a hook listens: it copies
+    the conversation."""
+    if not engine.registry.plan(PreModelRequest.name).specs:
+        return messages
+    event = scope.event(
+        PreModelRequest,
+        model=model,
+        messages=[m.to_dict() for m in messages],
+        system=system,
+        tools=[spec["name"] for spec in tools],
+    )
+    asked = await engine.dispatch(event)
+    shown = redacted(messages, asked.runs)
+    if not asked.decision.continue_:
+        raise RequestStopped(asked.decision.stop_reason or "")
+    return with_context(shown, contexts(PreModelRequest.name, asked.decision))
+
+
+async def answered(engine: HookEngine, scope: Scope, model: str, reply: Message) -> None:
+    """Fire PostModelResponse for ``reply`` (only when a hook listens); its hooks observe."""
+    if engine.registry.plan(PostModelResponse.name).specs:
+        usage = reply.usage.to_dict() if reply.usage is not None else None
+        event = scope.event(PostModelResponse, model=model, message=reply.to_dict(), usage=usage)
+        await engine.dispatch(event)
 
 
 def redacted(messages: Sequence[Message], runs: Sequence[HookRun]) -> Sequence[Message]:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from hookline.agent.messages import Message, ToolResultBlock, Usage
 from hookline.agent.observers import Observer
+from hookline.agent.subagent_types import AGENT_TOOL
 from hookline.cli.render import StreamView, emit_json
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from hookline.events import HookEvent
     from hookline.hooks.engine import HookRun
     from hookline.tools.base import ToolResult
+    from hookline.tools.pipeline import ToolStarted
 
 #: hookline's stop reasons that Claude Code reports as a failed run, by its subtype.
 _FAILED = {
@@ -116,6 +118,13 @@ class ClaudeStream(Observer):
 
     def __init__(self, agent: Agent) -> None:
         self._agent, self._own, self._started = agent, StreamView(), False
+        #: The Agent call whose subagent is working now (subagents run one at a time): the
+        #: ``parent_tool_use_id`` of its lines, as Claude Code marks a subagent's.
+        self._delegating: str | None = None
+
+    def tool_started(self, session: Session, started: ToolStarted) -> None:
+        if started.call.name == AGENT_TOOL and session.scope.agent_id is None:
+            self._delegating = started.call.id
 
     def event(self, session: Session, event: HookEvent) -> None:
         self._begin(session)
@@ -128,6 +137,8 @@ class ClaudeStream(Observer):
     def tool_finished(self, session: Session, result: ToolResult) -> None:
         self._begin(session)
         self._own(result)
+        if result.call.id == self._delegating:
+            self._delegating = None
 
     def model_called(self, session: Session, reply: Message, model: str) -> None:
         self._begin(session)
@@ -141,13 +152,17 @@ class ClaudeStream(Observer):
             "stop_sequence": None,
             "usage": (reply.usage or Usage()).to_dict(),
         }
-        emit_json(_message("assistant", body, session))
+        emit_json(_message("assistant", body, session, self._parent(session)))
 
     def message(self, session: Session, message: Message) -> None:
         """Tool results, as Claude Code streams them; the prompt and hooks' notes are not."""
         if message.role == "user" and any(isinstance(b, ToolResultBlock) for b in message.content):
             self._begin(session)
-            emit_json(_message("user", message.to_dict(), session))
+            emit_json(_message("user", message.to_dict(), session, self._parent(session)))
+
+    def _parent(self, session: Session) -> str | None:
+        """The Agent call a subagent's line belongs to; None for the main conversation's."""
+        return self._delegating if session.scope.agent_id is not None else None
 
     def _begin(self, session: Session) -> None:
         """The ``system``/``init`` line, before anything else."""
@@ -168,11 +183,13 @@ class ClaudeStream(Observer):
         )
 
 
-def _message(kind: str, body: dict[str, Any], session: Session) -> dict[str, Any]:
+def _message(
+    kind: str, body: dict[str, Any], session: Session, parent: str | None
+) -> dict[str, Any]:
     return {
         "type": kind,
         "message": body,
-        "parent_tool_use_id": None,
+        "parent_tool_use_id": parent,
         "session_id": session.id,
         "uuid": str(uuid.uuid4()),
         "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),

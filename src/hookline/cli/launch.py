@@ -19,6 +19,7 @@ from typing import Any, cast
 import click
 
 from hookline import Agent, ConfigError, RunResult
+from hookline._support.run import run as run_to_end
 from hookline.agent.model import StreamingModelClient
 from hookline.agent.session import STATE_DIR
 from hookline.claude.fingerprint import fingerprint
@@ -283,7 +284,7 @@ def _show(
 
     _watch_children_with_pidfd()
     try:
-        result = asyncio.run(once())
+        result = run_to_end(once())
     finally:
         streamed = view.finish() if view else ""  # the spinner is gone, whatever happened
         if isinstance(agent.options.store, Store):
