@@ -182,6 +182,8 @@ def measure(fw: Framework, quick: bool, out: dict[str, Any]) -> bool:
     if "error" in measured:
         out["notes"].append(f"{fw.name}: {measured['error']}")
         return False
+    if "failed" in measured:  # the shorter runs stand; the table shows "-" for the rest
+        out["notes"].append(f"{fw.name}: {measured['failed']}")
     keep = ("version", "hook", "method")
     out["frameworks"][fw.name] = {"label": fw.label, **{k: measured[k] for k in keep}}
     out["per_call"] += [{"framework": fw.name, **row} for row in measured["rows"]]

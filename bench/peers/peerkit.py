@@ -147,24 +147,32 @@ async def _all_at_once(
 
 def per_call(
     driver: Driver, calls: list[int], hooks: list[int], quick: bool
-) -> list[dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], str | None]:
     """For each run length, rounds of one run per hook count (rotating, so drift hits all
     alike) after ``warmup`` rounds, at least ``least`` and at most ``most`` of them, none
-    started after ``budget`` seconds (``plan_for``). Cost per call = (run - body) / calls, µs."""
+    started after ``budget`` seconds (``plan_for``). Cost per call = (run - body) / calls, µs.
+    A run that fails ends the measuring there: the rows of the shorter runs, and why."""
     rows = []
     for n in calls:
-        warmup, least, most, budget = plan_for(n, quick)
-        samples: dict[int, list[tuple[float, float]]] = {h: [] for h in hooks}
-        started = perf_counter()
-        for i in range(warmup + most):
-            if i >= warmup + least and perf_counter() - started > budget:
-                break
-            for h in hooks[i % len(hooks) :] + hooks[: i % len(hooks)]:
-                timing = driver.timed(n, h)
-                if i >= warmup:
-                    samples[h].append(timing)
-        rows += [_row(n, h, samples[h]) for h in hooks]
-    return rows
+        try:
+            rows += _lengthwise(driver, n, hooks, quick)
+        except Exception as exc:  # a framework that cannot make a run this long
+            return rows, f"a run of {n} calls failed: {type(exc).__name__}: {exc}"[:300]
+    return rows, None
+
+
+def _lengthwise(driver: Driver, n: int, hooks: list[int], quick: bool) -> list[dict[str, Any]]:
+    warmup, least, most, budget = plan_for(n, quick)
+    samples: dict[int, list[tuple[float, float]]] = {h: [] for h in hooks}
+    started = perf_counter()
+    for i in range(warmup + most):
+        if i >= warmup + least and perf_counter() - started > budget:
+            break
+        for h in hooks[i % len(hooks) :] + hooks[: i % len(hooks)]:
+            timing = driver.timed(n, h)
+            if i >= warmup:
+                samples[h].append(timing)
+    return [_row(n, h, samples[h]) for h in hooks]
 
 
 def _row(calls: int, hooks: int, samples: list[tuple[float, float]]) -> dict[str, Any]:
@@ -230,8 +238,10 @@ def main(agent: Factory, *, dist: str, hook: str, subtract_empty_run: bool = Fal
         driver.timed(args.memory_calls, 5)
         out["memory"]["peak_rss_mib"] = peak_rss_mib()
         lengths = ([0] if subtract_empty_run else []) + calls
-        rows = per_call(driver, lengths, hooks, args.quick)
+        rows, failed = per_call(driver, lengths, hooks, args.quick)
         out["rows"] = _less_empty_run(rows) if subtract_empty_run else rows
+        if failed:
+            out["failed"] = failed
         out["method"] = (
             "(run - empty run) / calls" if subtract_empty_run else "(run - body) / calls"
         )
