@@ -741,3 +741,23 @@ def test_stream_json_marks_a_subagents_lines_with_its_agent_call(tmp_path: Path)
         ("user", None),  # the Agent call's result
         ("assistant", None),  # the parent's answer
     ]
+
+
+def test_the_text_view_marks_what_a_subagent_does_as_its_own(tmp_path: Path) -> None:
+    from cli_runner import hookline
+
+    script_file = tmp_path / "script.json"
+    script_file.write_text(json.dumps({"turns": SUB_SCRIPT}))
+    done = hookline(
+        "run", "--model", f"scripted:{script_file}", "--permission-mode", "bypassPermissions",
+        "go", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    mine = [line for line in lines if line.startswith("[subagent general-purpose] ")]
+    assert [line.split("] ", 1)[1].split(" {")[0] for line in mine[:2]] == [
+        "model -> Bash",
+        "tool Bash ran with",
+    ]
+    assert lines[0].startswith("model -> Agent ")  # the parent's own call is not marked
+    assert any(line.startswith("tool Agent ran with ") for line in lines)

@@ -271,7 +271,7 @@ def _show(
     if output_format == "text":
         view = TextView(verbose=verbose, spinner=Spinner.at_terminal())
     if view is not None:
-        agent.watch(view)
+        agent.observe(view.observer())
         if isinstance(agent.model, StreamingModelClient) and agent.model.on_text is None:
             agent.model.on_text = view.text_delta  # the model's text as it arrives
     timing = Timing(agent) if view is None else None  # json, stream-json: duration_api_ms

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from hookline._support.display import shown, shown_json
 from hookline.agent.messages import Message
+from hookline.agent.observers import Watcher
 from hookline.agent.result import RunResult
 from hookline.cli.own_stdout import cli_stdout
 from hookline.cli.spinner import Spinner
@@ -28,6 +29,9 @@ from hookline.events import HookEvent
 from hookline.hooks.engine import HookRun
 from hookline.tools.base import ToolResult
 from hookline.tools.pipeline import ToolStarted
+
+if TYPE_CHECKING:
+    from hookline.agent.session import Session
 
 #: Colours by the kind of line.
 STYLES: dict[str, dict[str, Any]] = {
@@ -161,13 +165,20 @@ class TextView:
         self._pieces: list[str] = []  # the text of the message the model is writing
         self._open = False  # a streamed line is waiting for its end
         self._streamed = ""  # the text of the last message, as it was streamed
+        #: Who is working: "" for the main conversation, ``[subagent TYPE] `` inside one.
+        self.speaker = ""
+
+    def observer(self) -> Watcher:
+        """What to give ``agent.observe``: this view, told which conversation each thing
+        happens in, so a subagent's calls are marked as its own."""
+        return _Narration(self)
 
     def __call__(self, item: object) -> None:
         if self.spinner is not None:
             self.spinner.stop()  # whatever comes next, the tool body is done
         if isinstance(item, HookRun):
             for kind, line in hook_lines(item, verbose=self.verbose):
-                say(kind, line)
+                self._say(kind, line)
         elif isinstance(item, ToolStarted):
             if self.spinner is not None:
                 self.spinner.start(shown(item.call.name))
@@ -177,7 +188,7 @@ class TextView:
             self._end_line()
             self._streamed, self._pieces = "".join(self._pieces), []
             for call in item.tool_calls:
-                say("model", f"model -> {shown(call.name)} {compact(call.input)}")
+                self._say("model", f"model -> {shown(call.name)} {compact(call.input)}")
 
     def text_delta(self, piece: str) -> None:
         """Print a piece of the model's text at once, each of its lines behind ``QUOTE``."""
@@ -212,11 +223,46 @@ class TextView:
     def _tool_result(self, result: ToolResult) -> None:
         name = shown(result.call.name)
         if result.status != "executed":
-            say("blocked", f"tool {name} {result.status}: {_reason(result.reason)}")
+            self._say("blocked", f"tool {name} {result.status}: {_reason(result.reason)}")
             return
-        say("tool", f"tool {name} ran with {compact(result.input)}")
+        self._say("tool", f"tool {name} ran with {compact(result.input)}")
         for line in output_lines(result.content):
-            say("output", line)
+            self._say("output", line)
+
+    def _say(self, kind: str, line: str) -> None:
+        say(kind, self.speaker + line)
+
+
+class _Narration(Watcher):
+    """Feeds a TextView, telling it first whose conversation each thing belongs to."""
+
+    def __init__(self, view: TextView) -> None:
+        super().__init__(view)
+        self.view = view
+
+    def _in(self, session: Session) -> None:
+        scope = session.scope
+        self.view.speaker = f"[subagent {shown(scope.agent_type or '')}] " if scope.agent_id else ""
+
+    def event(self, session: Session, event: HookEvent) -> None:
+        self._in(session)
+        super().event(session, event)
+
+    def hook_run(self, session: Session, run: HookRun) -> None:
+        self._in(session)
+        super().hook_run(session, run)
+
+    def tool_started(self, session: Session, started: ToolStarted) -> None:
+        self._in(session)
+        super().tool_started(session, started)
+
+    def tool_finished(self, session: Session, result: ToolResult) -> None:
+        self._in(session)
+        super().tool_finished(session, result)
+
+    def message(self, session: Session, message: Message) -> None:
+        self._in(session)
+        super().message(session, message)
 
 
 def print_summary(result: RunResult, *, streamed: str = "") -> None:
