@@ -13,10 +13,13 @@ The builders write each wire format as the providers document it: ``openai_compl
 ``openai_chunks`` (``data: {...}`` lines ending with ``data: [DONE]``), ``anthropic_message``
 and ``anthropic_events`` (``message_start``, ``content_block_start``, ``content_block_delta``,
 ``content_block_stop``, ``message_delta``, ``message_stop``).
+
+``ask(model)`` makes one call of either client on a fresh event loop, offering ``BASH``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import threading
@@ -26,8 +29,12 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any
 
+from hookline import Message
+from hookline.models.remote import RemoteModel
 from local_http import KeepAliveHandler, RecordingServer, as_path_headers_body, serve
 
+#: The tool spec the client tests offer the model.
+BASH = {"name": "Bash", "description": "Run a command.", "input_schema": {"type": "object"}}
 #: One tool call as the builders take it: id, name, and its input's JSON in fragments.
 Call = tuple[str, str, Sequence[str]]
 
@@ -127,6 +134,18 @@ class ModelServer(RecordingServer[Any]):
 
     def bodies(self) -> list[dict[str, Any]]:
         return [body for _, _, body in self.seen]
+
+
+def ask(model: RemoteModel[Any], messages: Sequence[Message] = (Message.user("hi"),)) -> Message:
+    """One ``complete`` on a fresh event loop, the client's connections closed after it."""
+
+    async def once() -> Message:
+        try:
+            return await model.complete(messages, [BASH], system="Be brief.")
+        finally:
+            await model.aclose()
+
+    return asyncio.run(once())
 
 
 @contextmanager

@@ -4,9 +4,7 @@ as the project's ``judge_models``; the agent's own model is another, so the two 
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +18,7 @@ from hookline.claude.agent_hook import AGENT_SYSTEM, AGENT_TURNS
 from hookline.cli.hooks_cmd import hooks
 from hookline.errors import ConfigError
 from hookline.project import load_project
+from recording_model import HeldModel, RecordingModel
 
 RULE = "Refuse any command that breaks POLICY.md. $ARGUMENTS"
 NO = json.dumps({"ok": False, "reason": "POLICY.md forbids new files"})
@@ -48,30 +47,10 @@ def touch(tmp: Path) -> list[dict[str, Any]]:
     return [{"tool_calls": [{"name": "Bash", "input": {"command": command}}]}, {"text": "done"}]
 
 
-class Investigator(ScriptedModel):
-    """A scripted model that keeps the system prompt and tool names of every request."""
-
-    def __init__(self, turns: Sequence[dict[str, Any]]) -> None:
-        super().__init__(turns)
-        self.systems: list[str | None] = []
-        self.tools: list[list[str]] = []
-
-    async def complete(
-        self,
-        messages: Sequence[Message],
-        tools: Sequence[dict[str, Any]],
-        *,
-        system: str | None = None,
-    ) -> Message:
-        self.systems.append(system)
-        self.tools.append(sorted(t["name"] for t in tools))
-        return await super().complete(messages, tools, system=system)
-
-
-def reads(*paths: str, then: str) -> Investigator:
+def reads(*paths: str, then: str) -> RecordingModel:
     """An investigator that reads ``paths``, one a model call, then answers ``then``."""
     turns = [{"tool_calls": [{"name": "Read", "input": {"file_path": p}}]} for p in paths]
-    return Investigator([*turns, {"text": then}])
+    return RecordingModel([*turns, {"text": then}])
 
 
 def agent_runs(result: RunResult) -> list[Any]:
@@ -111,7 +90,7 @@ def test_a_no_after_reading_a_file_denies_the_call_and_the_turn_goes_on(project:
     assert json.loads(question.partition(". ")[2])["tool_input"]["command"].startswith("touch")
     assert "No command may create files." in tool_results(investigator, 1)
     assert investigator.systems == [AGENT_SYSTEM] * 2  # no instruction files
-    assert investigator.tools == [["Glob", "Grep", "Read"]] * 2
+    assert [sorted(names) for names in investigator.tools] == [["Glob", "Grep", "Read"]] * 2
     (hook_run,) = agent_runs(result)
     assert (hook_run.decision, hook_run.failure) == ("deny", None)
 
@@ -206,27 +185,6 @@ class Raising:
         raise RuntimeError("connection reset")
 
 
-class Held:
-    """An investigating model that never answers until ``release`` is set."""
-
-    name = "held"
-
-    def __init__(self) -> None:
-        self.release = asyncio.Event()
-        self.asked = 0
-
-    async def complete(
-        self,
-        messages: Sequence[Message],
-        tools: Sequence[dict[str, Any]],
-        *,
-        system: str | None = None,
-    ) -> Message:
-        self.asked += 1
-        await self.release.wait()
-        return Message.assistant(YES)
-
-
 def endless() -> ScriptedModel:
     """Reads a file at every call, more calls than an agent hook may make; then says yes."""
     return reads(*["POLICY.md"] * (AGENT_TURNS + 5), then=YES)
@@ -262,7 +220,7 @@ def test_a_failed_investigation_fails_closed_only_when_asked(
 
 def test_an_investigation_that_overruns_its_timeout_fails_closed(project: Path) -> None:
     settings(project, timeout=0.05, onFailure="block")
-    investigator = Held()
+    investigator = HeldModel(YES)
     result, _ = run(project, investigator, touch(project))
     investigator.release.set()
     assert investigator.asked == 1

@@ -32,6 +32,7 @@ from hookline.agent.transcript import first_bad_line
 from hookline.audit import verify_jsonl, verify_rows
 from hookline.errors import ConfigError, ModelError
 from hookline.storage import SqliteStore
+from recording_model import RecordingModel
 
 #: The fields of each payload as Claude Code was observed to send it (a manual compaction).
 PAYLOADS = Path(__file__).parent / "reaction_hooks" / "payloads"
@@ -46,14 +47,13 @@ POST_RAN = "post-compact.ran"
 SUMMARY = "SUMMARY-TEXT"
 
 
-class Recording(ScriptedModel):
-    """A scripted model that keeps a copy of each request (messages, tool names, system), and
-    fails the calls whose number (0-based) is in ``fail_at`` with a ModelError."""
+class Recording(RecordingModel):
+    """The recording model, failing the calls whose number (0-based) is in ``fail_at`` with a
+    ModelError instead of answering (the turn stays for the next call)."""
 
     def __init__(self, script: Sequence[dict[str, Any]], *, fail_at: Sequence[int] = ()) -> None:
-        super().__init__(list(script))
+        super().__init__(script)
         self.fail_at = set(fail_at)
-        self.seen: list[tuple[list[Message], list[str], str | None]] = []
 
     async def complete(
         self,
@@ -62,14 +62,10 @@ class Recording(ScriptedModel):
         *,
         system: str | None = None,
     ) -> Message:
-        self.seen.append((list(messages), [t["name"] for t in tools], system))
-        if len(self.seen) - 1 in self.fail_at:
-            raise ModelError("the provider is down (503): try again later")
-        return await super().complete(messages, tools, system=system)
-
-    def text_of(self, call: int) -> list[str]:
-        """Every text block call ``call`` was shown, in order."""
-        return [b.text for m in self.seen[call][0] for b in m.content if isinstance(b, TextBlock)]
+        if len(self.seen) not in self.fail_at:
+            return await super().complete(messages, tools, system=system)
+        self.record(messages, tools, system)
+        raise ModelError("the provider is down (503): try again later")
 
 
 def sh(code: str) -> dict[str, Any]:
@@ -165,7 +161,7 @@ def test_without_instructions_custom_instructions_is_null_and_none_are_added(
     [payload] = observed(root, "PreCompact")
     assert set(payload) == CLAUDE_CODE_FIELDS["PreCompact"]
     assert payload["custom_instructions"] is None
-    assert "Additional instructions" not in model.seen[1][0][-1].text
+    assert "Additional instructions" not in model.seen[1].messages[-1].text
 
 
 def blocked_by(tmp_path: Path, hook: dict[str, Any]) -> tuple[Agent, Recording, Compaction, bytes]:
@@ -174,16 +170,22 @@ def blocked_by(tmp_path: Path, hook: dict[str, Any]) -> tuple[Agent, Recording, 
     root = project(tmp_path, PreCompact=[hook])
     model = Recording([say("hello"), say(SUMMARY)])
     agent = agent_in(root, model)
+    done, before = compacted_after_a_run(agent, "focus")
+    return agent, model, done, before
+
+
+def compacted_after_a_run(agent: Agent, focus: str | None = None) -> tuple[Compaction, bytes]:
+    """Run a prompt, then ask for a compaction (``focus``: its instructions); what it gave,
+    and the transcript as it was before the attempt."""
 
     async def go() -> tuple[Compaction, bytes]:
         async with agent:
             await first_run_then(agent)
             agent.session.transcript.flush()
             before = agent.session.transcript.path.read_bytes()
-            return await agent.compact("focus"), before
+            return await agent.compact(focus), before
 
-    done, before = asyncio.run(go())
-    return agent, model, done, before
+    return asyncio.run(go())
 
 
 def assert_nothing_changed(agent: Agent, model: Recording, before: bytes) -> None:
@@ -285,7 +287,7 @@ def test_session_start_compact_then_post_compact_and_the_context_reaches_the_nex
     [post] = observed(root, "PostCompact")
     assert set(post) == CLAUDE_CODE_FIELDS["PostCompact"]
     assert (post["trigger"], post["compact_summary"]) == ("manual", SUMMARY)
-    shown = model.seen[2][0]  # the request after the compaction
+    shown = model.seen[2].messages  # the request after the compaction
     assert [m.role for m in shown] == ["user", "user", "user"]
     assert SUMMARY in shown[0].text and shown[0].text.startswith("This session continues")
     assert "SessionStart:compact hook success: CTX-after-compact" in shown[1].text
@@ -343,8 +345,8 @@ def test_a_pre_model_request_redaction_applies_to_the_summary_request(tmp_path: 
             return await agent.compact()
 
     assert asyncio.run(go()).compacted
-    assert not any("SECRET-123" in text for text in model.text_of(1))
-    assert any("[redacted]" in text for text in model.text_of(1))
+    assert not any("SECRET-123" in text for text in model.seen[1].texts())
+    assert any("[redacted]" in text for text in model.seen[1].texts())
 
 
 # -- automatic --------------------------------------------------------------------------------
@@ -358,12 +360,12 @@ def test_passing_the_budget_compacts_before_the_next_request_and_the_run_goes_on
     agent = agent_in(root, model, compact_at_tokens=1)
     result = agent.run_sync("work")
     assert (result.stop_reason, result.final_text) == ("end_turn", "done")
-    assert model.seen[1][1] == [] and "keep names" in model.seen[1][0][-1].text
+    assert model.seen[1].tools == [] and "keep names" in model.seen[1].messages[-1].text
     [payload] = observed(root, "PreCompact")
     assert (payload["trigger"], payload["custom_instructions"]) == ("auto", None)
     [post] = observed(root, "PostCompact")
     assert post["trigger"] == "auto"
-    [summary] = model.seen[2][0]  # the work goes on from the summary alone
+    [summary] = model.seen[2].messages  # the work goes on from the summary alone
     assert SUMMARY in summary.text and summary.text.endswith(GO_ON)
     assert len(archives(agent)) == 1
 
@@ -383,7 +385,7 @@ def test_an_automatic_compaction_a_hook_blocks_lets_the_run_go_on_uncompacted(
     model = Recording([echo("a"), echo("b", "toolu_2"), say("done")])
     result = agent_in(root, model, compact_at_tokens=1).run_sync("work")
     assert (result.stop_reason, result.final_text) == ("end_turn", "done")
-    assert [len(seen[0]) for seen in model.seen] == [1, 3, 5]  # the whole conversation each time
+    assert [len(r.messages) for r in model.seen] == [1, 3, 5]  # the whole conversation each time
     assert len(observed(root, "PreCompact")) == 2  # asked again before each later request
     assert not (root / POST_RAN).exists()
 
@@ -440,7 +442,7 @@ def test_a_failed_automatic_summary_ends_the_run_and_leaves_session_and_audit_wh
     assert result.stop_reason == "compaction_failed"
     assert (result.stop_detail or "").startswith(detail)
     assert [m.role for m in agent.session.messages] == ["user", "assistant", "user"]
-    assert model.seen[1][0][:-1] == agent.session.messages  # unchanged: what it was asked about
+    assert model.seen[1].messages[:-1] == agent.session.messages  # unchanged: what was asked
     assert archives(agent) == [] and not (root / POST_RAN).exists()
     lines = agent.session.transcript.path.read_text().splitlines()
     assert [json.loads(line)["type"] for line in lines] == ["user", "assistant", "user"]
@@ -455,15 +457,7 @@ def test_a_failed_manual_summary_says_why_and_changes_nothing(tmp_path: Path) ->
     root = project(tmp_path)
     model = Recording([say("hello"), say("never")], fail_at=[1])
     agent = agent_in(root, model)
-
-    async def go() -> tuple[Compaction, bytes]:
-        async with agent:
-            await first_run_then(agent)
-            agent.session.transcript.flush()
-            before = agent.session.transcript.path.read_bytes()
-            return await agent.compact(), before
-
-    done, before = asyncio.run(go())
+    done, before = compacted_after_a_run(agent)
     assert done.status == "failed" and (done.detail or "").startswith("the summary request failed")
     assert [m.text for m in agent.session.messages] == ["say hello", "hello"]
     assert agent.session.transcript.path.read_bytes() == before and archives(agent) == []

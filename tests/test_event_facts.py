@@ -32,41 +32,42 @@ SRC = Path(hookline.__file__).parent
 #: The class-level facts kept beside ``EventFacts`` (they shape the payload and rewrites).
 CLASS_FACTS = ("match_field", "has_mode", "rewrites_input", "rewrites_output")
 COLUMNS = (
-    *("fails_closed", "refuses", "exit_2", "stdout_is_context", "env_file"),
+    *("fails_closed", "refuses", "exit_2", "plain_stdout", "env_file"),
     *("timeout", "timeout_cap", "judged"),
     *CLASS_FACTS,
 )
 N, F, T = None, False, True
 NT = "notification_type"
+C, R = "context", "instructions"  # plain_stdout: worded context, raw instructions
 # fmt: off
 TABLE: dict[str, tuple[Any, ...]] = {
-    # (fails_closed, refuses, exit_2, stdout_is_context, env_file, timeout, timeout_cap,
+    # (fails_closed, refuses, exit_2, plain_stdout, env_file, timeout, timeout_cap,
     #  judged, match_field, has_mode, rewrites_input, rewrites_output): COLUMNS
-    "SessionStart":      (F, N,        "error",   T, T, N,    N,    N,      "source",      F, F, F),
-    "SessionEnd":        (F, N,        "error",   F, F, 1.5,  60.0, N,      "reason",      F, F, F),
-    "UserPromptSubmit":  (T, "prompt", "blocks",  T, F, 30.0, N,    "end",  N,             T, F, F),
-    "TurnStart":         (F, N,        "error",   F, F, N,    N,    N,      N,             T, F, F),
-    "TurnEnd":           (F, N,        "error",   F, F, N,    N,    N,      N,             T, F, F),
-    "PreToolUse":        (T, "call",   "blocks",  F, F, N,    N,    "end",  "tool_name",   T, T, F),
-    "PermissionRequest": (F, "call",   "ignored", F, F, N,    N,    "none", "tool_name",   T, T, F),
-    "PostToolUse":       (F, "output", "blocks",  F, F, N,    N,    "end",  "tool_name",   T, F, T),
-    "PostToolUseFailure":(F, N,        "blocks",  F, F, N,    N,    "deny", "tool_name",   T, F, F),
-    "PostToolBatch":     (F, N,        "blocks",  F, F, N,    N,    "end",  N,             T, F, F),
-    "ToolBlocked":       (F, N,        "error",   F, F, N,    N,    N,      "tool_name",   T, F, F),
-    "PreModelRequest":   (F, N,        "error",   F, F, N,    N,    N,      N,             T, F, F),
-    "PostModelResponse": (F, N,        "error",   F, F, N,    N,    N,      N,             T, F, F),
-    "Stop":              (F, N,        "blocks",  F, F, N,    N,    "keep", N,             T, F, F),
-    "Notification":      (F, N,        "error",   F, F, N,    N,    N,      NT,            F, F, F),
-    "InstructionsLoaded":(F, N,        "error",   F, F, N,    N,    N,      "load_reason", F, F, F),
-    "SubagentStart":     (F, N,        "error",   F, F, N,    N,    N,      "agent_type",  F, F, F),
-    "SubagentStop":      (F, N,        "blocks",  F, F, N,    N,    "keep", "agent_type",  T, F, F),
-    "PreCompact":        (F, "compaction", "blocks", T, F, N, N,    N,      "trigger",     F, F, F),
-    "PostCompact":       (F, N,        "error",   F, F, N,    N,    N,      "trigger",     F, F, F),
-    "CwdChanged":        (F, N,        "error",   F, T, N,    N,    N,      N,             F, F, F),
-    "FileChanged":       (F, N,        "error",   F, T, N,    N,    N,      "file_name",   F, F, F),
-    "ConfigChange":      (F, N,        "blocks",  F, F, N,    N,    N,      "source",      F, F, F),
-    "PreModelSwitch":    (T, "switch", "blocks",  F, F, N,    N,    N,      "to_model",    F, F, F),
-    "PostModelSwitch":   (F, N,        "error",   F, F, N,    N,    N,      "to_model",    F, F, F),
+    "SessionStart":      (F, N,        "error",   C, T, N,    N,    N,      "source",      F, F, F),
+    "SessionEnd":        (F, N,        "error",   N, F, 1.5,  60.0, N,      "reason",      F, F, F),
+    "UserPromptSubmit":  (T, "prompt", "blocks",  C, F, 30.0, N,    "end",  N,             T, F, F),
+    "TurnStart":         (F, N,        "error",   N, F, N,    N,    N,      N,             T, F, F),
+    "TurnEnd":           (F, N,        "error",   N, F, N,    N,    N,      N,             T, F, F),
+    "PreToolUse":        (T, "call",   "blocks",  N, F, N,    N,    "end",  "tool_name",   T, T, F),
+    "PermissionRequest": (F, "call",   "ignored", N, F, N,    N,    "none", "tool_name",   T, T, F),
+    "PostToolUse":       (F, "output", "blocks",  N, F, N,    N,    "end",  "tool_name",   T, F, T),
+    "PostToolUseFailure":(F, N,        "blocks",  N, F, N,    N,    "deny", "tool_name",   T, F, F),
+    "PostToolBatch":     (F, N,        "blocks",  N, F, N,    N,    "end",  N,             T, F, F),
+    "ToolBlocked":       (F, N,        "error",   N, F, N,    N,    N,      "tool_name",   T, F, F),
+    "PreModelRequest":   (F, N,        "error",   N, F, N,    N,    N,      N,             T, F, F),
+    "PostModelResponse": (F, N,        "error",   N, F, N,    N,    N,      N,             T, F, F),
+    "Stop":              (F, N,        "blocks",  N, F, N,    N,    "keep", N,             T, F, F),
+    "Notification":      (F, N,        "error",   N, F, N,    N,    N,      NT,            F, F, F),
+    "InstructionsLoaded":(F, N,        "error",   N, F, N,    N,    N,      "load_reason", F, F, F),
+    "SubagentStart":     (F, N,        "error",   N, F, N,    N,    N,      "agent_type",  F, F, F),
+    "SubagentStop":      (F, N,        "blocks",  N, F, N,    N,    "keep", "agent_type",  T, F, F),
+    "PreCompact":        (F, "compaction", "blocks", R, F, N, N,    N,      "trigger",     F, F, F),
+    "PostCompact":       (F, N,        "error",   N, F, N,    N,    N,      "trigger",     F, F, F),
+    "CwdChanged":        (F, N,        "error",   N, T, N,    N,    N,      N,             F, F, F),
+    "FileChanged":       (F, N,        "error",   N, T, N,    N,    N,      "file_name",   F, F, F),
+    "ConfigChange":      (F, N,        "blocks",  N, F, N,    N,    N,      "source",      F, F, F),
+    "PreModelSwitch":    (T, "switch", "blocks",  N, F, N,    N,    N,      "to_model",    F, F, F),
+    "PostModelSwitch":   (F, N,        "error",   N, F, N,    N,    N,      "to_model",    F, F, F),
 }
 #: What a gate may answer (``hookline hooks table``); an event left out answers nothing.
 ANSWERS: dict[str, tuple[str, ...]] = {

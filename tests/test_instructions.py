@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,35 +11,9 @@ import pytest
 
 from hookline import Agent, ScriptedModel
 from hookline.agent.instructions import MAX_BYTES, Instructions, front_matter
-from hookline.agent.messages import Message
 from hookline.events import InstructionsLoaded
 from hookline.testing import RecordingHook
-
-
-class RecordingModel:
-    """A scripted model that keeps the system prompt and tool names of every request."""
-
-    name = "recording"
-
-    def __init__(self, turns: list[dict[str, Any]]) -> None:
-        self.scripted = ScriptedModel(turns)
-        self.systems: list[str | None] = []
-        self.tools: list[list[str]] = []
-
-    def shown(self, call: int) -> list[Message]:
-        return self.scripted.shown(call)
-
-    async def complete(
-        self,
-        messages: Sequence[Message],
-        tools: Sequence[dict[str, Any]],
-        *,
-        system: str | None = None,
-    ) -> Message:
-        self.systems.append(system)
-        self.tools.append([t["name"] for t in tools])
-        return await self.scripted.complete(messages, tools, system=system)
-
+from recording_model import RecordingModel
 
 Ran = tuple[Any, RecordingModel, RecordingHook]
 

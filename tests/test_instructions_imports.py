@@ -14,15 +14,7 @@ from hookline import Agent, ScriptedModel
 from hookline.agent.imports import mentions
 from hookline.agent.instructions import MAX_BYTES, MAX_IMPORT_DEPTH, Instructions
 from hookline.testing import RecordingHook
-
-
-def write(path: Path, text: str | bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
+from test_instructions import write
 
 
 @pytest.fixture

@@ -4,9 +4,7 @@ fragments, usage, retries, and every failure as one line naming what to fix."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,31 +16,20 @@ from hookline.errors import ConfigError, ModelError
 from hookline.models.anthropic import DEFAULT_MAX_TOKENS, AnthropicModel
 from hookline.tools.limits import REFUSED_KEY
 from model_servers import (
+    BASH,
     Events,
     Json,
     Raw,
     anthropic_error,
     anthropic_events,
     anthropic_message,
+    ask,
     fragments,
     model_server,
     sse,
 )
 
-BASH = {"name": "Bash", "description": "Run a command.", "input_schema": {"type": "object"}}
 LS = ("toolu_1", "Bash", fragments('{"command": "ls -la"}', 2))
-
-
-def ask(model: AnthropicModel, messages: Sequence[Message] = (Message.user("hi"),)) -> Message:
-    """One ``complete`` on a fresh event loop, the client's connections closed after it."""
-
-    async def once() -> Message:
-        try:
-            return await model.complete(messages, [BASH], system="Be brief.")
-        finally:
-            await model.aclose()
-
-    return asyncio.run(once())
 
 
 def client(url: str, **options: Any) -> AnthropicModel:

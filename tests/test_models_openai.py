@@ -4,10 +4,8 @@ failure as one line naming what to fix."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import socket
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +14,14 @@ import pytest
 from hookline import Agent, Message, ToolCall
 from hookline.agent.messages import ToolResultBlock, Usage
 from hookline.errors import ConfigError, ModelError
-from hookline.models.openai import OpenAIModel, chat_messages
+from hookline.models.openai import OpenAIModel
 from hookline.storage import SqliteStore
 from hookline.tools.limits import REFUSED_KEY
 from model_servers import (
     Events,
     Json,
     Raw,
+    ask,
     fragments,
     model_server,
     openai_chunks,
@@ -31,20 +30,7 @@ from model_servers import (
     sse,
 )
 
-BASH = {"name": "Bash", "description": "Run a command.", "input_schema": {"type": "object"}}
 LS = ("call_1", "Bash", fragments('{"command": "ls -la"}', 2))
-
-
-def ask(model: OpenAIModel, messages: Sequence[Message] = (Message.user("hi"),)) -> Message:
-    """One ``complete`` on a fresh event loop, the client's connections closed after it."""
-
-    async def once() -> Message:
-        try:
-            return await model.complete(messages, [BASH], system="Be brief.")
-        finally:
-            await model.aclose()
-
-    return asyncio.run(once())
 
 
 def client(url: str, **options: Any) -> OpenAIModel:
@@ -81,7 +67,9 @@ def test_the_conversation_goes_out_as_chat_messages_with_tool_results_after_thei
             "user", (ToolResultBlock("call_1", "a.txt", False), Message.user("note").content[0])
         ),
     ]
-    assert chat_messages(conversation, "Be brief.") == [
+    with model_server([Json(200, openai_completion("Done."))]) as server:
+        ask(client(server.url("/v1"), stream=False), conversation)
+    assert server.bodies()[0]["messages"] == [
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": "list the files"},
         {

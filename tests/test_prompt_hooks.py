@@ -4,19 +4,17 @@ event and reads ``{ok, reason}``. The judge is a scripted model handed in as the
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hookline import Agent, ScriptedModel
-from hookline.agent.messages import Message
 from hookline.agent.result import RunResult
 from hookline.errors import ConfigError
 from hookline.project import judge_model, load_project
+from recording_model import HeldModel
 
 RULE = "Refuse any command that writes files."
 
@@ -131,30 +129,9 @@ def test_an_answer_that_is_not_ok_json_fails_closed_only_when_asked(
     assert "did not answer" in (hook_run.error or "")
 
 
-class HeldModel:
-    """A judge that never answers until ``release`` is set."""
-
-    name = "held"
-
-    def __init__(self) -> None:
-        self.release = asyncio.Event()
-        self.asked = 0
-
-    async def complete(
-        self,
-        messages: Sequence[Message],
-        tools: Sequence[dict[str, Any]],
-        *,
-        system: str | None = None,
-    ) -> Message:
-        self.asked += 1
-        await self.release.wait()
-        return Message.assistant(YES)
-
-
 def test_a_judge_that_overruns_its_timeout_fails_closed(tmp_path: Path) -> None:
     settings(tmp_path, "PreToolUse", timeout=0.05, onFailure="block")
-    judge = HeldModel()
+    judge = HeldModel(YES)
     result, _ = run(tmp_path, judge, touch(tmp_path))
     judge.release.set()
     assert judge.asked == 1

@@ -13,7 +13,6 @@ import asyncio
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +42,6 @@ from hookline import (
     Observer,
     PermissionPolicy,
     RunResult,
-    ScriptedModel,
     tool,
 )
 from hookline.agent.session import Session
@@ -57,6 +55,7 @@ from hookline.permissions.rules import PermissionRule
 from hookline.storage import SqliteStore
 from hookline.tools.base import ToolResult
 from reaction_hooks.hook import CONTEXT, REASON
+from recording_model import RecordingModel, Request
 from test_conformance import differences, fixed_values, observed
 
 #: Claude Code's agent ids: "a" and 16 hex digits.
@@ -88,33 +87,19 @@ SUB_SCRIPT = script(
 )
 
 
-@dataclass
-class Request:
-    """One model request, whole: the conversation, the tools offered, the system prompt."""
-
-    messages: list[Message]
-    tools: list[str]
-    system: str | None
-
-    def shows(self, text: str) -> bool:
-        return text in json.dumps([m.to_dict() for m in self.messages])
-
-
-class Recording(ScriptedModel):
-    """The scripted model, keeping every request it was sent (the parent's and subagents'),
-    raising ``failure`` instead of answering request ``fail_at`` (from 0)."""
+class Recording(RecordingModel):
+    """The recording model (every request, the parent's and subagents'), raising ``failure``
+    instead of answering request ``fail_at`` (from 0)."""
 
     def __init__(self, turns: Sequence[dict[str, Any]], *, fail_at: int | None = None,
                  failure: Exception | None = None) -> None:  # fmt: skip
-        super().__init__(list(turns))
-        self.seen: list[Request] = []
+        super().__init__(turns)
         self.fail_at, self.failure = fail_at, failure
 
     async def complete(
         self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], *,
         system: str | None = None,
     ) -> Message:  # fmt: skip
-        self.seen.append(Request(list(messages), [t["name"] for t in tools], system))
         reply = await super().complete(messages, tools, system=system)  # the turn is used up
         if len(self.seen) - 1 == self.fail_at and self.failure is not None:
             raise self.failure

@@ -39,8 +39,10 @@ class EventFacts:
     refuses: Literal["call", "prompt", "output", "compaction", "switch"] | None = None
     #: What a gate may answer, as ``hookline hooks table`` lists it; none: side effects only.
     answers: tuple[str, ...] = ()
-    #: Whether a command hook's plain stdout on exit 0 is context for the model.
-    stdout_is_context: bool = False
+    #: What a command hook's plain stdout on exit 0 is: context for the model (worded as
+    #: Claude Code words it, ``... hook success: <stdout>``), raw instructions (PreCompact's,
+    #: for the summary), or None: ignored.
+    plain_stdout: Literal["context", "instructions"] | None = None
     #: What a command hook's exit 2 does: blocks (a deny, or feedback after the tool ran),
     #: is ignored (only its JSON decides), or is a non-blocking error (stderr on record).
     exit_2: Literal["blocks", "ignored", "error"] = "error"
@@ -115,7 +117,7 @@ class SessionStart(HookEvent):
 
     name: ClassVar[str] = "SessionStart"
     facts: ClassVar[EventFacts] = EventFacts(
-        answers=("context",), stdout_is_context=True, env_file=True
+        answers=("context",), plain_stdout="context", env_file=True
     )
     has_mode: ClassVar[bool] = False
     match_field: ClassVar[str | None] = "source"
@@ -150,7 +152,7 @@ class UserPromptSubmit(HookEvent):
         fails_closed=True,
         refuses="prompt",
         answers=("block", "context", "stop"),
-        stdout_is_context=True,
+        plain_stdout="context",
         exit_2="blocks",
         timeout=30.0,
     )
@@ -400,7 +402,7 @@ class PreCompact(HookEvent):
     facts: ClassVar[EventFacts] = EventFacts(
         refuses="compaction",
         answers=("block (no compaction)", "instructions"),
-        stdout_is_context=True,
+        plain_stdout="instructions",
         exit_2="blocks",
     )
     has_mode: ClassVar[bool] = False

@@ -32,8 +32,6 @@ from hookline.agent.model import ModelClient, StreamingModelClient
 from hookline.agent.model_calls import RequestStopped, Unsendable, answered, prepared
 from hookline.agent.replies import contexts
 from hookline.agent.transcript import Transcript
-from hookline.claude import wording
-from hookline.decisions import Decision
 from hookline.errors import ModelError
 from hookline.events import (
     PostCompact,
@@ -155,7 +153,8 @@ async def compact(agent: Agent, trigger: Trigger, instructions: str | None = Non
         reason = (asked.reason or "").strip() or "no reason given"
         detail = f"Compaction blocked by PreCompact hook: {reason}"
         return Compaction("blocked", trigger, detail)
-    request = summary_request(instructions, _hook_instructions(asked, trigger))
+    # a command's plain stdout is here as it printed it (facts.plain_stdout "instructions")
+    request = summary_request(instructions, asked.additional_context)
     try:
         reply = await _summarised(agent, Message.user(request))
     except SummaryFailed as exc:
@@ -178,16 +177,6 @@ def summary_request(instructions: str | None, from_hooks: Sequence[str]) -> str:
     extra = [text for text in (instructions, *from_hooks) if text]
     added = ["Additional instructions:\n" + "\n\n".join(extra)] if extra else []
     return "\n\n".join([SUMMARY_REQUEST, *added, REMINDER])
-
-
-def _hook_instructions(decision: Decision, trigger: Trigger) -> list[str]:
-    """PreCompact's context: a command's plain stdout as it printed it (its runner words it as
-    context for the model, which it is not here) and any other additional context."""
-    worded = wording.success(PreCompact.name, trigger, "")
-    return [
-        text.removeprefix(worded) if origin == "stdout" else text
-        for text, origin in zip(decision.additional_context, decision.context_origin(), strict=True)
-    ]
 
 
 def _unfit(messages: Sequence[Message]) -> str | None:

@@ -103,6 +103,13 @@ class AgentTool(BuiltinTool[AgentInput]):
         self.agent, self.types = agent, types
         self.description = DESCRIPTION + types.listing()
 
+    def prepare(self, raw: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+        """The input with the type that will run spelled out: hooks and rules such as
+        ``Agent(general-purpose)`` judge it even when the model left the type out."""
+        prepared = super().prepare(raw, ctx)
+        prepared.setdefault("subagent_type", GENERAL_PURPOSE)
+        return prepared
+
     async def execute(self, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
         args = self.parse(tool_input)
         definition = self.types.get(args.subagent_type)
@@ -135,7 +142,8 @@ class Subagent(Agent):
 
     def __init__(self, parent: Agent, agent_type: str, definition: AgentDefinition) -> None:
         # Not a new agent: the same one on another conversation. It takes every part of the
-        # parent (all the loop reads), then replaces what is its own.
+        # parent (all the loop reads), then replaces what is its own. A field added to Agent
+        # that belongs to one conversation must be replaced here too, or it is shared.
         vars(self).update(vars(parent))
         self.agent_id = "a" + secrets.token_hex(8)  # as Claude Code's: "a" and 16 hex digits
         self.options = replace(

@@ -9,8 +9,8 @@ and answers through its exit code and output, as Claude Code's hook protocol def
 CLI was observed to do:
 
 * exit 0: stdout starting with ``{`` is the JSON answer; other stdout is ignored, except where
-  the event's ``facts.stdout_is_context`` (UserPromptSubmit, SessionStart): there it becomes
-  context (``... hook success: <stdout>``).
+  the event's ``facts.plain_stdout`` says what it is: context (UserPromptSubmit, SessionStart:
+  ``... hook success: <stdout>``), or instructions taken as printed (PreCompact).
 * exit 2 where it blocks: a deny, whose reason is the JSON's blocking reason or else
   ``[<command>]: <stderr>``; the JSON is still read, but nothing in it undoes the block.
   On PermissionRequest exit 2 is ignored; elsewhere it is a non-blocking error (the event's
@@ -234,12 +234,14 @@ class CommandHook(HookRunner):
     ) -> Decision | None:
         if data is not None:
             return self._decision(event, data)
-        text = done.stdout.strip()
-        if not text or not event.facts.stdout_is_context:
+        text, plain = done.stdout.strip(), event.facts.plain_stdout
+        if not text or plain is None:
             return None
-        label = event.match_value()  # SessionStart:startup; none on UserPromptSubmit
-        context = wording.success(event.name, label, self._cap(text, done.stdout_dropped))
-        return Decision(additional_context=(context,), origin="stdout")
+        text = self._cap(text, done.stdout_dropped)
+        if plain == "context":
+            label = event.match_value()  # SessionStart:startup; none on UserPromptSubmit
+            text = wording.success(event.name, label, text)
+        return Decision(additional_context=(text,), origin="stdout")
 
     def _blocking(self, event: HookEvent, done: Finished) -> Decision:
         """Exit 2 on an event it blocks: a deny, whatever the output says. Output that starts

@@ -21,7 +21,7 @@ import click
 
 from hookline._support.display import shown, shown_json
 from hookline.agent.messages import Message
-from hookline.agent.observers import Watcher
+from hookline.agent.observers import Observer
 from hookline.agent.result import RunResult
 from hookline.cli.own_stdout import cli_stdout
 from hookline.cli.spinner import Spinner
@@ -168,7 +168,7 @@ class TextView:
         #: Who is working: "" for the main conversation, ``[subagent TYPE] `` inside one.
         self.speaker = ""
 
-    def observer(self) -> Watcher:
+    def observer(self) -> Observer:
         """What to give ``agent.observe``: this view, told which conversation each thing
         happens in, so a subagent's calls are marked as its own."""
         return _Narration(self)
@@ -233,36 +233,32 @@ class TextView:
         say(kind, self.speaker + line)
 
 
-class _Narration(Watcher):
-    """Feeds a TextView, telling it first whose conversation each thing belongs to."""
+class _Narration(Observer):
+    """Feeds a TextView what ``agent.watch`` would (each event, hook run, tool start and result,
+    and message), telling it first whose conversation each thing belongs to."""
 
     def __init__(self, view: TextView) -> None:
-        super().__init__(view)
         self.view = view
 
-    def _in(self, session: Session) -> None:
+    def _show(self, session: Session, item: object) -> None:
         scope = session.scope
         self.view.speaker = f"[subagent {shown(scope.agent_type or '')}] " if scope.agent_id else ""
+        self.view(item)
 
     def event(self, session: Session, event: HookEvent) -> None:
-        self._in(session)
-        super().event(session, event)
+        self._show(session, event)
 
     def hook_run(self, session: Session, run: HookRun) -> None:
-        self._in(session)
-        super().hook_run(session, run)
+        self._show(session, run)
 
     def tool_started(self, session: Session, started: ToolStarted) -> None:
-        self._in(session)
-        super().tool_started(session, started)
+        self._show(session, started)
 
     def tool_finished(self, session: Session, result: ToolResult) -> None:
-        self._in(session)
-        super().tool_finished(session, result)
+        self._show(session, result)
 
     def message(self, session: Session, message: Message) -> None:
-        self._in(session)
-        super().message(session, message)
+        self._show(session, message)
 
 
 def print_summary(result: RunResult, *, streamed: str = "") -> None:

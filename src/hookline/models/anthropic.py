@@ -55,6 +55,7 @@ class AnthropicModel(RemoteModel["AsyncAnthropic"]):
     provider = ANTHROPIC
     sdk: ClassVar[ModuleType | None] = anthropic
     http: ClassVar[ModuleType | None] = httpx2
+    client_class = "AsyncAnthropic"
 
     def __init__(
         self, model: str | None = None, *, max_tokens: int = DEFAULT_MAX_TOKENS, **options: Any
@@ -62,18 +63,6 @@ class AnthropicModel(RemoteModel["AsyncAnthropic"]):
         super().__init__(model, **options)
         self.max_tokens = max_tokens
         self._history = History(lambda message: [_message(message)])
-
-    def _new_client(self) -> AsyncAnthropic:
-        return anthropic.AsyncAnthropic(
-            api_key=self.endpoint.api_key,
-            base_url=self.endpoint.base_url,
-            timeout=self._timeouts(),
-            max_retries=self.max_retries,
-            http_client=self._http_client(),
-        )
-
-    async def _close(self, client: AsyncAnthropic) -> None:
-        await client.close()
 
     def _arguments(
         self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], system: str | None

@@ -30,7 +30,7 @@ def model_error(
 ) -> ModelError | None:
     """``exc``, raised by ``sdk`` or by ``http`` (its HTTP library, while a stream is read), as
     a ModelError; None if it is not a failure of the call (a bug: let it show)."""
-    provider, where = endpoint.provider, f"{endpoint.provider.label} at {endpoint.base_url}"
+    provider, where = endpoint.provider, endpoint.where
     if isinstance(exc, sdk.APIStatusError):
         detail = _detail(exc.body, exc.message)
         if exc.status_code >= 400:
@@ -53,15 +53,14 @@ def model_error(
 
 def broke_off(endpoint: Endpoint, why: str) -> ModelError:
     """The line for an answer cut off half way (the connection or the stream ended early)."""
-    where = f"{endpoint.provider.label} at {endpoint.base_url}"
-    return ModelError(f"{where} broke off its answer ({_short(why)}): try again")
+    return ModelError(f"{endpoint.where} broke off its answer ({_short(why)}): try again")
 
 
 def garbled(endpoint: Endpoint, why: str) -> ModelError:
     """The line for an answer that cannot be read as the provider's."""
     provider = endpoint.provider
     return ModelError(
-        f"{provider.label} at {endpoint.base_url} sent an answer that cannot be read "
+        f"{endpoint.where} sent an answer that cannot be read "
         f"({_short(why)}): check that {provider.url_var} points at an "
         f"{provider.label}-compatible API"
     )

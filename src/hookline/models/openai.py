@@ -63,24 +63,13 @@ class OpenAIModel(RemoteModel["AsyncOpenAI"]):
     provider = OPENAI
     sdk: ClassVar[ModuleType | None] = openai
     http: ClassVar[ModuleType | None] = httpx2
+    client_class = "AsyncOpenAI"
 
     def __init__(self, model: str | None = None, **options: Any) -> None:
         super().__init__(model, **options)
         self._history = History(chat_message)
         self._tools_in: Sequence[dict[str, Any]] | None = None
         self._tools_out: list[dict[str, Any]] = []
-
-    def _new_client(self) -> AsyncOpenAI:
-        return openai.AsyncOpenAI(
-            api_key=self.endpoint.api_key,
-            base_url=self.endpoint.base_url,
-            timeout=self._timeouts(),
-            max_retries=self.max_retries,
-            http_client=self._http_client(),
-        )
-
-    async def _close(self, client: AsyncOpenAI) -> None:
-        await client.close()
 
     def _arguments(
         self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], system: str | None
@@ -167,16 +156,9 @@ def _add_delta(reply: Reply, delta: dict[str, Any]) -> None:
             call.parts.append(fragment)
 
 
-def chat_messages(messages: Sequence[Message], system: str | None) -> list[dict[str, Any]]:
-    """hookline's conversation as chat-completion messages (the module docstring says how)."""
-    out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
-    for message in messages:
-        out.extend(chat_message(message))
-    return out
-
-
 def chat_message(message: Message) -> list[dict[str, Any]]:
-    """One message as the chat-completion messages it becomes."""
+    """One message as the chat-completion messages it becomes (the module docstring says
+    how)."""
     return [_assistant(message)] if message.role == "assistant" else _user(message)
 
 

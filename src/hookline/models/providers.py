@@ -77,6 +77,11 @@ class Endpoint:
     base_url: str
     api_key: str
 
+    @property
+    def where(self) -> str:
+        """The API as an error line names it: ``OpenAI at https://...``."""
+        return f"{self.provider.label} at {self.base_url}"
+
     @classmethod
     def resolve(
         cls,

@@ -15,7 +15,7 @@ import ssl
 from collections.abc import Mapping, Sequence
 from functools import cache
 from types import ModuleType
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from hookline.agent.messages import Message
 from hookline.agent.model import TextSink
@@ -29,7 +29,14 @@ CONNECT_TIMEOUT = 10.0
 #: Retries after the first try, on 408, 409, 429, 5xx and lost connections.
 DEFAULT_RETRIES = 3
 
-Client = TypeVar("Client")
+
+class _SdkClient(Protocol):
+    """What both SDKs' async clients have in common here."""
+
+    async def close(self) -> None: ...
+
+
+Client = TypeVar("Client", bound=_SdkClient)
 
 
 class RemoteModel(Generic[Client]):
@@ -39,6 +46,8 @@ class RemoteModel(Generic[Client]):
     #: The SDK's module and its HTTP library's; None when the SDK is not installed.
     sdk: ClassVar[ModuleType | None]
     http: ClassVar[ModuleType | None]
+    #: The name of the SDK's async client class (``AsyncOpenAI``, ``AsyncAnthropic``).
+    client_class: ClassVar[str]
 
     def __init__(
         self,
@@ -96,21 +105,25 @@ class RemoteModel(Generic[Client]):
         """Close the SDK client's connections; the next call opens new ones."""
         client, self._client, self._loop = self._client, None, None
         if client is not None:
-            await self._close(client)
+            await client.close()
 
     def __repr__(self) -> str:
         endpoint = self.endpoint
         return f"{type(self).__name__}({endpoint.model!r}, base_url={endpoint.base_url!r})"
 
-    def _http_client(self) -> Any:
-        """An HTTP client with the SDK's defaults and the process's one TLS context (loading
-        the CA certificates for each new client costs tens of milliseconds)."""
-        return self._sdk.DefaultAsyncHttpxClient(verify=_tls(self._http))
-
-    def _timeouts(self) -> Any:
-        """The SDK's timeout settings: ``timeout`` for reads, at most ``CONNECT_TIMEOUT`` to
-        connect."""
-        return self._sdk.Timeout(self.timeout, connect=min(CONNECT_TIMEOUT, self.timeout))
+    def _new_client(self) -> Client:
+        """The SDK's client for this endpoint: ``timeout`` for reads, at most
+        ``CONNECT_TIMEOUT`` to connect, and the process's one TLS context (loading the CA
+        certificates for each new client costs tens of milliseconds)."""
+        sdk = self._sdk
+        client: Client = getattr(sdk, self.client_class)(
+            api_key=self.endpoint.api_key,
+            base_url=self.endpoint.base_url,
+            timeout=sdk.Timeout(self.timeout, connect=min(CONNECT_TIMEOUT, self.timeout)),
+            max_retries=self.max_retries,
+            http_client=sdk.DefaultAsyncHttpxClient(verify=_tls(self._http)),
+        )
+        return client
 
     def _connected(self) -> Client:
         """The SDK client for the running event loop: its pooled connections belong to it."""
@@ -120,12 +133,6 @@ class RemoteModel(Generic[Client]):
         return self._client
 
     # -- what each provider fills in -----------------------------------------------------------
-
-    def _new_client(self) -> Client:
-        raise NotImplementedError
-
-    async def _close(self, client: Client) -> None:
-        raise NotImplementedError
 
     async def _whole(
         self,

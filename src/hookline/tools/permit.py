@@ -154,11 +154,9 @@ class Permit:
     def _verdict(
         self, tool: Tool, tool_input: dict[str, Any], gate: Decision, ctx: ToolContext
     ) -> Verdict:
-        if self.policy is None:  # no permission layer: the hooks alone decide
+        if self.policy is None:  # no permission layer: only a hook's ask comes here (decide)
             reason = gate.reason or f"{tool.name} needs approval"
-            if gate.permission == "ask":
-                return Verdict("ask", reason, "PreToolUse", gate.origin)
-            return Verdict("allow", reason, "PreToolUse", gate.origin)
+            return Verdict("ask", reason, "PreToolUse", gate.origin)
         return evaluate(
             self.policy,
             tool_name=tool.name,
