@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("hookline.tools", "hookline.mcp"),
     ("hookline.agent",),
     ("hookline.storage", "hookline.audit", "hookline.models"),
-    ("hookline.cli", "hookline.demo", "hookline.project", "hookline.testing"),
+    ("hookline.cli", "hookline.demo", "hookline.project", "hookline.sdk", "hookline.testing"),
     ("hookline",),
 )
 

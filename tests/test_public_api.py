@@ -40,6 +40,16 @@ EXPECTED = {
     "Matcher", "tool_name", "arg", "all_of", "any_of", "not_",
     # tools
     "Tool", "ToolCall", "ToolContext", "ToolResult", "Workspace", "FunctionTool", "tool",
+    # the Claude Agent SDK's messages, permission and hook types, errors (hookline.sdk)
+    "AssistantMessage", "UserMessage", "SystemMessage", "ResultMessage", "StreamEvent",
+    "TextBlock", "ThinkingBlock", "ToolUseBlock", "ToolResultBlock", "ContentBlock",
+    "PermissionMode", "PermissionUpdate", "PermissionResult", "PermissionResultAllow",
+    "PermissionResultDeny", "ToolPermissionContext", "CanUseTool",
+    "HookCallback", "HookContext", "HookInput", "HookJSONOutput",
+    "ClaudeSDKError", "CLIConnectionError", "CLINotFoundError", "ProcessError", "ResultError",
+    "CLIJSONDecodeError",
+    # the Claude Agent SDK's way to run an agent, and its in-process MCP tools
+    "query", "ClaudeSDKClient", "create_sdk_mcp_server", "SdkMcpTool",
     "__version__",
 }  # fmt: skip
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the names __getattr__ gives, for type checkers and readers
     from hookline.agent.messages import Message
     from hookline.agent.model import ModelClient
     from hookline.agent.observers import Handle
-    from hookline.agent.options import AgentOptions, ClaudeAgentOptions
+    from hookline.agent.options import AgentOptions
     from hookline.agent.result import RunResult
     from hookline.agent.subagent_types import AgentDefinition
     from hookline.decisions import NO_DECISION, Decision, merge
@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # the names __getattr__ gives, for type checkers and readers
         HookEvent,
         InstructionsLoaded,
         Notification,
+        PermissionMode,
         PermissionRequest,
         PostCompact,
         PostModelResponse,
@@ -76,9 +77,42 @@ if TYPE_CHECKING:  # the names __getattr__ gives, for type checkers and readers
     from hookline.models.scripted import ScriptedModel
     from hookline.permissions import PermissionPolicy
     from hookline.project import Project, load_project
+    from hookline.sdk.client import ClaudeSDKClient, query
+    from hookline.sdk.errors import (
+        ClaudeSDKError,
+        CLIConnectionError,
+        CLIJSONDecodeError,
+        CLINotFoundError,
+        ProcessError,
+        ResultError,
+    )
+    from hookline.sdk.options import ClaudeAgentOptions
+    from hookline.sdk.tools import SdkMcpTool, create_sdk_mcp_server, tool
+    from hookline.sdk.types import (
+        AssistantMessage,
+        CanUseTool,
+        ContentBlock,
+        HookCallback,
+        HookContext,
+        HookInput,
+        HookJSONOutput,
+        PermissionResult,
+        PermissionResultAllow,
+        PermissionResultDeny,
+        PermissionUpdate,
+        ResultMessage,
+        StreamEvent,
+        SystemMessage,
+        TextBlock,
+        ThinkingBlock,
+        ToolPermissionContext,
+        ToolResultBlock,
+        ToolUseBlock,
+        UserMessage,
+    )
     from hookline.tools.approvals import Approval, ApprovalRequest, Approver, Unavailable
     from hookline.tools.base import Tool, ToolCall, ToolContext, ToolResult, Workspace
-    from hookline.tools.function import FunctionTool, tool
+    from hookline.tools.function import FunctionTool
 
 #: Where each public name lives. ``import hookline`` loads none of them: a name is imported
 #: on first use (``hookline.Agent``, ``from hookline import Agent``), so a command or a script
@@ -88,7 +122,7 @@ _WHERE: dict[str, tuple[str, ...]] = {
     "hookline.agent.messages": ("Message",),
     "hookline.agent.model": ("ModelClient",),
     "hookline.agent.observers": ("Handle", "Observer"),
-    "hookline.agent.options": ("AgentOptions", "ClaudeAgentOptions"),
+    "hookline.agent.options": ("AgentOptions",),
     "hookline.agent.result": ("RunResult",),
     "hookline.agent.subagent_types": ("AgentDefinition",),
     "hookline.decisions": ("NO_DECISION", "Decision", "merge"),
@@ -102,7 +136,7 @@ _WHERE: dict[str, tuple[str, ...]] = {
         "PreModelRequest", "PreToolUse", "SessionEnd", "SessionStart", "Stop", "ToolBlocked",
         "TurnEnd", "TurnStart", "UserPromptSubmit", "SubagentStart", "SubagentStop",
         "PreCompact", "PostCompact", "CwdChanged", "FileChanged", "ConfigChange",
-        "PreModelSwitch", "PostModelSwitch",
+        "PreModelSwitch", "PostModelSwitch", "PermissionMode",
     ),
     "hookline.hooks.engine": ("Dispatch", "HookEngine", "HookRun"),
     "hookline.hooks.registry": ("HookRegistry", "Registration"),
@@ -115,18 +149,42 @@ _WHERE: dict[str, tuple[str, ...]] = {
     "hookline.project": ("Project", "load_project"),
     "hookline.tools.approvals": ("Approval", "ApprovalRequest", "Approver", "Unavailable"),
     "hookline.tools.base": ("Tool", "ToolCall", "ToolContext", "ToolResult", "Workspace"),
-    "hookline.tools.function": ("FunctionTool", "tool"),
+    "hookline.tools.function": ("FunctionTool",),
+    "hookline.sdk.client": ("ClaudeSDKClient", "query"),
+    "hookline.sdk.options": ("ClaudeAgentOptions",),
+    "hookline.sdk.errors": (
+        "ClaudeSDKError", "CLIConnectionError", "CLINotFoundError", "ProcessError", "ResultError",
+        "CLIJSONDecodeError",
+    ),
+    "hookline.sdk.tools": ("SdkMcpTool", "create_sdk_mcp_server", "tool"),
+    "hookline.sdk.types": (
+        "AssistantMessage", "UserMessage", "SystemMessage", "ResultMessage", "StreamEvent",
+        "TextBlock", "ThinkingBlock", "ToolUseBlock", "ToolResultBlock", "ContentBlock",
+        "PermissionUpdate", "PermissionResult", "PermissionResultAllow", "PermissionResultDeny",
+        "ToolPermissionContext", "CanUseTool", "HookCallback", "HookContext", "HookInput",
+        "HookJSONOutput",
+    ),
 }  # fmt: skip
 _MODULE = {name: module for module, names in _WHERE.items() for name in names}
 
 
 def __getattr__(name: str) -> Any:
-    module = _MODULE.get(name)
+    module = _MODULE.get(name) or _sdk_module(name)
     if module is None:
         raise AttributeError(f"module 'hookline' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value  # once: later lookups are plain module attributes
     return value
+
+
+def _sdk_module(name: str) -> str | None:
+    """``hookline.types`` for the other names a Claude Agent SDK program imports from the SDK's
+    top level (hook input types, MCP server configs, ...), and for those it does not have yet,
+    whose import it refuses with a message that says so; None for any other name."""
+    if name.startswith("__"):
+        return None
+    types = importlib.import_module("hookline.types")
+    return "hookline.types" if name in types.__all__ or name in types.NOT_PROVIDED else None
 
 
 def __dir__() -> list[str]:
@@ -169,18 +227,30 @@ __all__ = [
     "Approval",
     "ApprovalRequest",
     "Approver",
+    "AssistantMessage",
+    "CLIConnectionError",
+    "CLIJSONDecodeError",
+    "CLINotFoundError",
+    "CanUseTool",
     "ClaudeAgentOptions",
+    "ClaudeSDKClient",
+    "ClaudeSDKError",
     "ConfigChange",
     "ConfigError",
+    "ContentBlock",
     "CwdChanged",
     "Decision",
     "Dispatch",
     "FileChanged",
     "FunctionTool",
     "Handle",
+    "HookCallback",
+    "HookContext",
     "HookEngine",
     "HookEvent",
     "HookFailure",
+    "HookInput",
+    "HookJSONOutput",
     "HookMatcher",
     "HookRegistry",
     "HookRun",
@@ -195,8 +265,13 @@ __all__ = [
     "ModelError",
     "Notification",
     "Observer",
+    "PermissionMode",
     "PermissionPolicy",
     "PermissionRequest",
+    "PermissionResult",
+    "PermissionResultAllow",
+    "PermissionResultDeny",
+    "PermissionUpdate",
     "PostCompact",
     "PostModelResponse",
     "PostModelSwitch",
@@ -207,35 +282,49 @@ __all__ = [
     "PreModelRequest",
     "PreModelSwitch",
     "PreToolUse",
+    "ProcessError",
     "Project",
     "Registration",
+    "ResultError",
+    "ResultMessage",
     "RuleModel",
     "RunResult",
     "ScriptedModel",
+    "SdkMcpTool",
     "SessionEnd",
     "SessionStart",
     "Stop",
+    "StreamEvent",
     "SubagentStart",
     "SubagentStop",
+    "SystemMessage",
+    "TextBlock",
+    "ThinkingBlock",
     "Tool",
     "ToolBlocked",
     "ToolCall",
     "ToolContext",
     "ToolError",
     "ToolInputError",
+    "ToolPermissionContext",
     "ToolResult",
+    "ToolResultBlock",
+    "ToolUseBlock",
     "TurnEnd",
     "TurnStart",
     "Unavailable",
+    "UserMessage",
     "UserPromptSubmit",
     "Workspace",
     "__version__",
     "all_of",
     "any_of",
     "arg",
+    "create_sdk_mcp_server",
     "load_project",
     "merge",
     "not_",
+    "query",
     "tool",
     "tool_name",
 ]

@@ -26,8 +26,10 @@ class HooklineError(Exception):
     │                        after retries); the loop ends the run with it as the stop reason
     ├── ToolError            a tool body could not do its work; becomes a failed tool result
     │   └── ToolInputError   the tool input does not fit the tool (bad path, missing field, ...)
-    └── RecordError          the run's record could not be written (``hookline.audit``'s
-                             AuditError): the run stops, even from inside a tool (a subagent)
+    ├── RecordError          the run's record could not be written (``hookline.audit``'s
+    │                        AuditError): the run stops, even from inside a tool (a subagent)
+    └── ClaudeSDKError       the Claude Agent SDK's errors, under its names (``hookline.sdk.errors``
+                             draws their tree)
     """
 
 

@@ -86,14 +86,16 @@ def load_hooks(
     settings: Iterable[str] = (),
     hook_files: Iterable[StrPath] = (),
     judge_models: JudgeModels | None = None,
+    sources: Iterable[str] | None = None,
 ) -> tuple[HookRegistry, Settings]:
     """Every hook a run in ``project_dir`` would have: each settings layer (``settings`` are
     ``--settings`` values), then each ``--hooks`` file. Settings problems are kept as
     ``Settings.warnings``; a hooks file that cannot load raises a ConfigError.
     ``judge_models`` makes the model of each ``prompt`` and ``agent`` hook (default:
-    ``judge_model``)."""
+    ``judge_model``). ``sources``: the user, project and local layers to read (the Agent
+    SDK's ``setting_sources``; managed settings and ``settings`` are always read); None: all."""
     project = Path(project_dir).resolve()
-    found = load_settings(project, extra=tuple(settings))
+    found = load_settings(project, extra=tuple(settings), sources=sources)
     registry = HookRegistry()
     models = judge_models or judge_model
     found.register(
@@ -192,16 +194,18 @@ def load_project(
     lenient: bool = False,
     cli_rules: Mapping[str, Sequence[str]] | None = None,
     judge_models: JudgeModels | None = None,
+    sources: Iterable[str] | None = None,
 ) -> Project:
     """The project in ``cwd`` as ``hookline run`` loads it (``settings``: ``--settings`` values,
     ``hook_files``: ``--hooks`` files, ``mode``: ``--permission-mode``, ``lenient``:
     ``--lenient-settings``, ``cli_rules``: ``{"allow": [...], "deny": [...]}`` from
     ``--allowedTools`` / ``--disallowedTools``, a ``cli`` layer of permission rules,
-    ``judge_models``: the model of each ``prompt`` hook, default ``judge_model``).
+    ``judge_models``: the model of each ``prompt`` hook, default ``judge_model``,
+    ``sources``: the settings layers to read, as ``load_hooks`` takes them).
     A ConfigError for the first settings error, unless ``lenient``."""
     where = str(Path(cwd).resolve())
     registry, found = load_hooks(
-        where, settings=settings, hook_files=hook_files, judge_models=judge_models
+        where, settings=settings, hook_files=hook_files, judge_models=judge_models, sources=sources
     )
     found = _with_cli_rules(found, cli_rules or {})
     policy, policy_notes = PermissionPolicy.from_settings(found, mode=mode, cwd=where)

@@ -32,7 +32,7 @@ from hookline.agent.messages import Message
 from hookline.agent.model import ModelClient
 from hookline.agent.model_calls import RequestStopped, Unsendable, answered, prepared
 from hookline.agent.observers import Handle, Observer, Observers, Watcher, audit_log
-from hookline.agent.options import AgentOptions
+from hookline.agent.options import AgentOptions, ConvertsToAgentOptions
 from hookline.agent.pause import Answers, Persistence
 from hookline.agent.replies import contexts, late, refused, results_message
 from hookline.agent.result import RunResult
@@ -77,7 +77,7 @@ class Agent:
         *,
         tools: Iterable[Tool] | None = None,
         hooks: Mapping[str, Sequence[HookMatcher]] | HookRegistry | None = None,
-        options: AgentOptions | None = None,
+        options: AgentOptions | ConvertsToAgentOptions | None = None,
         **settings: Any,
     ) -> None:
         self.model = model

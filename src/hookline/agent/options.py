@@ -1,11 +1,12 @@
-"""Agent options, accepted under the Claude Agent SDK's name too (``ClaudeAgentOptions``)."""
+"""Agent options: how an agent runs. ``Agent`` also takes the Agent SDK's ``ClaudeAgentOptions``
+(``hookline.sdk.options``), which say what they mean here."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hookline.errors import ConfigError
 from hookline.events import PermissionMode
@@ -39,6 +40,8 @@ class AgentOptions:
     #: The state folder (transcripts go in its ``transcripts/``); ``<cwd>/.hookline/state``.
     state_dir: str | Path | None = None
     stop_hook_block_cap: int = STOP_HOOK_BLOCK_CAP
+    #: Variables added to the environment of Bash commands (the Agent SDK's ``env``).
+    env: Mapping[str, str] = field(default_factory=dict)
     #: Who the session works for; every event carries them, so hooks can check and record them.
     user: str | None = None
     tenant: str | None = None
@@ -106,8 +109,13 @@ class AgentOptions:
             )
 
     @classmethod
-    def resolve(cls, options: AgentOptions | None, settings: dict[str, Any]) -> AgentOptions:
-        """``options`` (or the defaults) with ``settings`` (keyword options) applied."""
+    def resolve(
+        cls, options: AgentOptions | ConvertsToAgentOptions | None, settings: dict[str, Any]
+    ) -> AgentOptions:
+        """``options`` (or the defaults) with ``settings`` (keyword options) applied. Options
+        of another shape (the Agent SDK's ``ClaudeAgentOptions``) say what they mean here."""
+        if options is not None and not isinstance(options, AgentOptions):
+            options = options.agent_options()
         base = options or cls()
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(settings) - known)
@@ -129,4 +137,7 @@ class AgentOptions:
         return replace(self, permissions=replace(policy, sandbox=sandbox))
 
 
-ClaudeAgentOptions = AgentOptions
+class ConvertsToAgentOptions(Protocol):
+    """Options of another shape that ``Agent`` takes too (``hookline.ClaudeAgentOptions``)."""
+
+    def agent_options(self) -> AgentOptions: ...

@@ -41,6 +41,8 @@ class Session:
     opening_context: list[str] = field(default_factory=list)
     #: The OS sandbox Bash commands run in, writable in the workspace roots; None: none.
     sandbox: Sandbox | None = None
+    #: Variables added to the environment of Bash commands (the options' ``env``).
+    env: dict[str, str] = field(default_factory=dict)
     #: Where Bash's shell is between calls; it starts in ``cwd``, the project folder.
     shell: Shell = field(init=False)
 
@@ -74,6 +76,7 @@ class Session:
                 project_dir=str(cwd),
             ),
             sandbox=_sandbox(options, workspace),
+            env=dict(options.env),
         )
 
     def snapshot(self) -> dict[str, Any]:
@@ -122,6 +125,7 @@ class Session:
             messages=list(messages),
             prompts=saved["prompts"],
             sandbox=_sandbox(options, workspace) if options else None,
+            env=dict(options.env) if options else {},
         )
         session.shell.follow(saved.get("shell_cwd"))  # the project folder if it is gone
         session.follow_shell()
@@ -142,6 +146,7 @@ class Session:
             env_dir=env_dir(self.id, self.scope.transcript_path),
             sandbox=self.sandbox,
             shell=self.shell,
+            env=self.env,
         )
 
     def follow_shell(self) -> str | None:

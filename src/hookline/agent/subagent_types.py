@@ -50,8 +50,25 @@ class AgentDefinition:
     disallowedTools: Sequence[str] | None = None
     #: The SDK's model choice; shown, not used (a subagent works with its agent's model).
     model: str | None = None
+    #: The SDK's fields hookline does not honour yet: setting one is a ConfigError.
+    skills: Sequence[str] | None = None
+    memory: str | None = None
+    mcpServers: Sequence[Any] | None = None
+    initialPrompt: str | None = None
     #: Model calls it may make; None: its agent's ``max_turns``.
     maxTurns: int | None = None
+    background: bool | None = None
+    effort: Any = None
+    permissionMode: str | None = None
+
+    def __post_init__(self) -> None:
+        unsupported = [name for name in _NOT_YET if getattr(self, name) is not None]
+        if unsupported:
+            raise ConfigError(
+                f"hookline does not support AgentDefinition.{', '.join(unsupported)} yet",
+                key=unsupported[0],
+                fix="leave it unset (docs/agent-sdk.md lists what is covered)",
+            )
 
     def toolbox(self, tools: Toolbox) -> Toolbox:
         """The tools of ``tools`` this type may use (``tools`` as they are now: MCP tools join
@@ -69,6 +86,11 @@ class AgentDefinition:
         barred = set(self.disallowedTools or ())
         return ", ".join(n for n in self.tools if n not in barred) or "none"
 
+
+#: The SDK's ``AgentDefinition`` fields a subagent cannot have here yet.
+_NOT_YET = (
+    "skills", "memory", "mcpServers", "initialPrompt", "background", "effort", "permissionMode",
+)  # fmt: skip
 
 GENERAL = AgentDefinition(
     description=(

@@ -146,10 +146,16 @@ def load_settings(
     extra: Iterable[str] = (),
     home: StrPath | None = None,
     managed_dir: StrPath | None = None,
+    sources: Iterable[str] | None = None,
 ) -> Settings:
-    """Read every settings layer for ``project_dir``; ``extra`` are ``--settings`` values."""
+    """Read every settings layer for ``project_dir``; ``extra`` are ``--settings`` values.
+    ``sources``: which of the user, project and local layers to read (the Agent SDK's
+    ``setting_sources``); managed settings and ``extra`` are always read. None: all."""
     user = Path(home) if home is not None else Path.home()
     found = _files(Path(project_dir), user, managed_settings_dir(managed_dir))
+    if sources is not None:
+        kept = {*sources, "managed"}
+        found = [(name, path) for name, path in found if name in kept]
     warnings: list[SettingsWarning] = []
     layers = [_read(name, path, warnings) for name, path in found]
     for index, value in enumerate(extra):

@@ -3,12 +3,13 @@ for Claude Code reads hookline's output unchanged.
 
 json prints one result object: Claude Code's keys (``type: "result"``, ``subtype``,
 ``is_error``, ``result``, ``session_id``, ``num_turns``, ``duration_ms``, ``duration_api_ms``,
-``total_cost_usd``, ``permission_denials``, ``usage``, ``uuid``, and ``errors`` when the run
-failed) with hookline's own fields beside them (``stop_reason``, ``final_text``,
-``tool_calls``, ``hook_runs``, ...). stream-json prints Claude Code's messages as they
-happen: a ``system``/``init`` line first, an ``assistant`` line per model reply, a ``user``
-line per message of tool results, both in the Anthropic Messages shape, and the result object
-last; hookline's own ``event``, ``hook_run`` and ``tool_call`` lines come between them.
+``total_cost_usd``, ``permission_denials``, ``usage``, ``modelUsage``, ``uuid``, and
+``errors`` when the run failed) with hookline's own fields beside them (``stop_reason``,
+``final_text``, ``tool_calls``, ``hook_runs``, ...). stream-json prints Claude Code's messages
+as they happen: a ``system``/``init`` line first, an ``assistant`` line per model reply, a
+``user`` line per message of tool results, both in the Anthropic Messages shape, and the
+result object last; hookline's own ``event``, ``hook_run`` and ``tool_call`` lines come
+between them.
 
 hookline does not price model calls: ``total_cost_usd`` is always 0. ``num_turns`` counts
 model calls as Claude Code does, one more when the turn limit ended the run.
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -88,6 +89,7 @@ def result_object(result: RunResult, *, timing: Timing, max_turns: int) -> dict[
     subtype = _FAILED.get(result.stop_reason, "success")
     own = result.to_dict()
     own.pop("usage")  # Claude Code's is always an object
+    usage = result.usage or Usage()
     data: dict[str, Any] = {
         "type": "result",
         "subtype": subtype,
@@ -97,7 +99,8 @@ def result_object(result: RunResult, *, timing: Timing, max_turns: int) -> dict[
         "result": result.final_text,
         "session_id": result.session_id,
         "total_cost_usd": 0,
-        "usage": (result.usage or Usage()).to_dict(),
+        "usage": usage.to_dict(),
+        "modelUsage": {timing.model.name: _model_usage(usage)},
         "permission_denials": [
             {"tool_name": r.call.name, "tool_use_id": r.call.id, "tool_input": r.call.input}
             for r in result.tool_calls
@@ -112,12 +115,31 @@ def result_object(result: RunResult, *, timing: Timing, max_turns: int) -> dict[
     return {**data, **own}
 
 
+def _model_usage(usage: Usage) -> dict[str, int]:
+    """One model's line of ``modelUsage``, in Claude Code's keys. hookline prices nothing and
+    does not know the model's window: those are 0."""
+    return {
+        "inputTokens": usage.input_tokens,
+        "outputTokens": usage.output_tokens,
+        "cacheReadInputTokens": usage.cache_read_input_tokens,
+        "cacheCreationInputTokens": usage.cache_creation_input_tokens,
+        "webSearchRequests": 0,
+        "costUSD": 0,
+        "contextWindow": 0,
+        "maxOutputTokens": 0,
+    }
+
+
 class ClaudeStream(Observer):
     """stream-json: Claude Code's ``system``/``init``, ``assistant`` and ``user`` lines, and
     hookline's ``event``, ``hook_run`` and ``tool_call`` lines, in the order things happen."""
 
-    def __init__(self, agent: Agent) -> None:
-        self._agent, self._own, self._started = agent, StreamView(), False
+    def __init__(
+        self, agent: Agent, emit: Callable[[dict[str, Any]], None] = emit_json, *, own: bool = True
+    ) -> None:
+        """``emit`` takes each line (default: printed); ``own``: hookline's lines too."""
+        self._agent, self._emit, self._started = agent, emit, False
+        self._own: Callable[[object], None] = StreamView(emit) if own else _skip
         #: The Agent call whose subagent is working now (subagents run one at a time): the
         #: ``parent_tool_use_id`` of its lines, as Claude Code marks a subagent's.
         self._delegating: str | None = None
@@ -152,13 +174,13 @@ class ClaudeStream(Observer):
             "stop_sequence": None,
             "usage": (reply.usage or Usage()).to_dict(),
         }
-        emit_json(_message("assistant", body, session, self._parent(session)))
+        self._emit(_message("assistant", body, session, self._parent(session)))
 
     def message(self, session: Session, message: Message) -> None:
         """Tool results, as Claude Code streams them; the prompt and hooks' notes are not."""
         if message.role == "user" and any(isinstance(b, ToolResultBlock) for b in message.content):
             self._begin(session)
-            emit_json(_message("user", message.to_dict(), session, self._parent(session)))
+            self._emit(_message("user", message.to_dict(), session, self._parent(session)))
 
     def _parent(self, session: Session) -> str | None:
         """The Agent call a subagent's line belongs to; None for the main conversation's."""
@@ -169,7 +191,7 @@ class ClaudeStream(Observer):
         if self._started:
             return
         self._started = True
-        emit_json(
+        self._emit(
             {
                 "type": "system",
                 "subtype": "init",
@@ -181,6 +203,10 @@ class ClaudeStream(Observer):
                 "uuid": str(uuid.uuid4()),
             }
         )
+
+
+def _skip(item: object) -> None:
+    """No line for hookline's own events, hook runs and tool calls."""
 
 
 def _message(

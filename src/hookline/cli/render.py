@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -282,6 +283,9 @@ class StreamView:
     happens (messages are Claude Code's ``assistant`` and ``user`` lines:
     ``hookline.cli.claude_output``)."""
 
+    def __init__(self, emit: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self._emit = emit or emit_json
+
     def __call__(self, item: object) -> None:
         if isinstance(item, HookEvent):
             line = {"type": "event", "event": item.name, "payload": item.to_payload()}
@@ -291,7 +295,7 @@ class StreamView:
             line = {"type": "tool_call", **item.to_dict()}
         else:
             return
-        emit_json(line)
+        self._emit(line)
 
 
 def emit_json(data: dict[str, Any], *, indent: int | None = None) -> None:

@@ -1,0 +1,143 @@
+"""From ``ClaudeAgentOptions`` to a hookline ``Agent``, set up as the SDK's Claude Code would be.
+
+* **Settings**: the project's files are read as ``hookline run`` reads them
+  (``hookline.project``), limited to ``setting_sources``; ``settings`` and ``sandbox`` join
+  them as one more layer. Their hooks, rules, sandbox and MCP servers apply, so a rule a
+  team keeps in ``.claude/settings.json`` holds for the SDK program too.
+* **Rules**: ``allowed_tools`` and ``disallowed_tools`` are allow and deny rules, as the
+  CLI's ``--allowedTools`` and ``--disallowedTools``; ``permission_mode`` is the mode.
+* **Asks**: a call the rules leave open goes to PermissionRequest hooks, then to
+  ``can_use_tool`` (``hookline.sdk.permission``); without it nobody answers and it is refused.
+* **Tools**: the built-in tools (or those ``tools`` names), the SDK MCP servers' tools
+  (``hookline.sdk.tools``) and the other MCP servers' tools, all judged by the same hooks
+  and rules.
+* **Model**: a Claude model name (or None) is hookline's Anthropic client, configured by
+  ``ANTHROPIC_*`` in the environment or ``env``; ``openai:NAME``, ``anthropic:NAME``,
+  ``scripted:FILE`` and ``rules`` are ``hookline run``'s ``--model`` values; a ``ModelClient``
+  object is used as it is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from hookline.agent.loop import Agent
+from hookline.errors import ConfigError
+from hookline.mcp import McpServers
+from hookline.models.choice import model_from_spec
+from hookline.project import Project, load_project
+from hookline.sdk.permission import CanUseTool
+from hookline.sdk.tools import sdk_server_tools
+from hookline.tools.builtin import builtin_tools
+
+if TYPE_CHECKING:
+    from hookline.agent.model import ModelClient
+    from hookline.sdk.options import ClaudeAgentOptions
+    from hookline.tools.base import Tool
+
+#: ``model`` values that name a provider or a model kind, as ``hookline run --model`` takes them.
+_SPEC_KINDS: Final = frozenset({"openai", "anthropic", "scripted", "rules"})
+
+
+def build(options: ClaudeAgentOptions, *, interrupt: Callable[[], None] | None = None) -> Agent:
+    """The agent ``options`` describe; ``interrupt`` stops its run (a ``can_use_tool`` deny
+    with ``interrupt=True`` calls it). A ConfigError for what it cannot honour."""
+    options.check()
+    core = options.core()
+    project = load_project(
+        core["cwd"],
+        settings=_settings_layers(options),
+        mode=options.permission_mode,
+        cli_rules={"allow": options.allowed_tools, "deny": options.disallowed_tools},
+        sources=options.setting_sources,
+    )
+    configured = project.agent_options()
+    registry = configured.pop("hooks")  # the settings' hooks, then the program's
+    registry.add_matchers(core.pop("hooks"), source="sdk")
+    in_process, servers = options.servers()
+    own = dict(options.hookline or {})
+    agent = Agent(
+        model_for(options.model, core["env"]),
+        tools=_tools(options.tools),
+        hooks=registry,
+        **{
+            **configured,
+            **core,
+            "mcp_servers": _servers(servers, project, options),
+            **_approver(options, own, interrupt),
+            **own,
+        },
+    )
+    for key, config in in_process.items():
+        for item in sdk_server_tools(key, config):
+            agent.tools.add(item)
+    return agent
+
+
+def model_for(given: str | ModelClient | None, env: Mapping[str, str]) -> ModelClient:
+    """The client the SDK's ``model`` names; ``env`` adds to the process environment."""
+    if given is not None and not isinstance(given, str):
+        return given
+    merged = {**os.environ, **env}
+    if given and given.partition(":")[0] in _SPEC_KINDS:
+        return model_from_spec(given, env=merged)
+    return model_from_spec(f"anthropic:{given or ''}", env=merged)
+
+
+def _settings_layers(options: ClaudeAgentOptions) -> list[str]:
+    """``settings`` (a file or JSON text) and ``sandbox``, as ``--settings`` values."""
+    layers = [options.settings] if options.settings else []
+    if options.sandbox is not None:
+        layers.append(json.dumps({"sandbox": dict(options.sandbox)}))
+    return layers
+
+
+def _tools(given: list[str] | Mapping[str, Any] | None) -> list[Tool] | None:
+    """The built-in tools ``tools`` asks for (None: all of them, and the Agent tool)."""
+    if given is None or (isinstance(given, Mapping) and given.get("preset") == "claude_code"):
+        return None
+    if not isinstance(given, list | tuple) or not all(isinstance(n, str) for n in given):
+        raise ConfigError(
+            f"tools must be a list of tool names or the claude_code preset, not {given!r}",
+            key="tools",
+            fix='give ["Bash", "Read", ...], [] for none, or {"type": "preset", "preset": '
+            '"claude_code"}',
+        )
+    found = {item.name: item for item in builtin_tools()}
+    unknown = [name for name in given if name not in found]
+    if unknown:
+        raise ConfigError(
+            f"hookline has no built-in tool {', '.join(map(repr, unknown))}",
+            key="tools",
+            fix=f"use some of: {', '.join(found)}",
+        )
+    return [found[name] for name in given]
+
+
+def _servers(
+    servers: Mapping[str, Any] | str | Path, project: Project, options: ClaudeAgentOptions
+) -> McpServers | None:
+    """The options' MCP servers (they win a name), then the project's unless
+    ``strict_mcp_config``."""
+    own = list(McpServers.of(servers, cwd=project.cwd).configs.values()) if servers else []
+    found = [] if options.strict_mcp_config else list(project.mcp_servers)
+    return McpServers([*own, *found]) if own or found else None
+
+
+def _approver(
+    options: ClaudeAgentOptions, own: Mapping[str, Any], interrupt: Callable[[], None] | None
+) -> dict[str, Any]:
+    """``can_use_tool`` as the approver, unless there is none."""
+    if options.can_use_tool is None:
+        return {}
+    if own.get("approver") is not None:
+        raise ConfigError(
+            "both can_use_tool and hookline's approver are set; only one can answer",
+            key="can_use_tool",
+            fix="keep one of them",
+        )
+    return {"approver": CanUseTool(options.can_use_tool, interrupt)}
