@@ -31,7 +31,10 @@ from hookline.sdk.types import (
     AssistantMessage,
     PermissionResultAllow,
     PermissionResultDeny,
+    PermissionRuleValue,
+    PermissionUpdate,
     ResultMessage,
+    StreamEvent,
     SystemMessage,
     ToolResultBlock,
     UserMessage,
@@ -95,12 +98,12 @@ def test_unsupported_options_are_one_error_naming_each_and_nothing_runs(project:
         allowed_tools=["Bash"],
         model=ScriptedModel(bash(f"touch {sentinel}")),
         max_budget_usd=1.0,
-        output_format={"type": "json_schema", "schema": {}},
+        thinking={"type": "adaptive"},
     )
     with pytest.raises(ConfigError) as raised:
         asyncio.run(answer(options, "go"))
     said = str(raised.value)
-    assert "max_budget_usd" in said and "output_format" in said and "docs/agent-sdk.md" in said
+    assert "max_budget_usd" in said and "thinking" in said and "docs/agent-sdk.md" in said
     assert not sentinel.exists()
 
 
@@ -224,6 +227,41 @@ def test_interrupt_stops_the_call_in_flight_and_the_next_prompt_goes_on(project:
     assert [m.result for m in second if isinstance(m, ResultMessage)] == ["after"]
 
 
+def test_disconnecting_mid_call_stops_it_before_the_session_ends(project: Path) -> None:
+    started, order = asyncio.Event(), []
+
+    @tool("wait", "Waits until cancelled.", {})
+    async def wait(args: dict[str, Any]) -> dict[str, Any]:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        finally:  # a cleanup that takes a few turns of the loop, as closing a connection does
+            for _ in range(5):
+                await asyncio.sleep(0)
+            order.append("call ended")
+        return {"content": []}
+
+    async def ended(input_data: dict[str, Any], tool_use_id: str | None, context: Any) -> dict:
+        order.append("session ended")
+        return {}
+
+    options = ClaudeAgentOptions(
+        cwd=project,
+        model=ScriptedModel([{"tool_calls": [{"name": "mcp__slow__wait", "input": {}}]}]),
+        allowed_tools=["mcp__slow__wait"],
+        mcp_servers={"slow": create_sdk_mcp_server("slow", tools=[wait])},
+        hooks={"SessionEnd": [HookMatcher(hooks=[ended])]},
+    )
+
+    async def run() -> None:
+        async with ClaudeSDKClient(options=options) as client:
+            await client.query("wait")
+            await started.wait()
+
+    asyncio.run(run())
+    assert order == ["call ended", "session ended"]
+
+
 # -- settings sources, rules, tools --------------------------------------------------------------
 
 
@@ -257,6 +295,14 @@ def test_disallowed_tools_deny_and_allowed_tools_allow(project: Path) -> None:
     assert (ran.content, ran.is_error) == ("fine", False)
 
 
+def test_a_tool_disallowed_whole_is_not_offered_to_the_model(project: Path) -> None:
+    model = RecordingModel([{"text": "ok"}])
+    options = ClaudeAgentOptions(cwd=project, model=model, disallowed_tools=["Write", "Bash(rm:*)"])
+    init = asyncio.run(answer(options, "hi"))[0]
+    assert "Write" not in init.data["tools"] and "Write" not in model.seen[0].tools
+    assert "Bash" in init.data["tools"] and "Bash" in model.seen[0].tools
+
+
 def test_a_call_no_rule_allows_is_refused_without_can_use_tool(project: Path) -> None:
     sentinel = project / "touched"
     options = ClaudeAgentOptions(cwd=project, model=ScriptedModel(bash(f"touch {sentinel}")))
@@ -281,6 +327,20 @@ def test_env_reaches_bash_commands(project: Path) -> None:
     )
     (said,) = results(asyncio.run(answer(options, "greet")))
     assert said.content == "hola"
+
+
+def test_env_reaches_the_settings_command_hooks_too(project: Path) -> None:
+    marker = project / "marker"
+    hook = {"type": "command", "command": f'printf %s "$HOOKLINE_MARK" > {marker}'}
+    write_settings(project, {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}})
+    options = ClaudeAgentOptions(
+        cwd=project,
+        allowed_tools=["Bash"],
+        env={"HOOKLINE_MARK": "from the program"},
+        model=ScriptedModel(bash("true")),
+    )
+    asyncio.run(answer(options, "go"))
+    assert marker.read_text() == "from the program"
 
 
 def test_set_permission_mode_judges_later_calls(project: Path) -> None:
@@ -315,6 +375,25 @@ def test_a_claude_model_name_is_the_anthropic_api_at_the_configured_address(proj
     (body,) = server.bodies()
     assert body["model"] == "claude-sonnet-4-5"
     assert [m.result for m in messages if isinstance(m, ResultMessage)] == ["Hello from the API."]
+
+
+def test_partial_messages_are_the_models_text_deltas_as_it_writes(project: Path) -> None:
+    with model_server([Events(anthropic_events(["Hel", "lo", " there"]))]) as server:
+        options = ClaudeAgentOptions(
+            cwd=project,
+            model="claude-sonnet-4-5",
+            include_partial_messages=True,
+            env={"ANTHROPIC_BASE_URL": server.url(""), "ANTHROPIC_API_KEY": "sk-fake"},
+        )
+        messages = asyncio.run(answer(options, "hi"))
+    kinds = [type(m).__name__ for m in messages]
+    assert kinds == [
+        "SystemMessage", "StreamEvent", "StreamEvent", "StreamEvent", "AssistantMessage",
+        "ResultMessage",
+    ]  # fmt: skip
+    pieces = [m.event["delta"]["text"] for m in messages if isinstance(m, StreamEvent)]
+    assert pieces == ["Hel", "lo", " there"]
+    assert messages[-2].content[0].text == "Hello there"
 
 
 def test_a_provider_prefix_picks_another_client() -> None:
@@ -400,3 +479,156 @@ def test_results_are_assistant_text_and_tool_results(project: Path) -> None:
     messages = asyncio.run(answer(options, "go"))
     texts = [m for m in messages if isinstance(m, AssistantMessage)]
     assert texts[-1].content[0].text == "done"  # type: ignore[union-attr]
+
+
+# -- permission updates from can_use_tool ---------------------------------------------------------
+
+
+def remembering(*updates: PermissionUpdate) -> tuple[Any, list[str]]:
+    """A can_use_tool that allows each call it is asked about, with ``updates``, and notes it."""
+    asked: list[str] = []
+
+    async def decide(name: str, given: dict[str, Any], context: Any) -> PermissionResultAllow:
+        asked.append(given.get("command") or given.get("file_path") or name)
+        return PermissionResultAllow(updated_permissions=list(updates))
+
+    return decide, asked
+
+
+def test_an_allow_can_add_a_rule_for_the_rest_of_the_session(project: Path) -> None:
+    rule = PermissionRuleValue("Bash", "mkdir:*")
+    decide, asked = remembering(PermissionUpdate("addRules", [rule], behavior="allow"))
+    model = ScriptedModel(bash("mkdir one", "mkdir two"))
+    options = ClaudeAgentOptions(cwd=project, model=model, can_use_tool=decide)
+    said = results(asyncio.run(answer(options, "make")))
+    assert [r.is_error for r in said] == [False, False] and asked == ["mkdir one"]
+    assert (project / "one").is_dir() and (project / "two").is_dir()
+
+
+def test_an_added_deny_rule_holds_and_a_teams_deny_rule_cannot_be_removed(project: Path) -> None:
+    victim, copy = project / "victim", project / "copy"
+    victim.write_text("keep")
+    decide, asked = remembering(
+        PermissionUpdate("addRules", [PermissionRuleValue("Bash", "cp:*")], behavior="deny"),
+        PermissionUpdate("removeRules", [PermissionRuleValue("Bash", "rm:*")], behavior="deny"),
+        PermissionUpdate("replaceRules", [], behavior="deny"),  # only the session's own go
+        PermissionUpdate("addRules", [PermissionRuleValue("Bash", "cp:*")], behavior="deny"),
+    )
+    model = ScriptedModel(bash("mkdir asked", f"rm {victim}", f"cp {victim} {copy}"))
+    options = ClaudeAgentOptions(
+        cwd=project, model=model, can_use_tool=decide, disallowed_tools=["Bash(rm:*)"]
+    )
+    said = results(asyncio.run(answer(options, "go")))
+    assert asked == ["mkdir asked"] and [r.is_error for r in said] == [False, True, True]
+    assert victim.read_text() == "keep" and not copy.exists()
+
+
+def test_an_update_can_switch_the_mode_and_a_malformed_one_is_skipped(project: Path) -> None:
+    target = project / "notes.txt"
+    decide, asked = remembering(
+        PermissionUpdate("addRules", [PermissionRuleValue("Bash")]),  # no behavior: skipped
+        PermissionUpdate("setMode", mode="acceptEdits"),
+    )
+    write = {"name": "Write", "input": {"file_path": str(target), "content": "x"}}
+    model = ScriptedModel([*bash("mkdir d")[:1], {"tool_calls": [write]}, {"text": "done"}])
+    options = ClaudeAgentOptions(cwd=project, model=model, can_use_tool=decide)
+    said = results(asyncio.run(answer(options, "go")))
+    assert [r.is_error for r in said] == [False, False] and asked == ["mkdir d"]
+    assert target.read_text() == "x"
+
+
+def test_a_hooks_system_message_is_an_informational_system_message(project: Path) -> None:
+    async def warn(input_data: dict[str, Any], tool_use_id: str | None, context: Any) -> dict:
+        return {"systemMessage": "careful with that"}
+
+    model = RecordingModel(bash("echo hi"))
+    options = ClaudeAgentOptions(
+        cwd=project,
+        allowed_tools=["Bash"],
+        model=model,
+        hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[warn])]},
+    )
+    messages = asyncio.run(answer(options, "go"))
+    notes = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "informational"]
+    assert [n.data["content"] for n in notes] == ["PreToolUse:Bash says: careful with that"]
+    assert not any(request.shows("careful") for request in model.seen)  # for the user only
+
+
+# -- the rules hold whatever the spelling (the same rule engine as hookline run) -------------------
+
+SPELLINGS = [
+    "echo hi; touch {s}",
+    "echo hi && touch {s}",
+    "echo $(touch {s})",
+    "echo `touch {s}`",
+    "echo hi | sh -c 'touch {s}'",
+    "env touch {s}",
+    "/usr/bin/touch {s}",
+    "'touch' {s}",
+    "t\\ouch {s}",
+    'bash -c "touch {s}"',
+    "echo hi\ntouch {s}",
+]
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_an_allow_rule_never_lets_another_command_ride_along(project: Path, spelling: str) -> None:
+    sentinel = project / "sentinel"
+    options = ClaudeAgentOptions(
+        cwd=project,
+        allowed_tools=["Bash(echo:*)"],
+        model=ScriptedModel(bash(spelling.format(s=sentinel))),
+    )
+    (refused,) = results(asyncio.run(answer(options, "go")))
+    assert refused.is_error and not sentinel.exists()
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS[5:])
+def test_a_disallowed_command_is_refused_however_it_is_spelled(
+    project: Path, spelling: str
+) -> None:
+    sentinel = project / "sentinel"
+    options = ClaudeAgentOptions(
+        cwd=project,
+        allowed_tools=["Bash"],
+        disallowed_tools=["Bash(touch:*)"],
+        model=ScriptedModel(bash(spelling.format(s=sentinel))),
+    )
+    (refused,) = results(asyncio.run(answer(options, "go")))
+    assert refused.is_error and not sentinel.exists()
+
+
+def test_a_hooks_stop_is_the_results_terminal_reason(project: Path) -> None:
+    async def halt(input_data: dict[str, Any], tool_use_id: str | None, context: Any) -> dict:
+        return {"continue_": False, "stopReason": "enough"}
+
+    options = ClaudeAgentOptions(
+        cwd=project,
+        allowed_tools=["Bash"],
+        model=ScriptedModel(bash("echo one", "echo two")),
+        hooks={"PostToolUse": [HookMatcher(hooks=[halt])]},
+    )
+    result = asyncio.run(answer(options, "go"))[-1]
+    assert isinstance(result, ResultMessage) and result.terminal_reason == "hook_stopped"
+    assert len(results(asyncio.run(answer(options, "go")))) == 1  # "echo two" never ran
+
+
+def test_a_read_deny_rule_added_mid_session_hides_files_from_grep_at_once(project: Path) -> None:
+    (project / "secret.txt").write_text("TOKEN=1\n")
+    (project / "notes.txt").write_text("TOKEN here\n")
+    rule = PermissionRuleValue("Read", "./secret.txt")
+    decide, asked = remembering(PermissionUpdate("addRules", [rule], behavior="deny"))
+    grep = {"name": "Grep", "input": {"pattern": "TOKEN", "output_mode": "content"}}
+    model = ScriptedModel(
+        [
+            {"tool_calls": [grep]},
+            {"tool_calls": [{"name": "Bash", "input": {"command": "mkdir asked"}}]},
+            {"tool_calls": [grep]},
+            {"text": "done"},
+        ]
+    )
+    options = ClaudeAgentOptions(cwd=project, model=model, can_use_tool=decide)
+    before, made, after = results(asyncio.run(answer(options, "look")))
+    assert asked == ["mkdir asked"] and not made.is_error
+    assert "secret.txt" in str(before.content) and "notes.txt" in str(before.content)
+    assert "secret.txt" not in str(after.content) and "notes.txt" in str(after.content)

@@ -87,13 +87,15 @@ def load_hooks(
     hook_files: Iterable[StrPath] = (),
     judge_models: JudgeModels | None = None,
     sources: Iterable[str] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> tuple[HookRegistry, Settings]:
     """Every hook a run in ``project_dir`` would have: each settings layer (``settings`` are
     ``--settings`` values), then each ``--hooks`` file. Settings problems are kept as
     ``Settings.warnings``; a hooks file that cannot load raises a ConfigError.
     ``judge_models`` makes the model of each ``prompt`` and ``agent`` hook (default:
     ``judge_model``). ``sources``: the user, project and local layers to read (the Agent
-    SDK's ``setting_sources``; managed settings and ``settings`` are always read); None: all."""
+    SDK's ``setting_sources``; managed settings and ``settings`` are always read); None: all.
+    ``env``: variables command hooks get besides the process's (the Agent SDK's ``env``)."""
     project = Path(project_dir).resolve()
     found = load_settings(project, extra=tuple(settings), sources=sources)
     registry = HookRegistry()
@@ -104,6 +106,7 @@ def load_hooks(
         env_file=env_file_for,
         judge=judges(models),
         investigator=investigators(models, found),
+        env=env,
     )
     for file in hook_files:
         load_hooks_file(file, registry)
@@ -195,17 +198,23 @@ def load_project(
     cli_rules: Mapping[str, Sequence[str]] | None = None,
     judge_models: JudgeModels | None = None,
     sources: Iterable[str] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> Project:
     """The project in ``cwd`` as ``hookline run`` loads it (``settings``: ``--settings`` values,
     ``hook_files``: ``--hooks`` files, ``mode``: ``--permission-mode``, ``lenient``:
     ``--lenient-settings``, ``cli_rules``: ``{"allow": [...], "deny": [...]}`` from
     ``--allowedTools`` / ``--disallowedTools``, a ``cli`` layer of permission rules,
     ``judge_models``: the model of each ``prompt`` hook, default ``judge_model``,
-    ``sources``: the settings layers to read, as ``load_hooks`` takes them).
+    ``sources`` and ``env``: as ``load_hooks`` takes them).
     A ConfigError for the first settings error, unless ``lenient``."""
     where = str(Path(cwd).resolve())
     registry, found = load_hooks(
-        where, settings=settings, hook_files=hook_files, judge_models=judge_models, sources=sources
+        where,
+        settings=settings,
+        hook_files=hook_files,
+        judge_models=judge_models,
+        sources=sources,
+        env=env,
     )
     found = _with_cli_rules(found, cli_rules or {})
     policy, policy_notes = PermissionPolicy.from_settings(found, mode=mode, cwd=where)

@@ -36,12 +36,13 @@ import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from hookline.agent.imports import mentions, target
 from hookline.errors import ToolInputError
-from hookline.tools.builtin._common import glob_matcher
-from hookline.tools.builtin.skill import Skill, SkillEntry
+
+if TYPE_CHECKING:  # the built-in tools are imported where a rule or a skill needs them
+    from hookline.tools.builtin.skill import Skill, SkillEntry
 
 logger = logging.getLogger(__name__)
 
@@ -204,6 +205,8 @@ class Instructions:
         if not globs:
             self._load(Instruction(path, "Project", body))
             return
+        from hookline.tools.builtin._common import glob_matcher
+
         try:
             tests = [glob_matcher(g) for g in globs]
         except ToolInputError as exc:
@@ -224,6 +227,8 @@ class Instructions:
             return
         if any(s.name == name for s in self.skills):
             return  # a project skill hides a user skill of the same name
+        from hookline.tools.builtin.skill import SkillEntry
+
         self.skills.append(SkillEntry(name, description, body.strip(), str(path)))
 
     def _read(
@@ -274,6 +279,8 @@ def _regular_file(path: Path) -> bytes | None:
 
 def skill_tool(instructions: Instructions) -> Skill:
     """The ``Skill`` tool serving ``instructions``' skills."""
+    from hookline.tools.builtin.skill import Skill
+
     return Skill(instructions.skills)
 
 

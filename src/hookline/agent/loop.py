@@ -23,6 +23,7 @@ import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 from hookline._support.run import run as run_to_end
@@ -58,7 +59,6 @@ from hookline.events import (
 from hookline.hooks.engine import HookEngine, HookRun
 from hookline.hooks.registry import HookRegistry
 from hookline.hooks.sdk import HookMatcher
-from hookline.mcp import McpServers
 from hookline.tools.approvals import Approval
 from hookline.tools.base import Tool, Toolbox, ToolCall, ToolResult
 from hookline.tools.permit import Permit
@@ -66,6 +66,7 @@ from hookline.tools.pipeline import ToolPipeline
 
 if TYPE_CHECKING:
     from hookline.agent.subagent_types import Subagents
+    from hookline.mcp import McpServers
 
 
 class Agent:
@@ -95,8 +96,8 @@ class Agent:
         self.instructions = self._instructed()
         #: The subagents the Agent tool may start, the tool added where it fits.
         self.subagents = _subagents(self, builtin=tools is None)
-        #: MCP servers: started with the session, their tools joining ``tools`` (hookline.mcp).
-        self.mcp = McpServers.of(opts.mcp_servers, cwd=self.session.cwd)
+        if opts.mcp_servers is not None:  # built now: a bad entry fails here, not in a run
+            self.mcp  # noqa: B018
         #: What the agent looks at between steps: watched files and settings (agent.watch).
         self.watches = Watches(self.engine, self.session.cwd, opts.settings_files)
         self._idle = Idle(opts.idle_after)
@@ -131,6 +132,25 @@ class Agent:
         """Call ``fn`` with each event, hook run, tool start and result, and message as it
         happens; call the handle to stop."""
         return self.observe(Watcher(fn))
+
+    def offered(self) -> list[dict[str, Any]]:
+        """The specs of the tools the model is offered: every tool but those a deny rule names
+        whole (``Bash``, ``mcp__server``), which Claude Code leaves out of the model's context
+        too. A call to one is still refused by the rule."""
+        specs = self.tools.specs()
+        policy = self.pipeline.permit.policy
+        if policy is None or not policy.deny:
+            return specs
+        return [spec for spec in specs if not policy.hides(spec["name"])]
+
+    @cached_property
+    def mcp(self) -> McpServers:
+        """MCP servers: started with the session, their tools joining ``tools`` (hookline.mcp).
+        Built with the agent when it has servers, else when first asked for: an agent without
+        any imports nothing of MCP."""
+        from hookline.mcp import McpServers
+
+        return McpServers.of(self.options.mcp_servers, cwd=self.session.cwd)
 
     async def run(self, prompt: str) -> RunResult:
         """Work on ``prompt`` until the model stops, a hook stops it, or max_turns runs out."""
@@ -239,8 +259,9 @@ class Agent:
         if not self.session.started:
             self.session.started = True
             self.watches.begin()  # changes from here on fire FileChanged and ConfigChange
-            self.session.opening_context += await self.mcp.start(self.session.id, self.tools)
-            started = await self._fire(self.session.scope.event(SessionStart, source=source))
+            if "mcp" in vars(self):  # not built: no servers to start
+                self.session.opening_context += await self.mcp.start(self.session.id, self.tools)
+            started = await self._fire(SessionStart, source=source)
             self._start_stopped = started
             self.session.opening_context += contexts("SessionStart", started)
             await self._loaded([(f, None) for f in self.instructions.loaded], "session_start")
@@ -251,7 +272,8 @@ class Agent:
         hooks, close the transcript, tell the observers (the audit writes what waits) and
         close the store this agent opened."""
         await self._end_session(ending.end_reason(reason))
-        await self.mcp.close()  # after SessionEnd: its mcp_tool hooks still had the servers
+        if "mcp" in vars(self):
+            await self.mcp.close()  # after SessionEnd: its mcp_tool hooks still had the servers
         await HTTP_CLIENTS.aclose()  # HTTP hooks' pooled connections belong to this event loop
         aclose = getattr(self.model, "aclose", None)
         if aclose is not None:
@@ -287,14 +309,14 @@ class Agent:
         if _halted(stopped_at_start, turn):
             return turn
         self.session.new_prompt()
-        submitted = await self._fire(self.session.scope.event(UserPromptSubmit, prompt=prompt))
+        submitted = await self._fire(UserPromptSubmit, prompt=prompt)
         if refused(submitted, turn):
             self.session.transcript.touch()  # hooks were given its path (as in Claude Code)
             return turn
         opening, self.session.opening_context = self.session.opening_context, []
         self._add(Message.user(*opening, *contexts("UserPromptSubmit", submitted), prompt))
         number = self.session.prompts
-        began = await self._fire(self.session.scope.event(TurnStart, prompt=prompt, turn=number))
+        began = await self._fire(TurnStart, prompt=prompt, turn=number)
         if not _halted(began, turn):
             await self._work(turn)
         return await self._ended(turn)
@@ -313,15 +335,12 @@ class Agent:
 
     async def _ended(self, turn: Turn) -> Turn:
         self.session.transcript.flush()
-        scope = self.session.scope
         await self._fire(
-            scope.event(
-                TurnEnd,
-                prompt=turn.prompt,
-                turn=self.session.prompts,
-                steps=turn.steps,
-                stop_reason=turn.stop_reason,
-            )
+            TurnEnd,
+            prompt=turn.prompt,
+            turn=self.session.prompts,
+            steps=turn.steps,
+            stop_reason=turn.stop_reason,
         )
         return turn
 
@@ -336,7 +355,7 @@ class Agent:
             if (shown := await self._before_request(turn, system)) is None:
                 return
             try:
-                reply = await self.model.complete(shown, self.tools.specs(), system=system)
+                reply = await self.model.complete(shown, self.offered(), system=system)
             except ModelError as exc:  # the model cannot go on: the run ends and says why
                 turn.stop_reason, turn.detail = "model_error", str(exc)
                 return
@@ -430,7 +449,7 @@ class Agent:
                 self.model.name,
                 self.session.messages,
                 system=system,
-                tools=self.tools.specs(),
+                tools=self.offered(),
             )
         except RequestStopped as exc:
             turn.stop_reason, turn.detail = "hook_stopped", str(exc) or None
@@ -451,7 +470,7 @@ class Agent:
             }
             for r in results
         ]
-        return await self._fire(self.session.scope.event(PostToolBatch, tool_calls=calls))
+        return await self._fire(PostToolBatch, tool_calls=calls)
 
     async def _keep_going(self, turn: Turn) -> bool:
         """Fire Stop (a subagent: SubagentStop); True when a hook keeps the model working."""
@@ -505,19 +524,21 @@ class Agent:
         for file, trigger in files:
             parent = None if file.parent is None else str(file.parent)
             await self._fire(
-                self.session.scope.event(
-                    InstructionsLoaded,
-                    file_path=str(file.path),
-                    memory_type=file.memory_type,
-                    load_reason=reason if parent is None else "include",
-                    globs=list(file.globs) or None,
-                    trigger_file_path=trigger,
-                    parent_file_path=parent,
-                )
+                InstructionsLoaded,
+                file_path=str(file.path),
+                memory_type=file.memory_type,
+                load_reason=reason if parent is None else "include",
+                globs=list(file.globs) or None,
+                trigger_file_path=trigger,
+                parent_file_path=parent,
             )
 
-    async def _fire(self, event: HookEvent) -> Decision:
-        return (await self.engine.dispatch(event)).decision
+    async def _fire(self, kind: type[HookEvent], **fields: Any) -> Decision:
+        """Dispatch a ``kind`` event of this session; built only when a hook or an event
+        monitor listens (five a run with none, ~17 µs each: bench/README.md)."""
+        if not self.engine.listens(kind.name):
+            return NO_DECISION
+        return (await self.engine.dispatch(self.session.scope.event(kind, **fields))).decision
 
     def _within_limits(self, reply: Message) -> Message:
         """``reply`` with each tool input over the pipeline's limits replaced by a stand-in
@@ -598,7 +619,7 @@ def _let_go(session: Session) -> None:
 
 def _subagents(agent: Agent, *, builtin: bool) -> Subagents:
     """The agent's subagents, with the Agent tool added where it fits (imported here:
-    ``hookline.agent.subagents`` builds on this module)."""
-    from hookline.agent.subagents import offer
+    ``hookline.agent.subagents``, which holds the tool, builds on this module)."""
+    from hookline.agent.subagent_types import offer
 
     return offer(agent, builtin=builtin)

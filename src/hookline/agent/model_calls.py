@@ -11,17 +11,15 @@ must never silently fail, so what cannot be applied soundly ends the run before 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
-from hookline.agent.messages import Block, Message, TextBlock, ToolResultBlock
+from hookline.agent.messages import Message, TextBlock
 from hookline.agent.replies import contexts
-from hookline.agent.state import SavedMessage
+from hookline.agent.state import conversation
 from hookline.events import PostModelResponse, PreModelRequest
 from hookline.hooks.engine import HookRun
-from hookline.tools.base import ToolCall
 
 if TYPE_CHECKING:
     from hookline.events import Scope
@@ -85,7 +83,7 @@ def redacted(messages: Sequence[Message], runs: Sequence[HookRun]) -> Sequence[M
     if any(r != rewrites[0] for r in rewrites[1:]):
         raise Unsendable("PreModelRequest hooks rewrote the messages differently; not sent")
     try:
-        saved = _adapter().validate_python(rewrites[0].get("messages"))
+        return conversation(rewrites[0].get("messages"))
     except ValidationError as exc:
         error = exc.errors(include_url=False)[0]
         where = ".".join(str(p) for p in error["loc"])
@@ -93,7 +91,6 @@ def redacted(messages: Sequence[Message], runs: Sequence[HookRun]) -> Sequence[M
             f"a PreModelRequest hook rewrote the messages invalidly ({where}: {error['msg']}); "
             'answer Decision.rewrite({"messages": [...]}) in the shape the event shows'
         ) from None
-    return [_message(m) for m in saved]
 
 
 def with_context(messages: Sequence[Message], notes: Sequence[str]) -> Sequence[Message]:
@@ -106,20 +103,3 @@ def with_context(messages: Sequence[Message], notes: Sequence[str]) -> Sequence[
         last = messages[-1]
         return [*messages[:-1], Message("user", last.content + added, last.usage)]
     return [*messages, Message("user", added)]
-
-
-@cache
-def _adapter() -> TypeAdapter[list[SavedMessage]]:
-    return TypeAdapter(list[SavedMessage])
-
-
-def _message(data: SavedMessage) -> Message:
-    return Message(data["role"], tuple(_block(b) for b in data["content"]))
-
-
-def _block(data: Any) -> Block:
-    if data["type"] == "text":
-        return TextBlock(data["text"])
-    if data["type"] == "tool_use":
-        return ToolCall(data["id"], data["name"], dict(data["input"]))
-    return ToolResultBlock(data["tool_use_id"], data["content"], data["is_error"])

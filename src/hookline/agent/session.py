@@ -7,7 +7,7 @@ import uuid
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hookline._support.private import private_dir
 from hookline.agent.messages import Message
@@ -16,9 +16,11 @@ from hookline.agent.transcript import Transcript
 from hookline.claude.session_env import env_dir
 from hookline.errors import ConfigError
 from hookline.events import Scope
-from hookline.permissions.sandbox.run import Sandbox
 from hookline.tools.base import ToolContext, ToolResult, Workspace
 from hookline.tools.shell import Shell
+
+if TYPE_CHECKING:
+    from hookline.permissions.sandbox.run import Sandbox
 
 #: The project's state folder (transcripts, and later the session store), under its cwd.
 STATE_DIR = Path(".hookline") / "state"
@@ -50,7 +52,11 @@ class Session:
         self.shell = Shell.of(self.cwd, self.workspace.roots)
 
     @classmethod
-    def create(cls, options: AgentOptions, *, session_id: str | None = None) -> Session:
+    def create(
+        cls, options: AgentOptions, *, session_id: str | None = None, resumed: bool = False
+    ) -> Session:
+        """A new session (``session_id``, else a fresh one); ``resumed``: its transcript goes
+        on from the file that session already has."""
         cwd = _existing_dir(options.cwd)
         sid = session_id or str(uuid.uuid4())
         state = (Path(options.state_dir) if options.state_dir else cwd / STATE_DIR).resolve()
@@ -65,7 +71,7 @@ class Session:
             cwd=cwd,
             state_dir=state,
             workspace=workspace,
-            transcript=Transcript(path, session_id=sid, cwd=str(cwd)),
+            transcript=Transcript(path, session_id=sid, cwd=str(cwd), resumed=resumed),
             scope=Scope(
                 sid,
                 str(path),
@@ -174,7 +180,11 @@ class Session:
 
 def _sandbox(options: AgentOptions, workspace: Workspace) -> Sandbox | None:
     config = options.sandbox
-    return Sandbox(config, roots=workspace.roots) if config and config.enabled else None
+    if not (config and config.enabled):
+        return None
+    from hookline.permissions.sandbox.run import Sandbox  # only where there is one to run
+
+    return Sandbox(config, roots=workspace.roots)
 
 
 def _make_dir(folder: Path) -> None:

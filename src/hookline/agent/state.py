@@ -225,6 +225,17 @@ def _damaged(where: str, why: str) -> ConfigError:
     )
 
 
+def conversation(data: Any) -> list[Message]:
+    """Messages from their JSON (``Message.to_dict`` each), checked as strictly as a saved
+    state's; a pydantic ``ValidationError`` for anything else."""
+    return [_message_from_dict(m) for m in _messages_adapter().validate_python(data)]
+
+
+@cache
+def _messages_adapter() -> TypeAdapter[list[SavedMessage]]:
+    return TypeAdapter(list[SavedMessage])
+
+
 def _call_from_dict(data: SavedToolUse) -> ToolCall:
     return ToolCall(data["id"], data["name"], dict(data["input"]))
 

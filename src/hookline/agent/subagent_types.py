@@ -22,11 +22,14 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hookline.agent.instructions import MAX_BYTES, front_matter
 from hookline.errors import ConfigError
 from hookline.tools.base import Toolbox
+
+if TYPE_CHECKING:
+    from hookline.agent.loop import Agent
 
 logger = logging.getLogger(__name__)
 
@@ -271,3 +274,19 @@ def _listed(folder: Path) -> Iterable[Path]:
         return sorted(folder.glob("*.md")) if folder.is_dir() else []
     except OSError:
         return []
+
+
+def offer(agent: Agent, *, builtin: bool) -> Subagents:
+    """``agent``'s subagent types (those of the agent files only with ``instructions`` on).
+    The Agent tool joins its tools when it has the built-in tools, as Claude Code's agent does,
+    or the options define subagents: an explicit tool list gains it only then (agent files
+    alone do not add it), and a tool of that name already there is kept. The tool is imported
+    only then: it is a built-in tool, and those bring the permission layer with them."""
+    opts = agent.options
+    project = agent.session.cwd if opts.instructions else None
+    found = Subagents.of(opts.agents, project, agent.tools)
+    if (builtin or opts.agents) and AGENT_TOOL not in agent.tools:
+        from hookline.agent.subagents import AgentTool
+
+        agent.tools.add(AgentTool(agent, found))
+    return found

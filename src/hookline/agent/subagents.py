@@ -42,7 +42,13 @@ from hookline.agent.messages import Message, Usage
 from hookline.agent.replies import contexts
 from hookline.agent.session import Session
 from hookline.agent.state import Turn
-from hookline.agent.subagent_types import AGENT_TOOL, GENERAL_PURPOSE, AgentDefinition, Subagents
+from hookline.agent.subagent_types import (
+    AGENT_TOOL,
+    GENERAL_PURPOSE,
+    AgentDefinition,
+    Subagents,
+    offer,
+)
 from hookline.agent.transcript import Transcript
 from hookline.agent.watch import Watches
 from hookline.errors import RecordError, ToolError
@@ -63,19 +69,6 @@ details would crowd this conversation.
 
 Available agent types (subagent_type) and the tools they have:
 """
-
-
-def offer(agent: Agent, *, builtin: bool) -> Subagents:
-    """``agent``'s subagent types (those of the agent files only with ``instructions`` on).
-    The Agent tool joins its tools when it has the built-in tools, as Claude Code's agent does,
-    or the options define subagents: an explicit tool list gains it only then (agent files
-    alone do not add it), and a tool of that name already there is kept."""
-    opts = agent.options
-    project = agent.session.cwd if opts.instructions else None
-    found = Subagents.of(opts.agents, project, agent.tools)
-    if (builtin or opts.agents) and AGENT_TOOL not in agent.tools:
-        agent.tools.add(AgentTool(agent, found))
-    return found
 
 
 class AgentInput(ToolInput):
@@ -161,7 +154,7 @@ class Subagent(Agent):
 
     async def answer(self, prompt: str) -> Turn:
         """Work on ``prompt`` until done or stopped; the turn says which."""
-        started = await self._fire(self.session.scope.event(SubagentStart))
+        started = await self._fire(SubagentStart)
         self._add(Message.user(*contexts("SubagentStart", started), prompt))
         turn = Turn(prompt)
         try:

@@ -33,13 +33,18 @@ import os
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
+
+from pydantic import ValidationError
 
 from hookline._support.jsontext import compact
 from hookline._support.private import open_private
 from hookline.agent.messages import Message, TextBlock, ToolResultBlock
+from hookline.agent.state import conversation
 from hookline.claude.wording import REMINDER_OPEN
+from hookline.errors import ConfigError
 from hookline.tools.base import ToolCall, ToolResult
 
 VERSION = "hookline-0.1"
@@ -210,6 +215,44 @@ def first_bad_line(path: Path) -> int | None:
         if not _is_entry(entry):
             return number
     return None
+
+
+def read_conversation(path: Path) -> list[Message]:
+    """The conversation the transcript at ``path`` holds, to go on with (the Agent SDK's
+    ``resume``). A reply is written an entry per block and a user message an entry per tool
+    result and text, so consecutive entries of one role are one message again. A ConfigError
+    naming the file for one this module did not write."""
+    where = str(path)
+    if (bad := first_bad_line(path)) is not None:
+        why = f"line {bad} is not a transcript entry"
+        raise ConfigError(why, file=where, key="resume", fix="resume a session hookline wrote")
+    merged: list[dict[str, Any]] = []
+    for entry in _entries(path):
+        role, content = entry["message"]["role"], entry["message"]["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if merged and merged[-1]["role"] == role:
+            merged[-1]["content"].extend(map(_saved_block, blocks))
+        else:
+            merged.append({"role": role, "content": [_saved_block(b) for b in blocks]})
+    try:
+        return conversation(merged)
+    except ValidationError as exc:
+        why = f"its conversation cannot be read back: {exc.errors(include_url=False)[0]['msg']}"
+        raise ConfigError(why, file=where, key="resume", fix="start a new session") from None
+
+
+def _entries(path: Path) -> Iterator[dict[str, Any]]:
+    """The entries of a transcript ``first_bad_line`` passed (a last line cut short skipped)."""
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        with suppress(ValueError):
+            yield json.loads(line)
+
+
+def _saved_block(block: dict[str, Any]) -> dict[str, Any]:
+    """A block as a saved conversation holds it: a tool result's error flag is always there."""
+    if block.get("type") == "tool_result":
+        return {"is_error": False, **block}
+    return block
 
 
 def _is_entry(entry: object) -> bool:

@@ -14,7 +14,7 @@ denies. Remarks that do not stop a handler (``if`` on an event without tools) co
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar, cast
 
@@ -27,7 +27,7 @@ from hookline.errors import ConfigError, HookFailure
 from hookline.events import EVENTS, ToolEvent, event_class
 from hookline.hooks.python_files import import_target
 from hookline.hooks.runners import HookRunner, PythonHook, SdkCallbackHook, call_shape
-from hookline.hooks.spec import KINDS, FailurePolicy, HookKind
+from hookline.hooks.spec import HANDLER_TIMEOUT, KINDS, FailurePolicy, HookKind
 from hookline.layers import is_strings
 from hookline.matchers import Matcher
 from hookline.permissions.rules import if_
@@ -41,9 +41,6 @@ _FIX: Final = 'write {"type": "command", "command": "..."}'
 KNOWN_TYPES: Final = ("command", "http", "mcp_tool", "python", "prompt", "agent")
 #: Seconds a handler of these types gets unless it says otherwise (at most its event's default).
 MODEL_TIMEOUTS: Final = {"prompt": PROMPT_TIMEOUT, "agent": AGENT_TIMEOUT}
-#: Seconds a settings handler may take unless it or its event (``facts.timeout``) says otherwise
-#: (Claude Code's defaults).
-HANDLER_TIMEOUT: Final = 600.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +52,8 @@ class Policy:
     sandbox: Sandbox | None = None  # what a command handler with "sandbox": true runs in
     judge: JudgeFactory | None = None  # what a prompt handler asks (None: prompt hooks cannot load)
     investigator: InvestigatorFactory | None = None  # what an agent handler asks (None: likewise)
+    #: Variables every command handler gets besides the process's (the Agent SDK's ``env``).
+    env: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +198,7 @@ def _command(h: _Handler) -> Made:
         command,
         args=args,
         project_dir=h.project_dir,
+        env=h.policy.env,
         env_file=h.env_file,
         sandbox=sandbox,
         background=background,

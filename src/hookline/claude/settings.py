@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -96,13 +96,15 @@ class Settings:
         env_file: Callable[[HookEvent], str | None] | None = None,
         judge: JudgeFactory | None = None,
         investigator: InvestigatorFactory | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> int:
         """Add the hooks of every enabled layer to ``registry``; returns how many were added.
         ``judge`` makes the model a ``prompt`` hook asks, ``investigator`` the agent an ``agent``
-        hook asks (None: such hooks cannot load)."""
+        hook asks (None: such hooks cannot load); ``env``: variables command hooks get besides
+        the process's."""
         sandbox = _hook_sandbox(self.layers, str(project_dir))
         urls, env_vars = self.allowed_http_hook_urls, self.http_hook_allowed_env_vars
-        policy = Policy(urls, env_vars, sandbox, judge, investigator)
+        policy = Policy(urls, env_vars, sandbox, judge, investigator, dict(env or {}))
         make = partial(build, project_dir=str(project_dir), policy=policy, env_file=env_file)
         before = len(registry)
         for layer in self.hook_layers():

@@ -44,6 +44,9 @@ _FAILED = {
     "compaction_failed": "error_during_execution",
 }
 
+#: hookline's stop reasons that Claude Code reports as a ``terminal_reason`` (those observed).
+_TERMINAL = {"hook_stopped": "hook_stopped", "model_error": "api_error"}
+
 
 class TimedModel:
     """A model that adds up how long its calls took (``duration_api_ms``)."""
@@ -108,6 +111,8 @@ def result_object(result: RunResult, *, timing: Timing, max_turns: int) -> dict[
         ],
         "uuid": str(uuid.uuid4()),
     }
+    if terminal := _TERMINAL.get(result.stop_reason):
+        data["terminal_reason"] = terminal
     if result.stop_reason == "max_turns":
         data["errors"] = [f"Reached maximum number of turns ({max_turns})"]
     elif subtype != "success":
@@ -143,6 +148,8 @@ class ClaudeStream(Observer):
         #: The Agent call whose subagent is working now (subagents run one at a time): the
         #: ``parent_tool_use_id`` of its lines, as Claude Code marks a subagent's.
         self._delegating: str | None = None
+        #: Who a hook's ``systemMessage`` is from: the event its runs answer (``PreToolUse:Bash``).
+        self._saying = ""
 
     def tool_started(self, session: Session, started: ToolStarted) -> None:
         if started.call.name == AGENT_TOOL and session.scope.agent_id is None:
@@ -151,10 +158,15 @@ class ClaudeStream(Observer):
     def event(self, session: Session, event: HookEvent) -> None:
         self._begin(session)
         self._own(event)
+        tool = getattr(event, "tool_name", None)
+        self._saying = f"{event.name}:{tool}" if tool else event.name
 
     def hook_run(self, session: Session, run: HookRun) -> None:
         self._begin(session)
         self._own(run)
+        for said in run.answer.system_message:  # a hook's systemMessage, as Claude Code shows it
+            line = {"content": f"{self._saying} says: {said}", "level": "notice"}
+            self._emit({"type": "system", "subtype": "informational", **line, **_ids(session)})
 
     def tool_finished(self, session: Session, result: ToolResult) -> None:
         self._begin(session)
@@ -197,12 +209,16 @@ class ClaudeStream(Observer):
                 "subtype": "init",
                 "cwd": str(session.cwd),
                 "session_id": session.id,
-                "tools": self._agent.tools.names(),
+                "tools": [spec["name"] for spec in self._agent.offered()],
                 "model": self._agent.model.name,
                 "permissionMode": session.scope.permission_mode or "default",
                 "uuid": str(uuid.uuid4()),
             }
         )
+
+
+def _ids(session: Session) -> dict[str, str]:
+    return {"session_id": session.id, "uuid": str(uuid.uuid4())}
 
 
 def _skip(item: object) -> None:

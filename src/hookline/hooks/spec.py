@@ -21,8 +21,12 @@ KINDS: Final = ("gate", "transformer", "observer")
 FailurePolicy = Literal["closed", "open"]
 
 #: Seconds a Python hook (an Agent SDK callback too) may take unless it says otherwise: the
-#: Agent SDK's default. Settings handlers have Claude Code's (``claude.handlers.HANDLER_TIMEOUT``).
+#: Agent SDK's default. Settings handlers have Claude Code's (``HANDLER_TIMEOUT``).
 PYTHON_HOOK_TIMEOUT: Final = 60.0
+#: Seconds a settings handler may take unless it or its event (``facts.timeout``) says otherwise
+#: (Claude Code's defaults); also how long the HTTP approver waits. Here, not in
+#: ``claude.handlers``, so the approvals need not import every handler kind to know it.
+HANDLER_TIMEOUT: Final = 600.0
 
 
 @final

@@ -96,6 +96,11 @@ class PermissionPolicy:
     #: The OS sandbox, when Bash runs in one.
     sandbox: SandboxPolicy | None = None
 
+    def hides(self, tool_name: str) -> bool:
+        """Whether a deny rule names ``tool_name`` whole, so the model is not offered it (a
+        call to it is refused all the same)."""
+        return any(rule.names_whole(tool_name) for rule, _ in self.deny)
+
     @classmethod
     def from_settings(
         cls, settings: Layered, *, mode: PermissionMode | None = None, cwd: str

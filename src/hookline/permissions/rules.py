@@ -72,6 +72,16 @@ class PermissionRule:
     def __str__(self) -> str:
         return self.tool if self.specifier is None else f"{self.tool}({self.specifier})"
 
+    def names_whole(self, tool_name: str) -> bool:
+        """Whether this rule covers every call of ``tool_name``: its name (an MCP server's, a
+        ``mcp__server__*`` wildcard) with no specifier. A deny rule of this kind takes the
+        tool out of what the model is offered, as Claude Code does."""
+        if self.specifier is not None and not (self.tool == "Bash" and self.specifier == "*"):
+            return False
+        if self.tool in _PATH_FIELDS:  # Read covers Grep and Glob calls, but names only Read
+            return tool_name == self.tool
+        return _name_matches(self.tool, tool_name, every=False)
+
     def matches(
         self,
         tool_name: str,

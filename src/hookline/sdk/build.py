@@ -21,15 +21,19 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from hookline.agent import sessions
 from hookline.agent.loop import Agent
 from hookline.errors import ConfigError
 from hookline.mcp import McpServers
 from hookline.models.choice import model_from_spec
 from hookline.project import Project, load_project
+from hookline.sdk import structured, updates
 from hookline.sdk.permission import CanUseTool
 from hookline.sdk.tools import sdk_server_tools
 from hookline.tools.builtin import builtin_tools
@@ -54,6 +58,7 @@ def build(options: ClaudeAgentOptions, *, interrupt: Callable[[], None] | None =
         mode=options.permission_mode,
         cli_rules={"allow": options.allowed_tools, "deny": options.disallowed_tools},
         sources=options.setting_sources,
+        env=core["env"],
     )
     configured = project.agent_options()
     registry = configured.pop("hooks")  # the settings' hooks, then the program's
@@ -75,7 +80,44 @@ def build(options: ClaudeAgentOptions, *, interrupt: Callable[[], None] | None =
     for key, config in in_process.items():
         for item in sdk_server_tools(key, config):
             agent.tools.add(item)
+    if isinstance(approver := agent.pipeline.permit.approver, CanUseTool):
+        approver.remember = partial(updates.apply, agent)
+    if options.output_format is not None:
+        structured.offer(agent, options.output_format)
+    _choose_session(agent, options)
     return agent
+
+
+def resumes(options: ClaudeAgentOptions) -> bool:
+    """Whether the agent goes on with an earlier session (its SessionStart says ``resume``)."""
+    return bool(options.resume or options.continue_conversation)
+
+
+def _choose_session(agent: Agent, options: ClaudeAgentOptions) -> None:
+    """The session ``session_id``, ``resume``, ``continue_conversation`` and ``fork_session``
+    ask for (``hookline.agent.sessions``), in the combinations the SDK allows."""
+    if options.resume and options.continue_conversation:
+        raise ConfigError(
+            "resume and continue_conversation cannot both be set",
+            key="resume",
+            fix="resume one session by id, or continue the latest",
+        )
+    if not resumes(options):
+        if options.fork_session:
+            fix = "set resume or continue_conversation too"
+            raise ConfigError("fork_session needs a session to fork", key="fork_session", fix=fix)
+        if options.session_id is not None:
+            sessions.name(agent, options.session_id)
+        return
+    if options.session_id is not None and not options.fork_session:
+        raise ConfigError(
+            "session_id names a new session, so with resume it needs fork_session",
+            key="session_id",
+            fix="set fork_session=True, or leave session_id out",
+        )
+    resumed = options.resume or sessions.latest(agent)
+    fork = (options.session_id or str(uuid.uuid4())) if options.fork_session else None
+    sessions.reopen(agent, resumed, fork=fork)
 
 
 def model_for(given: str | ModelClient | None, env: Mapping[str, str]) -> ModelClient:

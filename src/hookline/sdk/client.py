@@ -24,15 +24,16 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterable, AsyncIterator, Mapping
-from contextlib import suppress
-from dataclasses import replace
+from collections.abc import AsyncIterable, AsyncIterator, Iterator, Mapping
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any, Final
 
 from hookline.agent import messages as conversation
-from hookline.cli.claude_output import ClaudeStream, Timing, result_object
+from hookline.agent.model import StreamingModelClient
+from hookline.cli.claude_output import ClaudeStream, TimedModel, Timing, result_object
 from hookline.errors import ConfigError
-from hookline.sdk.build import build, model_for
+from hookline.sdk import structured, updates
+from hookline.sdk.build import build, model_for, resumes
 from hookline.sdk.errors import CLIConnectionError
 from hookline.sdk.options import ClaudeAgentOptions
 from hookline.sdk.parse import parse_message
@@ -72,6 +73,8 @@ class ClaudeSDKClient:
         ``prompt``, when given."""
         if self._agent is None:
             self._agent = build(self.options, interrupt=self._interrupt)
+            if resumes(self.options):
+                await self._agent.start("resume")
             self._serving = asyncio.create_task(self._serve())
         if prompt is not None:
             await self.query(prompt)
@@ -105,11 +108,7 @@ class ClaudeSDKClient:
 
     async def set_permission_mode(self, mode: PermissionMode) -> None:
         """Judge later calls in ``mode`` (events report it too)."""
-        agent = self._connected()
-        permit = agent.pipeline.permit
-        if permit.policy is not None:
-            permit.policy = replace(permit.policy, mode=mode)
-        agent.session.scope = replace(agent.session.scope, permission_mode=mode)
+        updates.set_mode(self._connected(), mode)
 
     async def set_model(self, model: str | ModelClient | None = None) -> None:
         """Answer later prompts with ``model`` (PreModelSwitch hooks may refuse: a ConfigError
@@ -122,10 +121,11 @@ class ClaudeSDKClient:
     async def disconnect(self) -> None:
         """Stop answering and end the session (SessionEnd hooks run)."""
         agent, self._agent = self._agent, None
-        if self._serving is not None:
-            self._serving.cancel()
-            with suppress(asyncio.CancelledError):
-                await self._serving
+        for task in (self._serving, self._answering):  # the run unwinds before the session ends
+            if task is not None:
+                _stop(task)
+                with suppress(asyncio.CancelledError):
+                    await task
         if agent is not None:
             await agent.close()
 
@@ -144,8 +144,8 @@ class ClaudeSDKClient:
         return self._agent
 
     def _interrupt(self) -> None:
-        if self._answering is not None and not self._answering.done():
-            self._answering.cancel()
+        if self._answering is not None:
+            _stop(self._answering)
 
     async def _serve(self) -> None:
         """Answer prompts one after another, for as long as the client is connected."""
@@ -162,7 +162,7 @@ class ClaudeSDKClient:
         agent = self._connected()
         timing = Timing(agent)
         try:
-            with agent.observe(ClaudeStream(agent, self._emit, own=False)):
+            with agent.observe(ClaudeStream(agent, self._emit, own=False)), self._partial(agent):
                 result = await agent.run(prompt)
         except asyncio.CancelledError:  # interrupt(): the response still ends with a result
             _mend(agent)
@@ -172,8 +172,25 @@ class ClaudeSDKClient:
             self._out.put_nowait(exc)
             return
         finally:
-            agent.model = timing.model.model
-        self._emit(result_object(result, timing=timing, max_turns=agent.options.max_turns))
+            if agent.model is timing.model:  # not if set_model switched it meanwhile
+                agent.model = timing.model.model
+        line = result_object(result, timing=timing, max_turns=agent.options.max_turns)
+        self._emit(structured.settle(line, agent))
+
+    @contextmanager
+    def _partial(self, agent: Agent) -> Iterator[None]:
+        """With ``include_partial_messages``: the model's text as ``StreamEvent`` text deltas,
+        as it writes it (when its client streams; hookline's Anthropic and OpenAI ones do)."""
+        model = agent.model.model if isinstance(agent.model, TimedModel) else agent.model
+        if not self.options.include_partial_messages or not isinstance(model, StreamingModelClient):
+            yield
+            return
+        sink = model.on_text
+        model.on_text = lambda piece: self._emit(_text_delta(agent, piece))
+        try:
+            yield
+        finally:
+            model.on_text = sink
 
     def _emit(self, line: dict[str, Any]) -> None:
         message = parse_message(line)
@@ -201,6 +218,12 @@ async def query(
                 yield message
     finally:
         await client.disconnect()
+
+
+def _stop(task: asyncio.Task[None]) -> None:
+    """Cancel ``task`` once: a second cancel would cut short the cleanup the first began."""
+    if not task.done() and not task.cancelling():
+        task.cancel()
 
 
 async def _texts(prompt: Prompt) -> AsyncIterator[str]:
@@ -241,6 +264,18 @@ def _mend(agent: Agent) -> None:
             for call in last.tool_calls
         )
         agent.session.add(conversation.Message("user", blocks))
+
+
+def _text_delta(agent: Agent, piece: str) -> dict[str, Any]:
+    """A piece of the model's text as the stream event the Anthropic API sends for it."""
+    delta = {"type": "text_delta", "text": piece}
+    return {
+        "type": "stream_event",
+        "uuid": str(uuid.uuid4()),
+        "session_id": agent.session.id,
+        "event": {"type": "content_block_delta", "index": 0, "delta": delta},
+        "parent_tool_use_id": None,
+    }
 
 
 def _interrupted(agent: Agent, timing: Timing) -> dict[str, Any]:

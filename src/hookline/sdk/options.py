@@ -224,17 +224,12 @@ CLIENT_ONLY: Final = (
 )
 #: Fields hookline cannot honour yet: setting one is an error rather than a quiet no-op.
 NOT_YET: Final = (
-    "continue_conversation",
-    "resume",
-    "session_id",
     "max_budget_usd",
     "fallback_model",
     "betas",
     "permission_prompt_tool_name",
-    "include_partial_messages",
     "include_hook_events",
     "forward_subagent_text",
-    "fork_session",
     "resume_session_at",
     "resume_drops_turn",
     "skills",
@@ -242,7 +237,6 @@ NOT_YET: Final = (
     "max_thinking_tokens",
     "thinking",
     "effort",
-    "output_format",
     "enable_file_checkpointing",
     "session_store",
     "session_store_flush",

@@ -12,8 +12,8 @@ that same step (``hookline.tools.approvals``), so the callback becomes one:
 * a callback that raises, or returns anything else, refuses the call and says why, to the
   model and in the log: a permission check that fails never lets a call through.
 
-``updated_permissions`` (rules to remember) are not applied yet: hookline logs that it
-ignored them, and the call is allowed or denied as the answer says.
+``updated_permissions`` (rules to remember, a mode to switch to) apply to the running session
+(``hookline.sdk.updates``).
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ class CanUseTool(Approver):
         self, callback: Callable[..., Any], interrupt: Callable[[], None] | None = None
     ) -> None:
         self.callback, self.interrupt = callback, interrupt
+        #: Applies an allow's ``updated_permissions`` (set once the agent exists).
+        self.remember: Callable[[list[Any]], None] | None = None
 
     async def approve(self, request: ApprovalRequest) -> Approval | Unavailable:
         context = ToolPermissionContext(
@@ -57,11 +59,8 @@ class CanUseTool(Approver):
             edited = answer.updated_input
             if edited is not None and not isinstance(edited, dict):
                 return _refuse(f"its updated_input is a {type(edited).__name__}, not a dict")
-            if answer.updated_permissions:
-                logger.warning(
-                    "can_use_tool's updated_permissions are not applied by hookline yet; "
-                    "the call is allowed, no rule is kept"
-                )
+            if answer.updated_permissions and self.remember is not None:
+                self.remember(list(answer.updated_permissions))
             return Approval.allow(updated_input=edited, approver=APPROVER)
         if isinstance(answer, PermissionResultDeny):
             if answer.interrupt and self.interrupt is not None:

@@ -42,8 +42,6 @@ from typing import (
 from hookline._support.frozen import copy_json
 from hookline._support.threads import in_thread
 from hookline.errors import ConfigError, ToolError, ToolInputError
-from hookline.mcp.config import safe_name
-from hookline.mcp.sdk import text_of
 from hookline.sdk.schema import Check, input_check, json_schema
 from hookline.tools import function
 from hookline.tools.base import Tool, ToolContext
@@ -151,12 +149,12 @@ class SdkServerTool(Tool):
         result = await _handled(self.definition.handler, copy_json(tool_input))
         blocks = _content(result, self.name)
         if result.get("is_error") or result.get("isError"):
-            raise ToolError(text_of(blocks) or f"{self.name} reported an error (no text)")
+            raise ToolError(_text(blocks) or f"{self.name} reported an error (no text)")
         return blocks
 
     def render(self, output: Any) -> str:
         if isinstance(output, list) and all(isinstance(b, Mapping) for b in output):
-            return text_of(output)
+            return _text(output)
         return super().render(output)  # a PostToolUse hook replaced the blocks
 
     def _checked(self, tool_input: Any) -> None:
@@ -239,7 +237,18 @@ def compiled(definition: SdkMcpTool[Any]) -> tuple[dict[str, Any], Check]:
     return schema, input_check(schema, label)
 
 
+def _text(blocks: list[dict[str, Any]]) -> str:
+    """Content blocks as the model reads them, as for hookline's other MCP tools (imported
+    here: ``hookline.mcp`` is loaded only by programs that use MCP, as ``hookline.tool`` is
+    imported by every program with a tool of its own)."""
+    from hookline.mcp.sdk import text_of
+
+    return text_of(blocks)
+
+
 def _check_name(name: Any, *, what: str, key: str) -> None:
+    from hookline.mcp.config import safe_name  # as _text says
+
     if not isinstance(name, str) or not name:
         raise ConfigError(f"a {what} is empty", key=key, fix=f"name it, as in {_EXAMPLE}")
     if safe_name(name) != name:

@@ -24,10 +24,10 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from hookline._support.http_body import BodyRefused, read_capped
-from hookline.claude.handlers import HANDLER_TIMEOUT
 from hookline.claude.http import HTTP_CLIENTS, HttpClients, url_allowed
 from hookline.decisions import Answer, Origin
 from hookline.errors import ConfigError
+from hookline.hooks.spec import HANDLER_TIMEOUT
 
 if TYPE_CHECKING:
     import httpx

@@ -21,16 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hookline.claude import wording
 from hookline.decisions import Answer, Decision, Origin
 from hookline.errors import ToolInputError
 from hookline.events import Notification, PermissionRequest, Scope
 from hookline.hooks.engine import HookEngine
-from hookline.permissions import PermissionPolicy, Verdict, evaluate
-from hookline.permissions.policy import path_refusal
-from hookline.permissions.visibility import ReadFilter
 from hookline.tools.approvals import (
     Approval,
     ApprovalRequest,
@@ -39,6 +36,10 @@ from hookline.tools.approvals import (
     request_approval,
 )
 from hookline.tools.base import Tool, ToolCall, ToolContext
+
+if TYPE_CHECKING:  # the permission layer is imported where there is one (or a hook asks)
+    from hookline.permissions import PermissionPolicy, Verdict
+    from hookline.permissions.visibility import ReadFilter
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +71,7 @@ class Permit:
         defer_asks: bool = False,
     ) -> None:
         self.engine = engine
+        self._filters: dict[str, ReadFilter] = {}
         self.policy = policy
         self.approver = approver or NoApprover()
         #: An ask nobody can answer now pauses the run, instead of refusing the call.
@@ -78,7 +80,17 @@ class Permit:
         self.listeners: list[Callable[[ApprovalRequest, Approval], None]] = []
         #: Told of every approval request, before anyone is asked.
         self.ask_listeners: list[Callable[[ApprovalRequest], None]] = []
-        self._filters: dict[str, ReadFilter] = {}
+
+    @property
+    def policy(self) -> PermissionPolicy | None:
+        return self._policy
+
+    @policy.setter
+    def policy(self, policy: PermissionPolicy | None) -> None:
+        """A new policy (a mode or rules changed mid-session): what was built from the old
+        one (the Read deny rules' filters for Grep and Glob) is built again."""
+        self._policy = policy
+        self._filters.clear()
 
     async def decide(
         self,
@@ -129,6 +141,8 @@ class Permit:
         input check, before PreToolUse fires, as in Claude Code (``path_refusal``)."""
         if self.policy is None:
             return None
+        from hookline.permissions.policy import path_refusal
+
         verdict = path_refusal(
             self.policy,
             tool_name=call.name,
@@ -147,13 +161,17 @@ class Permit:
             return ctx
         cwd = str(ctx.project_dir)  # the files are absolute: the folder anchors ./ rules
         found = self._filters.get(cwd)
-        if found is None:  # built once per folder: the policy does not change
+        if found is None:  # built once per folder and policy
+            from hookline.permissions.visibility import ReadFilter
+
             found = self._filters[cwd] = ReadFilter.of(self.policy, cwd=cwd)
         return replace(ctx, read_filter=found)
 
     def _verdict(
         self, tool: Tool, tool_input: dict[str, Any], gate: Decision, ctx: ToolContext
     ) -> Verdict:
+        from hookline.permissions import Verdict, evaluate
+
         if self.policy is None:  # no permission layer: only a hook's ask comes here (decide)
             reason = gate.reason or f"{tool.name} needs approval"
             return Verdict("ask", reason, "PreToolUse", gate.origin)
