@@ -17,6 +17,7 @@ from hookline import (
     ClaudeSDKClient,
     ConfigError,
     HookMatcher,
+    ModelError,
     ScriptedModel,
     create_sdk_mcp_server,
     query,
@@ -29,6 +30,7 @@ from hookline.sdk.options import system_prompt
 from hookline.sdk.permission import CanUseTool
 from hookline.sdk.types import (
     AssistantMessage,
+    HookEventMessage,
     PermissionResultAllow,
     PermissionResultDeny,
     PermissionRuleValue,
@@ -42,15 +44,6 @@ from hookline.sdk.types import (
 from hookline.tools.approvals import ApprovalRequest
 from model_servers import Events, anthropic_events, model_server
 from recording_model import RecordingModel
-
-
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """No user settings of the machine's leak into these runs."""
-    folder = tmp_path / "home"
-    folder.mkdir()
-    monkeypatch.setenv("HOME", str(folder))
-    return folder
 
 
 @pytest.fixture
@@ -632,3 +625,113 @@ def test_a_read_deny_rule_added_mid_session_hides_files_from_grep_at_once(projec
     assert asked == ["mkdir asked"] and not made.is_error
     assert "secret.txt" in str(before.content) and "notes.txt" in str(before.content)
     assert "secret.txt" not in str(after.content) and "notes.txt" in str(after.content)
+
+
+def test_hook_events_are_hook_started_and_hook_response_messages(project: Path) -> None:
+    async def fine(input_data: dict[str, Any], tool_use_id: str | None, context: Any) -> dict:
+        return {}
+
+    async def broken(input_data: dict[str, Any], tool_use_id: str | None, context: Any) -> dict:
+        raise RuntimeError("no luck")
+
+    options = ClaudeAgentOptions(
+        cwd=project,
+        allowed_tools=["Bash"],
+        include_hook_events=True,
+        model=ScriptedModel(bash("echo hi")),
+        hooks={
+            "PreToolUse": [HookMatcher(matcher="Bash", hooks=[fine])],
+            "PostToolUse": [HookMatcher(hooks=[broken])],
+        },
+    )
+    events = [m for m in asyncio.run(answer(options, "go")) if isinstance(m, HookEventMessage)]
+    seen = [(e.subtype, e.data["hook_name"], e.data.get("outcome")) for e in events]
+    assert seen == [
+        ("hook_started", "PreToolUse:Bash", None),
+        ("hook_response", "PreToolUse:Bash", "success"),
+        ("hook_started", "PostToolUse:Bash", None),
+        ("hook_response", "PostToolUse:Bash", "error"),
+    ]
+    assert events[1].data["hook_id"] == events[0].data["hook_id"] and "no luck" in str(
+        events[3].data["stderr"]
+    )
+    assert all(e.hook_event_name in ("PreToolUse", "PostToolUse") for e in events)
+
+
+def test_a_subagents_text_is_forwarded_only_when_asked(project: Path) -> None:
+    agent_call = {
+        "id": "toolu_agent",
+        "name": "Agent",
+        "input": {
+            "description": "Sub task",
+            "prompt": "print sub",
+            "subagent_type": "general-purpose",
+        },
+    }
+    script = [
+        {"tool_calls": [agent_call]},
+        {"text": "Running it.", "tool_calls": [{"name": "Bash", "input": {"command": "echo sub"}}]},
+        {"text": "SUBAGENT-REPORT: printed sub"},
+        {"text": "done"},
+    ]
+
+    def nested(**extra: Any) -> list[list[str]]:
+        options = ClaudeAgentOptions(
+            cwd=project, model=ScriptedModel(script), permission_mode="bypassPermissions", **extra
+        )
+        return [
+            [type(b).__name__ for b in m.content]
+            for m in asyncio.run(answer(options, "go"))
+            if isinstance(m, AssistantMessage) and m.parent_tool_use_id == "toolu_agent"
+        ]
+
+    assert nested() == [["ToolUseBlock"]]  # its calls only: its text stays with it
+    assert nested(forward_subagent_text=True) == [["TextBlock", "ToolUseBlock"], ["TextBlock"]]
+
+
+class Failing(RecordingModel):
+    """A model whose every call fails for good, as a provider that stays overloaded."""
+
+    async def complete(self, messages: Any, tools: Any, *, system: str | None = None) -> Any:
+        self.record(messages, tools, system)
+        raise ModelError("Anthropic at http://127.0.0.1 kept answering 529 (overloaded)")
+
+
+def test_the_fallback_model_answers_when_the_model_fails(project: Path) -> None:
+    primary = Failing([])
+    options = ClaudeAgentOptions(cwd=project, model=primary, fallback_model="rules")
+    result = asyncio.run(answer(options, "hi"))[-1]  # the offline rule model falls back
+    assert (result.subtype, result.is_error) == ("success", False) and result.result
+    assert len(primary.seen) == 1
+
+
+def test_without_a_fallback_the_models_failure_ends_the_response(project: Path) -> None:
+    options = ClaudeAgentOptions(cwd=project, model=Failing([]))
+    result = asyncio.run(answer(options, "hi"))[-1]
+    assert (result.subtype, result.is_error) == ("error_during_execution", True)
+    assert "529" in result.errors[0] and result.terminal_reason == "api_error"
+
+
+def make_skill(project: Path, name: str) -> None:
+    folder = project / ".claude" / "skills" / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: How to {name}\n---\nSteps.\n"
+    )
+
+
+def test_skills_offers_only_the_skills_named(project: Path) -> None:
+    make_skill(project, "release")
+    make_skill(project, "deploy")
+    call = {"name": "Skill", "input": {"skill": "deploy"}}
+    model = RecordingModel([{"tool_calls": [call]}, {"text": "ok"}])
+    options = ClaudeAgentOptions(cwd=project, model=model, skills=["release"])
+    (refused,) = results(asyncio.run(answer(options, "ship it")))
+    system = model.systems[0] or ""
+    assert "- release: How to release" in system and "deploy" not in system
+    assert refused.is_error  # the skill left out cannot be loaded either
+    everything = RecordingModel([{"text": "ok"}])
+    asyncio.run(answer(ClaudeAgentOptions(cwd=project, model=everything, skills="all"), "hi"))
+    assert "deploy" in (everything.systems[0] or "")
+    with pytest.raises(ConfigError, match="no skill is named 'relase'"):
+        asyncio.run(answer(ClaudeAgentOptions(cwd=project, model=model, skills=["relase"]), "hi"))

@@ -12,8 +12,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from hookline import (
     AssistantMessage,
     HookMatcher,
@@ -26,12 +24,6 @@ from hookline import (
     query,
 )
 from sdk_program import bash, converse, options, outcome
-
-
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The program's HOME is the test's folder: no settings of this machine reach it."""
-    monkeypatch.setenv("HOME", str(tmp_path))
 
 
 def collect(prompt: Any, opts: Any) -> list[Any]:

@@ -30,12 +30,6 @@ from sdk_program import bash, converse, options, outcome, results, shown, use
 CONTEXT = "Commands here run inside a throwaway folder"
 
 
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The program's HOME is the test's folder: no settings of this machine reach it."""
-    monkeypatch.setenv("HOME", str(tmp_path))
-
-
 class Track:
     """An SDK hook callback that keeps what each call got, and answers ``answer``."""
 

@@ -30,12 +30,6 @@ from sdk_program import converse, results, shown, use
 Args = dict[str, Any]
 
 
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The program's HOME is the test's folder: no settings of this machine reach it."""
-    monkeypatch.setenv("HOME", str(tmp_path))
-
-
 class SpecModel(RecordingModel):
     """The recording model, keeping the whole tool specs of each request."""
 

@@ -23,12 +23,6 @@ from hookline import (
 from sdk_program import bash, converse, options, outcome, results, shown, use
 
 
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The program's HOME is the test's folder: no settings of this machine reach it."""
-    monkeypatch.setenv("HOME", str(tmp_path))
-
-
 class Ask:
     """A ``can_use_tool`` callback that keeps each question and answers ``answer``."""
 

@@ -19,8 +19,7 @@ SID = "0b7f4c4e-2f0a-4a8e-9f59-3d1f0c6a7b21"
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("HOME", str(tmp_path))
+def project(tmp_path: Path) -> Path:
     folder = tmp_path / "project"
     folder.mkdir()
     return folder

@@ -39,7 +39,7 @@ NOT_PROVIDED: Final = frozenset({
     "TaskStartedMessage", "TaskProgressMessage", "TaskUpdatedMessage", "TaskNotificationMessage",
     "TaskNotificationStatus", "TaskUpdatedStatus", "TaskUsage", "TERMINAL_TASK_STATUSES",
     "RateLimitEvent", "RateLimitInfo", "RateLimitStatus", "RateLimitType",
-    "ConversationResetMessage", "HookEventMessage",
+    "ConversationResetMessage",
     # the init message's shape, MCP server status and context usage
     "SystemInitData", "SystemInitMcpServer", "SystemInitPlugin", "SystemInitPluginError",
     "FastModeState", "FastModeDisabledReason", "McpServerStatus", "McpServerStatusConfig",

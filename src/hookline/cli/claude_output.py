@@ -140,10 +140,17 @@ class ClaudeStream(Observer):
     hookline's ``event``, ``hook_run`` and ``tool_call`` lines, in the order things happen."""
 
     def __init__(
-        self, agent: Agent, emit: Callable[[dict[str, Any]], None] = emit_json, *, own: bool = True
+        self,
+        agent: Agent,
+        emit: Callable[[dict[str, Any]], None] = emit_json,
+        *,
+        own: bool = True,
+        hook_events: bool = False,
     ) -> None:
-        """``emit`` takes each line (default: printed); ``own``: hookline's lines too."""
+        """``emit`` takes each line (default: printed); ``own``: hookline's lines too;
+        ``hook_events``: Claude Code's ``hook_started`` / ``hook_response`` lines for each run."""
         self._agent, self._emit, self._started = agent, emit, False
+        self._hook_events = hook_events
         self._own: Callable[[object], None] = StreamView(emit) if own else _skip
         #: The Agent call whose subagent is working now (subagents run one at a time): the
         #: ``parent_tool_use_id`` of its lines, as Claude Code marks a subagent's.
@@ -164,6 +171,9 @@ class ClaudeStream(Observer):
     def hook_run(self, session: Session, run: HookRun) -> None:
         self._begin(session)
         self._own(run)
+        if self._hook_events:
+            for line in _hook_lines(run, self._saying):
+                self._emit({**line, **_ids(session)})
         for said in run.answer.system_message:  # a hook's systemMessage, as Claude Code shows it
             line = {"content": f"{self._saying} says: {said}", "level": "notice"}
             self._emit({"type": "system", "subtype": "informational", **line, **_ids(session)})
@@ -215,6 +225,25 @@ class ClaudeStream(Observer):
                 "uuid": str(uuid.uuid4()),
             }
         )
+
+
+#: How a hook that failed ended, in Claude Code's words (``outcome``): "error" for the rest.
+_OUTCOMES = {"timeout": "cancelled", "cancelled": "cancelled"}
+
+
+def _hook_lines(run: HookRun, name: str) -> list[dict[str, Any]]:
+    """A hook run as Claude Code's ``hook_started`` and ``hook_response`` lines (both sent when
+    it has answered). hookline does not keep a hook's raw output, so ``output`` and ``stdout``
+    are empty and ``stderr`` holds its error, if any."""
+    head = {"type": "system", "hook_id": str(uuid.uuid4()), "hook_name": name}
+    head["hook_event"] = run.event
+    outcome = "success" if run.failure is None else _OUTCOMES.get(run.failure, "error")
+    said: dict[str, Any] = {"output": "", "stdout": "", "stderr": run.error or ""}
+    said["exit_code"] = int(outcome != "success")
+    return [
+        {**head, "subtype": "hook_started"},
+        {**head, "subtype": "hook_response", **said, "outcome": outcome},
+    ]
 
 
 def _ids(session: Session) -> dict[str, str]:

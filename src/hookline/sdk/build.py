@@ -14,7 +14,10 @@
 * **Model**: a Claude model name (or None) is hookline's Anthropic client, configured by
   ``ANTHROPIC_*`` in the environment or ``env``; ``openai:NAME``, ``anthropic:NAME``,
   ``scripted:FILE`` and ``rules`` are ``hookline run``'s ``--model`` values; a ``ModelClient``
-  object is used as it is.
+  object is used as it is; ``fallback_model`` stands behind it (``hookline.models.fallback``).
+* **Once made**: structured output (``hookline.sdk.structured``), the skills offered,
+  ``can_use_tool``'s permission updates (``hookline.sdk.updates``) and the session to work in
+  (``resume``, ``fork_session``, ...: ``hookline.agent.sessions``).
 """
 
 from __future__ import annotations
@@ -32,11 +35,13 @@ from hookline.agent.loop import Agent
 from hookline.errors import ConfigError
 from hookline.mcp import McpServers
 from hookline.models.choice import model_from_spec
+from hookline.models.fallback import FallbackModel
 from hookline.project import Project, load_project
 from hookline.sdk import structured, updates
 from hookline.sdk.permission import CanUseTool
 from hookline.sdk.tools import sdk_server_tools
 from hookline.tools.builtin import builtin_tools
+from hookline.tools.builtin.skill import Skill
 
 if TYPE_CHECKING:
     from hookline.agent.model import ModelClient
@@ -60,13 +65,25 @@ def build(options: ClaudeAgentOptions, *, interrupt: Callable[[], None] | None =
         sources=options.setting_sources,
         env=core["env"],
     )
+    agent = _made(options, project, core, interrupt)
+    _fitted(agent, options)
+    return agent
+
+
+def _made(
+    options: ClaudeAgentOptions,
+    project: Project,
+    core: dict[str, Any],
+    interrupt: Callable[[], None] | None,
+) -> Agent:
+    """The agent: the project's configuration, then the options' own on top."""
     configured = project.agent_options()
     registry = configured.pop("hooks")  # the settings' hooks, then the program's
     registry.add_matchers(core.pop("hooks"), source="sdk")
-    in_process, servers = options.servers()
     own = dict(options.hookline or {})
-    agent = Agent(
-        model_for(options.model, core["env"]),
+    _, servers = options.servers()
+    return Agent(
+        _model(options, core["env"]),
         tools=_tools(options.tools),
         hooks=registry,
         **{
@@ -77,20 +94,60 @@ def build(options: ClaudeAgentOptions, *, interrupt: Callable[[], None] | None =
             **own,
         },
     )
-    for key, config in in_process.items():
+
+
+def _fitted(agent: Agent, options: ClaudeAgentOptions) -> None:
+    """What joins the agent once it exists: the SDK MCP servers' tools, ``can_use_tool``'s
+    updates, structured output, the skills offered, and the session to work in."""
+    for key, config in options.servers()[0].items():
         for item in sdk_server_tools(key, config):
             agent.tools.add(item)
     if isinstance(approver := agent.pipeline.permit.approver, CanUseTool):
         approver.remember = partial(updates.apply, agent)
     if options.output_format is not None:
         structured.offer(agent, options.output_format)
+    if options.skills is not None:
+        _keep_skills(agent, options.skills)
     _choose_session(agent, options)
-    return agent
+
+
+def _model(options: ClaudeAgentOptions, env: Mapping[str, str]) -> ModelClient:
+    """The model, with ``fallback_model`` behind it when given."""
+    model = model_for(options.model, env)
+    if options.fallback_model:
+        return FallbackModel(model, model_for(options.fallback_model, env))
+    return model
 
 
 def resumes(options: ClaudeAgentOptions) -> bool:
     """Whether the agent goes on with an earlier session (its SessionStart says ``resume``)."""
     return bool(options.resume or options.continue_conversation)
+
+
+def _keep_skills(agent: Agent, wanted: list[str] | str) -> None:
+    """Offer only the skills ``wanted`` names (``"all"``: every one found): the others leave
+    the system prompt and the Skill tool. A name that is no skill here is a ConfigError, so a
+    typo does not hide a skill without a word."""
+    if wanted == "all":
+        return
+    found = agent.instructions.skills
+    names = {entry.name for entry in found}
+    if not isinstance(wanted, list) or not all(isinstance(n, str) for n in wanted):
+        raise ConfigError(
+            f"skills must be a list of skill names or 'all', not {wanted!r}",
+            key="skills",
+            fix='give ["name", ...], [] for none, or "all"',
+        )
+    if unknown := sorted(set(wanted) - names):
+        raise ConfigError(
+            f"no skill is named {', '.join(map(repr, unknown))} here",
+            key="skills",
+            fix=f"use the names of the project's skills: {', '.join(sorted(names)) or 'none'}",
+        )
+    found[:] = [entry for entry in found if entry.name in wanted]
+    tool = agent.tools.get("Skill")
+    if isinstance(tool, Skill):
+        tool.skills = {entry.name: entry for entry in found}
 
 
 def _choose_session(agent: Agent, options: ClaudeAgentOptions) -> None:

@@ -26,6 +26,7 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterable, AsyncIterator, Iterator, Mapping
 from contextlib import contextmanager, suppress
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
 from hookline.agent import messages as conversation
@@ -37,7 +38,14 @@ from hookline.sdk.build import build, model_for, resumes
 from hookline.sdk.errors import CLIConnectionError
 from hookline.sdk.options import ClaudeAgentOptions
 from hookline.sdk.parse import parse_message
-from hookline.sdk.types import Message, ResultMessage
+from hookline.sdk.types import (
+    AssistantMessage,
+    ContentBlock,
+    Message,
+    ResultMessage,
+    TextBlock,
+    ThinkingBlock,
+)
 
 if TYPE_CHECKING:
     from hookline.agent.loop import Agent
@@ -162,7 +170,10 @@ class ClaudeSDKClient:
         agent = self._connected()
         timing = Timing(agent)
         try:
-            with agent.observe(ClaudeStream(agent, self._emit, own=False)), self._partial(agent):
+            stream = ClaudeStream(
+                agent, self._emit, own=False, hook_events=self.options.include_hook_events
+            )
+            with agent.observe(stream), self._partial(agent):
                 result = await agent.run(prompt)
         except asyncio.CancelledError:  # interrupt(): the response still ends with a result
             _mend(agent)
@@ -194,8 +205,20 @@ class ClaudeSDKClient:
 
     def _emit(self, line: dict[str, Any]) -> None:
         message = parse_message(line)
+        if isinstance(message, AssistantMessage) and message.parent_tool_use_id is not None:
+            message = self._subagents(message)
         if message is not None:
             self._out.put_nowait(message)
+
+    def _subagents(self, message: AssistantMessage) -> AssistantMessage | None:
+        """A subagent's reply, as the SDK streams it: its tool calls only (enough to show
+        progress), unless ``forward_subagent_text``; None when nothing is left."""
+        if self.options.forward_subagent_text:
+            return message
+        calls: list[ContentBlock] = [
+            b for b in message.content if not isinstance(b, TextBlock | ThinkingBlock)
+        ]
+        return replace(message, content=calls) if calls else None
 
 
 async def query(

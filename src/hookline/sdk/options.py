@@ -225,14 +225,10 @@ CLIENT_ONLY: Final = (
 #: Fields hookline cannot honour yet: setting one is an error rather than a quiet no-op.
 NOT_YET: Final = (
     "max_budget_usd",
-    "fallback_model",
     "betas",
     "permission_prompt_tool_name",
-    "include_hook_events",
-    "forward_subagent_text",
     "resume_session_at",
     "resume_drops_turn",
-    "skills",
     "plugins",
     "max_thinking_tokens",
     "thinking",

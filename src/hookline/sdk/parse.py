@@ -21,6 +21,7 @@ from hookline.sdk.types import (
     AssistantMessage,
     ContentBlock,
     DeferredToolUse,
+    HookEventMessage,
     Message,
     MessageOrigin,
     ResultMessage,
@@ -91,7 +92,16 @@ def _assistant(line: Line) -> AssistantMessage:
 
 
 def _system(line: Line) -> SystemMessage:
-    return SystemMessage(subtype=line["subtype"], data=line)
+    subtype = line["subtype"]
+    if subtype in ("hook_started", "hook_response"):
+        return HookEventMessage(
+            subtype=subtype,
+            data=line,
+            hook_event_name=line.get("hook_event", ""),
+            session_id=line.get("session_id"),
+            uuid=line.get("uuid"),
+        )
+    return SystemMessage(subtype=subtype, data=line)
 
 
 def _result(line: Line) -> ResultMessage:
