@@ -9,9 +9,9 @@ is one of three kinds, and ``check`` says so before anything runs:
 * **no subprocess**: it configures the Claude Code process the SDK starts, which hookline
   does not have (``cli_path``, ``stderr``, ``extra_args``, ...). A value other than the
   default is accepted with a ``UserWarning`` that says it has no effect;
-* **not supported yet**: hookline cannot do what it asks (``max_budget_usd``,
-  ``output_format``, ``resume``, ...). A value other than the default is a ConfigError that
-  names every such field, so a program never runs without something it asked for.
+* **not supported yet**: hookline cannot do what it asks (``max_budget_usd``, ``thinking``,
+  ``plugins``, ...: ``NOT_YET``). A value other than the default is a ConfigError that names
+  every such field, so a program never runs without something it asked for.
 
 ``hookline`` is this library's own field: keyword options of ``hookline.AgentOptions``
 (``{"audit": True, "store": "sessions.db", "defer_asks": True}``) for what the SDK has no
