@@ -735,3 +735,17 @@ def test_skills_offers_only_the_skills_named(project: Path) -> None:
     assert "deploy" in (everything.systems[0] or "")
     with pytest.raises(ConfigError, match="no skill is named 'relase'"):
         asyncio.run(answer(ClaudeAgentOptions(cwd=project, model=model, skills=["relase"]), "hi"))
+
+
+def test_each_tool_result_is_a_user_message_with_its_structured_output(project: Path) -> None:
+    both = [{"name": "Bash", "input": {"command": c}} for c in ("echo a", "echo b >&2; false")]
+    options = ClaudeAgentOptions(
+        cwd=project,
+        allowed_tools=["Bash"],
+        model=ScriptedModel([{"tool_calls": both}, {"text": "done"}]),
+    )
+    users = [m for m in asyncio.run(answer(options, "go")) if isinstance(m, UserMessage)]
+    assert [len(m.content) for m in users] == [1, 1]
+    first, second = (m.tool_use_result for m in users)
+    assert isinstance(first, dict) and first["stdout"] == "a"
+    assert isinstance(second, str) and second.startswith("Error: ") and "b" in second

@@ -50,11 +50,16 @@ from hookline.tools.base import ToolCall, ToolResult
 VERSION = "hookline-0.1"
 
 
-def _tool_use_result(block: ToolResultBlock, result: ToolResult | None) -> str:
-    """The structured output, encoded; for a failed or refused call, the CLI's ``Error: <text>``."""
+def tool_use_result(block: ToolResultBlock, result: ToolResult | None) -> Any:
+    """A result's ``toolUseResult`` (the stream's ``tool_use_result``): the structured output;
+    for a failed or refused call, the CLI's ``Error: <text>``."""
     if block.is_error:
-        return compact(f"Error: {block.content}")
-    return compact(result.output if result and result.call.id == block.tool_use_id else None)
+        return f"Error: {block.content}"
+    return result.output if result and result.call.id == block.tool_use_id else None
+
+
+def _tool_use_result(block: ToolResultBlock, result: ToolResult | None) -> str:
+    return compact(tool_use_result(block, result))
 
 
 #: Line breaks to ``str.splitlines`` that JSON leaves raw: escaped so a line is one entry.

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from hookline.agent.messages import Message, ToolResultBlock, Usage
 from hookline.agent.observers import Observer
 from hookline.agent.subagent_types import AGENT_TOOL
+from hookline.agent.transcript import tool_use_result
 from hookline.cli.render import StreamView, emit_json
 
 if TYPE_CHECKING:
@@ -155,6 +156,8 @@ class ClaudeStream(Observer):
         #: The Agent call whose subagent is working now (subagents run one at a time): the
         #: ``parent_tool_use_id`` of its lines, as Claude Code marks a subagent's.
         self._delegating: str | None = None
+        #: Finished calls whose results are not streamed yet, by tool_use id.
+        self._outputs: dict[str, ToolResult] = {}
         #: Who a hook's ``systemMessage`` is from: the event its runs answer (``PreToolUse:Bash``).
         self._saying = ""
 
@@ -183,6 +186,7 @@ class ClaudeStream(Observer):
         self._own(result)
         if result.call.id == self._delegating:
             self._delegating = None
+        self._outputs[result.call.id] = result  # for its line in the stream
 
     def model_called(self, session: Session, reply: Message, model: str) -> None:
         self._begin(session)
@@ -199,10 +203,21 @@ class ClaudeStream(Observer):
         self._emit(_message("assistant", body, session, self._parent(session)))
 
     def message(self, session: Session, message: Message) -> None:
-        """Tool results, as Claude Code streams them; the prompt and hooks' notes are not."""
-        if message.role == "user" and any(isinstance(b, ToolResultBlock) for b in message.content):
-            self._begin(session)
-            self._emit(_message("user", message.to_dict(), session, self._parent(session)))
+        """Tool results, a line each with its structured output (``tool_use_result``), as
+        Claude Code streams them; the prompt is not. A hook's note beside the results rides
+        on the last of them."""
+        results = [b for b in message.content if isinstance(b, ToolResultBlock)]
+        if message.role != "user" or not results:
+            return
+        self._begin(session)
+        notes = [b for b in message.content if not isinstance(b, ToolResultBlock)]
+        for block in results:
+            shown = [block, *notes] if block is results[-1] else [block]
+            body = {"role": "user", "content": [b.to_dict() for b in shown]}
+            line = _message("user", body, session, self._parent(session))
+            done = self._outputs.pop(block.tool_use_id, None)
+            line["tool_use_result"] = tool_use_result(block, done)
+            self._emit(line)
 
     def _parent(self, session: Session) -> str | None:
         """The Agent call a subagent's line belongs to; None for the main conversation's."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 from hookline._support.private import touch_private
@@ -69,7 +70,7 @@ def _connect(path: Path) -> sqlite3.Connection:
         raise _cannot_open(path, exc) from exc
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        mode = _wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
     except sqlite3.Error as exc:
         conn.close()
@@ -78,6 +79,21 @@ def _connect(path: Path) -> sqlite3.Connection:
         conn.close()
         raise _cannot_open(path, f"the file system refused WAL mode (got {mode!r})")
     return conn
+
+
+def _wal(conn: sqlite3.Connection) -> str:
+    """Switch to WAL mode; the mode the file is in after. Processes that open a new file at
+    once race to switch it, and SQLite answers "database is locked" at once to the one whose
+    wait could deadlock (its busy timeout does not apply), so that one tries again, until
+    ``BUSY_TIMEOUT_SECONDS``."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_SECONDS
+    while True:
+        try:
+            return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _cannot_open(path: Path, reason: object) -> ConfigError:
