@@ -608,8 +608,9 @@ def work(n: int) -> str:
 class Printing(AuditLog):
     def flush(self):
         done = super().flush()
-        if done is not None and done.records:
-            print(done.store_seq, done.file_seq, flush=True)
+        if done is not None and done.records:  # one write: a line is whole, or not there
+            sys.stdout.write(f"{done.store_seq} {done.file_seq}\\n")
+            sys.stdout.flush()
         return done
 
 agent = Agent(Endless(), tools=[work], cwd=sys.argv[1], max_turns=10**9)
@@ -658,9 +659,8 @@ def test_sigkill_at_any_moment_loses_no_acknowledged_record(tmp_path):
         proc.kill()
         rest, _ = proc.communicate()
         for line in (first + rest).decode().splitlines():
-            if line.count(" ") == 1:
-                store_seq, file_seq = line.split()
-                acknowledged.append((int(store_seq), int(file_seq)))
+            if whole := re.fullmatch(r"(\d+) (\d+)", line):  # a line cut by the kill is no ack
+                acknowledged.append((int(whole[1]), int(whole[2])))
     state = tmp_path / ".hookline" / "state"
     store = SqliteStore(state / "hookline.db")
     rows = {r.seq: r for r in store.audit_rows()}
