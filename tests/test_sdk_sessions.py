@@ -171,3 +171,12 @@ def test_a_transcript_reads_back_as_the_conversation_it_recorded(project: Path) 
     kinds = [type(b).__name__ for b in conversation[2].content]  # results, then the context
     assert kinds == ["ToolResultBlock", "ToolResultBlock", "TextBlock"]
     assert [getattr(b, "is_error", None) for b in conversation[2].content] == [False, True, None]
+
+
+def test_a_fork_into_a_session_that_exists_is_refused(project: Path) -> None:
+    sid = first_session(project)
+    other = first_session(project)
+    before = transcript(project, other).read_bytes()
+    with pytest.raises(ConfigError, match="already exists"):
+        once(project, going_on("x"), "Hello.", resume=sid, fork_session=True, session_id=other)
+    assert transcript(project, other).read_bytes() == before

@@ -30,16 +30,9 @@ _UUID: Final = re.compile(
 )
 
 
-def name(agent: Agent, session_id: str, *, key: str = "session_id") -> None:
+def name(agent: Agent, session_id: str) -> None:
     """Work in a new session called ``session_id``; a ConfigError if one has that name."""
-    path = _transcript(agent, session_id, key)
-    if path.exists():
-        raise ConfigError(
-            f"session {session_id} already exists",
-            file=str(path),
-            key=key,
-            fix="resume it, fork it, or name a new session",
-        )
+    _unused(agent, session_id)
     _switch(agent, Session.create(agent.options, session_id=session_id))
 
 
@@ -60,7 +53,7 @@ def reopen(agent: Agent, session_id: str, *, fork: str | None = None) -> None:
         session = Session.create(agent.options, session_id=session_id, resumed=True)
         session.messages = messages
     else:
-        _transcript(agent, fork, "session_id")
+        _unused(agent, fork)
         session = Session.create(agent.options, session_id=fork)
         for message in messages:
             session.add(message)
@@ -79,6 +72,18 @@ def latest(agent: Agent) -> str:
             fix="leave continue_conversation off to start one",
         )
     return max(found, key=lambda p: p.stat().st_mtime_ns).stem
+
+
+def _unused(agent: Agent, session_id: str) -> None:
+    """A ConfigError unless ``session_id`` is a session id no session here has."""
+    path = _transcript(agent, session_id, "session_id")
+    if path.exists():
+        raise ConfigError(
+            f"session {session_id} already exists",
+            file=str(path),
+            key="session_id",
+            fix="resume it, fork it, or name a new session",
+        )
 
 
 def _transcript(agent: Agent, session_id: str, key: str) -> Path:
