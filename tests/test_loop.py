@@ -233,3 +233,34 @@ def test_a_post_tool_batch_block_ends_the_run_before_the_next_model_call(agent_w
     result = agent.run_sync("go")
     assert (result.stop_reason, result.stop_detail) == ("hook_stopped", "budget spent")
     assert agent.model.calls == 1 and echo.inputs == [{"text": "hi"}]
+
+
+def test_a_cancelled_run_answers_its_cut_calls_and_the_next_prompt_goes_on(tmp_path: Path) -> None:
+    from hookline import Agent, tool
+    from hookline.claude.wording import INTERRUPTED
+    from recording_model import RecordingModel
+
+    started, after = asyncio.Event(), []
+
+    @tool(name="wait")
+    async def wait() -> str:
+        """Wait until cancelled."""
+        started.set()
+        await asyncio.Event().wait()
+        after.append("finished")  # never: only a cancellation ends the wait
+        return "done"
+
+    model = RecordingModel([{"tool_calls": [{"name": "wait", "input": {}}]}, {"text": "ok"}])
+    agent = Agent(model, tools=[wait], cwd=tmp_path)
+
+    async def run() -> str:
+        async with agent:
+            task = asyncio.create_task(agent.run("wait"))
+            await started.wait()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            return (await agent.run("and now?")).final_text
+
+    assert asyncio.run(run()) == "ok" and after == []
+    assert model.seen[-1].shows(INTERRUPTED)

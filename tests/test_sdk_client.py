@@ -23,8 +23,8 @@ from hookline import (
     query,
     tool,
 )
+from hookline.claude.wording import INTERRUPTED
 from hookline.sdk.build import model_for
-from hookline.sdk.client import INTERRUPTED
 from hookline.sdk.errors import CLIConnectionError
 from hookline.sdk.options import system_prompt
 from hookline.sdk.permission import CanUseTool

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from hookline._support.run import run as run_to_end
 from hookline.agent import compaction, ending, pause, switch
 from hookline.agent.instructions import Instruction, Instructions, skill_tool
-from hookline.agent.messages import Message
+from hookline.agent.messages import Message, ToolResultBlock
 from hookline.agent.model import ModelClient
 from hookline.agent.model_calls import RequestStopped, Unsendable, answered, prepared
 from hookline.agent.observers import Handle, Observer, Observers, Watcher, audit_log
@@ -188,6 +188,9 @@ class Agent:
         stop_collecting = self.engine.monitor(runs.append)
         try:
             turn = await work
+        except asyncio.CancelledError:  # cancelled (an interrupt, a timeout): the session goes on
+            self._answer_cut_calls()
+            raise
         finally:
             stop_collecting()
         result = RunResult(
@@ -490,6 +493,15 @@ class Agent:
         turn.stop_blocks += 1
         self._add(Message.user(*notes))
         return True
+
+    def _answer_cut_calls(self) -> None:
+        """After a cancelled run: each call the model asked for and got no result for is
+        answered as interrupted, so the conversation stays one a model API accepts and the
+        next prompt goes on from it."""
+        last = self.session.messages[-1] if self.session.messages else None
+        if last is not None and last.role == "assistant" and last.tool_calls:
+            cut = [ToolResultBlock(call.id, wording.INTERRUPTED, True) for call in last.tool_calls]
+            self._add(Message("user", tuple(cut)))
 
     def _stop_event(self, turn: Turn) -> HookEvent:
         """The event that asks whether the model may stop (a subagent asks SubagentStop)."""

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from hookline.agent import seal
 from hookline.agent.messages import Message
 from hookline.agent.observers import Observer
+from hookline.agent.session import transcript_path
 from hookline.agent.state import SEALED_SINCE, STATE_VERSION, Turn, dump_state, load_state
 from hookline.agent.store import SessionRecord, SessionStore
 from hookline.agent.transcript import first_bad_line
@@ -175,7 +176,7 @@ def check(record: SessionRecord, *, trust_edited_state: bool = False) -> Checked
             fix="it cannot be resumed; start a new session",
         )
     edited = _edits(record, trusted=trust_edited_state)
-    path = Path(session["state_dir"]) / "transcripts" / f"{record.id}.jsonl"
+    path = transcript_path(session["state_dir"], record.id)
     bad = first_bad_line(path)
     if bad is not None:
         raise ConfigError(

@@ -60,7 +60,7 @@ class Session:
         cwd = _existing_dir(options.cwd)
         sid = session_id or str(uuid.uuid4())
         state = (Path(options.state_dir) if options.state_dir else cwd / STATE_DIR).resolve()
-        path = state / "transcripts" / f"{sid}.jsonl"
+        path = transcript_path(state, sid)
         _make_dir(path.parent)
         mode = options.permission_mode or (
             options.permissions.mode if options.permissions else "default"
@@ -108,7 +108,7 @@ class Session:
         """The session a snapshot describes, appending to the same transcript; ``options``
         give what is not saved with it (the sandbox)."""
         sid, cwd = saved["id"], _existing_dir(saved["cwd"])
-        path = Path(saved["state_dir"]) / "transcripts" / f"{sid}.jsonl"
+        path = transcript_path(saved["state_dir"], sid)
         _make_dir(path.parent)
         scope = Scope(
             sid,
@@ -176,6 +176,11 @@ class Session:
         """Append to the conversation and, at once, to the transcript file."""
         self.messages.append(message)
         self.transcript.append(message, model=model, results=results)
+
+
+def transcript_path(state_dir: str | Path, session_id: str) -> Path:
+    """Where a session's transcript is, in a state folder (``<state>/transcripts/<id>.jsonl``)."""
+    return Path(state_dir) / "transcripts" / f"{session_id}.jsonl"
 
 
 def _sandbox(options: AgentOptions, workspace: Workspace) -> Sandbox | None:

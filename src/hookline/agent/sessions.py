@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from hookline.agent.session import Session
+from hookline.agent.session import Session, transcript_path
 from hookline.agent.transcript import read_conversation
 from hookline.errors import ConfigError
 
@@ -62,7 +62,7 @@ def reopen(agent: Agent, session_id: str, *, fork: str | None = None) -> None:
 
 def latest(agent: Agent) -> str:
     """The id of the session last written to in this project (``continue_conversation``)."""
-    folder = agent.session.state_dir / "transcripts"
+    folder = agent.session.transcript.path.parent
     found = [p for p in folder.glob("*.jsonl") if _UUID.fullmatch(p.stem)]
     if not found:
         raise ConfigError(
@@ -94,7 +94,7 @@ def _transcript(agent: Agent, session_id: str, key: str) -> Path:
             key=key,
             fix="give a UUID, as a ResultMessage's session_id is",
         )
-    return agent.session.state_dir / "transcripts" / f"{session_id}.jsonl"
+    return transcript_path(agent.session.state_dir, session_id)
 
 
 def _switch(agent: Agent, session: Session) -> None:

@@ -33,7 +33,6 @@ import os
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
 
@@ -209,30 +208,25 @@ def first_bad_line(path: Path) -> int | None:
         text = path.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         return None
-    lines = text.splitlines()
-    for number, line in enumerate(lines, 1):
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            if number == len(lines) and not text.endswith("\n"):
-                return None
-            return number
-        if not _is_entry(entry):
-            return number
-    return None
+    return _scan(text)[1]
 
 
 def read_conversation(path: Path) -> list[Message]:
     """The conversation the transcript at ``path`` holds, to go on with (the Agent SDK's
     ``resume``). A reply is written an entry per block and a user message an entry per tool
     result and text, so consecutive entries of one role are one message again. A ConfigError
-    naming the file for one this module did not write."""
+    naming the file for one this module did not write, or for a symbolic link (a transcript
+    is a file of its session's own; a link could show it any file)."""
     where = str(path)
-    if (bad := first_bad_line(path)) is not None:
+    if path.is_symlink():
+        why = "the transcript is a symbolic link, not a session's own file"
+        raise ConfigError(why, file=where, key="resume", fix="resume a session hookline wrote")
+    entries, bad = _scan(path.read_text(encoding="utf-8", errors="replace"))
+    if bad is not None:
         why = f"line {bad} is not a transcript entry"
         raise ConfigError(why, file=where, key="resume", fix="resume a session hookline wrote")
     merged: list[dict[str, Any]] = []
-    for entry in _entries(path):
+    for entry in entries:
         role, content = entry["message"]["role"], entry["message"]["content"]
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         if merged and merged[-1]["role"] == role:
@@ -246,11 +240,21 @@ def read_conversation(path: Path) -> list[Message]:
         raise ConfigError(why, file=where, key="resume", fix="start a new session") from None
 
 
-def _entries(path: Path) -> Iterator[dict[str, Any]]:
-    """The entries of a transcript ``first_bad_line`` passed (a last line cut short skipped)."""
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        with suppress(ValueError):
-            yield json.loads(line)
+def _scan(text: str) -> tuple[list[dict[str, Any]], int | None]:
+    """The entries of a transcript's text, up to the first line that is none, and that line's
+    number (None: every line is one, or only the last is cut short by a crash)."""
+    entries: list[dict[str, Any]] = []
+    lines = text.splitlines()
+    for number, line in enumerate(lines, 1):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            cut_short = number == len(lines) and not text.endswith("\n")
+            return entries, None if cut_short else number
+        if not _is_entry(entry):
+            return entries, number
+        entries.append(entry)
+    return entries, None
 
 
 def _saved_block(block: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from hookline.decisions import Decision
     from hookline.hooks.engine import HookRun
 
+#: What the model reads for a call a cancelled run cut off (Claude Code's interrupt).
+INTERRUPTED = "[Request interrupted by user for tool use]"
 REMINDER_OPEN = "<system-reminder>\n"
 REMINDER_CLOSE = "\n</system-reminder>"
 

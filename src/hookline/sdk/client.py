@@ -27,9 +27,8 @@ import uuid
 from collections.abc import AsyncIterable, AsyncIterator, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
-from hookline.agent import messages as conversation
 from hookline.agent.model import StreamingModelClient
 from hookline.cli.claude_output import ClaudeStream, TimedModel, Timing, result_object
 from hookline.errors import ConfigError
@@ -52,8 +51,6 @@ if TYPE_CHECKING:
     from hookline.agent.model import ModelClient
     from hookline.events import PermissionMode
 
-#: What the model reads for a call an interrupt cut off, as Claude Code words it.
-INTERRUPTED: Final = "[Request interrupted by user for tool use]"
 #: The prompt forms ``query`` takes: text, or the SDK's stream of user-message dicts.
 Prompt = str | AsyncIterable[Mapping[str, Any]]
 
@@ -176,7 +173,6 @@ class ClaudeSDKClient:
             with agent.observe(stream), self._partial(agent):
                 result = await agent.run(prompt)
         except asyncio.CancelledError:  # interrupt(): the response still ends with a result
-            _mend(agent)
             self._emit(_interrupted(agent, timing))
             return
         except Exception as exc:  # said where the program reads, not lost in a task
@@ -274,19 +270,6 @@ def _text(message: Mapping[str, Any]) -> str:
         fix='yield {"type": "user", "message": {"role": "user", "content": "..."}} (hookline '
         "takes text content only)",
     )
-
-
-def _mend(agent: Agent) -> None:
-    """After an interrupt: each call the model asked for and got no result for is answered as
-    interrupted, so the conversation stays one the model API accepts."""
-    messages = agent.session.messages
-    last = messages[-1] if messages else None
-    if last is not None and last.role == "assistant" and last.tool_calls:
-        blocks = tuple(
-            conversation.ToolResultBlock(call.id, INTERRUPTED, is_error=True)
-            for call in last.tool_calls
-        )
-        agent.session.add(conversation.Message("user", blocks))
 
 
 def _text_delta(agent: Agent, piece: str) -> dict[str, Any]:
