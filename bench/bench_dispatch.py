@@ -11,7 +11,14 @@ configurations, each a fresh ``HookEngine``:
   answering ``{}``), registered as a user's ``HOOKS`` file does: two PreToolUse (matcher
   ``Read``), three PostToolUse;
 - **python**: five plain Python hooks: two PreToolUse gates answering ``Decision.allow()``,
-  three PostToolUse observers answering None.
+  three PostToolUse observers answering None; **python-1**: one such gate alone.
+
+When Strands Agents is installed (the ``bench`` group), the same is measured for its hooks, as
+its tool executor fires them: a ``BeforeToolCallEvent`` built and handed to
+``HookRegistry.invoke_callbacks_async``, then an ``AfterToolCallEvent`` with the result, for no
+callback (**strands-none**), one gate (**strands-1**) and two gates and three observers
+(**strands-5**). Its "added" is against strands-none. This is the cheapest peer's hook cost
+without the noise of its own loop, which in a whole run is larger than the hooks.
 
 **Added per call** = the median with hooks minus the median with none. Each configuration runs
 batches of 2,000 calls (the first batch a warm-up), the configurations taking turns batch by
@@ -25,6 +32,9 @@ import asyncio
 import os
 import statistics
 import sys
+from collections.abc import Awaitable, Callable
+from functools import partial
+from pathlib import Path
 from time import perf_counter
 from typing import Any
 
@@ -32,6 +42,8 @@ if os.environ.get("HOOKLINE_SRC"):  # before benchkit imports the checkout's own
     sys.path.insert(0, os.environ["HOOKLINE_SRC"])
 
 import benchkit  # beside this script; puts ../src on sys.path when needed
+
+sys.path.insert(0, str(Path(__file__).parent / "peers"))
 from benchkit import p90
 from hookline import Decision, HookEngine, HookMatcher, HookRegistry, PostToolUse, PreToolUse
 from hookline.events import Scope
@@ -67,7 +79,14 @@ def python() -> HookRegistry:
     return registry
 
 
-CONFIGS = {"none": HookRegistry, "sdk": sdk, "python": python}
+def python_1() -> HookRegistry:
+    registry = HookRegistry()
+    registry.add("PreToolUse", lambda e: Decision.allow(), matcher="Read")
+    return registry
+
+
+CONFIGS = {"none": HookRegistry, "sdk": sdk, "python": python, "python-1": python_1}
+HOOKS = {"none": 0, "sdk": 5, "python": 5, "python-1": 1}
 
 
 async def batch(engine: HookEngine, calls: int, hooks: int) -> float:
@@ -97,39 +116,48 @@ async def batch(engine: HookEngine, calls: int, hooks: int) -> float:
 
 
 async def measure(batches: int, calls: int) -> dict[str, list[float]]:
-    engines = {name: HookEngine(make()) for name, make in CONFIGS.items()}
-    hooks = {"none": 0, "sdk": 5, "python": 5}
-    times: dict[str, list[float]] = {name: [] for name in CONFIGS}
+    runners: dict[str, Callable[[], Awaitable[float]]] = {}
+    for name, make in CONFIGS.items():
+        engine = HookEngine(make())
+        runners[name] = partial(batch, engine, calls, HOOKS[name])
+    runners.update(strands_runners(calls))
+    times: dict[str, list[float]] = {name: [] for name in runners}
     for index in range(batches + 1):
-        for name, engine in engines.items():
-            figure = await batch(engine, calls, hooks[name])
+        for name, run in runners.items():
+            figure = await run()
             if index:
                 times[name].append(figure)
     return times
 
 
-def run_all(quick: bool) -> dict[str, Any]:
-    times = asyncio.run(measure(3 if quick else 21, 2000))
-    none = statistics.median(times["none"])
+def strands_runners(calls: int) -> dict[str, Callable[[], Awaitable[float]]]:
+    """Strands' hooks fired as its tool executor fires them, when Strands is installed."""
+    try:
+        import strands_dispatch  # in peers/: imports strands
+    except ImportError:
+        return {}
     return {
-        "python": sys.version.split()[0],
-        "rows": [
-            {
-                "hooks": name,
-                "median_us": statistics.median(values),
-                "p90_us": p90(values),
-                "added_us": statistics.median(values) - none,
-            }
-            for name, values in times.items()
-        ],
+        f"strands-{label}": partial(strands_dispatch.batch, calls, hooks)
+        for label, hooks in (("none", 0), ("1", 1), ("5", 5))
     }
 
 
+def run_all(quick: bool) -> dict[str, Any]:
+    times = asyncio.run(measure(3 if quick else 21, 2000))
+    rows = []
+    for name, values in times.items():
+        base = statistics.median(times["strands-none" if name.startswith("strands") else "none"])
+        median = statistics.median(values)
+        row = {"hooks": name, "median_us": median, "p90_us": p90(values)}
+        rows.append(row | {"added_us": median - base})
+    return {"python": sys.version.split()[0], "rows": rows}
+
+
 def table(results: dict[str, Any]) -> str:
-    lines = [f"{'hooks':<8}{'µs per call':>12}{'p90':>8}{'added':>8}"]
+    lines = [f"{'hooks':<14}{'µs per call':>12}{'p90':>8}{'added':>8}"]
     for row in results["rows"]:
         lines.append(
-            f"{row['hooks']:<8}{row['median_us']:>12.1f}{row['p90_us']:>8.1f}"
+            f"{row['hooks']:<14}{row['median_us']:>12.1f}{row['p90_us']:>8.1f}"
             f"{row['added_us']:>8.1f}"
         )
     return "\n".join(lines)

@@ -62,8 +62,9 @@ FRAMEWORKS = (
     Framework("langchain", "LangChain v1", "langchain_agent.py", "langchain",
               "from langchain.agents import create_agent"),
 )  # fmt: skip
-#: Rows that are not a framework's own: hookline's command hooks, the real Claude Code CLI.
-SECTIONS = ("hookline-commands", "claude-code")
+#: Rows that are not a framework's own: hookline's command hooks, hook dispatch alone (hookline
+#: and Strands), the real Claude Code CLI.
+SECTIONS = ("hookline-commands", "hookline-dispatch", "claude-code")
 BASELINE = "hookline"  # every ratio is to hookline's library loop
 
 
@@ -167,6 +168,9 @@ def run_all(args: argparse.Namespace) -> dict[str, Any]:
     if chosen("hookline-commands", args.only):
         report.progress("command hooks")
         out["command_hooks"] = run_script(PEERS / "hookline_commands.py", *quick)
+    if chosen("hookline-dispatch", args.only):
+        report.progress("hook dispatch alone")
+        out["dispatch"] = run_script(HERE / "bench_dispatch.py", "--json", *quick)
     if chosen("claude-code", args.only):
         report.progress("Claude Code")
         claude = out["claude_code"] = run_script(PEERS / "claude_code.py", *quick)

@@ -32,6 +32,7 @@ from hookline.audit import (
     attach_audit,
     canonical,
     link,
+    unfolded,
     verify_jsonl,
     verify_rows,
 )
@@ -169,7 +170,8 @@ def test_hook_runs_tool_results_and_a_rewrite_diff_are_recorded(store, jsonl, tm
     agent.run_sync("go")
     log.close()
 
-    hooks = [r for r in store.audit_rows(tool="echo") if r.kind == "hook"]
+    (started,) = [r for r in store.audit_rows(tool="echo") if r.kind == "tool_started"]
+    hooks = [r for r in unfolded([started]) if r.kind == "hook"]  # they ride in the start
     assert [(r.event, r.data["hook"], r.decision) for r in hooks] == [
         ("PreToolUse", "shout", "rewrite"),
         ("PreToolUse", "gate", "allow"),
@@ -186,6 +188,51 @@ def test_hook_runs_tool_results_and_a_rewrite_diff_are_recorded(store, jsonl, tm
     assert tool.data["input_digest"] == hashlib_digest({"text": "HI", "loud": True})
     assert tool.data["output_digest"] == hashlib_digest("echo: HI")
     assert ran == [("HI", True)]
+    assert [r["hash"] for r in records(jsonl)] == [r.hash for r in store.audit_rows()]
+
+
+def test_hook_runs_of_a_call_cut_off_before_it_started_are_records_of_their_own(
+    store, jsonl, tmp_path
+):
+    """A run cancelled while a call waits for its approval: the call never gets a record its
+    PreToolUse run could ride in, so the run is written as a ``hook`` record of its own."""
+    from hookline.tools.approvals import Approver
+
+    asked, ran = asyncio.Event(), []
+
+    class Waits(Approver):
+        async def approve(self, request: ApprovalRequest) -> Approval:
+            asked.set()
+            await asyncio.Event().wait()  # nobody answers
+            raise AssertionError("unreachable")
+
+    @hookline.tool
+    def wipe(path: str) -> str:
+        """Delete a folder."""
+        ran.append(path)  # the sentinel: must stay empty
+        return "wiped"
+
+    agent = agent_for(tmp_path, [call("wipe", "t1", path="/")], [wipe], approver=Waits())
+    agent.registry.add("PreToolUse", lambda e: Decision.ask("a person must look"), name="asker")
+    log = AuditLog(store, jsonl_path=jsonl)
+    log.attach(agent)
+
+    async def cut() -> None:
+        task = asyncio.ensure_future(agent.run("go"))
+        await asked.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await agent.close()
+
+    asyncio.run(cut())
+    log.close()
+    assert ran == []
+    (hook,) = [r for r in store.audit_rows() if r.kind == "hook"]
+    assert (hook.event, hook.tool, hook.tool_use_id, hook.decision, hook.data["hook"]) == (
+        "PreToolUse", "wipe", "t1", "ask", "asker")  # fmt: skip
+    assert hook.data["reason"] == "a person must look" and "user" in hook.data
+    assert not [r for r in store.audit_rows() if r.kind == "tool_started"]
     assert [r["hash"] for r in records(jsonl)] == [r.hash for r in store.audit_rows()]
 
 
@@ -211,10 +258,11 @@ def test_a_denied_call_is_recorded_as_blocked_and_its_tool_never_ran(store, json
         log.attach(agent)
         agent.run_sync("wipe it")
     assert ran == []
-    (deny,) = store.audit_rows(decision="deny")
+    (deny,) = [r for r in unfolded(store.audit_rows()) if r.decision == "deny"]
     assert (deny.kind, deny.event, deny.tool, deny.data["reason"]) == (
         "hook", "PreToolUse", "wipe", "never wipe /")  # fmt: skip
     (blocked,) = store.audit_rows(decision="blocked")
+    assert deny.seq == blocked.seq  # the hook run is kept in the blocked call's record
     assert blocked.kind == "tool" and blocked.data["reason"] == "never wipe /"
     assert "output_digest" not in blocked.data
 
@@ -235,7 +283,7 @@ def test_a_failed_tool_and_a_failing_hook_are_recorded(store, jsonl, tmp_path):
         agent.run_sync("go")
     (failed,) = store.audit_rows(decision="failed")
     assert failed.data["reason"] == "the service is down" and failed.tool == "flaky"
-    (hook,) = [r for r in store.audit_rows() if r.event == "PostToolUseFailure"]
+    (hook,) = [r for r in unfolded(store.audit_rows()) if r.event == "PostToolUseFailure"]
     assert hook.data["failure"] == "exception" and "bug in hook" in hook.data["error"]
 
 
@@ -275,7 +323,7 @@ def test_a_call_a_person_approved_says_who_in_its_tool_record(store, jsonl, tmp_
     with AuditLog(store, jsonl_path=jsonl) as log:
         log.attach(agent)
         agent.run_sync("go")
-    (ask,) = store.audit_rows(decision="ask")
+    (ask,) = [r for r in unfolded(store.audit_rows()) if r.decision == "ask"]
     assert ask.data["reason"] == "a person must look"
     (tool,) = store.audit_rows(decision="executed")
     assert tool.data["approver"] == "terminal"
@@ -289,9 +337,10 @@ def test_every_record_says_who_and_in_which_session(store, jsonl, tmp_path, spy)
     with AuditLog(store, jsonl_path=jsonl, user="fallback", tenant="t0") as log:
         log.attach(agent)
         agent.run_sync("go")
-    rows = store.audit_rows()
-    assert {r.kind for r in rows} == {"hook", "tool_started", "tool"} and len(rows) == 4
-    for row in rows:
+    rows = store.audit_rows()  # UserPromptSubmit's hook; the start (with PreToolUse's); the call
+    assert [r.kind for r in rows] == ["hook", "tool_started", "tool"]
+    assert [r.kind for r in unfolded(rows)] == ["hook", "hook", "tool_started", "tool"]
+    for row in unfolded(rows):
         assert row.session_id == agent.session.id
         assert (row.data["user"], row.data["tenant"]) == ("ana", "acme")
 
@@ -321,7 +370,7 @@ def test_records_are_written_when_a_call_ends_or_an_event_is_done(store, jsonl, 
     asyncio.run(agent.start())
     assert [r.event for r in store.audit_rows()] == ["SessionStart"]  # no flush() was needed
     agent.run_sync("go")
-    assert seen == [("t1", 4)]  # SessionStart, PreToolUse, the start, the call: on disk already
+    assert seen == [("t1", 3)]  # SessionStart, the start (and PreToolUse's run), the call
     log.close()
 
 
@@ -426,7 +475,8 @@ def test_no_secret_reaches_the_file_or_the_store(store, jsonl, tmp_path):
         log.attach(agent)
         agent.run_sync(texts)
     written = jsonl.read_text() + json.dumps([r.data for r in store.audit_rows()])
-    assert len(store.audit_rows()) == 8 and "[REDACTED]" in written
+    rows = store.audit_rows()  # t1 started and done, t2 blocked: five hook runs inside them
+    assert (len(rows), len(list(unfolded(rows)))) == (3, 8) and "[REDACTED]" in written
     for text, secret, _ in SECRETS.values():
         assert secret not in written, text
     assert "deny me" not in written
@@ -622,8 +672,13 @@ agent.run_sync("work forever")
 
 
 def child(tmp_path: Path, code: str, *args: str) -> subprocess.Popen[bytes]:
+    """A Python process running ``code``. The script is put in place whole (``os.replace``):
+    rewritten in place for a second child, it was once read empty by the first, which then
+    ran nothing and exited 0."""
     script = tmp_path / "child.py"
-    script.write_text(code)
+    draft = tmp_path / f"child.py.{time.monotonic_ns()}"
+    draft.write_text(code)
+    os.replace(draft, script)
     env = {**os.environ, "PYTHONPATH": SRC}
     cmd = [sys.executable, str(script), *args]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env)
@@ -715,13 +770,14 @@ def test_what_lets_a_call_run_is_written_before_its_body_and_the_result_follows(
     log = AuditLog(store, jsonl_path=jsonl, max_delay=3600)  # group commit: results may wait
     log.attach(agent)
     agent.run_sync("go")
-    first = [("hook", "t1"), ("tool_started", "t1")]
-    second = [*first, ("tool", "t1"), ("hook", "t2"), ("tool_started", "t2")]
+    first = [("tool_started", "t1")]  # with the gate's run in it
+    second = [*first, ("tool", "t1"), ("tool_started", "t2")]
     assert seen == [(first, first), (second, second)]  # the result rode with the next start
     log.close()
-    (started,) = store.audit_rows(session_id=agent.session.id, decision="allow", tool="probe")[1:2]
+    started, _ = store.audit_rows(session_id=agent.session.id, decision="allow", tool="probe")
     assert started.kind == "tool_started" and started.data["input"] == {"n": 1}
     assert started.data["reason"] == "fine"
+    assert [(h["hook"], h["decision"]) for h in started.data["hooks"]] == [("gate", "allow")]
     assert [r.kind for r in store.audit_rows()][-1] == "tool"
 
 

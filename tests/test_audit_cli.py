@@ -81,7 +81,8 @@ def test_query_shows_every_record_one_line_each(project):
     path, first, second = project
     result = run(path)
     assert result.exit_code == 0, result.output
-    assert len(lines(result)) == 4  # echo: its start, the call; wipe: the deny, the blocked call
+    # echo: its start, the call; wipe: the deny (kept in the call's record), the blocked call
+    assert len(lines(result)) == 4
     assert first[:8] in result.output and second[:8] in result.output
     deny = next(line for line in lines(result) if " deny " in line)
     assert "wipe" in deny and "PreToolUse" in deny and "no_wipe" in deny and "never wipe" in deny
@@ -115,7 +116,12 @@ def test_query_as_json_gives_whole_records(project):
     path, _, second = project
     result = run(path, "--session", second, "--json")
     records = [json.loads(line) for line in lines(result)]
-    assert [(r["kind"], r["decision"]) for r in records] == [("hook", "deny"), ("tool", "blocked")]
+    assert [(r["kind"], r["decision"]) for r in records] == [("tool", "blocked")]
+    (denied,) = records[0]["data"][
+        "hooks"
+    ]  # the hook run that denied it rides in the call's record
+    assert (denied["event"], denied["hook"], denied["decision"], denied["reason"]) == (
+        "PreToolUse", "no_wipe", "deny", "never wipe")  # fmt: skip
     assert {r["session_id"] for r in records} == {second}
     assert all({"seq", "hash", "prev_hash", "data"} <= r.keys() for r in records)
     assert all(r["data"]["user"] == "ana" for r in records)
@@ -125,8 +131,8 @@ def test_verify_a_clean_log_exits_0_and_says_what_it_checked(project):
     result = run(project[0], "verify")
     assert result.exit_code == 0, result.output
     store, file, both = lines(result)
-    assert store.startswith("store ") and "hookline.db: 4 records, chain intact" in store
-    assert file.startswith("file ") and "audit.jsonl: 4 records, chain intact" in file
+    assert store.startswith("store ") and "hookline.db: 3 records, chain intact" in store
+    assert file.startswith("file ") and "audit.jsonl: 3 records, chain intact" in file
     assert both.startswith("file and store: the same records")
 
 
@@ -183,7 +189,10 @@ def test_hookline_audit_verify_exit_codes_from_the_command_line(project):
     path = project[0]
     assert hookline_cli("audit", "verify", "--cwd", str(path)).returncode == 0
     with sqlite3.connect(path / ".hookline" / "state" / "hookline.db") as conn:
-        conn.execute("UPDATE hookline_audit SET decision = 'allow' WHERE decision = 'deny'")
+        # the hook's deny, inside the blocked call's record, turned into an allow
+        edited = conn.execute("UPDATE hookline_audit SET data = replace(data, 'deny', 'allow') "
+                              "WHERE data LIKE '%deny%'")  # fmt: skip
+        assert edited.rowcount == 1
     done = hookline_cli("audit", "verify", "--cwd", str(path))
     assert done.returncode == 1 and "TAMPERED" in done.stdout and "edited" in done.stdout
 
@@ -207,8 +216,8 @@ def test_verify_names_the_newest_row_deleted_from_the_store_only(project):
     newest_rows_deleted(path, 1)
     result = run(path, "verify")
     assert result.exit_code == 1, result.output
-    assert "hookline.db: 3 records, chain intact" in result.output  # the chain alone cannot tell
-    assert "DIFFER: record 4: in the file, missing from the store" in result.output
+    assert "hookline.db: 2 records, chain intact" in result.output  # the chain alone cannot tell
+    assert "DIFFER: record 3: in the file, missing from the store" in result.output
 
 
 def test_verify_finds_a_file_record_rewritten_with_a_matching_hash(project):
@@ -224,8 +233,8 @@ def test_verify_finds_a_file_record_rewritten_with_a_matching_hash(project):
     lines_ = [json.dumps(r, separators=(",", ":")) for r in kept]
     jsonl.write_text("\n".join([*lines_, head + canonical(last).decode()[1:]]) + "\n")
     result = run(path, "verify")
-    assert "audit.jsonl: 4 records, chain intact" in result.output
-    assert result.exit_code == 1 and "record 4: differs between the file and the store" in (
+    assert "audit.jsonl: 3 records, chain intact" in result.output
+    assert result.exit_code == 1 and "record 3: differs between the file and the store" in (
         result.output
     )
 
@@ -233,17 +242,17 @@ def test_verify_finds_a_file_record_rewritten_with_a_matching_hash(project):
 def test_a_cut_from_both_copies_passes_plain_verify_but_not_the_kept_head(project):
     path = project[0]
     kept = run(path, "head")
-    assert kept.exit_code == 0 and kept.stdout.startswith("4 ")
+    assert kept.exit_code == 0 and kept.stdout.startswith("3 ")
     (as_json,) = [json.loads(line) for line in lines(run(path, "head", "--json"))]
     assert kept.stdout.split() == [str(as_json["seq"]), as_json["hash"]]
     assert run(path, "verify", "--head", kept.stdout.strip()).exit_code == 0
     newest_rows_deleted(path, 2)
     newest_lines_cut(path, 2)
-    assert run(path, "verify").exit_code == 0  # a log that ended at record 2, for all it knows
-    for given in (as_json["hash"], f"4:{as_json['hash']}"):
+    assert run(path, "verify").exit_code == 0  # a log that ended at record 1, for all it knows
+    for given in (as_json["hash"], f"3:{as_json['hash']}"):
         result = run(path, "verify", "--head", given)
         assert result.exit_code == 1, result.output
-        assert "RECORDS CUT" in result.output and "the newest record is 2" in result.output
+        assert "RECORDS CUT" in result.output and "the newest record is 1" in result.output
     bad = run(path, "verify", "--head", "not-a-hash")
     assert bad.exit_code == 2 and "not a head" in bad.output
 
@@ -262,8 +271,8 @@ def test_a_store_gone_or_emptied_is_a_difference_unless_the_file_is_verified_alo
     alone = run(path, "verify", "--file-only")
     assert alone.exit_code == 0, alone.output
     assert "does not exist; the file is verified alone (file-only mode)" in alone.output
-    assert "audit.jsonl: 4 records, chain intact" in alone.output
-    assert run(path, "head").stdout.startswith("4 ")  # the file's head, then
+    assert "audit.jsonl: 3 records, chain intact" in alone.output
+    assert run(path, "head").stdout.startswith("3 ")  # the file's head, then
 
 
 BASH_SCRIPT = {"turns": [

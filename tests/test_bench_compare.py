@@ -63,6 +63,10 @@ def test_the_quick_run_measures_memory_start_up_scale_and_command_hooks(
     assert all(row["median_ms"] > 0 for row in commands.values())
     assert commands["sleep_pair"]["median_ms"] < 2000  # the two 1 s hooks ran at once
     assert results["command_hooks"]["cpus"] >= 1
+    dispatch = {row["hooks"]: row for row in results["dispatch"]["rows"]}
+    assert {"none", "sdk", "python", "python-1"} <= set(dispatch)
+    assert all(row["median_us"] > 0 for row in dispatch.values())
+    assert dispatch["none"]["added_us"] == 0
 
 
 def test_the_quick_run_prints_the_tables_and_plots_or_says_why_not(
@@ -71,6 +75,7 @@ def test_the_quick_run_prints_the_tables_and_plots_or_says_why_not(
     results, png, stdout = quick
     assert "Cost per tool call" in stdout
     assert "hookline run (CLI)" in stdout
+    assert "Hook dispatch alone" in stdout
     if importlib.util.find_spec("matplotlib") is None:
         assert not png.exists()
         assert any("matplotlib is not installed" in note for note in results["notes"])

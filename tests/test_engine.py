@@ -19,6 +19,7 @@ from hookline import (
     Stop,
     UserPromptSubmit,
 )
+from hookline.hooks.runners import SdkCallbackHook
 
 
 def dispatch(registry, event):
@@ -177,6 +178,32 @@ def test_a_block_keeps_a_transformers_output_replacement(scope):
                         tool_response="password=hunter2")  # fmt: skip
     decision = dispatch(registry, event).decision
     assert (decision.permission, decision.updated_output) == ("deny", "[redacted]")
+
+
+def test_agent_sdk_callbacks_after_a_rewrite_are_given_the_rewritten_payload(pre_tool_use):
+    """The payload is made once per event, and a rewrite makes a new event: callbacks after a
+    transformer see its rewrite, though one before it had the payload of the event as sent."""
+    registry = HookRegistry()
+    seen = []
+
+    def callback(updated=None):
+        async def hook(input_data, tool_use_id, context):
+            seen.append(input_data["tool_input"])
+            if updated is None:
+                return {}
+            output = {"hookEventName": "PreToolUse", "updatedInput": updated}
+            return {"hookSpecificOutput": output}
+
+        return SdkCallbackHook(hook)
+
+    registry.add("PreToolUse", callback({"command": "ls -la"}), kind="transformer")
+    registry.add("PreToolUse", callback(), kind="gate")
+    registry.add("PreToolUse", callback(), kind="observer")
+
+    result = dispatch(registry, pre_tool_use("Bash", command="ls"))
+
+    assert seen == [{"command": "ls"}, {"command": "ls -la"}, {"command": "ls -la"}]
+    assert result.event.to_payload()["tool_input"] == {"command": "ls -la"}
 
 
 def test_two_async_gates_run_concurrently(pre_tool_use):

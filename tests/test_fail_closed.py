@@ -295,11 +295,12 @@ def test_hookline_run_with_a_gate_that_calls_sys_exit(tmp_path: Path, output_for
         json.loads(line)
         for line in (tmp_path / ".hookline/state/audit.jsonl").read_text().splitlines()
     ]
-    hooks = [r for r in records if r.get("kind") == "hook" and r.get("event") == "PreToolUse"]
-    assert hooks, records
-    assert [h["data"]["failure"] for h in hooks] == ["exception"]
-    assert "SystemExit: 0" in hooks[0]["data"]["error"]
     tools = [r for r in records if r.get("kind") == "tool"]
+    # the hook run rides in the blocked call's record
+    hooks = [h for t in tools for h in t["data"].get("hooks", []) if h["event"] == "PreToolUse"]
+    assert hooks, records
+    assert [h["failure"] for h in hooks] == ["exception"]
+    assert "SystemExit: 0" in hooks[0]["error"]
     assert [t["data"]["status"] for t in tools] == ["blocked"]
 
 

@@ -58,8 +58,10 @@ def audited_failure(cwd: Path) -> tuple[str, str]:
     done = hookline("audit", "--json", cwd=cwd)
     assert done.returncode == 0, done.stderr
     rows = [json.loads(line) for line in done.stdout.splitlines()]
-    (row,) = [r for r in rows if r["event"] == "PreToolUse"]
-    return row["data"]["failure"], row["data"]["error"]
+    # the hook run rides in its call's record (tool_started: the call went ahead)
+    runs = [h for r in rows for h in r["data"].get("hooks", ())]
+    (run,) = [h for h in runs if h["event"] == "PreToolUse"]
+    return run["failure"], run["error"]
 
 
 def test_broken_json_on_exit_0_fails_open_as_in_claude_code_but_is_on_record(tmp_path):

@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from hookline import Decision, ToolError, tool
+from hookline.events import Scope
 
 
 @pytest.fixture
@@ -112,6 +113,41 @@ def test_a_rewrite_runs_the_tool_with_the_new_input_and_post_tool_use_sees_it(
     assert (result.input, result.content) == ({"text": "REWRITTEN"}, "echo: REWRITTEN")
     assert [e.tool_input for e in post.events] == [{"text": "REWRITTEN"}]
     assert post.events[0].tool_response == "echo: REWRITTEN"
+
+
+def test_a_tool_event_is_built_only_when_a_hook_or_an_observer_listens(
+    agent, echo, recorder, monkeypatch
+):
+    """Building a frozen, validated event is most of what one nobody hears costs: a call with
+    no PreToolUse or PostToolUse hook builds neither, and runs the same; a hook added for one
+    event gets it, and so does an observer of events."""
+    built = []
+    make = Scope.event
+
+    def counted(self, cls, **fields):
+        built.append(cls.name)
+        return make(self, cls, **fields)
+
+    monkeypatch.setattr(Scope, "event", counted)
+    tool_events = {"PreToolUse", "PostToolUse", "PostToolUseFailure", "ToolBlocked"}
+
+    def fired():
+        names = [name for name in built if name in tool_events]
+        built.clear()
+        return names
+
+    quiet = call(agent, "echo", {"text": "a"})
+    assert (quiet.status, quiet.content, fired()) == ("executed", "echo: a", [])
+    post = recorder()
+    agent.registry.add("PostToolUse", post)
+    heard = call(agent, "echo", {"text": "b"})
+    assert (heard.status, fired(), len(post.events)) == ("executed", ["PostToolUse"], 1)
+    seen = []
+    agent.engine.monitor(seen.append, events=True)
+    call(agent, "echo", {"text": "c"})
+    assert fired() == ["PreToolUse", "PostToolUse"]
+    assert [e.name for e in seen if e.name in tool_events] == ["PreToolUse", "PostToolUse"]
+    assert echo.inputs == [{"text": "a"}, {"text": "b"}, {"text": "c"}]
 
 
 @pytest.mark.parametrize(

@@ -146,6 +146,32 @@ def test_callbacks_get_the_protocol_payload_and_the_tool_use_id(agent_with, orde
     assert context == {"signal": None}
 
 
+def test_a_callback_that_changes_its_input_data_changes_nothing_the_next_one_sees(
+    agent_with, orders
+):
+    """Each callback gets its own payload (the event is dumped once, then copied): one that
+    edits its ``input_data`` in place, at any depth, changes neither what the callbacks after
+    it are given nor what the tool runs with."""
+    seen = []
+
+    async def meddle(input_data, tool_use_id, context):
+        seen.append(json.loads(json.dumps(input_data)))
+        input_data["tool_input"]["status"] = "已退款"
+        input_data["tool_input"]["approval_id"] = "FORGED"
+        input_data["tool_name"] = "something_else"
+        del input_data["session_id"]
+        context["signal"] = "changed"
+        return {}
+
+    result = call_with(agent_with, orders, hooks=[meddle, meddle, meddle])
+
+    assert len(seen) == 3 and seen[0] == seen[1] == seen[2]
+    assert seen[0]["tool_input"] == {"order_id": "A-3", "status": "已发货"}
+    assert seen[0]["tool_name"] == "mcp__orders__update_order_status" and "session_id" in seen[0]
+    assert result.status == "executed"
+    assert orders.calls == [{"order_id": "A-3", "status": "已发货", "approval_id": None}]
+
+
 def test_a_callback_returning_an_empty_dict_has_no_opinion(agent_with, orders):
     async def nothing(input_data, tool_use_id, context):
         return {}

@@ -47,6 +47,7 @@ from hookline import (
 from hookline.agent.session import Session
 from hookline.agent.state import Turn
 from hookline.agent.subagent_types import AgentDefinition
+from hookline.audit import unfolded
 from hookline.claude.session_env import env_file_for
 from hookline.claude.settings import load_settings
 from hookline.errors import ConfigError, ModelError
@@ -532,7 +533,7 @@ def test_the_audit_records_a_subagents_hooks_and_calls_with_its_agent_id(tmp_pat
         ("tool", "Bash", agent_id),
         ("tool", "Agent", None),
     ]
-    hooks = [(r.event, r.tool, r.data.get("agent_id")) for r in rows if r.kind == "hook"]
+    hooks = [(r.event, r.tool, r.data.get("agent_id")) for r in unfolded(rows) if r.kind == "hook"]
     assert hooks == [
         ("PreToolUse", "Agent", None),
         ("PreToolUse", "Bash", agent_id),

@@ -225,6 +225,33 @@ def test_the_agent_refuses_to_read_hooklines_state(jail: Path) -> None:
         assert TRANSCRIPT not in result.content
 
 
+def test_a_link_swapped_between_two_calls_is_judged_by_where_it_points_now(
+    jail: Path, tmp_path: Path
+) -> None:
+    """No call trusts what an earlier one found out about a path: the same link, pointed
+    somewhere else between two calls, is refused (or read) for where it points now."""
+    agent = Agent(ScriptedModel([]), cwd=jail, permissions=policy(deny=("Read(./.env)",)))
+    outside = tmp_path / "outside.txt"
+    outside.write_text("SENTINEL-OUTSIDE-4d1e\n")
+    link = jail / "swapped"
+    steps = [
+        (jail / "notes.txt", "executed", "TODO: ship it"),
+        (jail / ".hookline" / "state" / "t.jsonl", "blocked", "hookline's private state"),
+        (jail / "notes.txt", "executed", "TODO: ship it"),
+        (jail / ".env", "blocked", "Read(./.env)"),
+        (jail / "notes.txt", "executed", "TODO: ship it"),
+        (outside, "failed", "outside the workspace"),
+    ]
+    for target, status, says in steps:
+        link.unlink(missing_ok=True)
+        link.symlink_to(target)
+        result = call(agent, "Read", {"file_path": "swapped"})
+        assert (result.status, target) == (status, target)
+        assert says in (result.content if status == "executed" else result.reason or "")
+        for secret in (SECRET, TRANSCRIPT, "SENTINEL-OUTSIDE"):
+            assert secret not in result.content and secret not in str(result.output)
+
+
 @pytest.mark.parametrize(
     "path",
     ["./src/../.env", "{jail}/.env", "{jail}//.env", "{jail}/./.env", ".env/", "src/../env-link",

@@ -17,7 +17,7 @@ def progress(what: str) -> None:
 
 def show(results: dict[str, Any]) -> None:
     tables = [per_call(results), hook_overhead(results), start_up(results), memory(results)]
-    tables += [scale(results)]
+    tables += [scale(results), dispatch(results.get("dispatch"))]
     tables += command_hooks(results.get("command_hooks"), results.get("claude_code"))
     m = results["machine"]
     print(f"{m['cpus']} CPUs, Python {m['python']}, {m['platform']}, load {m['load_average']}"
@@ -121,6 +121,15 @@ def scale(results: dict[str, Any]) -> Table:
     ]  # fmt: skip
     header = ["framework", "sessions x calls", "tool calls/s", "peak MiB"]
     return "Sessions at once in one process, 5 hooks", header, rows
+
+
+def dispatch(measured: dict[str, Any] | None) -> Table:
+    """bench_dispatch.py's rows: one tool call's two hook dispatches, nothing else around."""
+    if not measured or "rows" not in measured:
+        return "", [], []
+    rows = [[r["hooks"], f"{r['median_us']:.1f}", f"{r['added_us']:.1f}"] for r in measured["rows"]]
+    header = ["hooks (bench_dispatch.py)", "µs per call", "added by the hooks"]
+    return "Hook dispatch alone: both events of one call, fired", header, rows
 
 
 #: The command-hook rows, in order: hookline_commands.py's keys (claude_code.py's too).

@@ -214,6 +214,9 @@ def merge(
         only = answers[0]
         if only.updated_input is None or only.permission not in ("deny", "defer"):
             return only
+    elif _bare(answers[0]) and all(_bare(d) and d.permission == answers[0].permission
+                                   for d in answers):  # fmt: skip
+        return answers[0]  # the same permission and nothing else, however often it was said
     permission = max((d.permission for d in answers), key=PRECEDENCE.__getitem__)
     keeps_input = permission not in ("deny", "defer")
     winners = [d for d in answers if d.permission == permission] if permission else []
@@ -232,6 +235,18 @@ def merge(
         stop_reason=next((d.stop_reason for d in stoppers if d.stop_reason), None),
         origin=deciding[0].origin,
         context_origins=tuple(o for d in answers for o in d.context_origin()),
+    )
+
+
+def _bare(answer: Decision) -> bool:
+    """A permission and nothing else: no reason, rewrite, context, message or stop."""
+    return (
+        answer.reason is None
+        and answer.updated_input is None
+        and answer.updated_output is UNCHANGED
+        and answer.continue_
+        and not answer.additional_context
+        and not answer.system_message
     )
 
 

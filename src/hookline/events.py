@@ -8,8 +8,10 @@ changes what happens by answering with a ``Decision`` (``updated_input``, ``upda
 from __future__ import annotations
 
 import difflib
+import marshal
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, Self, TypeVar, cast
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr
 
@@ -104,12 +106,34 @@ class HookEvent(BaseModel):
         return getattr(self, self.match_field) if self.match_field else None
 
     def to_payload(self) -> dict[str, Any]:
-        """The JSON object a command hook reads on stdin, in the protocol's field order."""
+        """The JSON object a command hook reads on stdin, in the protocol's field order.
+
+        Each call gets an object of its own, which it may change (an Agent SDK callback may
+        edit its ``input_data``) without another reader seeing it. The event is dumped once: the
+        first reader gets that dump, later ones (the next hooks on the event) a copy of a
+        snapshot taken before anyone could change it, bytes no reader can reach."""
+        snapshot: bytes | None = self.__dict__.get(_SNAPSHOT)
+        if snapshot is not None:
+            return cast(dict[str, Any], marshal.loads(snapshot))
         data = self.model_dump(mode="json")
         for key in self.omit_when_none:
             if data.get(key, 0) is None:
                 del data[key]
+        # marshal: a JSON dump is plain values, which it copies fastest (and it is always
+        # loaded). In ``__dict__``, as a cached_property would be: not a field, nor in ``==``.
+        self.__dict__[_SNAPSHOT] = marshal.dumps(data)
         return data
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy as pydantic makes it, without the payload snapshot: ``update`` (a hook's
+        rewrite, ``hooks.engine``) changes what it would hold."""
+        copied = super().model_copy(update=update, deep=deep)
+        copied.__dict__.pop(_SNAPSHOT, None)
+        return copied
+
+
+#: Where ``HookEvent.to_payload`` keeps its snapshot (a leading ``_``: ``dict(event)`` skips it).
+_SNAPSHOT = "_payload_snapshot"
 
 
 class SessionStart(HookEvent):

@@ -6,8 +6,8 @@ joined when ``asyncio.run`` ends and when the interpreter exits, so a body that 
 would keep the process from ending long after its timeout. ``in_thread`` runs each call on a
 daemon thread of hookline's own instead. Cancelling the await (a timeout) returns at once; the
 thread goes on until its body returns, its result is dropped, and it never keeps the process
-alive. A body that works in steps can stop early: it is handed ``stop``, set when the await is
-cancelled.
+alive. A body that works in steps can stop early: it is handed a ``Stop``, set when the await
+is cancelled.
 
 The threads are kept for reuse (``Workers``): starting one costs a thread creation and a wait
 for the new thread to run, which on a busy machine was most of what a ``Read`` call cost. A
@@ -30,7 +30,24 @@ T = TypeVar("T")
 _Outcome = tuple[Any, BaseException | None]
 
 
-async def in_thread(fn: Callable[..., T], /, *args: Any, stop: threading.Event | None = None) -> T:
+class Stop:
+    """A flag ``in_thread`` sets when the await is cancelled (a timeout): a body working in steps
+    checks ``is_set`` between them and ends. Not a ``threading.Event``: nothing waits on it, and
+    an Event makes a lock and a condition for every call (a Read's included) that none uses."""
+
+    __slots__ = ("_set",)
+
+    def __init__(self) -> None:
+        self._set = False
+
+    def set(self) -> None:
+        self._set = True  # one store, seen by the worker thread at its next check
+
+    def is_set(self) -> bool:
+        return self._set
+
+
+async def in_thread(fn: Callable[..., T], /, *args: Any, stop: Stop | None = None) -> T:
     """``fn(*args)`` in a daemon thread, awaited; what it raises (anything) is raised here."""
     loop = asyncio.get_running_loop()
     done: asyncio.Future[_Outcome] = loop.create_future()

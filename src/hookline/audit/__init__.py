@@ -5,6 +5,7 @@ AuditLog      an observer of agents: what they do, as records (``log``), buffere
 Redactor      masks secrets in every string before anything is hashed or written (``redact``)
 verify_rows   the first break in the store's chain; ``verify_jsonl`` the file's (``chain``)
 compare       the file against the store, record by record; ``missing_head``: a kept head is gone
+unfolded      rows with the hook runs a tool call's records carry as rows of their own
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from hookline.audit.chain import (
     verify_rows,
 )
 from hookline.audit.log import AuditLog, Flushed, attach_audit
+from hookline.audit.records import unfolded
 from hookline.audit.redact import Redactor
 
 __all__ = [
@@ -35,6 +37,7 @@ __all__ = [
     "compare",
     "link",
     "missing_head",
+    "unfolded",
     "verify_jsonl",
     "verify_rows",
 ]

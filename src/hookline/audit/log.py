@@ -9,9 +9,17 @@
 the agent did into records, and ``AuditWriter`` (``hookline.audit.writer``) queues and writes
 them. It fails closed: a record that cannot be written stops the run where it was to be written.
 
-Written ahead: just before a tool body runs, everything queued is written (its PreToolUse hook
-runs, an approval, and a ``tool_started`` record saying what let it run, with the input it runs
-with), and the body starts only once that write has returned. A failed write raises
+A tool call is two records: ``tool_started`` and ``tool`` (its result), or one ``tool`` when it
+never ran. The call's hook runs ride in them, in ``data["hooks"]`` (``hookline.audit.unfolded``
+gives them back as rows of their own): the PreToolUse and PermissionRequest runs in
+``tool_started``, the later ones in ``tool``. Hook runs of other events are ``hook`` records, as
+are those of a call cut off before either record (written when the run ends or the agent
+closes). Two records per call instead of one per hook run: a call with five hooks cost half as
+much to record this way (bench/README.md).
+
+Written ahead: just before a tool body runs, everything queued is written (an approval, and the
+``tool_started`` record saying what let it run, with the input it runs with and the hook runs
+that decided it), and the body starts only once that write has returned. A failed write raises
 ``AuditError`` into the run, which stops before the body: nothing runs unrecorded. The result
 follows: written when the call ends, or with group commit (``max_delay``) when the delay is up
 or at the next tool start, whichever comes first. A process killed in between leaves the call
@@ -70,7 +78,8 @@ if TYPE_CHECKING:
 
 __all__ = ["JSONL_NAME", "PREVIEW", "AuditLog", "Flushed", "attach_audit", "input_diff"]
 
-_BASE = ("user", "tenant", "hook", "source", "handler", "hook_kind")
+_BASE = ("user", "tenant")
+_HOOK = ("hook", "source", "handler", "hook_kind")
 _CLIPPED = frozenset({"input_diff", "output_diff"})
 
 
@@ -85,6 +94,7 @@ class AuditLog(AuditWriter, Observer):
         #: Calls in flight, by session and tool_use_id: as the next hook sees them.
         self._calls: dict[tuple[str, str], Call] = {}
         self._bases: dict[tuple[str | None, ...], dict[str, Any]] = {}
+        self._hook_bases: dict[tuple[str, ...], dict[str, Any]] = {}
 
     def attach(self, agent: Agent) -> Callable[[], None]:
         """Record what ``agent`` does from now on; the returned function stops it (and flushes)."""
@@ -103,13 +113,17 @@ class AuditLog(AuditWriter, Observer):
         if tool_use_id is not None:  # the call as this event's hooks will see it
             key = (session.id, tool_use_id)
             known = self._calls.get(key)
-            fresh = self._calls[key] = Call(event)
-            fresh.started = known.started if known is not None else None
+            if known is None:
+                self._calls[key] = Call(event)
+            else:
+                known.seen(event)
 
     def hook_run(self, session: Session, run: HookRun) -> None:
+        """A hook run inside a tool call rides in the call's next record (its ``hooks``);
+        any other is a ``hook`` record of its own."""
         call = self._calls.get((session.id, run.tool_use_id)) if run.tool_use_id else None
         answer = run.answer
-        data = self._base(session, run.hook, run.source, run.handler, run.kind)
+        data = self._hook_base(run)
         data["duration_ms"] = round(run.duration_ms, 3)
         context, messages = answer.additional_context, answer.system_message
         if run.reason or run.failure or context or messages:
@@ -122,22 +136,22 @@ class AuditLog(AuditWriter, Observer):
         if answer.updated_output is not UNCHANGED:
             before = call.output if call else UNCHANGED
             self._put(data, output_diff=output_diff(before, answer.updated_output))
-        if call is not None and run.kind == "transformer":
-            call.rewritten(answer)
-        self.add(AuditEntry(kind="hook", time=time(), session_id=session.id,
-                            tool_use_id=run.tool_use_id, event=run.event,
-                            tool=call.tool if call else None, decision=run.decision,
-                            permission=answer.permission, data=data))  # fmt: skip
         if call is None:  # not inside a tool call: its event's hooks are done, or it is late
+            self.add(self._hook_entry(session, time(), run.tool_use_id, None, data))
             self.settle()
+            return
+        if run.kind == "transformer":
+            call.rewritten(answer)
+        call.hooks.append((time(), data))
 
     def tool_started(self, session: Session, started: ToolStarted) -> None:
         """Write ahead: what lets the call run is on disk and in the store before its body."""
         call = self._calls.get((session.id, started.call.id))
         shown = shown_input(self.redactor, started.input)
+        data = self._base(session)
         if call is not None:
             call.started = (started.input, shown)
-        data = self._base(session)
+            _ride(data, call)
         data.update(shown)
         self._put(data, approver=started.approver, allowed=started.allowed,
                   origin=started.origin, reason=started.gate.reason,
@@ -150,6 +164,8 @@ class AuditLog(AuditWriter, Observer):
     def tool_finished(self, session: Session, result: ToolResult) -> None:
         call = self._calls.pop((session.id, result.call.id), None)
         data = self._base(session)
+        if call is not None:
+            _ride(data, call)
         data["status"] = result.status
         data["duration_ms"] = round(result.duration_ms, 3)
         known = call.started if call is not None else None
@@ -208,6 +224,7 @@ class AuditLog(AuditWriter, Observer):
         self.flush()  # what led here is on record before the state is saved
 
     def paused(self, session: Session, turn: Turn) -> None:
+        self._strays(session)
         self.flush()
 
     def resumed(self, session: Session, claimed: Claimed, by: Resumer) -> None:
@@ -224,21 +241,56 @@ class AuditLog(AuditWriter, Observer):
         self.flush()
 
     def run_ended(self, session: Session, turn: Turn, result: RunResult) -> None:
+        self._strays(session)
         self.flush()
 
     def closed(self, session: Session) -> None:
+        self._strays(session)
         self.release()  # the last records; the file reopens if the agent runs again
 
     # -- helpers ------------------------------------------------------------------------------
 
-    def _base(self, session: Session, *hook: str) -> dict[str, Any]:
-        """Who (and which hook): the fields that repeat, redacted once and remembered."""
+    def _base(self, session: Session) -> dict[str, Any]:
+        """Who: the fields that repeat, redacted once and remembered."""
         scope = session.scope
-        key = (scope.user or self.user, scope.tenant or self.tenant, *hook)
+        key = (scope.user or self.user, scope.tenant or self.tenant)
         known = self._bases.get(key)
         if known is None:
-            known = self._bases[key] = self.redactor.redact(dict(zip(_BASE, key, strict=False)))
+            known = self._bases[key] = self.redactor.redact(dict(zip(_BASE, key, strict=True)))
         return dict(known)
+
+    def _hook_base(self, run: HookRun) -> dict[str, Any]:
+        """Which hook answered what, for which event: a hook run's fields that repeat."""
+        key = (run.hook, run.source, run.handler, run.kind)
+        known = self._hook_bases.get(key)
+        if known is None:
+            known = self._hook_bases[key] = self.redactor.redact(dict(zip(_HOOK, key, strict=True)))
+        data = {"event": run.event, **known, "decision": run.decision}
+        if run.answer.permission is not None:
+            data["permission"] = run.answer.permission
+        return data
+
+    def _hook_entry(
+        self, session: Session, when: float, tool_use_id: str | None, tool: str | None,
+        run: dict[str, Any],
+    ) -> AuditEntry:  # fmt: skip
+        """A hook run's record of its own: its event, decision and permission as columns."""
+        data = self._base(session)
+        data.update(run)
+        event, decision = data.pop("event"), data.pop("decision")
+        return AuditEntry(kind="hook", time=when, session_id=session.id,
+                          tool_use_id=tool_use_id, event=event, tool=tool, decision=decision,
+                          permission=data.pop("permission", None), data=data)  # fmt: skip
+
+    def _strays(self, session: Session) -> None:
+        """Hook runs of calls that will have no further record (a run cut off, a call that
+        never started): each written as a record of its own, so none is lost."""
+        for (session_id, tool_use_id), call in list(self._calls.items()):
+            if session_id != session.id:
+                continue
+            del self._calls[session_id, tool_use_id]
+            for when, run in call.hooks:
+                self.add(self._hook_entry(session, when, tool_use_id, call.tool, run))
 
     def _put(self, data: dict[str, Any], **fields: Any) -> None:
         """Add the fields that say something, redacted (and diffs clipped)."""
@@ -246,6 +298,13 @@ class AuditLog(AuditWriter, Observer):
             if value:
                 shown = self.redactor.redact(value)
                 data[key] = clip(shown, PREVIEW) if key in _CLIPPED else shown
+
+
+def _ride(data: dict[str, Any], call: Call) -> None:
+    """The call's hook runs since its last record, in this one (already redacted)."""
+    runs = call.taken()
+    if runs:
+        data["hooks"] = runs
 
 
 def attach_audit(

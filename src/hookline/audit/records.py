@@ -5,11 +5,14 @@ Pure functions of what was observed; ``hookline.audit.log`` redacts, queues and 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from hookline.audit.chain import digest
 from hookline.audit.redact import Redactor, clip
 from hookline.decisions import UNCHANGED
+from hookline.storage.base import AuditRow
 
 if TYPE_CHECKING:
     from hookline.agent.pause import Claimed, Resumer
@@ -49,22 +52,37 @@ def _shape(value: Any) -> str:
 
 
 class Call:
-    """A tool call in flight: its tool, and its input and output as the next hook sees them."""
+    """A tool call in flight: its tool, its input and output as the next hook sees them, and
+    its hook runs not yet written (they ride in the call's next record)."""
 
-    __slots__ = ("input", "output", "started", "tool")
+    __slots__ = ("hooks", "input", "output", "started", "tool")
 
     def __init__(self, event: HookEvent) -> None:
-        self.tool: str | None = getattr(event, "tool_name", None)
-        self.input: Any = getattr(event, "tool_input", {})
-        self.output: Any = getattr(event, "tool_response", UNCHANGED)
+        self.tool: str | None = None
+        self.input: Any = {}
+        self.output: Any = UNCHANGED
         #: The input the body ran with, and its redacted fields (the result reuses them).
         self.started: tuple[Any, dict[str, Any]] | None = None
+        #: The hook runs since the call's last record, each with the time it was recorded.
+        self.hooks: list[tuple[float, dict[str, Any]]] = []
+        self.seen(event)
+
+    def seen(self, event: HookEvent) -> None:
+        """The call as ``event``'s hooks see it."""
+        self.tool = getattr(event, "tool_name", None)
+        self.input = getattr(event, "tool_input", {})
+        self.output = getattr(event, "tool_response", UNCHANGED)
 
     def rewritten(self, answer: Any) -> None:
         if answer.updated_input is not None:
             self.input = answer.updated_input
         if answer.updated_output is not UNCHANGED:
             self.output = answer.updated_output
+
+    def taken(self) -> list[dict[str, Any]]:
+        """The hook runs waiting for a record, now handed to it."""
+        runs, self.hooks = [data for _, data in self.hooks], []
+        return runs
 
 
 def resumed_by(by: Resumer, claimed: Claimed) -> dict[str, Any]:
@@ -92,3 +110,29 @@ def answer_data(answer: Approval | None) -> dict[str, Any]:
     name = said if said != "allow" else "edit" if answer.updated_input is not None else "approve"
     data = {"answer": name, "answered_by": answer.approver or None, "message": answer.message}
     return {key: value for key, value in data.items() if value is not None}
+
+
+#: The fields of a hook run that are columns when it is a record of its own.
+_RUN_COLUMNS = ("event", "decision", "permission")
+
+
+def unfolded(rows: Iterable[AuditRow]) -> Iterator[AuditRow]:
+    """Every row, each tool call's record after the hook runs it carries, those as ``hook``
+    rows of their own.
+
+    A hook run inside a tool call is not a record of its own: it rides in the call's next
+    record (``tool_started`` for the PreToolUse and PermissionRequest runs, ``tool`` for the
+    rest), in ``data["hooks"]``. Here each comes out as the row it would have been: kind
+    ``hook``, its event, decision and permission as columns, the call's session, tool and
+    tool_use_id, and the user and tenant of the record holding it, whose seq, hash and time it
+    shares (it is not in the chain by itself)."""
+    for row in rows:
+        runs = row.data.get("hooks") if row.kind != "hook" else None
+        if runs:
+            who = {k: v for k, v in row.data.items() if k in ("user", "tenant")}
+            for run in runs:
+                data = who | {k: v for k, v in run.items() if k not in _RUN_COLUMNS}
+                yield replace(row, kind="hook", event=run.get("event"),
+                              decision=run.get("decision"), permission=run.get("permission"),
+                              data=data)  # fmt: skip
+        yield row

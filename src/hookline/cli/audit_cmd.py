@@ -12,6 +12,10 @@ says it (a deny by a permission rule, the mode or a tier, which no hook or appro
 shows); so each refusal is listed once, where it was made. Records written before the
 permission was kept apart (they have a ``decision`` only) are found by it as before.
 
+A tool call's hook runs are kept in the call's records (``data["hooks"]``); they are printed,
+and filtered, as lines of their own, each before its call's line; ``--json`` prints the records
+as they are kept. ``--decision`` reads every record the other filters keep.
+
 The records are printed under a header, in aligned columns; a session shows as the first 8
 characters of its id, and ``--session`` takes any start of an id that only one session has (a
 start several share is a one-line error listing them, exit 2).
@@ -45,7 +49,7 @@ import click
 
 from hookline._support.display import shown
 from hookline.agent.session import STATE_DIR
-from hookline.audit import verify_jsonl, verify_rows
+from hookline.audit import unfolded, verify_jsonl, verify_rows
 from hookline.audit.chain import Mark, compare, marks_jsonl, missing_head
 from hookline.audit.log import JSONL_NAME
 from hookline.cli.columns import print_aligned
@@ -128,17 +132,22 @@ def audit(
         return
     with _store(cwd, store_url) as store:
         session = _session(store, session)
-        rows = _matching(
-            store, decision, session_id=session, tool=tool, since=since, until=until, tenant=tenant
+        rows = store.audit_rows(
+            session_id=session, tool=tool, since=since, until=until, tenant=tenant
         )
         cut_off = _unfinished(store, rows)
+    lines = list(unfolded(rows))
+    if decision is not None:
+        lines = _saying(lines, decision)
     if unfinished:
-        rows = [row for row in rows if row.seq in cut_off]
+        lines = [line for line in lines if _cut_off(line, cut_off)]
     if as_json:
+        kept = {line.seq for line in lines}
         for row in rows:
-            emit_json(_as_dict(row, cut_off))
-    elif rows:
-        print_aligned(COLUMNS, [_cells(row, cut_off) for row in rows])
+            if row.seq in kept:
+                emit_json(_as_dict(row, cut_off))
+    elif lines:
+        print_aligned(COLUMNS, [_cells(line, cut_off) for line in lines])
     else:
         echo("no audit records match", err=True)
 
@@ -214,19 +223,20 @@ def _store_file(cwd: str, url: str | None) -> Path | None:
     return Path(url) if "://" not in url else None
 
 
-def _matching(store: Store, decision: str | None, **filters: Any) -> list[AuditRow]:
-    """The rows matching ``filters`` that say ``decision``: in their decision column, or a
-    call's record whose permission says it while no other record of that call does."""
-    said = store.audit_rows(decision=decision, **filters)
-    if decision is None:
-        return said
-    calls = {(row.session_id, row.tool_use_id) for row in said}
-    by_permission = [
-        row
-        for row in store.audit_rows(permission=decision, **filters)
-        if row.kind == "tool" and (row.session_id, row.tool_use_id) not in calls
-    ]
-    return sorted([*said, *by_permission], key=lambda row: row.seq) if by_permission else said
+def _saying(lines: list[AuditRow], decision: str) -> list[AuditRow]:
+    """The lines that say ``decision``: in their decision column (a hook's answer, an
+    approval, a resume, a call's outcome), or a call's record whose permission says it while
+    no other line of that call does (a rule's, the mode's or a tier's refusal)."""
+    said = [line for line in lines if line.decision == decision]
+    calls = {(line.session_id, line.tool_use_id) for line in said}
+    by_permission = {
+        line.seq
+        for line in lines
+        if line.kind == "tool" and line.permission == decision
+        and (line.session_id, line.tool_use_id) not in calls
+    }  # fmt: skip
+    return [line for line in lines if line.decision == decision or (
+        line.kind == "tool" and line.seq in by_permission)]  # fmt: skip
 
 
 def _all_rows(
@@ -360,6 +370,11 @@ def _records(count: int) -> str:
     return f"{count} record" + ("" if count == 1 else "s")
 
 
+def _cut_off(row: AuditRow, cut_off: set[int]) -> bool:
+    """A ``tool_started`` record with no result after it."""
+    return row.kind == "tool_started" and row.seq in cut_off
+
+
 def _as_dict(row: AuditRow, cut_off: set[int]) -> dict[str, Any]:
     shown = {field.name: getattr(row, field.name) for field in fields(row)}
     if row.kind == "tool_started":
@@ -376,7 +391,7 @@ def _cells(row: AuditRow, cut_off: set[int]) -> tuple[str, ...]:
     who = data.get("hook") or data.get("answered_by") or data.get("approver") or data.get("origin")
     reason = str(data.get("reason") or data.get("message") or data.get("error") or "").rstrip()
     reason = _cut(reason) if reason else shown(data.get("allowed", ""))
-    reason = UNFINISHED if row.seq in cut_off else reason
+    reason = UNFINISHED if _cut_off(row, cut_off) else reason
     values = ((row.session_id or "-")[:SHORT_ID], row.tool or "-", row.event or row.kind,
               who or "-", row.decision or "-")  # fmt: skip
     return (when, *map(shown, values), reason)

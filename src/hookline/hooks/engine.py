@@ -199,15 +199,16 @@ class HookEngine:
         waiting = [s for s in gates if not s.runner.inline]
         if len(waiting) < 2:
             return [await self._run(spec, event, budget) for spec in gates]
-        runs = {s: await self._run(s, event, budget) for s in gates if s.runner.inline}
+        # By identity: a frozen HookSpec would hash every one of its fields, twice per hook.
+        runs = {id(s): await self._run(s, event, budget) for s in gates if s.runner.inline}
         for index, spec in enumerate(waiting):  # one by one, while each answers at once
             started = self._start(spec, event, budget)
             if isinstance(started, HookRun):
-                runs[spec] = started
+                runs[id(spec)] = started
                 continue
             runs.update(await self._together(started, spec, waiting[index + 1 :], event, budget))
             break
-        return [runs[spec] for spec in gates]
+        return [runs[id(spec)] for spec in gates]
 
     async def _together(
         self,
@@ -216,17 +217,17 @@ class HookEngine:
         rest: Sequence[HookSpec],
         event: HookEvent,
         budget: Budget | None,
-    ) -> dict[HookSpec, HookRun]:
+    ) -> dict[int, HookRun]:
         """``spec``'s hook had to wait: it goes on in this task, the task it started in (a
         hook's cancel scopes and timeouts belong to one), while the hooks after it run
-        concurrently, each in a task of its own."""
+        concurrently, each in a task of its own. The runs by the ``id`` of their spec."""
         others = asyncio.gather(*(self._run(s, event, budget) for s in rest))
         try:
             first = await started
         except BaseException:
             others.cancel()
             raise
-        return {spec: first, **dict(zip(rest, await others, strict=True))}
+        return {id(spec): first, **dict(zip(map(id, rest), await others, strict=True))}
 
     async def _observe(
         self, observers: Sequence[HookSpec], event: HookEvent, budget: Budget | None

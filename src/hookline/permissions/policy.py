@@ -155,7 +155,7 @@ def path_refusal(
 ) -> Verdict | None:
     """The deny rule that refuses an ``INPUT_CHECKED`` tool's path, as its input check does
     before any hook runs; None when no rule does (or the tool is not one of them)."""
-    if tool_name not in INPUT_CHECKED:
+    if tool_name not in INPUT_CHECKED or not policy.deny:
         return None
     call = _call(policy, tool_name, tool_input, False, cwd, home, project_dir)
     return _deny_rule(policy, call)
@@ -174,7 +174,8 @@ def _call(
     anchor = posixpath.normpath(project_dir or cwd)
     roots = policy.workspace or (anchor,)
     home = home or posixpath.expanduser("~")
-    return _Call(tool_name, tool_input, read_only, cwd, home, roots, anchor)
+    where = {"cwd": cwd, "roots": roots, "home": home}
+    return _Call(tool_name, tool_input, read_only, cwd, home, roots, anchor, where)
 
 
 @dataclass(frozen=True)
@@ -187,6 +188,9 @@ class _Call:
     roots: tuple[str, ...]
     #: Where ``./`` rules start: the project folder, wherever the shell is.
     anchor: str
+    #: ``cwd``, ``roots`` and ``home`` as the path checks take them (made once per call: every
+    #: entry of the dangerous tier is given them).
+    where: dict[str, Any]
 
     def matches(self, rule: PermissionRule, *, every: bool = False) -> bool:
         name, given, anchor = self.tool_name, self.tool_input, self.anchor
@@ -211,10 +215,6 @@ class _Call:
         if self.bash is not None:
             return readonly.why_not_read_only(self.bash)
         return None if self.read_only else f"{self.tool_name} can change files"
-
-    @property
-    def where(self) -> dict[str, Any]:
-        return {"cwd": self.cwd, "roots": self.roots, "home": self.home}
 
     @property
     def what(self) -> str:

@@ -6,7 +6,7 @@ import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -114,11 +114,17 @@ class Workspace:
 
     def check(self, path: str) -> Path:
         """``path`` if it lies inside a root (after symlinks), else a ToolInputError."""
-        real = Path(os.path.realpath(path))
-        if any(real == root or root in real.parents for root in self.roots):
-            return real
+        real = os.path.realpath(path)
+        if any(real == root or real.startswith(below) for root, below in self._texts):
+            return Path(real)
         roots = ", ".join(str(r) for r in self.roots)
         raise ToolInputError(f"{path} is outside the workspace ({roots}); use a path inside it.")
+
+    @cached_property
+    def _texts(self) -> tuple[tuple[str, str], ...]:
+        """Each root as text, and how a path below it starts: ``check`` compares text, where
+        ``Path.parents`` made and compared a Path for each folder up from the file."""
+        return tuple((str(root), os.path.join(root, "")) for root in self.roots)
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,8 @@ class Permit:
     ) -> None:
         self.engine = engine
         self._filters: dict[str, ReadFilter] = {}
+        #: The last context ``reading`` was given, and what it made of it.
+        self._reading: tuple[ToolContext, ToolContext] | None = None
         self.policy = policy
         self.approver = approver or NoApprover()
         #: An ask nobody can answer now pauses the run, instead of refusing the call.
@@ -165,7 +167,10 @@ class Permit:
             from hookline.permissions.visibility import ReadFilter
 
             found = self._filters[cwd] = ReadFilter.of(self.policy, cwd=cwd)
-        return replace(ctx, read_filter=found)
+        last = self._reading  # a session's calls share one context, while the shell stays put
+        if last is None or last[0] is not ctx or last[1].read_filter is not found:
+            last = self._reading = (ctx, replace(ctx, read_filter=found))
+        return last[1]
 
     def _verdict(
         self, tool: Tool, tool_input: dict[str, Any], gate: Decision, ctx: ToolContext

@@ -24,6 +24,7 @@ from hookline.events import (
     PreToolUse,
     Scope,
     ToolBlocked,
+    ToolEvent,
 )
 from hookline.hooks.engine import Dispatch, HookEngine, HookRun
 from hookline.tools.approvals import Approval
@@ -144,10 +145,10 @@ class ToolPipeline:
             return Checked(call, None, call.input, settled=_failed(call, call.input, str(exc)))
         if refused := self.permit.refused_path(call, prepared, ctx):  # before any hook
             return Checked(call, tool, prepared, settled=await self._blocked(call, refused, scope))
-        pre = await self.engine.dispatch(
-            scope.event(PreToolUse, tool_name=tool.name, tool_input=prepared, tool_use_id=call.id)
+        pre = await self._fire(
+            scope, PreToolUse, tool_name=tool.name, tool_input=prepared, tool_use_id=call.id
         )
-        gate = pre.decision
+        gate = NO_DECISION if pre is None else pre.decision
         if gate.permission == "deny":
             reason = gate.reason or f"{call.name} was refused by a PreToolUse hook"
             content = wording.denied("PreToolUse", call.name, reason)
@@ -185,15 +186,14 @@ class ToolPipeline:
         """A call that will not run now: ToolBlocked fires; the model reads why."""
         reason = outcome.reason or f"{call.name} was refused"
         refusal: Refusal = "defer" if outcome.permission == "defer" else "deny"
-        await self.engine.dispatch(
-            scope.event(
-                ToolBlocked,
-                tool_name=call.name,
-                tool_input=outcome.input,
-                tool_use_id=call.id,
-                decision=refusal,
-                reason=reason,
-            )
+        await self._fire(
+            scope,
+            ToolBlocked,
+            tool_name=call.name,
+            tool_input=outcome.input,
+            tool_use_id=call.id,
+            decision=refusal,
+            reason=reason,
         )
         return ToolResult(
             call=call,
@@ -227,15 +227,14 @@ class ToolPipeline:
             took, scope = perf_counter() - start, _where_now(scope, ctx)
             return await self._succeeded(tool, call, tool_input, output, scope, took, grant)
         took, scope = perf_counter() - start, _where_now(scope, ctx)
-        post = await self.engine.dispatch(
-            scope.event(
-                PostToolUseFailure,
-                tool_name=tool.name,
-                tool_input=tool_input,
-                tool_use_id=call.id,
-                error=error,
-                duration_ms=int(took * 1000),
-            )
+        post = await self._fire(
+            scope,
+            PostToolUseFailure,
+            tool_name=tool.name,
+            tool_input=tool_input,
+            tool_use_id=call.id,
+            error=error,
+            duration_ms=int(took * 1000),
         )
         return _after(_failed(call, tool_input, error, took, **grant), post, tool.name)
 
@@ -249,17 +248,16 @@ class ToolPipeline:
         took: float,
         grant: dict[str, Any],
     ) -> ToolResult:
-        post = await self.engine.dispatch(
-            scope.event(
-                PostToolUse,
-                tool_name=tool.name,
-                tool_input=tool_input,
-                tool_response=output,
-                tool_use_id=call.id,
-                duration_ms=int(took * 1000),
-            )
+        post = await self._fire(
+            scope,
+            PostToolUse,
+            tool_name=tool.name,
+            tool_input=tool_input,
+            tool_response=output,
+            tool_use_id=call.id,
+            duration_ms=int(took * 1000),
         )
-        if post.decision.updated_output is not UNCHANGED:
+        if post is not None and post.decision.updated_output is not UNCHANGED:
             output = copy_json(post.decision.updated_output)
         result = ToolResult(
             call=call,
@@ -271,6 +269,13 @@ class ToolPipeline:
             **grant,
         )
         return _after(result, post, tool.name)
+
+    async def _fire(self, scope: Scope, cls: type[ToolEvent], **fields: Any) -> Dispatch | None:
+        """Dispatch a ``cls`` event; None, without building it, when no hook or event monitor
+        listens (building a validated, frozen event is most of what an unheard one costs)."""
+        if not self.engine.listens(cls.name):
+            return None
+        return await self.engine.dispatch(scope.event(cls, **fields))
 
 
 def _where_now(scope: Scope, ctx: ToolContext) -> Scope:
@@ -309,8 +314,11 @@ def _failed(
     )
 
 
-def _after(result: ToolResult, post: Dispatch, tool: str) -> ToolResult:
-    """Fold a post-event's outcome into the result: each block's feedback, context, stop."""
+def _after(result: ToolResult, post: Dispatch | None, tool: str) -> ToolResult:
+    """Fold a post-event's outcome into the result: each block's feedback, context, stop
+    (None: no hook listened)."""
+    if post is None:
+        return result
     decision, event = post.decision, post.event.name
     if decision.continue_ and not decision.additional_context and decision.permission != "deny":
         return result

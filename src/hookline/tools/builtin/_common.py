@@ -11,14 +11,13 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict
 
-from hookline._support.threads import in_thread
+from hookline._support.threads import Stop, in_thread
 from hookline.errors import ToolError, ToolInputError
 from hookline.tools.base import Tool, ToolContext
 from hookline.tools.builtin._skipped import Skipped
@@ -77,10 +76,10 @@ class BlockingTool(BuiltinTool[InputT]):
     """
 
     async def execute(self, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
-        stop = threading.Event()
+        stop = Stop()
         return await in_thread(self.work, self.parse(tool_input), ctx, stop, stop=stop)
 
-    def work(self, args: InputT, ctx: ToolContext, stop: threading.Event) -> Any:
+    def work(self, args: InputT, ctx: ToolContext, stop: Stop) -> Any:
         """Do the work in the worker thread; return the structured output."""
         raise NotImplementedError
 
@@ -199,7 +198,7 @@ def walk_files(
     skipped: Skipped | None = None,
     *,
     wanted: Callable[[Path, str], bool] = lambda path, rel: True,
-    stop: threading.Event | None = None,
+    stop: Stop | None = None,
 ) -> list[tuple[Path, str]]:
     """The ``wanted`` files under ``root`` with their relative paths; skips .git and links out of
     the workspace, and, counted in ``skipped``, what reading tools may not see and folders that

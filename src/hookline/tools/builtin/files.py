@@ -6,11 +6,11 @@ blocks (a FIFO with no writer, a hung network mount).
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from pydantic import Field
 
+from hookline._support.threads import Stop
 from hookline.errors import ToolError
 from hookline.tools.base import ToolContext
 from hookline.tools.builtin._common import (
@@ -64,7 +64,7 @@ class Read(BlockingTool[ReadInput]):
     read_only = True
     timeout = 30.0
 
-    def work(self, args: ReadInput, ctx: ToolContext, stop: threading.Event) -> Any:
+    def work(self, args: ReadInput, ctx: ToolContext, stop: Stop) -> Any:
         shown, real = resolve(args.file_path, ctx)
         lines = read_text(real, ctx).split("\n")
         start = max(args.offset or 1, 1)
@@ -103,7 +103,7 @@ class Write(BlockingTool[WriteInput]):
     path_key = "file_path"
     timeout = 30.0
 
-    def work(self, args: WriteInput, ctx: ToolContext, stop: threading.Event) -> Any:
+    def work(self, args: WriteInput, ctx: ToolContext, stop: Stop) -> Any:
         shown, real = resolve(args.file_path, ctx)
         original = read_text(real, ctx) if real.is_file() else None
         write_text(real, args.content)
@@ -139,7 +139,7 @@ class Edit(BlockingTool[EditInput]):
         """As Claude Code shows it to hooks: ``replace_all`` is always there (default false)."""
         return {**super().prepare(raw, ctx), "replace_all": raw.get("replace_all", False)}
 
-    def work(self, args: EditInput, ctx: ToolContext, stop: threading.Event) -> Any:
+    def work(self, args: EditInput, ctx: ToolContext, stop: Stop) -> Any:
         shown, real = resolve(args.file_path, ctx)
         original = read_text(real, ctx, errors="strict")
         updated = _replace(original, args)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from hookline._support.process import run_process
-from hookline._support.threads import in_thread
+from hookline._support.threads import Stop, in_thread
 from hookline.errors import ToolError
 from hookline.tools.base import ToolContext
 from hookline.tools.builtin import _search_worker
@@ -103,7 +102,7 @@ class Glob(BlockingTool[GlobInput]):
     read_only = True
     timeout = 60.0
 
-    def work(self, args: GlobInput, ctx: ToolContext, stop: threading.Event) -> Any:
+    def work(self, args: GlobInput, ctx: ToolContext, stop: Stop) -> Any:
         started = time.monotonic()
         root = search_root(args.path, ctx, want_dir=True)
         match, skipped = glob_matcher(args.pattern), Skipped()
@@ -154,7 +153,7 @@ class Grep(BuiltinTool[GrepInput]):
 
     async def execute(self, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
         """The walk and the ordering in a thread, the regex work in a process: all can stop."""
-        args, skipped, stop = self.parse(tool_input), Skipped(), threading.Event()
+        args, skipped, stop = self.parse(tool_input), Skipped(), Stop()
         root, files = await in_thread(_to_search, args, ctx, skipped, stop, stop=stop)
         found = await _in_worker(_job(args, files), cwd=_folder(root)) if files else []
         hits = await in_thread(_newest_hits, files, found, stop=stop)
@@ -212,7 +211,7 @@ _BY_MODE: dict[str, Callable[[list[_Hit], GrepInput], dict[str, Any]]] = {
 
 
 def _to_search(
-    args: GrepInput, ctx: ToolContext, skipped: Skipped, stop: threading.Event
+    args: GrepInput, ctx: ToolContext, skipped: Skipped, stop: Stop
 ) -> tuple[Path, list[Path]]:
     """The file or folder to search, and the files in it to hand to the worker process."""
     root = search_root(args.path, ctx, want_dir=False)
