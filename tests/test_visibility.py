@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 
+import hookline
 from hookline import Agent, ScriptedModel
 from hookline.permissions import PermissionPolicy
 from hookline.permissions.rules import PermissionRule
 from hookline.permissions.visibility import ReadFilter, private_reason, protected_write_reason
 from hookline.tools.base import Tool, ToolContext, Workspace
-from hookline.tools.builtin import Glob, Grep, Read
+from hookline.tools.builtin import Glob, Grep, Read, Write
 
 SECRET = "SENTINEL-SECRET-7f3a9c"
 TRANSCRIPT = "SENTINEL-TRANSCRIPT-51be"
@@ -263,3 +264,57 @@ def test_other_spellings_of_a_denied_or_private_path_read_nothing(jail: Path, pa
     result = call(agent, "Read", {"file_path": path.format(jail=jail)})
     assert result.status == "blocked"
     assert SECRET not in result.content and TRANSCRIPT not in result.content
+
+
+# -- a link re-pointed after the call was judged, before its body runs -------------------------
+
+
+def swapped_in_one_batch(jail: Path, target: Path, second: dict[str, Any], **rules: Any) -> Any:
+    """One model turn of two calls: ``repoint`` points the link ``swapped`` at ``target``,
+    then ``second`` uses it. A batch is judged whole before its first body runs, so when
+    ``second`` was judged the link still named ``notes.txt``. The second call's result."""
+    link = jail / "swapped"
+    link.symlink_to(jail / "notes.txt")
+
+    @hookline.tool
+    def repoint() -> str:
+        """Point the link elsewhere (as `ln -sfn` in Bash would)."""
+        link.unlink()
+        link.symlink_to(target)
+        return "done"
+
+    calls = [{"id": "t1", "name": "repoint", "input": {}}, {"id": "t2", **second}]
+    script = [{"tool_calls": calls}, {"text": "ok"}]
+    tools = [Read(), Write(), repoint]
+    agent = Agent(ScriptedModel(script), tools=tools, cwd=jail, permissions=policy(**rules))
+    result = agent.run_sync("go")
+    first, then = result.tool_calls
+    assert (first.status, then.call.id) == ("executed", "t2")  # the swap happened first
+    return then
+
+
+@pytest.mark.parametrize(
+    ("target", "refusal"),
+    [(".env", "Read(./.env)"), (".hookline/state/t.jsonl", "hookline's private state")],
+)
+def test_a_link_repointed_after_a_read_was_allowed_is_refused_where_it_points_now(
+    jail: Path, target: str, refusal: str
+) -> None:
+    read = {"name": "Read", "input": {"file_path": "swapped"}}
+    result = swapped_in_one_batch(jail, jail / target, read, deny=("Read(./.env)",),
+                                  allow=("repoint",))  # fmt: skip
+    assert result.status == "failed" and refusal in result.content
+    for secret in (SECRET, TRANSCRIPT):
+        assert secret not in result.content and secret not in str(result.output)
+
+
+def test_a_link_repointed_after_a_write_was_allowed_leaves_the_denied_file_alone(
+    jail: Path,
+) -> None:
+    write = {"name": "Write", "input": {"file_path": "swapped", "content": "OVERWRITTEN"}}
+    result = swapped_in_one_batch(jail, jail / "protected.txt", write,
+                                  deny=("Edit(./protected.txt)",),
+                                  allow=("repoint", "Write"))  # fmt: skip
+    assert result.status == "failed" and "Edit(./protected.txt)" in result.content
+    assert (jail / "protected.txt").read_text() == "original\n"  # the sentinel is intact
+    assert (jail / "notes.txt").read_text() == "TODO: ship it\n"

@@ -161,6 +161,31 @@ def path_refusal(
     return _deny_rule(policy, call)
 
 
+@dataclass(frozen=True)
+class PathCheck:
+    """The path rules a tool body applies again, at the moment of use, to the real path it is
+    about to open: a link can be pointed elsewhere after its call was judged (by an earlier
+    call of the same batch, or by a process in the background while a hook or a person
+    answered), so the body goes by where the path leads now. Deny rules and hookline's private
+    state are judged again; no answer lifts either, so a refusal here is always right. Left
+    open: a folder on the real path replaced by a link between this check and the open."""
+
+    policy: PermissionPolicy
+    #: Where ``./`` rules start: the project folder.
+    cwd: str
+
+    def refusal(self, tool_name: str, real_path: str) -> str | None:
+        """Why ``tool_name`` may not use ``real_path`` (absolute, no links), else None."""
+        key = visibility.READERS.get(tool_name) or visibility.WRITERS.get(tool_name)
+        if key is None:
+            return None
+        given = {key: real_path}
+        call = _call(self.policy, tool_name, given, False, self.cwd, None, self.cwd)
+        if denied := _deny_rule(self.policy, call):
+            return denied.reason
+        return visibility.private_reason(tool_name, given, **_no_home(call))
+
+
 def _call(
     policy: PermissionPolicy,
     tool_name: str,

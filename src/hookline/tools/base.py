@@ -16,6 +16,7 @@ from hookline.decisions import Answer, Origin  # at run time: ``result_model`` r
 from hookline.errors import ConfigError, ToolInputError
 
 if TYPE_CHECKING:
+    from hookline.permissions.policy import PathCheck
     from hookline.permissions.sandbox.run import Sandbox
     from hookline.permissions.visibility import ReadFilter
     from hookline.tools.shell import Shell
@@ -141,6 +142,8 @@ class ToolContext:
     sandbox: Sandbox | None = None
     #: The Read deny rules Glob and Grep apply to each file of a folder; None: no rules.
     read_filter: ReadFilter | None = None
+    #: The path rules a body applies again to the real path it is about to use; None: none.
+    path_check: PathCheck | None = None
     #: Where Bash's shell is between calls (``hookline.tools.shell``); ``cwd`` is its folder
     #: when the call was checked. None: every Bash call starts in ``cwd``.
     shell: Shell | None = None

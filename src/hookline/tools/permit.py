@@ -39,6 +39,7 @@ from hookline.tools.base import Tool, ToolCall, ToolContext
 
 if TYPE_CHECKING:  # the permission layer is imported where there is one (or a hook asks)
     from hookline.permissions import PermissionPolicy, Verdict
+    from hookline.permissions.policy import PathCheck
     from hookline.permissions.visibility import ReadFilter
 
 
@@ -71,7 +72,8 @@ class Permit:
         defer_asks: bool = False,
     ) -> None:
         self.engine = engine
-        self._filters: dict[str, ReadFilter] = {}
+        #: By folder: the Read deny rules Glob and Grep apply, and the body's path check.
+        self._filters: dict[str, tuple[ReadFilter, PathCheck]] = {}
         #: The last context ``reading`` was given, and what it made of it.
         self._reading: tuple[ToolContext, ToolContext] | None = None
         self.policy = policy
@@ -158,18 +160,22 @@ class Permit:
         return Outcome("deny", verdict.origin, prepared, verdict.reason, content)
 
     def reading(self, ctx: ToolContext) -> ToolContext:
-        """``ctx`` with the policy's Read deny rules, which Glob and Grep apply in a folder."""
+        """``ctx`` with the policy's Read deny rules, which Glob and Grep apply in a folder, and
+        the path rules every file tool's body applies again at the moment of use."""
         if self.policy is None or ctx.read_filter is not None:
             return ctx
         cwd = str(ctx.project_dir)  # the files are absolute: the folder anchors ./ rules
         found = self._filters.get(cwd)
         if found is None:  # built once per folder and policy
+            from hookline.permissions.policy import PathCheck
             from hookline.permissions.visibility import ReadFilter
 
-            found = self._filters[cwd] = ReadFilter.of(self.policy, cwd=cwd)
+            made = ReadFilter.of(self.policy, cwd=cwd), PathCheck(self.policy, cwd)
+            found = self._filters[cwd] = made
         last = self._reading  # a session's calls share one context, while the shell stays put
-        if last is None or last[0] is not ctx or last[1].read_filter is not found:
-            last = self._reading = (ctx, replace(ctx, read_filter=found))
+        if last is None or last[0] is not ctx or last[1].read_filter is not found[0]:
+            ready = replace(ctx, read_filter=found[0], path_check=found[1])
+            last = self._reading = (ctx, ready)
         return last[1]
 
     def _verdict(

@@ -106,10 +106,15 @@ def _tidy(node: Any) -> Any:
     return {**kept[0], **node}
 
 
-def resolve(path: str, ctx: ToolContext) -> tuple[str, Path]:
-    """``path`` made absolute (as shown to the model) and its real path inside the workspace."""
+def resolve(path: str, ctx: ToolContext, tool: str) -> tuple[str, Path]:
+    """``path`` made absolute (as shown to the model) and its real path inside the workspace,
+    which ``tool`` may use now: the path rules are applied again to the real path, here, at
+    the moment of use (``PathCheck``), and the body then opens that real path, not the link."""
     shown = ctx.workspace.absolute(path, ctx.cwd)
-    return shown, ctx.workspace.check(shown)
+    real = ctx.workspace.check(shown)
+    if ctx.path_check is not None and (why := ctx.path_check.refusal(tool, str(real))):
+        raise ToolError(f"{shown} leads to {real} now: {why}")
+    return shown, real
 
 
 def read_text(real: Path, ctx: ToolContext, *, errors: str = "replace") -> str:
@@ -180,9 +185,9 @@ def truncate(text: str, limit: int) -> str:
     return f"{text[:limit]}\n... [output truncated: {len(text) - limit} more characters]"
 
 
-def search_root(path: str | None, ctx: ToolContext, *, want_dir: bool) -> Path:
-    """The absolute folder (or file) to search, checked to lie inside the workspace."""
-    shown, real = resolve(path or str(ctx.cwd), ctx)
+def search_root(path: str | None, ctx: ToolContext, tool: str, *, want_dir: bool) -> Path:
+    """The absolute folder (or file) ``tool`` searches, checked to lie inside the workspace."""
+    shown, real = resolve(path or str(ctx.cwd), ctx, tool)
     if not real.exists():
         raise ToolError(
             f"Path does not exist: {shown}. Note: your current working directory is {ctx.cwd}."

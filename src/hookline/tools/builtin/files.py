@@ -65,7 +65,7 @@ class Read(BlockingTool[ReadInput]):
     timeout = 30.0
 
     def work(self, args: ReadInput, ctx: ToolContext, stop: Stop) -> Any:
-        shown, real = resolve(args.file_path, ctx)
+        shown, real = resolve(args.file_path, ctx, self.name)
         lines = read_text(real, ctx).split("\n")
         start = max(args.offset or 1, 1)
         chosen = lines[start - 1 : start - 1 + (args.limit or DEFAULT_LIMIT)]
@@ -104,7 +104,7 @@ class Write(BlockingTool[WriteInput]):
     timeout = 30.0
 
     def work(self, args: WriteInput, ctx: ToolContext, stop: Stop) -> Any:
-        shown, real = resolve(args.file_path, ctx)
+        shown, real = resolve(args.file_path, ctx, self.name)
         original = read_text(real, ctx) if real.is_file() else None
         write_text(real, args.content)
         return {
@@ -140,7 +140,7 @@ class Edit(BlockingTool[EditInput]):
         return {**super().prepare(raw, ctx), "replace_all": raw.get("replace_all", False)}
 
     def work(self, args: EditInput, ctx: ToolContext, stop: Stop) -> Any:
-        shown, real = resolve(args.file_path, ctx)
+        shown, real = resolve(args.file_path, ctx, self.name)
         original = read_text(real, ctx, errors="strict")
         updated = _replace(original, args)
         write_text(real, updated)

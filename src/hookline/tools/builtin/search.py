@@ -104,7 +104,7 @@ class Glob(BlockingTool[GlobInput]):
 
     def work(self, args: GlobInput, ctx: ToolContext, stop: Stop) -> Any:
         started = time.monotonic()
-        root = search_root(args.path, ctx, want_dir=True)
+        root = search_root(args.path, ctx, "Glob", want_dir=True)
         match, skipped = glob_matcher(args.pattern), Skipped()
         walk = walk_files(root, ctx, skipped, wanted=lambda path, rel: match(rel), stop=stop)
         found = newest_first([path for path, _ in walk], Path)
@@ -214,7 +214,7 @@ def _to_search(
     args: GrepInput, ctx: ToolContext, skipped: Skipped, stop: Stop
 ) -> tuple[Path, list[Path]]:
     """The file or folder to search, and the files in it to hand to the worker process."""
-    root = search_root(args.path, ctx, want_dir=False)
+    root = search_root(args.path, ctx, "Grep", want_dir=False)
     keep = glob_matcher(args.glob) if args.glob else None
     wanted = (lambda path, rel: keep(path.name) or keep(rel)) if keep else (lambda p, r: True)
     return root, [path for path, _ in walk_files(root, ctx, skipped, wanted=wanted, stop=stop)]
