@@ -426,3 +426,55 @@ def test_a_log_written_before_the_permission_column_still_verifies_and_grows(tmp
         conn.execute("UPDATE hookline_audit SET permission = 'allow' WHERE seq = 2")
     edited = run(tmp_path, "verify")
     assert edited.exit_code == 1 and "seq 2: edited" in edited.output
+
+
+# -- hookline run --audit-delay: group commit from the command line ---------------------------
+
+PEEK_HOOKS = """
+import json
+from pathlib import Path
+from hookline import HookMatcher
+
+async def peek(input_data, tool_use_id, context):
+    # what the audit file holds when the second call is about to be judged
+    if tool_use_id == "r2":
+        lines = Path(".hookline/state/audit.jsonl").read_text().splitlines()
+        Path("seen.json").write_text(json.dumps([json.loads(l)["kind"] for l in lines]))
+    return {}
+
+HOOKS = {"PreToolUse": [HookMatcher(hooks=[peek])]}
+"""
+
+
+@pytest.mark.parametrize(("delay", "before_second"), [
+    (None, ["tool_started", "tool"]),  # the default: a call's result is written when it ends
+    ("60", ["tool_started"]),  # it waits to ride with the next call's start
+])  # fmt: skip
+def test_audit_delay_lets_a_result_wait_for_the_next_write(
+    tmp_path: Path, delay: str | None, before_second: list[str]
+) -> None:
+    (tmp_path / "note.txt").write_text("one line\n")
+    (tmp_path / "hooks.py").write_text(PEEK_HOOKS)
+    turns = [call(f"r{n}", "Read", file_path="note.txt") for n in (1, 2)]
+    (tmp_path / "script.json").write_text(json.dumps({"turns": [*turns, {"text": "ok"}]}))
+    flags = ["--audit-delay", delay] if delay else []
+    done = run_hookline("run", "--model", "scripted:script.json", "--hooks", "hooks.py",
+                        "--output-format", "json", *flags, "go", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "seen.json").read_text()) == before_second
+    kinds = [r.kind for r in records_of(tmp_path)]
+    assert kinds == ["tool_started", "tool", "tool_started", "tool"]  # all there at the end
+    assert run(tmp_path, "verify").exit_code == 0
+
+
+def records_of(project: Path) -> list[Any]:
+    from hookline.storage import SqliteStore
+
+    with SqliteStore(project / ".hookline" / "state" / "hookline.db") as store:
+        return store.audit_rows()
+
+
+def test_a_negative_audit_delay_is_refused_with_the_flag_named(tmp_path: Path) -> None:
+    done = run_hookline("run", "--model", "rules", "--audit-delay", "-1", "hi", cwd=tmp_path)
+    assert done.returncode == 2 and "--audit-delay" in done.stderr
+    assert not (tmp_path / ".hookline").exists()  # nothing ran, nothing was written

@@ -318,3 +318,44 @@ def test_a_link_repointed_after_a_write_was_allowed_leaves_the_denied_file_alone
     assert result.status == "failed" and "Edit(./protected.txt)" in result.content
     assert (jail / "protected.txt").read_text() == "original\n"  # the sentinel is intact
     assert (jail / "notes.txt").read_text() == "TODO: ship it\n"
+
+
+# -- a folder on the checked path replaced by a link before the open ---------------------------
+
+
+def test_a_read_opens_only_the_file_it_checked(jail: Path) -> None:
+    """``resolve`` checked the file ``notes.txt`` in the folder ``docs``; before the open,
+    ``docs`` became a link to a folder of secrets (or the file itself became a link). The file
+    opened is not the one checked: nothing is read."""
+    from hookline.errors import ToolError
+    from hookline.tools.builtin._common import read_text
+
+    ctx = context(jail)
+    (jail / "vault").mkdir()
+    (jail / "vault" / "notes.txt").write_text(f"{SECRET}\n")
+    (jail / "docs").symlink_to(jail / "vault")  # where a real folder stood when it was checked
+    with pytest.raises(ToolError, match="changed while it was being opened") as folder:
+        read_text(jail / "docs" / "notes.txt", ctx)
+    (jail / "plain.txt").symlink_to(jail / ".env")
+    with pytest.raises(ToolError, match="Cannot read") as last:
+        read_text(jail / "plain.txt", ctx)
+    for refused in (folder, last):
+        assert SECRET not in str(refused.value)
+
+
+def test_a_write_writes_only_the_file_it_checked(jail: Path) -> None:
+    from hookline.errors import ToolError
+    from hookline.tools.builtin._common import write_text
+
+    (jail / "vault").mkdir()
+    (jail / "vault" / "notes.txt").write_text("kept\n")
+    (jail / "docs").symlink_to(jail / "vault")
+    with pytest.raises(ToolError, match="changed while it was being opened"):
+        write_text(jail / "docs" / "notes.txt", "OVERWRITTEN")
+    (jail / "plain.txt").symlink_to(jail / "protected.txt")
+    with pytest.raises(ToolError, match="Cannot write"):
+        write_text(jail / "plain.txt", "OVERWRITTEN")
+    assert (jail / "vault" / "notes.txt").read_text() == "kept\n"  # the sentinels are intact
+    assert (jail / "protected.txt").read_text() == "original\n"
+    write_text(jail / "vault" / "new.txt", "made")  # a checked path is written as before
+    assert (jail / "vault" / "new.txt").read_text() == "made"

@@ -119,6 +119,8 @@ class Launch:
     approver_token: str | None = field(default=None, repr=False)
     store: str | None = None
     audit: bool = True
+    #: ``--audit-delay``: group commit (``AgentOptions.audit_delay``).
+    audit_delay: float = 0.0
     extra: Mapping[str, Any] = field(default_factory=dict)
     #: The settings layers and hook files the agent was built with (``hooks.fingerprint``);
     #: None until ``build_agent``, and in sessions paused before hookline kept them.
@@ -205,6 +207,7 @@ def build_agent(launch: Launch) -> Agent:
         defer_asks=launch.defer_asks,
         store=store,
         audit=launch.audit,
+        audit_delay=launch.audit_delay,
         launch=replace(launch, fingerprints=prints).to_dict(),
     )
 

@@ -91,6 +91,11 @@ from hookline.storage import Store
     "--store", default=None, help="postgresql:// URL or SQLite path for sessions and the audit."
 )
 @click.option("--audit/--no-audit", default=True, show_default=True, help="Write the audit log.")
+@click.option(
+    "--audit-delay", type=click.FloatRange(min=0), default=0.0, metavar="SECONDS",
+    help="Group commit: a call's result may wait this long to be written with the next call's "
+    "start (a crash can lose it; what lets a call run is still written before it runs).",
+)  # fmt: skip
 @OUTPUT_FORMAT
 @click.option("-v", "--verbose", is_flag=True, help="Show the traceback of a hook that raised.")
 def run(

@@ -167,8 +167,8 @@ class PathCheck:
     about to open: a link can be pointed elsewhere after its call was judged (by an earlier
     call of the same batch, or by a process in the background while a hook or a person
     answered), so the body goes by where the path leads now. Deny rules and hookline's private
-    state are judged again; no answer lifts either, so a refusal here is always right. Left
-    open: a folder on the real path replaced by a link between this check and the open."""
+    state are judged again; no answer lifts either, so a refusal here is always right. The
+    file tools then open what was judged and nothing else (``read_text``, ``write_text``)."""
 
     policy: PermissionPolicy
     #: Where ``./`` rules start: the project folder.
