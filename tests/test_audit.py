@@ -236,6 +236,34 @@ def test_hook_runs_of_a_call_cut_off_before_it_started_are_records_of_their_own(
     assert [r["hash"] for r in records(jsonl)] == [r.hash for r in store.audit_rows()]
 
 
+def test_a_model_repeating_a_call_id_cannot_blur_which_call_a_hook_refused(store, jsonl, tmp_path):
+    """A model that gives two calls of one reply the same id: the second is told apart
+    (``t1~2``) before anything records it, so the deny stays on the call it refused, and the
+    call it refused never runs."""
+    ran: list[str] = []
+
+    @hookline.tool
+    def echo(text: str) -> str:
+        """Say it."""
+        ran.append(text)  # the sentinel: "rm" must never be in it
+        return text
+
+    twice = [{"id": "t1", "name": "echo", "input": {"text": t}} for t in ("rm", "ok")]
+    agent = agent_for(tmp_path, [{"tool_calls": twice}, {"text": "done"}], [echo])
+    agent.registry.add("PreToolUse", lambda e: Decision.deny("no rm") if e.tool_input["text"]
+                       == "rm" else Decision.allow("fine"), name="gate")  # fmt: skip
+    with AuditLog(store, jsonl_path=jsonl) as log:
+        log.attach(agent)
+        result = agent.run_sync("go")
+    assert ran == ["ok"]
+    assert [(c.call.id, c.status) for c in result.tool_calls] == [
+        ("t1", "blocked"), ("t1~2", "executed")]  # fmt: skip
+    lines = [(r.kind, r.tool_use_id, r.decision) for r in unfolded(store.audit_rows())]
+    assert lines == [("hook", "t1", "deny"), ("tool", "t1", "blocked"),
+                     ("hook", "t1~2", "allow"), ("tool_started", "t1~2", "allow"),
+                     ("tool", "t1~2", "executed")]  # fmt: skip
+
+
 def hashlib_digest(value: Any) -> str:
     import hashlib
 

@@ -17,10 +17,9 @@ from hookline.sdk.types import (
     PermissionRuleValue,
     PermissionUpdate,
     ResultMessage,
-    ToolResultBlock,
-    UserMessage,
 )
 from recording_model import RecordingModel
+from test_sdk_client import results
 
 
 def answer(options: ClaudeAgentOptions, prompt: str = "go") -> list[Any]:
@@ -30,16 +29,6 @@ def answer(options: ClaudeAgentOptions, prompt: str = "go") -> list[Any]:
             return [m async for m in client.receive_response()]
 
     return asyncio.run(run())
-
-
-def results(messages: list[Any]) -> list[ToolResultBlock]:
-    return [
-        b
-        for m in messages
-        if isinstance(m, UserMessage) and isinstance(m.content, list)
-        for b in m.content
-        if isinstance(b, ToolResultBlock)
-    ]
 
 
 @pytest.mark.parametrize(

@@ -354,11 +354,11 @@ class Agent:
                 self._add(Message.user(*notes))
             if await compaction.auto(self, turn):  # over its token budget, and the summary failed
                 return
-            system = self.instructions.system(self.options.system_prompt)
-            if (shown := await self._before_request(turn, system)) is None:
+            system, tools = self.instructions.system(self.options.system_prompt), self.offered()
+            if (shown := await self._before_request(turn, system, tools)) is None:
                 return
             try:
-                reply = await self.model.complete(shown, self.offered(), system=system)
+                reply = await self.model.complete(shown, tools, system=system)
             except ModelError as exc:  # the model cannot go on: the run ends and says why
                 turn.stop_reason, turn.detail = "model_error", str(exc)
                 return
@@ -438,9 +438,12 @@ class Agent:
                 await self._loaded(self.instructions.touched(result.input), "path_glob_match")
         return results
 
-    async def _before_request(self, turn: Turn, system: str | None) -> Sequence[Message] | None:
-        """What this request shows the model: the conversation, as PreModelRequest hooks
-        redact it and add to it (``hookline.agent.model_calls``); None: a hook ended the run.
+    async def _before_request(
+        self, turn: Turn, system: str | None, tools: Sequence[dict[str, Any]]
+    ) -> Sequence[Message] | None:
+        """What this request, offering ``tools``, shows the model: the conversation, as
+        PreModelRequest hooks redact it and add to it (``hookline.agent.model_calls``); None: a
+        hook ended the run.
         Built only when a hook listens: it would copy the conversation on every model call."""
         if (refused_change := await self.watches.check(self.session.scope)) is not None:
             turn.stop_reason, turn.detail = "hook_stopped", refused_change
@@ -452,7 +455,7 @@ class Agent:
                 self.model.name,
                 self.session.messages,
                 system=system,
-                tools=self.offered(),
+                tools=tools,
             )
         except RequestStopped as exc:
             turn.stop_reason, turn.detail = "hook_stopped", str(exc) or None
@@ -546,19 +549,25 @@ class Agent:
             )
 
     async def _fire(self, kind: type[HookEvent], **fields: Any) -> Decision:
-        """Dispatch a ``kind`` event of this session; built only when a hook or an event
-        monitor listens (five a run with none, ~17 µs each: bench/README.md)."""
-        if not self.engine.listens(kind.name):
-            return NO_DECISION
-        return (await self.engine.dispatch(self.session.scope.event(kind, **fields))).decision
+        """Dispatch a ``kind`` event of this session (built only when someone listens:
+        ``HookEngine.fire``); its decision."""
+        fired = await self.engine.fire(self.session.scope, kind, **fields)
+        return NO_DECISION if fired is None else fired.decision
 
     def _within_limits(self, reply: Message) -> Message:
         """``reply`` with each tool input over the pipeline's limits replaced by a stand-in
-        saying why, before anything records or copies it (``hookline.tools.limits``)."""
-        fit = self.pipeline.limits.fit
-        blocks = tuple(fit(b) if type(b) is ToolCall else b for b in reply.content)
+        saying why (``hookline.tools.limits``), and each tool call id that an earlier call of
+        the reply already has made unique (``<id>~2``: hooks, results and the audit tell calls
+        apart by their ids), before anything records or copies it."""
+        fit, seen = self.pipeline.limits.fit, set[str]()
+        blocks: list[Any] = []
+        for block in reply.content:
+            if type(block) is ToolCall:
+                block = fit(_unique(block, seen))
+                seen.add(block.id)
+            blocks.append(block)
         same = all(new is old for new, old in zip(blocks, reply.content, strict=True))
-        return reply if same else replace(reply, content=blocks)
+        return reply if same else replace(reply, content=tuple(blocks))
 
     def _add(self, message: Message, **extra: Any) -> None:
         self.session.add(message, **extra)
@@ -627,6 +636,16 @@ def _let_go(session: Session) -> None:
     session.transcript.close()
     if session.sandbox is not None:
         session.sandbox.close()
+
+
+def _unique(call: ToolCall, seen: set[str]) -> ToolCall:
+    """``call``, with an id none of ``seen`` has (a model repeated an id in one reply)."""
+    if call.id not in seen:
+        return call
+    n = 2
+    while f"{call.id}~{n}" in seen:
+        n += 1
+    return replace(call, id=f"{call.id}~{n}")
 
 
 def _subagents(agent: Agent, *, builtin: bool) -> Subagents:

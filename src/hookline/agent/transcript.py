@@ -28,6 +28,7 @@ writes for the entry it holds.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import time
@@ -218,10 +219,16 @@ def read_conversation(path: Path) -> list[Message]:
     naming the file for one this module did not write, or for a symbolic link (a transcript
     is a file of its session's own; a link could show it any file)."""
     where = str(path)
-    if path.is_symlink():
+    try:  # the link test and the read are one step: no moment for a link to be put in between
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
         why = "the transcript is a symbolic link, not a session's own file"
-        raise ConfigError(why, file=where, key="resume", fix="resume a session hookline wrote")
-    entries, bad = _scan(path.read_text(encoding="utf-8", errors="replace"))
+        fix = "resume a session hookline wrote"
+        raise ConfigError(why, file=where, key="resume", fix=fix) from None
+    with open(fd, encoding="utf-8", errors="replace") as file:
+        entries, bad = _scan(file.read())
     if bad is not None:
         why = f"line {bad} is not a transcript entry"
         raise ConfigError(why, file=where, key="resume", fix="resume a session hookline wrote")

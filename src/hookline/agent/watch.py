@@ -61,9 +61,8 @@ IDLE_MESSAGE: Final = "The agent is waiting for your input"
 async def followed(session: Session, engine: HookEngine) -> None:
     """Let later events carry where a ``cd`` left the shell; if it moved, fire CwdChanged."""
     left = session.follow_shell()
-    if left is not None and engine.listens("CwdChanged"):
-        here = session.scope.cwd
-        await engine.dispatch(session.scope.event(CwdChanged, old_cwd=left, new_cwd=here))
+    if left is not None:
+        await engine.fire(session.scope, CwdChanged, old_cwd=left, new_cwd=session.scope.cwd)
 
 
 class Watches:

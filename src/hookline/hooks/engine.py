@@ -40,7 +40,7 @@ from hookline.hooks.registry import HookRegistry, Plan, plan_of
 from hookline.hooks.runners import is_answer
 
 if TYPE_CHECKING:
-    from hookline.events import HookEvent
+    from hookline.events import HookEvent, Scope
     from hookline.hooks.spec import HookSpec
 
 #: When a hook started (``perf_counter``), the seconds it may take, and the dispatch's budget.
@@ -142,6 +142,14 @@ class HookEngine:
     def listens(self, event: str) -> bool:
         """Whether dispatching ``event`` could matter: a hook or an event monitor wants it."""
         return bool(self._event_monitors or self.registry.plan(event).specs)
+
+    async def fire(self, scope: Scope, kind: type[HookEvent], **fields: Any) -> Dispatch | None:
+        """Dispatch a ``kind`` event of ``scope`` with ``fields``; None, without building it,
+        when nothing listens (``listens``): building a validated, frozen event is most of
+        what an unheard one costs, and the loop and the tool pipeline fire several a call."""
+        if not self.listens(kind.name):
+            return None
+        return await self.dispatch(scope.event(kind, **fields))
 
     async def dispatch(self, event: HookEvent, *, budget: float | None = None) -> Dispatch:
         """Run the hooks that match ``event`` and merge their answers; ``budget``: seconds

@@ -47,12 +47,14 @@ def inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root if root.endswith("/") else root + "/")
 
 
-def protected_part(path: str, roots: Iterable[str], names: Iterable[str] = PROTECTED) -> str | None:
+def protected_part(
+    path: str, roots: Iterable[str], names: Iterable[str] = PROTECTED, *, resolve: bool = True
+) -> str | None:
     """The protected folder (``<root>/.git``, ``<root>/sub/.claude``) that absolute ``path``
-    lies in, at any depth below a root, checked on the path and on its real path; None if none.
-    Pass the home folder among the roots to cover ``~/.claude`` too."""
+    lies in, at any depth below a root, checked on the path and (``resolve``) on its real path;
+    None if none. Pass the home folder among the roots to cover ``~/.claude`` too."""
     wanted = frozenset(names)
-    for candidate in dict.fromkeys((path, real(path))):
+    for candidate in dict.fromkeys((path, real(path)) if resolve else (path,)):
         for root in _tops(tuple(roots)):
             if candidate == root or not inside(candidate, root):
                 continue

@@ -174,16 +174,26 @@ class PathCheck:
     #: Where ``./`` rules start: the project folder.
     cwd: str
 
-    def refusal(self, tool_name: str, real_path: str) -> str | None:
-        """Why ``tool_name`` may not use ``real_path`` (absolute, no links), else None."""
+    def refusal(self, tool_name: str, real_path: str, given: str) -> str | None:
+        """Why ``tool_name`` may not use ``real_path`` (absolute, no links) now that ``given``
+        (absolute, as the call was judged) leads there, else None. A write that lands in a
+        protected folder (``.git``, ``.claude``, ``.hookline``) only through a link was not
+        judged as one, which asks in every mode: it is refused too."""
         key = visibility.READERS.get(tool_name) or visibility.WRITERS.get(tool_name)
         if key is None:
             return None
-        given = {key: real_path}
-        call = _call(self.policy, tool_name, given, False, self.cwd, None, self.cwd)
-        if denied := _deny_rule(self.policy, call):
-            return denied.reason
-        return visibility.private_reason(tool_name, given, **_no_home(call))
+        call = _call(self.policy, tool_name, {key: real_path}, False, self.cwd, None, self.cwd)
+        if refused := _never(self.policy, call):
+            return refused.reason
+        now = visibility.protected_write_reason(tool_name, call.tool_input, **call.where)
+        judged = {key: given}
+        if now and not visibility.protected_write_reason(tool_name, judged, **call.where,
+                                                         resolve=False):  # fmt: skip
+            return (
+                f"{tool_name} was refused: it now writes into {now}, which is protected, only "
+                f"through a link; write to {real_path} itself, so that it is asked for"
+            )
+        return None
 
 
 def _call(
@@ -271,14 +281,22 @@ def _hook_refusal(call: _Call, hook: Decision, hook_name: str) -> Verdict | None
 def _refusal(policy: PermissionPolicy, call: _Call) -> Verdict | None:
     """Deny rules, hookline's private state, the dangerous tier."""
     name = call.what
-    if denied := _deny_rule(policy, call):
-        return denied
-    if private := visibility.private_reason(call.tool_name, call.tool_input, **_no_home(call)):
-        return Verdict("deny", private, "tier:private", "tier")
+    if never := _never(policy, call):
+        return never
     if danger := next((d for d in policy.dangerous if call.meets(d)), None):
         why = f"{name} was refused: it is {danger.about} (dangerous tier, {danger.name}), which no"
         why += " mode, rule or hook allows. Do not retry it or a variant; tell the user instead."
         return Verdict("deny", why, f"tier:dangerous:{danger.name}", "tier")
+    return None
+
+
+def _never(policy: PermissionPolicy, call: _Call) -> Verdict | None:
+    """What refuses a call whatever anyone answers: a deny rule, hookline's private state
+    (``PathCheck`` applies them again when a file tool's body runs)."""
+    if denied := _deny_rule(policy, call):
+        return denied
+    if private := visibility.private_reason(call.tool_name, call.tool_input, **_no_home(call)):
+        return Verdict("deny", private, "tier:private", "tier")
     return None
 
 

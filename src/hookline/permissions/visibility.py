@@ -54,22 +54,29 @@ def protected_write_reason(
     cwd: str,
     roots: Iterable[str],
     home: str | None = None,
+    resolve: bool = True,
 ) -> str | None:
     """The protected folder a Write, Edit or NotebookEdit writes into (``<root>/.git``,
-    ``~/.claude``), on the path as given or its real path; None for any other call."""
+    ``~/.claude``), on the path as given or (``resolve``) its real path; None for any other
+    call."""
     path = tool_input.get(WRITERS.get(tool_name, ""))
     if not isinstance(path, str):
         return None
     home = home or posixpath.expanduser("~")
-    found = _part(path, cwd, home, roots, PROTECTED)
-    return found or _part(path, cwd, home, (home,), (".claude",))
+    found = _part(path, cwd, home, roots, PROTECTED, resolve)
+    return found or _part(path, cwd, home, (home,), (".claude",), resolve)
 
 
 def _part(
-    path: str, cwd: str, home: str | None, roots: Iterable[str], names: Iterable[str]
+    path: str,
+    cwd: str,
+    home: str | None,
+    roots: Iterable[str],
+    names: Iterable[str],
+    resolve: bool = True,
 ) -> str | None:
     try:
-        return protected_part(absolute(path, cwd, home), roots, names=names)
+        return protected_part(absolute(path, cwd, home), roots, names=names, resolve=resolve)
     except ValueError:  # a NUL byte: no such file, and the tool refuses the path itself
         return None
 

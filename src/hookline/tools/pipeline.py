@@ -24,7 +24,6 @@ from hookline.events import (
     PreToolUse,
     Scope,
     ToolBlocked,
-    ToolEvent,
 )
 from hookline.hooks.engine import Dispatch, HookEngine, HookRun
 from hookline.tools.approvals import Approval
@@ -145,7 +144,7 @@ class ToolPipeline:
             return Checked(call, None, call.input, settled=_failed(call, call.input, str(exc)))
         if refused := self.permit.refused_path(call, prepared, ctx):  # before any hook
             return Checked(call, tool, prepared, settled=await self._blocked(call, refused, scope))
-        pre = await self._fire(
+        pre = await self.engine.fire(
             scope, PreToolUse, tool_name=tool.name, tool_input=prepared, tool_use_id=call.id
         )
         gate = NO_DECISION if pre is None else pre.decision
@@ -186,7 +185,7 @@ class ToolPipeline:
         """A call that will not run now: ToolBlocked fires; the model reads why."""
         reason = outcome.reason or f"{call.name} was refused"
         refusal: Refusal = "defer" if outcome.permission == "defer" else "deny"
-        await self._fire(
+        await self.engine.fire(
             scope,
             ToolBlocked,
             tool_name=call.name,
@@ -227,7 +226,7 @@ class ToolPipeline:
             took, scope = perf_counter() - start, _where_now(scope, ctx)
             return await self._succeeded(tool, call, tool_input, output, scope, took, grant)
         took, scope = perf_counter() - start, _where_now(scope, ctx)
-        post = await self._fire(
+        post = await self.engine.fire(
             scope,
             PostToolUseFailure,
             tool_name=tool.name,
@@ -248,7 +247,7 @@ class ToolPipeline:
         took: float,
         grant: dict[str, Any],
     ) -> ToolResult:
-        post = await self._fire(
+        post = await self.engine.fire(
             scope,
             PostToolUse,
             tool_name=tool.name,
@@ -269,13 +268,6 @@ class ToolPipeline:
             **grant,
         )
         return _after(result, post, tool.name)
-
-    async def _fire(self, scope: Scope, cls: type[ToolEvent], **fields: Any) -> Dispatch | None:
-        """Dispatch a ``cls`` event; None, without building it, when no hook or event monitor
-        listens (building a validated, frozen event is most of what an unheard one costs)."""
-        if not self.engine.listens(cls.name):
-            return None
-        return await self.engine.dispatch(scope.event(cls, **fields))
 
 
 def _where_now(scope: Scope, ctx: ToolContext) -> Scope:

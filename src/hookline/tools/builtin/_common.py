@@ -112,7 +112,7 @@ def resolve(path: str, ctx: ToolContext, tool: str) -> tuple[str, Path]:
     the moment of use (``PathCheck``), and the body then opens that real path, not the link."""
     shown = ctx.workspace.absolute(path, ctx.cwd)
     real = ctx.workspace.check(shown)
-    if ctx.path_check is not None and (why := ctx.path_check.refusal(tool, str(real))):
+    if ctx.path_check is not None and (why := ctx.path_check.refusal(tool, str(real), shown)):
         raise ToolError(f"{shown} leads to {real} now: {why}")
     return shown, real
 
