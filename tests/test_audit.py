@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import math
 import os
 import random
 import re
@@ -20,6 +21,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 
@@ -36,9 +38,11 @@ from hookline.audit import (
     verify_jsonl,
     verify_rows,
 )
-from hookline.audit.chain import Mark, compare, marks_jsonl, missing_head
+from hookline.audit.chain import Mark, compare, marks_jsonl, missing_head, stored_mark
+from hookline.audit.writer import COPY_DELAY, catch_up
 from hookline.errors import ConfigError
 from hookline.storage import AuditEntry, AuditRow, SqliteStore
+from hookline.storage.base import chained
 from hookline.tools.approvals import Approval, ApprovalRequest
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
@@ -77,6 +81,13 @@ class FakeStore:
             and (after_seq is None or r.seq > after_seq)
         ]  # fmt: skip
         return rows[:limit] if limit is not None else rows
+
+    def copy_audit(self, rows: Sequence[AuditRow], texts: Any = None) -> bool:
+        last = self.rows[-1] if self.rows else None
+        if not chained((last.seq, last.hash) if last else None, rows):
+            return False
+        self.rows += rows
+        return True
 
     def last_audit(self) -> AuditRow | None:
         return self.rows[-1] if self.rows else None
@@ -322,7 +333,7 @@ def test_approvals_record_who_answered_and_the_edited_input(store, jsonl):
     with AuditLog(store, jsonl_path=jsonl) as log:
         log.record_approval(request, Approval.edit({"command": "rm -rf build/tmp"},
                                                    approver="terminal"))  # fmt: skip
-        assert len(store.audit_rows()) == 1  # an approval is written at once
+        assert len(records(jsonl)) == 1  # an approval is written at once (to the file)
     (row,) = store.audit_rows()
     assert (row.kind, row.session_id, row.tool_use_id, row.tool, row.decision) == (
         "approval", "s1", "t9", "Bash", "allow")  # fmt: skip
@@ -396,7 +407,7 @@ def test_records_are_written_when_a_call_ends_or_an_event_is_done(store, jsonl, 
     agent.watch(after_mine)
 
     asyncio.run(agent.start())
-    assert [r.event for r in store.audit_rows()] == ["SessionStart"]  # no flush() was needed
+    assert [r["event"] for r in records(jsonl)] == ["SessionStart"]  # no flush() was needed
     agent.run_sync("go")
     assert seen == [("t1", 3)]  # SessionStart, the start (and PreToolUse's run), the call
     log.close()
@@ -628,23 +639,120 @@ def test_verify_rows_finds_an_edited_or_deleted_store_row(store, jsonl, sql, kin
     )
 
 
-def test_a_failed_store_write_raises_and_keeps_the_records(jsonl):
+def test_a_failed_copy_to_the_store_raises_and_keeps_the_records_for_the_next(jsonl):
     class Down(FakeStore):
         down = True
 
-        def append_audit(self, entries: Any, chain: Any) -> list[AuditRow]:
+        def copy_audit(self, rows: Any, texts: Any = None) -> bool:
             if self.down:
                 raise sqlite3.OperationalError("disk I/O error")
-            return super().append_audit(entries, chain)
+            return super().copy_audit(rows, texts)
 
     store = Down()
     log = AuditLog(store, jsonl_path=jsonl)
     log.add(AuditEntry(kind="hook", data={"n": 1}))
     with pytest.raises(AuditError, match="disk I/O error"):
-        log.flush()
+        log.flush(copy=True)
+    assert len(records(jsonl)) == 1 and store.rows == []  # acknowledged: in the file
     store.down = False
-    assert log.flush() is not None
-    assert len(store.rows) == 1 and len(records(jsonl)) == 1
+    assert log.flush(copy=True) is not None
+    assert [r.data for r in store.rows] == [{"n": 1}] and len(records(jsonl)) == 1
+
+
+def test_a_failed_file_write_raises_and_keeps_the_records(store, jsonl):
+    log = AuditLog(store, jsonl_path=jsonl)
+    full = OSError(28, "No space left on device")
+    with patch.object(log.file, "append", side_effect=full):
+        log.add(AuditEntry(kind="hook", data={"n": 1}))
+        with pytest.raises(AuditError, match="No space left"):
+            log.flush(copy=True)
+    assert (records(jsonl) if jsonl.exists() else []) == [] and store.audit_rows() == []
+    log.close()  # the record waited, and is written now
+    assert [r["data"] for r in records(jsonl)] == [{"n": 1}]
+    assert [r.data for r in store.audit_rows()] == [{"n": 1}]
+
+
+# -- the store, copied from the file in groups ---------------------------------------------------
+
+
+def same_copies(store: Any, jsonl: Path) -> bool:
+    return compare(marks_jsonl(jsonl), store_marks(store)) is None
+
+
+def test_the_store_gets_the_files_records_in_groups_with_the_same_seq_and_hash(store, jsonl):
+    log = filled(store, jsonl, 3)  # each flush written to the file: acknowledged
+    assert [r["data"]["n"] for r in records(jsonl)] == [0, 1, 2] and store.audit_rows() == []
+    for n in range(3, 256):
+        log.add(AuditEntry(kind="hook", data={"n": n}))
+        log.flush()
+    assert len(store.audit_rows()) == 256 and same_copies(store, jsonl)  # a group's worth
+    assert stored_mark(jsonl) == store_marks(store)[-1]  # noted beside the file
+    log.close()
+
+
+def test_a_copy_is_due_a_second_after_the_oldest_record_waiting(store, jsonl, monkeypatch):
+    log = filled(store, jsonl, 1)
+    assert store.audit_rows() == []
+    clock = time.monotonic() + COPY_DELAY
+    monkeypatch.setattr("hookline.audit.writer.monotonic", lambda: clock)
+    log.add(AuditEntry(kind="hook", data={"n": 1}))
+    log.flush()
+    assert [r.data["n"] for r in store.audit_rows()] == [0, 1] and same_copies(store, jsonl)
+    log.close()
+
+
+def test_the_next_writer_copies_what_a_killed_one_left_in_the_file(store, jsonl):
+    dead = filled(store, jsonl, 3)
+    dead._uncopied.clear()  # killed before its copy: the records are in the file only
+    heir = AuditLog(store, jsonl_path=jsonl)
+    heir.add(AuditEntry(kind="hook", data={"n": 3}))
+    heir.close()
+    assert [r.data["n"] for r in store.audit_rows()] == [0, 1, 2, 3]
+    assert same_copies(store, jsonl) and verify_rows(store.audit_rows()) is None
+
+
+def test_writers_sharing_a_file_copy_each_others_records_in_the_files_order(store, jsonl):
+    one, two = AuditLog(store, jsonl_path=jsonl), AuditLog(store, jsonl_path=jsonl)
+    for n in range(6):
+        writer = (one, two)[n % 2]
+        writer.add(AuditEntry(kind="hook", data={"n": n}))
+        writer.flush()
+    two.close()  # copies one's records too: they come first in the file
+    assert [r.data["n"] for r in store.audit_rows()] == list(range(6))
+    one.close()  # its own were copied already: nothing twice
+    assert [r.data["n"] for r in store.audit_rows()] == list(range(6))
+    assert same_copies(store, jsonl)
+
+
+def test_a_record_edited_in_the_file_before_its_copy_is_not_copied(store, jsonl):
+    dead = filled(store, jsonl, 3)
+    dead._uncopied.clear()
+    rewrite(jsonl, lambda ls: [ls[0], ls[1].replace('"n":1', '"n":7'), ls[2]])
+    heir = AuditLog(store, jsonl_path=jsonl)
+    heir.add(AuditEntry(kind="hook", data={"n": 3}))
+    with pytest.raises(AuditError, match="the record after seq 1 was edited"):
+        heir.flush(copy=True)
+    assert store.audit_rows() == []  # nothing edited reached the store
+    with pytest.raises(AuditError):
+        catch_up(jsonl, store)
+
+
+def test_a_store_that_follows_other_files_keeps_its_own_chain(store, jsonl, tmp_path):
+    elsewhere = filled(store, tmp_path / "other.jsonl", 2)  # another project's file
+    elsewhere.close()
+    log = filled(store, jsonl, 2)
+    log.close()
+    rows = store.audit_rows()
+    assert [r.data["n"] for r in rows] == [0, 1, 0, 1] and verify_rows(rows) is None
+    assert [r["seq"] for r in records(jsonl)] == [1, 2]  # the file's chain is its own
+
+
+def test_a_record_the_store_would_refuse_is_refused_before_the_file(store, jsonl):
+    log = AuditLog(store, jsonl_path=jsonl)
+    log.add(AuditEntry(kind="hook", data={"x": math.nan}))
+    with pytest.raises(AuditError, match=r"not JSON compliant"):
+        log.flush()
+    assert not jsonl.exists() or records(jsonl) == []  # else no copy could ever take it
 
 
 # -- several processes, and SIGKILL ------------------------------------------------------------
@@ -687,7 +795,7 @@ class Printing(AuditLog):
     def flush(self):
         done = super().flush()
         if done is not None and done.records:  # one write: a line is whole, or not there
-            sys.stdout.write(f"{done.store_seq} {done.file_seq}\\n")
+            sys.stdout.write(f"{done.file_seq}\\n")
             sys.stdout.flush()
         return done
 
@@ -733,7 +841,7 @@ def test_processes_sharing_the_file_and_the_store_keep_both_chains(tmp_path):
 def test_sigkill_at_any_moment_loses_no_acknowledged_record(tmp_path):
     seed = random.randrange(1 << 30)
     rng = random.Random(seed)
-    acknowledged: list[tuple[int, int]] = []
+    acknowledged: list[int] = []
     for round in range(6):
         proc = child(tmp_path, AGENT, str(tmp_path), f"r{round}")
         assert proc.stdout is not None
@@ -742,38 +850,41 @@ def test_sigkill_at_any_moment_loses_no_acknowledged_record(tmp_path):
         proc.kill()
         rest, _ = proc.communicate()
         for line in (first + rest).decode().splitlines():
-            if whole := re.fullmatch(r"(\d+) (\d+)", line):  # a line cut by the kill is no ack
-                acknowledged.append((int(whole[1]), int(whole[2])))
+            if line.isdigit():  # a line cut by the kill is no ack: it has no newline
+                acknowledged.append(int(line))
     state = tmp_path / ".hookline" / "state"
     store = SqliteStore(state / "hookline.db")
+    catch_up(state / "audit.jsonl", store)  # what the last one killed did not copy yet
     rows = {r.seq: r for r in store.audit_rows()}
     store.close()
     assert verify_rows(rows.values()) is None, seed
     problem = verify_jsonl(state / "audit.jsonl")
     assert problem is None or not problem.tampered, (seed, problem)
-    lines = {}
+    lines, hashes = {}, {}
     for text in (state / "audit.jsonl").read_bytes().split(b"\n")[:-1]:  # complete lines
         record = json.loads(text)
-        lines[record["seq"]] = canonical(record)
+        lines[record["seq"]], hashes[record["seq"]] = canonical(record), record["hash"]
     assert len(acknowledged) > 20, seed
-    for store_seq, file_seq in acknowledged:
-        assert canonical(rows[store_seq]) == lines[file_seq], (seed, store_seq, file_seq)
+    for seq in acknowledged:  # in the file, and in the store at the same place
+        assert canonical(rows[seq]) == lines[seq] and rows[seq].hash == hashes[seq], (seed, seq)
     assert b"abcdefghijklmnop" not in (state / "audit.jsonl").read_bytes()
 
 
 def test_group_commit_lets_records_wait_until_the_delay_or_close(tmp_path):
-    store = SqliteStore(tmp_path / "hookline.db")
-    log = AuditLog(store, jsonl_path=tmp_path / "audit.jsonl", max_delay=3600)
+    store, jsonl = SqliteStore(tmp_path / "hookline.db"), tmp_path / "audit.jsonl"
+    log = AuditLog(store, jsonl_path=jsonl, max_delay=3600)
     log.add(AuditEntry(kind="hook", session_id="s", data={"n": 1}))
     log.settle()  # within the delay: it waits
-    assert store.audit_rows() == []
-    log.close()  # closing writes what waits
-    assert [r.data["n"] for r in store.audit_rows()] == [1]
-    strict = AuditLog(store, jsonl_path=tmp_path / "audit.jsonl")
+    assert not jsonl.exists() and store.audit_rows() == []
+    log.close()  # closing writes what waits, and copies it to the store
+    assert [r["data"]["n"] for r in records(jsonl)] == [r.data["n"] for r in store.audit_rows()]
+    strict = AuditLog(store, jsonl_path=jsonl)
     strict.add(AuditEntry(kind="hook", session_id="s", data={"n": 2}))
-    strict.settle()  # no delay: written at once
-    assert [r.data["n"] for r in store.audit_rows()] == [1, 2]
+    strict.settle()  # no delay: written at once, to the file; the store's copy waits
+    assert [r["data"]["n"] for r in records(jsonl)] == [1, 2]
+    assert [r.data["n"] for r in store.audit_rows()] == [1]
     strict.close()
+    assert [r.data["n"] for r in store.audit_rows()] == [1, 2]
     store.close()
 
 
@@ -783,13 +894,12 @@ def test_group_commit_lets_records_wait_until_the_delay_or_close(tmp_path):
 def test_what_lets_a_call_run_is_written_before_its_body_and_the_result_follows(
     store, jsonl, tmp_path
 ):
-    seen: list[tuple[list[tuple[str, str | None]], list[tuple[str, str | None]]]] = []
+    seen: list[list[tuple[str, str | None]]] = []
 
     @hookline.tool
     def probe(n: int) -> str:
-        """Look at the audit log from inside the body."""
-        in_file = [(r["kind"], r["tool_use_id"]) for r in records(jsonl)]
-        seen.append(([(r.kind, r.tool_use_id) for r in store.audit_rows()], in_file))
+        """Look at the audit file from inside the body."""
+        seen.append([(r["kind"], r["tool_use_id"]) for r in records(jsonl)])
         return "ok"
 
     script = [call("probe", "t1", n=1), call("probe", "t2", n=2), {"text": "ok"}]
@@ -800,8 +910,9 @@ def test_what_lets_a_call_run_is_written_before_its_body_and_the_result_follows(
     agent.run_sync("go")
     first = [("tool_started", "t1")]  # with the gate's run in it
     second = [*first, ("tool", "t1"), ("tool_started", "t2")]
-    assert seen == [(first, first), (second, second)]  # the result rode with the next start
+    assert seen == [first, second]  # the result rode with the next start
     log.close()
+    assert compare(marks_jsonl(jsonl), (Mark(r.seq, r.hash) for r in store.audit_rows())) is None
     started, _ = store.audit_rows(session_id=agent.session.id, decision="allow", tool="probe")
     assert started.kind == "tool_started" and started.data["input"] == {"n": 1}
     assert started.data["reason"] == "fine"
@@ -809,13 +920,7 @@ def test_what_lets_a_call_run_is_written_before_its_body_and_the_result_follows(
     assert [r.kind for r in store.audit_rows()][-1] == "tool"
 
 
-def test_a_failed_write_ahead_stops_the_call_before_its_body(jsonl, tmp_path):
-    class Down(FakeStore):
-        def append_audit(self, entries: Any, chain: Any) -> list[AuditRow]:
-            if any(entry.kind == "tool_started" for entry in entries):
-                raise sqlite3.OperationalError("disk I/O error")
-            return super().append_audit(entries, chain)
-
+def test_a_failed_write_ahead_stops_the_call_before_its_body(store, jsonl, tmp_path):
     ran: list[str] = []
 
     @hookline.tool
@@ -825,8 +930,16 @@ def test_a_failed_write_ahead_stops_the_call_before_its_body(jsonl, tmp_path):
         return "wiped"
 
     agent = agent_for(tmp_path, [call("wipe", "t1", path="/tmp/x"), {"text": "ok"}], [wipe])
-    AuditLog(Down(), jsonl_path=jsonl).attach(agent)
-    with pytest.raises(AuditError, match="disk I/O error"):
+    log = AuditLog(store, jsonl_path=jsonl)
+    log.attach(agent)
+    real = log.file.append
+
+    def append(bodies: Any) -> Any:  # the disk fills up just as the call is to start
+        if any(b'"kind":"tool_started"' in body for body in bodies):
+            raise OSError(28, "No space left on device")
+        return real(bodies)
+
+    with patch.object(log.file, "append", append), pytest.raises(AuditError, match="No space"):
         agent.run_sync("go")
     assert ran == []
 

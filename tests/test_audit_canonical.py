@@ -108,7 +108,7 @@ def test_a_lone_surrogate_in_a_column_is_stored_as_ufffd_and_kept_in_the_data(
     entry = replace(AuditEntry(kind="hook", data={"said": made_up}), **columns)
     with AuditWriter(SqliteStore(tmp_path / "a.db"), jsonl_path=tmp_path / "a.jsonl") as log:
         log.add(entry)
-        log.flush()
+        log.flush(copy=True)
         (row,) = log.store_of().audit_rows()  # type: ignore[union-attr]
     assert getattr(row, name) == "caf\u00e9 \ufffd"
     assert row.data == {"said": made_up}

@@ -319,11 +319,11 @@ def test_a_run_killed_mid_tool_leaves_the_call_started_not_finished(tmp_path):
                map(json.loads, (state / "audit.jsonl").read_text().splitlines())]  # fmt: skip
     expected = [("t_ok", "tool_started"), ("t_ok", "tool"), ("t_cut", "tool_started")]
     assert in_file == expected
-    with sqlite3.connect(state / "hookline.db") as conn:
-        rows = conn.execute("SELECT tool_use_id, kind, data FROM hookline_audit ORDER BY seq")
-        in_store = [(use, kind) for use, kind, _ in rows]
-    assert in_store == expected
-    shown = lines(run(tmp_path))
+    assert in_store(state) == []  # written ahead to the file; the run never got to its copy
+    waiting = run(tmp_path, "verify")  # not copied yet is no difference
+    assert waiting.exit_code == 0 and "no records copied to it yet" in waiting.output
+    shown = lines(run(tmp_path))  # reading copies them first
+    assert in_store(state) == expected
     assert "bypassPermissions mode runs Bash" in shown[0]
     assert UNFINISHED not in shown[0] and shown[-1].endswith(UNFINISHED)
     (cut,) = lines(run(tmp_path, "--unfinished"))
@@ -333,6 +333,12 @@ def test_a_run_killed_mid_tool_leaves_the_call_started_not_finished(tmp_path):
     assert record["data"]["input"] == {"command": "echo $$ > marker; exec sleep 120"}
     verified = run(tmp_path, "verify")
     assert verified.exit_code == 0, verified.output
+
+
+def in_store(state: Path) -> list[tuple[str, str]]:
+    with sqlite3.connect(state / "hookline.db") as conn:
+        rows = conn.execute("SELECT tool_use_id, kind FROM hookline_audit ORDER BY seq")
+        return [(use, kind) for use, kind in rows]
 
 
 # -- a call's permission apart from its outcome -------------------------------------------------

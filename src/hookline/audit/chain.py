@@ -26,6 +26,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
@@ -36,7 +37,14 @@ from typing import Any, Literal, NamedTuple
 from hookline._support.jsontext import canonical as canonical_text
 from hookline._support.private import open_private
 from hookline.errors import RecordError
-from hookline.storage.base import ENTRY_FIELDS, LATER_FIELDS, AuditEntry, AuditRow, Chain
+from hookline.storage.base import (
+    ENTRY_FIELDS,
+    LATER_FIELDS,
+    AuditEntry,
+    AuditRow,
+    Chain,
+    follows,
+)
 
 #: The fields a chain adds to a record; everything else is hashed.
 HASH_FIELDS = frozenset({"seq", "prev_hash", "hash"})
@@ -211,6 +219,8 @@ class Mismatch:
 
     seq: int
     detail: str
+    #: The store ends before this record (the file has it and every later one).
+    behind: bool = False
 
     def __str__(self) -> str:
         return f"record {self.seq}: {self.detail}"
@@ -232,7 +242,7 @@ def compare(file: Iterable[Mark], store: Iterable[Mark]) -> Mismatch | None:
     a, b = next(files, _END), next(stores, _END)
     while a is not _END or b is not _END:
         if a.seq < b.seq:
-            return Mismatch(a.seq, "in the file, missing from the store")
+            return Mismatch(a.seq, "in the file, missing from the store", behind=b is _END)
         if b.seq < a.seq:
             return Mismatch(b.seq, "in the store, missing from the file")
         if a.hash != b.hash:
@@ -285,21 +295,18 @@ class ChainedFile:
         finally:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
 
-    def append(self, bodies: Sequence[bytes], known: Sequence[AuditRow] = ()) -> int:
-        """Chain and append canonical records, under ``locked()``; the last line's seq.
-
-        ``known``: the store's rows for the same records; when the file's chain ends where the
-        store's did (one writer, or writers sharing both), their hashes are the file's too."""
+    def append(self, bodies: Sequence[bytes]) -> list[Link]:
+        """Chain and append canonical records, under ``locked()``; where each one went."""
         size = self._end()
         seq, prev = self._last
-        same = len(known) == len(bodies) and bool(known) and known[0].prev_hash == prev
-        lines = []
-        for n, body in enumerate(bodies):
+        lines, links = [], []
+        for body in bodies:
             seq += 1
-            this = known[n].hash if same else hashed(prev, body)
+            this = hashed(prev, body)
             after = f'"{prev}"' if prev else "null"
             head = f'{{"seq":{seq},"prev_hash":{after},"hash":"{this}",'
             lines.append(head.encode() + _one_line(body[1:]) + b"\n")
+            links.append(Link(seq, this, prev))
             prev = this
         data = b"".join(lines)
         try:
@@ -311,7 +318,51 @@ class ChainedFile:
                 os.ftruncate(self._fd, size)  # no half record left behind
             raise
         self._size, self._last = size + len(data), (seq, prev)
-        return seq
+        return links
+
+    def rows_after(self, mark: Mark | None) -> list[AuditRow] | None:
+        """Under ``locked()``: the records after ``mark`` (all of them for None), each checked
+        against its hash and its link; None when ``mark`` is not in the file. AuditError when
+        a record in that stretch was edited."""
+        found: list[bytes] = []
+        end = self._seen if self._seen == self._size else _tail(self._fd, self._seen)[0]
+        for line in _lines_back(self._fd, end):  # a partial last line stays, for verify to see
+            place = _HEAD.match(line)
+            if mark is not None and place is not None and int(place[1]) <= mark.seq:
+                record = _record(line)
+                if record is None or (record["seq"], record["hash"]) != tuple(mark):
+                    return None
+                break
+            found.append(line)
+        else:
+            if mark is not None:
+                return None
+        return self._checked(reversed(found), mark)
+
+    def _checked(self, lines: Iterable[bytes], mark: Mark | None) -> list[AuditRow]:
+        rows: list[AuditRow] = []
+        last = (mark.seq, mark.hash) if mark is not None else None
+        for line in lines:
+            record = _record(line) or {}
+            row = _row(record)
+            if row is None or not follows(last, row) or row.hash != link(row.prev_hash, record):
+                raise AuditError(
+                    f"{self.path}: the record after seq {last[0] if last else 0} was edited or "
+                    "moved (run `hookline audit verify`)"
+                )
+            rows.append(row)
+            last = (row.seq, row.hash)
+        return rows
+
+    def stored(self, mark: Mark) -> None:
+        """Under ``locked()``: note that the store holds every record through ``mark`` (in
+        ``<name>.stored`` beside the file), so a record cut from the store alone after its copy
+        is told apart from one not copied yet (``stored_mark``)."""
+        fd = open_private(stored_path(self.path), os.O_WRONLY)
+        try:
+            os.pwrite(fd, f"{mark.seq:>20} {mark.hash}\n".encode(), 0)  # one size: no old tail
+        finally:
+            os.close(fd)
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -338,6 +389,62 @@ class ChainedFile:
             )
         self._size, self._last = end, (record["seq"], record["hash"])
         return end
+
+
+def stored_path(path: Path) -> Path:
+    """Where the file's writers note how far the store has it."""
+    return path.with_suffix(".stored")
+
+
+def stored_mark(path: str | os.PathLike[str]) -> Mark | None:
+    """The newest record the writers copied to the store (``ChainedFile.stored``), or None."""
+    try:
+        with open(path, "rb") as file:
+            fcntl.flock(file, fcntl.LOCK_SH)  # no writer is half way through noting it
+            text = stored_path(Path(path)).read_text()
+    except FileNotFoundError:
+        return None
+    seq, _, hash = text.strip().partition(" ")
+    return Mark(int(seq), hash) if seq.isdigit() else None
+
+
+class Link(NamedTuple):
+    """Where an appended record went in a chain."""
+
+    seq: int
+    hash: str
+    prev_hash: str | None
+
+
+_HEAD = re.compile(rb'\{"seq":(\d+),')
+
+
+def _row(record: Mapping[str, Any]) -> AuditRow | None:
+    """The row a file's record holds, or None if a field is missing."""
+    try:
+        return AuditRow(
+            record["seq"], record["hash"], record["prev_hash"], record["time"],
+            record["session_id"], record["tool_use_id"], record["event"], record["kind"],
+            record["tool"], record["decision"], record["data"], record.get("permission"),
+        )  # fmt: skip
+    except KeyError:
+        return None
+
+
+def _lines_back(fd: int, size: int) -> Iterator[bytes]:
+    """The file's complete lines, from the last (which ends at ``size``) back to the first."""
+    rest, pos = b"", size
+    while pos > 0:
+        step = min(1 << 16, pos)
+        pos -= step
+        chunk = os.pread(fd, step, pos) + rest
+        lines = chunk.split(b"\n")
+        rest = lines[0]
+        for line in reversed(lines[1:]):
+            if line:
+                yield line
+    if rest:
+        yield rest
 
 
 #: Line breaks to ``str.splitlines`` that JSON leaves raw, as UTF-8, and their JSON escapes.

@@ -1,4 +1,4 @@
-"""The audit log: every hook run, tool call, approval and resume, redacted, chained, written twice.
+"""The audit log: every hook run, tool call, approval and resume, redacted, chained, kept twice.
 
     Agent(model, audit=True)                      # plugged in first, on the agent's store
     audit = attach_audit(agent)                   # or AuditLog(store, jsonl_path=...).attach(agent)
@@ -17,9 +17,10 @@ are those of a call cut off before either record (written when the run ends or t
 closes). Two records per call instead of one per hook run: a call with five hooks cost half as
 much to record this way (bench/README.md).
 
-Written ahead: just before a tool body runs, everything queued is written (an approval, and the
-``tool_started`` record saying what let it run, with the input it runs with and the hook runs
-that decided it), and the body starts only once that write has returned. A failed write raises
+Written ahead: just before a tool body runs, everything queued is written to the file (an
+approval, and the ``tool_started`` record saying what let it run, with the input it runs with
+and the hook runs that decided it), and the body starts only once that write has returned; the
+store gets its copy in groups (``hookline.audit.writer``). A failed write raises
 ``AuditError`` into the run, which stops before the body: nothing runs unrecorded. The result
 follows: written when the call ends, or with group commit (``max_delay``) when the delay is up
 or at the next tool start, whichever comes first. A process killed in between leaves the call
@@ -102,7 +103,7 @@ class AuditLog(AuditWriter, Observer):
 
         def detach() -> None:
             handle.remove()
-            self.flush()
+            self.flush(copy=True)
 
         return detach
 
@@ -221,11 +222,11 @@ class AuditLog(AuditWriter, Observer):
             self.settle()
 
     def checkpoint(self, session: Session, turn: Turn) -> None:
-        self.flush()  # what led here is on record before the state is saved
+        self.flush(copy=True)  # what led here is on record before the state is saved
 
     def paused(self, session: Session, turn: Turn) -> None:
         self._strays(session)
-        self.flush()
+        self.flush(copy=True)
 
     def resumed(self, session: Session, claimed: Claimed, by: Resumer) -> None:
         """One record per waiting call: who resumed, the answer, the edit as a diff."""
@@ -242,7 +243,7 @@ class AuditLog(AuditWriter, Observer):
 
     def run_ended(self, session: Session, turn: Turn, result: RunResult) -> None:
         self._strays(session)
-        self.flush()
+        self.flush(copy=True)
 
     def closed(self, session: Session) -> None:
         self._strays(session)

@@ -1,11 +1,17 @@
-"""Writing audit records: queued, then written in one go to a store and a JSONL file.
+"""Writing audit records: queued, appended to a JSONL file, then copied to a store in groups.
 
-One flush is one store transaction and one ``write(2)`` to the file, under the file's lock, so
-several processes can share both; each copy keeps its own hash chain (``hookline.audit.chain``).
-Group commit (``max_delay``) lets records wait a little, so one write serves many calls; a
-record is acknowledged once the flush that wrote it has returned. A failed write raises
-``AuditError`` and keeps the records for the next flush (those already in the store go to the
-file only).
+The file is written ahead: one flush is one ``write(2)`` of whole lines under the file's lock,
+and a record is acknowledged once it is there (in the operating system's page cache, which a
+killed process does not lose: the guarantee SQLite's WAL mode gives a commit). The store gets
+the same rows (same seq, same hash) in groups: when 256 records wait or a second has passed
+since the oldest, and whenever the log is told to (a run that ends or pauses, a checkpoint,
+closing). A copy takes every record of the file after the store's newest one, checked link by
+link, so the records of other processes sharing the file, or those a killed process left, go
+to the store in the file's order. A store that does not follow the file (one shared by writers
+of other files) is appended to on its own chain instead. Without a file, each flush is one
+store transaction; without a store, the file is all. A failed write raises ``AuditError``:
+records the file did not take wait for the next flush; those it took wait for the next copy.
+Group commit (``max_delay``) lets records wait a little before the file too.
 """
 
 from __future__ import annotations
@@ -13,27 +19,37 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable
-from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 from time import monotonic
 from typing import TYPE_CHECKING, Any, NamedTuple, Self
 
-from hookline.audit.chain import AuditError, ChainedFile, canonical, store_chain
+from hookline.audit.chain import (
+    AuditError,
+    ChainedFile,
+    Link,
+    Mark,
+    canonical,
+    link,
+    store_chain,
+)
 from hookline.audit.redact import Redactor
 from hookline.errors import ConfigError, HooklineError
-from hookline.storage.base import AuditEntry, AuditRow
+from hookline.storage.base import AuditEntry, AuditRow, dump_json, follows
 
 if TYPE_CHECKING:
     from hookline.storage.base import Store
 
 JSONL_NAME = "audit.jsonl"
-#: Group commit writes at the latest when this many records wait.
+#: Group commit writes at the latest when this many records wait; so does a copy to the store.
 _GROUP_LIMIT = 256
+#: A copy to the store is due once its oldest record has waited this many seconds.
+COPY_DELAY = 1.0
 
 
 class Flushed(NamedTuple):
-    """What one flush wrote: how many records, and the last seq in the store and the file."""
+    """What one flush wrote: how many records, and the last seq in the store and the file
+    (None for a copy that did not write there this time)."""
 
     records: int
     store_seq: int | None
@@ -41,7 +57,7 @@ class Flushed(NamedTuple):
 
 
 class AuditWriter:
-    """Writes audit records to a store and a JSONL file, each with its own hash chain."""
+    """Writes audit records to a JSONL file and copies them to a store."""
 
     def __init__(
         self,
@@ -63,11 +79,13 @@ class AuditWriter:
         self.redactor = redactor if redactor is not None else Redactor()
         self.user, self.tenant = user, tenant
         self._pending: list[AuditEntry] = []
-        self._unfiled: list[bytes] = []  # in the store, not yet in the file (a write failed)
+        self._uncopied: list[tuple[AuditRow, str]] = []  # in the file, not yet in the store
+        self._copy_since = 0.0
+        self._apart: Store | None = None  # a store that follows other files than this one
         self._lock = threading.RLock()
         self._owns_store = False
         #: Group commit: records may wait up to this many seconds (or 256 records) before they
-        #: are written, so one transaction serves many calls. 0: written at the end of each call.
+        #: are written, so one write serves many calls. 0: written at the end of each call.
         #: A record is acknowledged once written: a crash loses at most this window.
         self.max_delay = max_delay
         self._oldest = 0.0
@@ -100,40 +118,84 @@ class AuditWriter:
         if waited >= self.max_delay or len(self._pending) >= _GROUP_LIMIT:
             self.flush()
 
-    def flush(self) -> Flushed | None:
-        """Write the queued records: one store transaction, one append to the file."""
+    def flush(self, *, copy: bool = False) -> Flushed | None:
+        """Write the queued records: one append to the file (or, without one, one store
+        transaction); copy them to the store when a copy is due, or ``copy`` asks for one."""
         with self._lock:
             entries, self._pending = self._pending, []
-            if not entries and not self._unfiled:
+            if not entries and not (copy and self._uncopied):
                 return None
-            bodies = [canonical(entry) for entry in entries]
-            rows: list[AuditRow] = []
-            stored, file_seq = False, None
             try:
-                with self.file.locked() if self.file else nullcontext():
-                    store = self.store_of() if entries else None
-                    if store is not None:
-                        rows = store.append_audit(entries, store_chain(entries, bodies))
-                        stored = True
-                    if self.file is not None:
-                        known = rows if not self._unfiled else []
-                        file_seq = self.file.append([*self._unfiled, *bodies], known)
-                        self._unfiled = []
+                if self.file is None:
+                    return self._to_store(entries)
+                return self._to_file(self.file, entries, copy)
             except Exception as exc:
-                if stored:
-                    self._unfiled += bodies
-                else:
-                    self._pending[:0] = entries
                 if isinstance(exc, HooklineError):
                     raise
                 raise AuditError(f"the audit log could not be written: {exc}") from exc
-            return Flushed(len(entries), rows[-1].seq if rows else None, file_seq)
+
+    def _to_store(self, entries: list[AuditEntry]) -> Flushed:
+        store = self.store_of()
+        if store is None:
+            return Flushed(len(entries), None, None)
+        try:
+            bodies = [canonical(entry) for entry in entries]
+            rows = store.append_audit(entries, store_chain(entries, bodies))
+        except BaseException:
+            self._pending[:0] = entries
+            raise
+        return Flushed(len(entries), rows[-1].seq if rows else None, None)
+
+    def _to_file(self, file: ChainedFile, entries: list[AuditEntry], copy: bool) -> Flushed:
+        store = self.store_of()
+        try:  # the store's text of each record's data: one it would refuse is refused here
+            texts = [dump_json(entry.data) for entry in entries] if store is not None else []
+            bodies = [canonical(entry) for entry in entries]
+            links = []
+            if entries:
+                with file.locked():
+                    links = file.append(bodies)
+        except BaseException:
+            self._pending[:0] = entries
+            raise
+        file_seq = links[-1].seq if links else None
+        if store is None:
+            return Flushed(len(entries), None, file_seq)
+        rows = list(zip(map(_row, links, entries), texts, strict=True))
+        waiting = self._uncopied[-1][0] if self._uncopied else None
+        if waiting is not None and rows and not follows((waiting.seq, waiting.hash), rows[0][0]):
+            with file.locked():  # what waits is in a file since removed or replaced
+                self._copy(file, store)
+        if not self._uncopied:
+            self._copy_since = monotonic()
+        self._uncopied += rows
+        due = len(self._uncopied) >= _GROUP_LIMIT or monotonic() - self._copy_since >= COPY_DELAY
+        if not (copy or due):
+            return Flushed(len(entries), None, file_seq)
+        with file.locked():
+            last = self._copy(file, store)
+        return Flushed(len(entries), last, file_seq)
+
+    def _copy(self, file: ChainedFile, store: Store) -> int | None:
+        """Copy what waits to the store (under the file's lock); the last seq copied."""
+        rows = [row for row, _ in self._uncopied]
+        if self._apart is store or not (
+            store.copy_audit(rows, [text for _, text in self._uncopied])
+            or copy_ahead(file, store) is not None  # others' records came first: the file's
+        ):
+            self._apart = store  # it follows other files: ours go on its own chain
+            rows = store.append_audit([row.entry for row in rows], link)
+        elif rows:
+            file.stored(Mark(rows[-1].seq, rows[-1].hash))
+        self._uncopied = []
+        return rows[-1].seq if rows else None
 
     def release(self) -> None:
-        """Flush, then let the file go (the next write reopens it); the store stays open."""
+        """Flush and copy, then let the file go (the next write reopens it); the store stays
+        open."""
         with self._lock:
             try:
-                self.flush()
+                self.flush(copy=True)
             finally:
                 if self.file is not None:
                     self.file.close()
@@ -154,6 +216,40 @@ class AuditWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def copy_ahead(file: ChainedFile, store: Store) -> int | None:
+    """Under the file's lock: copy to the store every record of the file after the store's
+    newest (checked link by link); how many, or None when the store's newest is not in the
+    file (the store follows another file, or the file was replaced)."""
+    last = store.last_audit()
+    head = Mark(last.seq, last.hash) if last is not None else None
+    rows = file.rows_after(head)
+    if rows is None or not store.copy_audit(rows):
+        return None
+    head = Mark(rows[-1].seq, rows[-1].hash) if rows else head
+    if head is not None:
+        file.stored(head)
+    return len(rows)
+
+
+def catch_up(path: str | Path, store: Store) -> int | None:
+    """Copy to ``store`` what the audit file at ``path`` has after the store's newest record
+    (a run still writing, or one killed before its copy); how many records, or None when the
+    store follows another file. AuditError if a record in that stretch was edited."""
+    file = ChainedFile(path)
+    try:
+        with file.locked():
+            return copy_ahead(file, store)
+    finally:
+        file.close()
+
+
+def _row(at: Link, entry: AuditEntry) -> AuditRow:
+    """The row an entry became in the file's chain."""
+    return AuditRow(at.seq, at.hash, at.prev_hash, entry.time, entry.session_id,
+                    entry.tool_use_id, entry.event, entry.kind, entry.tool, entry.decision,
+                    entry.data, entry.permission)  # fmt: skip
 
 
 #: The text columns of a record, and the lone surrogates none of them can hold.

@@ -50,8 +50,16 @@ import click
 from hookline._support.display import shown
 from hookline.agent.session import STATE_DIR
 from hookline.audit import unfolded, verify_jsonl, verify_rows
-from hookline.audit.chain import Mark, compare, marks_jsonl, missing_head
+from hookline.audit.chain import (
+    AuditError,
+    Mark,
+    compare,
+    marks_jsonl,
+    missing_head,
+    stored_mark,
+)
 from hookline.audit.log import JSONL_NAME
+from hookline.audit.writer import catch_up
 from hookline.cli.columns import print_aligned
 from hookline.cli.render import echo, emit_json, say
 from hookline.errors import ConfigError
@@ -164,11 +172,16 @@ def verify(cwd: str, store_url: str | None, kept: str | None, file_only: bool) -
     if not path.is_file():
         raise ConfigError(f"no audit file at {path}", fix=_FIX)
     head = _kept_head(kept)
-    with _store(cwd, store_url, missing_ok=True) as store:
+    with _store(cwd, store_url, missing_ok=True, catching_up=False) as store:
         both = store is not None and store.last_audit() is not None
-        failed = (
-            _verify_store(store, head) if both else _file_only(store, cwd, store_url, file_only)
-        )
+        if store is not None and not both and stored_mark(path) is None:
+            echo(f"store {shown(getattr(store, 'where', ''))}: no records copied to it yet "
+                 f"({_NOT_YET})")  # fmt: skip
+            failed = False
+        else:
+            failed = (
+                _verify_store(store, head) if both else _file_only(store, cwd, store_url, file_only)
+            )
         failed |= _verify_file(path, head)
         if both:
             failed |= _compare(path, store)
@@ -192,6 +205,7 @@ def head(cwd: str, store_url: str | None, as_json: bool) -> None:
         echo(shown(mark))
 
 
+_NOT_YET = "a run still writing, or one killed: `hookline audit` copies them"
 _FIX = "run an agent with the audit log on first, or point --cwd/--store at where it wrote"
 
 
@@ -200,9 +214,12 @@ def _state(cwd: str) -> Path:
 
 
 @contextmanager
-def _store(cwd: str, url: str | None, *, missing_ok: bool = False) -> Iterator[Any]:
-    """The store to read; an error (or None, if ``missing_ok``) instead of a new empty
-    database where none is."""
+def _store(
+    cwd: str, url: str | None, *, missing_ok: bool = False, catching_up: bool = True
+) -> Iterator[Any]:
+    """The store to read, brought up to the file first (unless not ``catching_up``: verify
+    compares the two as they are); an error (or None, if ``missing_ok``) instead of a new
+    empty database where none is."""
     path = _store_file(cwd, url)
     if path is not None and not path.is_file():
         if missing_ok:
@@ -211,9 +228,25 @@ def _store(cwd: str, url: str | None, *, missing_ok: bool = False) -> Iterator[A
         raise ConfigError(f"no audit store at {path}", fix=_FIX)
     store = open_store(url, state_dir=_state(cwd))
     try:
+        if catching_up:
+            _catch_up(store, _state(cwd) / JSONL_NAME)
         yield store
     finally:
         store.close()
+
+
+def _catch_up(store: Store, path: Path) -> None:
+    """Bring the store up to the file first: a run copies its records in groups, so one still
+    going, or killed, may have some in the file only."""
+    if not path.is_file():
+        return
+    try:
+        copied = catch_up(path, store)
+    except AuditError as exc:
+        say("failure", f"the file's newest records were not copied to the store: {shown(exc)}")
+        return
+    if copied:
+        echo(f"{copied} records copied from the file to the store (written ahead of it)", err=True)
 
 
 def _store_file(cwd: str, url: str | None) -> Path | None:
@@ -314,10 +347,16 @@ def _report_head(where: str, marks: Iterator[Mark], head: tuple[str, int | None]
 
 
 def _compare(path: Path, store: Store) -> bool:
-    """The file against the store, record by record; True when they differ."""
+    """The file against the store, record by record; True when they differ. The file's newest
+    records not in the store yet are no difference, unless a writer noted them copied."""
     mismatch = compare(marks_jsonl(path), _marks(store))
     if mismatch is None:
         echo("file and store: the same records, seq by seq and hash by hash")
+        return False
+    copied = stored_mark(path)
+    if mismatch.behind and (copied is None or mismatch.seq > copied.seq):
+        echo(f"file and store: the same records through {mismatch.seq - 1}; the file's newer "
+             f"ones are not copied to the store yet ({_NOT_YET})")  # fmt: skip
         return False
     say("failure", f"file and store DIFFER: {shown(mismatch)}")
     return True

@@ -86,6 +86,11 @@ class Store(SessionStore, Protocol):
     def append_audit(self, entries: Sequence[AuditEntry], chain: Chain) -> list[AuditRow]:
         """Append the entries after the last row, as one transaction; return their rows."""
 
+    def copy_audit(self, rows: Sequence[AuditRow], texts: Sequence[str] | None = None) -> bool:
+        """Insert rows chained elsewhere (the audit file's) as they are, in one transaction, if
+        the first follows the newest row (or starts a chain in an empty log); else write nothing
+        and return False. ``texts``: each row's data as ``dump_json`` wrote it, if known."""
+
     def audit_rows(
         self,
         *,
@@ -136,6 +141,22 @@ def place(
                              e.kind, e.tool, e.decision, e.data, e.permission))  # fmt: skip
         prev = digest
     return rows
+
+
+def follows(last: Sequence[Any] | None, row: AuditRow) -> bool:
+    """Whether ``row`` comes right after ``last`` (a row's ``(seq, hash)``; None: no row yet)."""
+    if last is None:
+        return row.seq == 1 and row.prev_hash is None
+    return row.seq == int(last[0]) + 1 and row.prev_hash == last[1]
+
+
+def chained(last: Sequence[Any] | None, rows: Sequence[AuditRow]) -> bool:
+    """Whether ``rows`` come right after ``last``, each right after the one before."""
+    for row in rows:
+        if not follows(last, row):
+            return False
+        last = (row.seq, row.hash)
+    return True
 
 
 #: The JSON text a store keeps: NaN or a non-JSON value raises instead of being stored.

@@ -22,6 +22,7 @@ from hookline.storage.base import (
     Chain,
     audit_from_row,
     audit_params,
+    chained,
     dump_json,
     place,
     session_from_row,
@@ -219,6 +220,18 @@ class SqlStore:
             params = [audit_params(row, text) for row, text in zip(rows, data, strict=True)]
             cur.executemany(self._sql(_INSERT_AUDIT), params)
         return rows
+
+    def copy_audit(self, rows: Sequence[AuditRow], texts: Sequence[str] | None = None) -> bool:
+        if not rows:
+            return True
+        data = texts if texts is not None else [dump_json(row.data) for row in rows]
+        with self._transaction("audit") as cur:
+            cur.execute("SELECT seq, hash FROM hookline_audit ORDER BY seq DESC LIMIT 1")
+            if not chained(cur.fetchone(), rows):
+                return False
+            params = [audit_params(row, text) for row, text in zip(rows, data, strict=True)]
+            cur.executemany(self._sql(_INSERT_AUDIT), params)
+        return True
 
     def audit_rows(
         self,
