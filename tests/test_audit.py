@@ -737,6 +737,29 @@ def test_a_record_edited_in_the_file_before_its_copy_is_not_copied(store, jsonl)
         catch_up(jsonl, store)
 
 
+def test_a_long_stretch_is_copied_in_steps_each_kept_up_to_an_edited_record(
+    store, jsonl, monkeypatch
+):
+    monkeypatch.setattr("hookline.audit.chain._BATCH", 2)
+    dead = filled(store, jsonl, 7)
+    dead._uncopied.clear()  # seven records in the file only
+    rewrite(jsonl, lambda ls: [*ls[:5], ls[5].replace('"n":5', '"n":9'), ls[6]])
+    with pytest.raises(AuditError, match="the record after seq 5 was edited"):
+        catch_up(jsonl, store)
+    assert [r.data["n"] for r in store.audit_rows()] == [0, 1, 2, 3]  # two steps taken
+    assert stored_mark(jsonl) == store_marks(store)[-1]
+
+
+def test_a_link_planted_as_the_copy_note_is_not_written_through(store, jsonl, tmp_path):
+    target = tmp_path / "bashrc"
+    target.write_text("export SAFE=1\n")
+    jsonl.with_suffix(".stored").symlink_to(target)
+    log = filled(store, jsonl, 1)
+    with pytest.raises(AuditError, match="could not be written"):
+        log.flush(copy=True)
+    assert target.read_text() == "export SAFE=1\n"  # the sentinel: untouched
+
+
 def test_a_store_that_follows_other_files_keeps_its_own_chain(store, jsonl, tmp_path):
     elsewhere = filled(store, tmp_path / "other.jsonl", 2)  # another project's file
     elsewhere.close()

@@ -14,9 +14,23 @@ from typing import Any
 
 import pytest
 
-from hookline.audit.chain import canonical, canonical_json, link, verify_jsonl, verify_rows
+from hookline.audit.chain import (
+    canonical,
+    canonical_json,
+    canonical_parts,
+    link,
+    verify_jsonl,
+    verify_rows,
+)
 from hookline.audit.writer import AuditWriter
-from hookline.storage.base import ENTRY_FIELDS, LATER_FIELDS, AuditEntry, AuditRow, place
+from hookline.storage.base import (
+    ENTRY_FIELDS,
+    LATER_FIELDS,
+    AuditEntry,
+    AuditRow,
+    dump_json,
+    place,
+)
 from hookline.storage.sqlite import SqliteStore
 
 
@@ -80,6 +94,29 @@ def test_the_corpus_reaches_every_kind_of_value() -> None:
 @pytest.mark.parametrize("entry", ENTRIES)
 def test_canonical_bytes_are_those_of_the_whole_dict(entry: AuditEntry) -> None:
     assert canonical(entry) == _as_one_dict(entry)
+
+
+def _finite(value: Any) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_the_data_and_the_record_encoded_once_are_the_bytes_of_encoding_each(
+    entry: AuditEntry,
+) -> None:
+    """The writer encodes a record once for the file's hash and the store's data column."""
+    if not _finite(entry.data):
+        with pytest.raises(ValueError, match="JSON compliant"):
+            canonical_parts(entry)  # what the store would refuse, before anything is written
+        return
+    text, body = canonical_parts(entry)
+    assert body == canonical(entry) == _as_one_dict(entry)
+    assert json.loads(text) == json.loads(dump_json(entry.data))
+    assert text.encode() in body
 
 
 def test_rows_hash_as_entries_and_a_chain_of_them_verifies() -> None:

@@ -55,3 +55,8 @@ def _utf8(encode: Callable[[Any], str]) -> Callable[[Any], str]:
 #: Strict: NaN, infinities and foreign objects are refused, lone surrogates escaped (what a
 #: database column keeps, as UTF-8).
 strict: Callable[[Any], str] = _utf8(_encoder(sort_keys=False, allow_nan=False, default=_refuse))
+#: ``strict`` with sorted keys: the text of a value inside ``canonical`` JSON, as UTF-8 (a lone
+#: surrogate's escape is what ``canonical`` text encoded with ``backslashreplace`` holds).
+strict_sorted: Callable[[Any], str] = _utf8(
+    _encoder(sort_keys=True, allow_nan=False, default=_refuse)
+)

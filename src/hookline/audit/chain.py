@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from hookline._support.jsontext import canonical as canonical_text
+from hookline._support.jsontext import strict_sorted
 from hookline._support.private import open_private
 from hookline.errors import RecordError
 from hookline.storage.base import (
@@ -65,6 +66,18 @@ def canonical(entry: AuditEntry | AuditRow | Mapping[str, Any]) -> bytes:
         if (value := getattr(entry, name)) is not None:
             fields[name] = value
     return canonical_json(fields)
+
+
+def canonical_parts(entry: AuditEntry) -> tuple[str, bytes]:
+    """``entry.data`` as a store keeps it (``dump_json`` refuses what it refuses) and
+    ``canonical(entry)``, encoded once: the record's first key is ``data``, so its text is the
+    data's sorted-key text as it is."""
+    data = strict_sorted(entry.data)
+    fields = {name: getattr(entry, name) for name in ENTRY_FIELDS if name != "data"}
+    for name in LATER_FIELDS:
+        if (value := getattr(entry, name)) is not None:
+            fields[name] = value
+    return data, b'{"data":' + data.encode() + b"," + canonical_json(fields)[1:]
 
 
 def canonical_json(value: Any) -> bytes:
@@ -320,29 +333,28 @@ class ChainedFile:
         self._size, self._last = size + len(data), (seq, prev)
         return links
 
-    def rows_after(self, mark: Mark | None) -> list[AuditRow] | None:
-        """Under ``locked()``: the records after ``mark`` (all of them for None), each checked
-        against its hash and its link; None when ``mark`` is not in the file. AuditError when
-        a record in that stretch was edited."""
-        found: list[bytes] = []
+    def rows_after(self, mark: Mark | None) -> Iterator[list[AuditRow]] | None:
+        """Under ``locked()``: the records after ``mark`` (all of them for None), in batches,
+        each record checked against its hash and its link as it is read; None when ``mark``
+        is not in the file. AuditError, from the batch it would be in, for a record edited."""
         end = self._seen if self._seen == self._size else _tail(self._fd, self._seen)[0]
-        for line in _lines_back(self._fd, end):  # a partial last line stays, for verify to see
-            place = _HEAD.match(line)
-            if mark is not None and place is not None and int(place[1]) <= mark.seq:
-                record = _record(line)
-                if record is None or (record["seq"], record["hash"]) != tuple(mark):
-                    return None
-                break
-            found.append(line)
-        else:
-            if mark is not None:
-                return None
-        return self._checked(reversed(found), mark)
+        start = self._after(mark, end) if mark is not None else 0  # a partial last line stays
+        return None if start is None else self._batches(start, end, mark)
 
-    def _checked(self, lines: Iterable[bytes], mark: Mark | None) -> list[AuditRow]:
-        rows: list[AuditRow] = []
+    def _after(self, mark: Mark, end: int) -> int | None:
+        """Where the line after ``mark``'s begins, or None if ``mark`` is not in the file."""
+        for start, line in _lines_back(self._fd, end):
+            place = _HEAD.match(line)
+            if place is not None and int(place[1]) <= mark.seq:
+                record = _record(line)
+                found = record is not None and (record["seq"], record["hash"]) == tuple(mark)
+                return start + len(line) + 1 if found else None
+        return None
+
+    def _batches(self, start: int, end: int, mark: Mark | None) -> Iterator[list[AuditRow]]:
         last = (mark.seq, mark.hash) if mark is not None else None
-        for line in lines:
+        batch: list[AuditRow] = []
+        for line in _lines_from(self._fd, start, end):
             record = _record(line) or {}
             row = _row(record)
             if row is None or not follows(last, row) or row.hash != link(row.prev_hash, record):
@@ -350,15 +362,19 @@ class ChainedFile:
                     f"{self.path}: the record after seq {last[0] if last else 0} was edited or "
                     "moved (run `hookline audit verify`)"
                 )
-            rows.append(row)
+            batch.append(row)
             last = (row.seq, row.hash)
-        return rows
+            if len(batch) == _BATCH:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
 
     def stored(self, mark: Mark) -> None:
         """Under ``locked()``: note that the store holds every record through ``mark`` (in
         ``<name>.stored`` beside the file), so a record cut from the store alone after its copy
         is told apart from one not copied yet (``stored_mark``)."""
-        fd = open_private(stored_path(self.path), os.O_WRONLY)
+        fd = open_private(stored_path(self.path), os.O_WRONLY | os.O_NOFOLLOW)
         try:
             os.pwrite(fd, f"{mark.seq:>20} {mark.hash}\n".encode(), 0)  # one size: no old tail
         finally:
@@ -417,6 +433,8 @@ class Link(NamedTuple):
 
 
 _HEAD = re.compile(rb'\{"seq":(\d+),')
+#: Records copied to a store per transaction when catching up from the file.
+_BATCH = 1000
 
 
 def _row(record: Mapping[str, Any]) -> AuditRow | None:
@@ -431,18 +449,35 @@ def _row(record: Mapping[str, Any]) -> AuditRow | None:
         return None
 
 
-def _lines_back(fd: int, size: int) -> Iterator[bytes]:
-    """The file's complete lines, from the last (which ends at ``size``) back to the first."""
+def _lines_back(fd: int, size: int) -> Iterator[tuple[int, bytes]]:
+    """The file's lines with where each begins, from the last (ending at ``size``) back."""
     rest, pos = b"", size
     while pos > 0:
         step = min(1 << 16, pos)
         pos -= step
-        chunk = os.pread(fd, step, pos) + rest
-        lines = chunk.split(b"\n")
+        lines = (os.pread(fd, step, pos) + rest).split(b"\n")
+        starts, at = [], pos
+        for line in lines:
+            starts.append(at)
+            at += len(line) + 1
         rest = lines[0]
-        for line in reversed(lines[1:]):
+        for begins, line in zip(reversed(starts[1:]), reversed(lines[1:]), strict=True):
             if line:
-                yield line
+                yield begins, line
+    if rest:
+        yield 0, rest
+
+
+def _lines_from(fd: int, start: int, end: int) -> Iterator[bytes]:
+    """The file's lines between ``start`` and ``end`` (both where a line begins)."""
+    rest, pos = b"", start
+    while pos < end:
+        data = os.pread(fd, min(1 << 16, end - pos), pos)
+        if not data:
+            break
+        pos += len(data)
+        *lines, rest = (rest + data).split(b"\n")
+        yield from (line for line in lines if line)
     if rest:
         yield rest
 

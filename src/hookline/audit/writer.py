@@ -30,12 +30,13 @@ from hookline.audit.chain import (
     Link,
     Mark,
     canonical,
+    canonical_parts,
     link,
     store_chain,
 )
 from hookline.audit.redact import Redactor
 from hookline.errors import ConfigError, HooklineError
-from hookline.storage.base import AuditEntry, AuditRow, dump_json, follows
+from hookline.storage.base import AuditEntry, AuditRow, follows
 
 if TYPE_CHECKING:
     from hookline.storage.base import Store
@@ -149,8 +150,7 @@ class AuditWriter:
     def _to_file(self, file: ChainedFile, entries: list[AuditEntry], copy: bool) -> Flushed:
         store = self.store_of()
         try:  # the store's text of each record's data: one it would refuse is refused here
-            texts = [dump_json(entry.data) for entry in entries] if store is not None else []
-            bodies = [canonical(entry) for entry in entries]
+            texts, bodies = _encoded(entries, for_store=store is not None)
             links = []
             if entries:
                 with file.locked():
@@ -224,13 +224,18 @@ def copy_ahead(file: ChainedFile, store: Store) -> int | None:
     file (the store follows another file, or the file was replaced)."""
     last = store.last_audit()
     head = Mark(last.seq, last.hash) if last is not None else None
-    rows = file.rows_after(head)
-    if rows is None or not store.copy_audit(rows):
+    batches = file.rows_after(head)
+    if batches is None:
         return None
-    head = Mark(rows[-1].seq, rows[-1].hash) if rows else head
-    if head is not None:
+    copied = 0
+    for rows in batches:  # a transaction each: a long stretch goes in steps, each kept
+        if not store.copy_audit(rows):
+            return None  # a writer of another file came first
+        head, copied = Mark(rows[-1].seq, rows[-1].hash), copied + len(rows)
         file.stored(head)
-    return len(rows)
+    if head is not None and not copied:
+        file.stored(head)  # a store filled before copies were noted
+    return copied
 
 
 def catch_up(path: str | Path, store: Store) -> int | None:
@@ -243,6 +248,14 @@ def catch_up(path: str | Path, store: Store) -> int | None:
             return copy_ahead(file, store)
     finally:
         file.close()
+
+
+def _encoded(entries: list[AuditEntry], *, for_store: bool) -> tuple[list[str], list[bytes]]:
+    """Each record's data as the store keeps it (if there is a store) and its canonical form."""
+    if not for_store:
+        return [], [canonical(entry) for entry in entries]
+    parts = [canonical_parts(entry) for entry in entries]
+    return [text for text, _ in parts], [body for _, body in parts]
 
 
 def _row(at: Link, entry: AuditEntry) -> AuditRow:
