@@ -1,7 +1,8 @@
 """The audit log: what every hook, tool call and approval did, redacted and hash-chained.
 
-AuditLog      an observer of agents: what they do, as records (``log``), buffered and written
-              to a store and a JSONL file (``writer``)
+AuditLog      an observer of agents: what they do, as records (``log``), buffered, written to a
+              JSONL file and copied from it to a store in groups (``writer``; ``catch_up``
+              copies what a run left in the file only)
 Redactor      masks secrets in every string before anything is hashed or written (``redact``)
 verify_rows   the first break in the store's chain; ``verify_jsonl`` the file's (``chain``)
 compare       the file against the store, record by record; ``missing_head``: a kept head is gone
@@ -24,6 +25,7 @@ from hookline.audit.chain import (
 from hookline.audit.log import AuditLog, Flushed, attach_audit
 from hookline.audit.records import unfolded
 from hookline.audit.redact import Redactor
+from hookline.audit.writer import catch_up
 
 __all__ = [
     "AuditError",
@@ -34,6 +36,7 @@ __all__ = [
     "Redactor",
     "attach_audit",
     "canonical",
+    "catch_up",
     "compare",
     "link",
     "missing_head",

@@ -28,6 +28,13 @@ alone (file-only mode), and ``verify`` says so. ``--tenant`` keeps the records w
 that tenant (a query filter, not access control); ``verify`` and ``head`` take no tenant: the
 chain is one for the whole store, and checking it means reading every record.
 
+A run writes each record to the file first and copies the file's records to the store in
+groups, so a run still going, or one killed, may have its newest records in the file only.
+``hookline audit`` and ``head`` copy them to the store before reading it. ``verify`` compares
+the two as they are: the file's newest records missing from the store are no difference unless
+a copy already took them (it notes how far in ``audit.stored``), so a record cut from the
+store alone after its copy is still found.
+
 They read the project's state folder (``--cwd``, default the current one): the SQLite store
 ``.hookline/state/hookline.db`` (or ``--store URL``) and ``.hookline/state/audit.jsonl``. Times
 are ISO 8601 (local time unless it says otherwise) or relative to now: ``90s``, ``30m``, ``1h``,
