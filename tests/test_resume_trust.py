@@ -220,6 +220,16 @@ def test_the_key_is_private_outside_the_workspace_and_numbers_survive_jsonb(
     assert not list(project.rglob("state.key"))  # nothing of it in the workspace
 
 
+def test_every_integral_float_is_settled_wherever_it_is() -> None:
+    class Said(str):
+        pass
+
+    value = {"a": [1.0, {"b": (2.0, [1e16, 0.5])}], "c": True, "d": Said("x"), "e": None, "f": 3}
+    assert seal._settled(value) == {
+        "a": [1, {"b": [2, [10**16, 0.5]]}], "c": True, "d": "x", "e": None, "f": 3}  # fmt: skip
+    assert type(seal._settled(value)["a"][0]) is int and seal._settled(True) is True
+
+
 # -- what a resume would use -----------------------------------------------------------------
 
 

@@ -129,7 +129,15 @@ def _mac(key: bytes, value: Any) -> str:
 
 
 def _settled(value: Any) -> Any:
-    """``value`` with every integral float as the integer its JSON text denotes."""
+    """``value`` with every integral float as the integer its JSON text denotes. The exact
+    types come first: a state is mostly strings, and a run's state is walked at every save."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is dict:
+        return {k: _settled(v) for k, v in value.items()}
+    if kind is list:
+        return [_settled(v) for v in value]
     if isinstance(value, float):
         return int(Decimal(repr(value))) if value.is_integer() else value
     if isinstance(value, dict):
