@@ -659,6 +659,34 @@ def test_a_failed_copy_to_the_store_raises_and_keeps_the_records_for_the_next(js
     assert [r.data for r in store.rows] == [{"n": 1}] and len(records(jsonl)) == 1
 
 
+def test_a_store_down_never_stops_a_call_the_file_says_started(jsonl, tmp_path, monkeypatch):
+    """The copy is due at every flush here, but not at the write ahead of a body: the call the
+    file says started does run; the run stops after it, at the copy that fails."""
+    monkeypatch.setattr("hookline.audit.writer.COPY_DELAY", 0.0)
+
+    class Down(FakeStore):
+        def copy_audit(self, rows: Any, texts: Any = None) -> bool:
+            raise sqlite3.OperationalError("the server closed the connection")
+
+    ran: list[int] = []
+
+    @hookline.tool
+    def pay(n: int) -> str:
+        """Pay."""
+        ran.append(n)
+        return "paid"
+
+    agent = agent_for(tmp_path, [call("pay", "t1", n=1), call("pay", "t2", n=2)], [pay])
+    store = Down()
+    AuditLog(store, jsonl_path=jsonl).attach(agent)
+    with pytest.raises(AuditError, match="closed the connection"):
+        agent.run_sync("go")
+    assert ran == [1]  # started, so it ran; the run stopped before the next call
+    assert [(r["kind"], r["tool_use_id"]) for r in records(jsonl)] == [
+        ("tool_started", "t1"), ("tool", "t1")]  # fmt: skip
+    assert store.rows == []
+
+
 def test_a_failed_file_write_raises_and_keeps_the_records(store, jsonl):
     log = AuditLog(store, jsonl_path=jsonl)
     full = OSError(28, "No space left on device")
@@ -815,8 +843,8 @@ def work(n: int) -> str:
     return f"did {n} with sk-proj-abcdefghijklmnopqrstuvwxyz"
 
 class Printing(AuditLog):
-    def flush(self):
-        done = super().flush()
+    def flush(self, **how):
+        done = super().flush(**how)
         if done is not None and done.records:  # one write: a line is whole, or not there
             sys.stdout.write(f"{done.file_seq}\\n")
             sys.stdout.flush()

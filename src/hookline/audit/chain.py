@@ -290,6 +290,8 @@ class ChainedFile:
         self._seen = 0  # the size when the lock was taken
         self._size = -1  # the end of the last line this object wrote or read ...
         self._last: tuple[int, str | None] = (0, None)  # ... and that line's seq and hash
+        #: How many times the file was opened: a new count, a new file (or the same, let go).
+        self.opened = 0
 
     @contextmanager
     def locked(self) -> Iterator[None]:
@@ -388,6 +390,7 @@ class ChainedFile:
     def _open(self) -> None:
         self._fd = open_private(self.path, os.O_RDWR | os.O_APPEND)
         self._size = -1
+        self.opened += 1
 
     def _end(self) -> int:
         """The file's size, once a partial last line is cut off; ``_last`` describes its end."""

@@ -160,7 +160,7 @@ class AuditLog(AuditWriter, Observer):
         self.add(AuditEntry(kind="tool_started", time=time(), session_id=session.id,
                             tool_use_id=started.call.id, tool=started.call.name,
                             decision="allow", permission="allow", data=data))  # fmt: skip
-        self.flush()
+        self.flush(copy=False)  # the store's copy waits: a call on file as started starts
 
     def tool_finished(self, session: Session, result: ToolResult) -> None:
         call = self._calls.pop((session.id, result.call.id), None)

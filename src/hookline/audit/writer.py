@@ -11,6 +11,8 @@ to the store in the file's order. A store that does not follow the file (one sha
 of other files) is appended to on its own chain instead. Without a file, each flush is one
 store transaction; without a store, the file is all. A failed write raises ``AuditError``:
 records the file did not take wait for the next flush; those it took wait for the next copy.
+The write ahead of a tool body never copies: once the file says a call started, a store in
+trouble does not keep it from running; the copy after it fails instead, and stops the run.
 Group commit (``max_delay``) lets records wait a little before the file too.
 """
 
@@ -36,7 +38,7 @@ from hookline.audit.chain import (
 )
 from hookline.audit.redact import Redactor
 from hookline.errors import ConfigError, HooklineError
-from hookline.storage.base import AuditEntry, AuditRow, follows
+from hookline.storage.base import AuditEntry, AuditRow
 
 if TYPE_CHECKING:
     from hookline.storage.base import Store
@@ -83,6 +85,7 @@ class AuditWriter:
         self._uncopied: list[tuple[AuditRow, str]] = []  # in the file, not yet in the store
         self._copy_since = 0.0
         self._apart: Store | None = None  # a store that follows other files than this one
+        self._opened = 0  # which opening of the file the records waiting for a copy went to
         self._lock = threading.RLock()
         self._owns_store = False
         #: Group commit: records may wait up to this many seconds (or 256 records) before they
@@ -119,9 +122,11 @@ class AuditWriter:
         if waited >= self.max_delay or len(self._pending) >= _GROUP_LIMIT:
             self.flush()
 
-    def flush(self, *, copy: bool = False) -> Flushed | None:
+    def flush(self, *, copy: bool | None = None) -> Flushed | None:
         """Write the queued records: one append to the file (or, without one, one store
-        transaction); copy them to the store when a copy is due, or ``copy`` asks for one."""
+        transaction). ``copy``: True, copy what waits to the store now; None, when a copy is
+        due; False, not now (a write ahead of a tool body: once the file says a call started,
+        the store's trouble must not stop it)."""
         with self._lock:
             entries, self._pending = self._pending, []
             if not entries and not (copy and self._uncopied):
@@ -147,30 +152,28 @@ class AuditWriter:
             raise
         return Flushed(len(entries), rows[-1].seq if rows else None, None)
 
-    def _to_file(self, file: ChainedFile, entries: list[AuditEntry], copy: bool) -> Flushed:
+    def _to_file(self, file: ChainedFile, entries: list[AuditEntry], copy: bool | None) -> Flushed:
         store = self.store_of()
         try:  # the store's text of each record's data: one it would refuse is refused here
             texts, bodies = _encoded(entries, for_store=store is not None)
             links = []
             if entries:
                 with file.locked():
+                    if store is not None and self._uncopied and file.opened != self._opened:
+                        self._copy(file, store)  # what waits went to a file since let go
                     links = file.append(bodies)
+                    self._opened = file.opened
         except BaseException:
             self._pending[:0] = entries
             raise
         file_seq = links[-1].seq if links else None
         if store is None:
             return Flushed(len(entries), None, file_seq)
-        rows = list(zip(map(_row, links, entries), texts, strict=True))
-        waiting = self._uncopied[-1][0] if self._uncopied else None
-        if waiting is not None and rows and not follows((waiting.seq, waiting.hash), rows[0][0]):
-            with file.locked():  # what waits is in a file since removed or replaced
-                self._copy(file, store)
         if not self._uncopied:
             self._copy_since = monotonic()
-        self._uncopied += rows
+        self._uncopied += zip(map(_row, links, entries), texts, strict=True)
         due = len(self._uncopied) >= _GROUP_LIMIT or monotonic() - self._copy_since >= COPY_DELAY
-        if not (copy or due):
+        if not (copy or (due and copy is None)):
             return Flushed(len(entries), None, file_seq)
         with file.locked():
             last = self._copy(file, store)
