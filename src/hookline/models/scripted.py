@@ -24,7 +24,7 @@ DEFAULT_FINAL_TEXT = "(the script has no more turns)"
 
 
 class ScriptCall(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # built when a script is read
 
     id: str | None = None
     name: str = Field(min_length=1)
@@ -32,14 +32,14 @@ class ScriptCall(BaseModel):
 
 
 class ScriptTurn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # built when a script is read
 
     text: str = ""
     tool_calls: list[ScriptCall] = Field(default_factory=list)
 
 
 class Script(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # built when a script is read
 
     turns: list[ScriptTurn]
     final_text: str = DEFAULT_FINAL_TEXT
