@@ -146,7 +146,8 @@ class AuditLog(AuditWriter, Observer):
         call.hooks.append((time(), data))
 
     def tool_started(self, session: Session, started: ToolStarted) -> None:
-        """Write ahead: what lets the call run is on disk and in the store before its body."""
+        """Write ahead: what lets the call run is in the file before its body (the store copies
+        it later)."""
         call = self._calls.get((session.id, started.call.id))
         shown = shown_input(self.redactor, started.input)
         data = self._base(session)
