@@ -82,8 +82,10 @@ async def run_process(
         _feed(transport, stdin)
         try:
             await output.exited.wait()
-            with suppress(TimeoutError):
-                await asyncio.wait_for(output.closed.wait(), _PIPES_GRACE)
+            if not output.closed.is_set():  # most often they are: no timer to set
+                with suppress(TimeoutError):
+                    async with asyncio.timeout(_PIPES_GRACE):
+                        await output.closed.wait()
         except asyncio.CancelledError:
             await _stop_group(pgid, output, kill_grace)
             raise
