@@ -416,12 +416,13 @@ def stored_path(path: Path) -> Path:
 
 
 def stored_mark(path: str | os.PathLike[str]) -> Mark | None:
-    """The newest record the writers copied to the store (``ChainedFile.stored``), or None."""
+    """The newest record the writers copied to the store (``ChainedFile.stored``), or None
+    (also for a note that is not one: a folder, bytes that are not text)."""
     try:
         with open(path, "rb") as file:
             fcntl.flock(file, fcntl.LOCK_SH)  # no writer is half way through noting it
-            text = stored_path(Path(path)).read_text()
-    except FileNotFoundError:
+            text = stored_path(Path(path)).read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError):
         return None
     seq, _, hash = text.strip().partition(" ")
     return Mark(int(seq), hash) if seq.isdigit() else None

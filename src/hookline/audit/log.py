@@ -56,6 +56,7 @@ from hookline.audit.records import (
     input_diff,
     output_diff,
     resumed_by,
+    run_columns,
     shown_input,
 )
 from hookline.audit.redact import Redactor, clip
@@ -277,12 +278,10 @@ class AuditLog(AuditWriter, Observer):
         run: dict[str, Any],
     ) -> AuditEntry:  # fmt: skip
         """A hook run's record of its own: its event, decision and permission as columns."""
-        data = self._base(session)
-        data.update(run)
-        event, decision = data.pop("event"), data.pop("decision")
+        columns, data = run_columns(run)
         return AuditEntry(kind="hook", time=when, session_id=session.id,
-                          tool_use_id=tool_use_id, event=event, tool=tool, decision=decision,
-                          permission=data.pop("permission", None), data=data)  # fmt: skip
+                          tool_use_id=tool_use_id, tool=tool, data=self._base(session) | data,
+                          **columns)  # fmt: skip
 
     def _strays(self, session: Session) -> None:
         """Hook runs of calls that will have no further record (a run cut off, a call that

@@ -5,7 +5,7 @@ Pure functions of what was observed; ``hookline.audit.log`` redacts, queues and 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -116,6 +116,13 @@ def answer_data(answer: Approval | None) -> dict[str, Any]:
 _RUN_COLUMNS = ("event", "decision", "permission")
 
 
+def run_columns(run: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A hook run's fields as a record of its own has them: its columns (event, decision,
+    permission) and the rest, its data."""
+    columns = {name: run.get(name) for name in _RUN_COLUMNS}
+    return columns, {k: v for k, v in run.items() if k not in _RUN_COLUMNS}
+
+
 def unfolded(rows: Iterable[AuditRow]) -> Iterator[AuditRow]:
     """Every row, each tool call's record after the hook runs it carries, those as ``hook``
     rows of their own.
@@ -131,8 +138,6 @@ def unfolded(rows: Iterable[AuditRow]) -> Iterator[AuditRow]:
         if runs:
             who = {k: v for k, v in row.data.items() if k in ("user", "tenant")}
             for run in runs:
-                data = who | {k: v for k, v in run.items() if k not in _RUN_COLUMNS}
-                yield replace(row, kind="hook", event=run.get("event"),
-                              decision=run.get("decision"), permission=run.get("permission"),
-                              data=data)  # fmt: skip
+                columns, data = run_columns(run)
+                yield replace(row, kind="hook", data=who | data, **columns)
         yield row

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Self
 from hookline.audit.chain import (
     AuditError,
     ChainedFile,
-    Link,
     Mark,
     canonical,
     canonical_parts,
@@ -38,7 +37,7 @@ from hookline.audit.chain import (
 )
 from hookline.audit.redact import Redactor
 from hookline.errors import ConfigError, HooklineError
-from hookline.storage.base import AuditEntry, AuditRow
+from hookline.storage.base import AuditEntry, AuditRow, placed
 
 if TYPE_CHECKING:
     from hookline.storage.base import Store
@@ -171,7 +170,8 @@ class AuditWriter:
             return Flushed(len(entries), None, file_seq)
         if not self._uncopied:
             self._copy_since = monotonic()
-        self._uncopied += zip(map(_row, links, entries), texts, strict=True)
+        rows = (placed(entry, *at) for at, entry in zip(links, entries, strict=True))
+        self._uncopied += zip(rows, texts, strict=True)
         due = len(self._uncopied) >= _GROUP_LIMIT or monotonic() - self._copy_since >= COPY_DELAY
         if not (copy or (due and copy is None)):
             return Flushed(len(entries), None, file_seq)
@@ -259,13 +259,6 @@ def _encoded(entries: list[AuditEntry], *, for_store: bool) -> tuple[list[str], 
         return [], [canonical(entry) for entry in entries]
     parts = [canonical_parts(entry) for entry in entries]
     return [text for text, _ in parts], [body for _, body in parts]
-
-
-def _row(at: Link, entry: AuditEntry) -> AuditRow:
-    """The row an entry became in the file's chain."""
-    return AuditRow(at.seq, at.hash, at.prev_hash, entry.time, entry.session_id,
-                    entry.tool_use_id, entry.event, entry.kind, entry.tool, entry.decision,
-                    entry.data, entry.permission)  # fmt: skip
 
 
 #: The text columns of a record, and the lone surrogates none of them can hold.

@@ -185,10 +185,10 @@ class PathCheck:
         call = _call(self.policy, tool_name, {key: real_path}, False, self.cwd, None, self.cwd)
         if refused := _never(self.policy, call):
             return refused.reason
-        now = visibility.protected_write_reason(tool_name, call.tool_input, **call.where)
+        where = call.where  # both as they are: ``real_path`` has no link left to follow
+        now = visibility.protected_write_reason(tool_name, call.tool_input, **where, resolve=False)
         judged = {key: given}
-        if now and not visibility.protected_write_reason(tool_name, judged, **call.where,
-                                                         resolve=False):  # fmt: skip
+        if now and not visibility.protected_write_reason(tool_name, judged, **where, resolve=False):
             return (
                 f"{tool_name} was refused: it now writes into {now}, which is protected, only "
                 f"through a link; write to {real_path} itself, so that it is asked for"

@@ -137,10 +137,15 @@ def place(
     for e in entries:
         seq += 1
         digest = chain(prev, e)
-        rows.append(AuditRow(seq, digest, prev, e.time, e.session_id, e.tool_use_id, e.event,
-                             e.kind, e.tool, e.decision, e.data, e.permission))  # fmt: skip
+        rows.append(placed(e, seq, digest, prev))
         prev = digest
     return rows
+
+
+def placed(e: AuditEntry, seq: int, hash: str, prev_hash: str | None) -> AuditRow:
+    """The row ``e`` is at ``seq`` in a chain, after a record whose hash is ``prev_hash``."""
+    return AuditRow(seq, hash, prev_hash, e.time, e.session_id, e.tool_use_id, e.event, e.kind,
+                    e.tool, e.decision, e.data, e.permission)  # fmt: skip
 
 
 def follows(last: Sequence[Any] | None, row: AuditRow) -> bool:

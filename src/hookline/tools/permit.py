@@ -92,9 +92,11 @@ class Permit:
     @policy.setter
     def policy(self, policy: PermissionPolicy | None) -> None:
         """A new policy (a mode or rules changed mid-session): what was built from the old
-        one (the Read deny rules' filters for Grep and Glob) is built again."""
+        one (the Read deny rules' filters for Grep and Glob, the bodies' path checks) is built
+        again."""
         self._policy = policy
         self._filters.clear()
+        self._reading = None
 
     async def decide(
         self,
@@ -173,7 +175,7 @@ class Permit:
             made = ReadFilter.of(self.policy, cwd=cwd), PathCheck(self.policy, cwd)
             found = self._filters[cwd] = made
         last = self._reading  # a session's calls share one context, while the shell stays put
-        if last is None or last[0] is not ctx or last[1].read_filter is not found[0]:
+        if last is None or last[0] is not ctx:
             ready = replace(ctx, read_filter=found[0], path_check=found[1])
             last = self._reading = (ctx, ready)
         return last[1]

@@ -104,7 +104,7 @@ class Glob(BlockingTool[GlobInput]):
 
     def work(self, args: GlobInput, ctx: ToolContext, stop: Stop) -> Any:
         started = time.monotonic()
-        root = search_root(args.path, ctx, "Glob", want_dir=True)
+        root = search_root(args.path, ctx, self.name, want_dir=True)
         match, skipped = glob_matcher(args.pattern), Skipped()
         walk = walk_files(root, ctx, skipped, wanted=lambda path, rel: match(rel), stop=stop)
         found = newest_first([path for path, _ in walk], Path)
@@ -154,7 +154,7 @@ class Grep(BuiltinTool[GrepInput]):
     async def execute(self, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
         """The walk and the ordering in a thread, the regex work in a process: all can stop."""
         args, skipped, stop = self.parse(tool_input), Skipped(), Stop()
-        root, files = await in_thread(_to_search, args, ctx, skipped, stop, stop=stop)
+        root, files = await in_thread(_to_search, self.name, args, ctx, skipped, stop, stop=stop)
         found = await _in_worker(_job(args, files), cwd=_folder(root)) if files else []
         hits = await in_thread(_newest_hits, files, found, stop=stop)
         output = {
@@ -211,10 +211,10 @@ _BY_MODE: dict[str, Callable[[list[_Hit], GrepInput], dict[str, Any]]] = {
 
 
 def _to_search(
-    args: GrepInput, ctx: ToolContext, skipped: Skipped, stop: Stop
+    tool: str, args: GrepInput, ctx: ToolContext, skipped: Skipped, stop: Stop
 ) -> tuple[Path, list[Path]]:
     """The file or folder to search, and the files in it to hand to the worker process."""
-    root = search_root(args.path, ctx, "Grep", want_dir=False)
+    root = search_root(args.path, ctx, tool, want_dir=False)
     keep = glob_matcher(args.glob) if args.glob else None
     wanted = (lambda path, rel: keep(path.name) or keep(rel)) if keep else (lambda p, r: True)
     return root, [path for path, _ in walk_files(root, ctx, skipped, wanted=wanted, stop=stop)]
