@@ -806,6 +806,91 @@ def test_a_record_the_store_would_refuse_is_refused_before_the_file(store, jsonl
     assert not jsonl.exists() or records(jsonl) == []  # else no copy could ever take it
 
 
+# -- attacks on the file written first, and on its copy ----------------------------------------
+
+
+def test_a_link_planted_as_the_audit_file_is_not_written_through(store, jsonl, tmp_path):
+    """A link in the file's place would have the writer append to the file it names, and cut
+    that file's last line (it looks like a line a crash left half written)."""
+    target = tmp_path / "notes.txt"
+    target.write_text("keep this\nand this last line")  # no newline at the end
+    jsonl.symlink_to(target)
+    log = AuditLog(store, jsonl_path=jsonl)
+    log.add(AuditEntry(kind="hook", data={"n": 1}))
+    with pytest.raises(AuditError, match="is a symbolic link"):
+        log.flush()
+    with pytest.raises(AuditError, match="is a symbolic link"):
+        catch_up(jsonl, store)  # what `hookline audit` runs first
+    assert target.read_text() == "keep this\nand this last line"  # the sentinel: untouched
+    assert store.audit_rows() == []
+
+
+def test_an_edited_last_line_is_refused_before_anything_is_cut(store, jsonl):
+    filled(store, jsonl, 2).close()
+    edited = records_text(jsonl)[0] + "an edited line\n" + "and one without its newline"
+    jsonl.write_text(edited)
+    log = AuditLog(store, jsonl_path=jsonl)
+    log.add(AuditEntry(kind="hook"))
+    with pytest.raises(AuditError, match="not an audit record"):
+        log.flush()
+    assert jsonl.read_text() == edited  # the evidence stays for `hookline audit verify`
+
+
+def test_a_tail_forged_before_its_copy_reaches_the_store_as_it_was_written(store, jsonl):
+    """Whoever rewrites the file's newest records, hashes and links made good, before the
+    writer copies them: the writer copies what it wrote, and the copies then differ."""
+    log = filled(store, jsonl, 3)  # in the file, waiting for their copy
+
+    def forged(lines: list[str]) -> list[str]:
+        prev, out = None, []
+        for line in lines:
+            record = json.loads(line)
+            if record["data"]["n"] == 1:
+                record["data"]["n"] = 100  # the forgery
+            record["prev_hash"], record["hash"] = prev, link(prev, record)
+            prev = record["hash"]
+            out.append(json.dumps(record, separators=(",", ":")) + "\n")
+        return out
+
+    rewrite(jsonl, forged)
+    assert verify_jsonl(jsonl) is None  # the file alone cannot tell
+    log.close()
+    assert [r.data["n"] for r in store.audit_rows()] == [0, 1, 2]  # what was written
+    mismatch = compare(marks_jsonl(jsonl), store_marks(store))
+    assert mismatch is not None and mismatch.seq == 2 and "differs" in mismatch.detail
+
+
+HOSTILE = [
+    '\n{"seq":99,"prev_hash":null,"hash":"00",',  # a line head of its own, after a newline
+    "\u2028\u2029\x85 breaks JavaScript and str.splitlines see",
+    '"}\n\r{"',
+    "\ud800 a lone surrogate",
+]
+
+
+def test_hostile_data_is_one_record_a_line_through_a_copy_from_the_file(store, jsonl):
+    dead = AuditLog(store, jsonl_path=jsonl)
+    for n, text in enumerate(HOSTILE):
+        dead.add(AuditEntry(kind="hook", tool_use_id=text, data={"n": n, "said": text}))
+        dead.flush()
+    dead._uncopied.clear()  # killed before its copy: the heir copies from the file
+    assert catch_up(jsonl, store) == len(HOSTILE)
+    rows = store.audit_rows()
+    assert [r.data for r in rows] == [{"n": n, "said": t} for n, t in enumerate(HOSTILE)]
+    assert len(records_text(jsonl)) == len(HOSTILE) and same_copies(store, jsonl)
+
+
+@pytest.mark.parametrize("note", ["folder", "bytes", "words"])
+def test_a_copy_note_that_is_not_one_reads_as_none(jsonl, note):
+    filled(None, jsonl, 1).close()
+    path = jsonl.with_suffix(".stored")
+    if note == "folder":
+        path.mkdir()
+    else:
+        path.write_bytes(b"\xff\xfe\x00" if note == "bytes" else b"twelve deadbeef\n")
+    assert stored_mark(jsonl) is None
+
+
 # -- several processes, and SIGKILL ------------------------------------------------------------
 
 WRITER = """

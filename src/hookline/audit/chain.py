@@ -22,6 +22,7 @@ chain at its place (``missing_head``).
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import json
@@ -388,7 +389,17 @@ class ChainedFile:
             self._fd = -1
 
     def _open(self) -> None:
-        self._fd = open_private(self.path, os.O_RDWR | os.O_APPEND)
+        """Open the file itself, never through a link: a link put in its place would have the
+        writers append to (and cut the last line of) whatever file it names."""
+        try:
+            self._fd = open_private(self.path, os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW)
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            raise AuditError(
+                f"{self.path} is a symbolic link: the audit is written to its own file only "
+                "(remove the link: the audit file is the one in the project's .hookline/state)"
+            ) from None
         self._size = -1
         self.opened += 1
 
@@ -398,14 +409,14 @@ class ChainedFile:
         if size == self._size:  # nobody else wrote since: what we know is still the end
             return size
         end, line = _tail(self._fd, size)
-        if end < size:
-            os.ftruncate(self._fd, end)
         record: dict[str, Any] | None = {"seq": 0, "hash": None} if line is None else _record(line)
-        if record is None:
+        if record is None:  # checked before anything is cut: an edited file stays as it is
             raise AuditError(
                 f"the last line of {self.path} is not an audit record: the file was edited "
                 "(run `hookline audit verify`)"
             )
+        if end < size:
+            os.ftruncate(self._fd, end)
         self._size, self._last = end, (record["seq"], record["hash"])
         return end
 
