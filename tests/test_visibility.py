@@ -285,7 +285,7 @@ def swapped_in_one_batch(jail: Path, target: Path, second: dict[str, Any], **rul
 
     calls = [{"id": "t1", "name": "repoint", "input": {}}, {"id": "t2", **second}]
     script = [{"tool_calls": calls}, {"text": "ok"}]
-    tools = [Read(), Write(), Grep(), repoint]
+    tools = [Read(), Write(), Grep(), Glob(), repoint]
     agent = Agent(ScriptedModel(script), tools=tools, cwd=jail, permissions=policy(**rules))
     result = agent.run_sync("go")
     first, then = result.tool_calls
@@ -379,6 +379,46 @@ def test_a_grep_repointed_into_hooklines_state_finds_nothing_there(jail: Path) -
     result = swapped_in_one_batch(jail, jail / ".hookline" / "state", grep, allow=("repoint",))
     assert result.status == "failed" and "hookline's private state" in result.content
     assert TRANSCRIPT not in result.content and TRANSCRIPT not in str(result.output)
+
+
+def test_a_glob_repointed_into_hooklines_state_lists_nothing_there(jail: Path) -> None:
+    glob = {"name": "Glob", "input": {"pattern": "*", "path": "swapped"}}
+    result = swapped_in_one_batch(jail, jail / ".hookline" / "state", glob, allow=("repoint",))
+    assert result.status == "failed" and "hookline's private state" in result.content
+    assert "t.jsonl" not in result.content and "t.jsonl" not in str(result.output)
+
+
+def test_a_rule_added_mid_session_holds_in_the_body_of_a_later_call(jail: Path) -> None:
+    """The body's path check comes from the policy in force when the call is judged, not from
+    the one in force when the session's context was first made ready for reading."""
+    link = jail / "swapped"
+    link.symlink_to(jail / "notes.txt")
+    agent: Agent
+
+    @hookline.tool
+    def tighten() -> str:
+        """Deny reading .env from now on (as a settings reload or an SDK update would)."""
+        agent.pipeline.permit.policy = policy(deny=("Read(./.env)",), allow=("repoint",))
+        return "tightened"
+
+    @hookline.tool
+    def repoint() -> str:
+        """Point the link at .env."""
+        link.unlink()
+        link.symlink_to(jail / ".env")
+        return "done"
+
+    read = {"name": "Read", "input": {"file_path": "swapped"}}
+    script = [{"tool_calls": [{"id": "r1", **read}]},
+              {"tool_calls": [{"id": "t", "name": "tighten", "input": {}}]},
+              {"tool_calls": [{"id": "p", "name": "repoint", "input": {}}, {"id": "r2", **read}]},
+              {"text": "ok"}]  # fmt: skip
+    agent = Agent(ScriptedModel(script), tools=[Read(), tighten, repoint], cwd=jail,
+                  permissions=policy(allow=("tighten", "repoint")))  # fmt: skip
+    first, _, _, last = agent.run_sync("go").tool_calls
+    assert first.status == "executed" and "TODO: ship it" in first.content
+    assert last.status == "failed" and "Read(./.env)" in last.content
+    assert SECRET not in last.content and SECRET not in str(last.output)
 
 
 def test_an_approved_write_into_git_named_as_such_still_runs(jail: Path) -> None:
