@@ -33,6 +33,7 @@ HERE = Path(__file__).resolve().parent
 PEERS = HERE / "peers"
 sys.path.insert(0, str(PEERS))
 import report  # noqa: E402  (bench/peers/report.py: the table and the plot)
+import targets  # noqa: E402  (bench/peers/targets.py: the targets judged)
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,7 @@ def run_all(args: argparse.Namespace) -> dict[str, Any]:
         claude = out["claude_code"] = run_script(PEERS / "claude_code.py", *quick)
         if "rows" not in claude:
             out["notes"].append(f"claude-code: {claude.get('skipped') or claude['error']}")
+    out["targets"] = targets.judge(out)
     return out
 
 

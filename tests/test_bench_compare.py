@@ -76,6 +76,12 @@ def test_the_quick_run_prints_the_tables_and_plots_or_says_why_not(
     assert "Cost per tool call" in stdout
     assert "hookline run (CLI)" in stdout
     assert "Hook dispatch alone" in stdout
+    assert "Targets" in stdout
+    judged = {r["target"]: r for r in results["targets"]["rows"]}
+    assert results["targets"]["speed"] > 0
+    assert {"hookline run (CLI), defaults, 5 hooks", "import hookline",
+            "sessions at once, 5 hooks", "one `true` command hook"} <= set(judged)  # fmt: skip
+    assert all(r["met"] in (True, False, None) for r in judged.values())
     if importlib.util.find_spec("matplotlib") is None:
         assert not png.exists()
         assert any("matplotlib is not installed" in note for note in results["notes"])
@@ -113,3 +119,108 @@ def test_an_unknown_only_name_is_refused_with_the_names_there_are() -> None:
     assert done.returncode == 2
     assert "--only crewai: no such row" in done.stderr
     assert "openai-agents" in done.stderr
+
+
+def _targets_module() -> Any:
+    sys.path.insert(0, str(COMPARE.parent / "peers"))
+    try:
+        import targets
+    finally:
+        sys.path.remove(str(COMPARE.parent / "peers"))
+    return targets
+
+
+def _results(*, cli_us: float, loop_us: float, rate: float, hookline_mib: float) -> dict[str, Any]:
+    """A compare.py result with just what the targets read: the library loop at 112 µs is
+    twice the reference loop (56), so the scaled limits are twice the written ones."""
+    per_call = [
+        {"framework": "hookline", "hooks": 5, "calls": n, "median_us": loop_us} for n in (10, 1000)
+    ] + [{"framework": "hookline-cli", "hooks": 5, "calls": 1000, "median_us": cli_us}]
+    return {
+        "per_call": per_call,
+        "hook_overhead": [
+            {"framework": "hookline-sdk", "hooks": 1, "calls": 1000, "added_us": 60.0}
+        ],
+        "growth": [
+            {"framework": "hookline", "hooks": 5, "calls": [10, 1000], "ratio": 1.19},
+            {"framework": "peer", "hooks": 5, "calls": [10, 1000], "ratio": 9.0},
+        ],
+        "startup": [
+            {"what": "import hookline", "median_ms": 101.0},
+            {"what": "hookline --version", "median_ms": 150.0},
+        ],
+        "memory": [
+            {"framework": "hookline", "peak_rss_mib": hookline_mib},
+            {"framework": "strands", "peak_rss_mib": 64.8},
+            {"framework": "langchain", "peak_rss_mib": 90.0},
+        ],
+        "scale": [{"framework": "hookline", "calls_per_s": rate, "sessions": 1000, "calls": 10}],
+        "dispatch": {
+            "rows": [
+                {"hooks": "python", "added_us": 4.0},
+                {"hooks": "strands-5", "added_us": 4.1},
+                {"hooks": "python-1", "added_us": 2.0},
+            ]
+        },
+        "command_hooks": {
+            "cpus": 2,
+            "ratios": {
+                "true: 1 hook added / bare spawn": 1.2,
+                "true: 1 hook added / bare spawn, pidfd": 1.31,
+                "true: 5 hooks added / 1 hook added": 1.9,
+                "true: (floor) 5 bare spawns at once / 1": 3.9,
+            },
+        },
+    }
+
+
+def test_targets_are_judged_as_written_and_scaled_to_the_machine() -> None:
+    judged = _targets_module().judge(
+        _results(cli_us=150.0, loop_us=112.0, rate=6000.0, hookline_mib=32.4)
+    )
+    assert judged["speed"] == 2.0
+    rows = {r["target"]: r for r in judged["rows"]}
+    verdicts = {name: (r["met"], r["scaled"]) for name, r in rows.items()}
+    assert verdicts == {
+        "hookline run (CLI), defaults, 5 hooks": (False, True),  # 150 µs: > 100, ≤ 200
+        "hook dispatch, 5 Python hooks": (True, True),  # 4.0 ≤ Strands' 4.1
+        "hook dispatch, 1 Python hook": (None, None),  # no strands-1 row: cannot tell
+        "an Agent SDK callback": (False, True),  # 60 µs: > 50, ≤ 100
+        "cost a call at 1000 calls / at 10": (True, True),  # 1.19; the peer's 9.0 not counted
+        "import hookline": (False, True),  # 101 ms
+        "hookline --version": (True, True),  # 150 ms, the limit itself
+        "peak memory, a 200-call run": (True, True),  # 32.4 ≤ 64.8 / 2: Strands, the lightest
+        "sessions at once, 5 hooks": (False, True),  # 6,000/s: < 10,000, ≥ 5,000
+        "one `true` command hook": (False, False),  # 1.31 > 1.3 (the pidfd floor's), not scaled
+        "five `true` command hooks": (None, None),  # 2 cores: 5 bare spawns cost 3.9x one
+    }
+    assert "8.5x" not in rows["hookline run (CLI), defaults, 5 hooks"]["measured"]
+    assert "1.3x the library loop" in rows["hookline run (CLI), defaults, 5 hooks"]["measured"]
+    assert "half of strands's" in rows["peak memory, a 200-call run"]["measured"]
+
+
+def test_targets_tip_over_at_their_limits() -> None:
+    judge = _targets_module().judge
+    slower = judge(_results(cli_us=201.0, loop_us=112.0, rate=4999.0, hookline_mib=32.5))
+    verdicts = {r["target"]: (r["met"], r["scaled"]) for r in slower["rows"]}
+    assert verdicts["hookline run (CLI), defaults, 5 hooks"] == (False, False)
+    assert verdicts["sessions at once, 5 hooks"] == (False, False)
+    assert verdicts["peak memory, a 200-call run"] == (False, False)
+    faster = judge(_results(cli_us=100.0, loop_us=56.0, rate=10_000.0, hookline_mib=20.0))
+    assert faster["speed"] == 1.0
+    verdicts = {r["target"]: (r["met"], r["scaled"]) for r in faster["rows"]}
+    assert verdicts["hookline run (CLI), defaults, 5 hooks"] == (True, True)
+    assert verdicts["sessions at once, 5 hooks"] == (True, True)
+
+
+def test_targets_not_measured_are_left_out_or_say_why() -> None:
+    results = _results(cli_us=150.0, loop_us=112.0, rate=6000.0, hookline_mib=30.0)
+    results["memory"] = [m for m in results["memory"] if m["framework"] == "hookline"]
+    results["dispatch"]["rows"] = [{"hooks": "python", "added_us": 4.0}]
+    results["per_call"] = [r for r in results["per_call"] if r["framework"] != "hookline-cli"]
+    rows = {r["target"]: r for r in _targets_module().judge(results)["rows"]}
+    assert "hookline run (CLI), defaults, 5 hooks" not in rows
+    assert rows["peak memory, a 200-call run"]["met"] is None
+    assert "no peer measured" in rows["peak memory, a 200-call run"]["measured"]
+    assert rows["hook dispatch, 5 Python hooks"]["met"] is None
+    assert "Strands not installed" in rows["hook dispatch, 5 Python hooks"]["measured"]

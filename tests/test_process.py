@@ -8,9 +8,12 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -189,3 +192,60 @@ def test_a_group_cancelled_while_starting_is_stopped_whole(tmp_path: Path, steps
     asyncio.run(go())
     if pidfile.exists() and pidfile.read_text().strip():
         assert not _alive(int(pidfile.read_text()))
+
+
+def _pidfds_work() -> bool:
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except (AttributeError, OSError):
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _pidfds_work(), reason="pidfds need Linux 5.3 or later")
+@pytest.mark.parametrize(
+    ("script", "returncode"), [("exit 3", 3), ("kill -9 $$", -9), ("echo out; echo err >&2", 0)]
+)
+def test_a_child_is_waited_for_without_a_thread_of_its_own(
+    monkeypatch: pytest.MonkeyPatch, script: str, returncode: int
+) -> None:
+    """asyncio's default on Python 3.11 starts a thread to wait for each child; the exit is
+    read from the child's pidfd on the loop instead, with the same exit code and output."""
+    started: list[str] = []
+    start = threading.Thread.start
+    monkeypatch.setattr(threading.Thread, "start", lambda t: (started.append(t.name), start(t))[1])
+    done = asyncio.run(
+        run_process(["/bin/sh", "-c", script], stdin=b"", cwd="/", env={}, kill_grace=1)
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (
+        returncode, "out\n" * (returncode == 0), "err\n" * (returncode == 0)
+    )  # fmt: skip
+    assert started == []
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="child watchers are gone from 3.12 on")
+def test_a_child_watcher_the_program_chose_is_the_one_used(tmp_path: Path) -> None:
+    """A program that installed its own child watcher keeps it: hookline's children are then
+    waited for by that watcher, which sees each of them (none is reaped behind its back)."""
+    seen: list[int] = []
+
+    class Watcher(asyncio.ThreadedChildWatcher):  # a watcher of the program's own
+        def add_child_handler(self, pid: int, callback: Any, *args: Any) -> None:
+            seen.append(pid)
+            super().add_child_handler(pid, callback, *args)
+
+    async def go() -> int:
+        return (
+            await run_process(["/bin/sh", "-c", "exit 5"], stdin=b"", cwd="/", env={}, kill_grace=1)
+        ).returncode
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        chosen = Watcher()
+        asyncio.set_child_watcher(chosen)
+        try:
+            assert asyncio.run(go()) == 5
+        finally:
+            asyncio.set_child_watcher(None)
+            chosen.close()
+    assert len(seen) == 1

@@ -6,7 +6,9 @@ JSON on stdin, and the tool is a ``Bash`` that runs nothing. The commands: ``tru
 tells the hooks apart, identical ones would run once) and ``PYTHON hook.py N``, a script that
 reads the JSON, run by the interpreter running this (``python3`` on a PATH may be a slow shim).
 The bare rows spawn ``/bin/sh -c COMMAND`` as a hook does (three pipes, stdin fed), one, or
-five ``true N`` at once: the floor for five hooks. A tool
+five ``true N`` at once: the floor for five hooks. A bare spawn is timed two ways: as asyncio
+offers it (on Python 3.11 a thread waits for each child), and with the exit read from a pidfd
+on the loop, as hookline's command hooks do there: the stricter floor. A tool
 call's figure is ``agent.call_tool`` with 0, 1 or 5 such PreToolUse hooks; "added" is its
 median less the median with none. Two hooks that ``sleep 1`` show that hooks
 of one event run at once. Rounds time every row once in a rotating order; each result is
@@ -21,6 +23,7 @@ import json
 import os
 import shlex
 import statistics
+import subprocess
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
@@ -47,6 +50,45 @@ async def spawn(command: str, stdin: bytes, cwd: str) -> bool:
     return process.returncode == 0
 
 
+async def spawn_pidfd(command: str, stdin: bytes, cwd: str) -> bool:
+    """The same spawn with its exit read from a pidfd on the loop and its pipes read as they
+    fill, no thread per child (asyncio's default on Python 3.11 starts one; 3.12 reads pidfds).
+    The leanest spawn asyncio's loop allows: the floor for a command hook."""
+    loop = asyncio.get_running_loop()
+    child = subprocess.Popen(["/bin/sh", "-c", command], stdin=PIPE, stdout=PIPE, stderr=PIPE,
+                             cwd=cwd)  # fmt: skip
+    assert child.stdin is not None and child.stdout is not None and child.stderr is not None
+    child.stdin.write(stdin)  # a few hundred bytes: the pipe takes them at once
+    child.stdin.close()
+    pidfd = os.pidfd_open(child.pid)
+    try:
+        await asyncio.gather(_readable(loop, pidfd, once=True), _drained(loop, child.stdout),
+                             _drained(loop, child.stderr))  # fmt: skip
+    finally:
+        os.close(pidfd)
+        child.stdout.close()
+        child.stderr.close()
+    return os.waitstatus_to_exitcode(os.waitpid(child.pid, 0)[1]) == 0
+
+
+async def _drained(loop: asyncio.AbstractEventLoop, pipe: Any) -> None:
+    os.set_blocking(pipe.fileno(), False)
+    await _readable(loop, pipe.fileno(), once=False)
+
+
+async def _readable(loop: asyncio.AbstractEventLoop, fd: int, *, once: bool) -> None:
+    """Until ``fd`` is readable (``once``), or until it reads end-of-file."""
+    done = loop.create_future()
+
+    def ready() -> None:
+        if once or not os.read(fd, 65536):
+            loop.remove_reader(fd)
+            done.set_result(None)
+
+    loop.add_reader(fd, ready)
+    await done
+
+
 def jobs(tmp: str, stdin: bytes) -> tuple[dict[str, Callable[[], Awaitable[bool]]], list[Agent]]:
     """Every row: what it runs, answering whether it went as it should."""
     true = [f"true {i}" for i in range(1, 6)]
@@ -70,6 +112,7 @@ def jobs(tmp: str, stdin: bytes) -> tuple[dict[str, Callable[[], Awaitable[bool]
 
     rows: dict[str, Callable[[], Awaitable[bool]]] = {
         "bare_true": lambda: spawn(true[0], stdin, tmp),
+        "bare_true_pidfd": lambda: spawn_pidfd(true[0], stdin, tmp),
         "bare_true_x5": five_at_once,
         "bare_python": lambda: spawn(python[0], stdin, tmp),
         **{name: call(agent) for name, agent in agents.items()},
@@ -123,6 +166,7 @@ def summarise(samples: dict[str, list[float]]) -> dict[str, Any]:
         "added_ms": added,
         "ratios": {
             "true: 1 hook added / bare spawn": added["true_1"] / m["bare_true"],
+            "true: 1 hook added / bare spawn, pidfd": added["true_1"] / m["bare_true_pidfd"],
             "true: 5 hooks added / 1 hook added": added["true_5"] / added["true_1"],
             "true: (floor) 5 bare spawns at once / 1": m["bare_true_x5"] / m["bare_true"],
             "python: 1 hook added / bare spawn": added["python_1"] / m["bare_python"],

@@ -19,6 +19,7 @@ def show(results: dict[str, Any]) -> None:
     tables = [per_call(results), hook_overhead(results), start_up(results), memory(results)]
     tables += [scale(results), dispatch(results.get("dispatch"))]
     tables += command_hooks(results.get("command_hooks"), results.get("claude_code"))
+    tables.append(judged(results.get("targets")))
     m = results["machine"]
     print(f"{m['cpus']} CPUs, Python {m['python']}, {m['platform']}, load {m['load_average']}"
           f"{', quick' if results['quick'] else ''}")  # fmt: skip
@@ -132,9 +133,23 @@ def dispatch(measured: dict[str, Any] | None) -> Table:
     return "Hook dispatch alone: both events of one call, fired", header, rows
 
 
+def judged(measured: dict[str, Any] | None) -> Table:
+    """targets.py's verdicts: as written, and scaled to how fast this machine ran."""
+    if not measured or not measured["rows"]:
+        return "", [], []
+    verdict = {True: "yes", False: "NO", None: "-"}
+    rows = [[r["target"], r["limit"], r["measured"], verdict[r["met"]], verdict[r["scaled"]]]
+            for r in measured["rows"]]  # fmt: skip
+    speed = measured["speed"]
+    pace = f"{speed:.1f}x the reference loop's cost" if speed else "library loop not run"
+    header = ["target", "limit", "measured", "met", f"scaled ({pace})"]
+    return "Targets", header, rows
+
+
 #: The command-hook rows, in order: hookline_commands.py's keys (claude_code.py's too).
 COMMAND_ROWS = {
     "bare_true": "bare spawn: sh -c 'true 1'",
+    "bare_true_pidfd": "bare spawn, exit read from a pidfd",
     "bare_true_x5": "bare spawns, 5 at once: sh -c 'true N'",
     "bare_python": "bare spawn: sh -c 'PYTHON hook.py 1'",
     "call_0": "tool call, no hooks",

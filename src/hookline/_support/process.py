@@ -24,6 +24,7 @@ the fork and the next line (the group being listed) leaves that child behind.
 from __future__ import annotations
 
 import asyncio
+import asyncio.unix_events as unix_events
 import os
 import signal
 import sys
@@ -35,6 +36,7 @@ from functools import lru_cache
 from pathlib import Path
 from shutil import which
 from subprocess import PIPE
+from typing import Any
 
 from hookline._support import watchdog
 
@@ -108,20 +110,8 @@ async def _spawn(
     """Start the group and list it with the watchdog. Cancelled while starting, the start is
     let finish (shielded) and the whole group stopped: asyncio alone would kill only the
     leader, and its children would run on, holding the cancellation until they end."""
-    loop = asyncio.get_running_loop()
-    starting = asyncio.ensure_future(
-        loop.subprocess_exec(
-            lambda: _Output(cap),
-            *argv,
-            stdin=PIPE,
-            stdout=PIPE,
-            stderr=PIPE,
-            cwd=cwd,
-            env=dict(env),
-            start_new_session=True,
-            pass_fds=tuple(pass_fds),
-        )
-    )
+    options = {"cwd": cwd, "env": dict(env), "start_new_session": True, "pass_fds": tuple(pass_fds)}
+    starting = asyncio.ensure_future(_exec(asyncio.get_running_loop(), _Output(cap), argv, options))
     try:
         transport, output = await asyncio.shield(starting)
     except asyncio.CancelledError:
@@ -134,6 +124,69 @@ async def _spawn(
         raise
     WATCHDOG.watch(transport.get_pid())
     return transport, output
+
+
+async def _exec(
+    loop: asyncio.AbstractEventLoop, output: _Output, argv: Sequence[str], options: dict[str, Any]
+) -> tuple[asyncio.SubprocessTransport, _Output]:
+    """Start ``argv`` with three pipes, as ``loop.subprocess_exec`` does. On Python 3.11
+    asyncio's default child watcher waits for each child on a thread of its own (a thread
+    started and handed over to, a hook's largest cost after the spawn); where pidfds work, the
+    exit is read from the child's pidfd on the loop instead, as Python 3.12 does by default,
+    for these children only: the process-wide watcher is left as it is."""
+    if not _pidfd_exits(loop):
+        return await loop.subprocess_exec(
+            lambda: output, *argv, stdin=PIPE, stdout=PIPE, stderr=PIPE, **options
+        )
+    started = loop.create_future()
+    transport = unix_events._UnixSubprocessTransport(  # type: ignore[attr-defined]
+        loop, output, list(argv), False, PIPE, PIPE, PIPE, 0, waiter=started, **options
+    )
+    _on_exit(loop, transport)
+    try:
+        await started  # the pipes connected
+    except BaseException:
+        transport.close()  # kills the child if it still runs
+        await transport._wait()
+        raise
+    return transport, output
+
+
+def _on_exit(loop: asyncio.AbstractEventLoop, transport: Any) -> None:
+    """Reap the child when its pidfd turns readable and tell its transport the exit code."""
+    pid = transport.get_pid()
+    pidfd = os.pidfd_open(pid)
+
+    def exited() -> None:
+        loop.remove_reader(pidfd)
+        os.close(pidfd)
+        try:
+            returncode = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        except ChildProcessError:  # reaped elsewhere (a waitpid(-1) of someone else's)
+            returncode = 255
+        transport._process_exited(returncode)
+
+    loop.add_reader(pidfd, exited)
+
+
+def _pidfd_exits(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether ``_exec`` reads exits from pidfds itself: on Python 3.11, with asyncio's own
+    Unix loop, while the process-wide child watcher is still the default thread per child (a
+    watcher someone chose is used as chosen; from 3.12 on the default reads pidfds already)."""
+    if sys.version_info >= (3, 12) or type(loop) is not getattr(
+        unix_events, "_UnixSelectorEventLoop", None
+    ):
+        return False
+    return _pidfds_work() and type(asyncio.get_child_watcher()) is asyncio.ThreadedChildWatcher
+
+
+@lru_cache(maxsize=1)
+def _pidfds_work() -> bool:
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except (AttributeError, OSError):  # not Linux, or a kernel before 5.3
+        return False
+    return True
 
 
 class _Output(asyncio.SubprocessProtocol):

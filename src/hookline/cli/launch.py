@@ -7,8 +7,6 @@ process, from any folder.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
 import sys
 from collections.abc import Awaitable, Callable, Mapping
@@ -285,7 +283,6 @@ def _show(
         async with agent:
             return await work()
 
-    _watch_children_with_pidfd()
     try:
         result = run_to_end(once())
     finally:
@@ -301,13 +298,3 @@ def _show(
         exit_paused(result, agent.options.launch, err=output_format != "text")
     if result.stop_reason in ("model_error", "compaction_failed"):  # one line on stderr, exit 2
         raise ModelError(result.stop_detail or "the model call failed")  # the run is on record
-
-
-def _watch_children_with_pidfd() -> None:
-    """On Python 3.11 asyncio waits for each child process (each command hook) on a thread of
-    its own; a pidfd watcher, the default from 3.12 on, makes a command hook ~20% cheaper and
-    five at once ~30%. The CLI owns its process, so it may choose."""
-    if sys.version_info < (3, 12) and hasattr(os, "pidfd_open"):
-        with contextlib.suppress(OSError):
-            os.close(os.pidfd_open(os.getpid()))  # the kernel supports it
-            asyncio.set_child_watcher(asyncio.PidfdChildWatcher())

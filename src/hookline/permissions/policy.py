@@ -183,7 +183,7 @@ class PathCheck:
         if key is None:
             return None
         call = _call(self.policy, tool_name, {key: real_path}, False, self.cwd, None, self.cwd)
-        if refused := _never(self.policy, call):
+        if refused := _never(self.policy, call, resolve=False):  # no link left to follow
             return refused.reason
         where = call.where  # both as they are: ``real_path`` has no link left to follow
         now = visibility.protected_write_reason(tool_name, call.tool_input, **where, resolve=False)
@@ -290,12 +290,16 @@ def _refusal(policy: PermissionPolicy, call: _Call) -> Verdict | None:
     return None
 
 
-def _never(policy: PermissionPolicy, call: _Call) -> Verdict | None:
+def _never(policy: PermissionPolicy, call: _Call, *, resolve: bool = True) -> Verdict | None:
     """What refuses a call whatever anyone answers: a deny rule, hookline's private state
-    (``PathCheck`` applies them again when a file tool's body runs)."""
+    (``PathCheck`` applies them again when a file tool's body runs, on a real path: then
+    ``resolve`` is False)."""
     if denied := _deny_rule(policy, call):
         return denied
-    if private := visibility.private_reason(call.tool_name, call.tool_input, **_no_home(call)):
+    where = _no_home(call)
+    if private := visibility.private_reason(
+        call.tool_name, call.tool_input, **where, resolve=resolve
+    ):
         return Verdict("deny", private, "tier:private", "tier")
     return None
 

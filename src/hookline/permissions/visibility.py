@@ -29,9 +29,15 @@ WRITERS = {"Write": "file_path", "Edit": "file_path", "NotebookEdit": "notebook_
 
 
 def private_reason(
-    tool_name: str, tool_input: Mapping[str, Any], *, cwd: str, roots: Iterable[str]
+    tool_name: str,
+    tool_input: Mapping[str, Any],
+    *,
+    cwd: str,
+    roots: Iterable[str],
+    resolve: bool = True,
 ) -> str | None:
     """Why a Read, Glob or Grep of hookline's private state is denied; None for any other call.
+    The path is checked as given and (``resolve``) as its real path.
 
     Glob and Grep without a ``path`` search ``cwd``, which is checked the same way."""
     if tool_name not in READERS:
@@ -40,7 +46,7 @@ def private_reason(
     path = cwd if path is None and tool_name != "Read" else path
     if not isinstance(path, str):
         return None
-    found = _part(path, cwd, None, roots, (PRIVATE,))
+    found = _part(path, cwd, None, roots, (PRIVATE,), resolve)
     if found is None:
         return None
     why = f"{tool_name} was refused: {found} holds hookline's private state (transcripts, the "
