@@ -217,3 +217,21 @@ def test_each_context_keeps_its_origin_through_merges_and_rewrites():
     assert again.context_origin() == ("hook", "hook", "stdout", "json")
     assert again.with_rewrites({"a": 1}, UNCHANGED).context_origin() == again.context_origin()
     assert again.without_rewrites().origin == again.origin
+
+
+def test_allow_is_one_answer_shared_and_a_subclass_or_a_reason_gets_its_own() -> None:
+    """``Decision.allow()`` with nothing else is one frozen answer, shared: equal to any other
+    bare allow, unchangeable, and never handed to a subclass or mixed with a reason."""
+    import dataclasses
+
+    class Mine(Decision):
+        __slots__ = ()
+
+    bare = Decision.allow()
+    assert bare is Decision.allow() and bare == Decision("allow")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        bare.reason = "changed"  # type: ignore[misc]
+    assert type(Mine.allow()) is Mine
+    assert Decision.allow("fine").reason == "fine" and bare.reason is None
+    assert Decision.allow(updated_input={"a": 1}).updated_input == {"a": 1}
+    assert bare.updated_input is None

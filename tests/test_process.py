@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from cli_runner import HOOKLINE, src_env
-from hookline._support import watchdog
+from hookline._support import process, watchdog
 from hookline._support.process import WATCHDOG, run_process
 
 #: A Bash command (and a hook command) that leaves a grandchild behind: bash -> sleep.
@@ -249,3 +249,19 @@ def test_a_child_watcher_the_program_chose_is_the_one_used(tmp_path: Path) -> No
             asyncio.set_child_watcher(None)
             chosen.close()
     assert len(seen) == 1
+
+
+@pytest.mark.skipif(not _pidfds_work(), reason="pidfds need Linux 5.3 or later")
+def test_a_child_without_a_pidfd_is_still_waited_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No descriptor left for its pidfd: the child is waited for the default way, and its exit
+    code (2, a hook's block) is read all the same."""
+
+    def no_descriptor(pid: int, flags: int = 0) -> int:
+        raise OSError(24, "Too many open files")
+
+    assert process._pidfds_work()  # known before: the child's own pidfd is what fails
+    monkeypatch.setattr(os, "pidfd_open", no_descriptor)
+    done = asyncio.run(
+        run_process(["/bin/sh", "-c", "exit 2"], stdin=b"", cwd="/", env={}, kill_grace=1)
+    )
+    assert done.returncode == 2

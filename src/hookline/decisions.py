@@ -98,6 +98,8 @@ class Decision:
         cls, reason: str | None = None, *, updated_input: dict[str, Any] | None = None
     ) -> Decision:
         """Let the call go ahead (it still passes the permission layer's deny rules)."""
+        if reason is None and updated_input is None and cls is Decision:
+            return _ALLOW  # the commonest answer; a Decision never changes, so one serves all
         return cls("allow", reason, updated_input)
 
     @classmethod
@@ -198,6 +200,7 @@ class Decision:
 
 _EMPTY = Decision()
 NO_DECISION = _EMPTY
+_ALLOW = Decision("allow")
 
 
 def merge(

@@ -153,17 +153,25 @@ async def _exec(
 
 
 def _on_exit(loop: asyncio.AbstractEventLoop, transport: Any) -> None:
-    """Reap the child when its pidfd turns readable and tell its transport the exit code."""
+    """Reap the child when its pidfd turns readable and tell its transport the exit code. No
+    child goes unwatched: without a pidfd for it (no descriptor left, say), the default
+    watcher's thread waits for it."""
     pid = transport.get_pid()
-    pidfd = os.pidfd_open(pid)
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:
+        asyncio.get_child_watcher().add_child_handler(
+            pid, lambda _, code: loop.call_soon_threadsafe(transport._process_exited, code)
+        )
+        return
 
     def exited() -> None:
         loop.remove_reader(pidfd)
         os.close(pidfd)
         try:
             returncode = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-        except ChildProcessError:  # reaped elsewhere (a waitpid(-1) of someone else's)
-            returncode = 255
+        except ChildProcessError:  # reaped elsewhere (a waitpid(-1) of someone else's): as
+            returncode = 255  # asyncio says it, an exit that is no success, never a block
         transport._process_exited(returncode)
 
     loop.add_reader(pidfd, exited)

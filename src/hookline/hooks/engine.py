@@ -167,7 +167,8 @@ class HookEngine:
         seen = event
         for spec in plan.transformers:
             if spec.matcher(event):
-                run = await self._run(spec, seen, shared)
+                started = self._start(spec, seen, shared)
+                run = started if isinstance(started, HookRun) else await started
                 runs.append(run)
                 seen = _rewritten(seen, run.answer)
                 answers.append(run.answer.without_rewrites())
@@ -206,7 +207,11 @@ class HookEngine:
     ) -> list[HookRun]:
         waiting = [s for s in gates if not s.runner.inline]
         if len(waiting) < 2:
-            return [await self._run(spec, event, budget) for spec in gates]
+            done: list[HookRun] = []
+            for spec in gates:  # most answer at once: no coroutine to await for them
+                started = self._start(spec, event, budget)
+                done.append(started if isinstance(started, HookRun) else await started)
+            return done
         # By identity: a frozen HookSpec would hash every one of its fields, twice per hook.
         runs = {id(s): await self._run(s, event, budget) for s in gates if s.runner.inline}
         for index, spec in enumerate(waiting):  # one by one, while each answers at once
@@ -243,7 +248,8 @@ class HookEngine:
         runs = []
         for spec in observers:
             if spec.runner.inline:
-                runs.append(await self._run(spec, event, budget))
+                started = self._start(spec, event, budget)
+                runs.append(started if isinstance(started, HookRun) else await started)
             else:
                 task = asyncio.ensure_future(self._in_background(spec, event, budget))
                 self._background.add(task)
@@ -282,7 +288,7 @@ class HookEngine:
         limit = spec.timeout if budget is None else budget.limit(spec.timeout)
         try:
             answer: Any = runner.call(event) if runner.inline else run_eagerly(runner.run(event))
-            if not is_answer(answer):
+            if answer is not None and type(answer) is not Decision:  # not ``is_answer``: hot
                 return self._finish(spec, event, (start, limit, budget), answer)
             if perf_counter() - start > limit:
                 raise TimeoutError  # answered at once, too late (``HookRunner``)

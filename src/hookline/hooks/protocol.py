@@ -23,7 +23,7 @@ _NOTHING = Decision(origin="json")
 
 def decision_from_output(event_name: str, output: Any) -> Decision:
     """Read one hook answer in the protocol's JSON shape (already parsed) into a Decision."""
-    if not isinstance(output, Mapping):
+    if type(output) is not dict and not isinstance(output, Mapping):  # a dict, mostly: first
         raise InvalidHookOutput(f"expected a JSON object, got {type(output).__name__}")
     if not output:
         return _NOTHING
