@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import shlex
@@ -56,9 +57,10 @@ async def spawn_pidfd(command: str, stdin: bytes, cwd: str) -> bool:
     The leanest spawn asyncio's loop allows: the floor for a command hook."""
     loop = asyncio.get_running_loop()
     child = subprocess.Popen(["/bin/sh", "-c", command], stdin=PIPE, stdout=PIPE, stderr=PIPE,
-                             cwd=cwd)  # fmt: skip
+                             cwd=cwd, bufsize=0)  # fmt: skip
     assert child.stdin is not None and child.stdout is not None and child.stderr is not None
-    child.stdin.write(stdin)  # a few hundred bytes: the pipe takes them at once
+    with contextlib.suppress(BrokenPipeError):  # it may exit unread, as a hook may
+        child.stdin.write(stdin)  # a few hundred bytes: the pipe takes them at once
     child.stdin.close()
     pidfd = os.pidfd_open(child.pid)
     try:

@@ -463,7 +463,7 @@ def _once_each(plan: Plan, event: HookEvent) -> Plan:
                 continue
             seen.add(key)
         kept.append(spec)
-    return plan_of(tuple(kept))
+    return plan if len(kept) == len(plan.specs) else plan_of(tuple(kept))  # mostly no repeat
 
 
 def _decide(answers: list[Decision], event: HookEvent, seen: HookEvent) -> Decision:
