@@ -197,6 +197,9 @@ def test_targets_are_judged_as_written_and_scaled_to_the_machine() -> None:
     assert "8.5x" not in rows["hookline run (CLI), defaults, 5 hooks"]["measured"]
     assert "1.3x the library loop" in rows["hookline run (CLI), defaults, 5 hooks"]["measured"]
     assert "half of strands's" in rows["peak memory, a 200-call run"]["measured"]
+    assert rows["one `true` command hook"]["measured"] == (
+        "1.31x the pidfd spawn (1.20x asyncio's spawn)"
+    )
 
 
 def test_targets_tip_over_at_their_limits() -> None:
@@ -224,3 +227,11 @@ def test_targets_not_measured_are_left_out_or_say_why() -> None:
     assert "no peer measured" in rows["peak memory, a 200-call run"]["measured"]
     assert rows["hook dispatch, 5 Python hooks"]["met"] is None
     assert "Strands not installed" in rows["hook dispatch, 5 Python hooks"]["measured"]
+
+
+def test_a_command_hook_without_a_pidfd_spawn_is_judged_against_asyncios() -> None:
+    results = _results(cli_us=150.0, loop_us=112.0, rate=6000.0, hookline_mib=30.0)
+    del results["command_hooks"]["ratios"]["true: 1 hook added / bare spawn, pidfd"]
+    rows = {r["target"]: r for r in _targets_module().judge(results)["rows"]}
+    one = rows["one `true` command hook"]
+    assert (one["measured"], one["met"]) == ("1.20x asyncio's spawn", True)
