@@ -252,6 +252,7 @@ def test_a_child_watcher_the_program_chose_is_the_one_used(tmp_path: Path) -> No
 
 
 @pytest.mark.skipif(not _pidfds_work(), reason="pidfds need Linux 5.3 or later")
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="from 3.12 on asyncio reads the pidfd")
 def test_a_child_without_a_pidfd_is_still_waited_for(monkeypatch: pytest.MonkeyPatch) -> None:
     """No descriptor left for its pidfd: the child is waited for the default way, and its exit
     code (2, a hook's block) is read all the same."""
