@@ -223,8 +223,8 @@ def test_a_child_is_waited_for_without_a_thread_of_its_own(
     assert started == []
 
 
-@pytest.mark.skipif(sys.version_info >= (3, 12), reason="child watchers are gone from 3.12 on")
-def test_a_child_watcher_the_program_chose_is_the_one_used(tmp_path: Path) -> None:
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="child watchers are deprecated from 3.12")
+def test_a_child_watcher_the_program_chose_is_the_one_used() -> None:
     """A program that installed its own child watcher keeps it: hookline's children are then
     waited for by that watcher, which sees each of them (none is reaped behind its back)."""
     seen: list[int] = []
