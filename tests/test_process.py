@@ -194,15 +194,7 @@ def test_a_group_cancelled_while_starting_is_stopped_whole(tmp_path: Path, steps
         assert not _alive(int(pidfile.read_text()))
 
 
-def _pidfds_work() -> bool:
-    try:
-        os.close(os.pidfd_open(os.getpid()))
-    except (AttributeError, OSError):
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _pidfds_work(), reason="pidfds need Linux 5.3 or later")
+@pytest.mark.skipif(not process._pidfds_work(), reason="pidfds need Linux 5.3 or later")
 @pytest.mark.parametrize(
     ("script", "returncode"), [("exit 3", 3), ("kill -9 $$", -9), ("echo out; echo err >&2", 0)]
 )
@@ -251,7 +243,7 @@ def test_a_child_watcher_the_program_chose_is_the_one_used() -> None:
     assert len(seen) == 1
 
 
-@pytest.mark.skipif(not _pidfds_work(), reason="pidfds need Linux 5.3 or later")
+@pytest.mark.skipif(not process._pidfds_work(), reason="pidfds need Linux 5.3 or later")
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="from 3.12 on asyncio reads the pidfd")
 def test_a_child_without_a_pidfd_is_still_waited_for(monkeypatch: pytest.MonkeyPatch) -> None:
     """No descriptor left for its pidfd: the child is waited for the default way, and its exit

@@ -181,15 +181,17 @@ def _pidfd_exits(loop: asyncio.AbstractEventLoop) -> bool:
     """Whether ``_exec`` reads exits from pidfds itself: on Python 3.11, with asyncio's own
     Unix loop, while the process-wide child watcher is still the default thread per child (a
     watcher someone chose is used as chosen; from 3.12 on the default reads pidfds already)."""
-    if sys.version_info >= (3, 12) or type(loop) is not getattr(
-        unix_events, "_UnixSelectorEventLoop", None
-    ):
-        return False
-    return _pidfds_work() and type(asyncio.get_child_watcher()) is asyncio.ThreadedChildWatcher
+    return (
+        sys.version_info < (3, 12)
+        and type(loop) is unix_events.SelectorEventLoop
+        and _pidfds_work()
+        and type(asyncio.get_child_watcher()) is asyncio.ThreadedChildWatcher
+    )
 
 
 @lru_cache(maxsize=1)
 def _pidfds_work() -> bool:
+    """Whether this system opens pidfds (Linux 5.3 and later)."""
     try:
         os.close(os.pidfd_open(os.getpid()))
     except (AttributeError, OSError):  # not Linux, or a kernel before 5.3

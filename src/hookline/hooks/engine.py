@@ -167,8 +167,7 @@ class HookEngine:
         seen = event
         for spec in plan.transformers:
             if spec.matcher(event):
-                started = self._start(spec, seen, shared)
-                run = started if isinstance(started, HookRun) else await started
+                run = await self._run(spec, seen, shared)
                 runs.append(run)
                 seen = _rewritten(seen, run.answer)
                 answers.append(run.answer.without_rewrites())
@@ -288,7 +287,7 @@ class HookEngine:
         limit = spec.timeout if budget is None else budget.limit(spec.timeout)
         try:
             answer: Any = runner.call(event) if runner.inline else run_eagerly(runner.run(event))
-            if answer is not None and type(answer) is not Decision:  # not ``is_answer``: hot
+            if not is_answer(answer):
                 return self._finish(spec, event, (start, limit, budget), answer)
             if perf_counter() - start > limit:
                 raise TimeoutError  # answered at once, too late (``HookRunner``)

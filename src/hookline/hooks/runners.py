@@ -80,7 +80,7 @@ class PythonHook(HookRunner):
 
     def call(self, event: HookEvent) -> Decision | Awaitable[Decision | None] | None:
         result = self.fn(event)
-        if result is None or type(result) is Decision:  # ``is_answer``, inline: every call
+        if is_answer(result):
             return result
         if inspect.isawaitable(result):  # a plain function that returned a coroutine
             return _settle(event, result)
