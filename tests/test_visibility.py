@@ -439,3 +439,55 @@ def test_an_approved_write_into_git_named_as_such_still_runs(jail: Path) -> None
     (result,) = agent.run_sync("go").tool_calls
     assert result.status == "executed" and result.approver == "test"
     assert (jail / ".git" / "description").read_text() == "ok"
+
+
+# -- the body's private-state check, made on the real path as it is (no second resolve) --------
+
+
+@pytest.mark.parametrize(
+    ("make", "path"),
+    [
+        # a folder link re-pointed into the state folder: the file is named through it
+        (lambda jail: jail / ".hookline" / "state", "swapped/t.jsonl"),
+        # a chain: the re-pointed link names another link, which names the transcript
+        (lambda jail: _linked(jail / "hop", jail / ".hookline" / "state" / "t.jsonl"), "swapped"),
+        # a link to the state folder's parent, then down into it
+        (lambda jail: jail / ".hookline", "swapped/state/t.jsonl"),
+    ],
+)
+def test_a_link_repointed_into_hooklines_state_by_any_route_reads_nothing_there(
+    jail: Path, make: Any, path: str
+) -> None:
+    read = {"name": "Read", "input": {"file_path": path}}
+    result = swapped_in_one_batch(jail, make(jail), read, allow=("repoint",))
+    assert result.status == "failed" and "hookline's private state" in result.content
+    assert TRANSCRIPT not in result.content and TRANSCRIPT not in str(result.output)
+
+
+def _linked(link: Path, target: Path) -> Path:
+    link.symlink_to(target)
+    return link
+
+
+def test_a_project_opened_through_a_link_keeps_its_state_private(jail: Path) -> None:
+    """The agent's folder is a link to the project: the real path of the state is the
+    project's, not the link's, and is refused all the same, named either way."""
+    door = jail.parent / "door"
+    door.symlink_to(jail)
+    agent = Agent(ScriptedModel([]), cwd=door, permissions=policy())
+    for path in (".hookline/state/t.jsonl", str(jail / ".hookline/state/t.jsonl"), "state-link"):
+        result = call(agent, "Read", {"file_path": path})
+        assert result.status == "blocked", path
+        assert TRANSCRIPT not in result.content and TRANSCRIPT not in str(result.output)
+
+
+def test_dot_dot_after_a_link_is_read_as_written_never_where_the_link_leads(jail: Path) -> None:
+    """``hop/../secret.txt`` with ``hop`` a link into ``.hookline/state``: folded as written it
+    names ``secret.txt`` in the project (there is none), while the file system would climb to
+    ``.hookline/secret.txt``. What is checked is what is opened: nothing private is read."""
+    (jail / ".hookline" / "secret.txt").write_text(f"{TRANSCRIPT} private\n")
+    (jail / "hop").symlink_to(jail / ".hookline" / "state")
+    agent = Agent(ScriptedModel([]), cwd=jail, permissions=policy())
+    result = call(agent, "Read", {"file_path": "hop/../secret.txt"})
+    assert result.status in ("blocked", "failed")
+    assert TRANSCRIPT not in result.content and TRANSCRIPT not in str(result.output)

@@ -1,0 +1,114 @@
+"""A command gate's exit, read from its pidfd on Python 3.11 (``hookline._support.process``),
+attacked: every way the gate's "no" could be misread as a "yes". Each case runs a real agent
+whose tool would write a sentinel file; a gate that blocks (exit 2), or a fail-closed gate
+whose exit cannot be read, must leave the sentinel unwritten."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+import hookline
+from hookline import Agent, HookRegistry, ScriptedModel
+from hookline._support import process
+from hookline.claude.command import CommandHook
+
+
+def _agent(project: Path, command: str, **options: object) -> tuple[Agent, Path]:
+    """An agent whose ``touch`` tool writes a sentinel, gated by one PreToolUse command."""
+    sentinel = project / "SENTINEL"
+
+    @hookline.tool
+    def touch(note: str) -> str:
+        """Write the sentinel file."""
+        sentinel.write_text(note)
+        return "touched"
+
+    registry = HookRegistry()
+    registry.add(
+        "PreToolUse", CommandHook(command, project_dir=str(project)), matcher="touch", **options
+    )  # type: ignore[arg-type]
+    return Agent(ScriptedModel([]), tools=[touch], hooks=registry, cwd=project), sentinel
+
+
+def _called(agent: Agent, note: str = "x") -> str:
+    return asyncio.run(agent.call_tool("touch", {"note": note})).status
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    path = tmp_path / "project"
+    path.mkdir()
+    return path
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "exit 2",  # at once, before its stdin is even written
+        "exec 0<&-; exit 2",  # its stdin closed first: the write to it breaks
+        "(exit 0) & exit 2",  # a child that succeeds, the leader that blocks
+        "sh -c 'exit 0'; exit 2",  # a child reaped by the leader before its own exit
+        "sleep 1 & exit 2",  # a background child holding the output pipes open
+        "exec 1>&- 2>&-; exit 2",  # its output closed before the exit
+        f"{shlex.quote(sys.executable)} -c 'import os; os._exit(2)'",  # exec'd: no shell left
+    ],
+)
+def test_an_exit_2_blocks_however_the_gate_gets_there(project: Path, command: str) -> None:
+    agent, sentinel = _agent(project, command)
+    assert _called(agent, "x" * 200_000) == "blocked"  # a payload larger than a pipe holds
+    assert not sentinel.exists()
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="from 3.12 on asyncio reaps its children")
+def test_a_gate_exit_no_one_could_read_is_a_deny_when_it_fails_closed(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Someone else reaped the child first (a ``waitpid`` of the program's own): its exit
+    reads as 255, a failure, never the success it was; a fail-closed gate then denies."""
+    assert process._pidfds_work()
+    agent, sentinel = _agent(project, "exit 0", failure="closed")
+    real = os.waitpid
+
+    def reaped_elsewhere(pid: int, options: int) -> tuple[int, int]:
+        if options:  # the watchdog's polls (WNOHANG) go on as they are
+            return real(pid, options)
+        real(pid, 0)  # reaped, as someone else would have, before hookline could
+        raise ChildProcessError(10, "No child processes")
+
+    monkeypatch.setattr(os, "waitpid", reaped_elsewhere)
+    assert _called(agent) == "blocked"
+    assert not sentinel.exists()
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="from 3.12 on asyncio opens the pidfd")
+def test_an_exit_2_blocks_when_no_descriptor_is_left_for_the_pidfd(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert process._pidfds_work()  # known before: the child's own pidfd is what fails
+
+    def no_descriptor(pid: int, flags: int = 0) -> int:
+        raise OSError(24, "Too many open files")
+
+    agent, sentinel = _agent(project, "exit 2")
+    monkeypatch.setattr(os, "pidfd_open", no_descriptor)
+    assert _called(agent) == "blocked"
+    assert not sentinel.exists()
+
+
+def test_a_gate_killed_by_a_signal_denies_when_it_fails_closed(project: Path) -> None:
+    agent, sentinel = _agent(project, "kill -9 $$", failure="closed")
+    assert _called(agent) == "blocked"
+    assert not sentinel.exists()
+
+
+def test_the_same_gate_lets_the_call_through_when_it_exits_0(project: Path) -> None:
+    """The control: the sentinel is written when the gate says nothing against the call."""
+    agent, sentinel = _agent(project, "cat > /dev/null; exit 0")
+    assert _called(agent, "ran") == "executed"
+    assert sentinel.read_text() == "ran"
