@@ -482,9 +482,9 @@ def test_a_project_opened_through_a_link_keeps_its_state_private(jail: Path) -> 
 
 
 def test_dot_dot_after_a_link_is_read_as_written_never_where_the_link_leads(jail: Path) -> None:
-    """``hop/../secret.txt`` with ``hop`` a link into ``.hookline/state``: folded as written it
-    names ``secret.txt`` in the project (there is none), while the file system would climb to
-    ``.hookline/secret.txt``. What is checked is what is opened: nothing private is read."""
+    """A path that climbs back out of ``hop``, a link into the state folder: folded as written
+    it names a file of the project (there is none), while the file system would climb to the
+    one beside the state folder. What is checked is what is opened: nothing private is read."""
     (jail / ".hookline" / "secret.txt").write_text(f"{TRANSCRIPT} private\n")
     (jail / "hop").symlink_to(jail / ".hookline" / "state")
     agent = Agent(ScriptedModel([]), cwd=jail, permissions=policy())
