@@ -69,7 +69,8 @@ NOT_READS = [
     (":(){ :|:& };:", "the function `:` calls itself"),
     ("git push", "`push` is not a read-only git command"),
     ("git commit -m x", "`commit` is not a read-only git command"),
-    ("git -c core.pager=evil log", "`git -c` may change what git runs"),
+    ("git -c core.pager=evil log", "what runs cannot be known: `git -c core.pager` may make git"
+                                   " run a program hookline cannot read"),
     ("git branch new", "`git branch new` creates a branch"),
     ("git branch -D old", "`git branch -D` changes branches"),
     ("git branch -m a b", "`git branch -m` changes branches"),

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from hookline.permissions.bash import runners
 from hookline.permissions.bash.options import Options, read
 from hookline.permissions.bash.words import MAX_EXPANSIONS, Word, literal
 
@@ -125,7 +126,19 @@ def unwrap(name: str, args: tuple[Word, ...]) -> Found:
         return _watch(args)
     if name == "find":
         return _find(args)
-    return Found()
+    return _runner(name, args)
+
+
+def _runner(name: str, args: tuple[Word, ...]) -> Found:
+    """A program that runs code or a command given in its own words (``runners``)."""
+    found = runners.runs(name, args)
+    if found is None:
+        return Found()
+    if found.unknown:
+        return Found(unknown=found.unknown)
+    if found.command:
+        return Found((found.command,), label=found.label)
+    return Found(code=found.code, label=found.label) if found.code is not None else Found()
 
 
 def code_source(name: str, args: tuple[Word, ...]) -> Literal["stdin", "unknown"] | None:
