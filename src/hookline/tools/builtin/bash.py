@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from hookline._support.credentials import without_credentials
 from hookline._support.process import find_program, run_process
 from hookline.errors import ToolError
 from hookline.tools.base import ToolContext
@@ -132,7 +133,7 @@ async def _run(
                 str(pipe[1]),
                 command,
             ]
-        env = {**os.environ, **ctx.env}
+        env = {**without_credentials(os.environ), **ctx.env}  # hookline's keys stay its own
         if sandboxed and ctx.sandbox is not None:
             argv, env = ctx.sandbox.wrap(argv, env, cwd=str(ctx.cwd))
         try:
