@@ -7,6 +7,8 @@
    cannot be known (``hookline.permissions.bash``) matches every Bash deny rule;
 3. hookline's private state: Read, Grep and Glob never reach ``.hookline/``;
 4. the dangerous tier (``hookline.permissions.dangerous``): a deny no mode, rule or hook lifts;
+   what it cannot prove harmless (a recursive delete or chmod, a write that may reach a
+   device, a push that may force, with a target not proven) asks in every mode, after step 7;
 5. ask rules (a hook's allow does not skip them);
 6. the protected set (``hookline.permissions.protected``): a write into it, or a Bash write not
    proven to miss it (``hookline.permissions.writes``), asks, in every mode;
@@ -239,6 +241,9 @@ class _Call:
     def meets(self, danger: Danger) -> bool:
         return danger.matches(self.tool_name, self.tool_input, **self.where)
 
+    def unproven(self, danger: Danger) -> str | None:
+        return danger.unproven(self.tool_name, self.tool_input, **self.where)
+
     @property
     def command(self) -> str | None:
         command = self.tool_input.get("command")
@@ -339,6 +344,18 @@ def _must_ask(
         if policy.mode == "plan":
             return _plan_refusal(name)
         return Verdict("ask", why, "tier:unknown", "tier")
+    return _unproven(policy, call)
+
+
+def _unproven(policy: PermissionPolicy, call: _Call) -> Verdict | None:
+    """A recursive delete or chmod, a write that may reach a device, or a push that may force,
+    whose targets the dangerous tier cannot prove harmless: it asks in every mode."""
+    for danger in policy.dangerous:
+        if why := call.unproven(danger):
+            if policy.mode == "plan":
+                return _plan_refusal(call.what)
+            why = f"{call.what} needs approval in every mode: {why} (dangerous tier, {danger.name})"
+            return Verdict("ask", why, f"tier:dangerous:{danger.name}", "tier")
     return None
 
 
