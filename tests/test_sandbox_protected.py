@@ -18,7 +18,9 @@ from typing import Any
 import pytest
 
 from cli_runner import hookline
+from hookline import Agent, ScriptedModel
 from hookline.errors import ToolError
+from hookline.permissions import PermissionPolicy
 from hookline.permissions.sandbox.config import SandboxConfig
 from hookline.permissions.sandbox.run import Sandbox
 from hookline.tools.base import ToolContext, Workspace
@@ -162,3 +164,27 @@ def test_hookline_run_exits_2_without_libseccomp_when_the_sandbox_is_required(ws
     done = hookline("run", "hello", "--cwd", str(ws), env=env)
     assert done.returncode == 2
     assert "libseccomp" in done.stderr and "apt-get install libseccomp2" in done.stderr
+
+
+@needs_bwrap
+@pytest.mark.parametrize("exists", [True, False], ids=["existing", "missing"])
+def test_an_agents_sandbox_keeps_the_code_files_its_settings_name_read_only(
+    ws: Path, exists: bool
+) -> None:
+    guard = ws / "hooks" / "guard.py"
+    guard.parent.mkdir()
+    if exists:
+        guard.write_text("ALLOW = False\n")
+    (ws / "tool.sh").write_text(f"echo 'ALLOW = True' >> {guard}\n")
+    command = "sh tool.sh"  # runs a file: no proof possible, the sandbox is the boundary
+    call = {"id": "t1", "name": "Bash", "input": {"command": command}}
+    script = [{"tool_calls": [call]}, {"text": "done"}]
+    policy = PermissionPolicy(code_files=(str(guard),))
+    agent = Agent(
+        ScriptedModel(script), cwd=ws, permissions=policy, sandbox=SandboxConfig(enabled=True)
+    )
+    result = agent.run_sync("go")
+    assert [call.status for call in result.tool_calls] == ["failed"]
+    assert (guard.read_text() if guard.exists() else None) == (
+        "ALLOW = False\n" if exists else None
+    )
