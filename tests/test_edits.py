@@ -31,7 +31,7 @@ PROVABLE = [
     "cp -r src lib", "cp -a src/b.py src/pkg/", "mv a.txt b.txt", "mv -f src/b.py src/pkg/",
     "rm src/*.py", "rm -f missing.txt", "rm -fv a.txt", "rmdir src/pkg", "chmod +x a.txt",
     "chmod -x a.txt", "chmod 644 src/*.py", "chmod u+rw,go-w a.txt", "mkdir -m 755 d",
-    "mkdir -p new/deep/er", "cd src && touch e.py", "cd src; mv b.py ../b.py", "touch x && ls",
+    "mkdir -p new/deep/er", "cd src && touch e.py", "cd src && mv b.py ../b.py", "touch x && ls",
     "timeout 5 touch a.txt", "mkdir d 2>/dev/null", "touch -d yesterday a.txt", "cp -- a.txt b",
     "touch $HOME/../ws/z", "rm src/[bc].py", "touch src/nothing*",
 ]  # fmt: skip
@@ -83,6 +83,7 @@ NOT_PROVABLE = [
     ("sudo touch a", "`sudo` runs another command"),
     ("xargs rm", "`rm` gets more arguments at run time (`xargs`, `find -exec +`)"),
     ("find . -exec rm {} +", "`find -exec` runs another command"),
+    ("cd src; mv b.py ../b.py", "`mv` runs after a `cd` to a folder only known at run time"),
     ("$CMD a", "what runs cannot be known: the command name is a variable or substitution (`$CMD`):"
                " what runs is unknown"),
 ]  # fmt: skip

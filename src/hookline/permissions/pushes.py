@@ -73,6 +73,8 @@ def judge(command: Command, folder: str | None) -> Push | None:
     refspecs = given.operands[1:]
     if not may and not any(_forces(word) for word in refspecs):
         return Push()
+    if runtime := next((o.value for o in given.options if not o.name and o.value), None):
+        return Push(may, "", f"{may}: `{runtime.raw}` is only known at run time")
     branches = protected_branches(_repository(git, folder))
     if not may:
         return _refspecs(refspecs, "", surely=False, branches=branches)

@@ -7,10 +7,11 @@ follows the line's name, what may write into it. The writes it knows (``write_ta
 - write redirects (``>``, ``>>``, ``&>``, ``<>``...), except to ``/dev/null``, stdout, stderr;
 - the file arguments of the writing programs (``hookline.permissions.writers``: ``cp``,
   ``mv``, ``ln``, ``install``, ``rsync``, ``tee``, ``touch``, ``truncate``, ``rm``, ``mkdir``,
-  ``chmod``, ``sed -i``, ``dd of=``, ``find -delete``/``-fprint``, ``tar x``, ``unzip``, ``patch``, ``git config``/``remote``/
-  ``submodule``/``worktree``...): for them every operand counts as written, a folder among
-  them as written to by name (``cp x dir`` writes ``dir/x``), and a folder that a delete, a
-  move or a recursive copy takes whole as changed with all it holds;
+  ``chmod``, ``sed -i``, ``dd of=``, ``find -delete``/``-fprint``, ``tar x``, ``unzip``,
+  ``patch``, ``git config``/``remote``/``submodule``/``worktree``...): for them every operand
+  counts as written, a folder among them as written to by name (``cp x dir`` writes
+  ``dir/x``), and a folder that a delete, a move or a recursive copy takes whole as changed
+  with all it holds;
 - a writing option's value (``--output=``, ``--log-file=``) on any program;
 - the literal paths of any other program that is not read-only, as far as they are known.
 
