@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 Check = Callable[[Sequence[Word]], str | None]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_STDIN = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 #: ``set`` options that change nothing about what runs (not ``-x``, which expands PS4, nor
 #: ``-k``, which turns every ``NAME=value`` argument into an assignment for the command).
 _SET_FLAGS = frozenset("abefhmnpuvBCEHPT")
@@ -198,6 +199,15 @@ def _set(args: Sequence[Word]) -> str | None:
     return None
 
 
+def _source(args: Sequence[Word]) -> str | None:
+    """``source FILE`` runs a file, judged as ``source``; a descriptor other than stdin (read
+    as code by the reader) holds code from the line or a pipe, which is not known."""
+    target = args[0].value if args else None
+    if target and target.startswith(("/dev/", "/proc/")) and target not in _STDIN:
+        return f"`source {target}` reads code from a descriptor, not known before it runs"
+    return None
+
+
 def _hash(args: Sequence[Word]) -> str | None:
     options, _ = _options(args, "pd")
     if any(o == "p" for o, _ in options):
@@ -223,7 +233,7 @@ BUILTINS: dict[str, Check | str | None] = {
     "continue": None, "shift": None, "type": None, "command": None, "builtin": None,
     "exec": None, "times": None, "umask": None, "ulimit": None, "jobs": None, "disown": None,
     "kill": None, "bg": None, "fg": None, "suspend": None, "logout": None, "help": None,
-    "caller": None, "shopt": None, "unalias": None, "alias": None, "source": None, ".": None,
+    "caller": None, "shopt": None, "unalias": None, "alias": None, "source": _source, ".": _source,
     "coproc": None, "eval": None, "trap": None,
     "declare": None, "typeset": None, "local": None, "export": None, "readonly": None,
     "unset": None,

@@ -336,7 +336,7 @@ class Reader:
                 self.unknown.append(f"a file is fed to `{name}` on stdin, which runs it as code")
             elif ctx.stdin is None:
                 self.unknown.append(f"`{name}` runs a here-document with expansions in it")
-            elif ctx.stdin and programs.is_shell(name):
+            elif ctx.stdin and (programs.is_shell(name) or name in ("source", ".")):
                 via = (*ctx.via, f"{name} <<")
                 self.read_line(ctx.stdin, Context(via=via, depth=ctx.depth + 1))
         elif reads == "unknown":
