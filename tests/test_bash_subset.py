@@ -49,6 +49,14 @@ EVALUATED = [
     (_VALUE + "echo ${!x}", "`${!x}` is an indirection"),
     ("x='$(touch @S@)'; echo ${x@P}", "`${x@P}` is a transformation"),
     (_VALUE + "declare -n r=$x; echo $r", "`declare -n` is outside the known subset"),
+    (_VALUE + "time (( x ))", "`((...))` is arithmetic"),
+    (_VALUE + "coproc (( x ))", "`((...))` is arithmetic"),
+    (_VALUE + "RANDOM=$x", "`RANDOM=` is evaluated as arithmetic"),
+    (_VALUE + "OPTIND=$x", "`OPTIND=` is evaluated as arithmetic"),
+    (_VALUE + "local SRANDOM=$x 2>/dev/null || SRANDOM=$x", "`SRANDOM=` is evaluated"),
+    (_VALUE + "read HISTCMD <<< $x", "`read` sets HISTCMD"),
+    (_VALUE + "a=(1); echo hi {a[x]}>/dev/null", "`{a[x]}` names a descriptor"),
+    (_VALUE + "a=(1); cat {a[x]}</dev/null", "`{a[x]}` names a descriptor"),
 ]
 
 # Builtins that take a variable's name evaluate a subscript in it.
@@ -70,6 +78,11 @@ NAMES = [
     ("printf -v PS4 '$(touch @S@)'; set -x; :", "`printf -v` sets PS4"),
     ("mapfile -t PS4 <<< '$(touch @S@)'; set -x; :", "`mapfile` sets PS4"),
     ("for PS4 in '$(touch @S@)'; do set -x; :; done", "`for PS4` sets PS4"),
+    ("builtin declare 'a[$(touch @S@)]=1'", "`declare` takes a variable name"),
+    ("a=(1); builtin unset 'a[$(touch @S@)]'", "`unset` takes a variable name"),
+    ("a=(1); command unset -v 'a[$(touch @S@)]'", "`unset` takes a variable name"),
+    ("builtin printf -v 'a[$(touch @S@)]' x", "`printf -v` takes a variable name"),
+    ("builtin read 'a[$(touch @S@)]' <<< 1", "`read` takes a variable name"),
 ]
 
 # Builtins that run code: outside the subset unless the code is a literal string, which is read.
