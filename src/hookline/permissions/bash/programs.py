@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from hookline.permissions.bash import runners
 from hookline.permissions.bash.options import Options, read
 from hookline.permissions.bash.words import MAX_EXPANSIONS, Word, literal
 
@@ -30,6 +31,8 @@ _RUNS_CODE = re.compile(
     r"PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|BASH_FUNC_.*|NODE_OPTIONS"
     r"|PERL5OPT|RUBYOPT|GIT_SSH_COMMAND|GIT_EXEC_PATH|GIT_CONFIG\w*|GIT_EXTERNAL_DIFF|GIT_PAGER"
     r"|PAGER|GIT_EDITOR|EDITOR|VISUAL|GIT_ASKPASS|SSH_ASKPASS|GIT_PROXY_COMMAND|PROMPT_COMMAND"
+    r"|GIT_SSH\w*|GIT_DIR|GIT_COMMON_DIR|GIT_INDEX_FILE|GIT_OBJECT_DIRECTORY|GIT_TEMPLATE_DIR"
+    r"|GIT_SEQUENCE_EDITOR|GIT_ALLOW_PROTOCOL|GIT_TRACE\w*|LESSOPEN|LESSCLOSE|MANPAGER|BROWSER"
     r"|HOME|CDPATH"  # where `~` and `cd` lead
 )
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*\+?=")
@@ -125,7 +128,19 @@ def unwrap(name: str, args: tuple[Word, ...]) -> Found:
         return _watch(args)
     if name == "find":
         return _find(args)
-    return Found()
+    return _runner(name, args)
+
+
+def _runner(name: str, args: tuple[Word, ...]) -> Found:
+    """A program that runs code or a command given in its own words (``runners``)."""
+    found = runners.runs(name, args)
+    if found is None:
+        return Found()
+    if found.unknown:
+        return Found(unknown=found.unknown)
+    if found.command:
+        return Found((found.command,), label=found.label)
+    return Found(code=found.code, label=found.label) if found.code is not None else Found()
 
 
 def code_source(name: str, args: tuple[Word, ...]) -> Literal["stdin", "unknown"] | None:
