@@ -30,10 +30,10 @@ import benchkit  # noqa: F401  # beside this script; puts ../src on sys.path whe
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from bashfuzz.check import Report, check  # noqa: E402
-from bashfuzz.jail import SCRATCH, missing  # noqa: E402
-from bashfuzz.judge import Disagreement  # noqa: E402
-from bashfuzz.lines import generate  # noqa: E402
+from bashfuzz.check import Report, check
+from bashfuzz.jail import SCRATCH, missing
+from bashfuzz.judge import Disagreement
+from bashfuzz.lines import generate
 
 #: Lines hypothesis draws per round (fresh lines come in rounds; repeats are dropped).
 ROUND = 2_000
@@ -60,8 +60,7 @@ def shown(report: Report) -> str:
         f"checked against Bash: {report.checked} (timed out: {report.timed_out})",
         f"time: {report.seconds:.0f} s ({report.seconds / max(report.checked, 1) * 1000:.0f} ms "
         "a checked line)",
-        f"disagreements a listed finding explains: "
-        f"{sum(len(v) for v in report.known.values())}",
+        f"disagreements a listed finding explains: {sum(len(v) for v in report.known.values())}",
     ]
     for name, found in sorted(report.known.items()):
         out.append(f"  {name}: {len(found)}, e.g. {found[0].line!r}")

@@ -1,16 +1,18 @@
 """Runs inside the jail: each line of a batch under strace, in a fresh copy of the workspace.
 
 ``python3 driver.py JOB.json`` reads the job (``lines``, ``template``, ``state``, ``workspace``,
-``traces``, ``strace``, ``bash``, ``timeout``, ``env``). Before each line it puts the state
-folder back as the template has it, when the line before changed anything in it, and starts ``strace -f ... bash -c LINE`` in the workspace with
-stdin, stdout and stderr on ``/dev/null``, and kills the whole process group when the line
-runs longer than ``timeout`` seconds. The trace goes to ``traces/N.trace``; ``traces/done.json``
+``traces``, ``strace``, ``bash``, ``timeout``, ``syscalls``, ``env``). Before each line it puts
+the state folder back as the template has it (when the line before changed anything in it),
+then starts ``strace -f ... bash -c LINE`` in the workspace with stdin, stdout and stderr on
+``/dev/null``, and kills the whole process group when the line runs longer than ``timeout``
+seconds. The trace goes to ``traces/N.trace``; ``traces/done.json``
 lists, per line, its exit status and whether it timed out. Only the standard library is used:
 the jail has the host's Python but not its packages on the path.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -90,10 +92,8 @@ def run(command: list[str], cwd: str, env: dict[str, str], timeout: float) -> di
             os.killpg(process.pid, signal.SIGKILL)
             status = process.wait()
             timed_out = True
-    try:  # what it left running in the background goes too
+    with contextlib.suppress(ProcessLookupError):  # what it left in the background goes too
         os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     return {"status": status, "timed_out": timed_out}
 
 

@@ -63,12 +63,19 @@ def build_template(template: Path) -> None:
     (home / "h.txt").write_text("home\n")
     (outside / "o.txt").write_text("out\n")
     git = ["git", "-C", str(ws)]
-    for step in (["init", "-q", "-b", "main"], ["add", "a.txt", "b.md", "sub"],
-                 ["commit", "-qm", "first"], ["tag", "v1"], ["branch", "feature"]):
+    for step in (
+        ["init", "-q", "-b", "main"],
+        ["add", "a.txt", "b.md", "sub"],
+        ["commit", "-qm", "first"],
+        ["tag", "v1"],
+        ["branch", "feature"],
+    ):
         _git([*git, *step])
     (ws / "a.txt").write_text("alpha\nbeta\ngamma\n")
-    for step in (["commit", "-qam", "second"], ["clone", "-q", "--bare", str(ws),
-                                                  str(outside / "origin.git")]):
+    for step in (
+        ["commit", "-qam", "second"],
+        ["clone", "-q", "--bare", str(ws), str(outside / "origin.git")],
+    ):
         _git(git + step if step[0] == "commit" else ["git", *step])
     _git([*git, "remote", "add", "origin", "../outside/origin.git"])
     (ws / "a.txt").write_text("alpha\nstashed\n")
@@ -76,8 +83,13 @@ def build_template(template: Path) -> None:
     (ws / "b.md").write_text("# b\nchanged\n")
     for hook in (ws / ".git" / "hooks").glob("*.sample"):
         hook.unlink()
-    for name, target in (("lnk", "a.txt"), ("dirlink", "sub"), ("gitlink", ".git"),
-                         ("link_out", "../outside"), ("homelink", "../home")):
+    for name, target in (
+        ("lnk", "a.txt"),
+        ("dirlink", "sub"),
+        ("gitlink", ".git"),
+        ("link_out", "../outside"),
+        ("homelink", "../home"),
+    ):
         (ws / name).symlink_to(target)
 
 

@@ -32,7 +32,8 @@ from hookline.permissions import PermissionPolicy, evaluate
 from hookline.permissions.bash import analyze
 
 Kind = Literal["read-only", "acceptEdits"]
-#: Where a write changes no file.
+#: Where a write changes no file (and ``pipe:[N]``: ``> /dev/stdout`` in a pipeline opens the
+#: pipe Bash made for it).
 NOWHERE = frozenset({"/dev/null"})
 #: The programs whose writes an acceptEdits line may make (edits' file-editing programs).
 EDITORS = frozenset({"mkdir", "touch", "cp", "mv", "rm", "rmdir", "chmod"})
@@ -56,9 +57,7 @@ class Disagreement:
     seen: tuple[str, ...]
 
     def __str__(self) -> str:
-        return f"{self.line!r}\n  claimed {self.claim}; Bash did:\n    " + "\n    ".join(
-            self.seen
-        )
+        return f"{self.line!r}\n  claimed {self.claim}; Bash did:\n    " + "\n    ".join(self.seen)
 
 
 def claim_of(line: str, *, workspace: str, home: str) -> Claim | None:
@@ -101,7 +100,7 @@ def disagreements(claim: Claim, run: Run, jail: Jail) -> Disagreement | None:
 
 def _unproved(claim: Claim, change: Change, jail: Jail) -> str | None:
     path = _as_before(change, jail)
-    if path in NOWHERE or incidental(change, path, jail.workspace):
+    if path in NOWHERE or path.startswith("pipe:[") or incidental(change, path, jail.workspace):
         return None
     said = f"`{change.program}` {change.syscall} {path}" + (f" [{change.flags}]" if change.flags
                                                               else "")  # fmt: skip

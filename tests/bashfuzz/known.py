@@ -54,9 +54,10 @@ _RULES = (_git_index_refresh, _terminal)
 @dataclass(frozen=True, slots=True)
 class Finding:
     """A disagreement the fuzzer found that the analyser does not fix yet: ``repro`` is the
-    smallest line that shows it. It explains a thing Bash did (``seen``, as the judge words
-    it) on a line the analyser claimed ``claim`` of, when ``line`` and ``seen`` (regular
-    expressions) both match."""
+    smallest line that shows it, and the permission layer claims ``claim`` of it. It explains
+    a thing Bash did (``seen``, as the judge words it) on a line claimed ``claim`` (a hole in
+    the read-only tier is one in acceptEdits too: that mode runs read-only lines), when
+    ``line`` and ``seen`` (regular expressions) both match."""
 
     name: str
     repro: str
@@ -66,12 +67,66 @@ class Finding:
     about: str
 
     def explains(self, line: str, claim: str, seen: str) -> bool:
-        return (claim == self.claim and re.search(self.line, line) is not None
+        return (claim in (self.claim, "acceptEdits") and re.search(self.line, line) is not None
                 and re.search(self.seen, seen) is not None)  # fmt: skip
 
 
-#: The analyser's findings not fixed yet (each kept as a strict xfail in the test module).
-FINDINGS: tuple[Finding, ...] = ()
+#: What a payload (``words.PAYLOADS``) does when Bash runs it: start ``touch pwned``, write it.
+_PAYLOAD = r"`touch`.*pwned"
+#: A file written by a redirect: Bash opens it itself, before any program starts.
+_REDIRECT = r"^`bash` openat "
+#: An acceptEdits write that left the workspace (judge's wording).
+_ESCAPED = r"not strictly inside the workspace"
+
+#: The analyser's findings not fixed yet, each kept as a strict xfail in the test module (the
+#: day it is fixed, that test fails until the entry goes).
+FINDINGS: tuple[Finding, ...] = (
+    Finding("assignment-subscript", "a['$(touch pwned)']=v", "read-only",
+            r"\['\$\(touch pwned\)'\]", _PAYLOAD,
+            "an array element's quoted subscript is evaluated as arithmetic when assigned, "
+            "running the substitution in it"),
+    Finding("arithmetic-expansion", "x='a[$(touch pwned)]'; echo $((x))", "read-only",
+            r"\$\(\(|\$\[", _PAYLOAD,
+            "`$((x))` evaluates the value of x, and a subscript in it runs its substitution"),
+    Finding("indirection", "x='a[$(touch pwned)]'; echo ${!x}", "read-only", r"\$\{!",
+            _PAYLOAD, "`${!x}` expands the variable x names, subscript and all"),
+    Finding("prompt-expansion", "x='$(touch pwned)'; echo ${x@P}", "read-only", r"@P\}",
+            _PAYLOAD, "`${x@P}` expands x as a prompt, which runs `$(...)` in it"),
+    Finding("subscript-expansion", "x='a[$(touch pwned)]'; echo ${a[x]}", "read-only",
+            r"\$\{#?\w+\[", _PAYLOAD,
+            "a subscript in an expansion is arithmetic: it evaluates the value of x"),
+    Finding("substring-offset", "y='a[$(touch pwned)]'; echo ${y:y}", "read-only",
+            r"\$\{\w+:[^-=?+}]", _PAYLOAD,
+            "a substring's offset and length are arithmetic: `${y:y}` evaluates the value of y"),
+    Finding("test-v", "[ -v 'a[$(touch pwned)]' ]", "read-only",
+            r"(\[\[?|\btest)\s+(!\s+)?-v\b", _PAYLOAD,
+            "`[ -v NAME ]` and `[[ -v NAME ]]` evaluate NAME's subscript (`test -v` asks)"),
+    Finding("arithmetic-test", "[[ 'a[$(touch pwned)]' -eq 0 ]]", "read-only",
+            r"\[\[.*-(eq|ne|lt|le|gt|ge)\b", _PAYLOAD,
+            "`[[ A -eq B ]]` evaluates both sides as arithmetic"),
+    Finding("arithmetic-command", "(( 'a[$(touch pwned)]' ))", "read-only", r"\(\(", _PAYLOAD,
+            "`(( ... ))` and `for (( ... ))` evaluate arithmetic, quotes and all"),
+    Finding("declare-nameref-integer", "declare -n r='a[$(touch pwned)]'; echo $r", "read-only",
+            r"\b(declare|typeset|local)\s+-\w*[ni]", _PAYLOAD,
+            "`declare -n` makes a name a reference (its subscript evaluated on use); "
+            "`declare -i` evaluates what is assigned"),
+    Finding("redirect-without-command", "[ -e a.txt ] > out.txt", "read-only",
+            r"(\]|\)|\}|esac|\b(unset|declare|export|local|readonly|typeset)\b[^;|&\n]*?)"
+            r"\s*[0-9&]?>[>|]?\s*[^&\s]", _REDIRECT,
+            "a redirect on `[ ]`, `[[ ]]`, `(( ))`, `declare`, `unset` or a group of "
+            "assignments is not seen: it writes its file"),
+    Finding("heredoc-end", 'cat <<EOF\nx\nEOF ; cat <<"EOF"\n$(touch pwned)\nEOF', "read-only",
+            r"\nEOF[^\n]", _PAYLOAD,
+            "a line that only starts with a here-document's delimiter (`EOF ; cat ...`) ends "
+            "it for the parser, not for Bash: Bash reads on, and runs what follows as the "
+            "unquoted body"),
+    Finding("cd-not-followed", "cd nope 2>/dev/null; cp a.txt ../x", "acceptEdits",
+            r"\b(cd|pushd)\b", _ESCAPED,
+            "a `cd` that fails, runs in a subshell or in the background is followed as if it "
+            "moved the shell: the paths after it are judged from the wrong folder"),
+    Finding("tilde-plus", "cp a.txt ~+/../x", "acceptEdits", r"~[+-]", _ESCAPED,
+            "`~+` is the working folder and `~-` the one before: read as a user's home"),
+)  # fmt: skip
 
 
 def explained(found: Disagreement) -> tuple[tuple[str, ...], list[str]]:

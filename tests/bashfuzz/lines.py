@@ -12,12 +12,15 @@ each time (hypothesis, derandomized).
 
 from __future__ import annotations
 
+import contextlib
+
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from bashfuzz.programs import (
     builtin_command,
     editing_command,
+    evaluated,
     git_command,
     read_only_command,
     writer_command,
@@ -35,7 +38,7 @@ HEREDOCS = ("<<EOF\nalpha $x\nEOF", "<<'EOF'\n$(touch pwned)\nEOF", "<<-EOF\n\tp
 
 
 _HARMLESS_REDIRECTS = REDIRECTS[:7]
-_KINDS = ("read",) * 8 + ("git",) * 4 + ("builtin",) * 3 + ("write",) * 2 + ("edit",) * 3
+_KINDS = ("read",) * 8 + ("git",) * 4 + ("builtin",) * 2 + ("write",) + ("edit",) * 3
 _BODIES = {"read": read_only_command, "git": git_command, "builtin": builtin_command,
            "write": writer_command, "edit": editing_command}  # fmt: skip
 
@@ -57,7 +60,7 @@ def pipeline(draw: st.DrawFn) -> str:
     return pick(draw, (" | ", " | ", " |& ")).join(parts)
 
 
-_LEAVES = ("simple",) * 6 + ("pipeline", "assignment", "heredoc", "cd")
+_LEAVES = ("simple",) * 6 + ("pipeline", "assignment", "heredoc", "cd", "evaluated")
 
 
 def statement(draw: st.DrawFn, depth: int = 0) -> str:
@@ -71,6 +74,8 @@ def statement(draw: st.DrawFn, depth: int = 0) -> str:
         return assignment(draw)
     if kind == "heredoc":
         return heredoc(draw)
+    if kind == "evaluated":
+        return evaluated(draw)
     if kind == "cd":  # a folder change the edits after it depend on
         return pick(draw, CDS)
     return compound(draw, depth + 1)
@@ -88,28 +93,26 @@ def heredoc(draw: st.DrawFn) -> str:
     return f"{pick(draw, _HEREDOC_READERS)} {pick(draw, HEREDOCS)}"
 
 
-_COMPOUNDS = ("( B )", "{ B; }", "if C; then B; fi", "if C; then B; else S; fi",
-              "for V in I; do B; done", "for (( i=0; i<2; i++ )); do B; done",
-              "for (( V=0; V<1; V++ )); do B; done", "while C; do B; break; done",
-              "until true; do B; done", "while read -r V; do B; done < a.txt",
-              "case W in a*) B;; *) S;; esac", "f() { B; }; f", "function g { B; }; g W",
-              "f() { local V=W; B; }; f", "! B", "time B", "( B ) R", "{ B; } R",
-              "[[ W == W ]] && B", "(( V )) || B", "coproc B")  # fmt: skip
-_COMPOUNDS = tuple(f.replace("B", "\x01").replace("C", "\x02").replace("S", "\x03").replace(
-    "V", "\x04").replace("I", "\x05").replace("W", "\x06").replace("R", "\x07")
-    for f in _COMPOUNDS)  # fmt: skip
+_COMPOUNDS = ("( {B} )", "{ {B}; }", "if {C}; then {B}; fi", "if {C}; then {B}; else {S}; fi",
+              "for {V} in {I}; do {B}; done", "for (( i=0; i<2; i++ )); do {B}; done",
+              "for (( {V}=0; {V}<1; {V}++ )); do {B}; done", "while {C}; do {B}; break; done",
+              "until true; do {B}; done", "while read -r {V}; do {B}; done < a.txt",
+              "case {W} in a*) {B};; *) {S};; esac", "f() { {B}; }; f",
+              "function g { {B}; }; g {W}", "f() { local {V}={W}; {B}; }; f", "! {B}",
+              "time {B}", "( {B} ) {R}", "{ {B}; } {R}", "[[ {W} == {W} ]] && {B}",
+              "(( {V} )) || {B}", "coproc {B}")  # fmt: skip
 
 
 def compound(draw: st.DrawFn, depth: int) -> str:
-    """A compound statement: ``\\x01`` the body, ``\\x02`` a condition, ``\\x03`` another
-    statement, ``\\x04`` a variable (the same one throughout), ``\\x05`` words, ``\\x06`` a word, ``\\x07`` a
-    redirect."""
-    text = pick(draw, _COMPOUNDS).replace("\x04", pick(draw, ("x", "f", "i", "PATH", "a")))
+    """A compound statement: ``{B}`` is its body, ``{C}`` a condition, ``{S}`` another
+    statement, ``{V}`` a variable (the same one throughout), ``{I}`` words, ``{W}`` a word,
+    ``{R}`` a redirect."""
+    text = pick(draw, _COMPOUNDS).replace("{V}", pick(draw, ("x", "f", "i", "PATH", "a")))
     fill = {
-        "\x01": lambda: "; ".join(statement(draw, depth) for _ in range(pick(draw, (1, 1, 2)))),
-        "\x02": lambda: statement(draw, depth), "\x03": lambda: statement(draw, depth),
-        "\x05": lambda: " ".join(word(draw) for _ in range(pick(draw, (1, 2, 3)))),
-        "\x06": lambda: word(draw), "\x07": lambda: pick(draw, REDIRECTS),
+        "{B}": lambda: "; ".join(statement(draw, depth) for _ in range(pick(draw, (1, 1, 2)))),
+        "{C}": lambda: statement(draw, depth), "{S}": lambda: statement(draw, depth),
+        "{I}": lambda: " ".join(word(draw) for _ in range(pick(draw, (1, 2, 3)))),
+        "{W}": lambda: word(draw), "{R}": lambda: pick(draw, REDIRECTS),
     }  # fmt: skip
     for mark, make in fill.items():
         while mark in text:
@@ -121,23 +124,29 @@ def compound(draw: st.DrawFn, depth: int) -> str:
 def line(draw: st.DrawFn) -> str:
     """A whole line: one to three statements."""
     out = statement(draw)
-    for _ in range(pick(draw, (0, 0, 0, 1, 1, 2))):  # `&` only here: `a &; b` is no Bash
+    for _ in range(pick(draw, (0, 0, 0, 0, 1, 1, 2))):  # `&` only here: `a &; b` is no Bash
         out += pick(draw, ("; ", "; ", " && ", " || ", "\n", " & ")) + statement(draw)
     return out
 
 
+class _Enough(Exception):
+    """Enough distinct lines were drawn: the run stops (hypothesis draws repeats too)."""
+
+
 def generate(count: int, *, derandomize: bool = True) -> list[str]:
-    """``count`` distinct lines drawn from ``line()`` (or a few fewer, when hypothesis draws a
-    line twice); the same ones each call when ``derandomize`` (as CI needs), fresh ones
-    otherwise."""
+    """``count`` distinct lines drawn from ``line()``; the same ones each call when
+    ``derandomize`` (as CI needs), fresh ones otherwise."""
     found: dict[str, None] = {}
 
-    @settings(max_examples=count, derandomize=derandomize, database=None,
-              phases=[Phase.generate], deadline=None,
+    @settings(max_examples=count * 4, derandomize=derandomize, database=None,
+              phases=[Phase.generate], deadline=None, report_multiple_bugs=False,
               suppress_health_check=list(HealthCheck))  # fmt: skip
     @given(line())
     def collect(text: str) -> None:
         found[text] = None
+        if len(found) >= count:
+            raise _Enough
 
-    collect()
-    return list(found)
+    with contextlib.suppress(_Enough):
+        collect()
+    return list(found)[:count]

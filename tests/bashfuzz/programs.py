@@ -202,3 +202,29 @@ def builtin_command(draw: st.DrawFn) -> str:
     if "{W}" in text:
         text = text.replace("{W}", word(draw))
     return text.replace("{N}", name).replace("{P}", payload)
+
+
+#: Ways to put a value into a variable ``{N}``, then contexts where Bash evaluates ``{N}`` (or
+#: its value) as arithmetic, a subscript, a name or a prompt.
+_SETS = ("{N}={P}", "declare {N}={P}", "export {N}={P}", "read -r {N} <<< {P}",
+         "printf -v {N} %s {P}", "set -- {P}; {N}=$1", "for {N} in {P}; do :; done",
+         "mapfile -t a <<< {P}; {N}=${a[0]}", "{N}={P} ")  # fmt: skip
+_EVALUATES = ("echo $(({N}))", "echo ${!{N}}", "echo ${{N}@P}", "echo ${a[{N}]}", "echo ${y:{N}}",
+              "echo ${y:0:{N}}", "[[ ${N} -eq 0 ]]", "[[ {N} -eq 0 ]]", "(( {N} ))",
+              "let {N}", "test -v ${N}", "[ -v \"${N}\" ]", "echo \"${a[${N}]}\"",
+              "echo ${#a[{N}]}", "echo $[{N}]", "for ((i={N}; i<0; i++)); do :; done",
+              "[[ -v ${N} ]]", "declare -n r={N}; echo $r", "printf %d \"${N}\"",
+              "echo $(( ${N} ))", "test \"${N}\" -eq 1", "declare -i y=${N}", "shift ${N}",
+              "echo ${a[@]:{N}}", "printf -v ${N} x", "read -r -n ${N} y < a.txt",
+              "echo \"${{N}@P}\"", "cat <<EOF\n$(({N}))\nEOF", "printf '%*s' \"${N}\" x",
+              "[[ ${a[{N}]} ]]", "unset ${N}", "export ${N}", "echo ${{N}[@]@P}",
+              "echo ${{N}:-${!{N}}}", "case $(({N})) in *) :;; esac")  # fmt: skip
+
+
+def evaluated(draw: st.DrawFn) -> str:
+    """A payload put into a variable, then the variable used where Bash evaluates it."""
+    name = pick(draw, ("x", "x", "y", "i", "f"))
+    payload = quote(draw, pick(draw, PAYLOADS))
+    text = pick(draw, _SETS)
+    text = text + ("" if text.endswith(" ") else "; ") + pick(draw, _EVALUATES)
+    return text.replace("{N}", name).replace("{P}", payload)

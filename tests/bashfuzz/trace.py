@@ -120,6 +120,8 @@ def _calls(text: str) -> Iterator[tuple[int, str, list[str], str]]:
         if match is None:  # a signal, an exit, strace's own notes
             continue
         pid, resumed, name, rest = int(match[1]), match[2], match[3], match[4]
+        if resumed is None and pid in pending:  # killed inside the call: count it as done
+            yield _unresumed(pid, pending.pop(pid))
         if resumed is not None:
             name, head = pending.pop(pid, (resumed, ""))
             rest = head + rest
@@ -128,6 +130,13 @@ def _calls(text: str) -> Iterator[tuple[int, str, list[str], str]]:
             continue
         args_text, result = _split_result(rest)
         yield pid, name, _arguments(args_text), result
+    for pid, call in pending.items():
+        yield _unresumed(pid, call)
+
+
+def _unresumed(pid: int, call: tuple[str, str]) -> tuple[int, str, list[str], str]:
+    """A call whose end strace never wrote (the process was killed in it)."""
+    return pid, call[0], _arguments(call[1]), "?"
 
 
 def _split_result(rest: str) -> tuple[str, str]:

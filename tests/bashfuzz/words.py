@@ -12,7 +12,7 @@ values that are code when Bash evaluates them as arithmetic, a subscript or a pr
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache
 from typing import TypeVar
 
 from hypothesis import strategies as st
@@ -29,7 +29,7 @@ VALUES = ("x", "hello", "1", "0", "-1", "alpha", "%s", "%s\\n", "a b", "HEAD", "
           "*", "=", ":", "-n", "--", "")  # fmt: skip
 NAMES = ("x", "y", "i", "a", "f", "HOME", "PWD", "OLDPWD", "IFS", "PATH", "PS4", "BASH_ENV",
          "CDPATH", "LC_ALL", "TZ", "GIT_DIR", "GIT_PAGER", "PAGER")  # fmt: skip
-PAYLOADS = ("a[$(touch pwned)]", "$(touch pwned)", "`touch pwned`", "x[`touch pwned`]",
+PAYLOADS = ("a[$(touch pwned)]", "$(touch pwned)", "`touch pwned`", "c[`touch pwned`]",
             "1+a[$(touch pwned)]", "b[$(touch pwned)]+1", "a[$(touch pwned)]=1",
             "\\$(touch pwned)")  # fmt: skip
 GLOBS = ("*", "*.txt", "s?b", "[ab].txt", "sub/*", ".*", "*/", "**", "?", "*.md", "sub/*/*",
@@ -43,7 +43,7 @@ SUBSTITUTIONS = ("$(echo a.txt)", "`echo a.txt`", "$(<a.txt)", "$(touch pwned)",
 SPECIAL = ("$1", "$@", "$*", "$#", "$?", "$$", "$!", "$_", "$-", "$0", '"$@"')
 
 
-@lru_cache(maxsize=None)
+@cache
 def _index(size: int) -> st.SearchStrategy[int]:
     return st.integers(0, size - 1)
 
@@ -66,7 +66,7 @@ def quote(draw: st.DrawFn, text: str) -> str:
     if form == "double":
         return '"' + "".join("\\" + c if c in '"\\$`' else c for c in text) + '"'
     if form == "ansi":
-        return "$'" + "".join("\\x%02x" % ord(c) if c in "'\\" or not c.isprintable() else c
+        return "$'" + "".join(f"\\x{ord(c):02x}" if c in "'\\" or not c.isprintable() else c
                               for c in text) + "'"  # fmt: skip
     if form == "locale":
         return '$"' + text + '"'
