@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hookline.permissions.bash import analyze
-from hookline.permissions.command_rules import command_matches
+from hookline.permissions.command_rules import command_matches, cover
 
 
 def texts(line: str) -> list[str]:
@@ -39,6 +39,36 @@ def texts(line: str) -> list[str]:
         ("npm x --yes -- touch x", "touch x"),
         ("pnpm dlx touch x", "touch x"),
         ("npx --package=y touch x", "touch x"),
+        ("flock f touch x", "touch x"),
+        ("flock -w 5 f -c 'touch x'", "touch x"),
+        ("ssh host touch x", "touch x"),
+        ("ssh -p 22 -l me host 'touch x'", "touch x"),
+        ("script -qc 'touch x' /dev/null", "touch x"),
+        ("script --command='touch x'", "touch x"),
+        ("strace -f -o /tmp/o touch x", "touch x"),
+        ("chroot / touch x", "touch x"),
+        ("unshare -r touch x", "touch x"),
+        ("fakeroot touch x", "touch x"),
+        ("parallel touch ::: x", "touch ?"),
+        ("parallel 'touch {}' ::: x", "touch ? ?"),
+        ("echo x | xargs -I{} touch {}", "touch ?"),
+        ("echo x | xargs -IF touch F/y", "touch ?"),
+        ("sudo -s 'true; touch x'", "touch x"),
+        ("sudo -i touch x", "touch x"),
+        ("runuser -u bob -- touch x", "touch x"),
+        ("runuser -c 'touch x' bob", "touch x"),
+        ("setpriv --reuid 1 touch x", "touch x"),
+        ("nsenter -t 1 -m touch x", "touch x"),
+        ("systemd-run --user touch x", "touch x"),
+        ("sg wheel 'touch x'", "touch x"),
+        ("sg wheel -c 'touch x'", "touch x"),
+        ("uv run touch x", "touch x"),
+        ("poetry run touch x", "touch x"),
+        ("bundle exec touch x", "touch x"),
+        ("direnv exec . touch x", "touch x"),
+        ("nix-shell --run 'touch x'", "touch x"),
+        ("prlimit --nofile=10 touch x", "touch x"),
+        ("xvfb-run -a touch x", "touch x"),
     ],
 )
 def test_the_code_a_runner_is_given_is_read_as_a_command_of_the_line(line: str, runs: str) -> None:
@@ -93,6 +123,16 @@ def test_the_code_a_runner_is_given_is_read_as_a_command_of_the_line(line: str, 
         ("make SHELL=/tmp/evil test", "`make SHELL=` sets code"),
         ("make 'CC=$(shell touch x)' all", "`make CC=` sets code"),
         ('npx -c "$CMD"', "`npx -c` runs a command only run time knows"),
+        ("ssh -o ProxyCommand='touch x' host", "`ssh -o ProxyCommand=touch x` may run a local"),
+        ("ssh -oLocalCommand=x -oPermitLocalCommand=yes h", "may run a local command"),
+        ("ssh -Z host", "`ssh` has an option hookline does not know"),
+        ('flock f -c "$CMD"', "`flock -c` runs a string only run time knows"),
+        ("ls | parallel", "`parallel` runs commands it reads from its input"),
+        ("parallel --frob x ::: a", "`parallel` has an option hookline does not know"),
+        ("expect -c 'spawn x'", "`expect -c` runs Tcl code"),
+        ("strace -Q touch x", "`strace` has an option hookline does not know"),
+        ("uv run --frob x touch y", "`uv` has an option hookline does not know: --frob"),
+        ('runuser -c "$CMD" bob', "`runuser` runs a string only run time knows"),
     ],
 )
 def test_code_that_cannot_be_read_puts_the_line_outside_the_known_subset(
@@ -124,3 +164,29 @@ def test_a_program_that_runs_a_file_or_only_reads_its_input_is_judged_as_itself(
 def test_an_awk_comparison_outside_a_string_is_not_told_from_a_redirect_so_it_asks() -> None:
     """`>` outside a string may be `print > file`: the model does not parse awk, it refuses."""
     assert analyze("awk '$3 > 0' f").unknown
+
+
+@pytest.mark.parametrize(
+    ("rule", "line"),
+    [
+        ("git:*", "git ls-remote --upload-pack='touch x' ."),
+        ("git:*", "git -c core.sshCommand='touch x' fetch"),
+        ("flock:*", "flock f touch x"),
+        ("ssh:*", "ssh host 'touch x'"),
+        ("npx:*", "npx -c 'touch x'"),
+        ("xargs:*", "xargs -I{} touch {}"),
+        ("python3:*", "python3 -c 'print(1)'"),
+        ("awk:*", "awk 'BEGIN{system(\"touch x\")}'"),
+        ("sed:*", "sed '1e touch x' f"),
+        ("make:*", "make --eval='x:=$(shell touch x)'"),
+    ],
+)
+def test_an_allow_rule_on_a_runner_is_no_proof_for_what_it_runs(rule: str, line: str) -> None:
+    assert not command_matches(rule, line, every=True)
+    assert cover([rule], line) is None
+    assert command_matches("touch:*", line, every=False) or analyze(line).unknown
+
+
+def test_allow_rules_that_name_every_command_prove_a_runner_line() -> None:
+    assert cover(["flock:*", "touch:*"], "flock f touch x") == [0, 1]
+    assert cover(["git ls-remote:*", "touch:*"], "git ls-remote --upload-pack='touch x' .")

@@ -20,7 +20,8 @@ EVERYDAY = [
     "find . -maxdepth 2 \\( -name a -o -name b \\) -prune", "ls | wc -l",
     "cat a.txt | sort | uniq -c | sort -rn | head -20", "git log --oneline | head",
     "head -5 a", "tail -n +2 a", "wc --lines a", "sort --rev a", "du -sh --max-depth=1 .",
-    "LC_ALL=C sort a", "TZ=UTC date +%s", "NO_COLOR=1 git diff", "cat \"$f\"", "ls $DIR",
+    "LC_ALL=C sort a", "env LANG=C TZ=UTC ls -l", "TZ=UTC date +%s", "NO_COLOR=1 git diff",
+    "cat \"$f\"", "ls $DIR",
     "jq -r '.a' f.json", "jq --arg n v '.[$n]' f", "git blame -L 1,5 a.py", "git grep -n x",
     "git rev-parse --show-toplevel", "git branch -a", "git stash list", "git remote -v",
     "date -d yesterday +%F", "file -b a", "stat -c %s a", "diff -u a b", "tree -L 2 -a",
@@ -89,6 +90,10 @@ HOLES = [
     ("GIT_EXTERNAL_DIFF=x git diff", "what runs cannot be known"),
     ("LESSOPEN='|touch x' cat a", "what runs cannot be known: it sets LESSOPEN"),
     ("GIT_TRACE=/tmp/x git status", "what runs cannot be known"),
+    ("env RIPGREP_CONFIG_PATH=./cfg rg x", "what runs cannot be known"),
+    ("env FOO=1 ls", "`env FOO=` may change what the command runs or writes"),
+    ("export XDG_CONFIG_HOME=./x; git status", "what runs cannot be known"),
+    ("GCONV_PATH=. cat a", "what runs cannot be known"),
 ]  # fmt: skip
 
 

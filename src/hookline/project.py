@@ -35,6 +35,7 @@ from hookline.layers import Layer
 from hookline.mcp.config import ServerConfig, project_servers
 from hookline.models.choice import default_spec, model_from_spec
 from hookline.permissions import PermissionPolicy
+from hookline.permissions.code_files import code_files
 from hookline.permissions.sandbox import SandboxConfig
 from hookline.tools.builtin import Glob, Grep, Read
 
@@ -218,6 +219,7 @@ def load_project(
     )
     found = _with_cli_rules(found, cli_rules or {})
     policy, policy_notes = PermissionPolicy.from_settings(found, mode=mode, cwd=where)
+    policy = replace(policy, code_files=code_files(registry, project_dir=where))
     sandbox, sandbox_notes = SandboxConfig.from_settings(found, project_dir=where)
     servers, server_notes = project_servers(found, where)
     warnings = (*found.warnings, *policy_notes, *sandbox_notes, *server_notes)

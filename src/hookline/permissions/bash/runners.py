@@ -23,9 +23,11 @@ runs a *file* (``python3 tool.py``, ``make test``) is not a runner here: it is j
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hookline.permissions.bash import git as gitwords
+from hookline.permissions.bash.options import Options, read
 from hookline.permissions.bash.sedscript import why_sed_unreadable
 from hookline.permissions.bash.words import Word
 
@@ -40,6 +42,8 @@ class Runs:
     label: str = ""
     command: tuple[Word, ...] = ()
     unknown: str = ""
+    #: It runs nothing of its own but ``command`` (``runuser -u bob -- rm x``).
+    wrapper: bool = False
 
 
 #: ``-c NAME=VALUE`` settings that never name a program (matched case-blind on NAME).
@@ -97,6 +101,8 @@ def runs(name: str, args: tuple[Word, ...]) -> Runs | None:
         return _package_runner(name, args if name in _PACKAGE_RUNNERS else args[1:])
     if name == "make":
         return _make(args)
+    if name in _REMOTE_OR_TEMPLATE:
+        return _REMOTE_OR_TEMPLATE[name](args)
     if name == "deno" and args and args[0].value == "eval":
         return Runs(unknown="`deno eval` runs code hookline cannot read")
     match = _INTERPRETER.fullmatch(name)
@@ -135,6 +141,82 @@ def _package_runner(name: str, args: tuple[Word, ...]) -> Runs:
             break
         words = words[2:] if value in _PACKAGE_VALUES else words[1:]
     return Runs(command=tuple(words), label=name) if words else Runs()
+
+
+_SSH = Options.of("46AaCfGgKkMNnqsTtVvXxYy", "BbcDEeFIiJLlmOopQRSWw")
+_SSH_LOCAL = re.compile(r"(proxycommand|localcommand|permitlocalcommand|knownhostscommand"
+                        r"|proxyusefdpass|include|match)\b.*", re.IGNORECASE)  # fmt: skip
+
+
+def _ssh(args: tuple[Word, ...]) -> Runs | None:
+    """``ssh HOST CMD``: the remote command, shell code; options that run a local command."""
+    given = read(args, _SSH, first_operand_ends=True)
+    if unknown := given.unknown:
+        return Runs(unknown=f"`ssh` has an option hookline does not know: {unknown.shown}")
+    for option in given.options:
+        setting = option.value.value if option.name == "o" and option.value else ""
+        if setting is None or _SSH_LOCAL.match(setting or ""):
+            return Runs(unknown=f"`ssh -o {setting or '...'}` may run a local command")
+    return _joined("ssh", given.operands[1:])
+
+
+_PARALLEL = Options.of("0kqvXmuge", "jNnIadSE", "--null --keep-order --quote --verbose --dry-run "
+                       "--will-cite --tag --bar --eta --progress --group --ungroup --line-buffer "
+                       "--halt-on-error", "--jobs --max-args --arg-file --delimiter --colsep "
+                       "--halt --results --joblog --timeout --retries --sshlogin")  # fmt: skip
+
+
+def _parallel(args: tuple[Word, ...]) -> Runs | None:
+    """GNU ``parallel CMD ::: ARGS``: the command template, run by a shell."""
+    given = read(args, _PARALLEL, first_operand_ends=True)
+    if unknown := given.unknown:
+        return Runs(unknown=f"`parallel` has an option hookline does not know: {unknown.shown}")
+    if given.named("S", "--sshlogin", "--results", "--joblog"):
+        return Runs(unknown="`parallel` runs on other hosts or writes files it names")
+    words = list(given.operands)
+    end = next((i for i, w in enumerate(words) if (w.value or "").startswith(":::")), len(words))
+    if end == 0:
+        return Runs(unknown="`parallel` runs commands it reads from its input")
+    found = _joined("parallel", words[:end])
+    if found is None or found.code is None:
+        return found
+    # each input replaces `{}`, `{.}`, `{1}`, ... (or is appended): a word only run time knows
+    code = _PLACEHOLDER.sub("${PARALLEL_ARG}", found.code) + " ${PARALLEL_ARG}"
+    return Runs(code=code, label="parallel")
+
+
+_PLACEHOLDER = re.compile(r"\{[^{}\s]*\}")
+
+
+def _script(args: tuple[Word, ...]) -> Runs | None:
+    """util-linux ``script -c CMD``: shell code."""
+    words = [a.value for a in args]
+    for index, value in enumerate(words):
+        if value is None:
+            return Runs(unknown="`script` has an argument only run time knows")
+        if value in ("-c", "--command") or (value.startswith("-") and value.endswith("c")
+                                            and not value.startswith("--")):  # fmt: skip
+            return _joined("script -c", args[index + 1 : index + 2])
+        if value.startswith("--command="):
+            return Runs(code=value.partition("=")[2], label="script -c")
+    return None
+
+
+def _joined(label: str, words: Sequence[Word]) -> Runs | None:
+    if not words:
+        return None
+    values = [w.value for w in words]
+    if None in values:
+        return Runs(unknown=f"`{label}` runs a command only run time knows")
+    return Runs(code=" ".join(v for v in values if v is not None), label=label)
+
+
+def _expect(args: tuple[Word, ...]) -> Runs | None:
+    return Runs(unknown="`expect -c` runs Tcl code hookline cannot read") if any(
+        (a.value or "-c").startswith("-c") for a in args) else None  # fmt: skip
+
+
+_REMOTE_OR_TEMPLATE = {"ssh": _ssh, "parallel": _parallel, "script": _script, "expect": _expect}
 
 
 def _make(args: tuple[Word, ...]) -> Runs | None:
