@@ -31,7 +31,7 @@ import benchkit  # noqa: F401  # beside this script; puts ../src on sys.path whe
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from bashfuzz.check import Report, check
-from bashfuzz.jail import SCRATCH, missing
+from bashfuzz.jail import missing
 from bashfuzz.judge import Disagreement
 from bashfuzz.lines import generate
 
@@ -89,7 +89,7 @@ def main() -> None:
     args = parser.parse_args()
     if hint := missing():
         sys.exit(f"bench/fuzz_bash.py needs bubblewrap and strace (fix: {hint})")
-    base = Path(tempfile.mkdtemp(prefix="fuzz-bash-", dir=SCRATCH))
+    base = Path(tempfile.mkdtemp(prefix="fuzz-bash-"))
     try:
         report = check(lines(args.lines, derandomize=args.derandomize), base=base,
                        progress=None if args.json else _progress)  # fmt: skip

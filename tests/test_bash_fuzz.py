@@ -11,7 +11,8 @@ beside the incidental writes ``bashfuzz.known`` lists with why each is harmless.
 
 A disagreement is a bug in the analyser. Those found and not fixed yet are listed in
 ``bashfuzz.known.FINDINGS``, each with its smallest reproduction, which runs here as a strict
-xfail: the day the analyser gets it right, its test fails until the entry goes. A disagreement
+xfail: the day the analyser gets it right, its test fails until the entry moves to ``FIXED``,
+whose reproductions run as plain tests, so a fixed finding stays fixed. A disagreement
 no entry explains fails the fuzzing test, with the line and what strace saw. The controls show
 the judge can fail: a line doing more than a claim given by hand is caught, and an honest one
 passes with its programs and its git bookkeeping seen.
@@ -27,22 +28,22 @@ from pathlib import Path
 import pytest
 
 from bashfuzz.check import check
-from bashfuzz.jail import SCRATCH, Jail, Run, jails, missing
+from bashfuzz.jail import Jail, Run, jails, missing
 from bashfuzz.judge import Claim, claim_of, disagreements
-from bashfuzz.known import FINDINGS, Finding, explained
+from bashfuzz.known import FINDINGS, FIXED, Finding, explained
 from bashfuzz.lines import generate
 
 pytestmark = pytest.mark.skipif(
     missing() is not None, reason=f"the fuzzer needs bubblewrap and strace: {missing()}"
 )
 #: Lines the fuzzing test checks against Bash (auto-allowed lines), and lines it draws to
-#: find them (about a third of the drawn lines are auto-allowed).
-CHECKED, DRAWN = 1_000, 3_600
+#: find them (between a quarter and a third of them are auto-allowed).
+CHECKED, DRAWN = 1_000, 4_500
 
 
 @pytest.fixture(scope="module")
 def base() -> Iterator[Path]:
-    folder = Path(tempfile.mkdtemp(prefix="fuzz-bash-", dir=SCRATCH))
+    folder = Path(tempfile.mkdtemp(prefix="fuzz-bash-"))
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
 
@@ -78,7 +79,7 @@ def test_the_judge_catches_an_edit_outside_the_workspace_and_one_into_git(jail: 
 
 def test_an_honest_read_and_an_honest_edit_agree_with_what_bash_did(jail: Jail) -> None:
     read = "cat a.txt | wc -l; git status --short"
-    edit = "mkdir -p d && touch d/new.txt && cp a.txt d/"
+    edit = "mkdir -p sub/d && touch sub/d/new.txt && cp a.txt sub/copy.txt"
     read_claim = claim_of(read, workspace=jail.workspace, home=jail.home)
     edit_claim = claim_of(edit, workspace=jail.workspace, home=jail.home)
     assert read_claim is not None and read_claim.kind == "read-only"
@@ -89,7 +90,8 @@ def test_an_honest_read_and_an_honest_edit_agree_with_what_bash_did(jail: Jail) 
     # git refreshed its index: an incidental write, seen and excused
     assert any(c.path.endswith("/ws/.git/index.lock") for c in read_run.trace.changes)
     assert disagreements(read_claim, read_run, jail) is None
-    assert {c.path.rsplit("/ws/", 1)[-1] for c in edit_run.trace.changes} >= {"d", "d/new.txt"}
+    changed = {c.path.rsplit("/ws/", 1)[-1] for c in edit_run.trace.changes}
+    assert changed >= {"sub/d", "sub/d/new.txt", "sub/copy.txt"}
     assert disagreements(edit_claim, edit_run, jail) is None
 
 
@@ -105,14 +107,16 @@ def test_generated_lines_the_permission_layer_auto_allows_do_only_what_it_claime
 
 @pytest.fixture(scope="module")
 def repro_runs(base: Path) -> dict[str, tuple[Claim | None, Run | None, Jail]]:
-    """Each listed finding's reproduction, claimed and (when claimed) run, in one batch."""
+    """Each finding's reproduction (open and fixed), claimed and (when claimed) run, in one
+    batch."""
     jail = jails(base / "findings", 1)[0]
+    every = (*FINDINGS, *FIXED)
     claims = {f.name: claim_of(f.repro, workspace=jail.workspace, home=jail.home)
-              for f in FINDINGS}  # fmt: skip
-    claimed = [f for f in FINDINGS if claims[f.name] is not None]
+              for f in every}  # fmt: skip
+    claimed = [f for f in every if claims[f.name] is not None]
     runs = dict(zip((f.name for f in claimed), jail.run([f.repro for f in claimed]),
                     strict=True))  # fmt: skip
-    return {f.name: (claims[f.name], runs.get(f.name), jail) for f in FINDINGS}
+    return {f.name: (claims[f.name], runs.get(f.name), jail) for f in every}
 
 
 def _xfail(finding: Finding) -> object:
@@ -120,13 +124,16 @@ def _xfail(finding: Finding) -> object:
                         marks=pytest.mark.xfail(strict=True, reason=finding.about))  # fmt: skip
 
 
-@pytest.mark.parametrize("finding", [_xfail(f) for f in FINDINGS])
-def test_a_listed_finding_is_fixed(
+@pytest.mark.parametrize("finding", [*(_xfail(f) for f in FINDINGS), *FIXED],
+                         ids=lambda f: f.name)  # fmt: skip
+def test_a_finding_is_fixed(
     finding: Finding, repro_runs: dict[str, tuple[Claim | None, Run | None, Jail]]
 ) -> None:
+    """Open findings (``FINDINGS``) fail here, as strict xfails; fixed ones (``FIXED``) pass,
+    and must go on passing."""
     claim, run, jail = repro_runs[finding.name]
     if claim is None:
-        return  # the layer asks now: fixed
+        return  # the layer asks now
     assert run is not None
     assert disagreements(claim, run, jail) is None
 

@@ -51,11 +51,16 @@ def fingerprint(state: Path) -> list[tuple[str, int, int, int, int]]:
 
 
 def reset(template: Path, state: Path) -> None:
-    """The state folder as the template has it (links copied as links)."""
-    if state.exists():
-        os.chmod(state, 0o755)
-        _rmtree(state)
-    shutil.copytree(template, state, symlinks=True)
+    """The state folder (a mount point: emptied, not removed) as the template has it, links
+    copied as links."""
+    os.chmod(state, 0o755)
+    for entry in os.scandir(state):
+        if entry.is_dir(follow_symlinks=False):
+            os.chmod(entry.path, 0o755)
+            _rmtree(entry.path)
+        else:
+            os.unlink(entry.path)
+    shutil.copytree(template, state, symlinks=True, dirs_exist_ok=True)
 
 
 def _rmtree(path: Path | str) -> None:

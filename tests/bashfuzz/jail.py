@@ -4,8 +4,10 @@ A ``Jail`` owns one folder: ``template/`` (built once by ``build_template``), ``
 fresh copy of it before each line: ``ws/`` the workspace, ``home/`` the home folder,
 ``outside/`` a folder beside the workspace) and ``traces/``. ``Jail.run(lines)`` starts one
 ``bwrap`` for the batch: the whole file system read-only, a fresh ``/tmp``, no network, no
-other processes, only the jail's folder writable; inside it ``driver.py`` runs each line
-under strace. The workspace holds files, a folder, a git repository (two commits, a tag, a
+other processes; only ``traces/`` is writable, and ``state/`` is a fresh folder in memory
+(tmpfs) at the same path, so the analyser outside reads the state as every line starts from,
+and inside, putting it back before a line is fast. There ``driver.py`` runs each line under
+strace. The workspace holds files, a folder, a git repository (two commits, a tag, a
 branch, a stash, a remote), ``.claude/settings.json`` and links: ``lnk`` to a file,
 ``dirlink`` to a folder, ``gitlink`` to ``.git``, ``link_out`` out of the workspace,
 ``homelink`` to the home folder.
@@ -21,7 +23,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from bashfuzz.driver import reset
 from bashfuzz.trace import SYSCALLS, Trace, read_trace
 
 BWRAP, STRACE, BASH = shutil.which("bwrap"), shutil.which("strace"), shutil.which("bash")
@@ -107,7 +108,8 @@ class Jail:
         self.traces = root / "traces"
         root.mkdir(parents=True, exist_ok=True)
         shutil.copytree(template, self.template, symlinks=True)
-        self.reset()
+        # What the analyser sees; inside the jail the same path is a fresh copy in memory.
+        shutil.copytree(template, self.state, symlinks=True)
 
     @property
     def workspace(self) -> str:
@@ -116,10 +118,6 @@ class Jail:
     @property
     def home(self) -> str:
         return str(self.state / "home")
-
-    def reset(self) -> None:
-        """The state as the template has it, as the analyser must see it before a line."""
-        reset(self.template, self.state)
 
     def run(self, lines: list[str]) -> list[Run]:
         """Each line run by real Bash under strace, in a fresh state, inside the jail."""
@@ -143,7 +141,6 @@ class Jail:
             text = (self.traces / f"{index}.trace").read_text(errors="surrogateescape")
             trace = read_trace(text, cwd=self.workspace)
             runs.append(Run(line, trace, outcome["status"], outcome["timed_out"]))
-        self.reset()  # as the analyser will see it for the next batch
         return runs
 
     def _bwrap(self) -> list[str]:
@@ -151,14 +148,10 @@ class Jail:
         rebind = [a for p in needed if p.is_relative_to("/tmp") for a in ("--ro-bind", str(p),
                                                                           str(p))]  # fmt: skip
         return [str(BWRAP), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                "--tmpfs", "/tmp", *rebind, "--bind", str(self.root), str(self.root),
+                "--tmpfs", "/tmp", *rebind, "--ro-bind", str(self.root), str(self.root),
+                "--tmpfs", str(self.state), "--bind", str(self.traces), str(self.traces),
                 "--unshare-all", "--die-with-parent", "--clearenv",
                 "--setenv", "PATH", _PATH, "--chdir", str(self.root)]  # fmt: skip
-
-
-#: Jails go to memory (tmpfs) when the machine has it: copying the state back before a line
-#: is ten times faster there than on this VM's disk.
-SCRATCH = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 
 
 def jails(base: Path, count: int) -> list[Jail]:

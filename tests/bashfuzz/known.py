@@ -79,8 +79,21 @@ _REDIRECT = r"^`bash` openat "
 _ESCAPED = r"not strictly inside the workspace"
 
 #: The analyser's findings not fixed yet, each kept as a strict xfail in the test module (the
-#: day it is fixed, that test fails until the entry goes).
+#: day it is fixed, that test fails until the entry moves to ``FIXED``).
 FINDINGS: tuple[Finding, ...] = (
+    Finding("redirect-without-command", "[ -e a.txt ] > out.txt", "read-only",
+            r"(\]|\)|\}|esac|\b(unset|declare|export|local|readonly|typeset)\b[^;|&\n]*?)"
+            r"\s*[0-9&]?>[>|]?\s*[^&\s]", _REDIRECT,
+            "a redirect on `[ ]`, `[[ ]]`, `(( ))`, `declare`, `unset` or a group of "
+            "assignments is not seen: it writes its file"),
+    Finding("heredoc-end", 'cat <<EOF\nx\nEOF ; cat <<"EOF"\n$(touch pwned)\nEOF', "read-only",
+            r"\nEOF[^\n]", _PAYLOAD,
+            "a line that only starts with a here-document's delimiter (`EOF ; cat ...`) ends "
+            "it for the parser, not for Bash: Bash reads on, and runs what follows as the "
+            "unquoted body"),
+)  # fmt: skip
+#: Findings fixed since the fuzzer found them: each reproduction must stay asked, or agree.
+FIXED: tuple[Finding, ...] = (
     Finding("assignment-subscript", "a['$(touch pwned)']=v", "read-only",
             r"\['\$\(touch pwned\)'\]", _PAYLOAD,
             "an array element's quoted subscript is evaluated as arithmetic when assigned, "
@@ -110,16 +123,6 @@ FINDINGS: tuple[Finding, ...] = (
             r"\b(declare|typeset|local)\s+-\w*[ni]", _PAYLOAD,
             "`declare -n` makes a name a reference (its subscript evaluated on use); "
             "`declare -i` evaluates what is assigned"),
-    Finding("redirect-without-command", "[ -e a.txt ] > out.txt", "read-only",
-            r"(\]|\)|\}|esac|\b(unset|declare|export|local|readonly|typeset)\b[^;|&\n]*?)"
-            r"\s*[0-9&]?>[>|]?\s*[^&\s]", _REDIRECT,
-            "a redirect on `[ ]`, `[[ ]]`, `(( ))`, `declare`, `unset` or a group of "
-            "assignments is not seen: it writes its file"),
-    Finding("heredoc-end", 'cat <<EOF\nx\nEOF ; cat <<"EOF"\n$(touch pwned)\nEOF', "read-only",
-            r"\nEOF[^\n]", _PAYLOAD,
-            "a line that only starts with a here-document's delimiter (`EOF ; cat ...`) ends "
-            "it for the parser, not for Bash: Bash reads on, and runs what follows as the "
-            "unquoted body"),
     Finding("cd-not-followed", "cd nope 2>/dev/null; cp a.txt ../x", "acceptEdits",
             r"\b(cd|pushd)\b", _ESCAPED,
             "a `cd` that fails, runs in a subshell or in the background is followed as if it "

@@ -38,7 +38,7 @@ HEREDOCS = ("<<EOF\nalpha $x\nEOF", "<<'EOF'\n$(touch pwned)\nEOF", "<<-EOF\n\tp
 
 
 _HARMLESS_REDIRECTS = REDIRECTS[:7]
-_KINDS = ("read",) * 8 + ("git",) * 4 + ("builtin",) * 2 + ("write",) + ("edit",) * 3
+_KINDS = ("read",) * 10 + ("git",) * 4 + ("builtin",) * 2 + ("write",) + ("edit",) * 4
 _BODIES = {"read": read_only_command, "git": git_command, "builtin": builtin_command,
            "write": writer_command, "edit": editing_command}  # fmt: skip
 
@@ -60,7 +60,7 @@ def pipeline(draw: st.DrawFn) -> str:
     return pick(draw, (" | ", " | ", " |& ")).join(parts)
 
 
-_LEAVES = ("simple",) * 6 + ("pipeline", "assignment", "heredoc", "cd", "evaluated")
+_LEAVES = ("simple",) * 8 + ("pipeline", "assignment", "heredoc", "cd", "evaluated")
 
 
 def statement(draw: st.DrawFn, depth: int = 0) -> str:
@@ -124,7 +124,7 @@ def compound(draw: st.DrawFn, depth: int) -> str:
 def line(draw: st.DrawFn) -> str:
     """A whole line: one to three statements."""
     out = statement(draw)
-    for _ in range(pick(draw, (0, 0, 0, 0, 1, 1, 2))):  # `&` only here: `a &; b` is no Bash
+    for _ in range(pick(draw, (0, 0, 0, 0, 0, 1, 1, 2))):  # `&` only here: `a &; b` is no Bash
         out += pick(draw, ("; ", "; ", " && ", " || ", "\n", " & ")) + statement(draw)
     return out
 

@@ -90,7 +90,7 @@ def expansion(draw: st.DrawFn) -> str:
     return form.replace("\x01", pick(draw, NAMES)).replace("\x02", pick(draw, NAMES))
 
 
-_WORD_KINDS = ("path",) * 8 + ("value",) * 3 + ("expansion", "glob", "tilde", "brace",
+_WORD_KINDS = ("path",) * 12 + ("value",) * 4 + ("expansion", "glob", "tilde", "brace",
                "special", "joined", "substitution")  # fmt: skip
 _TABLE = {"glob": GLOBS, "tilde": TILDES, "brace": BRACES, "substitution": SUBSTITUTIONS,
           "special": SPECIAL}  # fmt: skip
@@ -127,7 +127,7 @@ def assignment(draw: st.DrawFn) -> str:
     """``NAME=VALUE``, ``NAME+=VALUE``, ``a[SUB]=VALUE``."""
     name = pick(draw, NAMES)
     subscript = pick(draw, ("0", "i", "$i", "x", single("$(touch pwned)")))
-    target = pick(draw, (name, name, f"a[{subscript}]"))
+    target = pick(draw, (name, name, name, f"a[{subscript}]"))
     rhs = value(draw)
     if rhs.startswith("(") and target.startswith("a["):
         rhs = "v"
