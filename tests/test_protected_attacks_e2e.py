@@ -122,6 +122,12 @@ PROTECTED = [
     "truncate -s 0 .mcp.json",
     'echo x > "$OLDPWD/.mcp.json"',
     "echo x > ~-/.mcp.json",
+    "cat <<EOF > .git/config\nx\nEOF",
+    "cp --target-directory=.git/hooks evil.sh",
+    "cp -t.git/hooks evil.sh",
+    "sort -o .mcp.json a.txt",
+    "install -m 755 evil.sh .git/hooks/pre-commit",
+    "git checkout -- .claude/settings.json",
 ]
 
 # Class 2: acceptEdits auto-allowed what it had not proven (acceptEdits mode).
@@ -205,3 +211,48 @@ def test_gits_own_writes_into_git_stay_normal_work(place: Path) -> None:
     log = subprocess.run(["git", "-C", str(place), "log", "--oneline"], capture_output=True)
     assert b"first" in log.stdout
     assert (place / ".git" / "hooks" / "pre-commit").read_text() == ORIG
+
+
+# The file tools' own path check (the body) uses the same set: a Write, Edit or NotebookEdit
+# into it asks in every mode, and one that only reaches it through a link is refused.
+FILE_TOOLS = [
+    ("Write", ".mcp.json"), ("Write", "g/hooks/pre-commit"), ("Write", "c/settings.json"),
+    ("Write", ".git/info/attributes"), ("Write", "~/.hookline/keys/state.key"),
+    ("Write", "sub/../.git/config"), ("Edit", ".claude/settings.json"), ("Edit", "g/config"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["bypassPermissions", "acceptEdits"])
+@pytest.mark.parametrize(("tool", "path"), FILE_TOOLS)
+def test_the_file_tools_keep_out_of_the_protected_set(
+    place: Path, mode: str, tool: str, path: str
+) -> None:
+    from hookline.tools.builtin import Edit, Write
+
+    given = {"file_path": path, "content": "PWNED"}
+    if tool == "Edit":
+        given = {"file_path": path, "old_string": "ORIGINAL", "new_string": "PWNED"}
+    before = tree(place) | tree(place.parent / "home")
+    policy = PermissionPolicy(mode=mode)  # type: ignore[arg-type]
+    script = [{"tool_calls": [{"id": "w", "name": tool, "input": given}]}, {"text": "done"}]
+    agent = Agent(ScriptedModel(script), tools=[Write(), Edit()], cwd=place, permissions=policy,
+                  state_dir=place.parent / "state", audit=False)  # fmt: skip
+
+    (result,) = agent.run_sync("go").tool_calls
+
+    assert result.status != "executed", (tool, path)
+    assert tree(place) | tree(place.parent / "home") == before
+
+
+def test_a_file_tool_write_beside_the_set_runs(place: Path) -> None:
+    from hookline.tools.builtin import Write
+
+    script = [{"tool_calls": [{"id": "w", "name": "Write",
+                               "input": {"file_path": ".git/description", "content": "ok"}}]},
+              {"text": "done"}]  # fmt: skip
+    agent = Agent(ScriptedModel(script), tools=[Write()], cwd=place,
+                  permissions=PermissionPolicy(mode="bypassPermissions"),
+                  state_dir=place.parent / "state", audit=False)  # fmt: skip
+    (result,) = agent.run_sync("go").tool_calls
+    assert result.status == "executed"
+    assert (place / ".git" / "description").read_text() == "ok"
