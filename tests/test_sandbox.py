@@ -426,12 +426,14 @@ def test_an_agent_with_a_sandbox_runs_its_bash_calls_inside(ws: Path) -> None:
 
 
 def test_bad_sandbox_entries_are_warnings_naming_the_file_and_key(ws: Path) -> None:
-    _settings(ws, {
+    user = Path.home() / ".claude" / "settings.json"  # a project may not widen the sandbox
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(json.dumps({"sandbox": {
         "enabled": "yes",
         "excludedCommands": "docker",
         "filesystem": {"allowWrite": [1, "ok"], "denyRead": "x"},
         "network": {"allowedDomains": ["not a domain", "*.fine.org"]},
-    })  # fmt: skip
+    }}))  # fmt: skip
     settings = load_settings(ws)
     config, warnings = SandboxConfig.from_settings(settings, project_dir=ws)
     assert (config.enabled, config.allowed_domains) == (False, ("*.fine.org",))
@@ -444,7 +446,7 @@ def test_bad_sandbox_entries_are_warnings_naming_the_file_and_key(ws: Path) -> N
         "sandbox.filesystem.denyRead",
         "sandbox.network.allowedDomains[0]",
     }
-    assert {w.file for w in warnings} == {str(ws / ".claude" / "settings.json")}
+    assert {w.file for w in warnings} == {str(user)}
 
 
 def test_lists_merge_across_layers_and_the_highest_layer_sets_each_flag(ws: Path) -> None:
