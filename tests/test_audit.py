@@ -39,6 +39,7 @@ from hookline.audit import (
     verify_rows,
 )
 from hookline.audit.chain import Mark, compare, marks_jsonl, missing_head, stored_mark
+from hookline.audit.keyed import chain_key
 from hookline.audit.writer import COPY_DELAY, catch_up
 from hookline.errors import ConfigError
 from hookline.storage import AuditEntry, AuditRow, SqliteStore
@@ -837,9 +838,11 @@ def test_an_edited_last_line_is_refused_before_anything_is_cut(store, jsonl):
 
 
 def test_a_tail_forged_before_its_copy_reaches_the_store_as_it_was_written(store, jsonl):
-    """Whoever rewrites the file's newest records, hashes and links made good, before the
-    writer copies them: the writer copies what it wrote, and the copies then differ."""
+    """Whoever holds the key and rewrites the file's newest records, hashes and links made
+    good, before the writer copies them: the writer copies what it wrote, and the copies then
+    differ."""
     log = filled(store, jsonl, 3)  # in the file, waiting for their copy
+    key = chain_key(create=False)
 
     def forged(lines: list[str]) -> list[str]:
         prev, out = None, []
@@ -847,7 +850,7 @@ def test_a_tail_forged_before_its_copy_reaches_the_store_as_it_was_written(store
             record = json.loads(line)
             if record["data"]["n"] == 1:
                 record["data"]["n"] = 100  # the forgery
-            record["prev_hash"], record["hash"] = prev, link(prev, record)
+            record["prev_hash"], record["hash"] = prev, link(prev, record, key)
             prev = record["hash"]
             out.append(json.dumps(record, separators=(",", ":")) + "\n")
         return out
@@ -1109,7 +1112,8 @@ def test_compare_names_the_first_record_missing_or_different_in_one_copy(store, 
     assert verify_rows(store.audit_rows()) is None  # the store's chain alone cannot tell
     missing = compare(marks_jsonl(jsonl), store_marks(store))
     assert str(missing) == "record 5: in the file, missing from the store"
-    other = re.sub(r'"hash":"[0-9a-f]{64}"', '"hash":"' + "0" * 64 + '"', records_text(jsonl)[1])
+    zeros = '"hash":"hmac:' + "0" * 64 + '"'
+    other = re.sub(r'"hash":"hmac:[0-9a-f]{64}"', zeros, records_text(jsonl)[1])
     rewrite(jsonl, lambda ls: [ls[0], other, *ls[2:]])
     differs = compare(marks_jsonl(jsonl), store_marks(store))
     assert str(differs) == "record 2: differs between the file and the store"

@@ -130,9 +130,10 @@ def test_query_as_json_gives_whole_records(project):
 def test_verify_a_clean_log_exits_0_and_says_what_it_checked(project):
     result = run(project[0], "verify")
     assert result.exit_code == 0, result.output
-    store, file, both = lines(result)
-    assert store.startswith("store ") and "hookline.db: 3 records, chain intact" in store
-    assert file.startswith("file ") and "audit.jsonl: 3 records, chain intact" in file
+    store, file, kept, both = lines(result)
+    assert store.startswith("store ") and "hookline.db: 3 records, chain intact (keyed" in store
+    assert file.startswith("file ") and "audit.jsonl: 3 records, chain intact (keyed" in file
+    assert kept.endswith("the head hookline keeps beside the key is in the chain")
     assert both.startswith("file and store: the same records")
 
 
@@ -166,9 +167,15 @@ def test_verify_reports_a_partial_last_line_as_a_crash_artefact(project):
 def test_a_missing_store_or_file_is_a_config_error(tmp_path, project):
     result = run(tmp_path / "nowhere", "--tool", "x")
     assert isinstance(result.exception, ConfigError) and "no audit store" in str(result.exception)
+    result = run(tmp_path / "nowhere", "verify")
+    assert isinstance(result.exception, ConfigError) and "no audit file" in str(result.exception)
+
+
+def test_an_audit_file_hookline_wrote_and_someone_deleted_is_records_cut(project):
     (project[0] / ".hookline" / "state" / "audit.jsonl").unlink()
     result = run(project[0], "verify")
-    assert isinstance(result.exception, ConfigError) and "no audit file" in str(result.exception)
+    assert result.exit_code == 1, result.output
+    assert "RECORDS CUT: it is gone, but hookline wrote 3 records to it" in result.output
 
 
 def hookline_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -220,18 +227,36 @@ def test_verify_names_the_newest_row_deleted_from_the_store_only(project):
     assert "DIFFER: record 3: in the file, missing from the store" in result.output
 
 
-def test_verify_finds_a_file_record_rewritten_with_a_matching_hash(project):
-    """The file's chain stays intact (the last line re-hashed); only the store can tell."""
+def rehash_last_line(path: Path, key: bytes | None) -> None:
+    """Edit the file's last record and hash it again: plain sha256 (``key`` None), as anyone
+    who can write the file can, or under the chain key, as only its holder can."""
     from hookline.audit import canonical, link
 
-    path = project[0]
     jsonl = path / ".hookline" / "state" / "audit.jsonl"
     *kept, last = (json.loads(line) for line in jsonl.read_text().splitlines())
     last["data"]["reason"] = "nothing to see"
-    last["hash"] = link(last["prev_hash"], last)
+    last["hash"] = link(last["prev_hash"], last, key)
     head = f'{{"seq":{last["seq"]},"prev_hash":"{last["prev_hash"]}","hash":"{last["hash"]}",'
     lines_ = [json.dumps(r, separators=(",", ":")) for r in kept]
     jsonl.write_text("\n".join([*lines_, head + canonical(last).decode()[1:]]) + "\n")
+
+
+def test_a_file_record_rehashed_the_plain_way_breaks_the_keyed_chain(project):
+    path = project[0]
+    rehash_last_line(path, None)
+    result = run(path, "verify")
+    assert result.exit_code == 1, result.output
+    assert "audit.jsonl: TAMPERED: line 3 (seq 3): edited: a plain-hash record after a keyed " \
+           "one: added or rewritten by someone without the key" in result.output  # fmt: skip
+
+
+def test_verify_finds_a_file_record_rewritten_under_the_key_by_the_store(project):
+    """Whoever holds the key keeps the file's chain intact (the last line re-hashed under it);
+    the store's copy still tells."""
+    from hookline.audit.keyed import chain_key
+
+    path = project[0]
+    rehash_last_line(path, chain_key(create=False))
     result = run(path, "verify")
     assert "audit.jsonl: 3 records, chain intact" in result.output
     assert result.exit_code == 1 and "record 3: differs between the file and the store" in (
@@ -239,15 +264,25 @@ def test_verify_finds_a_file_record_rewritten_with_a_matching_hash(project):
     )
 
 
-def test_a_cut_from_both_copies_passes_plain_verify_but_not_the_kept_head(project):
+def test_a_cut_from_both_copies_is_found_by_the_kept_heads(project, tmp_path):
+    """Beside the key, hookline keeps the file's head and the store's: a cut of both copies
+    is found. Whoever holds the key can remove those too; a head kept elsewhere still tells."""
+    from hookline.audit.heads import heads_folder
+
     path = project[0]
     kept = run(path, "head")
-    assert kept.exit_code == 0 and kept.stdout.startswith("3 ")
+    assert kept.exit_code == 0 and kept.stdout.startswith("3 hmac:")
     (as_json,) = [json.loads(line) for line in lines(run(path, "head", "--json"))]
     assert kept.stdout.split() == [str(as_json["seq"]), as_json["hash"]]
     assert run(path, "verify", "--head", kept.stdout.strip()).exit_code == 0
     newest_rows_deleted(path, 2)
     newest_lines_cut(path, 2)
+    found = run(path, "verify")
+    assert found.exit_code == 1, found.output
+    assert "audit.jsonl: RECORDS CUT: the head that was kept (record 3) is not in the chain: " \
+           "the newest record is 1" in found.output  # fmt: skip
+    assert "hookline.db: RECORDS CUT: hookline copied records through 3 to it" in found.output
+    heads_folder().rename(tmp_path / "heads-moved-away")  # what the key's holder can do
     assert run(path, "verify").exit_code == 0  # a log that ended at record 1, for all it knows
     for given in (as_json["hash"], f"3:{as_json['hash']}"):
         result = run(path, "verify", "--head", given)
@@ -257,7 +292,7 @@ def test_a_cut_from_both_copies_passes_plain_verify_but_not_the_kept_head(projec
     assert bad.exit_code == 2 and "not a head" in bad.output
 
 
-def test_a_store_gone_or_emptied_is_a_difference_unless_the_file_is_verified_alone(project):
+def test_a_store_gone_or_emptied_is_a_difference_even_for_the_file_alone(project):
     path = project[0]
     db = path / ".hookline" / "state" / "hookline.db"
     with sqlite3.connect(db) as conn:
@@ -268,11 +303,25 @@ def test_a_store_gone_or_emptied_is_a_difference_unless_the_file_is_verified_alo
     db.unlink()
     gone = run(path, "verify")
     assert gone.exit_code == 1 and "does not exist, but the file has records" in gone.output
-    alone = run(path, "verify", "--file-only")
-    assert alone.exit_code == 0, alone.output
-    assert "does not exist; the file is verified alone (file-only mode)" in alone.output
+    alone = run(path, "verify", "--file-only")  # hookline copied to a store: it is missing
+    assert alone.exit_code == 1, alone.output
+    assert "hookline.db: RECORDS CUT: hookline copied records through 3 to it" in alone.output
     assert "audit.jsonl: 3 records, chain intact" in alone.output
     assert run(path, "head").stdout.startswith("3 ")  # the file's head, then
+
+
+def test_a_log_written_without_a_store_verifies_as_the_file_alone(tmp_path):
+    from hookline.audit import AuditLog
+    from hookline.storage import AuditEntry
+
+    state = tmp_path / ".hookline" / "state"
+    with AuditLog(None, jsonl_path=state / "audit.jsonl") as log:
+        log.add(AuditEntry(kind="hook", data={"n": 1}))
+    assert run(tmp_path, "verify").exit_code == 1
+    alone = run(tmp_path, "verify", "--file-only")
+    assert alone.exit_code == 0, alone.output
+    assert "does not exist; the file is verified alone (file-only mode)" in alone.output
+    assert "audit.jsonl: 1 record, chain intact (keyed" in alone.output
 
 
 BASH_SCRIPT = {"turns": [

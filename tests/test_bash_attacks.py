@@ -850,7 +850,7 @@ PROTECTED = [
     ("bypass", "touch @WS@/.hookline/settings.json", "ask"),
     ("bypass", "cp a.txt .git/config", "ask"),
     ("bypass", "mv a.txt .claude/settings.json", "ask"),
-    ("bypass", "rm .git/index", "ask"),
+    ("bypass", "rm .git/config", "ask"),
     ("bypass", "rm -rf .git", "ask"),  # unsure: protected, but not the dangerous tier
     ("bypass", "sed -i s/a/b/ .git/config", "ask"),
     ("bypass", "tee .claude/settings.json", "ask"),
@@ -859,9 +859,12 @@ PROTECTED = [
     ("bypass", "chmod +x .git/hooks/pre-commit", "ask"),  # unsure: a mode change, not content
     ("bypass", "mkdir .claude/hooks/more", "ask"),
     ("bypass", "bash -c 'touch .claude/settings.json'", "ask"),
-    ("bypass", "touch ./.git/x", "ask"),
-    ("bypass", "touch subdir/../.git/x", "ask"),
-    ("bypass", "cd .git && touch x", "ask"),
+    ("bypass", "touch ./.git/hooks/x", "ask"),
+    ("bypass", "touch subdir/../.git/info/x", "ask"),
+    ("bypass", "cd .git && touch config", "ask"),
+    # git's own work inside .git (objects, refs, the index) is not code: it stays normal work
+    ("bypass", "rm .git/index", "allow"),
+    ("bypass", "touch ./.git/x", "allow"),
     ("acceptEdits", "echo x > .git/hooks/pre-commit", "ask"),
     ("allow-bash", "touch .claude/settings.json", "ask"),  # unsure: an allow-everything rule
     # positive controls: reading them, and writing elsewhere

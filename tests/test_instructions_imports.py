@@ -13,6 +13,7 @@ import pytest
 from hookline import Agent, ScriptedModel
 from hookline.agent.imports import mentions
 from hookline.agent.instructions import MAX_BYTES, MAX_IMPORT_DEPTH, Instructions
+from hookline.permissions import PermissionPolicy, PermissionRule
 from hookline.testing import RecordingHook
 from test_instructions import write
 
@@ -241,3 +242,72 @@ def test_a_run_fires_instructions_loaded_with_include_and_the_parent(project: Pa
         (str(project / "docs" / "b.md"), "include", str(project / "docs" / "a.md")),
     ]
     assert payloads[1]["memory_type"] == "Project"
+
+
+# -- what the rules keep away: Read deny rules and hookline's private state -------------------
+
+
+class _Seeing(ScriptedModel):
+    """A scripted model that keeps every system prompt it is sent."""
+
+    def __init__(self, script: list[dict[str, str]]) -> None:
+        super().__init__(script)
+        self.systems: list[str | None] = []
+
+    async def complete(self, messages, tools, *, system=None):  # type: ignore[no-untyped-def]
+        self.systems.append(system)
+        return await super().complete(messages, tools, system=system)
+
+
+def _denying(*rules: str) -> PermissionPolicy:
+    denied = tuple((PermissionRule.parse(rule), "project settings") for rule in rules)
+    return PermissionPolicy(deny=denied)
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    ["@secrets/key.txt", "@./secrets/key.txt", "@docs/../secrets/key.txt", "@link/key.txt",
+     "@key-link.txt"],
+)  # fmt: skip
+def test_an_import_a_read_deny_rule_covers_never_reaches_the_model(
+    project: Path, caplog: pytest.LogCaptureFixture, spelling: str
+) -> None:
+    write(project / "secrets" / "key.txt", "SECRET-TOKEN-42")
+    (project / "docs").mkdir()
+    (project / "link").symlink_to(project / "secrets")
+    (project / "key-link.txt").symlink_to(project / "secrets" / "key.txt")
+    write(project / "CLAUDE.md", f"Main.\n{spelling}\n@notes.md\n")
+    write(project / "notes.md", "Plain notes.")
+    model = _Seeing([{"text": "ok"}])
+    agent = Agent(model, cwd=project, permissions=_denying("Read(./secrets/**)"))
+    with caplog.at_level(logging.WARNING, logger="hookline.agent.instructions"):
+        result = agent.run_sync("go")
+    assert result.stop_reason == "end_turn"
+    (system,) = model.systems
+    assert system is not None and "Plain notes." in system  # imports still load
+    assert "SECRET-TOKEN-42" not in system
+    (line,) = [r.getMessage() for r in caplog.records]
+    assert "is covered by a Read deny rule; left out" in line
+
+
+def test_without_the_rule_the_same_import_loads(project: Path) -> None:
+    write(project / "secrets" / "key.txt", "SECRET-TOKEN-42")
+    write(project / "CLAUDE.md", "Main.\n@secrets/key.txt\n")
+    model = _Seeing([{"text": "ok"}])
+    Agent(model, cwd=project, permissions=_denying("Read(./other/**)")).run_sync("go")
+    assert "SECRET-TOKEN-42" in str(model.systems[0])  # the control: the test can fail
+
+
+@pytest.mark.parametrize("spelling", ["@.hookline/state/notes.md", "@private-link/notes.md"])
+def test_an_import_of_hooklines_private_state_is_left_out(
+    project: Path, caplog: pytest.LogCaptureFixture, spelling: str
+) -> None:
+    write(project / ".hookline" / "state" / "notes.md", "PRIVATE-STATE-7")
+    (project / "private-link").symlink_to(project / ".hookline" / "state")
+    write(project / "CLAUDE.md", f"Main.\n{spelling}\n")
+    with caplog.at_level(logging.WARNING, logger="hookline.agent.instructions"):
+        found = Instructions.discover(project)
+    assert loaded(found) == [("CLAUDE.md", None)]
+    assert "PRIVATE-STATE-7" not in str(found.system(None))
+    (line,) = [r.getMessage() for r in caplog.records]
+    assert "hookline's private state" in line and line.endswith("left out")

@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -26,7 +27,7 @@ import pytest
 from cli_runner import hookline, src_env
 from hookline import Agent, HookEngine, HookRegistry, PreToolUse, ScriptedModel
 from hookline.claude.settings import load_settings
-from hookline.errors import ToolError
+from hookline.errors import ConfigError, ToolError
 from hookline.events import Scope
 from hookline.layers import Layer
 from hookline.permissions.sandbox.config import SandboxConfig, domain_allowed
@@ -37,7 +38,8 @@ from hookline.tools.builtin import Bash
 INSTALL = (
     "command -v bwrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap; }"
 )
-WHY_NOT = SandboxConfig().unavailable()
+#: Only a missing bwrap skips: without libseccomp the sandbox refuses to start, and says so.
+WHY_NOT = SandboxConfig(allow_all_unix_sockets=True).unavailable()
 needs_bwrap = pytest.mark.skipif(
     WHY_NOT is not None, reason=f"the sandbox cannot start here ({WHY_NOT}); install: {INSTALL}"
 )
@@ -238,18 +240,22 @@ def test_domains_match_exactly_or_under_a_wildcard(host: str, expected: bool) ->
     assert domain_allowed(host, ("example.com", "*.pypi.org", "pypi.org")) is expected
 
 
-def test_the_bwrap_line_has_the_namespaces_and_binds_only_what_may_be_written(ws: Path) -> None:
+def test_the_bwrap_line_has_the_namespaces_pins_git_and_binds_only_what_may_be_written(
+    ws: Path,
+) -> None:
+    (ws / ".git" / "hooks").mkdir(parents=True)
     config = SandboxConfig(enabled=True, bwrap="bwrap")
     argv = bwrap_argv(["true"], config, roots=[str(ws)], temp=str(ws.parent), cwd=str(ws))
     flags = {"--die-with-parent", "--new-session", "--unshare-net", "--unshare-pid"}
     assert flags <= set(argv) and argv[:4] == ["bwrap", "--ro-bind", "/", "/"]
-    pairs = {(argv[i], argv[i + 1]) for i in range(len(argv) - 1)}
+    triples = {tuple(argv[i : i + 3]) for i in range(len(argv) - 2)}
     assert {
-        ("--bind", str(ws)),
-        ("--bind", str(ws.parent)),
-        ("--ro-bind", str(ws / ".git")),
-    } <= pairs
-    assert [a for a in argv if a == "--bind"] == ["--bind", "--bind"]
+        ("--bind", str(ws), str(ws)),
+        ("--bind", str(ws.parent), str(ws.parent)),
+        ("--bind", str(ws / ".git"), str(ws / ".git")),  # pinned: a mount point
+        ("--ro-bind", str(ws / ".git/hooks"), str(ws / ".git/hooks")),
+    } <= triples
+    assert [a for a in argv if a == "--bind"] == ["--bind"] * 3
     assert argv[-2:] == ["--", "true"]
 
 
@@ -431,7 +437,7 @@ def test_bad_sandbox_entries_are_warnings_naming_the_file_and_key(ws: Path) -> N
     user.write_text(json.dumps({"sandbox": {
         "enabled": "yes",
         "excludedCommands": "docker",
-        "filesystem": {"allowWrite": [1, "ok"], "denyRead": "x"},
+        "filesystem": {"allowWrite": ["ok"]},
         "network": {"allowedDomains": ["not a domain", "*.fine.org"]},
     }}))  # fmt: skip
     settings = load_settings(ws)
@@ -442,11 +448,38 @@ def test_bad_sandbox_entries_are_warnings_naming_the_file_and_key(ws: Path) -> N
     assert keys == {
         "sandbox.enabled",
         "sandbox.excludedCommands",
-        "sandbox.filesystem.allowWrite[0]",
-        "sandbox.filesystem.denyRead",
         "sandbox.network.allowedDomains[0]",
     }
     assert {w.file for w in warnings} == {str(user)}
+
+
+@pytest.mark.parametrize(
+    ("filesystem", "key", "says"),
+    [
+        ({"denyRead": "x"}, "sandbox.filesystem.denyRead", "must be a list"),
+        ({"denyWrite": [1, "ok"]}, "sandbox.filesystem.denyWrite[0]", "non-empty path"),
+        ({"denyWrite": ["*.pem"]}, "sandbox.filesystem.denyWrite[0]", "a new file matching"),
+        ({"denyRead": ["ok", "a[b"]}, "sandbox.filesystem.denyRead[1]", "not a valid pattern"),
+        ("x", "sandbox.filesystem", "must be an object"),
+    ],
+)
+def test_a_filesystem_entry_that_cannot_be_applied_stops_the_load(
+    ws: Path, filesystem: Any, key: str, says: str
+) -> None:
+    _settings(ws, {"enabled": True, "filesystem": filesystem})
+    with pytest.raises(ConfigError) as caught:
+        SandboxConfig.from_settings(load_settings(ws), project_dir=ws)
+    assert caught.value.key == key and says in caught.value.message
+    assert caught.value.file == str(ws / ".claude" / "settings.json")
+    assert "\n" not in str(caught.value)
+
+
+def test_hookline_run_stops_on_a_filesystem_entry_it_cannot_apply(ws: Path) -> None:
+    _settings(ws, {"enabled": True, "filesystem": {"denyWrite": ["secrets/*.key"]}})
+    done = hookline("run", "hello", "--cwd", str(ws))
+    assert done.returncode == 2
+    (line,) = [line for line in done.stderr.splitlines() if "denyWrite" in line]
+    assert "settings.json" in line and "sandbox.filesystem.denyWrite[0]" in line
 
 
 def test_lists_merge_across_layers_and_the_highest_layer_sets_each_flag(ws: Path) -> None:
@@ -508,6 +541,11 @@ FORWARDER = Path(__file__).parents[1] / "src/hookline/permissions/sandbox/forwar
 def test_the_forwarder_runs_without_hookline_and_exits_as_its_command(
     script: str, code: int
 ) -> None:
-    argv = [sys.executable, "-I", "-S", str(FORWARDER), "/nonexistent.sock", "0", "--"]
-    done = subprocess.run([*argv, "sh", "-c", script], env={}, capture_output=True, timeout=60)
+    mine, theirs = socket.socketpair()
+    with mine, theirs:
+        argv = [sys.executable, "-I", "-S", str(FORWARDER), str(theirs.fileno()), "0", "--"]
+        done = subprocess.run(
+            [*argv, "sh", "-c", script], env={}, capture_output=True, timeout=60,
+            pass_fds=[theirs.fileno()],
+        )  # fmt: skip
     assert (done.returncode, done.stderr) == (code, b"")

@@ -142,8 +142,11 @@ def test_protected_writes_name_the_folder_on_the_given_or_the_real_path(
     def folder(tool: str, path: str, key: str = "file_path") -> str | None:
         return protected_write_reason(tool, {key: path, "content": "x"}, **where)
 
-    assert folder("Write", ".git/config") == str(jail / ".git")
-    assert folder("Write", "hook-link") == str(jail / ".git")
+    assert folder("Write", ".git/config") == str(jail / ".git" / "config")
+    assert folder("Write", "hook-link") == str(jail / ".git" / "hooks")
+    assert folder("Write", ".git/HEAD") is None  # git's own work, not code
+    assert folder("Write", ".mcp.json") == str(jail / ".mcp.json")
+    assert folder("Write", "~/.hookline/keys/state.key") == str(home / ".hookline")
     assert folder("Edit", "sub/deep/.claude/settings.json") == str(jail / "sub/deep/.claude")
     assert folder("NotebookEdit", ".hookline/n.ipynb", "notebook_path") == str(jail / ".hookline")
     assert folder("Write", "~/.claude/settings.json") == str(home / ".claude")
@@ -430,15 +433,15 @@ def test_an_approved_write_into_git_named_as_such_still_runs(jail: Path) -> None
         async def approve(self, request: ApprovalRequest) -> Approval:
             return Approval.allow(approver="test")
 
-    (jail / ".git").mkdir()
+    (jail / ".git" / "info").mkdir(parents=True)
     script = [{"tool_calls": [{"id": "w", "name": "Write",
-                               "input": {"file_path": ".git/description", "content": "ok"}}]},
+                               "input": {"file_path": ".git/info/exclude", "content": "ok"}}]},
               {"text": "done"}]  # fmt: skip
     agent = Agent(ScriptedModel(script), tools=[Write()], cwd=jail, approver=Yes(),
                   permissions=policy(allow=("Write",)))  # fmt: skip
     (result,) = agent.run_sync("go").tool_calls
     assert result.status == "executed" and result.approver == "test"
-    assert (jail / ".git" / "description").read_text() == "ok"
+    assert (jail / ".git" / "info" / "exclude").read_text() == "ok"
 
 
 # -- the body's private-state check, made on the real path as it is (no second resolve) --------

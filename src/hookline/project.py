@@ -36,6 +36,7 @@ from hookline.layers import Layer, SettingsWarning
 from hookline.mcp.config import ServerConfig, project_servers
 from hookline.models.choice import default_spec, model_from_spec
 from hookline.permissions import PermissionPolicy
+from hookline.permissions.code_files import code_files
 from hookline.permissions.sandbox import SandboxConfig
 from hookline.tools.builtin import Glob, Grep, Read
 from hookline.trust import Asker, decide, held_back
@@ -232,6 +233,7 @@ def load_project(
     )
     found = _with_cli_rules(found, cli_rules or {})
     policy, policy_notes = PermissionPolicy.from_settings(found, mode=mode, cwd=where)
+    policy = replace(policy, code_files=code_files(registry, project_dir=where))
     sandbox, sandbox_notes = SandboxConfig.from_settings(found, project_dir=where)
     servers, server_notes = project_servers(found, where)
     trust_notes = [] if found.trusted else _untrusted(found, where)

@@ -18,7 +18,10 @@ loaded (an import cycle, two files importing one, a CLAUDE.md importing AGENTS.m
 where it came first. As in Claude Code (which asks before following them), a project's own
 files (Project, Local) import only files inside the project folder, after symbolic links and
 ``..``; the user's ``~/.claude/CLAUDE.md`` may import any file. No import is read under
-``/proc``, ``/sys`` or ``/dev``, nor one that is not a regular file (a FIFO, a device).
+``/proc``, ``/sys`` or ``/dev``, nor one that is not a regular file (a FIFO, a device), nor one
+in hookline's private state (a ``.hookline`` folder), nor one a Read deny rule covers (on the
+path as written or its real path: ``refuses``, from ``import_refusal(policy, project)``), so
+``@secrets/key.txt`` with ``Read(./secrets/**)`` denied never reaches the model.
 
 Each file entering the context fires ``InstructionsLoaded`` (the loop does, with ``events``;
 an import with ``load_reason: "include"`` and the importing file as ``parent_file_path``).
@@ -38,10 +41,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from hookline._support.private import FOLDER as PRIVATE
 from hookline.agent.imports import mentions, target
 from hookline.errors import ToolInputError
 
 if TYPE_CHECKING:  # the built-in tools are imported where a rule or a skill needs them
+    from hookline.permissions.policy import PermissionPolicy
     from hookline.tools.builtin.skill import Skill, SkillEntry
 
 logger = logging.getLogger(__name__)
@@ -84,13 +89,22 @@ class Instructions:
     warnings: list[str] = field(default_factory=list)
     #: Where ``~/`` imports lead.
     home: Path = field(default_factory=Path.home)
+    #: Why an import of this (absolute) path may not be read, or None: the Read deny rules.
+    refuses: Callable[[Path], str | None] | None = None
     #: The real paths of the files read or being read, so that each loads once.
     _seen: set[str] = field(default_factory=set)
 
     @classmethod
-    def discover(cls, project: Path, *, home: Path | None = None) -> Instructions:
-        """Every instruction file and skill for ``project`` (and the user's, under ``home``)."""
-        found = cls(project, home=home or Path.home())
+    def discover(
+        cls,
+        project: Path,
+        *,
+        home: Path | None = None,
+        refuses: Callable[[Path], str | None] | None = None,
+    ) -> Instructions:
+        """Every instruction file and skill for ``project`` (and the user's, under ``home``);
+        ``refuses`` says why an import may not be read (``import_refusal``)."""
+        found = cls(project, home=home or Path.home(), refuses=refuses)
         user = found.home / ".claude"
         places: list[tuple[Path, MemoryType]] = [
             (user / "CLAUDE.md", "User"),
@@ -176,6 +190,9 @@ class Instructions:
         if any(real == folder or folder in real.parents for folder in SYSTEM_FOLDERS):
             self._warn(path, f"(imported by {parent.path}) leads into {real}; left out")
             return None
+        if why := self._refused(path, real):
+            self._warn(path, f"(imported by {parent.path}) {why}; left out")
+            return None
         project = Path(os.path.realpath(self.project))
         if parent.memory_type != "User" and not real.is_relative_to(project):
             self._warn(
@@ -185,6 +202,15 @@ class Instructions:
             )
             return None
         return self._read(real, shown=path, regular_only=True)
+
+    def _refused(self, path: Path, real: Path) -> str | None:
+        """Why ``path`` (leading to ``real``) is kept from the model: hookline's private state,
+        or a Read deny rule."""
+        if PRIVATE in path.parts or PRIVATE in real.parts:
+            return "is in hookline's private state (.hookline), which no tool reads"
+        if self.refuses is not None:
+            return self.refuses(path) or self.refuses(real)
+        return None
 
     def _first(self, path: Path) -> bool:
         """Whether ``path`` is met for the first time (after symbolic links); it now is not."""
@@ -275,6 +301,21 @@ def _regular_file(path: Path) -> bytes | None:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
         return file.read(MAX_BYTES + 1)
+
+
+def import_refusal(policy: PermissionPolicy | None, project: Path) -> Callable[[Path], str | None]:
+    """Why an import may not be read under ``policy``: a Read deny rule (of the settings or the
+    dangerous tier) covers it, as it would a Read of it (``./`` rules start at ``project``)."""
+    if policy is None:
+        return lambda path: None
+    from hookline.permissions.visibility import ReadFilter
+
+    hidden = ReadFilter.of(policy, cwd=str(project))
+
+    def refuses(path: Path) -> str | None:
+        return "is covered by a Read deny rule" if hidden.hides(str(path)) else None
+
+    return refuses
 
 
 def skill_tool(instructions: Instructions) -> Skill:

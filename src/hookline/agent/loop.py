@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from hookline._support.run import run as run_to_end
 from hookline.agent import compaction, ending, pause, switch
-from hookline.agent.instructions import Instruction, Instructions, skill_tool
+from hookline.agent.instructions import Instruction, Instructions, import_refusal, skill_tool
 from hookline.agent.messages import Message, ToolResultBlock
 from hookline.agent.model import ModelClient
 from hookline.agent.model_calls import RequestStopped, Unsendable, answered, prepared
@@ -524,7 +524,8 @@ class Agent:
         off), with the Skill tool added when there are skills."""
         if not self.options.instructions:
             return Instructions(self.session.cwd)
-        found = Instructions.discover(self.session.cwd)
+        refuses = import_refusal(self.options.permissions, self.session.cwd)
+        found = Instructions.discover(self.session.cwd, refuses=refuses)
         if found.skills and "Skill" not in self.tools:
             self.tools.add(skill_tool(found))
         return found

@@ -184,7 +184,7 @@ def _create(path: Path) -> bytes:
 
 def _bad_key(path: Path, why: str) -> ConfigError:
     return ConfigError(
-        f"the key that seals paused sessions cannot be used: {why}",
+        f"the per-user key (it seals sessions, keys the audit chain) cannot be used: {why}",
         file=str(path),
         fix=f"point {KEY_ENV} at a private file of 64 hex digits, or remove it to make a new one",
     )

@@ -1,9 +1,11 @@
 """The audit log's hash chains: the store's rows and the JSONL file, each linked to the last.
 
-A record's hash is ``sha256(prev_hash + canonical(record))`` (``""`` before the first record),
-so editing a record breaks its own hash, and deleting, inserting or moving one breaks the
-``prev_hash`` of the record after it. Both chains use ``link``; the file keeps its own ``seq``
-and ``prev_hash`` on every line, so several processes can share one file and one store.
+A record's hash is ``HMAC-SHA256(chain key, prev_hash + canonical(record))`` (``""`` before the
+first record; the formats, and the plain sha256 of logs written before keyed chains, are in
+``hookline.audit.keyed``), so editing a record breaks its own hash, and deleting, inserting or
+moving one breaks the ``prev_hash`` of the record after it. Both chains use ``link``; the file
+keeps its own ``seq`` and ``prev_hash`` on every line, so several processes can share one file
+and one store.
 
 A line is ``{"seq":N,"prev_hash":...,"hash":...,`` followed by the canonical JSON of the record
 (every field but those three, keys sorted), so the line *is* what was hashed, except that
@@ -17,7 +19,8 @@ not tampering, and the next writer cuts it off before appending.
 The two copies are compared record by record (``compare``: same seq, same hash), so a record cut
 from one copy only is found. Deleting the newest records of both together cannot be told from a
 log that ended there, unless a head kept elsewhere (``Mark``: seq and hash) is no longer in the
-chain at its place (``missing_head``).
+chain at its place (``missing_head``): each writer keeps the file's head, and how far the store
+has it, beside the key (``hookline.audit.heads``).
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ from typing import Any, Literal, NamedTuple
 from hookline._support.jsontext import canonical as canonical_text
 from hookline._support.jsontext import strict_sorted
 from hookline._support.private import open_private
+from hookline.audit.heads import Keeper, Noted, note_line, read_note
+from hookline.audit.keyed import Unkeyed, chain_key, hashed, intact, is_keyed
 from hookline.errors import RecordError
 from hookline.storage.base import (
     ENTRY_FIELDS,
@@ -50,7 +55,7 @@ from hookline.storage.base import (
 
 #: The fields a chain adds to a record; everything else is hashed.
 HASH_FIELDS = frozenset({"seq", "prev_hash", "hash"})
-Kind = Literal["edited", "deleted", "reordered", "malformed", "truncated"]
+Kind = Literal["edited", "deleted", "reordered", "malformed", "truncated", "unverifiable"]
 
 
 class AuditError(RecordError):
@@ -91,23 +96,32 @@ def digest(value: Any) -> str:
     return hashlib.sha256(canonical_json(value)).hexdigest()
 
 
-def link(prev_hash: str | None, entry: AuditEntry | AuditRow | Mapping[str, Any]) -> str:
-    """The hash of ``entry`` placed after a record whose hash is ``prev_hash``."""
-    return hashed(prev_hash, canonical(entry))
+def link(
+    prev_hash: str | None,
+    entry: AuditEntry | AuditRow | Mapping[str, Any],
+    key: bytes | None = None,
+) -> str:
+    """The hash of ``entry`` placed after a record whose hash is ``prev_hash``: keyed with
+    ``key``, plain sha256 without (how logs were chained before keyed chains)."""
+    return hashed(prev_hash, canonical(entry), key)
 
 
-def hashed(prev_hash: str | None, body: bytes) -> str:
-    """``link`` for a record already in canonical form."""
-    return hashlib.sha256((prev_hash or "").encode() + body).hexdigest()
+def keyed_link(key: bytes) -> Chain:
+    """``link`` under ``key``, as a chain function for ``Store.append_audit``."""
+
+    def chain(prev_hash: str | None, entry: AuditEntry) -> str:
+        return hashed(prev_hash, canonical(entry), key)
+
+    return chain
 
 
-def store_chain(entries: Sequence[AuditEntry], bodies: Sequence[bytes]) -> Chain:
-    """A chain function for ``Store.append_audit`` reusing canonical bytes already made."""
+def store_chain(entries: Sequence[AuditEntry], bodies: Sequence[bytes], key: bytes) -> Chain:
+    """A keyed chain function for ``Store.append_audit`` reusing canonical bytes already made."""
     known = {id(entry): body for entry, body in zip(entries, bodies, strict=True)}
 
     def chain(prev_hash: str | None, entry: AuditEntry) -> str:
         body = known.get(id(entry))
-        return hashed(prev_hash, body if body is not None else canonical(entry))
+        return hashed(prev_hash, body if body is not None else canonical(entry), key)
 
     return chain
 
@@ -123,8 +137,9 @@ class Problem:
 
     @property
     def tampered(self) -> bool:
-        """False only for a truncated last line, which a crash leaves, not an edit."""
-        return self.kind != "truncated"
+        """False for a truncated last line, which a crash leaves, not an edit, and for a keyed
+        record with no key here to check it (which is no proof either way)."""
+        return self.kind not in ("truncated", "unverifiable")
 
     def __str__(self) -> str:
         where = f"seq {self.seq}" if self.seq is not None else ""
@@ -142,16 +157,35 @@ class _Link:
     line: int | None = None
 
 
-def verify_rows(rows: Iterable[AuditRow]) -> Problem | None:
-    """The first problem in a whole chain of store rows (in ``seq`` order), or None."""
-    return _verify(_Link(r.seq, r.hash, r.prev_hash, canonical(r)) for r in rows)
+@dataclass(slots=True)
+class Tally:
+    """How many records of each format a verify read (keyed, and plain: written before keyed
+    chains)."""
+
+    keyed: int = 0
+    plain: int = 0
 
 
-def verify_jsonl(path: str | os.PathLike[str]) -> Problem | None:
+def verify_rows(
+    rows: Iterable[AuditRow], *, key: bytes | None = None, tally: Tally | None = None
+) -> Problem | None:
+    """The first problem in a whole chain of store rows (in ``seq`` order), or None; keyed
+    records are checked under ``key`` (the chain key here when None)."""
+    links = (_Link(r.seq, r.hash, r.prev_hash, canonical(r)) for r in rows)
+    return _verify(links, _key(key), tally or Tally())
+
+
+def verify_jsonl(
+    path: str | os.PathLike[str], *, key: bytes | None = None, tally: Tally | None = None
+) -> Problem | None:
     """The first problem in an audit JSONL file, or None. Raises OSError if it cannot be read."""
     with open(path, "rb") as file:
         fcntl.flock(file, fcntl.LOCK_SH)  # no writer is half way through an append
-        return _verify(_lines(file))
+        return _verify(_lines(file), _key(key), tally or Tally())
+
+
+def _key(given: bytes | None) -> bytes | None:
+    return given if given is not None else chain_key(create=False)
 
 
 def _lines(file: Iterable[bytes]) -> Iterator[_Link | Problem]:
@@ -179,7 +213,7 @@ def _record(text: bytes) -> dict[str, Any] | None:
     return record if linked and isinstance(record.get("hash"), str) else None
 
 
-def _verify(links: Iterable[_Link | Problem]) -> Problem | None:
+def _verify(links: Iterable[_Link | Problem], key: bytes | None, tally: Tally) -> Problem | None:
     """Walk a chain with one record of lookahead (to tell a swap from a deletion)."""
     before: _Link | None = None
     items = iter(links)
@@ -188,9 +222,17 @@ def _verify(links: Iterable[_Link | Problem]) -> Problem | None:
         if isinstance(current, Problem):
             return current
         after = next(items, None)
-        if current.hash != hashed(current.prev_hash, current.body):
-            why = "its hash does not match its content"
+        try:
+            why = intact(current.hash, current.prev_hash, current.body, key)
+        except Unkeyed:
+            why = f"it is keyed, and there is no key here to check it ({_NO_KEY})"
+            return Problem("unverifiable", why, current.seq, current.line)
+        if why is not None:
             return Problem("edited", why, current.seq, current.line)
+        if is_keyed(current.hash):
+            tally.keyed += 1
+        else:
+            tally.plain += 1
         problem = _linkage(before, current, after if isinstance(after, _Link) else None)
         if problem is not None:
             return problem
@@ -215,6 +257,9 @@ def _linkage(before: _Link | None, row: _Link, after: _Link | None) -> Problem |
         why = f"it does not link to seq {before.seq}: a record was replaced, inserted or moved"
         return Problem("deleted", why, row.seq, row.line)
     return None
+
+
+_NO_KEY = "set HOOKLINE_STATE_KEY_FILE to the key of the user who wrote it"
 
 
 class Mark(NamedTuple):
@@ -285,8 +330,11 @@ def missing_head(marks: Iterable[Mark], hash: str, seq: int | None = None) -> st
 class ChainedFile:
     """An append-only JSONL file with its own hash chain, shared by processes through flock."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, key: bytes | None = None) -> None:
         self.path = Path(path)
+        #: The chain key (the per-user one, made if missing, when the file is first opened).
+        self.key = key
+        self._keeper: Keeper | None = None  # the heads kept beside the key
         self._fd = -1
         self._seen = 0  # the size when the lock was taken
         self._size = -1  # the end of the last line this object wrote or read ...
@@ -316,9 +364,10 @@ class ChainedFile:
         size = self._end()
         seq, prev = self._last
         lines, links = [], []
+        key = self.signing_key()
         for body in bodies:
             seq += 1
-            this = hashed(prev, body)
+            this = hashed(prev, body, key)
             after = f'"{prev}"' if prev else "null"
             head = f'{{"seq":{seq},"prev_hash":{after},"hash":"{this}",'
             lines.append(head.encode() + _one_line(body[1:]) + b"\n")
@@ -334,6 +383,8 @@ class ChainedFile:
                 os.ftruncate(self._fd, size)  # no half record left behind
             raise
         self._size, self._last = size + len(data), (seq, prev)
+        if prev is not None:
+            self._kept().keep("file", seq, prev)
         return links
 
     def rows_after(self, mark: Mark | None) -> Iterator[list[AuditRow]] | None:
@@ -360,7 +411,7 @@ class ChainedFile:
         for line in _lines_from(self._fd, start, end):
             record = _record(line) or {}
             row = _row(record)
-            if row is None or not follows(last, row) or row.hash != link(row.prev_hash, record):
+            if row is None or not follows(last, row) or not self._holds(row, record):
                 raise AuditError(
                     f"{self.path}: the record after seq {last[0] if last else 0} was edited or "
                     "moved (run `hookline audit verify`)"
@@ -373,20 +424,42 @@ class ChainedFile:
         if batch:
             yield batch
 
+    def _holds(self, row: AuditRow, record: Mapping[str, Any]) -> bool:
+        try:
+            return intact(row.hash, row.prev_hash, canonical(record), self.signing_key()) is None
+        except Unkeyed:
+            return False
+
     def stored(self, mark: Mark) -> None:
         """Under ``locked()``: note that the store holds every record through ``mark`` (in
-        ``<name>.stored`` beside the file), so a record cut from the store alone after its copy
-        is told apart from one not copied yet (``stored_mark``)."""
+        ``<name>.stored`` beside the file, MAC'd, and beside the key), so a record cut from the
+        store alone after its copy is told apart from one not copied yet (``stored_note``)."""
         fd = open_private(stored_path(self.path), os.O_WRONLY | os.O_NOFOLLOW)
-        try:
-            os.pwrite(fd, f"{mark.seq:>20} {mark.hash}\n".encode(), 0)  # one size: no old tail
+        try:  # one size: no old tail
+            os.pwrite(fd, note_line(self.signing_key(), mark.seq, mark.hash), 0)
         finally:
             os.close(fd)
+        self._kept().keep("stored", mark.seq, mark.hash)
+
+    def signing_key(self) -> bytes:
+        """The chain key: the one given, else the per-user one (made if missing)."""
+        if self.key is None:
+            self.key = chain_key(create=True)
+        assert self.key is not None  # made when missing
+        return self.key
+
+    def _kept(self) -> Keeper:
+        if self._keeper is None:
+            self._keeper = Keeper(self.path, self.signing_key())
+        return self._keeper
 
     def close(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+        if self._keeper is not None:
+            self._keeper.close()
+            self._keeper = None
 
     def _open(self) -> None:
         """Open the file itself, never through a link: a link put in its place would have the
@@ -427,16 +500,23 @@ def stored_path(path: Path) -> Path:
 
 
 def stored_mark(path: str | os.PathLike[str]) -> Mark | None:
-    """The newest record the writers copied to the store (``ChainedFile.stored``), or None
-    (also for a note that is not one: a folder, bytes that are not text)."""
+    """The newest record the writers copied to the store (``ChainedFile.stored``) by a note
+    whose MAC holds (or one from before keyed chains), or None (also for a note that is not
+    one: a folder, bytes that are not text)."""
+    noted = stored_note(path, chain_key(create=False))
+    return Mark(noted.seq, noted.hash) if noted is not None and noted.forged is None else None
+
+
+def stored_note(path: str | os.PathLike[str], key: bytes | None) -> Noted | None:
+    """The ``audit.stored`` note beside ``path``, checked under ``key``; None when there is
+    none (or it is not a note)."""
     try:
         with open(path, "rb") as file:
             fcntl.flock(file, fcntl.LOCK_SH)  # no writer is half way through noting it
             text = stored_path(Path(path)).read_text(encoding="ascii")
     except (OSError, UnicodeDecodeError):
         return None
-    seq, _, hash = text.strip().partition(" ")
-    return Mark(int(seq), hash) if seq.isdigit() else None
+    return read_note(text, key)
 
 
 class Link(NamedTuple):

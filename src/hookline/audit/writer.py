@@ -32,9 +32,10 @@ from hookline.audit.chain import (
     Mark,
     canonical,
     canonical_parts,
-    link,
+    keyed_link,
     store_chain,
 )
+from hookline.audit.keyed import chain_key
 from hookline.audit.redact import Redactor
 from hookline.errors import ConfigError, HooklineError
 from hookline.storage.base import AuditEntry, AuditRow, placed
@@ -70,6 +71,7 @@ class AuditWriter:
         user: str | None = None,
         tenant: str | None = None,
         max_delay: float = 0.0,
+        key: bytes | None = None,
     ) -> None:
         if store is None and jsonl_path is None:
             raise ConfigError(
@@ -77,7 +79,8 @@ class AuditWriter:
             )
         #: The store, or a function giving the current one (an agent reopens its store).
         self.store_of: Callable[[], Store | None] = store if callable(store) else lambda: store
-        self.file = ChainedFile(jsonl_path) if jsonl_path is not None else None
+        self.file = ChainedFile(jsonl_path, key=key) if jsonl_path is not None else None
+        self._key = key  # the chain key: the per-user one unless given, loaded on first use
         self.redactor = redactor if redactor is not None else Redactor()
         self.user, self.tenant = user, tenant
         self._pending: list[AuditEntry] = []
@@ -145,7 +148,7 @@ class AuditWriter:
             return Flushed(len(entries), None, None)
         try:
             bodies = [canonical(entry) for entry in entries]
-            rows = store.append_audit(entries, store_chain(entries, bodies))
+            rows = store.append_audit(entries, store_chain(entries, bodies, self.signing_key()))
         except BaseException:
             self._pending[:0] = entries
             raise
@@ -187,11 +190,20 @@ class AuditWriter:
             or copy_ahead(file, store) is not None  # others' records came first: the file's
         ):
             self._apart = store  # it follows other files: ours go on its own chain
-            rows = store.append_audit([row.entry for row in rows], link)
+            rows = store.append_audit([row.entry for row in rows], keyed_link(file.signing_key()))
         elif rows:
             file.stored(Mark(rows[-1].seq, rows[-1].hash))
         self._uncopied = []
         return rows[-1].seq if rows else None
+
+    def signing_key(self) -> bytes:
+        """The chain key records are hashed with (the per-user one unless one was given)."""
+        if self.file is not None:
+            return self.file.signing_key()
+        if self._key is None:
+            self._key = chain_key(create=True)
+        assert self._key is not None  # made when missing
+        return self._key
 
     def release(self) -> None:
         """Flush and copy, then let the file go (the next write reopens it); the store stays

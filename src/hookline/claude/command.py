@@ -40,6 +40,7 @@ import json
 import os
 import signal
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -48,7 +49,7 @@ from hookline._support.process import STREAM_CAP, Finished, run_process
 from hookline.claude import wording
 from hookline.claude.project_dir import guarded, shell_code_index
 from hookline.decisions import NO_DECISION, Decision
-from hookline.errors import HookFailure, InvalidHookOutput
+from hookline.errors import HookFailure, InvalidHookOutput, ToolError
 from hookline.hooks.protocol import decision_from_output
 from hookline.hooks.runners import HookRunner
 
@@ -132,17 +133,26 @@ class CommandHook(HookRunner):
 
     async def run(self, event: HookEvent) -> Decision | None:
         argv, env = self._argv(), self._environment(event)
-        if self.sandbox is not None:
-            if why := self.sandbox.config.unavailable():
-                raise CommandNotStarted(f"The hook asks for the sandbox, which cannot start: {why}")
-            argv, env = self.sandbox.wrap(argv, env, cwd=event.project_dir)
         where = event.project_dir  # the project folder, wherever a `cd` took the shell
-        try:
-            finished = await run_process(
-                argv, stdin=_stdin(event), cwd=where, env=env, kill_grace=self.kill_grace
-            )
-        except OSError as exc:
-            raise CommandNotStarted(f"Error occurred while executing hook command: {exc}") from exc
+        with ExitStack() as stack:
+            fds: tuple[int, ...] = ()
+            if self.sandbox is not None:
+                if why := self.sandbox.config.unavailable():
+                    why = f"The hook asks for the sandbox, which cannot start: {why}"
+                    raise CommandNotStarted(why)
+                try:
+                    launch = stack.enter_context(self.sandbox.launch(argv, env, cwd=where))
+                except ToolError as exc:
+                    raise CommandNotStarted(f"The hook asks for the sandbox: {exc}") from None
+                argv, env, fds = launch.argv, launch.env, launch.pass_fds
+            try:
+                finished = await run_process(
+                    argv, stdin=_stdin(event), cwd=where, env=env, kill_grace=self.kill_grace,
+                    pass_fds=fds,
+                )  # fmt: skip
+            except OSError as exc:
+                why = f"Error occurred while executing hook command: {exc}"
+                raise CommandNotStarted(why) from exc
         return self._answer(event, finished)
 
     # -- spawning -----------------------------------------------------------------------------

@@ -56,17 +56,11 @@ import click
 
 from hookline._support.display import shown
 from hookline.agent.session import STATE_DIR
-from hookline.audit import unfolded, verify_jsonl, verify_rows
-from hookline.audit.chain import (
-    AuditError,
-    Mark,
-    compare,
-    marks_jsonl,
-    missing_head,
-    stored_mark,
-)
+from hookline.audit import unfolded
+from hookline.audit.chain import AuditError, Mark, marks_jsonl
 from hookline.audit.log import JSONL_NAME
 from hookline.audit.writer import catch_up
+from hookline.cli.audit_verify import NOT_YET, Verify, all_rows, where_of
 from hookline.cli.columns import print_aligned
 from hookline.cli.render import echo, emit_json, say
 from hookline.errors import ConfigError
@@ -74,14 +68,12 @@ from hookline.storage import DEFAULT_FILE, open_store
 from hookline.storage.sql import SqlStore
 
 if TYPE_CHECKING:
-    from hookline.audit import Problem
     from hookline.storage import AuditRow, Store
 
 F = TypeVar("F", bound=Callable[..., Any])
-PAGE = 10_000  # rows read at a time by verify
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
-_HEAD = re.compile(r"^\s*(?:(\d+)[\s:])?\s*([0-9a-f]{64})\s*$")
+_HEAD = re.compile(r"^\s*(?:(\d+)[\s:])?\s*((?:hmac:)?[0-9a-f]{64})\s*$")
 UNFINISHED = "started, not finished"
 #: The columns of ``hookline audit``; a session is shown by its first ``SHORT_ID`` characters.
 COLUMNS = ("TIME", "SESSION", "TOOL", "EVENT", "HOOK", "DECISION", "REASON")
@@ -174,25 +166,30 @@ def audit(
 @click.option("--file-only", is_flag=True, help="The audit was written without a store: verify "
               "the file alone (else an empty or missing store is a difference).")  # fmt: skip
 def verify(cwd: str, store_url: str | None, kept: str | None, file_only: bool) -> None:
-    """Check both hash chains and compare the file with the store; exit 1 on any difference."""
+    """Check both hash chains, the notes under the key, and compare the file with the store;
+    exit 1 on any difference."""
     path = _state(cwd) / JSONL_NAME
-    if not path.is_file():
-        raise ConfigError(f"no audit file at {path}", fix=_FIX)
     head = _kept_head(kept)
     with _store(cwd, store_url, missing_ok=True, catching_up=False) as store:
+        check = Verify(path, store, where_store=where_of(store, _store_file(cwd, store_url)))
+        if not path.is_file():
+            if check.missing_file():
+                raise SystemExit(1)
+            raise ConfigError(f"no audit file at {path}", fix=_FIX)
+        copied = check.copied()
         both = store is not None and store.last_audit() is not None
-        if store is not None and not both and stored_mark(path) is None:
-            echo(f"store {shown(getattr(store, 'where', ''))}: no records copied to it yet "
-                 f"({_NOT_YET})")  # fmt: skip
-            failed = False
+        if store is not None and not both and copied is None:
+            echo(f"store {check.where_store}: no records copied to it yet ({NOT_YET})")
+        elif both:
+            check.verify_store(store, head)
         else:
-            failed = (
-                _verify_store(store, head) if both else _file_only(store, cwd, store_url, file_only)
-            )
-        failed |= _verify_file(path, head)
+            check.file_only(file_only)
+        check.stores_copy(copied)
+        check.verify_file(head)
+        check.file_holds_its_head()
         if both:
-            failed |= _compare(path, store)
-    if failed:
+            check.compare(store, copied)
+    if check.failed:
         raise SystemExit(1)
 
 
@@ -212,7 +209,6 @@ def head(cwd: str, store_url: str | None, as_json: bool) -> None:
         echo(shown(mark))
 
 
-_NOT_YET = "a run still writing, or one killed: `hookline audit` copies them"
 _FIX = "run an agent with the audit log on first, or point --cwd/--store at where it wrote"
 
 
@@ -279,18 +275,6 @@ def _saying(lines: list[AuditRow], decision: str) -> list[AuditRow]:
         line.kind == "tool" and line.seq in by_permission)]  # fmt: skip
 
 
-def _all_rows(
-    store: Store, *, after: int | None = None, session_id: str | None = None
-) -> Iterator[AuditRow]:
-    while page := store.audit_rows(session_id=session_id, after_seq=after, limit=PAGE):
-        yield from page
-        after = page[-1].seq
-
-
-def _marks(store: Store) -> Iterator[Mark]:
-    return (Mark(row.seq, row.hash) for row in _all_rows(store))
-
-
 def _unfinished(store: Store, rows: list[AuditRow]) -> set[int]:
     """The seqs of the ``tool_started`` records among ``rows`` that no result follows."""
     started = {(r.session_id, r.tool_use_id): r.seq for r in rows if r.kind == "tool_started"}
@@ -298,7 +282,7 @@ def _unfinished(store: Store, rows: list[AuditRow]) -> set[int]:
         return set()
     sessions = {session for session, _ in started}
     only = next(iter(sessions)) if len(sessions) == 1 else None
-    for row in _all_rows(store, after=min(started.values()), session_id=only):
+    for row in all_rows(store, after=min(started.values()), session_id=only):
         if row.kind == "tool":
             started.pop((row.session_id, row.tool_use_id), None)
     return set(started.values())
@@ -311,7 +295,8 @@ def _kept_head(value: str | None) -> tuple[str, int | None] | None:
     match = _HEAD.match(value.lower())
     if match is None:
         raise click.BadParameter(
-            f"{value!r} is not a head: give the 64-digit hash, or SEQ:HASH", param_hint="--head"
+            f"{value!r} is not a head: give its hash (hmac:HEX or HEX), or SEQ:HASH",
+            param_hint="--head",
         )
     seq = match.group(1)
     return match.group(2), int(seq) if seq else None
@@ -323,97 +308,6 @@ def _file_head(path: Path) -> Mark | None:
         for last in marks_jsonl(path):  # noqa: B007 - the last one is the head
             pass
     return last
-
-
-def _verify_store(store: Store, head: tuple[str, int | None] | None) -> bool:
-    """The store's chain, and the kept head in it; True when either fails."""
-    counted = _Counted(_all_rows(store))
-    problem = verify_rows(counted)
-    where = f"store {shown(getattr(store, 'where', repr(store)))}"
-    failed = _report(where, counted.count, problem)
-    return _report_head(where, _marks(store), head) or failed
-
-
-def _verify_file(path: Path, head: tuple[str, int | None] | None) -> bool:
-    """The file's chain, and the kept head in it; True when either fails."""
-    where = f"file {shown(path)}"
-    failed = _report(where, _complete_lines(path), verify_jsonl(path))
-    return _report_head(where, marks_jsonl(path), head) or failed
-
-
-def _report_head(where: str, marks: Iterator[Mark], head: tuple[str, int | None] | None) -> bool:
-    """Say whether the kept head is still in the chain; True when it is not."""
-    if head is None:
-        return False
-    why = missing_head(marks, *head)
-    if why is None:
-        echo(f"{where}: the kept head is in the chain")
-        return False
-    say("failure", f"{where}: RECORDS CUT: {shown(why)}")
-    return True
-
-
-def _compare(path: Path, store: Store) -> bool:
-    """The file against the store, record by record; True when they differ. The file's newest
-    records not in the store yet are no difference, unless a writer noted them copied."""
-    mismatch = compare(marks_jsonl(path), _marks(store))
-    if mismatch is None:
-        echo("file and store: the same records, seq by seq and hash by hash")
-        return False
-    copied = stored_mark(path)
-    if mismatch.behind and (copied is None or mismatch.seq > copied.seq):
-        echo(f"file and store: the same records through {mismatch.seq - 1}; the file's newer "
-             f"ones are not copied to the store yet ({_NOT_YET})")  # fmt: skip
-        return False
-    say("failure", f"file and store DIFFER: {shown(mismatch)}")
-    return True
-
-
-def _file_only(store: Store | None, cwd: str, url: str | None, asked: bool) -> bool:
-    """Verify the file alone when asked to; else a store without the file's records is the
-    first difference (its rows may have been cut, all of them)."""
-    where = shown(getattr(store, "where", None) or _store_file(cwd, url))
-    held = "holds no audit records" if store is not None else "does not exist"
-    if asked:
-        echo(f"store {where}: {held}; the file is verified alone (file-only mode)")
-        return False
-    why = f"store {where} {held}, but the file has records"
-    fix = "if the audit was written without a store: audit verify --file-only"
-    say("failure", f"file and store DIFFER: {why} ({fix})")
-    return True
-
-
-class _Counted:
-    """Passes rows through, counting them."""
-
-    def __init__(self, rows: Iterator[AuditRow]) -> None:
-        self.rows, self.count = rows, 0
-
-    def __iter__(self) -> Iterator[AuditRow]:
-        for row in self.rows:
-            self.count += 1
-            yield row
-
-
-def _complete_lines(path: Path) -> int:
-    with open(path, "rb") as file:
-        return sum(chunk.count(b"\n") for chunk in iter(lambda: file.read(1 << 20), b""))
-
-
-def _report(what: str, count: int, problem: Problem | None) -> bool:
-    """Say what was checked and the first problem; True when it is tampering."""
-    if problem is None:
-        echo(f"{what}: {_records(count)}, chain intact")
-        return False
-    if not problem.tampered:
-        echo(f"{what}: {_records(count)}, chain intact; {shown(problem)} (a crash artefact)")
-        return False
-    say("failure", f"{what}: TAMPERED: {shown(problem)}")
-    return True
-
-
-def _records(count: int) -> str:
-    return f"{count} record" + ("" if count == 1 else "s")
 
 
 def _cut_off(row: AuditRow, cut_off: set[int]) -> bool:

@@ -6,13 +6,16 @@ against each command the analysis finds (``hookline.permissions.bash``), name an
 joined by single spaces after quote removal, under wrappers and inside substitutions too.
 
 - **any** (deny and ask rules, hook ``if`` conditions): some command matches. A word only run
-  time knows matches anything, so ``rm $X`` meets ``Bash(rm -rf *)``. A line whose commands
-  cannot be known matches every such rule.
+  time knows matches anything, so ``rm $X`` meets ``Bash(rm -rf *)``. A git command matches as
+  written and without its global options (``git -C . --no-pager push`` meets
+  ``Bash(git push *)``). A line whose commands cannot be known matches every such rule.
 - **every** (allow rules): each command matches on its own, with no ``VAR=`` prefix but
   harmless ones (``NODE_ENV``, ``CI``, ...) and its program as written (``./echo`` is a file,
   not the ``echo`` a rule names) — wrappers such as ``timeout`` or
   ``nice`` are looked through, others (``sudo``, ``xargs``, ``bash -c``) must match too — and a
-  word only run time knows must fall under a ``*``. A line that cannot be known matches none.
+  word only run time knows must fall under a ``*``. A line that cannot be known (outside the
+  known subset), or with a function that calls itself, matches none: an allow rule is a proof
+  that every command the line runs is one the rule names.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from hookline.permissions.bash import Command, analyze
+from hookline.permissions.bash import Analysis, Command, analyze
+from hookline.permissions.bash.git import split
 
 #: Variables an allow rule reads past (``NODE_ENV=test npm test``); any other makes it not match.
 SAFE_ENV = frozenset({"NODE_ENV", "CI", "NO_COLOR", "FORCE_COLOR", "TZ", "LANG", "LC_ALL"})
@@ -36,7 +40,7 @@ def command_matches(spec: str, line: str, *, every: bool) -> bool:
     pattern = _pattern(spec)
     if every:
         runs = [c for c in analysis.commands if not c.transparent]
-        return analysis.known and bool(runs) and all(pattern.allows(c) for c in runs)
+        return _provable(analysis) and bool(runs) and all(pattern.allows(c) for c in runs)
     return not analysis.known or any(pattern.meets(c) for c in analysis.commands)
 
 
@@ -44,7 +48,7 @@ def cover(specs: Sequence[str], line: str) -> list[int] | None:
     """For each command ``line`` runs, the index of the first specifier that allows it on its
     own; None when the line cannot be known or some command is allowed by none."""
     analysis = analyze(line)
-    if not analysis.known:
+    if not _provable(analysis):
         return None
     patterns = [_pattern(spec) for spec in specs]
     found: list[int] = []
@@ -56,6 +60,11 @@ def cover(specs: Sequence[str], line: str) -> list[int] | None:
             return None
         found.append(index)
     return found or None
+
+
+def _provable(analysis: Analysis) -> bool:
+    """Whether the line lies in the known subset, so an allow rule can prove it."""
+    return analysis.known and not analysis.recursive
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,8 +81,15 @@ class _Pattern:
         return safe and self.regex.fullmatch(_text(command, written=True)) is not None
 
     def meets(self, command: Command) -> bool:
-        """Some value of the unknown words would make the command match."""
-        text = _text(command)
+        """Some value of the unknown words would make the command match; a git command as
+        written or without its global options."""
+        if command.name == "git":
+            git = split(command.args)
+            if git.subcommand and self.meets_text(git.text + (" \0" if command.more_args else "")):
+                return True
+        return self.meets_text(_text(command))
+
+    def meets_text(self, text: str) -> bool:
         if "\0" not in text:
             return self.regex.fullmatch(text) is not None
         prefix = text[: text.index("\0")]

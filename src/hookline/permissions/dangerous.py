@@ -1,25 +1,32 @@
-"""The dangerous tier: calls refused whatever the mode, the rules or the hooks say.
+"""The dangerous tier: calls refused whatever the mode, the rules or the hooks say, and the
+operations that run unasked only when their targets are proven.
 
 ``DANGEROUS`` holds the built-in entries, each a check on the parsed Bash line
 (``hookline.permissions.bash``): it sees every command that will run, under wrappers, inside
 ``bash -c`` and substitutions, with its arguments after quote removal and the folder a literal
-``cd`` took it to. Settings add their own entries: a permission rule, or a regex searched in
-the raw command.
+``cd`` took it to, and what ``hookline.permissions.proving`` adds (``hash -p`` renames, the
+``{}`` of ``find -exec``, commands a program the analysis does not model may run). Settings add
+their own entries: a permission rule, or a regex searched in the raw command.
 
-What the built-in entries refuse:
+What the built-in entries refuse (``check``):
 
 - ``rm-root`` / ``chmod-root``: ``rm -r``, ``chmod -R``, ``chown -R``, ``chgrp -R`` (and
-  ``find -delete`` or ``find -exec rm``) reaching ``/``, a top-level system folder, the home
-  folder, a workspace root, or a folder holding one of them; a glob counts when it can match
-  one of those places or everything in one (``/*``, ``~/*``, ``*`` after ``cd /``). A target
-  only run time knows (``rm -rf "$DIR"``) is not refused; a relative ``.`` or ``*`` after a
-  ``cd`` to an unknowable folder is, since that folder may be ``/``. ``find -delete`` with a
-  test that picks files (``-name``...) counts only at ``/`` and the system folders.
-- ``block-device``: writing onto a disk (``> /dev/sda``, ``dd of=/dev/nvme0n1``, ``tee``,
-  ``cp``); ``mkfs``: making filesystems or partitions (``mkfs``, ``wipefs``, ``fdisk``...);
-- ``fork-bomb``; ``shutdown``; ``force-push-main`` (``-f``, ``--force``, ``+main``,
-  deleting ``main``); ``privilege`` (``sudo``, ``su``, ``doas``, ``pkexec``, ``run0``), last,
-  so a more precise name wins.
+  ``find -delete`` or ``find -exec`` of a deleting program) reaching ``/``, a top-level system
+  folder, the home folder, a workspace root, or a folder holding one of them; a glob counts
+  when it can match one of those places or everything in one (``/*``, ``~/*``, ``*`` after
+  ``cd /``); a relative ``.`` or ``*`` after a ``cd`` to an unknowable folder counts, since
+  that folder may be ``/``. ``find -delete`` with a test that picks files (``-name``...)
+  counts only at ``/`` and the system folders.
+- ``block-device``: writing onto a disk (``> /dev/sda``, ``dd of=//dev/nvme0n1``, ``tee``,
+  ``cp``), judged on the path the kernel resolves; ``mkfs``: making filesystems or partitions;
+- ``fork-bomb``; ``shutdown``; ``force-push-main`` (``hookline.permissions.pushes``: a push
+  that surely forces or deletes a protected branch, or forces every branch); ``privilege``
+  (``sudo``, ``su``, ``doas``, ``pkexec``, ``run0``), last, so a more precise name wins.
+
+What four of them prove (``prove``), in every mode: a recursive delete, a recursive
+chmod/chown/chgrp, a write that may reach a device, and a push that may force run unasked only
+when every target is proven (``proving.why_unproven``; for a push: every destination a literal
+branch that is not protected). What is not proven asks, saying what could not be proved.
 
 A code string only run time knows (``bash -c "rm -rf $HOME"``) is also read as written, a
 guess that errs towards refusing.
@@ -34,23 +41,16 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
-from hookline.permissions import targets
+from hookline.permissions import devices, proving, pushes, targets
 from hookline.permissions.bash import Analysis, Command, analyze
 from hookline.permissions.bash.options import Options, Read, read
 from hookline.permissions.bash.programs import SHELLS
-from hookline.permissions.bash.words import Word
+from hookline.permissions.bash.words import Word, literal
+from hookline.permissions.devices import DEVICE
+from hookline.permissions.proving import SYSTEM_FOLDERS, Place
 from hookline.permissions.rules import PermissionRule
 
-#: Top-level folders whose loss wrecks a machine (Linux and macOS).
-SYSTEM_FOLDERS = ("/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64",
-                  "/libx32", "/opt", "/proc", "/root", "/sbin", "/srv", "/sys", "/usr", "/var",
-                  "/snap", "/mnt", "/media", "/run", "/Users", "/System", "/Library",
-                  "/Applications", "/Volumes", "/private")  # fmt: skip
-#: Where a path to a disk starts (``/dev/sda``, ``/dev/nvme0n1p2``, ``/dev/mapper/root``).
-DEVICE = re.compile(r"/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|loop|dm-|md\d|sr\d|mapper/|disk/)")
-_DEVICE_SAMPLES = ("/dev/sda", "/dev/sda1", "/dev/hda", "/dev/vda", "/dev/xvda", "/dev/nvme0n1",
-                   "/dev/mmcblk0", "/dev/loop0", "/dev/dm-0", "/dev/md0", "/dev/mapper/root",
-                   "/dev/disk/by-id/x")  # fmt: skip
+__all__ = ["DANGEROUS", "DEVICE", "SYSTEM_FOLDERS", "Danger", "Place", "reaches"]
 _EVERYTHING = re.compile(r"\.?(?:\*|\?|\[[!^][^]]+\]|\[[^]]*-[^]]+\])*")
 _DISK_TOOLS = frozenset({"mkfs", "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "cfdisk", "gdisk",
                          "sgdisk", "parted", "blkdiscard"})  # fmt: skip
@@ -65,40 +65,22 @@ _FIND_FILTERS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "
                            "-atime", "-amin", "-ctime", "-cmin", "-size", "-empty", "-user",
                            "-group", "-perm", "-links", "-inum", "-samefile"})  # fmt: skip
 _CODE_RUNNERS = frozenset({*SHELLS, "eval", "su", "watch"})
-_MAIN = frozenset({"main", "master", "refs/heads/main", "refs/heads/master"})
-
-
-@dataclass(frozen=True, slots=True)
-class Place:
-    """Where a line runs: the session's folder, the home folder and the workspace roots."""
-
-    cwd: str
-    home: str
-    roots: tuple[str, ...] = ()
-
-    def protected(self, *, system_only: bool = False) -> frozenset[str]:
-        """``/``, the system folders, and the home folder and roots with every folder above."""
-        found = {"/", *SYSTEM_FOLDERS}
-        for path in () if system_only else (self.home, *self.roots):
-            while path not in found:
-                found.add(path)
-                path = posixpath.dirname(path)
-        return frozenset(found)
-
-
 Check = Callable[[Analysis, Place], bool]
+#: Why a line's targets are not proven (None when they are).
+Prove = Callable[[Analysis, Place], "str | None"]
 
 
 @dataclass(frozen=True, slots=True)
 class Danger:
     """One entry of the dangerous tier: a check on the parsed Bash line, a regex searched in
-    the raw command, or a permission rule."""
+    the raw command, or a permission rule; a built-in entry also proves its targets."""
 
     name: str
     about: str
     pattern: re.Pattern[str] | None = None
     rule: PermissionRule | None = None
     check: Check | None = None
+    prove: Prove | None = None
 
     def matches(
         self,
@@ -112,16 +94,38 @@ class Danger:
         """Whether the call is this danger (a rule matches any part of it, as a deny rule)."""
         if self.rule is not None:
             return self.rule.matches(tool_name, tool_input, cwd=cwd, home=home)
-        command = tool_input.get("command")
-        if tool_name != "Bash" or not isinstance(command, str):
+        command = _command(tool_name, tool_input)
+        if command is None:
             return False
         if self.check is not None:
-            home = posixpath.normpath(home or posixpath.expanduser("~"))
-            place = Place(
-                posixpath.normpath(cwd), home, tuple(posixpath.normpath(r) for r in roots)
-            )
-            return self.check(analyze(command), place)
+            return self.check(analyze(command), _place(cwd, home, roots))
         return bool(self.pattern and self.pattern.search(command))
+
+    def unproven(
+        self,
+        tool_name: str,
+        tool_input: Mapping[str, Any],
+        *,
+        cwd: str,
+        home: str | None = None,
+        roots: Sequence[str] = (),
+    ) -> str | None:
+        """Why the call's targets for this entry are not proven harmless; None when they are
+        (or the entry proves nothing)."""
+        command = _command(tool_name, tool_input)
+        if command is None or self.prove is None:
+            return None
+        return self.prove(analyze(command), _place(cwd, home, roots))
+
+
+def _command(tool_name: str, tool_input: Mapping[str, Any]) -> str | None:
+    command = tool_input.get("command")
+    return command if tool_name == "Bash" and isinstance(command, str) else None
+
+
+def _place(cwd: str, home: str | None, roots: Sequence[str]) -> Place:
+    home = posixpath.normpath(home or posixpath.expanduser("~"))
+    return Place(posixpath.normpath(cwd), home, tuple(posixpath.normpath(r) for r in roots))
 
 
 def _each(*checks: Callable[[Command, Place], bool]) -> Check:
@@ -134,9 +138,10 @@ def _each(*checks: Callable[[Command, Place], bool]) -> Check:
 
 
 def _commands(analysis: Analysis, depth: int = 0) -> list[Command]:
-    """The line's commands, and a guess at those of code strings only run time knows
-    (``bash -c "rm -rf $HOME"``): their text read as written, to err towards refusing."""
-    found = list(analysis.commands)
+    """The line's commands (renames applied, ``find -exec``'s ``{}`` read as find's start
+    paths), and a guess at those of code strings only run time knows (``bash -c "rm -rf
+    $HOME"``): their text read as written, to err towards refusing."""
+    found = [item.command for item in proving.seen(analysis) if not item.runner]
     if depth >= 2 or not analysis.unknown:
         return found
     for command in analysis.commands:
@@ -178,96 +183,96 @@ def _everything(part: str) -> bool:
 
 
 #: Options of the programs the tier reads; long names listed so abbreviations resolve.
-_RECURSION = Options.of(long_flags="--recursive --force --verbose --interactive --dir")
+_RM = Options.of("fiIrRdv", "", "--force --interactive --one-file-system --no-preserve-root "
+                 "--preserve-root --recursive --dir --verbose")  # fmt: skip
+_CHANGE = Options.of("cfvRhHLP", "", "--changes --silent --quiet --verbose --no-preserve-root "
+                     "--preserve-root --recursive --dereference --no-dereference",
+                     "--reference --from")  # fmt: skip
+_MODE = re.compile(r"-[rwxXstugo]*(?:[-+=][rwxXstugo]*)*(?:,[ugoa]*(?:[-+=][rwxXstugo]*)+)*")
 
 
-def _recursive(given: Read, letters: str) -> bool:
-    """Recursion asked for, or an option only run time knows (``rm $FLAGS /``)."""
-    return any(
-        not option.name or option.name == "--recursive" or option.name in letters
-        for option in given.options
+def _recursive(command: Command, given: Read) -> bool:
+    """Recursion asked for, or a word only run time knows (``rm $FLAGS /``, ``xargs rm``)."""
+    return command.more_args or any(
+        not option.known or option.name in ("r", "R", "--recursive") for option in given.options
     )
 
 
-def _recursive_change(letters: str, names: frozenset[str]) -> Callable[[Command, Place], bool]:
-    def check(command: Command, place: Place) -> bool:
-        if command.name not in names:
+def _deleted(command: Command) -> list[Word]:
+    """What a recursive delete removes: ``rm -r``'s operands, where ``find`` deletes from."""
+    if command.name == "rm":
+        given = read(command.args, _RM)
+        if not _recursive(command, given):
+            return []
+        return [*given.operands, *_unknowable(given), *([_ADDED] if command.more_args else [])]
+    if command.name == "find" and _find_deletes(command):
+        return list(proving.find_starts(command))
+    return []
+
+
+def _changed(command: Command) -> list[Word]:
+    """What a recursive ``chmod``/``chown``/``chgrp`` changes (its mode or owner left out)."""
+    if command.name not in ("chmod", "chown", "chgrp"):
+        return []
+    words = list(command.args)
+    if command.name == "chmod":  # `chmod -x f`: the first word that reads as a mode is one
+        at = next((i for i, w in enumerate(words) if _MODE.fullmatch(w.value or "")), None)
+        words = words if at is None else [*words[:at], literal("mode"), *words[at + 1 :]]
+    given = read(words, _CHANGE)
+    if not _recursive(command, given):
+        return []
+    operands = given.operands if given.named("--reference") else given.operands[1:]
+    return [*operands, *_unknowable(given), *([_ADDED] if command.more_args else [])]
+
+
+def _unknowable(given: Read) -> list[Word]:
+    """Words only run time knows, read as options: each may as well be a target."""
+    return [o.value for o in given.options if not o.name and o.value is not None]
+
+
+_ADDED = Word(None, raw="the arguments it is given at run time")
+
+
+def _find_deletes(command: Command) -> bool:
+    """``find -delete``, or a deleting program (``rm``, ``shred``...) anywhere in its
+    ``-exec``/``-ok`` commands (``find ~ -exec env rm -rf {} +``)."""
+    values = [a.value or "" for a in command.args]
+    if "-delete" in values:
+        return True
+    runs = False
+    for value in values:
+        if value in ("-exec", "-execdir", "-ok", "-okdir"):
+            runs = True
+        elif value in (";", "+"):
+            runs = False
+        elif runs and any(posixpath.basename(t) in _DELETERS for t in value.split()):
+            return True
+    return False
+
+
+def _recursive_delete(command: Command, place: Place) -> bool:
+    if command.name == "find":
+        if not _find_deletes(command):
             return False
-        given = read(command.args, _RECURSION)
-        return _recursive(given, letters) and any(
-            reaches(w, command, place) for w in given.operands
-        )
-
-    return check
+        filtered = _filtered(command)
+        starts = proving.find_starts(command, links=False)
+        return any(reaches(w, command, place, system_only=filtered) for w in starts)
+    return any(reaches(w, command, place) for w in _deleted(command) if w.raw != proving.FOUND)
 
 
-def _find_deletes(command: Command, place: Place) -> bool:
-    """``find -delete`` or ``find -exec rm`` starting at a protected place."""
-    if command.name != "find":
-        return False
-    values = [a.value for a in command.args]
-    deletes = "-delete" in values or any(
-        value in ("-exec", "-execdir", "-ok", "-okdir")
-        and index + 1 < len(values)
-        and posixpath.basename(values[index + 1] or "") in _DELETERS
-        for index, value in enumerate(values)
-    )
-    if not deletes:
-        return False
-    starts = _leading_paths(command.args) or [Word(".", raw=".", mask="q")]
-    filtered = bool(_FIND_FILTERS & set(values))
-    return any(reaches(word, command, place, system_only=filtered) for word in starts)
+def _filtered(command: Command) -> bool:
+    """Whether ``find`` has a test that picks some files (``-name '*'`` picks every one)."""
+    values = [a.value or "" for a in command.args]
+    for index, value in enumerate(values[:-1]):
+        if value in _FIND_FILTERS and not (
+            value in ("-name", "-iname", "-path", "-ipath") and _everything(values[index + 1])
+        ):
+            return True
+    return False
 
 
-def _leading_paths(args: Sequence[Word]) -> list[Word]:
-    """The start paths of ``find``: the words before its expression (after ``-H/-L/-P``)."""
-    words = list(args)
-    while words and words[0].value in ("-H", "-L", "-P", "-O0", "-O1", "-O2", "-O3"):
-        words.pop(0)
-    found: list[Word] = []
-    for word in words:
-        if word.value is not None and word.value.startswith(("-", "(", "!")):
-            break
-        found.append(word)
-    return found
-
-
-def _device(word: Word, command: Command, place: Place) -> bool:
-    where = targets.folder(command, place.cwd, place.home) or "/"
-    path = targets.pattern(word, where, place.home)
-    if path is None:
-        return False
-    if word.glob:
-        return any(fnmatchcase(sample, path) for sample in _DEVICE_SAMPLES)
-    return DEVICE.match(path) is not None
-
-
-def _device_targets(command: Command) -> list[Word]:
-    """The words a command writes to: redirects, ``dd of=``, ``tee`` and ``cp``/``mv`` targets."""
-    found = [r.target for r in command.writes if r.target is not None]
-    name, args = command.name, command.args
-    if name == "dd":
-        found += [_after(a, "of=") for a in args if (a.value or "").startswith("of=")]
-    elif name in ("tee", "shred"):
-        found += read(args, Options()).operands
-    elif name in ("cp", "mv", "install", "cat", "pv", "ddrescue"):
-        operands = read(args, Options()).operands
-        found += operands[-1:] if name != "cat" else []
-        found += [_after(a, "--target-directory=") for a in args if _starts(a, "--target-dir")]
-    return found
-
-
-def _after(word: Word, prefix: str) -> Word:
-    value = (word.value or "").partition("=")[2]
-    return Word(value, raw=word.raw, glob=word.glob, mask=word.mask[-len(value) :] if value else "")
-
-
-def _starts(word: Word, prefix: str) -> bool:
-    return (word.value or "").startswith(prefix)
-
-
-def _block_device(command: Command, place: Place) -> bool:
-    return any(_device(word, command, place) for word in _device_targets(command))
+def _recursive_change(command: Command, place: Place) -> bool:
+    return any(reaches(w, command, place) for w in _changed(command) if w.raw != proving.FOUND)
 
 
 def _disk_tool(command: Command, place: Place) -> bool:
@@ -297,67 +302,66 @@ def _shutdown(command: Command, place: Place) -> bool:
 
 
 def _force_push_main(command: Command, place: Place) -> bool:
-    """``git push`` forcing (``-f``, ``--force``, ``+ref``) or deleting main or master."""
-    push = _git_push_args(command)
-    if push is None:
-        return False
-    options, operands = _push_operands(push)
-    force = any(o in ("--force", "--mirror") or o.startswith("--force-with-lease") for o in options)
-    force |= any(not o.startswith("--") and "f" in o for o in options)
-    delete = any(o == "--delete" or (not o.startswith("--") and "d" in o) for o in options)
-    everything = any(o in ("--all", "--mirror", "--branches") for o in options)
-    for spec in operands[1:]:
-        plus = spec.startswith("+")
-        source, colon, destination = spec.lstrip("+").rpartition(":")
-        target = destination if colon else spec.lstrip("+")
-        if target in _MAIN and (force or plus or delete or (colon and not source)):
-            return True
-    return everything and force
+    """A push that surely forces or deletes a protected branch, or forces every branch."""
+    push = pushes.judge(command, targets.folder(command, place.cwd, place.home))
+    return push is not None and bool(push.catastrophic)
 
 
-def _git_push_args(command: Command) -> list[str] | None:
-    if command.name != "git":
-        return None
-    values = [a.value or "" for a in command.args]
-    index = 0
-    while index < len(values) and values[index].startswith("-"):
-        takes = values[index] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace")
-        index += 2 if takes else 1
-    if index >= len(values) or values[index] != "push":
-        return None
-    return values[index + 1 :]
+# The proofs: each says why one target of the line is not proven harmless.
 
 
-def _push_operands(words: list[str]) -> tuple[list[str], list[str]]:
-    options: list[str] = []
-    operands: list[str] = []
-    skip = False
-    for word in words:
-        if skip:
-            skip = False
-        elif word in ("-o", "--push-option", "--repo", "--receive-pack", "--exec"):
-            skip = True
-        elif word.startswith("-") and word != "-":
-            options.append(word)
-        else:
-            operands.append(word)
-    return options, operands
+def _prove_deletes(analysis: Analysis, place: Place) -> str | None:
+    if why := proving.renaming(analysis):
+        return f"{why}, so no command on the line can be proven"
+    return _prove(analysis, place, _deleted, "a recursive delete")
 
 
-_rm = _recursive_change("rR", frozenset({"rm"}))
-_chmod = _recursive_change("R", frozenset({"chmod", "chown", "chgrp"}))
+def _prove_changes(analysis: Analysis, place: Place) -> str | None:
+    return _prove(analysis, place, _changed, "a recursive change of owner or mode")
+
+
+def _prove(
+    analysis: Analysis, place: Place, found: Callable[[Command], list[Word]], what: str
+) -> str | None:
+    for item in proving.seen(analysis):
+        for word in found(item.command):
+            root_ok = item.command.name == "find" or word.raw == proving.FOUND
+            why = proving.why_unproven(word, item, place, analysis, root_ok=root_ok)
+            if why:
+                return f"{what} (`{item.command.name}`) cannot be proven harmless: {why}"
+    return None
+
+
+def _prove_pushes(analysis: Analysis, place: Place) -> str | None:
+    for item in proving.seen(analysis):
+        folder = targets.folder(item.command, place.cwd, place.home)
+        push = pushes.judge(item.command, folder)
+        if push is None or not push.may_force:
+            continue
+        if item.runner:
+            return f"`{item.runner}` runs `git push` in a way hookline does not model"
+        if push.unproven:
+            return push.unproven
+        if folder is None:
+            return f"{push.may_force}, in a repository only known at run time"
+    return None
+
+
 _PLACES = "/, a system folder, the home folder or a workspace root"
 
 #: The built-in dangerous tier: commands that wreck a machine or shared history for good.
 DANGEROUS = (
-    Danger("rm-root", f"a recursive delete of {_PLACES}", check=_each(_rm, _find_deletes)),
-    Danger("chmod-root", f"a recursive chmod or chown of {_PLACES}", check=_each(_chmod)),
-    Danger("block-device", "a write onto a disk device", check=_each(_block_device)),
+    Danger("rm-root", f"a recursive delete of {_PLACES}", check=_each(_recursive_delete),
+           prove=_prove_deletes),
+    Danger("chmod-root", f"a recursive chmod or chown of {_PLACES}",
+           check=_each(_recursive_change), prove=_prove_changes),
+    Danger("block-device", "a write onto a disk device", check=_each(devices.disk_write),
+           prove=devices.prove_writes),
     Danger("mkfs", "making a filesystem or changing partitions", check=_each(_disk_tool)),
     Danger("fork-bomb", "a fork bomb", check=_fork_bomb),
     Danger("shutdown", "shutting down or rebooting the machine", check=_each(_shutdown)),
-    Danger("force-push-main", "a force push to (or deletion of) main or master",
-           check=_each(_force_push_main)),
+    Danger("force-push-main", "a force push to (or deletion of) a protected branch",
+           check=_each(_force_push_main), prove=_prove_pushes),
     Danger("privilege", "running a command as another user (sudo, su, doas, pkexec, run0)",
            check=_each(_privilege)),
 )  # fmt: skip

@@ -1,28 +1,31 @@
-"""Bash lines acceptEdits may run unasked, and the protected folders a Bash line writes into.
+"""Bash lines acceptEdits may run unasked, and what a line may write into the protected set.
 
 ``why_not_provable_edit`` is None only when it can prove a line just edits files inside the
 workspace: every command a listed file-editing program (``mkdir``, ``touch``, ``cp``, ``mv``,
 ``rm`` without recursion, ``rmdir``, ``chmod`` without ``-R``) or a read-only one, with only
-options it knows, and every path literal and — after ``~``, the folder a ``cd`` went to, globs
-expanded against the file system and symlinks resolved — strictly inside a root and outside
-``.claude``, ``.hookline`` and ``.git``. Otherwise it says what it could not prove.
+options it knows, and every path literal and — after ``~`` (``~+`` is the folder; ``~-`` and
+the directory stack are unknown), from a known folder that exists, globs expanded against the
+file system and symlinks resolved — strictly inside a root, outside the protected set and
+``.git``, and covered by no Edit or Read deny rule (``denied``). Otherwise it says what it could
+not prove.
 
-``protected_writes`` lists the protected folders a line names as something it writes: a write
-redirect's target, or a path argument of a command that is not read-only. What git writes into
-``.git`` on its own is not counted: only paths named in the line.
+``protected_write`` says what in a line may write into the protected set
+(``hookline.permissions.writes``), or None when every write is proven to miss it.
 """
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from hookline.permissions import paths, targets
+from hookline.permissions import paths, targets, writes
 from hookline.permissions.bash.options import Options, read
 from hookline.permissions.bash.words import Word, literal
+from hookline.permissions.protected import ProtectedSet, protected_set
 from hookline.permissions.readonly import HARMLESS_TARGETS, PROGRAMS, why_command_not_read_only
 
 if TYPE_CHECKING:
@@ -74,34 +77,49 @@ EDITORS = {
 
 
 def why_not_provable_edit(
-    analysis: Analysis, *, cwd: str, roots: Sequence[str], home: str | None
+    analysis: Analysis,
+    *,
+    cwd: str,
+    roots: Sequence[str],
+    home: str | None,
+    code_files: Sequence[str] = (),
+    denied: Denied | None = None,
 ) -> str | None:
-    """None when the line provably only edits files inside ``roots``; else what could not be
-    proven, in one short phrase for the model."""
+    """None when the line provably only edits files inside ``roots``, outside the protected
+    set, none that ``denied`` refuses (``denied("Edit", path)`` for each path it names,
+    ``denied("Read", path)`` too: a copy must not carry a file a Read rule keeps away); else
+    what could not be proven, in one short phrase for the model."""
     if analysis.unknown:
         return f"what runs cannot be known: {analysis.unknown[0]}"
     if analysis.substitutions:
         return "`$(...)` runs another command"
     if analysis.recursive:
         return f"the function `{analysis.recursive[0]}` calls itself"
-    where = _Where(cwd, tuple(paths.real(root) for root in roots), _home(home), tuple(roots))
+    real_roots = tuple(paths.real(root) for root in roots)
+    found = protected_set(roots, home=_home(home), code_files=code_files)
+    where = _Where(cwd, real_roots, _home(home), tuple(roots), found, denied)
     for command in analysis.commands:
         if why := _command(command, where):
             return why
     return None
 
 
-def protected_writes(
-    analysis: Analysis, *, cwd: str, roots: Sequence[str], home: str | None
-) -> list[str]:
-    """The protected folders (``<root>/.git``, ``~/.claude``) the line names as something it
-    writes: write-redirect targets and the paths of commands that are not read-only."""
-    where = _Where(cwd, tuple(paths.real(root) for root in roots), _home(home), tuple(roots))
-    found: dict[str, None] = {}
-    for command in analysis.commands:
-        for word in _written(command):
-            found.update(dict.fromkeys(_protected(word, command, where)))
-    return list(found)
+def protected_write(
+    analysis: Analysis,
+    *,
+    cwd: str,
+    roots: Sequence[str],
+    home: str | None,
+    code_files: Sequence[str] = (),
+) -> str | None:
+    """What in the line may write into the protected set (``hookline.permissions.writes``), in
+    a phrase that follows the line's name; None when every write it makes is proven outside."""
+    found = protected_set(roots, home=_home(home), code_files=code_files)
+    return writes.why_protected(analysis, cwd=cwd, protected=found)
+
+
+#: Whether a deny rule of a tool (``"Edit"``, ``"Read"``) covers an absolute path.
+Denied = Callable[[str, str], bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +128,8 @@ class _Where:
     real_roots: tuple[str, ...]
     home: str
     roots: tuple[str, ...]
+    protected: ProtectedSet
+    denied: Denied | None
 
 
 def _home(home: str | None) -> str:
@@ -129,10 +149,26 @@ def _command(command: Command, where: _Where) -> str | None:
     editor = EDITORS.get(name)
     if editor is None:
         why = why_command_not_read_only(command)
-        if why is None or name in PROGRAMS:
+        if why is None:
+            return _reads(command, where)
+        if name in PROGRAMS:
             return why
         return f"`{name}` is not a file-editing program"
     return _editor(name, editor, command, where)
+
+
+def _reads(command: Command, where: _Where) -> str | None:
+    """Why a read-only command's literal paths are not provably readable (a Read deny rule)."""
+    if where.denied is None:
+        return None
+    for word in command.args:
+        if word.value is None or word.value.startswith("-"):
+            continue
+        for folder in _folders(command, where) or ():
+            path = targets.literal(word, folder, where.home)
+            if path is not None and where.denied("Read", path):
+                return f"`{command.name}` reads `{word.raw}`, which a Read deny rule covers"
+    return None
 
 
 def _editor(name: str, editor: Editor, command: Command, where: _Where) -> str | None:
@@ -163,23 +199,36 @@ def _mode_as_operand(args: Sequence[Word]) -> list[Word]:
     return words
 
 
+def _folders(command: Command, where: _Where) -> list[str] | None:
+    """The folder ``command`` runs in, as a list; None when a ``cd`` leads somewhere unknown
+    or to a folder that does not exist (the ``cd`` fails, and the command runs elsewhere)."""
+    folder = targets.folder(command, where.cwd, where.home)
+    if folder is None or (command.cwd and not os.path.isdir(folder)):
+        return None
+    return [folder]
+
+
 def _path(word: Word, command: Command, where: _Where) -> str | None:
     """Why a path argument is not provably inside the workspace and unprotected."""
-    folder = targets.folder(command, where.cwd, where.home)
-    if folder is None:
+    folders = _folders(command, where)
+    if folders is None:
         return f"`{command.name}` runs after a `cd` to a folder only known at run time"
     if word.value is None:
         return f"`{word.raw}` is only known at run time"
-    try:
-        found = targets.expand(word, folder, where.home)
-    except targets.TooManyMatches:
-        return f"`{word.raw}` has too many matches (more than {targets.MAX_MATCHES})"
-    for path in found:
-        for form in (targets.located(path), targets.itself(path)):
-            if isinstance(form, targets.Unresolved):
-                return form.reason
-            if why := _placed(word, form, where):
-                return why
+    for folder in folders:
+        if targets.literal(word, folder, where.home) is None:
+            return f"`{word.raw}` is only known at run time"
+        try:
+            found = targets.expand(word, folder, where.home)
+        except targets.TooManyMatches:
+            return f"`{word.raw}` has too many matches (more than {targets.MAX_MATCHES})"
+        unfolded = targets.literal(word, folder, where.home, fold=False)
+        for path in dict.fromkeys([*found, *([unfolded] if unfolded else [])]):
+            for form in (targets.located(path), targets.itself(posixpath.normpath(path))):
+                if isinstance(form, targets.Unresolved):
+                    return form.reason
+                if why := _placed(word, form, where) or _denied(word, path, form, where):
+                    return why
     return None
 
 
@@ -188,56 +237,17 @@ def _placed(word: Word, path: str, where: _Where) -> str | None:
         return f"`{word.raw}` is the workspace root itself"
     if not any(paths.inside(path, root) for root in where.real_roots):
         return f"`{word.raw}` is outside the workspace"
-    if part := paths.protected_part(path, where.roots):
-        return f"`{posixpath.basename(part)}` is protected"
+    if entry := where.protected.covers(path):
+        return f"`{word.raw}` lies in {entry}, which is protected"
+    if git := paths.protected_part(path, where.roots, names=(".git",)):
+        return f"`{word.raw}` lies in {git}, git's own folder, which holds no file edits"
     return None
 
 
-def _written(command: Command) -> Iterator[Word]:
-    """The words a command may write: write-redirect targets, and the arguments of a command
-    that is not read-only (wrappers' own words are left to the commands they run)."""
-    for redirect in command.writes:
-        if redirect.target is not None and redirect.target.value not in HARMLESS_TARGETS:
-            yield redirect.target
-    if command.wrapper or command.name is None:
-        return
-    if why_command_not_read_only(replace(command, redirects=())) is None:
-        return
-    for word in command.args:
-        value = word.value
-        if value is None:
-            continue
-        if "=" in value and (value.startswith("-") or re.match(r"\w+=", value)):
-            rest = value.partition("=")[2]
-            yield _suffix(word, rest)
-        elif not value.startswith("-"):
-            yield word
-
-
-def _suffix(word: Word, rest: str) -> Word:
-    mask = word.mask[len(word.mask) - len(rest) :] if rest else ""
-    return Word(rest, raw=rest, glob=word.glob, mask=mask)
-
-
-def _protected(word: Word, command: Command, where: _Where) -> Iterator[str]:
-    folder = targets.folder(command, where.cwd, where.home)
-    if folder is None:
-        parts = (word.value or "").split("/")
-        if not word.tilde and not (word.value or "/").startswith("/"):
-            if any(part in paths.PROTECTED for part in parts):
-                yield word.value or ""
-            return
-        folder = "/"
-    literal = targets.literal(word, folder, where.home)
-    if literal is None:
-        return
-    try:
-        found = [literal, *targets.expand(word, folder, where.home)]
-    except targets.TooManyMatches:
-        found = [literal]
-    claude = posixpath.join(where.home, ".claude")
-    for path in dict.fromkeys(found):
-        if part := paths.protected_part(path, where.roots):
-            yield part
-        elif paths.inside(path, claude) or paths.inside(paths.real(path), claude):
-            yield claude
+def _denied(word: Word, given: str, real: str, where: _Where) -> str | None:
+    if where.denied is None:
+        return None
+    for tool in ("Edit", "Read"):
+        if any(where.denied(tool, p) for p in dict.fromkeys((posixpath.normpath(given), real))):
+            return f"`{word.raw}` is covered by a {tool} deny rule"
+    return None

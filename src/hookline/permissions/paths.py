@@ -1,8 +1,7 @@
 """Paths as the file system will see them: made absolute, ``~`` expanded, symlinks resolved.
 
-The protected folders — ``.claude`` (settings and hook files), ``.hookline`` (transcripts, the
-store, the audit) and ``.git`` — are never written by a tool or an auto-approval without an
-explicit ask, in any mode; ``.hookline`` is out of reach of reading tools altogether.
+``.hookline`` (transcripts, the store, the audit) is out of reach of reading tools altogether;
+what no tool writes unasked is the protected set (``hookline.permissions.protected``).
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ import posixpath
 from collections.abc import Iterable
 from functools import lru_cache
 
-#: Folders inside a workspace root that no tool writes without an explicit ask.
+#: Folders inside a workspace root that hold hookline's, Claude Code's and git's own files.
 PROTECTED = (".claude", ".hookline", ".git")
 #: The folder no tool reads: hookline's own state.
 PRIVATE = ".hookline"

@@ -7,12 +7,16 @@
    cannot be known (``hookline.permissions.bash``) matches every Bash deny rule;
 3. hookline's private state: Read, Grep and Glob never reach ``.hookline/``;
 4. the dangerous tier (``hookline.permissions.dangerous``): a deny no mode, rule or hook lifts;
+   what it cannot prove harmless (a recursive delete or chmod, a write that may reach a
+   device, a push that may force, with a target not proven) asks in every mode, after step 7;
 5. ask rules (a hook's allow does not skip them);
-6. protected paths: a write into ``.claude/``, ``.hookline/`` or ``.git/`` asks, in every mode;
+6. the protected set (``hookline.permissions.protected``): a write into it, or a Bash write not
+   proven to miss it (``hookline.permissions.writes``), asks, in every mode;
 7. a hook's ask; then a Bash line that cannot be known asks, in every mode (plan refuses it):
    no hook's allow, mode, rule or tier approves what cannot be read;
 8. the mode: bypassPermissions runs the rest; plan refuses what does more than read;
-   acceptEdits runs file edits, and Bash lines it can prove only edit files in the workspace;
+   acceptEdits runs file edits, and Bash lines it can prove only edit files in the workspace
+   (and touch nothing an Edit or Read deny rule covers);
 9. a hook's allow; allow rules, which must name every command of a Bash line;
 10. the OS sandbox, when it auto-allows Bash (``sandbox.autoAllowBashIfSandboxed``);
 11. the tiers: read-only tools and read-only Bash lines run; the rest ask (or run, with
@@ -37,7 +41,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from hookline.events import PermissionMode
@@ -95,6 +99,9 @@ class PermissionPolicy:
     workspace: tuple[str, ...] = ()
     #: The OS sandbox, when Bash runs in one.
     sandbox: SandboxPolicy | None = None
+    #: Files the settings name as code (hook files, the modules they import, hook scripts):
+    #: part of the protected set (``hookline.permissions.protected``), absolute.
+    code_files: tuple[str, ...] = ()
 
     def hides(self, tool_name: str) -> bool:
         """Whether a deny rule names ``tool_name`` whole, so the model is not offered it (a
@@ -185,7 +192,7 @@ class PathCheck:
         call = _call(self.policy, tool_name, {key: real_path}, False, self.cwd, None, self.cwd)
         if refused := _never(self.policy, call, resolve=False):  # no link left to follow
             return refused.reason
-        where = call.where  # both as they are: ``real_path`` has no link left to follow
+        where = {**call.where, "code_files": self.policy.code_files}  # no link left to follow
         now = visibility.protected_write_reason(tool_name, call.tool_input, **where, resolve=False)
         judged = {key: given}
         if now and not visibility.protected_write_reason(tool_name, judged, **where, resolve=False):
@@ -233,6 +240,9 @@ class _Call:
 
     def meets(self, danger: Danger) -> bool:
         return danger.matches(self.tool_name, self.tool_input, **self.where)
+
+    def unproven(self, danger: Danger) -> str | None:
+        return danger.unproven(self.tool_name, self.tool_input, **self.where)
 
     @property
     def command(self) -> str | None:
@@ -322,8 +332,8 @@ def _must_ask(
     if rule := next((r for r in policy.ask if call.matches(r[0])), None):
         why = f"{name} needs approval: the {rule[1]} rule {rule[0]} asks for it"
         return Verdict("ask", why, _named(rule, "ask"), "rule")
-    if protected := _protected(call):
-        why = f"{name} writes into {protected}, which is protected: it needs an explicit approval"
+    if protected := _protected(call, policy.code_files):
+        why = f"{name} {protected}: it needs an explicit approval"
         return Verdict("ask", why + " in every mode", "tier:protected", "tier")
     if hook.permission == "ask":
         why = hook.reason or f"a {hook_name} hook asks to approve {name}"
@@ -334,14 +344,30 @@ def _must_ask(
         if policy.mode == "plan":
             return _plan_refusal(name)
         return Verdict("ask", why, "tier:unknown", "tier")
+    return _unproven(policy, call)
+
+
+def _unproven(policy: PermissionPolicy, call: _Call) -> Verdict | None:
+    """A recursive delete or chmod, a write that may reach a device, or a push that may force,
+    whose targets the dangerous tier cannot prove harmless: it asks in every mode."""
+    for danger in policy.dangerous:
+        if why := call.unproven(danger):
+            if policy.mode == "plan":
+                return _plan_refusal(call.what)
+            why = f"{call.what} needs approval in every mode: {why} (dangerous tier, {danger.name})"
+            return Verdict("ask", why, f"tier:dangerous:{danger.name}", "tier")
     return None
 
 
-def _protected(call: _Call) -> str | None:
+def _protected(call: _Call, code_files: tuple[str, ...]) -> str | None:
+    """What the call writes into the protected set, or may: in a phrase that follows its
+    name (``writes into /ws/.git/hooks, which is protected``); None when it provably does not."""
     if call.bash is not None:
-        found = edits.protected_writes(call.bash, **call.where)
-        return found[0] if found else None
-    return visibility.protected_write_reason(call.tool_name, call.tool_input, **call.where)
+        return edits.protected_write(call.bash, **call.where, code_files=code_files)
+    found = visibility.protected_write_reason(
+        call.tool_name, call.tool_input, **call.where, code_files=code_files
+    )
+    return found and f"writes into {found}, which is protected"
 
 
 def _no_home(call: _Call) -> dict[str, Any]:
@@ -365,21 +391,35 @@ def _by_mode(policy: PermissionPolicy, call: _Call) -> Verdict | None:
         return Verdict("allow", why, "mode:bypassPermissions", "mode")
     if mode == "plan" and call.not_read_only:
         return _plan_refusal(name)
-    if mode == "acceptEdits" and _provable_edit(call):
+    if mode == "acceptEdits" and _provable_edit(policy, call):
         return Verdict("allow", f"acceptEdits mode runs {name} here", "mode:acceptEdits", "mode")
     return None
 
 
-def _provable_edit(call: _Call) -> bool:
-    """An edit of a file, or a Bash line of only file edits, inside the workspace."""
+def _provable_edit(policy: PermissionPolicy, call: _Call) -> bool:
+    """An edit of a file, or a Bash line of only file edits, inside the workspace, outside the
+    protected set, touching no file an Edit or Read deny rule covers."""
     if call.bash is not None:
-        return edits.why_not_provable_edit(call.bash, **call.where) is None
+        denied = partial(_path_denied, policy, call)
+        found = edits.why_not_provable_edit(
+            call.bash, **call.where, code_files=policy.code_files, denied=denied
+        )
+        return found is None
     path = call.tool_input.get(_EDITS.get(call.tool_name, ""))
     if not isinstance(path, str):
         return False
     full = paths.absolute(path, call.cwd, call.home)
     real = paths.real(full)
     return any(paths.inside(real, root) and real != root for root in _real_roots(call.roots))
+
+
+def _path_denied(policy: PermissionPolicy, call: _Call, tool: str, path: str) -> bool:
+    """Whether a ``tool`` deny rule (of the settings or the dangerous tier) covers ``path``."""
+    given = {"file_path": path}
+    rules = [rule for rule, _ in policy.deny if rule.tool == tool]
+    rules += [d.rule for d in policy.dangerous if d.rule is not None and d.rule.tool == tool]
+    home, anchor = call.home, call.anchor
+    return any(r.matches(tool, given, cwd=call.cwd, home=home, anchor=anchor) for r in rules)
 
 
 def _real_roots(roots: Sequence[str]) -> list[str]:

@@ -54,7 +54,10 @@ def pattern(word: Word, where: str, home: str) -> str | None:
     text = "".join(f"[{c}]" if c in _SPECIAL and quoted else c for c, quoted in chars)
     if word.tilde:
         head, slash, rest = text.partition("/")
-        text = glob.escape(paths.expand_home(head, home)) + slash + rest
+        expanded = _tilde(head, where, home)
+        if expanded is None:
+            return None
+        text = glob.escape(expanded) + slash + rest
     if text.startswith("/"):
         return posixpath.normpath(text)
     return _joined(glob.escape(where), text)
@@ -68,12 +71,33 @@ def relative_parts(word: Word) -> tuple[str, ...] | None:
     return tuple(part for part in text.split("/") if part)
 
 
-def literal(word: Word, where: str, home: str) -> str | None:
-    """``word`` as an absolute path, its glob characters taken as they are."""
+def literal(word: Word, where: str, home: str, *, fold: bool = True) -> str | None:
+    """``word`` as an absolute path, its glob characters taken as they are; ``..`` folded
+    unless ``fold`` is False (the kernel goes through a link before ``..``). None when only run
+    time knows it: a variable, or ``~-``/``~N`` (the previous folder, the directory stack)."""
     if word.value is None:
         return None
-    value = paths.expand_home(word.value, home) if word.tilde else word.value
-    return _joined(where, value)
+    value = word.value
+    if word.tilde:
+        head, slash, rest = value.partition("/")
+        expanded = _tilde(head, where, home)
+        if expanded is None:
+            return None
+        value = expanded + slash + rest
+    return _joined(where, value) if fold else posixpath.join(where, value)
+
+
+def _tilde(head: str, where: str, home: str) -> str | None:
+    """What Bash makes of a leading ``~`` word part: ``~`` the home folder, ``~+`` the folder
+    (``$PWD``), ``~user`` that user's home (left as it is when there is no such user); None
+    for ``~-`` (``$OLDPWD``) and the directory stack (``~1``, ``~+1``, ``~-1``)."""
+    if head == "~":
+        return home
+    if head == "~+":
+        return where
+    if head == "~-" or head[1:].lstrip("+-").isdigit():
+        return None
+    return paths.expand_home(head, home)
 
 
 class TooManyMatches(Exception):
@@ -85,7 +109,7 @@ def expand(word: Word, where: str, home: str, *, limit: int | None = None) -> li
     no glob or the glob matches nothing (as Bash leaves it). Raises ``TooManyMatches``."""
     path = literal(word, where, home)
     if path is None:
-        return []
+        return []  # only run time knows it: callers check ``literal`` first
     if not word.glob:
         return [path]
     found = pattern(word, where, home) or path

@@ -2,21 +2,22 @@
 
 - ``private_reason``: Read, Glob and Grep never reach ``.hookline`` (transcripts, the store, the
   audit), on the path as given or on its real path; the permission layer denies them.
-- ``protected_write_reason``: Write, Edit and NotebookEdit into ``.claude``, ``.hookline`` or
-  ``.git`` (at any depth below a root, a symlink into one included) or ``~/.claude`` need an
-  explicit ask in every mode.
+- ``protected_write_reason``: Write, Edit and NotebookEdit into the protected set
+  (``hookline.permissions.protected``: ``.claude``, ``.hookline``, ``.mcp.json``, the code parts
+  of ``.git``, the settings' code files, ``~/.claude``, ``~/.hookline``; a symlink into one
+  included) need an explicit ask in every mode.
 - ``ReadFilter``: what Glob and Grep leave out of a folder walk, and count: files a Read deny
   rule covers (on the given or the real path) and hookline's private state.
 """
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hookline.permissions.paths import PRIVATE, PROTECTED, absolute, protected_part
+from hookline.permissions.paths import PRIVATE, absolute, protected_part
+from hookline.permissions.protected import protected_set
 
 if TYPE_CHECKING:
     from hookline.permissions.policy import PermissionPolicy
@@ -61,16 +62,19 @@ def protected_write_reason(
     roots: Iterable[str],
     home: str | None = None,
     resolve: bool = True,
+    code_files: Iterable[str] = (),
 ) -> str | None:
-    """The protected folder a Write, Edit or NotebookEdit writes into (``<root>/.git``,
-    ``~/.claude``), on the path as given or (``resolve``) its real path; None for any other
-    call."""
+    """The protected entry (``hookline.permissions.protected``: ``<root>/.git/hooks``,
+    ``<root>/.claude``, ``~/.claude``, a hook's code file) a Write, Edit or NotebookEdit writes
+    into, on the path as given or (``resolve``) its real path; None for any other call."""
     path = tool_input.get(WRITERS.get(tool_name, ""))
     if not isinstance(path, str):
         return None
-    home = home or posixpath.expanduser("~")
-    found = _part(path, cwd, home, roots, PROTECTED, resolve)
-    return found or _part(path, cwd, home, (home,), (".claude",), resolve)
+    found = protected_set(roots, home=home, code_files=code_files)
+    try:
+        return found.covers(absolute(path, cwd, found.home), resolve=resolve)
+    except ValueError:  # a NUL byte: no such file, and the tool refuses the path itself
+        return None
 
 
 def _part(

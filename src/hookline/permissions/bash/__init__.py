@@ -34,10 +34,10 @@ def analyze(line: str) -> Analysis:
     """Every command ``line`` will run; cached, as a policy asks about the same line often."""
     reader = Reader()
     try:
-        reader.read_line(line, Context())
+        reader.read_line(line, Context(top=True))
         if "\\\n" in line:  # a continuation inside a word (`tou\⏎ch`): read it joined too
-            reader.cwd = ""
-            reader.read_line(line.replace("\\\n", ""), Context())
+            reader.cwd, reader.cd_pending = "", False
+            reader.read_line(line.replace("\\\n", ""), Context(top=True))
     except RecursionError:
         reader.unknown.append("it nests too deep to read")
     unknown = tuple(dict.fromkeys(reader.unknown))

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from hookline.permissions.bash import runners
 from hookline.permissions.bash.options import Options, read
 from hookline.permissions.bash.words import MAX_EXPANSIONS, Word, literal
 
@@ -30,6 +31,8 @@ _RUNS_CODE = re.compile(
     r"PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|BASH_FUNC_.*|NODE_OPTIONS"
     r"|PERL5OPT|RUBYOPT|GIT_SSH_COMMAND|GIT_EXEC_PATH|GIT_CONFIG\w*|GIT_EXTERNAL_DIFF|GIT_PAGER"
     r"|PAGER|GIT_EDITOR|EDITOR|VISUAL|GIT_ASKPASS|SSH_ASKPASS|GIT_PROXY_COMMAND|PROMPT_COMMAND"
+    r"|GIT_SSH\w*|GIT_DIR|GIT_COMMON_DIR|GIT_INDEX_FILE|GIT_OBJECT_DIRECTORY|GIT_TEMPLATE_DIR"
+    r"|GIT_SEQUENCE_EDITOR|GIT_ALLOW_PROTOCOL|GIT_TRACE\w*|LESSOPEN|LESSCLOSE|MANPAGER|BROWSER"
     r"|HOME|CDPATH"  # where `~` and `cd` lead
 )
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*\+?=")
@@ -94,6 +97,28 @@ _WRAPPERS = {
                             "--null --no-run-if-empty --verbose --exit --interactive --open-tty",
                             "--arg-file --delimiter --max-args --max-procs --max-lines --replace "
                             "--eof --max-chars --process-slot-var", attached="iel")),
+    # wrappers that change more than how a command runs: allow rules must name them too
+    "flock": _Wrapper(Options.of("sxeunoFvhV", "wE", "--shared --exclusive --unlock "
+                            "--nonblock --nb --close --no-fork --verbose",
+                            "--timeout --wait --conflict-exit-code"), transparent=False),
+    "chroot": _Wrapper(Options.of(long_flags="--skip-chdir", long_values="--userspec --groups"),
+                       positionals=1, transparent=False),
+    "unshare": _Wrapper(Options.of("muinpUCTfrcS", "", "--mount --uts --ipc --net --pid --user "
+                              "--cgroup --time --fork --map-root-user --map-current-user "
+                              "--kill-child --mount-proc", "--propagation --setgroups "
+                              "--root --wd --setuid --setgid"), transparent=False),
+    "strace": _Wrapper(Options.of("fFqcCwrtTvVxyDkhZz", "eoOpPsSuEIaXAb"), transparent=False),
+    "ltrace": _Wrapper(Options.of("fhiLrStTCV", "aAeEnopsuwlDFx"), transparent=False),
+    "fakeroot": _Wrapper(Options.of("u", "isb", "--unknown-is-real", "--lib --faked"),
+                         transparent=False),
+    "faketime": _Wrapper(Options.of("fm", "p"), positionals=1, transparent=False),
+    "torsocks": _Wrapper(Options.of("idqh", "uapP"), transparent=False),
+    "proxychains": _Wrapper(Options.of("q", "f"), transparent=False),
+    "proxychains4": _Wrapper(Options.of("q", "f"), transparent=False),
+    "unbuffer": _Wrapper(Options.of("p"), transparent=False),
+    "dbus-run-session": _Wrapper(Options.of("", "", "", "--config-file --dbus-daemon"),
+                                 transparent=False),
+    "catchsegv": _Wrapper(transparent=False),
 }  # fmt: skip
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
@@ -125,7 +150,19 @@ def unwrap(name: str, args: tuple[Word, ...]) -> Found:
         return _watch(args)
     if name == "find":
         return _find(args)
-    return Found()
+    return _runner(name, args)
+
+
+def _runner(name: str, args: tuple[Word, ...]) -> Found:
+    """A program that runs code or a command given in its own words (``runners``)."""
+    found = runners.runs(name, args)
+    if found is None:
+        return Found()
+    if found.unknown:
+        return Found(unknown=found.unknown)
+    if found.command:
+        return Found((found.command,), label=found.label)
+    return Found(code=found.code, label=found.label) if found.code is not None else Found()
 
 
 def code_source(name: str, args: tuple[Word, ...]) -> Literal["stdin", "unknown"] | None:
@@ -169,10 +206,15 @@ def _wrapper(name: str, spec: _Wrapper, words: list[Word]) -> Found:
             return Found(unknown=why)
     chdir = given.named("C", "--chdir", "D") if name in ("env", "sudo") else None
     split = given.named("S", "--split-string") if name == "env" else None
+    if name == "flock":
+        return _flock(rest)
     cwd = chdir.value.value if chdir and chdir.value else None
     code = split.value.value if split and split.value else None
     if split and code is None:
         return Found(unknown="`env -S` splits a string only run time knows")
+    if name == "xargs" and (replaced := given.named("I", "i", "--replace")):
+        mark = replaced.value.value if replaced.value and replaced.value.value else "{}"
+        rest = [Word(None, raw=w.raw) if mark in (w.value or mark) else w for w in rest]
     return _after_options(name, spec, rest, cwd, code)
 
 
@@ -194,6 +236,15 @@ def _after_options(
     if not words:
         return Found()
     return Found((tuple(words),), wrapper=True, transparent=spec.transparent, cwd=cwd)
+
+
+def _flock(words: list[Word]) -> Found:
+    """``flock FILE CMD ARGS``, ``flock FILE -c CODE``; ``flock 9`` runs nothing."""
+    if len(words) < 2:
+        return Found()
+    if words[1].value in ("-c", "--command"):
+        return replace(_code("flock", words[2:3], label="flock -c"), wrapper=True)
+    return Found((tuple(words[1:]),), wrapper=True)
 
 
 def _env_assignments(words: list[Word]) -> str:

@@ -9,14 +9,20 @@ strings are read again, one level deeper. What cannot be known is added to ``unk
 from __future__ import annotations
 
 import posixpath
-from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from hookline.permissions.bash import programs
+from hookline.permissions.bash import builtins, nodes, programs, subset
 from hookline.permissions.bash.grammar import PARSE_BUDGET, parse
 from hookline.permissions.bash.parts import Command, Redirect
-from hookline.permissions.bash.words import MAX_EXPANSIONS, Word, brace_expand, node_text, word_of
+from hookline.permissions.bash.words import (
+    MAX_EXPANSIONS,
+    Word,
+    brace_expand,
+    literal,
+    node_text,
+    word_of,
+)
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -29,6 +35,8 @@ MAX_DEPTH = 6
 MAX_WRAPPERS = 32
 
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
+#: Nodes whose commands run in a subshell of their own: a `cd` in them ends with them.
+_SCOPES = frozenset({*_SUBSTITUTIONS, "subshell"})
 _REDIRECTS = frozenset({"file_redirect", "herestring_redirect", "heredoc_redirect"})
 #: Nodes that hold no command: the walk does not go into them.
 _SKIP = frozenset({"comment", "heredoc_start", "heredoc_end", "word", "number", "raw_string",
@@ -47,6 +55,9 @@ class Context:
     #: The wrappers, shells and functions it runs under.
     via: tuple[str, ...] = ()
     depth: int = 0
+    #: It runs unconditionally in the line's own shell (not in a subshell, function, loop,
+    #: branch, background job or the right side of `&&`/`||`): a `cd` there moves the folder.
+    top: bool = False
 
 
 @dataclass
@@ -59,6 +70,8 @@ class Reader:
     #: The text of each line being read (code strings nest), for cutting words out of it.
     sources: list[bytes] = field(default_factory=list)
     cwd: str | None = ""
+    #: A top-level `cd` moved ``cwd``, and nothing yet proves it succeeded past this statement.
+    cd_pending: bool = False
 
     def read_line(self, line: str, ctx: Context) -> None:
         if ctx.depth > MAX_DEPTH:
@@ -80,9 +93,9 @@ class Reader:
                 self.unknown.append(f"it is too complex to read within {PARSE_BUDGET:g} s")
                 return
             if root.has_error:
-                self.unknown.append(f"it does not parse as Bash: {_error_near(root, source)}")
+                self.unknown.append(f"it does not parse as Bash: {nodes.error_near(root, source)}")
             if "(" in line or "function" in line:  # else no function can be defined
-                self.functions |= _function_names(root, source)
+                self.functions |= nodes.function_names(root, source)
             self.sources.append(source)
             try:
                 self.walk(root, ctx)
@@ -97,17 +110,93 @@ class Reader:
             self.pipeline(node, ctx)
         elif kind == "redirected_statement":
             self.redirected(node, ctx)
-        elif kind in _SUBSTITUTIONS:
-            self.substitutions += 1
-            self.children(node, Context(via=ctx.via, depth=ctx.depth))
+        elif kind == "list":
+            self.chain(node, ctx)
+        elif kind == "program":
+            self.program(node, ctx)
+        elif kind in _SCOPES:
+            self.scope(node, ctx)
         elif kind == "function_definition":
             names = node.children_by_field_name("name")
             label = node_text(names[0], self.sources[-1]) if names else ""
             self.children(node, Context(ctx.redirects, ctx.stdin, (*ctx.via, label), ctx.depth))
         elif kind in ("variable_assignment", "declaration_command", "unset_command"):
             self.assignment(node, ctx)
-        else:
+        elif kind == "test_command":
+            self.test(node, ctx)
+        elif kind == "ERROR":  # already said: it does not parse; its commands still count
             self.children(node, ctx)
+        elif why := subset.node_reason(node, self.sources[-1]):
+            self.unknown.append(why)
+            self.substitutions_in(node, ctx)
+        elif kind in subset.EXPANSIONS:
+            return  # a plain one: nothing inside it runs
+        else:
+            self.children(node, Context(ctx.redirects, ctx.stdin, ctx.via, ctx.depth))
+
+    def program(self, node: Node, ctx: Context) -> None:
+        """Statements one after another: a `cd` of one is not proved for the next (it may
+        have failed, and Bash goes on in the folder it was in)."""
+        children = node.children
+        for index, child in enumerate(children):
+            if not child.is_named or child.type in _SKIP:
+                continue
+            following = children[index + 1].type if index + 1 < len(children) else ""
+            self.walk(child, _at(ctx, top=ctx.top and following != "&"))
+            if self.cd_pending:
+                self.cwd, self.cd_pending = None, False
+
+    def chain(self, node: Node, ctx: Context) -> None:
+        """``a && b`` runs b only when a succeeded (a `cd` in a holds for b); ``a || b`` runs b
+        only when a failed (a `cd` in a is not proved for b)."""
+        parts = node.named_children
+        op = next((c.type for c in node.children if not c.is_named), "")
+        if not parts:
+            return
+        self.walk(parts[0], ctx)
+        if op == "||" and self.cd_pending:
+            self.cwd, self.cd_pending = None, False
+        for part in parts[1:]:
+            self.walk(part, _at(ctx, top=False))
+
+    def scope(self, node: Node, ctx: Context) -> None:
+        """A subshell or substitution: its `cd` ends with it."""
+        if node.type in _SUBSTITUTIONS:
+            self.substitutions += 1
+            if node_text(node, self.sources[-1]).startswith("$(("):
+                self.unknown.append("`$((...))` is arithmetic, which Bash evaluates as code")
+            inner = Context(via=ctx.via, depth=ctx.depth)
+        else:
+            inner = _at(ctx, top=False)
+        cwd, pending = self.cwd, self.cd_pending
+        self.children(node, inner)
+        self.cwd, self.cd_pending = cwd, pending
+
+    def substitutions_in(self, node: Node, ctx: Context) -> None:
+        """The substitutions inside a construct outside the subset: what they run still counts."""
+        for child in node.named_children:
+            if child.type in _SCOPES:
+                self.walk(child, ctx)
+            elif child.named_child_count:
+                self.substitutions_in(child, ctx)
+
+    def test(self, node: Node, ctx: Context) -> None:
+        """``[[ ... ]]`` or ``[ ... ]``: each condition checked, its words read."""
+        double = bool(node.children) and node.children[0].type == "[["
+        inner = _at(ctx, top=False)
+        stack = list(reversed(node.named_children))
+        while stack:
+            part = stack.pop()
+            if part.type not in subset.EXPRESSIONS:
+                if part.type not in _SKIP:
+                    self.walk(part, inner)
+                continue
+            why = subset.test_reason(part, self.sources[-1], double=double)
+            if why:
+                self.unknown.append(why)
+                self.substitutions_in(part, inner)
+                continue
+            stack.extend(reversed(part.named_children))
 
     def children(self, node: Node, ctx: Context) -> None:
         for child in node.named_children:
@@ -125,7 +214,7 @@ class Reader:
             redirect, text = self.redirect(child, ctx)
             redirects.append(redirect)
             stdin = _stdin(redirect, text, stdin)
-        inner = Context(tuple(redirects), stdin, ctx.via, ctx.depth)
+        inner = Context(tuple(redirects), stdin, ctx.via, ctx.depth, ctx.top)
         bodies = node.children_by_field_name("body")
         for body in bodies:
             self.walk(body, inner)
@@ -145,7 +234,7 @@ class Reader:
             elif child.type not in ("file_descriptor", "heredoc_start", "heredoc_end"):
                 self.walk(child, Context(via=ctx.via, depth=ctx.depth))
         if node.type == "heredoc_redirect":
-            return Redirect(op, None, fd), _heredoc_text(node, self.sources[-1])
+            return Redirect(op, None, fd), nodes.heredoc_text(node, self.sources[-1])
         targets = node.children_by_field_name("destination") or [
             c for c in node.named_children if c.type not in ("file_descriptor",)
         ]
@@ -154,7 +243,11 @@ class Reader:
         return Redirect(op, target, fd), (None if text is None else text + "\n")
 
     def assignment(self, node: Node, ctx: Context) -> None:
-        for name in _assigned_names(node, self.sources[-1]):
+        if node.type != "variable_assignment":
+            why = builtins.declaration_reason(node, self.sources[-1])
+            if why:
+                self.unknown.append(why)
+        for name in nodes.assigned_names(node, self.sources[-1]):
             if programs.changes_what_runs(name):
                 self.unknown.append(f"it sets {name}, which changes what the next commands run")
         self.children(node, ctx)
@@ -177,13 +270,13 @@ class Reader:
                 redirects.append(redirect)
                 stdin = _stdin(redirect, text, stdin)
             elif kind == "variable_assignment":
-                env.extend(_assigned_names(child, self.sources[-1]))
+                env.extend(nodes.assigned_names(child, self.sources[-1]))
                 self.assignment(child, ctx)
             elif child.is_named and kind not in _SKIP:
                 self.walk(child, inside)
         if words:
             start = len(self.commands)
-            self.run(words, Context(tuple(redirects), stdin, ctx.via, ctx.depth))
+            self.run(words, Context(tuple(redirects), stdin, ctx.via, ctx.depth, ctx.top))
             if env and start < len(self.commands):
                 self.commands[start] = replace(self.commands[start], env=tuple(env))
 
@@ -211,7 +304,7 @@ class Reader:
         path = head.value if "/" in head.value else ""
         if name in self.functions and not path and name in ctx.via:
             self.recursive.add(name)  # a function of this line that calls itself
-        found = programs.unwrap(name, args)
+        found = self.builtin(name, args) if not path else programs.unwrap(name, args)
         if found.unknown:
             self.unknown.append(found.unknown)
         command = Command(name, args, ctx.redirects, ctx.via, found.wrapper, found.transparent,
@@ -219,7 +312,7 @@ class Reader:
         self.commands.append(command)
         if not found.wrapper:
             self.stdin_code(command, ctx)
-            self.change_directory(command)
+            self.change_directory(command, top=ctx.top)
         via = (*ctx.via, found.label or name)
         if found.code is not None:
             self.read_line(found.code, Context(via=via, depth=ctx.depth + 1))
@@ -249,20 +342,40 @@ class Reader:
         elif reads == "unknown":
             self.unknown.append(f"`{name}` runs code that is not known before it runs")
 
-    def change_directory(self, command: Command) -> None:
-        if command.name not in ("cd", "pushd") or command.wrapper:
-            return
-        targets = [a for a in command.args if a.value is None or not a.value.startswith("-")]
-        if not targets:
-            self.cwd = "~"
-            return
-        target = targets[0]
-        if target.value is None or target.value == "-" or target.glob:
-            self.cwd = None
-        elif target.value.startswith(("/", "~")):
-            self.cwd = target.value
-        elif self.cwd is not None:
-            self.cwd = posixpath.join(self.cwd, target.value) if self.cwd else target.value
+    def builtin(self, name: str, args: tuple[Word, ...]) -> programs.Found:
+        """What a command runs besides itself, and whether a builtin is in the known subset."""
+        why = builtins.reason(name, args)
+        if why:
+            self.unknown.append(why)
+        if name not in ("eval", "trap"):
+            return programs.unwrap(name, args)
+        code, why = builtins.code(name, args)
+        return programs.Found(code=code, label=name, wrapper=code is not None, unknown=why)
+
+    def change_directory(self, command: Command, *, top: bool) -> None:
+        """A `cd` at the top level with a literal target moves the folder; any other `cd`,
+        `pushd` or `popd` leaves it unknown for the rest of the line (or of its subshell)."""
+        if command.name in ("cd", "pushd", "popd") and not command.wrapper:
+            target = _cd_target(command) if top else None
+            if target is None or target.startswith(("/", "~")) or self.cwd is None:
+                self.cwd = target
+            else:
+                self.cwd = posixpath.join(self.cwd, target) if self.cwd else target
+            self.cd_pending = self.cd_pending or top
+
+
+def _at(ctx: Context, *, top: bool) -> Context:
+    """``ctx``, run at the top level or not."""
+    return ctx if ctx.top == top else Context(ctx.redirects, ctx.stdin, ctx.via, ctx.depth, top)
+
+
+def _cd_target(command: Command) -> str | None:
+    """Where a `cd` goes when its one target is literal (``~`` without one); None otherwise."""
+    targets = [a for a in command.args if a.value in (None, "-") or a.value[:1] != "-"]
+    target = targets[0] if targets else literal("~")
+    if command.name != "cd" or len(targets) > 1 or target.value == "-" or target.glob:
+        return None
+    return target.value
 
 
 def _stdin(redirect: Redirect, text: str | None, before: str | None) -> str | None:
@@ -276,53 +389,3 @@ def _stdin(redirect: Redirect, text: str | None, before: str | None) -> str | No
 
 def _with_more_args(command: Command) -> Command:
     return command if command.wrapper else replace(command, more_args=True)
-
-
-def _assigned_names(node: Node, source: bytes) -> list[str]:
-    if node.type == "variable_assignment":
-        names = node.children_by_field_name("name")
-        return [node_text(names[0], source)] if names else []
-    if node.type == "unset_command":
-        return []
-    found: list[str] = []
-    for child in node.named_children:
-        if child.type == "variable_assignment":
-            found.extend(_assigned_names(child, source))
-    return found
-
-
-def _function_names(root: Node, source: bytes) -> set[str]:
-    names: set[str] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "function_definition":
-            for name in node.children_by_field_name("name"):
-                names.add(node_text(name, source))
-        stack.extend(node.named_children)
-    return names
-
-
-def _heredoc_text(node: Node, source: bytes) -> str | None:
-    """A here-document's body when it is literal text; None when it has expansions."""
-    start = next((c for c in node.children if c.type == "heredoc_start"), None)
-    body = next((c for c in node.children if c.type == "heredoc_body"), None)
-    if body is None:
-        return ""
-    quoted = start is not None and node_text(start, source)[:1] in ("'", '"', "\\")
-    expands = any(c.type not in ("heredoc_content",) for c in body.named_children)
-    if expands and not quoted:
-        return None
-    return node_text(body, source)
-
-
-def _error_near(root: Node, source: bytes) -> str:
-    """Where the first parse error is, in a few characters of the line."""
-    queue = deque([root])
-    while queue:
-        node = queue.popleft()
-        if node.type == "ERROR" or node.is_missing:
-            snippet = source[node.start_byte : node.start_byte + 30].decode(errors="replace")
-            return f"near `{snippet.strip() or 'the end of the line'}`"
-        queue.extend(node.children)
-    return "unbalanced quotes or brackets"

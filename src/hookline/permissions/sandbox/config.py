@@ -7,15 +7,21 @@ The keys, under ``"sandbox"`` in any settings layer::
     excludedCommands          commands that run outside (``"docker"``, ``"docker *"``)
     allowUnsandboxedCommands  the model may pass ``dangerouslyDisableSandbox: true`` (default true)
     failIfUnavailable         ``hookline run`` exits 2 when the sandbox cannot start
-    filesystem.allowWrite / denyWrite / denyRead   path lists
+    filesystem.allowWrite / denyWrite / denyRead   path lists, with wildcards (``globs``)
     network.allowedDomains    reachable through the proxy (``*.example.com``); none: no network
+    network.allowAllUnixSockets   Unix sockets may be made inside (default false: a seccomp
+                              filter stops them); ``allowUnixSockets`` (paths) cannot be
+                              applied on Linux: a warning, and they stay blocked
 
 Lists merge across layers; true/false values: the highest layer wins. Paths: ``~`` is the
 home, ``//x`` and ``/x`` are absolute, anything else is relative to the project. A bad entry is
-a ``SettingsWarning`` naming the file and key, and the rest still loads.
+a ``SettingsWarning`` naming the file and key, and the rest still loads; but a ``filesystem``
+entry that cannot be applied (not a list of strings, a bad pattern, a wildcard in
+``denyWrite``) is a ``ConfigError``: a path rule is never dropped.
 
 Whether the sandbox can start is probed once per bwrap path (``unavailable``): bwrap missing,
-or bwrap unable to make the namespaces. Running commands in it is ``run.Sandbox``.
+bwrap unable to make the namespaces, or libseccomp missing. Running commands in it is
+``run.Sandbox``.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from hookline._support.process import find_program
 from hookline.errors import ConfigError
 from hookline.layers import Layer, Layered, SettingsWarning, layered, winning
 from hookline.permissions.rules import PermissionRule
+from hookline.permissions.sandbox import globs, seccomp
 
 #: Where to find bwrap when the config names none: this variable, else ``bwrap`` on PATH.
 BWRAP_ENV: Final = "HOOKLINE_BWRAP"
@@ -62,6 +69,8 @@ class SandboxConfig:
     deny_write: tuple[str, ...] = ()
     deny_read: tuple[str, ...] = ()
     allowed_domains: tuple[str, ...] = ()
+    #: ``network.allowAllUnixSockets``: no seccomp filter on Unix sockets.
+    allow_all_unix_sockets: bool = False
     #: The bwrap executable; None: ``$HOOKLINE_BWRAP``, else ``bwrap`` on PATH.
     bwrap: str | None = None
 
@@ -82,7 +91,11 @@ class SandboxConfig:
             deny_write=read.paths("denyWrite"),
             deny_read=read.paths("denyRead"),
             allowed_domains=read.domains(),
+            allow_all_unix_sockets=read.flag(
+                "allowAllUnixSockets", default.allow_all_unix_sockets, "network"
+            ),
         )
+        read.unix_socket_paths(config.allow_all_unix_sockets)
         return config, list(dict.fromkeys(read.warnings))
 
     @property
@@ -95,7 +108,9 @@ class SandboxConfig:
         executable = self.executable
         if executable is None or not os.access(executable, os.X_OK):
             return f"bubblewrap (bwrap) is not installed; install it: {INSTALL_HINT}"
-        return _probe(executable)
+        if why := _probe(executable):
+            return why
+        return None if self.allow_all_unix_sockets else seccomp.unavailable()
 
     def excludes(self, command: str) -> bool:
         """Whether ``command`` is in ``excludedCommands``: every part of the line must be."""
@@ -150,12 +165,26 @@ class _Read:
         self.layers, self.project = layers, project
         self.warnings: list[SettingsWarning] = []
 
-    def flag(self, key: str, default: bool) -> bool:
-        for layer, value in layered(self.layers, "sandbox", key):
+    def flag(self, key: str, default: bool, *within: str) -> bool:
+        dotted = ".".join(("sandbox", *within, key))
+        for layer, value in layered(self.layers, "sandbox", *within, key):
             if isinstance(value, bool):
                 return value
-            self._warn(layer, f"sandbox.{key}", "must be true or false: ignored", "true")
+            self._warn(layer, dotted, "must be true or false: ignored", "true")
         return default
+
+    def unix_socket_paths(self, all_allowed: bool) -> None:
+        """``allowUnixSockets`` names paths, which a seccomp filter cannot see: a warning (the
+        sockets stay blocked) unless ``allowAllUnixSockets`` lets every one through."""
+        for layer, value in layered(self.layers, "sandbox", "network", "allowUnixSockets"):
+            if value and not all_allowed:
+                why = (
+                    "cannot allow Unix sockets by path on Linux (the seccomp filter cannot see "
+                    "paths): they stay blocked"
+                )
+                fix = 'write "allowAllUnixSockets": true to allow every Unix socket'
+                key = "sandbox.network.allowUnixSockets"
+                self.warnings.append(SettingsWarning(layer.path, why, key, fix))
 
     def items(self, *path: str) -> Iterator[tuple[Layer, str, str]]:
         """Each string of every layer's list at ``sandbox.<path>``, with its key."""
@@ -172,8 +201,39 @@ class _Read:
                     self._warn(layer, f"{dotted}[{index}]", "must be a non-empty string", '"..."')
 
     def paths(self, key: str) -> tuple[str, ...]:
-        found = (self._absolute(text) for _, text, _ in self.items("filesystem", key))
+        """The patterns of ``filesystem.<key>``, absolute; a ConfigError for any that cannot be
+        applied (a path rule is never dropped)."""
+        self._strict("filesystem", key)
+        found: list[str] = []
+        for layer, text, where in self.items("filesystem", key):
+            pattern = globs.absolute(text, project=str(self.project))
+            try:
+                globs.check(pattern, wildcards=key != "denyWrite")
+                globs.expand(pattern)  # past the limits now: say so before anything runs
+            except globs.PatternError as exc:
+                raise ConfigError(f"{text!r}: {exc}", file=layer.path, key=where) from None
+            found.append(pattern)
         return tuple(dict.fromkeys(found))
+
+    def _strict(self, *path: str) -> None:
+        """A ConfigError where a path list is not a list of non-empty strings."""
+        for depth in range(1, len(path) + 1):
+            for layer, value in layered(self.layers, "sandbox", *path[:depth]):
+                dotted = ".".join(("sandbox", *path[:depth]))
+                last = depth == len(path)
+                if not last and not isinstance(value, Mapping):
+                    raise ConfigError("must be an object", file=layer.path, key=dotted, fix="{}")
+                if last and not isinstance(value, list):
+                    fix = '["..."]'
+                    raise ConfigError(
+                        "must be a list of paths", file=layer.path, key=dotted, fix=fix
+                    )
+                if last:
+                    for index, item in enumerate(value):
+                        if not isinstance(item, str) or not item.strip():
+                            key = f"{dotted}[{index}]"
+                            why = "must be a non-empty path"
+                            raise ConfigError(why, file=layer.path, key=key, fix='"..."')
 
     def commands(self) -> tuple[str, ...]:
         kept: list[str] = []
@@ -202,10 +262,6 @@ class _Read:
                 if not isinstance(value, Mapping):
                     dotted = ".".join(("sandbox", *path[:depth]))
                     self._warn(layer, dotted, "must be an object: ignored", "{...}")
-
-    def _absolute(self, text: str) -> str:
-        text = text[1:] if text.startswith("//") else text
-        return os.path.normpath(self.project / os.path.expanduser(text))
 
     def _warn(self, layer: Layer, key: str, message: str, value: str) -> None:
         fix = f'write "{key.rpartition(".")[2].partition("[")[0]}": {value}'

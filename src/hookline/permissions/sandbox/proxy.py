@@ -1,10 +1,11 @@
-"""The sandbox's way out: an HTTP proxy on a Unix socket that lets through only allowed domains.
+"""The sandbox's way out: an HTTP proxy on the host that lets through only allowed domains.
 
 It serves ``CONNECT host:port`` (HTTPS and any other TCP) and plain HTTP in absolute form
 (``GET http://host/path``), one request per connection (``Connection: close`` is forced, so a
 second request cannot reach another host over the same link). Names are resolved here, on the
 host. A host that is not allowed gets ``403`` and a body that says which setting to change; a
-host that cannot be reached gets ``502``. It runs in daemon threads, one per connection.
+host that cannot be reached gets ``502``. It runs in daemon threads, one per connection. It
+listens nowhere: connections come to it over channels (socket pairs), each made for one sandbox.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
-import socketserver
+import sys
 import threading
 from collections.abc import Sequence
 from typing import Final
@@ -23,6 +24,8 @@ from hookline.permissions.sandbox.config import domain_allowed
 #: The most a request head may take before the proxy gives up on it.
 HEAD_LIMIT: Final = 64 * 1024
 CONNECT_TIMEOUT: Final = 10.0
+#: The most descriptors one message from the forwarder may pass.
+_FDS_AT_ONCE: Final = 16
 _DROPPED: Final = (b"proxy-connection", b"proxy-authorization", b"connection", b"keep-alive")
 
 
@@ -41,78 +44,126 @@ class ProxyRefusal(Exception):
 
 
 class DomainProxy:
-    """The proxy, listening on the Unix socket ``path``, for ``allowed`` domains."""
+    """The proxy for ``allowed`` domains. Each sandbox reaches it through a channel (``open``):
+    one end of a socket pair over which the sandbox's forwarder passes every connection it
+    accepts (``SCM_RIGHTS``); the proxy serves each one on a thread of its own."""
 
-    def __init__(self, path: str, allowed: Sequence[str]) -> None:
-        self.path, self.allowed = path, tuple(allowed)
-        self._server = _Server(path, _Handler)
-        self._server.allowed = self.allowed
-        os.chmod(path, 0o600)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="hookline-sandbox-proxy", daemon=True
-        )
+    def __init__(self, allowed: Sequence[str]) -> None:
+        self.allowed = tuple(allowed)
+        self._lock = threading.Lock()
+        self._channels: set[socket.socket] = set()
+        self._closed = False
 
-    def start(self) -> None:
-        self._thread.start()
+    def open(self) -> int:
+        """A new channel: the descriptor to pass into the sandbox (the caller closes its copy
+        once the sandbox has started). It is served until the sandbox's end of it closes."""
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        with self._lock:
+            if self._closed:
+                mine.close()
+                theirs.close()
+                raise OSError("the sandbox's proxy is closed")
+            self._channels.add(mine)
+        threading.Thread(
+            target=self._receive, args=(mine,), name="hookline-sandbox-proxy", daemon=True
+        ).start()
+        return theirs.detach()
 
     def close(self) -> None:
-        """Stop accepting; connections already open end on their own."""
-        if self._thread.is_alive():
-            self._server.shutdown()
-        self._server.server_close()
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.path)
+        """Stop serving every channel; connections already open end on their own."""
+        with self._lock:
+            self._closed, channels = True, list(self._channels)
+            self._channels.clear()
+        for channel in channels:
+            with contextlib.suppress(OSError):
+                channel.shutdown(socket.SHUT_RDWR)
+
+    def _receive(self, channel: socket.socket) -> None:
+        with channel:
+            while (clients := _received(channel)) is not None:
+                for client in clients:
+                    threading.Thread(target=serve, args=(client, self.allowed), daemon=True).start()
+        with self._lock:
+            self._channels.discard(channel)
 
 
-class _Server(socketserver.ThreadingUnixStreamServer):
-    daemon_threads = True
-    allowed: tuple[str, ...] = ()
+def _received(channel: socket.socket) -> list[socket.socket] | None:
+    """The connections one message passed (none when it passed no socket); None at the end."""
+    try:
+        data, ancillary, _, _ = channel.recvmsg(1, socket.CMSG_SPACE(4 * _FDS_AT_ONCE))
+    except OSError:
+        return None
+    fds: list[int] = []
+    for level, kind, payload in ancillary:
+        if (level, kind) == (socket.SOL_SOCKET, socket.SCM_RIGHTS):
+            usable = len(payload) - len(payload) % 4
+            fds += [int.from_bytes(payload[i : i + 4], sys.byteorder) for i in range(0, usable, 4)]
+    if not data and not fds:
+        return None
+    return [client for fd in fds if (client := _stream(fd)) is not None]
 
 
-class _Handler(socketserver.BaseRequestHandler):
-    server: _Server
-    request: socket.socket
+def _stream(fd: int) -> socket.socket | None:
+    """The passed descriptor as a stream socket; anything else is closed and dropped."""
+    try:
+        client = socket.socket(fileno=fd)
+    except OSError:
+        os.close(fd)
+        return None
+    if client.type != socket.SOCK_STREAM:
+        client.close()
+        return None
+    return client
 
-    def handle(self) -> None:
-        client = self.request
+
+def serve(client: socket.socket, allowed: Sequence[str]) -> None:
+    """Answer one proxy request on ``client``, then relay it, and close it."""
+    with client:
         try:
             head, rest = _read_head(client)
-            upstream, first = self._open(head)
+            upstream, first = _open(head, allowed)
         except ProxyRefusal as refusal:
             with contextlib.suppress(OSError):
                 client.sendall(refusal.response())
             return
+        except OSError:
+            return
         with upstream:
-            if first:
-                upstream.sendall(first + rest)
-            else:
-                client.sendall(b"HTTP/1.1 200 Connection Established\r\n\r\n")
-                upstream.sendall(rest)
+            try:
+                if first:
+                    upstream.sendall(first + rest)
+                else:
+                    client.sendall(b"HTTP/1.1 200 Connection Established\r\n\r\n")
+                    upstream.sendall(rest)
+            except OSError:
+                return
             relay(client, upstream)
 
-    def _open(self, head: bytes) -> tuple[socket.socket, bytes]:
-        """The upstream connection, and the request to send it (empty for CONNECT)."""
-        line, _, headers = head.partition(b"\r\n")
-        method, target, version = _request_line(line)
-        if method == "CONNECT":
-            host, port = _host_port(target, default=443)
-            return self._connect(host, port), b""
-        url = urlsplit(target)
-        if url.scheme != "http" or not url.hostname:
-            raise ProxyRefusal("400 Bad Request", f"not a proxy request: {line[:200]!r}")
-        upstream = self._connect(url.hostname, url.port or 80)
-        path = (url.path or "/") + (f"?{url.query}" if url.query else "")
-        request = f"{method} {path} {version}\r\n".encode() + _kept(headers)
-        return upstream, request + b"Connection: close\r\n\r\n"
 
-    def _connect(self, host: str, port: int) -> socket.socket:
-        if not domain_allowed(host, self.server.allowed):
-            why = f"{host} is not in sandbox.network.allowedDomains; add it there to reach it"
-            raise ProxyRefusal("403 Forbidden", why)
-        try:
-            return socket.create_connection((host, port), timeout=CONNECT_TIMEOUT)
-        except OSError as exc:
-            raise ProxyRefusal("502 Bad Gateway", f"cannot reach {host}:{port}: {exc}") from None
+def _open(head: bytes, allowed: Sequence[str]) -> tuple[socket.socket, bytes]:
+    """The upstream connection, and the request to send it (empty for CONNECT)."""
+    line, _, headers = head.partition(b"\r\n")
+    method, target, version = _request_line(line)
+    if method == "CONNECT":
+        host, port = _host_port(target, default=443)
+        return _connect(host, port, allowed), b""
+    url = urlsplit(target)
+    if url.scheme != "http" or not url.hostname:
+        raise ProxyRefusal("400 Bad Request", f"not a proxy request: {line[:200]!r}")
+    upstream = _connect(url.hostname, url.port or 80, allowed)
+    path = (url.path or "/") + (f"?{url.query}" if url.query else "")
+    request = f"{method} {path} {version}\r\n".encode() + _kept(headers)
+    return upstream, request + b"Connection: close\r\n\r\n"
+
+
+def _connect(host: str, port: int, allowed: Sequence[str]) -> socket.socket:
+    if not domain_allowed(host, allowed):
+        why = f"{host} is not in sandbox.network.allowedDomains; add it there to reach it"
+        raise ProxyRefusal("403 Forbidden", why)
+    try:
+        return socket.create_connection((host, port), timeout=CONNECT_TIMEOUT)
+    except OSError as exc:
+        raise ProxyRefusal("502 Bad Gateway", f"cannot reach {host}:{port}: {exc}") from None
 
 
 def relay(one: socket.socket, other: socket.socket) -> None:

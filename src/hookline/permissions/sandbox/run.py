@@ -1,5 +1,5 @@
 """Running a command inside the sandbox: the bwrap command line, the session's temp folder, and
-the domain proxy the sandbox reaches through a Unix socket.
+the domain proxy the sandbox reaches through a descriptor it inherits.
 
 What a sandboxed command sees (later mounts win over earlier ones):
 
@@ -7,16 +7,18 @@ What a sandboxed command sees (later mounts win over earlier ones):
    pid, ipc, uts, cgroup and network namespaces (only a loopback), its own session; it dies
    with the harness (``--die-with-parent``);
 2. writable: the workspace roots, the session's temp folder (``TMPDIR``), ``allowWrite``;
-3. read-only again: ``denyWrite``, and in each root ``.claude/``, ``.hookline/``,
-   ``.git/hooks/`` and ``.git/config``. A protected path that does not exist yet is created
-   empty on the host first (a folder; ``.git/config`` a file), so the command cannot create it.
-   The rest of ``.git`` stays writable, so ``git commit`` works;
-4. hidden: ``denyRead`` (an empty read-only tmpfs over a folder, ``/dev/null`` over a file).
+3. each root's ``.git`` pinned (bound onto itself), and read-only again: ``denyWrite`` and the
+   protected set, with placeholders for what does not exist yet (``mounts``);
+4. hidden: ``denyRead`` (an empty read-only tmpfs over a folder, ``/dev/null`` over a file);
+5. a seccomp filter: no Unix socket can be made (``seccomp``), unless the settings say
+   ``network.allowAllUnixSockets``.
 
-Every path is bound at its real path (symlinks resolved); paths that do not exist are skipped.
-With ``allowedDomains``, the command runs under ``forward.py``, which listens on
-127.0.0.1:3128 inside and passes each connection to the proxy's Unix socket on the host
-(``proxy``); ``HTTP(S)_PROXY`` and ``ALL_PROXY`` point there.
+The ``filesystem`` patterns are expanded each time a sandbox starts (``globs``). With
+``allowedDomains``, the command runs under ``forward.py``, which listens on 127.0.0.1:3128
+inside and passes each connection to the proxy on the host over an inherited socket
+(``proxy``); ``HTTP(S)_PROXY`` and ``ALL_PROXY`` point there. What cannot be set up (a pattern
+past its limits, a protected link, no libseccomp) is a ``SandboxError``: the command does not
+run.
 """
 
 from __future__ import annotations
@@ -28,24 +30,54 @@ import tempfile
 import threading
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from hookline._support.private import FOLDER, private_dir
 from hookline.errors import ToolError
+from hookline.permissions.sandbox import globs, mounts, seccomp
 from hookline.permissions.sandbox.config import HARDENING, NAMESPACES
+from hookline.permissions.sandbox.protect import protected_entries
 from hookline.permissions.sandbox.proxy import DomainProxy
 
 if TYPE_CHECKING:
     from hookline.permissions.sandbox.config import SandboxConfig
 
-#: Inside each workspace root: never writable from the sandbox.
-PROTECTED: Final = (".claude", ".hookline", ".git/hooks", ".git/config")
 #: Where the forwarder listens inside the sandbox's own loopback.
 PROXY_PORT: Final = 3128
 _FORWARDER: Final = str(Path(__file__).with_name("forward.py"))
 _PROXY_VARS: Final = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY")
 _BASE: Final = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+
+
+class SandboxError(ToolError):
+    """The sandbox cannot start for this command; it does not run (the message says why)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """What to run instead of the command: bwrap's argv, the env, the descriptors to pass."""
+
+    argv: list[str]
+    env: dict[str, str]
+    pass_fds: tuple[int, ...] = ()
+
+
+def layout(
+    config: SandboxConfig, *, roots: Sequence[str], temp: str, code_files: Sequence[str] = ()
+) -> tuple[mounts.Plan, list[str]]:
+    """The mounts for ``config`` and the paths to hide, with every pattern expanded now;
+    SandboxError when a pattern or the protected set cannot be applied."""
+    try:
+        allowed = [p for pattern in config.allow_write for p in globs.expand(pattern)]
+        denied = [p for pattern in config.deny_write for p in globs.expand(pattern)]
+        hidden = [p for pattern in config.deny_read for p in globs.expand(pattern)]
+        protected, git = protected_entries(roots, code_files=code_files)
+        plan = mounts.plan(_real([*roots, temp, *allowed]), _real(denied), protected, git)
+    except (globs.PatternError, mounts.MountError) as exc:
+        raise SandboxError(f"The sandbox cannot start: {exc}") from None
+    return plan, _real(hidden)
 
 
 def bwrap_argv(
@@ -55,19 +87,25 @@ def bwrap_argv(
     roots: Sequence[str],
     temp: str,
     cwd: str,
+    seccomp_fd: int | None = None,
+    plan: tuple[mounts.Plan, list[str]] | None = None,
 ) -> list[str]:
     """The bwrap command line that runs ``argv`` in ``cwd`` under ``config``: writable only
-    ``roots``, ``temp`` and ``allowWrite``; the protected paths of each root read-only."""
-    writable = _real([*roots, temp, *config.allow_write])
-    read_only = _real([*config.deny_write, *protected_paths(roots)])
+    ``roots``, ``temp`` and ``allowWrite``; ``.git`` pinned and the protected set read-only
+    (what exists of it); ``seccomp_fd``: the filter bwrap reads (``--seccomp``)."""
+    binds, hidden = plan or layout(config, roots=roots, temp=temp)
+    read_only = [path for path in binds.read_only if os.path.lexists(path)]
+    filtered = ("--seccomp", str(seccomp_fd)) if seccomp_fd is not None else ()
     return [
         config.executable or "bwrap",
         *_BASE,
         *HARDENING,
         *NAMESPACES,
-        *_binds("--bind", writable),
+        *_binds("--bind", binds.writable),
+        *_binds("--bind", binds.pinned),
         *_binds("--ro-bind", read_only),
-        *_hidden(_real(config.deny_read)),
+        *_hidden(hidden),
+        *filtered,
         "--chdir",
         cwd,
         "--",
@@ -75,37 +113,26 @@ def bwrap_argv(
     ]
 
 
-def protected_paths(roots: Sequence[str]) -> Iterator[str]:
-    """The protected paths of each root, created empty first when missing (see the module
-    docstring); a ``.git`` that is a file (a worktree's) is protected as the file."""
-    for root in roots:
-        done: set[str] = set()  # what is read-only already, with everything under it
-        for relative in PROTECTED:
-            path, parts = root, relative.split("/")
-            for index, part in enumerate(parts):
-                path, last = os.path.join(path, part), index == len(parts) - 1
-                if path in done:
-                    break
-                if not os.path.lexists(path):
-                    if _placeholder(Path(path), file=part == "config"):
-                        done.add(path)
-                    break
-                if last or not os.path.isdir(path):
-                    done.add(path)
-                    break
-        yield from done
-
-
 class Sandbox:
     """One session's sandbox: the config, the roots it may write, a temp folder made on first
-    use, and the proxy (started on first use when domains are allowed). Thread-safe."""
+    use, and the proxy (made on first use when domains are allowed). Thread-safe."""
 
-    def __init__(self, config: SandboxConfig, *, roots: Sequence[str | os.PathLike[str]]) -> None:
+    def __init__(
+        self,
+        config: SandboxConfig,
+        *,
+        roots: Sequence[str | os.PathLike[str]],
+        code_files: Sequence[str] = (),
+    ) -> None:
         self.config = config
         self.roots = tuple(os.path.realpath(root) for root in roots)
+        #: Files the settings name as code (hook files): read-only inside, like the rest of
+        #: the protected set.
+        self.code_files = tuple(code_files)
         self._lock = threading.Lock()
         self._folder: str | None = None
         self._proxy: DomainProxy | None = None
+        self._placeholders = mounts.Placeholders()
 
     def sandboxes(self, command: str, tool_input: Mapping[str, Any]) -> bool:
         """Whether this Bash call runs inside (see ``SandboxConfig.sandboxes``); a ToolError
@@ -120,20 +147,36 @@ class Sandbox:
         """The session's temp folder, writable inside (its ``TMPDIR``)."""
         return os.path.join(self._state()[0], "tmp")
 
-    def wrap(
-        self, argv: Sequence[str], env: Mapping[str, str], *, cwd: str
-    ) -> tuple[list[str], dict[str, str]]:
-        """``argv`` and ``env`` for running the command inside the sandbox instead."""
+    @contextmanager
+    def launch(self, argv: Sequence[str], env: Mapping[str, str], *, cwd: str) -> Iterator[Launch]:
+        """What runs ``argv`` inside the sandbox instead, for the time of one run: the
+        placeholders of the protected set exist and the descriptors are open until it ends."""
         folder, proxy = self._state()
         temp = os.path.join(folder, "tmp")
-        env = {**env, "TMPDIR": temp}
-        inner = list(argv)
-        if proxy is not None:
-            inner = [sys.executable, "-I", "-S", _FORWARDER, proxy.path, str(PROXY_PORT), "--"]
-            inner += argv
-            env = {k: v for k, v in env.items() if k.lower() != "no_proxy"}
-            env.update(dict.fromkeys(_PROXY_VARS, f"http://127.0.0.1:{PROXY_PORT}"))
-        return bwrap_argv(inner, self.config, roots=self.roots, temp=temp, cwd=cwd), env
+        plan = layout(self.config, roots=self.roots, temp=temp, code_files=self.code_files)
+        fds: list[int] = []
+        held = self._placeholders.acquire(plan[0].missing)
+        try:
+            inner, env = list(argv), {**env, "TMPDIR": temp}
+            if proxy is not None:
+                fds.append(proxy.open())
+                inner = [sys.executable, "-I", "-S", _FORWARDER, str(fds[-1]), str(PROXY_PORT)]
+                inner += ["--", *argv]
+                env = {k: v for k, v in env.items() if k.lower() != "no_proxy"}
+                env.update(dict.fromkeys(_PROXY_VARS, f"http://127.0.0.1:{PROXY_PORT}"))
+            seccomp_fd = None
+            if not self.config.allow_all_unix_sockets:
+                seccomp_fd = _filter()
+                fds.append(seccomp_fd)
+            bwrap = bwrap_argv(
+                inner, self.config, roots=self.roots, temp=temp, cwd=cwd,
+                seccomp_fd=seccomp_fd, plan=plan,
+            )  # fmt: skip
+            yield Launch(bwrap, env, tuple(fds))
+        finally:
+            for fd in fds:
+                os.close(fd)
+            self._placeholders.release(held)
 
     def close(self) -> None:
         """Stop the proxy and delete the temp folder (also done when the object is collected)."""
@@ -147,11 +190,16 @@ class Sandbox:
                 self._folder = tempfile.mkdtemp(prefix="hookline-sandbox-")
                 os.mkdir(os.path.join(self._folder, "tmp"), 0o700)
                 if self.config.allowed_domains:
-                    path = os.path.join(self._folder, "proxy.sock")
-                    self._proxy = DomainProxy(path, self.config.allowed_domains)
-                    self._proxy.start()
+                    self._proxy = DomainProxy(self.config.allowed_domains)
                 weakref.finalize(self, _clean_up, self._folder, self._proxy)
             return self._folder, self._proxy
+
+
+def _filter() -> int:
+    try:
+        return seccomp.memfd()
+    except seccomp.SeccompError as exc:
+        raise SandboxError(f"The sandbox cannot start: {exc}") from None
 
 
 def _clean_up(folder: str | None, proxy: DomainProxy | None) -> None:
@@ -161,14 +209,10 @@ def _clean_up(folder: str | None, proxy: DomainProxy | None) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _real(paths: Sequence[str] | Iterator[str]) -> list[str]:
+def _real(paths: Sequence[str]) -> list[str]:
     """Each path's real path, if it exists, without repeats, parents before children."""
     real = {os.path.realpath(path) for path in paths}
-    return sorted((path for path in real if os.path.exists(path)), key=_depth)
-
-
-def _depth(path: str) -> tuple[int, str]:
-    return path.rstrip("/").count("/"), path
+    return sorted((path for path in real if os.path.exists(path)), key=mounts.depth)
 
 
 def _binds(option: str, paths: Sequence[str]) -> Iterator[str]:
@@ -182,18 +226,3 @@ def _hidden(paths: Sequence[str]) -> Iterator[str]:
             yield from ("--tmpfs", path, "--remount-ro", path)
         else:
             yield from ("--ro-bind", "/dev/null", path)
-
-
-def _placeholder(path: Path, *, file: bool) -> bool:
-    """Create ``path`` empty (a folder, or a file) so it can be mounted read-only; False when
-    it cannot be created (then the sandboxed command, same user, cannot create it either)."""
-    try:
-        if file:
-            path.touch(exist_ok=True)
-        elif path.name == FOLDER:
-            private_dir(path)  # 0700, with its .gitignore
-        else:
-            path.mkdir(exist_ok=True)
-    except OSError:
-        return False
-    return True

@@ -6,7 +6,7 @@ import asyncio
 import os
 import shlex
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from pydantic import Field, field_validator
@@ -132,19 +132,22 @@ async def _run(
                 str(pipe[1]),
                 command,
             ]
-        env = {**os.environ, **ctx.env}
-        if sandboxed and ctx.sandbox is not None:
-            argv, env = ctx.sandbox.wrap(argv, env, cwd=str(ctx.cwd))
-        try:
-            async with asyncio.timeout(seconds):
-                done = await run_process(
-                    argv, stdin=b"", cwd=str(ctx.cwd), env=env, kill_grace=KILL_GRACE,
-                    pass_fds=pipe[1:] if pipe else (),
-                )  # fmt: skip
-        except TimeoutError:
-            raise ToolError(f"Command timed out after {seconds:g}s") from None
-        except OSError as exc:
-            raise ToolError(f"Cannot run the command in {ctx.cwd}: {exc.strerror}") from None
+        env: dict[str, str] = {**os.environ, **ctx.env}
+        with ExitStack() as stack:
+            fds: tuple[int, ...] = pipe[1:] if pipe else ()
+            if sandboxed and ctx.sandbox is not None:  # the sandbox's own descriptors too
+                launch = stack.enter_context(ctx.sandbox.launch(argv, env, cwd=str(ctx.cwd)))
+                argv, env, fds = launch.argv, launch.env, (*fds, *launch.pass_fds)
+            try:
+                async with asyncio.timeout(seconds):
+                    done = await run_process(
+                        argv, stdin=b"", cwd=str(ctx.cwd), env=env, kill_grace=KILL_GRACE,
+                        pass_fds=fds,
+                    )  # fmt: skip
+            except TimeoutError:
+                raise ToolError(f"Command timed out after {seconds:g}s") from None
+            except OSError as exc:
+                raise ToolError(f"Cannot run the command in {ctx.cwd}: {exc.strerror}") from None
         left = _read_left(pipe[0]) if pipe else None
     return _exit_code(done.returncode), _text(done.stdout), _text(done.stderr), left
 

@@ -1,0 +1,62 @@
+"""Facts read off a parsed Bash line's nodes: assigned names, function names, here-document
+text, and where a parse error is."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING
+
+from hookline.permissions.bash.words import node_text
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+
+def assigned_names(node: Node, source: bytes) -> list[str]:
+    if node.type == "variable_assignment":
+        names = node.children_by_field_name("name")
+        return [node_text(names[0], source)] if names else []
+    if node.type == "unset_command":
+        return []
+    found: list[str] = []
+    for child in node.named_children:
+        if child.type == "variable_assignment":
+            found.extend(assigned_names(child, source))
+    return found
+
+
+def function_names(root: Node, source: bytes) -> set[str]:
+    names: set[str] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "function_definition":
+            for name in node.children_by_field_name("name"):
+                names.add(node_text(name, source))
+        stack.extend(node.named_children)
+    return names
+
+
+def heredoc_text(node: Node, source: bytes) -> str | None:
+    """A here-document's body when it is literal text; None when it has expansions."""
+    start = next((c for c in node.children if c.type == "heredoc_start"), None)
+    body = next((c for c in node.children if c.type == "heredoc_body"), None)
+    if body is None:
+        return ""
+    quoted = start is not None and node_text(start, source)[:1] in ("'", '"', "\\")
+    expands = any(c.type not in ("heredoc_content",) for c in body.named_children)
+    if expands and not quoted:
+        return None
+    return node_text(body, source)
+
+
+def error_near(root: Node, source: bytes) -> str:
+    """Where the first parse error is, in a few characters of the line."""
+    queue = deque([root])
+    while queue:
+        node = queue.popleft()
+        if node.type == "ERROR" or node.is_missing:
+            snippet = source[node.start_byte : node.start_byte + 30].decode(errors="replace")
+            return f"near `{snippet.strip() or 'the end of the line'}`"
+        queue.extend(node.children)
+    return "unbalanced quotes or brackets"

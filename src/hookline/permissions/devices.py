@@ -1,0 +1,127 @@
+"""Writes the dangerous tier judges for devices: where a command writes, and whether that
+path leads to a disk or into ``/dev``, ``/proc`` or ``/sys``.
+
+``written(command)`` lists a command's write targets: write redirects, ``dd of=``, ``tee`` and
+``shred`` operands, the destination of ``cp``/``mv``/``install``/``pv``/``ddrescue`` (and their
+``-t``/``--target-directory``), and every word only run time knows among them. ``device(word,
+...)`` is "disk", "kernel" or None on the path as the kernel resolves it (``//dev/sda``,
+``/dev/./sda``, ``/proc/self/root/dev/sda``, symlinks); a write is proven only when its target
+is literal, from a known folder, and resolves outside ``/dev``, ``/proc`` and ``/sys`` (but for
+``/dev/null``, ``/dev/stdout``, ``/dev/fd/N`` and the like), on a line where no other command
+that names those folders, or a word only run time knows, may make a link first.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from fnmatch import fnmatchcase
+
+from hookline.permissions import proving, targets
+from hookline.permissions.bash import Analysis, Command
+from hookline.permissions.bash.options import Options, read
+from hookline.permissions.bash.words import Word
+from hookline.permissions.proving import KERNEL, Place, Seen
+
+__all__ = ["DEVICE", "device", "disk_write", "prove_writes", "written"]
+
+#: Where a path to a disk starts (``/dev/sda``, ``/dev/nvme0n1p2``, ``/dev/mapper/root``).
+DEVICE = re.compile(r"/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|loop|dm-|md\d|sr\d|mapper/|disk/)")
+_HARMLESS = re.compile(r"/dev/(?:null|zero|full|stdout|stderr|tty|fd/\d+)|/proc/self/fd/\d+")
+#: Write targets that change no file, as written.
+HARMLESS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+
+
+def written(command: Command) -> list[Word]:
+    """The words a command writes to: redirects, ``dd of=``, ``tee`` and ``cp``/``mv`` targets."""
+    found = [r.target for r in command.writes if r.target is not None]
+    name, args = command.name, command.args
+    if name == "dd":
+        found += [_after(a) for a in args if (a.value or "").startswith("of=") or a.value is None]
+    elif name in ("tee", "shred"):
+        found += read(args, Options()).operands
+        found += [a for a in args if a.value is None]
+    elif name in ("cp", "mv", "install", "pv", "ddrescue"):
+        operands = read(args, Options()).operands
+        found += operands[-1:]
+        found += [_after(a) for a in args if _starts(a, "--target-dir") or a.value is None]
+        found += [w for i, w in enumerate(args[1:]) if args[i].value == "-t"]
+    return found
+
+
+def _after(word: Word) -> Word:
+    if word.value is None:
+        return word
+    value = word.value.partition("=")[2]
+    return Word(value, raw=word.raw, glob=word.glob, mask=word.mask[-len(value) :] if value else "")
+
+
+def _starts(word: Word, prefix: str) -> bool:
+    return (word.value or "").startswith(prefix)
+
+
+def disk_write(command: Command, place: Place) -> bool:
+    return any(device(word, command, place) == "disk" for word in written(command))
+
+
+def prove_writes(analysis: Analysis, place: Place) -> str | None:
+    for item in proving.seen(analysis):
+        for word in written(item.command):
+            if why := _write_unproven(word, item, place, analysis):
+                return f"a write cannot be proven not to reach a device: {why}"
+    return None
+
+
+def _write_unproven(word: Word, item: Seen, place: Place, analysis: Analysis) -> str | None:
+    command = item.command
+    if item.runner:
+        return f"`{item.runner}` runs `{command.name}` in a way hookline does not model"
+    if word.value is None:
+        return f"`{word.raw}` is only known at run time"
+    relative = not word.tilde and not word.value.startswith("/")
+    if relative and targets.folder(command, place.cwd, place.home) is None:
+        return f"`{word.raw}` is relative to a folder only known at run time"
+    kind = device(word, command, place)
+    if kind is not None:
+        return f"`{word.raw}` leads into /dev, /proc or /sys"
+    if word.value in HARMLESS or word.glob:
+        return None
+    return proving.changes_first(analysis, item, word, named_only=True)
+
+
+def device(word: Word, command: Command, place: Place) -> str | None:
+    """ "disk", "kernel" (another device, ``/proc`` or ``/sys``) or None for a write target
+    (a glob: any path it may match); the path is resolved as the kernel resolves it."""
+    where = targets.folder(command, place.cwd, place.home) or "/"
+    pattern = targets.pattern(word, where, place.home)
+    if pattern is None:
+        return None
+    pattern = "/" + pattern.lstrip("/")
+    if word.glob:
+        return "disk" if any(DEVICE.match(p) for p in _glob_samples(pattern)) else None
+    if _HARMLESS.fullmatch(pattern):
+        return None
+    resolved = os.path.realpath(pattern)
+    for path in (pattern, resolved):
+        if DEVICE.match(path) or _is_block(path):
+            return "disk"
+    if any(p.startswith(KERNEL) for p in (pattern, resolved)) and not _HARMLESS.fullmatch(resolved):
+        return "kernel"
+    return None
+
+
+def _is_block(path: str) -> bool:
+    try:
+        return stat.S_ISBLK(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+_SAMPLES = ("/dev/sda", "/dev/sda1", "/dev/hda", "/dev/vda", "/dev/xvda", "/dev/nvme0n1",
+            "/dev/mmcblk0", "/dev/loop0", "/dev/dm-0", "/dev/md0", "/dev/mapper/root",
+            "/dev/disk/by-id/x")  # fmt: skip
+
+
+def _glob_samples(pattern: str) -> list[str]:
+    return [sample for sample in _SAMPLES if fnmatchcase(sample, pattern)]

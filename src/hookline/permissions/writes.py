@@ -1,0 +1,172 @@
+"""What a Bash line writes, and whether each write is proven to miss the protected set.
+
+``why_protected`` is None only when every write the line itself makes is proven to lie outside
+the protected set (``hookline.permissions.protected``); otherwise it says, in a phrase that
+follows the line's name, what may write into it. The writes it knows (``write_targets``):
+
+- write redirects (``>``, ``>>``, ``&>``, ``<>``...), except to ``/dev/null``, stdout, stderr;
+- the file arguments of the writing programs (``hookline.permissions.writers``: ``cp``,
+  ``mv``, ``ln``, ``install``, ``rsync``, ``tee``, ``touch``, ``truncate``, ``rm``, ``mkdir``,
+  ``chmod``, ``sed -i``, ``dd of=``, ``find -delete``/``-fprint``, ``tar x``, ``unzip``,
+  ``patch``, ``git config``/``remote``/``submodule``/``worktree``...): for them every operand
+  counts as written, a folder among them as written to by name (``cp x dir`` writes
+  ``dir/x``), and a folder that a delete, a move or a recursive copy takes whole as changed
+  with all it holds;
+- a writing option's value (``--output=``, ``--log-file=``) on any program;
+- the literal paths of any other program that is not read-only, as far as they are known.
+
+Proven means: a literal path (no variable, no substitution; ``~+`` is the known folder,
+``~-`` and the directory stack are not known), from a known folder (a ``cd`` only run time can
+follow makes it unknown; after a ``cd`` the session's own folder is tried too, in case the
+``cd`` failed or ran in a subshell), globs expanded and symlinks resolved (a final link both
+followed and not). A write of a program that gets more arguments at run time (``xargs rm``,
+``find -exec rm {} +``) is not proven either.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING
+
+from hookline.permissions import targets
+from hookline.permissions.bash.words import Word
+from hookline.permissions.protected import ProtectedSet
+from hookline.permissions.writers import GIT_CONFIG_FILE, Target, write_targets
+
+if TYPE_CHECKING:
+    from hookline.permissions.bash import Analysis, Command
+
+
+def why_protected(analysis: Analysis, *, cwd: str, protected: ProtectedSet) -> str | None:
+    """What in ``analysis`` may write into ``protected``; None when nothing can."""
+    for command in analysis.commands:
+        found = write_targets(command)
+        if isinstance(found, str):
+            return found
+        for target in found:
+            if why := _judge(target, command, cwd, protected):
+                return why
+    return None
+
+
+def _judge(target: Target, command: Command, cwd: str, protected: ProtectedSet) -> str | None:
+    word = target.word
+    if word.value == GIT_CONFIG_FILE:
+        return _git_config(command, cwd, protected)
+    if word.value is None:
+        if not target.strict:
+            return None
+        said = f"has `{command.name}` write to `{word.raw}`, which only run time knows"
+        return said + " (it may be protected)"
+    folders = _folders(command, cwd, protected.home)
+    if not folders:
+        if (word.tilde and not word.value.startswith("~+")) or word.value.startswith("/"):
+            folders = ["/"]
+        elif target.strict:
+            return f"writes to `{word.raw}` after a `cd` to a folder only run time knows"
+        else:
+            names = set(word.value.split("/"))
+            hit = any(name in names for name in (".git", ".claude", ".hookline", ".mcp.json"))
+            return f"writes to `{word.raw}` after a `cd` only run time knows" if hit else None
+    for folder in folders:
+        if why := _judge_in(target, word, folder, protected):
+            return why
+    return None
+
+
+def _folders(command: Command, cwd: str, home: str) -> list[str]:
+    """The folders ``command`` may run in: where its ``cd`` leads, and the session's own in
+    case that ``cd`` failed or ran in a subshell; [] when a ``cd`` went somewhere unknown."""
+    if command.cwd is None:
+        return []
+    found = targets.folder(command, cwd, home)
+    return list(dict.fromkeys(p for p in (found, posixpath.normpath(cwd)) if p))
+
+
+def _judge_in(target: Target, word: Word, folder: str, protected: ProtectedSet) -> str | None:
+    home = protected.home
+    given = targets.literal(word, folder, home)
+    unfolded = targets.literal(word, folder, home, fold=False)
+    if given is None or unfolded is None:
+        return f"writes to `{word.raw}`, whose `~` part only run time knows (it may be protected)"
+    try:
+        found = targets.expand(word, folder, home)
+    except targets.TooManyMatches:
+        return f"writes to `{word.raw}`, which has too many matches to check"
+    for path in dict.fromkeys([*found, given, unfolded]):
+        if why := _path(target, path, protected):
+            return why
+    return None
+
+
+def _path(target: Target, path: str, protected: ProtectedSet) -> str | None:
+    forms = [posixpath.normpath(path)]
+    for form in (targets.located(path), targets.itself(posixpath.normpath(path))):
+        if isinstance(form, targets.Unresolved):
+            return f"writes to `{target.word.raw}`, which cannot be followed: {form.reason}"
+        forms.append(form)
+    for form in dict.fromkeys(forms):
+        if entry := protected.covers(form, resolve=False):
+            return f"writes into {entry}, which is protected"
+        if target.tree and target.names and os.path.isdir(form):
+            try:
+                hit = _find_hit(form, target.names, protected)
+            except OSError as exc:
+                hit = f"a folder that cannot be read ({exc.strerror})"
+            if hit:
+                return f"may delete below `{target.word.raw}` {hit}"
+        elif target.tree and os.path.isdir(form) and (entry := protected.holds(form)):
+            return f"changes `{target.word.raw}` whole, which holds {entry}, which is protected"
+        if target.beside and os.path.isdir(form):
+            for other in target.beside:
+                if other.value is None:
+                    return f"writes into `{target.word.raw}` a name only run time knows"
+                name = posixpath.basename(other.value.rstrip("/"))
+                if name and (entry := protected.covers(posixpath.join(form, name))):
+                    return f"writes into {entry}, which is protected"
+    return None
+
+
+def _git_config(command: Command, cwd: str, protected: ProtectedSet) -> str | None:
+    folders = _folders(command, cwd, protected.home)
+    if not folders or any(e.partition("=")[0].startswith("GIT_") for e in command.env):
+        return "writes a git config only run time can find"
+    for folder in folders:
+        current = folder
+        while True:
+            git = posixpath.join(current, ".git")
+            if os.path.lexists(git):
+                if entry := protected.covers(posixpath.join(git, "config")):
+                    return f"writes into {entry}, which is protected"
+                break
+            parent = posixpath.dirname(current)
+            if parent == current:
+                break
+            current = parent
+    return None
+
+
+#: Files a ``find -delete`` may walk through to prove it misses the protected set.
+MAX_WALK = 20_000
+
+
+def _find_hit(top: str, names: tuple[tuple[str, bool], ...], protected: ProtectedSet) -> str:
+    """The first protected file below ``top`` that every pattern matches ('' if none); a
+    phrase saying why when the walk is too long or fails."""
+    seen = 0
+    for folder, dirs, files in os.walk(top, onerror=_raise):
+        for name in (*dirs, *files):
+            seen += 1
+            if seen > MAX_WALK:
+                return f"more than {MAX_WALK} files to check"
+            if all(fnmatchcase(name.lower() if low else name, p) for p, low in names):
+                path = posixpath.join(folder, name)
+                if entry := protected.covers(path):
+                    return f"{path}, in {entry}, which is protected"
+    return ""
+
+
+def _raise(error: OSError) -> None:
+    raise error

@@ -1,0 +1,166 @@
+"""Programs that run code given on the line: what they run is read like a command on the line,
+and where it cannot be read the line is outside the known subset (``Analysis.unknown``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hookline.permissions.bash import analyze
+from hookline.permissions.command_rules import command_matches, cover
+
+
+def texts(line: str) -> list[str]:
+    return [c.text.replace("\0", "?") for c in analyze(line).commands]
+
+
+@pytest.mark.parametrize(
+    ("line", "runs"),
+    [
+        ("git ls-remote --upload-pack='touch x' .", "touch x"),
+        ("git ls-remote --upload-p='touch x' .", "touch x"),  # git takes an abbreviation
+        ("git ls-remote -u 'touch x' .", "touch x"),
+        ("git ls-remote -qu'touch x' .", "touch x"),
+        ("git -C . fetch --upload-pack 'touch x' origin", "touch x"),
+        ("git clone -u 'touch x' src dst", "touch x"),
+        ("git push --receive-pack='touch x' origin", "touch x"),
+        ("git push --exec='touch x' origin", "touch x"),
+        ("git archive --remote=. --exec='touch x' HEAD", "touch x"),
+        ("git rebase -x 'touch x' HEAD~1", "touch x"),
+        ("git rebase --exec='touch x' HEAD~1", "touch x"),
+        ("git difftool --extcmd='touch x'", "touch x"),
+        ("git grep -O'touch x' pattern", "touch x"),
+        ("git grep --open-files-in-pager='touch x' pattern", "touch x"),
+        ("git filter-branch --tree-filter 'touch x' HEAD", "touch x"),
+        ("git submodule foreach 'touch x'", "touch x"),
+        ("git submodule --quiet foreach --recursive touch x", "touch x"),
+        ("git bisect run touch x", "touch x"),
+        ("npx -c 'touch x'", "touch x"),
+        ("npm exec -- touch x", "touch x"),
+        ("npm x --yes -- touch x", "touch x"),
+        ("pnpm dlx touch x", "touch x"),
+        ("npx --package=y touch x", "touch x"),
+        ("flock f touch x", "touch x"),
+        ("flock -w 5 f -c 'touch x'", "touch x"),
+        ("ssh host touch x", "touch x"),
+        ("ssh -p 22 -l me host 'touch x'", "touch x"),
+        ("script -qc 'touch x' /dev/null", "touch x"),
+        ("script --command='touch x'", "touch x"),
+        ("strace -f -o /tmp/o touch x", "touch x"),
+        ("chroot / touch x", "touch x"),
+        ("unshare -r touch x", "touch x"),
+        ("fakeroot touch x", "touch x"),
+        ("parallel touch ::: x", "touch ?"),
+        ("parallel 'touch {}' ::: x", "touch ? ?"),
+        ("echo x | xargs -I{} touch {}", "touch ?"),
+        ("echo x | xargs -IF touch F/y", "touch ?"),
+    ],
+)
+def test_the_code_a_runner_is_given_is_read_as_a_command_of_the_line(line: str, runs: str) -> None:
+    analysis = analyze(line)
+    assert analysis.known, analysis.unknown
+    assert runs in texts(line)
+    assert command_matches("touch:*", line, every=False)  # a deny rule meets it
+    assert not command_matches("git:*", line, every=True) or line.startswith(("npx", "npm", "pnpm"))
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("python3 -c 'print(1)'", "`python3 -c` runs inline code"),
+        ("python3 -Bc 'print(1)'", "`python3 -B` runs inline code"),
+        ("python3 -W ignore -c 'x'", "`python3 -c` runs inline code"),
+        ("python3 -X dev -c 'x'", "`python3 -c` runs inline code"),
+        ('python3 -c "$CODE"', "runs inline code"),
+        ("perl -e 'system 1'", "`perl -e` runs inline code"),
+        ("perl -lne 'print'", "`perl -l` runs inline code"),
+        ("perl -M'POSIX;system 1' x.pl", "`perl -M` runs inline code"),
+        ("ruby -e 'x'", "`ruby -e` runs inline code"),
+        ("node -e 'x'", "`node -e` runs inline code"),
+        ("node --require ./a --eval 'x'", "`node --` runs inline code"),
+        ("node --ev 'x'", "`node --` runs inline code"),
+        ("php -r 'x'", "`php -r` runs inline code"),
+        ("deno eval 'x'", "`deno eval` runs code"),
+        ("awk 'BEGIN{system(\"touch x\")}'", "uses `system`"),
+        ("awk '{print > \"out\"}' f", "uses `>`"),
+        ("awk '{print | \"sh\"}' f", "uses `|`"),
+        ("awk 'BEGIN{\"date\" | getline d}'", "uses `|`"),
+        ("gawk '@load \"x\"; {}'", "uses `@`"),
+        ("gawk -l x '{}'", "`gawk -l` is an awk option"),
+        ("awk -e '{}'", "`awk -e` is an awk option"),
+        ("sed '1e touch x' f", "the `sed` command `e` runs a command"),
+        ("sed 's/a/touch x/e' f", "the `sed s///e` flag"),
+        ("sed -n 's/a/b/w out' f", "the `sed s///w` flag writes a file"),
+        ("sed -e p -e '$w out' f", "the `sed` command `w` writes a file"),
+        ("sed --expression='1W out' f", "the `sed` command `W` writes a file"),
+        ('sed "$SCRIPT" f', "`sed` runs a script only run time knows"),
+        ("git -c core.pager='touch x' log", "`git -c core.pager` may make git run a program"),
+        ("git -c alias.st='!touch x' st", "`git -c alias.st` may make git run a program"),
+        ("git -c core.fsmonitor='touch x' status", "`git -c core.fsmonitor` may make git run"),
+        ("git -c include.path=/tmp/c status", "`git -c include.path` may make git run"),
+        ("git --config-env=core.pager=X log", "`git --config-env` takes a setting"),
+        ("git --exec-path=/tmp status", "`git --exec-path=` runs git's commands"),
+        ("git clone -c core.hooksPath=h src dst", "`git clone -c core.hooksPath`"),
+        ("git clone --config=core.fsmonitor=x src dst", "`git clone -c core.fsmonitor`"),
+        ("git --no-pag push", "`git --no-pag` is not a git option"),
+        ('git rebase -x "$CMD" HEAD~1', "`git rebase` runs a command only run time knows"),
+        ("make --eval='x:=$(shell touch x)' all", "`make --eval` runs makefile code"),
+        ("make SHELL=/tmp/evil test", "`make SHELL=` sets code"),
+        ("make 'CC=$(shell touch x)' all", "`make CC=` sets code"),
+        ('npx -c "$CMD"', "`npx -c` runs a command only run time knows"),
+    ],
+)
+def test_code_that_cannot_be_read_puts_the_line_outside_the_known_subset(
+    line: str, reason: str
+) -> None:
+    analysis = analyze(line)
+    assert any(reason in why for why in analysis.unknown), analysis.unknown
+    assert command_matches("rm:*", line, every=False)  # every deny rule meets it
+    assert not command_matches(f"{line.split()[0]}:*", line, every=True)  # no allow rule proves it
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "make test", "npm run build", "python3 tool.py -c x", "python3 -m pytest -q",
+        "./deploy.sh", "awk '{print $1}' f", "awk -F: -v n=1 '$3 == 0 {print \"a>b\"}' f",
+        "awk -f prog.awk f", "sed -n p f", "sed 's/e/w/g' f", "sed -e 's/a/b/' -e '/x/d' f",
+        "sed --sandbox 's/a/b/e' f", "perl script.pl -e", "node app.js", "git log --oneline",
+        "git -c color.ui=never log", "git -C sub status", "make CC=clang all", "yarn test",
+    ],
+)  # fmt: skip
+def test_a_program_that_runs_a_file_or_only_reads_its_input_is_judged_as_itself(line: str) -> None:
+    analysis = analyze(line)
+    assert analysis.known, analysis.unknown
+    assert len(analysis.commands) == 1
+    assert command_matches(f"{analysis.commands[0].name}:*", line, every=True) or line[0] == "."
+
+
+def test_an_awk_comparison_outside_a_string_is_not_told_from_a_redirect_so_it_asks() -> None:
+    """`>` outside a string may be `print > file`: the model does not parse awk, it refuses."""
+    assert analyze("awk '$3 > 0' f").unknown
+
+
+@pytest.mark.parametrize(
+    ("rule", "line"),
+    [
+        ("git:*", "git ls-remote --upload-pack='touch x' ."),
+        ("git:*", "git -c core.sshCommand='touch x' fetch"),
+        ("flock:*", "flock f touch x"),
+        ("ssh:*", "ssh host 'touch x'"),
+        ("npx:*", "npx -c 'touch x'"),
+        ("xargs:*", "xargs -I{} touch {}"),
+        ("python3:*", "python3 -c 'print(1)'"),
+        ("awk:*", "awk 'BEGIN{system(\"touch x\")}'"),
+        ("sed:*", "sed '1e touch x' f"),
+        ("make:*", "make --eval='x:=$(shell touch x)'"),
+    ],
+)
+def test_an_allow_rule_on_a_runner_is_no_proof_for_what_it_runs(rule: str, line: str) -> None:
+    assert not command_matches(rule, line, every=True)
+    assert cover([rule], line) is None
+    assert command_matches("touch:*", line, every=False) or analyze(line).unknown
+
+
+def test_allow_rules_that_name_every_command_prove_a_runner_line() -> None:
+    assert cover(["flock:*", "touch:*"], "flock f touch x") == [0, 1]
+    assert cover(["git ls-remote:*", "touch:*"], "git ls-remote --upload-pack='touch x' .")

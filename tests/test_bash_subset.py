@@ -1,0 +1,220 @@
+"""The known subset: what the analyser accepts, the grammar docs/permissions.md writes down, and
+code hidden inside what reads as data, tried for real.
+
+Each attack is first run by real Bash in a throwaway folder, to show that it does run its code
+(the sentinel file appears); then the analyser must call the line unknown (or, where it reads
+the code, not read-only, with the code's commands listed), and an Agent on a ScriptedModel must
+leave the sentinel absent: in default mode with nobody to approve, and in bypassPermissions
+with a ``Bash(touch:*)`` deny rule.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import tree_sitter
+import tree_sitter_bash
+
+from hookline import Agent, ScriptedModel
+from hookline.permissions import PermissionPolicy, PermissionRule
+from hookline.permissions.bash import analyze, builtins, subset
+from hookline.permissions.readonly import why_not_read_only
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "permissions.md"
+_VALUE = "x='a[$(touch @S@)]'; "
+
+# Arithmetic, subscripts, offsets, indirection and transformations: Bash evaluates them as code.
+# fmt: off
+EVALUATED = [
+    (_VALUE + "echo $((x))", "`$((x))` is arithmetic"),
+    (_VALUE + "(( x ))", "`(( x ))` is arithmetic"),
+    (_VALUE + "let x", "`let` evaluates its arguments as arithmetic"),
+    (_VALUE + "[[ $x -eq 0 ]]", "`[[ ... -eq ... ]]` compares as arithmetic"),
+    (_VALUE + "[[ x -gt 1 ]]", "`[[ ... -gt ... ]]` compares as arithmetic"),
+    (_VALUE + "declare -i y; y=x", "`declare -i` is outside the known subset"),
+    (_VALUE + "for ((i=x; i<0; i++)); do :; done", "`for ((...))` is arithmetic"),
+    (_VALUE + "y=abc; echo ${y:x}", "`${y:x}` is a substring offset"),
+    (_VALUE + "y=abc; echo ${y:0:x}", "`${y:0:x}` is a substring offset"),
+    (_VALUE + "echo $[x]", "`$[x]` is arithmetic"),
+    (_VALUE + "b=(1); echo ${b[x]}", "`${b[x]}` is an array subscript"),
+    (_VALUE + "b[x]=1", "`b[x]` is an array subscript"),
+    (_VALUE + "b=([x]=1)", "`[x]=1` is an array subscript"),
+    (_VALUE + "cat <<< $((x))", "`$((x))` is arithmetic"),
+    (_VALUE + "cat <<EOF\n$((x))\nEOF", "`$((...))` is arithmetic"),
+    (_VALUE + "case $((x)) in *) ;; esac", "`$((x))` is arithmetic"),
+    (_VALUE + "shift $((x))", "`$((x))` is arithmetic"),
+    (_VALUE + "echo ${!x}", "`${!x}` is an indirection"),
+    ("x='$(touch @S@)'; echo ${x@P}", "`${x@P}` is a transformation"),
+    (_VALUE + "declare -n r=$x; echo $r", "`declare -n` is outside the known subset"),
+]
+
+# Builtins that take a variable's name evaluate a subscript in it.
+NAMES = [
+    ("printf -v 'a[$(touch @S@)]' x", "`printf -v` takes a variable name"),
+    (_VALUE + 'printf -v "$x" y', "`printf -v` takes a variable name"),
+    ("read 'a[$(touch @S@)]' <<< 1", "`read` takes a variable name"),
+    (_VALUE + 'test -v "$x"', "`test -v` takes a variable name"),
+    (_VALUE + '[ -v "$x" ]', "`-v` takes a variable name"),
+    (_VALUE + "[[ -v $x ]]", "`-v` takes a variable name"),
+    ("declare 'a[$(touch @S@)]=1'", "`declare` takes a variable name"),
+    ("typeset 'a[$(touch @S@)]=1'", "`typeset` takes a variable name"),
+    ("declare -n r='a[$(touch @S@)]'; r=1", "`declare -n` is outside the known subset"),
+    ("f() { local 'a[$(touch @S@)]=1'; }; f", "`local` takes a variable name"),
+    ("sleep 0 & wait -n -p 'a[$(touch @S@)]'", "`wait -p` takes a variable name"),
+    ("mapfile -C 'touch @S@' -c 1 m <<< 1", "`mapfile -C` runs a callback as code"),
+    ("read PS4 <<< '$(touch @S@)'; set -x; :", "`read` sets PS4"),
+    ("read -r PS4 <<< '$(touch @S@)'; set -o xtrace; :", "`read` sets PS4"),
+    ("printf -v PS4 '$(touch @S@)'; set -x; :", "`printf -v` sets PS4"),
+    ("mapfile -t PS4 <<< '$(touch @S@)'; set -x; :", "`mapfile` sets PS4"),
+    ("for PS4 in '$(touch @S@)'; do set -x; :; done", "`for PS4` sets PS4"),
+]
+
+# Builtins that run code: outside the subset unless the code is a literal string, which is read.
+RUNNERS_OUTSIDE = [
+    ("hash -p /usr/bin/touch ls; ls @S@", "`hash -p` makes a name run another program"),
+    ("x='touch @S@'; trap \"$x\" EXIT", "`trap` runs a string only run time knows"),
+    ("x='touch @S@'; eval -- \"$x\"", "`eval` runs a string only run time knows"),
+    ("compgen -W '$(touch @S@)'", "`compgen` expands its word list"),
+]
+RUNNERS_READ = [
+    "trap -- 'touch @S@' EXIT",
+    "trap 'touch @S@' EXIT",
+    "trap -- 'touch @S@' DEBUG; :",
+    "trap -- 'touch @S@' ERR; false",
+    "builtin trap -- 'touch @S@' EXIT",
+    "eval -- 'touch @S@'",
+    "command eval -- 'touch @S@'",
+    "command_not_found_handle() { touch @S@; }; nonexistent_command_xyz",
+    "f() { trap -- 'touch @S@' RETURN; }; f",
+    "trap -- \"touch @S@\" EXIT; ls",
+]
+# fmt: on
+
+OUTSIDE = EVALUATED + NAMES + RUNNERS_OUTSIDE
+
+
+def _fill(line: str, sentinel: Path) -> str:
+    return line.replace("@S@", str(sentinel))
+
+
+def _bash_runs_it(line: str, tmp_path: Path) -> None:
+    """Real Bash, in a folder of its own: the attack does create its sentinel."""
+    folder = tmp_path / "real"
+    folder.mkdir()
+    sentinel = folder / "s"
+    subprocess.run(["bash", "-c", _fill(line, sentinel)], cwd=folder, capture_output=True,
+                   stdin=subprocess.DEVNULL, timeout=30, check=False)  # fmt: skip
+    assert sentinel.exists(), f"the attack does not run its code in Bash: {line}"
+
+
+def _agent_leaves_it_absent(line: str, tmp_path: Path, mode: str) -> None:
+    ws, sent = tmp_path / "ws", tmp_path / "sent"
+    ws.mkdir()
+    sent.mkdir()
+    sentinel = sent / "s"
+    call = {"id": "t1", "name": "Bash", "input": {"command": _fill(line, sentinel)}}
+    deny = ((PermissionRule.parse("Bash(touch:*)"), "test"),) if mode != "default" else ()
+    policy = PermissionPolicy(mode=mode, deny=deny, workspace=(str(ws),))  # type: ignore[arg-type]
+    agent = Agent(ScriptedModel([{"tool_calls": [call]}, {"text": "done"}]), cwd=ws,
+                  permissions=policy)  # fmt: skip
+    result = agent.run_sync("go")
+    assert [c.status for c in result.tool_calls] == ["blocked"], result.tool_calls
+    assert not sentinel.exists()
+
+
+@pytest.mark.parametrize(("line", "why"), OUTSIDE)
+def test_code_inside_data_is_outside_the_subset_and_never_runs(
+    line: str, why: str, tmp_path: Path
+) -> None:
+    _bash_runs_it(line, tmp_path)
+    analysis = analyze(_fill(line, tmp_path / "s"))
+    assert any(why in reason for reason in analysis.unknown), analysis.unknown
+    _agent_leaves_it_absent(line, tmp_path, "default")
+
+
+@pytest.mark.parametrize("line", RUNNERS_READ)
+def test_a_runners_literal_code_is_read_as_commands_of_the_line(line: str, tmp_path: Path) -> None:
+    _bash_runs_it(line, tmp_path)
+    analysis = analyze(_fill(line, tmp_path / "s"))
+    assert "touch" in [c.name for c in analysis.commands]
+    assert why_not_read_only(analysis) is not None
+    _agent_leaves_it_absent(line, tmp_path, "default")
+
+
+@pytest.mark.parametrize("line", [line for line, _ in OUTSIDE[::4]] + RUNNERS_READ[::3])
+def test_a_deny_rule_holds_in_bypass_permissions(line: str, tmp_path: Path) -> None:
+    _agent_leaves_it_absent(line, tmp_path, "bypassPermissions")
+
+
+# -- inside the subset -----------------------------------------------------------------------
+
+INSIDE = [
+    "echo $x ${x} $1 $@ \"$@\" $? $# ${#} \"${a[@]}\" ${a[*]}", "echo $((2 * (3 + 4)))",
+    "[[ -f a && $x == b* || -n $y ]]", "[[ 1 -eq 1 ]]", "[ \"$x\" -eq 0 ]", "test -v HOME",
+    "[[ -v name ]]", "read -r a b <<< 'x y'", "printf -v out '%s' x", "mapfile -t lines < f",
+    "declare -r x=1", "local -a xs=(a b)", "export A=1 B", "unset -v a b", "set -euo pipefail",
+    "set +x", "shopt -s nullglob", "getopts ab opt", "x=(a b c)",
+    "for f in *.py; do wc -l \"$f\"; done",
+    "case $x in a|b) ls;; *) pwd;; esac", "if [ -d x ]; then ls x; fi", "hash -r", "enable -p",
+    "trap - INT", "trap -p", "cat <<EOF\n$x ${y}\nEOF", "echo $'a\\n' \"t\"",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("line", INSIDE)
+def test_plain_lines_are_inside_the_subset(line: str) -> None:
+    assert analyze(line).known, analyze(line).unknown
+
+
+EVERYDAY = [
+    "ls -la", "cat a.txt", "grep -rn a .", "git status", "git log --oneline -3", "git diff",
+    "git show --stat", "find . -name '*.txt'", "ls | grep a | wc -l", "cat a.txt | sort | uniq -c",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("line", EVERYDAY)
+def test_everyday_reads_run_unasked_in_default_mode(line: str, tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    for git in (["init", "-q"], ["add", "a.txt"], ["commit", "-qm", "a"]):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *git], cwd=tmp_path,
+                       check=True)  # fmt: skip
+    call = {"id": "t1", "name": "Bash", "input": {"command": line}}
+    policy = PermissionPolicy(workspace=(str(tmp_path),))
+    agent = Agent(ScriptedModel([{"tool_calls": [call]}, {"text": "done"}]), cwd=tmp_path,
+                  permissions=policy)  # fmt: skip
+    result = agent.run_sync("go")
+    assert [c.status for c in result.tool_calls] == ["executed"], result.tool_calls
+
+
+# -- the written model -----------------------------------------------------------------------
+
+
+def _section() -> str:
+    text = DOCS.read_text()
+    start = text.index("### The known subset")
+    return text[start : text.index("\n## ", start)]
+
+
+def test_the_documented_grammar_names_every_node_type_the_reader_accepts() -> None:
+    grammar = "\n".join(line for line in _section().splitlines() if line.startswith("    "))
+    documented = set(re.findall(r"[a-z_]+", grammar)) - {"line", "structure", "leaf",
+                                                         "expansion", "expression"}  # fmt: skip
+    assert documented | {"expansion"} == subset.NODE_TYPES
+
+
+def test_every_node_type_of_the_grammar_is_accepted_or_named_as_outside() -> None:
+    language = tree_sitter.Language(tree_sitter_bash.language())
+    named = {
+        language.node_kind_for_id(i)
+        for i in range(language.node_kind_count)
+        if language.node_kind_is_named(i) and language.node_kind_is_visible(i)
+    }
+    assert named - subset.NODE_TYPES == {"c_style_for_statement", "subscript"}
+
+
+def test_the_documented_builtins_are_the_table() -> None:
+    section = _section()
+    for name in builtins.BUILTINS:
+        assert f"`{name}`" in section or f"`{name} " in section or f"/`{name}`" in section, name

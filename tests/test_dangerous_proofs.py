@@ -1,0 +1,246 @@
+"""The dangerous tier proves its targets: the verdict ``evaluate`` reaches in bypassPermissions
+for each spelling of a recursive delete, a recursive chmod, a write that may reach a device and
+a push that may force, and the ordinary commands that must still run.
+
+A proven-catastrophic target is denied; a target the tier cannot prove harmless asks, with a
+reason naming what could not be proved; a proven one runs. The workspace is a real folder
+(``build/``, ``src/``, a ``.git`` whose ``origin/HEAD`` names ``develop`` as the default
+branch, ``link_home`` -> the home folder); nothing here runs a command.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from hookline.decisions import Decision
+from hookline.permissions import PermissionPolicy, Verdict, evaluate
+from hookline.permissions.rules import PermissionRule
+
+# (line, verdict in bypassPermissions, a phrase its reason holds). @WS@: the workspace.
+# fmt: off
+ROWS = [
+    # the brief's spellings: each asks or is denied, never runs
+    ("cd nope 2>/dev/null; rm -rf ../*", "deny", "dangerous tier, rm-root"),
+    ("hash -p /bin/rm ls; ls -rf ~/*", "deny", "rm-root"),
+    ("trap -- 'rm -rf ~/*' EXIT", "ask", "`trap` runs `rm` in a way hookline does not model"),
+    ("find ~ -exec env rm -rf {} +", "deny", "rm-root"),
+    ("flock f rm -rf ~/x", "ask", "`flock` runs `rm`"),
+    ("flock f rm -rf build", "ask", "`flock` runs `rm`"),
+    ("x=~; rm -rf $x/*", "ask", "`$x/*` is only known at run time"),
+    ("echo ~ | xargs -I{} rm -rf {}/x", "ask", "more targets at run time"),
+    ("echo ~ | xargs rm -rf", "ask", "more targets at run time"),
+    ("git push -f", "ask", "names no branch"),
+    ("git push --force-w", "ask", "`git push --force-with-lease` may rewrite"),
+    ("git push --force-w origin main", "deny", "force-push-main"),
+    ("git push --mirr", "deny", "force-push-main"),
+    ("git push --mirror", "deny", "force-push-main"),
+    ("git push -f origin heads/main", "deny", "force-push-main"),
+    ("git push -f origin @", "ask", "`@` does not name one literal branch"),
+    ("git push -f origin HEAD", "ask", "`HEAD` does not name one literal branch"),
+    ("git push origin +refs/heads/*:refs/heads/*", "ask", "does not name one literal branch"),
+    ("git push origin +HEAD", "ask", "does not name one literal branch"),
+    ("git push origin :main", "deny", "force-push-main"),
+    ("git push --delete origin master", "deny", "force-push-main"),
+    ("git push -f origin develop", "deny", "force-push-main"),  # the default branch
+    ("git push -f origin refs/heads/develop", "deny", "force-push-main"),
+    ("git push -f origin feature:develop", "deny", "force-push-main"),
+    ("git -C . push -f origin main", "deny", "force-push-main"),
+    ("git --no-pager push --force origin main", "deny", "force-push-main"),
+    ("git -c color.ui=never push", "ask", "`git -c` settings may make the push force"),
+    ("git push --forc origin main", "ask", "an option hookline does not know"),
+    ("git push -f origin $BRANCH", "ask", "only known at run time"),
+    ("cd $X && git push -f origin feature-x", "ask", "a repository only known at run time"),
+    ("ssh host git push -f origin x", "ask", "`ssh` runs `git push`"),
+    ("dd of=//dev/sda", "deny", "block-device"),
+    ("> /proc/self/root/dev/sda", "deny", "block-device"),
+    ("echo x > /dev/./sda", "deny", "block-device"),
+    ("echo x >//dev//sda1", "deny", "block-device"),
+    ("cat img | tee /dev/../dev/sda", "deny", "block-device"),
+    ("cp img /dev/nvme0n1", "deny", "block-device"),
+    ("echo b > /proc/sysrq-trigger", "ask", "leads into /dev, /proc or /sys"),
+    ("> /proc/self/root@WS@/a.txt", "ask", "leads into /dev, /proc or /sys"),
+    ("dd if=x of=$DISK", "ask", "`of=$DISK` is only known at run time"),
+    ("echo x > \"$OUT\"", "ask", "only known at run time"),
+    ("cd $X && echo x > sda", "ask", "relative to a folder only known at run time"),
+    ("ln -s /dev/sda d; echo x > d", "ask", "`ln` on the same line may change it first"),
+    ("tee $(echo /dev/sda)", "ask", "only known at run time"),
+    # more recursive deletes and changes that cannot be proven
+    ("rm -rf \"$DIR\"", "ask", "only known at run time"),
+    ("rm -rf $(pwd)/build", "ask", "only known at run time"),
+    ("rm -rf /tmp/build", "ask", "outside the workspace"),
+    ("rm -rf ~/project/build", "ask", "outside the workspace"),
+    ("rm -rf link_home/", "ask", "outside the workspace"),
+    ("rm -rf link_home/x", "ask", "outside the workspace"),
+    ("cd nope && rm -rf x", "ask", "which does not exist"),
+    ("cd $X && rm -rf build", "ask", "a folder only known at run time"),
+    ("ln -s ~ h && rm -rf h/*", "ask", "`ln` on the same line may change it first"),
+    ("ls() { rm -rf \"$@\"; }; ls ~/*", "ask", "only known at run time"),
+    ("rm $FLAGS build", "ask", "`$FLAGS` is only known at run time"),
+    ("find -L . -name x -delete", "ask", "find -L"),
+    ("find . -name x -exec flock f rm -rf {} +", "ask", "cannot be proven harmless"),
+    ("chmod -R 777 $D", "ask", "`$D` is only known at run time"),
+    ("chown -R me /tmp/x", "ask", "outside the workspace"),
+    ("chgrp --recursive staff ../", "deny", "chmod-root"),
+    ("timeout 5 chmod -R 777 ~/x", "ask", "outside the workspace"),
+    ("hash -p $P ls; ls -rf build", "ask", "`hash -p` makes a name run a program"),
+    ("enable -f ./x.so rm; rm -rf build", "ask", "`enable -f` loads a builtin"),
+    ("bash -c 'x=~; rm -rf $x/*'", "ask", "only known at run time"),
+    ("watch -n1 'rm -rf ~/x'", "ask", "outside the workspace"),
+    # ordinary work that must still run in bypassPermissions
+    ("rm -rf build/", "allow", ""),
+    ("rm -rf build", "allow", ""),
+    ("rm -rf ./build src/gen", "allow", ""),
+    ("rm -rf @WS@/build", "allow", ""),
+    ("cd build && rm -rf ../src/gen", "allow", ""),
+    ("timeout 5 rm -rf build", "allow", ""),
+    ("bash -c 'rm -rf build'", "allow", ""),
+    ("hash -p /bin/rm del; del -rf build", "allow", ""),
+    ("find . -name '*.pyc' -delete", "allow", ""),
+    ("find . -name __pycache__ -exec rm -rf {} +", "allow", ""),
+    ("find build -type f -exec rm {} \\;", "allow", ""),
+    ("chmod -R 755 build", "allow", ""),
+    ("chmod -R u+w build src", "allow", ""),
+    ("chmod 644 a.txt", "allow", ""),
+    ("rm a.txt", "allow", ""),
+    ("mkdir -p build/x && rm -rf build/x", "allow", ""),
+    ("git push origin feature-x", "allow", ""),
+    ("git push -f origin feature-x", "allow", ""),
+    ("git push --force-with-lease origin HEAD:feature-x", "allow", ""),
+    ("git push origin main", "allow", ""),  # cannot force: a fast-forward only
+    ("git push", "allow", ""),
+    ("git push --delete origin old-feature", "allow", ""),
+    ("echo hi > out.txt", "allow", ""),
+    ("make 2>&1 | tee build.log", "allow", ""),
+    ("mv a.txt b.txt; cp -r src lib", "allow", ""),
+    ("cat a.txt > /dev/null 2>&1", "allow", ""),
+    ("dd if=/dev/zero of=out.img bs=1 count=1", "allow", ""),
+    ("echo rm -rf /", "allow", ""),
+    ("ls -la", "allow", ""),
+]
+# fmt: on
+
+
+@dataclass(frozen=True)
+class Place:
+    ws: str
+    home: str
+
+
+@pytest.fixture(scope="module")
+def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
+    ws = tmp_path_factory.mktemp("ws").resolve()
+    home = tmp_path_factory.mktemp("home").resolve()
+    for folder in ("build", "src/gen", ".git/refs/remotes/origin"):
+        (ws / folder).mkdir(parents=True)
+    (ws / "a.txt").write_text("a\n")
+    (ws / ".git/refs/remotes/origin/HEAD").write_text("ref: refs/remotes/origin/develop\n")
+    os.symlink(home, ws / "link_home")
+    return Place(str(ws), str(home))
+
+
+def decide(place: Place, line: str, mode: str = "bypassPermissions", **rules: str) -> Verdict:
+    parsed = {k: ((PermissionRule.parse(v), "project settings"),) for k, v in rules.items()}
+    policy = PermissionPolicy(mode=mode, workspace=(place.ws,), **parsed)  # type: ignore[arg-type]
+    command = line.replace("@WS@", place.ws)
+    return evaluate(
+        policy,
+        tool_name="Bash",
+        tool_input={"command": command},
+        read_only=False,
+        hook=Decision(),
+        cwd=place.ws,
+        home=place.home,
+    )
+
+
+def _id(line: str) -> str:
+    return line.replace("\\", "\\\\")
+
+
+@pytest.mark.parametrize(
+    ("line", "expected", "phrase"), [pytest.param(*r, id=_id(r[0])) for r in ROWS]
+)
+def test_bypass_runs_only_what_the_tier_proves(
+    place: Place, line: str, expected: str, phrase: str
+) -> None:
+    verdict = decide(place, line)
+    said = f"{verdict.permission}: {verdict.reason} [{verdict.source}]"
+    assert verdict.permission == expected, said
+    assert phrase in verdict.reason, said
+    if expected == "ask":
+        assert verdict.source.startswith("tier:dangerous:"), said
+        assert "needs approval in every mode" in verdict.reason, said
+    elif expected == "deny":
+        assert verdict.source.startswith("tier:dangerous:"), said
+
+
+def test_the_table_covers_each_kind_with_ten_spellings_or_more() -> None:
+    kinds = {"rm": 0, "chmod": 0, "push": 0, "dev": 0}
+    for line, expected, _ in ROWS:
+        if expected == "allow":
+            continue
+        kind = next((k for k in kinds if k in line), None) or ("dev" if ">" in line else "")
+        if kind:
+            kinds[kind] += 1
+    assert kinds["rm"] >= 10 and kinds["push"] >= 10 and kinds["dev"] >= 10, kinds
+
+
+UNPROVEN = ["x=~; rm -rf $x/*", "git push -f", 'echo x > "$OUT"', "chmod -R 777 $D"]
+
+
+@pytest.mark.parametrize("line", UNPROVEN)
+def test_an_unproven_target_asks_in_every_mode_and_no_allow_rule_lifts_it(
+    place: Place, line: str
+) -> None:
+    for mode in ("default", "acceptEdits", "bypassPermissions"):
+        verdict = decide(place, line, mode, allow="Bash")
+        assert (verdict.permission, verdict.source[:15]) == ("ask", "tier:dangerous:"), mode
+    assert decide(place, line, "plan").permission == "deny"
+    refused = decide(place, line, "dontAsk")
+    assert refused.permission == "deny" and "dontAsk" in refused.reason
+
+
+def test_a_deny_rule_still_wins_over_the_ask(place: Place) -> None:
+    verdict = decide(place, "x=~; rm -rf $x/*", deny="Bash(rm:*)")
+    assert verdict.permission == "deny" and verdict.source.startswith("rule:deny:")
+
+
+def test_the_default_branch_is_read_from_the_repository(place: Place, tmp_path: Path) -> None:
+    """Without ``origin/HEAD`` only main and master are protected; with it, its branch too."""
+    bare = tmp_path / "repo"
+    (bare / ".git").mkdir(parents=True)
+    line = f"git -C {bare} push -f origin trunk"
+    assert decide(place, line).permission == "allow"
+    (bare / ".git/refs/remotes/origin").mkdir(parents=True)
+    (bare / ".git/refs/remotes/origin/HEAD").write_text("ref: refs/remotes/origin/trunk\n")
+    assert decide(place, line).permission == "deny"
+
+
+def test_a_link_to_a_disk_is_judged_where_it_leads(place: Place, tmp_path: Path) -> None:
+    """A link made by an earlier call is resolved when the write is judged."""
+    link = Path(place.ws) / "disk"
+    os.symlink("/dev/sda", link)
+    try:
+        assert decide(place, "echo x > disk").permission == "deny"
+        assert decide(place, "dd if=x of=./disk").permission == "deny"
+    finally:
+        link.unlink()
+    assert decide(place, "echo x > disk").permission == "allow"
+
+
+def test_dangerous_defaults_off_drops_the_proofs_too(place: Place) -> None:
+    policy = PermissionPolicy(mode="bypassPermissions", workspace=(place.ws,), dangerous=())
+    verdict = evaluate(
+        policy,
+        tool_name="Bash",
+        tool_input={"command": "x=~; rm -rf $x/*"},
+        read_only=False,
+        hook=Decision(),
+        cwd=place.ws,
+        home=place.home,
+    )
+    assert verdict.permission == "allow"
