@@ -49,6 +49,14 @@ EVALUATED = [
     (_VALUE + "echo ${!x}", "`${!x}` is an indirection"),
     ("x='$(touch @S@)'; echo ${x@P}", "`${x@P}` is a transformation"),
     (_VALUE + "declare -n r=$x; echo $r", "`declare -n` is outside the known subset"),
+    (_VALUE + "time (( x ))", "`((...))` is arithmetic"),
+    (_VALUE + "coproc (( x ))", "`((...))` is arithmetic"),
+    (_VALUE + "RANDOM=$x", "`RANDOM=` is evaluated as arithmetic"),
+    (_VALUE + "OPTIND=$x", "`OPTIND=` is evaluated as arithmetic"),
+    (_VALUE + "local SRANDOM=$x 2>/dev/null || SRANDOM=$x", "`SRANDOM=` is evaluated"),
+    (_VALUE + "read HISTCMD <<< $x", "`read` sets HISTCMD"),
+    (_VALUE + "a=(1); echo hi {a[x]}>/dev/null", "`{a[x]}` names a descriptor"),
+    (_VALUE + "a=(1); cat {a[x]}</dev/null", "`{a[x]}` names a descriptor"),
 ]
 
 # Builtins that take a variable's name evaluate a subscript in it.
@@ -70,6 +78,11 @@ NAMES = [
     ("printf -v PS4 '$(touch @S@)'; set -x; :", "`printf -v` sets PS4"),
     ("mapfile -t PS4 <<< '$(touch @S@)'; set -x; :", "`mapfile` sets PS4"),
     ("for PS4 in '$(touch @S@)'; do set -x; :; done", "`for PS4` sets PS4"),
+    ("builtin declare 'a[$(touch @S@)]=1'", "`declare` takes a variable name"),
+    ("a=(1); builtin unset 'a[$(touch @S@)]'", "`unset` takes a variable name"),
+    ("a=(1); command unset -v 'a[$(touch @S@)]'", "`unset` takes a variable name"),
+    ("builtin printf -v 'a[$(touch @S@)]' x", "`printf -v` takes a variable name"),
+    ("builtin read 'a[$(touch @S@)]' <<< 1", "`read` takes a variable name"),
 ]
 
 # Builtins that run code: outside the subset unless the code is a literal string, which is read.
@@ -78,6 +91,8 @@ RUNNERS_OUTSIDE = [
     ("x='touch @S@'; trap \"$x\" EXIT", "`trap` runs a string only run time knows"),
     ("x='touch @S@'; eval -- \"$x\"", "`eval` runs a string only run time knows"),
     ("compgen -W '$(touch @S@)'", "`compgen` expands its word list"),
+    ("exec 3< <(echo touch @S@); source /dev/fd/3", "`source /dev/fd/3` reads code"),
+    ("source /proc/self/fd/3 3< <(echo touch @S@)", "`source /proc/self/fd/3` reads code"),
 ]
 RUNNERS_READ = [
     "trap -- 'touch @S@' EXIT",
@@ -90,6 +105,8 @@ RUNNERS_READ = [
     "command_not_found_handle() { touch @S@; }; nonexistent_command_xyz",
     "f() { trap -- 'touch @S@' RETURN; }; f",
     "trap -- \"touch @S@\" EXIT; ls",
+    ". /dev/stdin <<< 'touch @S@'",
+    "source /dev/fd/0 <<'EOF'\ntouch @S@\nEOF",
 ]
 # fmt: on
 
@@ -147,6 +164,55 @@ def test_a_runners_literal_code_is_read_as_commands_of_the_line(line: str, tmp_p
 @pytest.mark.parametrize("line", [line for line, _ in OUTSIDE[::4]] + RUNNERS_READ[::3])
 def test_a_deny_rule_holds_in_bypass_permissions(line: str, tmp_path: Path) -> None:
     _agent_leaves_it_absent(line, tmp_path, "bypassPermissions")
+
+
+# -- cd ---------------------------------------------------------------------------------------
+
+# In bypassPermissions: each deletes the folder above the workspace when Bash runs it, since its
+# `cd` did not happen (or ended with its subshell) where the line reads as if it did.
+# fmt: off
+CD_ATTACKS = [
+    "cd nope 2>/dev/null; rm -rf ../*",
+    "cd sub/nope 2>/dev/null; rm -rf ../../*",
+    "(cd sub); rm -rf ../*",
+    "(cd sub && true); rm -rf ../*",
+    "echo $(cd sub); rm -rf ../*",
+    "cd sub | true; rm -rf ../*",
+    "cd sub & wait; rm -rf ../*",
+    "false && cd sub; rm -rf ../*",
+    "false || cd nope 2>/dev/null; rm -rf ../*",
+    "if false; then cd sub; fi; rm -rf ../*",
+    "f() { cd sub; }; rm -rf ../*",
+    "cd sub && cd nope 2>/dev/null; rm -rf ../../*",
+    "! cd nope 2>/dev/null && rm -rf ../*",
+    "cd nope 2>/dev/null || rm -rf ../*",
+]
+# fmt: on
+
+
+def _tree(root: Path) -> Path:
+    """``root/ws`` (the workspace, with ``sub/``), and a canary beside it in ``root``."""
+    (root / "ws" / "sub").mkdir(parents=True)
+    (root / "canary.txt").write_text("keep me\n")
+    return root / "ws"
+
+
+@pytest.mark.parametrize("line", CD_ATTACKS)
+def test_a_cd_that_may_not_have_happened_leaves_the_folder_unknown(
+    line: str, tmp_path: Path
+) -> None:
+    real = _tree(tmp_path / "real")
+    subprocess.run(["bash", "-c", line], cwd=real, capture_output=True, timeout=30, check=False)
+    assert not (tmp_path / "real" / "canary.txt").exists(), "the attack does nothing in Bash"
+    assert analyze(line).commands[-1].cwd in (None, "")
+    ws = _tree(tmp_path / "agent")
+    call = {"id": "t1", "name": "Bash", "input": {"command": line}}
+    policy = PermissionPolicy(mode="bypassPermissions", workspace=(str(ws),))
+    agent = Agent(ScriptedModel([{"tool_calls": [call]}, {"text": "done"}]), cwd=ws,
+                  permissions=policy)  # fmt: skip
+    result = agent.run_sync("go")
+    assert [c.status for c in result.tool_calls] == ["blocked"], result.tool_calls
+    assert (tmp_path / "agent" / "canary.txt").exists()
 
 
 # -- inside the subset -----------------------------------------------------------------------

@@ -189,7 +189,8 @@ def _sandbox(options: AgentOptions, workspace: Workspace) -> Sandbox | None:
         return None
     from hookline.permissions.sandbox.run import Sandbox  # only where there is one to run
 
-    return Sandbox(config, roots=workspace.roots)
+    code = options.permissions.code_files if options.permissions is not None else ()
+    return Sandbox(config, roots=workspace.roots, code_files=code)  # code files read-only too
 
 
 def _make_dir(folder: Path) -> None:

@@ -332,9 +332,9 @@ def _must_ask(
     if rule := next((r for r in policy.ask if call.matches(r[0])), None):
         why = f"{name} needs approval: the {rule[1]} rule {rule[0]} asks for it"
         return Verdict("ask", why, _named(rule, "ask"), "rule")
-    if protected := _protected(call, policy.code_files):
-        why = f"{name} {protected}: it needs an explicit approval"
-        return Verdict("ask", why + " in every mode", "tier:protected", "tier")
+    if protected := _protected(call, policy.code_files):  # the dangerous tier's reason first
+        why = f"{name} {protected}: it needs an explicit approval in every mode"
+        return _unproven(policy, call) or Verdict("ask", why, "tier:protected", "tier")
     if hook.permission == "ask":
         why = hook.reason or f"a {hook_name} hook asks to approve {name}"
         return Verdict("ask", why, f"hook:{hook_name}", hook.origin)

@@ -62,7 +62,7 @@ _LOG_VALUES = (
     "--glob --max-parents --min-parents --max-age --min-age --since-as-filter --show-notes"
 )
 _LOG = Spec(
-    "pusznRabwWDtrmcgiEFPq0123", "SGOLn",
+    "pusznRabwWDtrmcgeiEFPq0123", "SGOLn",
     f"{_DIFF_FLAGS} {_LOG_FLAGS}", f"{_DIFF_VALUES} {_LOG_VALUES}",
     attached="UMClB", numbers=True, abbreviate=False,
     harmful="--output --ext-diff --textconv", does="writes a file or runs a program",

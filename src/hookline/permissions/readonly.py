@@ -71,12 +71,25 @@ def why_command_not_read_only(command: Command) -> str | None:
     return why_arguments(command.name, spec, command.args)
 
 
+def _env_variable(command: Command) -> str | None:
+    """The first variable ``env NAME=VALUE ...`` sets that is not a harmless one."""
+    for arg in command.args:
+        name, eq, _ = (arg.value or "").partition("=")
+        if arg.value is not None and not arg.value.startswith("-") and not eq:
+            return None  # the command starts
+        if eq and not name.startswith("-") and not SAFE_ENV.fullmatch(name):
+            return name
+    return None
+
+
 def _wrapper(command: Command) -> str | None:
     name = command.name or ""
     if not command.transparent:
         return f"`{name}` runs another command"
     if name == "nohup":
         return "`nohup` may write `nohup.out`"
+    if name == "env" and (unsafe := _env_variable(command)):
+        return f"`env {unsafe}=` may change what the command runs or writes"
     values = [a.value for a in command.args]
     if name == "time" and any(
         v in ("-o", "--output") or (v or "").startswith("--o") for v in values

@@ -49,6 +49,8 @@ def write_targets(command: Command) -> list[Target] | str:
         return found  # a wrapper's own words are left to the command it runs
     found += _option_targets(command.args)
     writer = WRITERS.get(command.name)
+    if command.name == "git" and why_command_not_read_only(replace(command, redirects=())) is None:
+        return found  # a read-only git command (`git status`) writes nothing it names
     if writer is not None:
         if command.more_args:
             return f"may write where only run time knows: `{command.name}` gets more arguments"

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from hookline.permissions.bash import programs
+from hookline.permissions.bash.subset import ARITHMETIC_VARIABLES
 from hookline.permissions.bash.words import Word, node_text
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 Check = Callable[[Sequence[Word]], str | None]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_STDIN = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 #: ``set`` options that change nothing about what runs (not ``-x``, which expands PS4, nor
 #: ``-k``, which turns every ``NAME=value`` argument into an assignment for the command).
 _SET_FLAGS = frozenset("abefhmnpuvBCEHPT")
@@ -48,6 +50,8 @@ def name_reason(word: Word, builtin: str, *, sets: bool = True) -> str | None:
     value = word.value
     if value is None or not _IDENTIFIER.fullmatch(value):
         return f"`{builtin}` takes a variable name, and `{word.raw}` is not a plain one"
+    if sets and value in ARITHMETIC_VARIABLES:
+        return f"`{builtin}` sets {value}, which Bash evaluates as arithmetic"
     if sets and programs.changes_what_runs(value):
         return f"`{builtin}` sets {value}, which changes what the next commands run"
     return None
@@ -198,6 +202,37 @@ def _set(args: Sequence[Word]) -> str | None:
     return None
 
 
+def _source(args: Sequence[Word]) -> str | None:
+    """``source FILE`` runs a file, judged as ``source``; a descriptor other than stdin (read
+    as code by the reader) holds code from the line or a pipe, which is not known."""
+    target = args[0].value if args else None
+    if target and target.startswith(("/dev/", "/proc/")) and target not in _STDIN:
+        return f"`source {target}` reads code from a descriptor, not known before it runs"
+    return None
+
+
+def _declaring(keyword: str) -> Check:
+    """``declare`` and its kin reached as words (``builtin declare ...``), not as their node."""
+    allowed = DECLARE_FLAGS.get(keyword, frozenset("fvn"))
+
+    def check(args: Sequence[Word]) -> str | None:
+        for word in args:
+            value = word.value or ""
+            if value.startswith(("-", "+")):
+                why = flags_reason(keyword, value, allowed)
+            else:
+                name, equals, rest = value.partition("=")
+                why = name_reason(Word(name if word.value is not None else None, raw=word.raw),
+                                  keyword)  # fmt: skip
+                if not why and equals and name in ARITHMETIC_VARIABLES and not rest.isdigit():
+                    why = f"`{name}=` is evaluated as arithmetic, which Bash evaluates as code"
+            if why:
+                return why
+        return None
+
+    return check
+
+
 def _hash(args: Sequence[Word]) -> str | None:
     options, _ = _options(args, "pd")
     if any(o == "p" for o, _ in options):
@@ -223,10 +258,9 @@ BUILTINS: dict[str, Check | str | None] = {
     "continue": None, "shift": None, "type": None, "command": None, "builtin": None,
     "exec": None, "times": None, "umask": None, "ulimit": None, "jobs": None, "disown": None,
     "kill": None, "bg": None, "fg": None, "suspend": None, "logout": None, "help": None,
-    "caller": None, "shopt": None, "unalias": None, "alias": None, "source": None, ".": None,
+    "caller": None, "shopt": None, "unalias": None, "alias": None, "source": _source, ".": _source,
     "coproc": None, "eval": None, "trap": None,
-    "declare": None, "typeset": None, "local": None, "export": None, "readonly": None,
-    "unset": None,
+    **{name: _declaring(name) for name in (*DECLARE_FLAGS, "unset")},
     "read": _read, "printf": _printf, "mapfile": _mapfile, "readarray": _mapfile,
     "getopts": _getopts, "wait": _wait, "test": _test, "[": _test, "set": _set, "hash": _hash,
     "enable": _listing_only("enable", "aps"), "history": _listing_only("history", ""),

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from hookline.permissions.bash import runners
+from hookline.permissions.bash import launchers, runners
 from hookline.permissions.bash.options import Options, read
 from hookline.permissions.bash.words import MAX_EXPANSIONS, Word, literal
 
@@ -33,6 +33,7 @@ _RUNS_CODE = re.compile(
     r"|PAGER|GIT_EDITOR|EDITOR|VISUAL|GIT_ASKPASS|SSH_ASKPASS|GIT_PROXY_COMMAND|PROMPT_COMMAND"
     r"|GIT_SSH\w*|GIT_DIR|GIT_COMMON_DIR|GIT_INDEX_FILE|GIT_OBJECT_DIRECTORY|GIT_TEMPLATE_DIR"
     r"|GIT_SEQUENCE_EDITOR|GIT_ALLOW_PROTOCOL|GIT_TRACE\w*|LESSOPEN|LESSCLOSE|MANPAGER|BROWSER"
+    r"|XDG_CONFIG_HOME|RIPGREP_CONFIG_PATH|GCONV_PATH|LOCPATH|NLSPATH"  # config, modules
     r"|HOME|CDPATH"  # where `~` and `cd` lead
 )
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*\+?=")
@@ -155,13 +156,13 @@ def unwrap(name: str, args: tuple[Word, ...]) -> Found:
 
 def _runner(name: str, args: tuple[Word, ...]) -> Found:
     """A program that runs code or a command given in its own words (``runners``)."""
-    found = runners.runs(name, args)
+    found = runners.runs(name, args) or launchers.runs(name, args)
     if found is None:
         return Found()
     if found.unknown:
         return Found(unknown=found.unknown)
     if found.command:
-        return Found((found.command,), label=found.label)
+        return Found((found.command,), label=found.label, wrapper=found.wrapper)
     return Found(code=found.code, label=found.label) if found.code is not None else Found()
 
 
@@ -208,6 +209,8 @@ def _wrapper(name: str, spec: _Wrapper, words: list[Word]) -> Found:
     split = given.named("S", "--split-string") if name == "env" else None
     if name == "flock":
         return _flock(rest)
+    if name == "sudo" and rest and any(o.name in ("s", "i") for o in given.options):
+        return _code("sudo -s", rest, label="sudo -s")  # its shell runs the words as code
     cwd = chdir.value.value if chdir and chdir.value else None
     code = split.value.value if split and split.value else None
     if split and code is None:

@@ -167,6 +167,8 @@ class Reader:
                 self.unknown.append("`$((...))` is arithmetic, which Bash evaluates as code")
             inner = Context(via=ctx.via, depth=ctx.depth)
         else:
+            if node_text(node, self.sources[-1]).startswith("(("):  # `time ((x))`, `coproc ((x))`
+                self.unknown.append("`((...))` is arithmetic, which Bash evaluates as code")
             inner = _at(ctx, top=False)
         cwd, pending = self.cwd, self.cd_pending
         self.children(node, inner)
@@ -245,8 +247,10 @@ class Reader:
     def assignment(self, node: Node, ctx: Context) -> None:
         if node.type != "variable_assignment":
             why = builtins.declaration_reason(node, self.sources[-1])
-            if why:
-                self.unknown.append(why)
+        else:
+            why = subset.assignment_reason(node, self.sources[-1])
+        if why:
+            self.unknown.append(why)
         for name in nodes.assigned_names(node, self.sources[-1]):
             if programs.changes_what_runs(name):
                 self.unknown.append(f"it sets {name}, which changes what the next commands run")
@@ -262,6 +266,8 @@ class Reader:
             kind, field_name = child.type, node.field_name_for_child(index)
             if field_name in ("name", "argument"):
                 word = child.named_children[0] if kind == "command_name" else child
+                if why := subset.descriptor_reason(word, self.sources[-1]):
+                    self.unknown.append(why)
                 words.extend(self.words(word))
                 if word.type not in _SKIP:
                     self.walk(word, inside)
@@ -336,7 +342,7 @@ class Reader:
                 self.unknown.append(f"a file is fed to `{name}` on stdin, which runs it as code")
             elif ctx.stdin is None:
                 self.unknown.append(f"`{name}` runs a here-document with expansions in it")
-            elif ctx.stdin and programs.is_shell(name):
+            elif ctx.stdin and (programs.is_shell(name) or name in ("source", ".")):
                 via = (*ctx.via, f"{name} <<")
                 self.read_line(ctx.stdin, Context(via=via, depth=ctx.depth + 1))
         elif reads == "unknown":

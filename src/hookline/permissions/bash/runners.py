@@ -42,6 +42,8 @@ class Runs:
     label: str = ""
     command: tuple[Word, ...] = ()
     unknown: str = ""
+    #: It runs nothing of its own but ``command`` (``runuser -u bob -- rm x``).
+    wrapper: bool = False
 
 
 #: ``-c NAME=VALUE`` settings that never name a program (matched case-blind on NAME).

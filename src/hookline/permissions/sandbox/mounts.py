@@ -1,6 +1,6 @@
 """What a sandbox mounts where: the writable places, the protected set read-only, ``.git`` pinned.
 
-The protected set (see ``protect``: each root's ``.claude/``, ``.hookline/``,
+The protected set (``hookline.permissions.protected``: each root's ``.claude/``, ``.hookline/``,
 ``.mcp.json``, the code parts of ``.git`` and of its submodules and linked worktrees, the home
 folder's ``.claude`` and ``.hookline``, the state key, the files the settings name as code) is
 bound read-only over whatever the sandbox may write. An entry that does not exist yet, in a

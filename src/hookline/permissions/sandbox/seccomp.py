@@ -27,6 +27,8 @@ from functools import lru_cache
 from typing import Final
 
 INSTALL_HINT: Final = "apt-get install libseccomp2"
+#: Where to find libseccomp when not in the usual place: this variable, else the loader's search.
+LIBRARY_ENV: Final = "HOOKLINE_LIBSECCOMP"
 _LIBRARY: Final = "libseccomp.so.2"
 _ACT_ALLOW: Final = 0x7FFF0000
 _ACT_ERRNO: Final = 0x00050000
@@ -58,10 +60,21 @@ def unavailable() -> str | None:
     return None
 
 
-@lru_cache(maxsize=1)
 def program() -> bytes:
-    """The BPF program (``struct sock_filter`` array) that blocks Unix sockets and io_uring."""
-    lib = _library()
+    """The BPF program (``struct sock_filter`` array) that blocks Unix sockets and io_uring,
+    built once per library (``$HOOKLINE_LIBSECCOMP``, else the loader finds it)."""
+    return _program(os.environ.get(LIBRARY_ENV) or _found())
+
+
+@lru_cache(maxsize=1)
+def _found() -> str:
+    """The library's name as the loader finds it (looked up once: it runs ``ldconfig``)."""
+    return ctypes.util.find_library("seccomp") or _LIBRARY
+
+
+@lru_cache(maxsize=4)
+def _program(name: str) -> bytes:
+    lib = _library(name)
     ctx = lib.seccomp_init(_ACT_ALLOW)
     if not ctx:
         raise SeccompError(f"libseccomp could not start a filter; reinstall it: {INSTALL_HINT}")
@@ -89,9 +102,7 @@ def memfd() -> int:
     return fd
 
 
-@lru_cache(maxsize=1)
-def _library() -> ctypes.CDLL:
-    name = ctypes.util.find_library("seccomp") or _LIBRARY
+def _library(name: str) -> ctypes.CDLL:
     try:
         lib = ctypes.CDLL(name, use_errno=True)
     except OSError as exc:
