@@ -31,6 +31,7 @@ from hookline.errors import ConfigError, ToolError
 from hookline.events import Scope
 from hookline.layers import Layer
 from hookline.permissions.sandbox.config import SandboxConfig, domain_allowed
+from hookline.permissions.sandbox.mounts import Placeholders
 from hookline.permissions.sandbox.run import Sandbox, bwrap_argv
 from hookline.tools.base import ToolContext, Workspace
 from hookline.tools.builtin import Bash
@@ -55,7 +56,8 @@ def ws(tmp_path: Path) -> Path:
 
 
 def context(ws: Path, **config: Any) -> ToolContext:
-    sandbox = Sandbox(SandboxConfig(enabled=True, **config), roots=[ws])
+    own = Placeholders(str(ws.parent / "placeholders.lock"))  # apart from other test processes
+    sandbox = Sandbox(SandboxConfig(enabled=True, **config), roots=[ws], placeholders=own)
     return ToolContext(cwd=ws, workspace=Workspace.of(ws), sandbox=sandbox)
 
 

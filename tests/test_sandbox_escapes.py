@@ -24,6 +24,7 @@ import pytest
 from hookline.errors import ToolError
 from hookline.layers import Layer
 from hookline.permissions.sandbox.config import SandboxConfig
+from hookline.permissions.sandbox.mounts import Placeholders
 from hookline.permissions.sandbox.run import Sandbox
 from hookline.tools.base import ToolContext, Workspace
 from hookline.tools.builtin import Bash
@@ -59,7 +60,8 @@ def git(ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def bash(ws: Path, command: str, **config: Any) -> tuple[int, str]:
     """Exit code and output of a Bash call in a sandbox over ``ws``."""
-    sandbox = Sandbox(SandboxConfig(enabled=True, **config), roots=[ws])
+    own = Placeholders(str(ws.parent / "placeholders.lock"))  # no other process counts here
+    sandbox = Sandbox(SandboxConfig(enabled=True, **config), roots=[ws], placeholders=own)
     ctx = ToolContext(cwd=ws, workspace=Workspace.of(ws), sandbox=sandbox)
     tool = Bash()
     try:
