@@ -3,10 +3,14 @@ however the global options spell it (``git -C . push``, ``git --no-pager push``)
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hookline import PreToolUse
 from hookline.events import Scope
@@ -116,3 +120,38 @@ def test_a_hook_if_condition_on_git_push_meets_every_spelling(line: str) -> None
     assert if_("Bash(git push:*)")(event)
     rule = PermissionRule.parse("Bash(git push *)")
     assert rule.matches("Bash", {"command": line}, cwd="/work")
+
+
+GLOBALS = [["-C", "."], ["-c", "a.b=c"], ["--git-dir=.git"], ["--git-dir", ".git"],
+           ["--work-tree=."], ["--work-tree", "."], ["--namespace=n"], ["--namespace", "n"],
+           ["--no-pager"], ["-P"], ["-p"], ["--no-replace-objects"], ["--literal-pathspecs"],
+           ["--no-optional-locks"], ["--config-env=a.b=HOME"], ["--config-env", "a.b=HOME"],
+           ["--no-pag"], ["-Cx"], ["-pP"], ["--frob"], ["-c"], ["--git-dir"], ["-h"],
+           ["--version"], ["--exec-path"], ["--html-path"], ["rev-parse"], ["--"]]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def git_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("repo")
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    return path
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(st.lists(st.sampled_from(GLOBALS), max_size=4), st.sampled_from([[], ["--git-dir"]]))
+def test_the_split_agrees_with_the_real_git_on_what_it_runs(
+    git_repo: Path, options: list[list[str]], rest: list[str]
+) -> None:
+    """Whenever git runs a subcommand, hookline's split names the same one with the same words
+    (read from git's own trace); where git refuses the options, nothing runs."""
+    argv = [w for option in options for w in option] + ["rev-parse", *rest]
+    env = {**os.environ, "GIT_TRACE": "1", "HOME": str(git_repo), "GIT_CONFIG_NOSYSTEM": "1"}
+    done = subprocess.run(["git", *argv], cwd=git_repo, env=env, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, check=False)  # fmt: skip
+    ran = re.search(r"trace: (?:built-in|exec): git (.*)", done.stderr)
+    git = split([literal(w) for w in argv])
+    if ran is None:
+        return  # git refused before running anything
+    assert not git.unknown, (argv, ran.group(1))
+    assert git.text == f"git {ran.group(1)}", argv

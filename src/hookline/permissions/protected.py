@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from hookline.permissions.paths import inside, real
@@ -55,6 +55,15 @@ class ProtectedSet:
     roots: tuple[str, ...]
     home: str
     code_files: tuple[str, ...] = ()
+    #: ``~/.claude`` and ``~/.hookline``, and the roots with their real paths (made once).
+    _home_entries: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _tops: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        homes = tuple(posixpath.join(self.home, name) for name in HOME_NAMES)
+        tops = dict.fromkeys(top for root in self.roots for top in (root, real(root)))
+        object.__setattr__(self, "_home_entries", homes)
+        object.__setattr__(self, "_tops", tuple(tops))
 
     def covers(self, path: str, *, resolve: bool = True) -> str | None:
         """The protected entry absolute, normalised ``path`` lies in (``/ws/.git/hooks``,
@@ -99,10 +108,10 @@ class ProtectedSet:
         key = os.environ.get(KEY_ENV)
         if key and path in (posixpath.abspath(key), real(key)):
             return posixpath.abspath(key)
-        for name in HOME_NAMES:
-            if inside(path, entry := posixpath.join(self.home, name)):
+        for entry in self._home_entries:
+            if inside(path, entry):
                 return entry
-        for root in _tops(self.roots):
+        for root in self._tops:
             parts = path[len(root) :].strip("/").split("/")
             if path != root and inside(path, root) and (found := _in_root(root, parts)):
                 return found
@@ -177,9 +186,3 @@ def _git_parts(git: str, depth: int) -> Iterator[str]:
             continue
         for name in names:
             yield from _git_parts(posixpath.join(folder, name), depth + 1)
-
-
-@lru_cache(maxsize=64)
-def _tops(roots: tuple[str, ...]) -> tuple[str, ...]:
-    """The roots and their real paths (a workspace root stays put for a session)."""
-    return tuple(dict.fromkeys(top for root in roots for top in (root, real(root))))

@@ -223,7 +223,7 @@ PROGRAMS: dict[str, Spec] = {
                "--join-blank-lines --number-format --number-separator --starting-line-number "
                "--number-width"),
     "rev": Spec("0", long_flags=f"--zero {_HELP}"),
-    "seq": Spec("w", "fst", f"--equal-width {_HELP}", "--format --separator", numbers=True),
+    "seq": Spec("w", "fs", f"--equal-width {_HELP}", "--format --separator", numbers=True),
     "tac": Spec("br", "s", f"--before --regex {_HELP}", "--separator"),
     "comm": Spec("123z", "", "--check-order --nocheck-order --total --zero-terminated "
                  f"{_HELP}", "--output-delimiter"),

@@ -70,7 +70,7 @@ def _judge(target: Target, command: Command, cwd: str, protected: ProtectedSet) 
             names = set(word.value.split("/"))
             hit = any(name in names for name in (".git", ".claude", ".hookline", ".mcp.json"))
             return f"writes to `{word.raw}` after a `cd` only run time knows" if hit else None
-    for folder in folders:
+    for folder in folders if target.strict else folders[:1]:
         if why := _judge_in(target, word, folder, protected):
             return why
     return None
@@ -101,12 +101,33 @@ def _judge_in(target: Target, word: Word, folder: str, protected: ProtectedSet) 
     return None
 
 
+def _forms(path: str) -> list[str] | targets.Unresolved:
+    """``path`` as written (folded), the entry itself (its folder resolved) and where it leads
+    (a final link followed too): one resolve of the folder, and of the link when it is one."""
+    folded = posixpath.normpath(path)
+    parent, name = posixpath.split(path)
+    where = targets.located(parent) if name else targets.located(path)
+    if isinstance(where, targets.Unresolved):
+        return where
+    entry = posixpath.normpath(posixpath.join(where, name)) if name else where
+    found = [folded, entry]
+    if name in ("..", "."):
+        return found
+    if os.path.islink(entry):
+        leads = targets.located(entry)
+        if isinstance(leads, targets.Unresolved):
+            return leads
+        found.append(leads)
+    itself = targets.itself(folded) if folded != path else folded  # `..` folded before a link
+    if isinstance(itself, targets.Unresolved):
+        return itself
+    return [*found, itself]
+
+
 def _path(target: Target, path: str, protected: ProtectedSet) -> str | None:
-    forms = [posixpath.normpath(path)]
-    for form in (targets.located(path), targets.itself(posixpath.normpath(path))):
-        if isinstance(form, targets.Unresolved):
-            return f"writes to `{target.word.raw}`, which cannot be followed: {form.reason}"
-        forms.append(form)
+    forms = _forms(path)
+    if isinstance(forms, targets.Unresolved):
+        return f"writes to `{target.word.raw}`, which cannot be followed: {forms.reason}"
     for form in dict.fromkeys(forms):
         if entry := protected.covers(form, resolve=False):
             return f"writes into {entry}, which is protected"

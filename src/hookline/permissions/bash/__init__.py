@@ -6,8 +6,12 @@ bodies, and inside ``$(...)``, backticks and ``<(...)`` wherever they stand (arg
 assignments, redirect targets, here-strings, here-document bodies). Each command's name is
 normalised as Bash would run it (quotes and backslashes removed, braces expanded, ``/usr/bin/x``
 and ``./x`` read as ``x``); wrappers (``env``, ``sudo``, ``timeout``, ``xargs``, ``find -exec``,
-...) are unwrapped into the commands they run (``hookline.permissions.bash.programs``), and code
-strings (``bash -c``, ``eval``, a here-document fed to a shell) are parsed in turn.
+...) are unwrapped into the commands they run (``hookline.permissions.bash.programs``, and the
+launchers of ``hookline.permissions.bash.launchers``: ``runuser``, ``uv run``, ...), and code
+strings (``bash -c``, ``eval``, a here-document fed to a shell, ``git ls-remote --upload-pack``,
+``ssh HOST CMD``: ``hookline.permissions.bash.runners``) are parsed in turn; inline code of
+another language (``python3 -c``) cannot be known. ``hookline.permissions.bash.git`` splits a
+git command as git does (global options, subcommand, its words).
 
 What cannot be known statically is said, not guessed: a variable or substitution as a command
 name, ``eval`` of a non-literal, data piped into a shell or interpreter, an assignment to

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from hookline.permissions.bash import programs
+from hookline.permissions.bash.subset import ARITHMETIC_VARIABLES
 from hookline.permissions.bash.words import Word, node_text
 
 if TYPE_CHECKING:
@@ -49,6 +50,8 @@ def name_reason(word: Word, builtin: str, *, sets: bool = True) -> str | None:
     value = word.value
     if value is None or not _IDENTIFIER.fullmatch(value):
         return f"`{builtin}` takes a variable name, and `{word.raw}` is not a plain one"
+    if sets and value in ARITHMETIC_VARIABLES:
+        return f"`{builtin}` sets {value}, which Bash evaluates as arithmetic"
     if sets and programs.changes_what_runs(value):
         return f"`{builtin}` sets {value}, which changes what the next commands run"
     return None
@@ -208,6 +211,33 @@ def _source(args: Sequence[Word]) -> str | None:
     return None
 
 
+def _declaring(keyword: str) -> Check:
+    """``declare`` and its kin reached as words (``builtin declare ...``), not as their node."""
+    allowed = DECLARE_FLAGS.get(keyword, frozenset("fvn"))
+
+    def check(args: Sequence[Word]) -> str | None:
+        for word in args:
+            value = word.value or ""
+            if value.startswith(("-", "+")):
+                why = flags_reason(keyword, value, allowed)
+            else:
+                name, equals, rest = value.partition("=")
+                why = name_reason(Word(name if word.value is not None else None, raw=word.raw),
+                                  keyword)  # fmt: skip
+                if not why and equals and name in ARITHMETIC_VARIABLES and not rest.isdigit():
+                    why = f"`{name}=` is evaluated as arithmetic, which Bash evaluates as code"
+            if why:
+                return why
+        return None
+
+    return check
+
+
+def _jobs(args: Sequence[Word]) -> str | None:
+    options, _ = _options(args, "")
+    return "`jobs -x` runs a command" if any(o == "x" for o, _ in options) else None
+
+
 def _hash(args: Sequence[Word]) -> str | None:
     options, _ = _options(args, "pd")
     if any(o == "p" for o, _ in options):
@@ -231,12 +261,11 @@ BUILTINS: dict[str, Check | str | None] = {
     ":": None, "true": None, "false": None, "echo": None, "pwd": None, "cd": None,
     "pushd": None, "popd": None, "dirs": None, "exit": None, "return": None, "break": None,
     "continue": None, "shift": None, "type": None, "command": None, "builtin": None,
-    "exec": None, "times": None, "umask": None, "ulimit": None, "jobs": None, "disown": None,
+    "exec": None, "times": None, "umask": None, "ulimit": None, "jobs": _jobs, "disown": None,
     "kill": None, "bg": None, "fg": None, "suspend": None, "logout": None, "help": None,
     "caller": None, "shopt": None, "unalias": None, "alias": None, "source": _source, ".": _source,
     "coproc": None, "eval": None, "trap": None,
-    "declare": None, "typeset": None, "local": None, "export": None, "readonly": None,
-    "unset": None,
+    **{name: _declaring(name) for name in (*DECLARE_FLAGS, "unset")},
     "read": _read, "printf": _printf, "mapfile": _mapfile, "readarray": _mapfile,
     "getopts": _getopts, "wait": _wait, "test": _test, "[": _test, "set": _set, "hash": _hash,
     "enable": _listing_only("enable", "aps"), "history": _listing_only("history", ""),

@@ -167,6 +167,8 @@ class Reader:
                 self.unknown.append("`$((...))` is arithmetic, which Bash evaluates as code")
             inner = Context(via=ctx.via, depth=ctx.depth)
         else:
+            if node_text(node, self.sources[-1]).startswith("(("):  # `time ((x))`, `coproc ((x))`
+                self.unknown.append("`((...))` is arithmetic, which Bash evaluates as code")
             inner = _at(ctx, top=False)
         cwd, pending = self.cwd, self.cd_pending
         self.children(node, inner)
@@ -214,6 +216,8 @@ class Reader:
             redirect, text = self.redirect(child, ctx)
             redirects.append(redirect)
             stdin = _stdin(redirect, text, stdin)
+            for nested in _after_heredoc(child):  # `cat <<EOF > file`: the write is nested
+                redirects.append(self.redirect(nested, ctx)[0])
         inner = Context(tuple(redirects), stdin, ctx.via, ctx.depth, ctx.top)
         bodies = node.children_by_field_name("body")
         for body in bodies:
@@ -229,6 +233,8 @@ class Reader:
         )
         op = next(c.type for c in node.children if not c.is_named)
         for child in node.named_children:  # substitutions in targets; `| sh` after a heredoc
+            if child in _after_heredoc(node):
+                continue  # read as a redirect of its own (``redirected``)
             if child.type in ("pipeline", "command", "list", "redirected_statement"):
                 self.walk(child, Context(via=ctx.via, depth=ctx.depth, stdin="pipe"))
             elif child.type not in ("file_descriptor", "heredoc_start", "heredoc_end"):
@@ -245,8 +251,10 @@ class Reader:
     def assignment(self, node: Node, ctx: Context) -> None:
         if node.type != "variable_assignment":
             why = builtins.declaration_reason(node, self.sources[-1])
-            if why:
-                self.unknown.append(why)
+        else:
+            why = subset.assignment_reason(node, self.sources[-1])
+        if why:
+            self.unknown.append(why)
         for name in nodes.assigned_names(node, self.sources[-1]):
             if programs.changes_what_runs(name):
                 self.unknown.append(f"it sets {name}, which changes what the next commands run")
@@ -262,6 +270,8 @@ class Reader:
             kind, field_name = child.type, node.field_name_for_child(index)
             if field_name in ("name", "argument"):
                 word = child.named_children[0] if kind == "command_name" else child
+                if why := subset.descriptor_reason(word, self.sources[-1]):
+                    self.unknown.append(why)
                 words.extend(self.words(word))
                 if word.type not in _SKIP:
                     self.walk(word, inside)
@@ -389,3 +399,10 @@ def _stdin(redirect: Redirect, text: str | None, before: str | None) -> str | No
 
 def _with_more_args(command: Command) -> Command:
     return command if command.wrapper else replace(command, more_args=True)
+
+
+def _after_heredoc(node: Node) -> list[Node]:
+    """The redirects tree-sitter nests in a here-document's (``<<EOF > file``)."""
+    if node.type != "heredoc_redirect":
+        return []
+    return [c for c in node.named_children if c.type in ("file_redirect", "herestring_redirect")]

@@ -45,6 +45,9 @@ EXPRESSIONS = frozenset({"binary_expression", "unary_expression", "parenthesized
 #: Every node type the reader accepts.
 NODE_TYPES = STRUCTURE | LEAVES | EXPANSIONS | EXPRESSIONS
 
+#: Variables whose assigned value Bash evaluates as arithmetic (``RANDOM=$x`` runs the code a
+#: subscript in ``$x`` holds): only a literal integer may be assigned to them.
+ARITHMETIC_VARIABLES = frozenset({"RANDOM", "SRANDOM", "OPTIND", "HISTCMD", "SECONDS", "LINENO"})
 #: Comparisons ``[[ ]]`` evaluates as arithmetic, so as code.
 ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 #: Tests that take a variable's name (``-v a[$(cmd)]`` evaluates the subscript).
@@ -75,6 +78,34 @@ def node_reason(node: Node, source: bytes) -> str | None:
         return f"`{_shown(node, source)}` is an array subscript, which Bash evaluates as code"
     if kind not in NODE_TYPES:
         return f"`{_shown(node, source)}` ({kind}) is outside the known subset"
+    return None
+
+
+def assignment_reason(node: Node, source: bytes) -> str | None:
+    """Why ``NAME=value`` is outside the subset: a value Bash evaluates as arithmetic."""
+    names = node.children_by_field_name("name")
+    name = node_text(names[0], source) if names else ""
+    if name not in ARITHMETIC_VARIABLES:
+        return None
+    values = node.children_by_field_name("value")
+    if values and _INTEGER.fullmatch(node_text(values[0], source)):
+        return None
+    return f"`{name}=` is evaluated as arithmetic, which Bash evaluates as code"
+
+
+def descriptor_reason(node: Node, source: bytes) -> str | None:
+    """``{NAME}>file`` is not a word but a redirect that assigns a descriptor's number to NAME:
+    a subscript there (``{a[x]}>f``) is evaluated as code, and PATH-like names change what runs."""
+    if source[node.end_byte : node.end_byte + 1] not in (b"<", b">"):
+        return None
+    text = node_text(node, source)
+    if not (text.startswith("{") and text.endswith("}")):
+        return None
+    name = text[1:-1]
+    if not _IDENTIFIER.fullmatch(name):
+        return f"`{_cut(text)}` names a descriptor by a name that is not plain"
+    if programs.changes_what_runs(name):
+        return f"`{_cut(text)}` sets {name}, which changes what the next commands run"
     return None
 
 
@@ -149,6 +180,8 @@ def _for_reason(node: Node, source: bytes) -> str | None:
         value = node_text(name, source)
         if not _IDENTIFIER.fullmatch(value):
             return f"`for {value}` assigns a name that is not plain"
+        if value in ARITHMETIC_VARIABLES:
+            return f"`for {value}` sets {value}, which Bash evaluates as arithmetic"
         if programs.changes_what_runs(value):
             return f"`for {value}` sets {value}, which changes what the next commands run"
     return None
