@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from hookline.permissions import DANGEROUS
 from test_bash_attacks_e2e import BWRAP, Jail, jail  # noqa: F401 (``jail`` is the fixture)
 
 pytestmark = pytest.mark.skipif(
@@ -128,8 +129,18 @@ def test_the_attack_is_blocked_in_bypass_and_its_canary_survives(
     main = _main(world)
     call = world.run("bypassPermissions", "none", _fill(world, command))
     assert _intact(world, canary, main), f"the canary was harmed: {call}"
-    assert call["status"] == "blocked" and call["output"] is None, call
-    assert "dangerous tier" in call["reason"], call
+    assert call["status"] == "blocked" and call["output"] is None and call["reason"], call
+    assert _the_tier_stops(world, _fill(world, command)), "blocked, but not by the tier"
+
+
+def _the_tier_stops(box: Jail, command: str) -> bool:
+    """Whether the dangerous tier on its own denies ``command`` or cannot prove it (another
+    check may have asked first)."""
+    given = {"command": command}
+    where = {"cwd": str(box.ws), "home": str(box.home), "roots": (str(box.ws),)}
+    return any(
+        d.matches("Bash", given, **where) or d.unproven("Bash", given, **where) for d in DANGEROUS
+    )
 
 
 @pytest.mark.parametrize(("command", "canary"), [pytest.param(*r, id=_id(r[0])) for r in ATTACKS])

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from hookline.decisions import Decision
-from hookline.permissions import PermissionPolicy, Verdict, evaluate
+from hookline.permissions import DANGEROUS, PermissionPolicy, Verdict, evaluate
 from hookline.permissions.rules import PermissionRule
 
 # (line, verdict in bypassPermissions, a phrase its reason holds). @WS@: the workspace.
@@ -26,10 +26,20 @@ ROWS = [
     # the brief's spellings: each asks or is denied, never runs
     ("cd nope 2>/dev/null; rm -rf ../*", "deny", "dangerous tier, rm-root"),
     ("hash -p /bin/rm ls; ls -rf ~/*", "deny", "rm-root"),
-    ("trap -- 'rm -rf ~/*' EXIT", "ask", "`trap` runs `rm` in a way hookline does not model"),
+    ("trap -- 'rm -rf ~/*' EXIT", "deny", "rm-root"),
+    ("trap 'rm -rf build' EXIT; cd /tmp", "ask", "`trap` runs `rm`"),
     ("find ~ -exec env rm -rf {} +", "deny", "rm-root"),
-    ("flock f rm -rf ~/x", "ask", "`flock` runs `rm`"),
-    ("flock f rm -rf build", "ask", "`flock` runs `rm`"),
+    ("flock f rm -rf ~/x", "ask", "outside the workspace"),
+    ("flock -n f rm -rf ~/x", "ask", "outside the workspace"),
+    ("chroot /mnt rm -rf x", "ask", "`chroot` runs `rm`"),
+    ("f() { rm -rf build; }; cd /tmp; f", "ask", "`f` runs `rm`"),
+    ("parallel rm -rf ::: a", "ask", "`parallel` runs `rm`"),
+    ("rm -rf ~+", "deny", "rm-root"),
+    ("rm -rf ~-/x", "ask", "`~-/x` is only known at run time"),
+    ("find . -delete -name x", "deny", "rm-root"),
+    ("find . -name x -o -delete", "deny", "rm-root"),
+    ("find . -mtime -1 -delete", "ask", "the workspace root itself"),
+    ("find . -path './*' -exec rm -rf {} +", "ask", "the workspace root itself"),
     ("x=~; rm -rf $x/*", "ask", "`$x/*` is only known at run time"),
     ("echo ~ | xargs -I{} rm -rf {}/x", "ask", "more targets at run time"),
     ("echo ~ | xargs rm -rf", "ask", "more targets at run time"),
@@ -55,6 +65,7 @@ ROWS = [
     ("git push -f origin $BRANCH", "ask", "only known at run time"),
     ("cd $X && git push -f origin feature-x", "ask", "a repository only known at run time"),
     ("ssh host git push -f origin x", "ask", "`ssh` runs `git push`"),
+    ("git send-pack --force origin main", "deny", "force-push-main"),
     ("dd of=//dev/sda", "deny", "block-device"),
     ("> /proc/self/root/dev/sda", "deny", "block-device"),
     ("echo x > /dev/./sda", "deny", "block-device"),
@@ -66,8 +77,11 @@ ROWS = [
     ("dd if=x of=$DISK", "ask", "`of=$DISK` is only known at run time"),
     ("echo x > \"$OUT\"", "ask", "only known at run time"),
     ("cd $X && echo x > sda", "ask", "relative to a folder only known at run time"),
-    ("ln -s /dev/sda d; echo x > d", "ask", "`ln` on the same line may change it first"),
+    ("ln -s /dev/sda d; echo x > d", "ask", "`ln` names `/dev/sda`"),
+    ("ln -s \"$D\" d; echo x > d", "ask", "`ln` on the same line may change it first"),
     ("tee $(echo /dev/sda)", "ask", "only known at run time"),
+    ("sort -o /dev/sda x", "ask", "`sort` names `/dev/sda`, which it may write"),
+    ("curl --output=//dev/sda https://example.com", "ask", "`curl` names `//dev/sda`"),
     # more recursive deletes and changes that cannot be proven
     ("rm -rf \"$DIR\"", "ask", "only known at run time"),
     ("rm -rf $(pwd)/build", "ask", "only known at run time"),
@@ -78,16 +92,17 @@ ROWS = [
     ("cd nope && rm -rf x", "ask", "which does not exist"),
     ("cd $X && rm -rf build", "ask", "a folder only known at run time"),
     ("ln -s ~ h && rm -rf h/*", "ask", "`ln` on the same line may change it first"),
-    ("ls() { rm -rf \"$@\"; }; ls ~/*", "ask", "only known at run time"),
+    ("ls() { rm -rf \"$@\"; }; ls ~/*", "ask", "`ls` runs `rm`"),
     ("rm $FLAGS build", "ask", "`$FLAGS` is only known at run time"),
     ("find -L . -name x -delete", "ask", "find -L"),
-    ("find . -name x -exec flock f rm -rf {} +", "ask", "cannot be proven harmless"),
+    ("find . -name x -exec ssh h rm -rf {} +", "ask", "cannot be proven harmless"),
     ("chmod -R 777 $D", "ask", "`$D` is only known at run time"),
     ("chown -R me /tmp/x", "ask", "outside the workspace"),
     ("chgrp --recursive staff ../", "deny", "chmod-root"),
     ("timeout 5 chmod -R 777 ~/x", "ask", "outside the workspace"),
     ("hash -p $P ls; ls -rf build", "ask", "`hash -p` makes a name run a program"),
     ("enable -f ./x.so rm; rm -rf build", "ask", "`enable -f` loads a builtin"),
+    ("ls -rf build; hash -p /bin/rm ls; ls -rf ~/*", "deny", "rm-root"),
     ("bash -c 'x=~; rm -rf $x/*'", "ask", "only known at run time"),
     ("watch -n1 'rm -rf ~/x'", "ask", "outside the workspace"),
     # ordinary work that must still run in bypassPermissions
@@ -97,11 +112,10 @@ ROWS = [
     ("rm -rf @WS@/build", "allow", ""),
     ("cd build && rm -rf ../src/gen", "allow", ""),
     ("timeout 5 rm -rf build", "allow", ""),
+    ("flock f rm -rf build", "allow", ""),
+    ("rm -rf ~+/build", "allow", ""),
     ("bash -c 'rm -rf build'", "allow", ""),
-    ("hash -p /bin/rm del; del -rf build", "allow", ""),
     ("find . -name '*.pyc' -delete", "allow", ""),
-    ("find . -name __pycache__ -exec rm -rf {} +", "allow", ""),
-    ("find build -type f -exec rm {} \\;", "allow", ""),
     ("chmod -R 755 build", "allow", ""),
     ("chmod -R u+w build src", "allow", ""),
     ("chmod 644 a.txt", "allow", ""),
@@ -118,8 +132,21 @@ ROWS = [
     ("mv a.txt b.txt; cp -r src lib", "allow", ""),
     ("cat a.txt > /dev/null 2>&1", "allow", ""),
     ("dd if=/dev/zero of=out.img bs=1 count=1", "allow", ""),
+    ("dd if=/dev/sda of=out.img", "allow", ""),
+    ("sort -o out.txt a.txt", "allow", ""),
     ("echo rm -rf /", "allow", ""),
     ("ls -la", "allow", ""),
+]
+# fmt: on
+
+#: Lines the tier proves (no entry denies or asks) though another check may ask for them:
+#: hookline's protected-folder check asks for a write whose target run time supplies (``{}``),
+#: the known subset for ``hash -p``.
+# fmt: off
+PROVEN = [
+    "find . -name __pycache__ -exec rm -rf {} +", "find build -type f -exec rm {} \\;",
+    "find . -type d -name '*.egg-info' -exec rm -r {} +", "hash -p /bin/rm del; del -rf build",
+    "find build -mtime +7 -delete", "chmod -R go-w build", "rm -rf build/", "git push origin main",
 ]
 # fmt: on
 
@@ -157,6 +184,14 @@ def decide(place: Place, line: str, mode: str = "bypassPermissions", **rules: st
     )
 
 
+def unproven(place: Place, line: str) -> str | None:
+    """The first reason an entry of the built-in tier gives for not proving ``line``."""
+    given = {"command": line.replace("@WS@", place.ws)}
+    where = {"cwd": place.ws, "home": place.home, "roots": (place.ws,)}
+    found = (d.unproven("Bash", given, **where) for d in DANGEROUS)
+    return next((why for why in found if why), None)
+
+
 def _id(line: str) -> str:
     return line.replace("\\", "\\\\")
 
@@ -170,12 +205,19 @@ def test_bypass_runs_only_what_the_tier_proves(
     verdict = decide(place, line)
     said = f"{verdict.permission}: {verdict.reason} [{verdict.source}]"
     assert verdict.permission == expected, said
-    assert phrase in verdict.reason, said
-    if expected == "ask":
-        assert verdict.source.startswith("tier:dangerous:"), said
-        assert "needs approval in every mode" in verdict.reason, said
-    elif expected == "deny":
-        assert verdict.source.startswith("tier:dangerous:"), said
+    if expected == "deny":
+        assert verdict.source.startswith("tier:dangerous:") and phrase in verdict.reason, said
+    elif expected == "ask":  # the tier's own reason (another check may have asked first)
+        why = unproven(place, line)
+        assert why is not None and phrase in why, (why, said)
+    else:
+        assert unproven(place, line) is None, said
+
+
+@pytest.mark.parametrize("line", [pytest.param(line, id=_id(line)) for line in PROVEN])
+def test_the_tier_proves_ordinary_work(place: Place, line: str) -> None:
+    assert unproven(place, line) is None
+    assert decide(place, line).source[:15] != "tier:dangerous:"
 
 
 def test_the_table_covers_each_kind_with_ten_spellings_or_more() -> None:
@@ -189,19 +231,31 @@ def test_the_table_covers_each_kind_with_ten_spellings_or_more() -> None:
     assert kinds["rm"] >= 10 and kinds["push"] >= 10 and kinds["dev"] >= 10, kinds
 
 
-UNPROVEN = ["x=~; rm -rf $x/*", "git push -f", 'echo x > "$OUT"', "chmod -R 777 $D"]
+UNPROVEN = [
+    "git push -f origin",
+    "x=~; rm -rf $x/*",
+    "git push -f",
+    'echo x > "$OUT"',
+    "chmod -R 777 $D",
+]
 
 
 @pytest.mark.parametrize("line", UNPROVEN)
 def test_an_unproven_target_asks_in_every_mode_and_no_allow_rule_lifts_it(
     place: Place, line: str
 ) -> None:
+    assert unproven(place, line) is not None
     for mode in ("default", "acceptEdits", "bypassPermissions"):
         verdict = decide(place, line, mode, allow="Bash")
-        assert (verdict.permission, verdict.source[:15]) == ("ask", "tier:dangerous:"), mode
-    assert decide(place, line, "plan").permission == "deny"
+        assert verdict.permission == "ask", (mode, verdict)
+    assert decide(place, line, "plan").permission != "allow"
     refused = decide(place, line, "dontAsk")
     assert refused.permission == "deny" and "dontAsk" in refused.reason
+
+
+def test_plan_mode_refuses_what_the_tier_cannot_prove(place: Place) -> None:
+    verdict = decide(place, "git push -f", "plan")
+    assert verdict.permission == "deny" and verdict.source == "mode:plan"
 
 
 def test_a_deny_rule_still_wins_over_the_ask(place: Place) -> None:
@@ -233,11 +287,12 @@ def test_a_link_to_a_disk_is_judged_where_it_leads(place: Place, tmp_path: Path)
 
 
 def test_dangerous_defaults_off_drops_the_proofs_too(place: Place) -> None:
+    assert decide(place, "git push -f").permission == "ask"
     policy = PermissionPolicy(mode="bypassPermissions", workspace=(place.ws,), dangerous=())
     verdict = evaluate(
         policy,
         tool_name="Bash",
-        tool_input={"command": "x=~; rm -rf $x/*"},
+        tool_input={"command": "git push -f"},
         read_only=False,
         hook=Decision(),
         cwd=place.ws,

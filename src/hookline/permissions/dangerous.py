@@ -141,7 +141,7 @@ def _commands(analysis: Analysis, depth: int = 0) -> list[Command]:
     """The line's commands (renames applied, ``find -exec``'s ``{}`` read as find's start
     paths), and a guess at those of code strings only run time knows (``bash -c "rm -rf
     $HOME"``): their text read as written, to err towards refusing."""
-    found = [item.command for item in proving.seen(analysis) if not item.runner]
+    found = [item.command for item in proving.seen(analysis) if item.index >= 0]
     if depth >= 2 or not analysis.unknown:
         return found
     for command in analysis.commands:
@@ -257,13 +257,19 @@ def _recursive_delete(command: Command, place: Place) -> bool:
         filtered = _filtered(command)
         starts = proving.find_starts(command, links=False)
         return any(reaches(w, command, place, system_only=filtered) for w in starts)
-    return any(reaches(w, command, place) for w in _deleted(command) if w.raw != proving.FOUND)
+    found = (proving.FOUND, proving.FOUND_ANY)
+    return any(reaches(w, command, place) for w in _deleted(command) if w.raw not in found)
 
 
 def _filtered(command: Command) -> bool:
-    """Whether ``find`` has a test that picks some files (``-name '*'`` picks every one)."""
+    """Whether ``find`` has a test that picks some files ahead of its first action, and no
+    ``-o``, ``-not``, ``!`` or ``,`` (``-name '*'`` picks every one)."""
     values = [a.value or "" for a in command.args]
+    if {"-o", "-or", ",", "!", "-not"} & set(values):
+        return False
     for index, value in enumerate(values[:-1]):
+        if value in proving.FIND_ACTIONS:
+            return False
         if value in _FIND_FILTERS and not (
             value in ("-name", "-iname", "-path", "-ipath") and _everything(values[index + 1])
         ):
@@ -272,7 +278,8 @@ def _filtered(command: Command) -> bool:
 
 
 def _recursive_change(command: Command, place: Place) -> bool:
-    return any(reaches(w, command, place) for w in _changed(command) if w.raw != proving.FOUND)
+    found = (proving.FOUND, proving.FOUND_ANY)
+    return any(reaches(w, command, place) for w in _changed(command) if w.raw not in found)
 
 
 def _disk_tool(command: Command, place: Place) -> bool:
@@ -325,7 +332,8 @@ def _prove(
 ) -> str | None:
     for item in proving.seen(analysis):
         for word in found(item.command):
-            root_ok = item.command.name == "find" or word.raw == proving.FOUND
+            picks = item.command.name == "find" and proving.find_picks(item.command)
+            root_ok = picks or word.raw == proving.FOUND
             why = proving.why_unproven(word, item, place, analysis, root_ok=root_ok)
             if why:
                 return f"{what} (`{item.command.name}`) cannot be proven harmless: {why}"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from dataclasses import replace
 from fnmatch import fnmatchcase
 
 from hookline.permissions import proving, targets
@@ -23,6 +24,10 @@ from hookline.permissions.bash import Analysis, Command
 from hookline.permissions.bash.options import Options, read
 from hookline.permissions.bash.words import Word
 from hookline.permissions.proving import KERNEL, Place, Seen
+from hookline.permissions.readonly import why_command_not_read_only
+
+#: Programs whose writes ``written`` lists in full (their other words are read).
+_WRITES_LISTED = frozenset({"dd", "tee", "shred", "cp", "mv", "install", "pv", "ddrescue"})
 
 __all__ = ["DEVICE", "device", "disk_write", "prove_writes", "written"]
 
@@ -66,11 +71,34 @@ def disk_write(command: Command, place: Place) -> bool:
 
 
 def prove_writes(analysis: Analysis, place: Place) -> str | None:
+    """Why a write of the line may reach a device: a write target not proven, or a disk or
+    kernel file named by a program that is not read-only, which may write it by an option the
+    tier does not list (``sort -o /dev/sda``)."""
     for item in proving.seen(analysis):
         for word in written(item.command):
             if why := _write_unproven(word, item, place, analysis):
                 return f"a write cannot be proven not to reach a device: {why}"
+        if named := _named_device(item, place):
+            why = f"`{item.command.name}` names `{named}`, which it may write"
+            return f"a write cannot be proven not to reach a device: {why}"
     return None
+
+
+def _named_device(item: Seen, place: Place) -> str:
+    command = item.command
+    if command.wrapper or command.name is None or command.name in _WRITES_LISTED:
+        return ""
+    if why_command_not_read_only(replace(command, redirects=())) is None:
+        return ""
+    for word in command.args:
+        value = word.value or ""
+        if re.match(r"-|\w+=", value) and "=" in value and not value.startswith("if="):
+            value = value.partition("=")[2]
+        if value.startswith(("/", "~", ".")):
+            path = Word(value, raw=value, mask="q" * len(value))
+            if device(path, command, place) is not None:
+                return value
+    return ""
 
 
 def _write_unproven(word: Word, item: Seen, place: Place, analysis: Analysis) -> str | None:

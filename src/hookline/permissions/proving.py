@@ -41,11 +41,22 @@ _NO_LINKS = frozenset({"mkdir", "touch", "rm", "rmdir", "unlink", "chmod", "chow
                        "hash", "export", "unset", "set", "shopt", "trap", "local", "declare",
                        "readonly", "read", "exit", "return", "wait", "sleep", "true", "false",
                        ":", "echo", "printf", "test", "["})  # fmt: skip
+#: Runners that run their command in the same folder with the words as written (``xargs`` and
+#: ``find -exec +`` add arguments: the command says so itself).
+_KEEPS = frozenset({"env", "timeout", "nice", "ionice", "nohup", "stdbuf", "setsid", "time",
+                    "command", "builtin", "exec", "flock", "taskset", "chrt", "coproc", "eval",
+                    "find", "xargs", "watch", "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash",
+                    "rbash"})  # fmt: skip
+_DIRS = re.compile(r"~[+-]?\d*(?=/|$)(?<!~)")
 _TOKEN = re.compile(r"[^\s;&|()`{}<>]+")
 KERNEL = ("/dev/", "/proc/", "/sys/")
 _MAX_DEPTH = 2
 #: How a ``{}`` of ``find -exec`` read as one of find's start paths is marked.
 FOUND = "{}"
+FOUND_ANY = "{} "
+FIND_ACTIONS = frozenset({"-delete", "-exec", "-execdir", "-ok", "-okdir"})
+_FIND_LOGIC = frozenset({"-o", "-or", ",", "!", "-not"})
+_FIND_NAMES = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +87,8 @@ SYSTEM_FOLDERS = ("/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/
 @dataclass(frozen=True, slots=True)
 class Seen:
     """One command the tier judges: ``index`` into the analysis (-1 for a hidden one), and
-    the program that runs a hidden one (``"flock"``)."""
+    the program that runs it in a way hookline does not follow (``"flock"`` for a hidden one,
+    ``"ssh"``), or ""."""
 
     command: Command
     index: int = -1
@@ -89,18 +101,43 @@ def seen(analysis: Analysis, depth: int = 0) -> tuple[Seen, ...]:
     renames = _renames(analysis)
     found: list[Seen] = []
     starts: tuple[Word, ...] = ()
+    picks = False
     for index, command in enumerate(analysis.commands):
         modelled = _modelled(analysis.commands, index)
+        if any(w.tilde and _DIRS.match(w.value or "") for w in command.args):
+            command = replace(command, args=tuple(_dir_stack(w) for w in command.args))
         if command.name in renames and not command.path:
             command = replace(command, name=renames[command.name])
         if command.name == "find":
-            starts = find_starts(command)
+            starts, picks = find_starts(command), find_picks(command)
         elif "find -exec" in command.via and starts:
-            command = _found_by_find(command, starts)
-        found.append(Seen(command, index))
+            command = _found_by_find(command, starts, picks)
+        found.append(Seen(command, index, _unfollowed(command.via)))
         if not modelled and command.name not in NEVER_RUNS and depth < _MAX_DEPTH:
             found += _hidden(command, depth)
     return tuple(found)
+
+
+def _dir_stack(word: Word) -> Word:
+    """``~+`` is the folder the shell is in (``~+/x`` is ``./x``); ``~-`` (the folder before)
+    and ``~N`` (the folder stack) only run time knows."""
+    value = word.value or ""
+    found = _DIRS.match(value) if word.tilde else None
+    if found is None:
+        return word
+    if found.group() != "~+":
+        return Word(None, raw=word.raw)
+    rest = value[2:]
+    return Word("." + rest, raw=word.raw, glob=word.glob, mask="." + word.mask[2:])
+
+
+def _unfollowed(via: tuple[str, ...]) -> str:
+    """The first runner in ``via`` that may run its command elsewhere or with other arguments
+    (``ssh``, ``chroot``, ``parallel``, a function the line defines, which may be called from
+    any folder); "" when each keeps the folder and the words as written."""
+    return next(
+        (label for label in via if label.split()[:1] and label.split()[0] not in _KEEPS), ""
+    )
 
 
 def _modelled(commands: tuple[Command, ...], index: int) -> bool:
@@ -179,10 +216,28 @@ def find_starts(command: Command, *, links: bool = True) -> tuple[Word, ...]:
     return tuple(found) or (Word(".", raw=".", mask="q"),)
 
 
-def _found_by_find(command: Command, starts: tuple[Word, ...]) -> Command:
-    """``find build -exec rm -rf {} +``: the ``{}`` are paths below ``build``."""
+def find_picks(command: Command) -> bool:
+    """Whether ``find`` picks some entries by name before it acts: a ``-name`` or ``-path``
+    test with a literal part (``*.pyc``, not ``*`` or ``[a-z]*``) ahead of its first action,
+    and no ``-o``, ``-not``, ``!`` or ``,`` that could turn it around."""
+    values = [a.value for a in command.args]
+    if None in values or _FIND_LOGIC & set(values):
+        return False
+    for index, value in enumerate(values[:-1]):
+        if value in FIND_ACTIONS:
+            return False
+        if value in _FIND_NAMES and re.search(
+            r"\w", re.sub(r"\[[^]]*\]", "", values[index + 1] or "")
+        ):
+            return True
+    return False
+
+
+def _found_by_find(command: Command, starts: tuple[Word, ...], picks: bool) -> Command:
+    """``find build -exec rm -rf {} +``: the ``{}`` are paths below ``build`` (``FOUND``), or
+    at the root too when find does not pick by name (``FOUND_ANY``)."""
     args: list[Word] = []
-    marked = tuple(replace(start, raw=FOUND) for start in starts)
+    marked = tuple(replace(start, raw=FOUND if picks else FOUND_ANY) for start in starts)
     for word in command.args:
         args += marked if word.value is None and word.raw == "{}" else [word]
     return replace(command, args=tuple(args), more_args=False)

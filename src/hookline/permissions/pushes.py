@@ -62,7 +62,7 @@ def judge(command: Command, folder: str | None) -> Push | None:
     if command.name != "git":
         return None
     git = gitwords.split(command.args)
-    if git.subcommand != "push":
+    if git.subcommand not in ("push", "send-pack"):
         return None
     attached, rest = _optional_values(git.args)
     given = read(rest, _OPTIONS)
