@@ -19,7 +19,7 @@ import tree_sitter
 import tree_sitter_bash
 
 from hookline import Agent, ScriptedModel
-from hookline.permissions import PermissionPolicy, PermissionRule
+from hookline.permissions import PermissionPolicy, PermissionRule, targets
 from hookline.permissions.bash import analyze, builtins, subset
 from hookline.permissions.readonly import why_not_read_only
 
@@ -57,6 +57,27 @@ EVALUATED = [
     (_VALUE + "read HISTCMD <<< $x", "`read` sets HISTCMD"),
     (_VALUE + "a=(1); echo hi {a[x]}>/dev/null", "`{a[x]}` names a descriptor"),
     (_VALUE + "a=(1); cat {a[x]}</dev/null", "`{a[x]}` names a descriptor"),
+    (_VALUE + "if (( x )); then :; fi", "`(( x ))` is arithmetic"),
+    (_VALUE + "while (( x )); do break; done", "`(( x ))` is arithmetic"),
+    (_VALUE + "[[ $((x)) ]]", "`$((x))` is arithmetic"),
+    (_VALUE + ": $(( x ))", "`$(( x ))` is arithmetic"),
+    (_VALUE + ": ${z:=$((x))}", "is a default or alternative value"),
+    (_VALUE + "arr=(1 2); echo ${arr[@]:x}", "`${arr[@]:x}` is an array subscript"),
+    (_VALUE + "echo ${x:+$((x))}", "is a default or alternative value"),
+    (_VALUE + "printf %d $((x))", "`$((x))` is arithmetic"),
+    (_VALUE + "y=$((x))", "`$((x))` is arithmetic"),
+    (_VALUE + "case 1 in $((x))) ;; esac", "`$((x))` is arithmetic"),
+    (_VALUE + 'a=(1); echo "${a[x]}"', "`${a[x]}` is an array subscript"),
+    (_VALUE + "declare -a a=([x]=1)", "`[x]=1` is an array subscript"),
+    (_VALUE + "test $((x)) = 1", "`$((x))` is arithmetic"),
+    (_VALUE + "f() { local -i y=x; }; f", "`local -i` is outside the known subset"),
+    (_VALUE + "typeset -i y; y+=x", "`typeset -i` is outside the known subset"),
+    (_VALUE + "echo $(( (x) ))", "`$(( (x) ))` is arithmetic"),
+    (_VALUE + 'echo "$(( x + 1 ))"', "`$(( x + 1 ))` is arithmetic"),
+    (_VALUE + "[[ -n $x && x -ne 1 ]]", "`[[ ... -ne ... ]]` compares as arithmetic"),
+    (_VALUE + "[[ ( x -eq 1 ) ]]", "`[[ ... -eq ... ]]` compares as arithmetic"),
+    (_VALUE + "a=(1); a+=([x]=2)", "`[x]=2` is an array subscript"),
+    (_VALUE + "echo `echo $((x))`", "`$((x))` is arithmetic"),
 ]
 
 # Builtins that take a variable's name evaluate a subscript in it.
@@ -91,6 +112,8 @@ RUNNERS_OUTSIDE = [
     ("x='touch @S@'; trap \"$x\" EXIT", "`trap` runs a string only run time knows"),
     ("x='touch @S@'; eval -- \"$x\"", "`eval` runs a string only run time knows"),
     ("compgen -W '$(touch @S@)'", "`compgen` expands its word list"),
+    ("jobs -x touch @S@", "`jobs -x` runs a command"),
+    ("builtin jobs -x touch @S@", "`jobs -x` runs a command"),
     ("exec 3< <(echo touch @S@); source /dev/fd/3", "`source /dev/fd/3` reads code"),
     ("source /proc/self/fd/3 3< <(echo touch @S@)", "`source /proc/self/fd/3` reads code"),
 ]
@@ -213,6 +236,34 @@ def test_a_cd_that_may_not_have_happened_leaves_the_folder_unknown(
     result = agent.run_sync("go")
     assert [c.status for c in result.tool_calls] == ["blocked"], result.tool_calls
     assert (tmp_path / "agent" / "canary.txt").exists()
+
+
+def _far(root: Path) -> tuple[Path, Path]:
+    """``root/ws/sub`` and ``root/far/sub``, with a canary in ``root/far/keep``."""
+    for folder in ("ws/sub", "far/sub", "far/keep"):
+        (root / folder).mkdir(parents=True)
+    (root / "far" / "keep" / "canary.txt").write_text("keep me\n")
+    return root / "ws", root / "far"
+
+
+def test_a_cd_that_an_inherited_cdpath_may_redirect_leaves_the_folder_unknown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    line = "cd sub && rm -rf ../keep"
+    real_ws, real_far = _far(tmp_path / "real")
+    env = {"PATH": "/usr/bin:/bin", "CDPATH": str(real_far)}
+    subprocess.run(["bash", "-c", line], cwd=real_ws, env=env, capture_output=True, check=False)
+    assert not (real_far / "keep").exists(), "the attack does nothing in Bash"
+    ws, far = _far(tmp_path / "agent")
+    monkeypatch.setenv("CDPATH", str(far))
+    call = {"id": "t1", "name": "Bash", "input": {"command": line}}
+    policy = PermissionPolicy(mode="bypassPermissions", workspace=(str(ws),))
+    agent = Agent(ScriptedModel([{"tool_calls": [call]}, {"text": "done"}]), cwd=ws,
+                  permissions=policy)  # fmt: skip
+    result = agent.run_sync("go")
+    assert [c.status for c in result.tool_calls] == ["blocked"], result.tool_calls
+    assert (far / "keep" / "canary.txt").exists()
+    assert targets.folder(analyze("cd ./sub && ls").commands[-1], str(ws), str(tmp_path))
 
 
 # -- inside the subset -----------------------------------------------------------------------

@@ -138,10 +138,14 @@ PROTECTED = [
     ("cd $X && rm .git/x", "only run time knows"), ("echo > .mcp.json", ".mcp.json"),
     ("mv .git old", ".git"), ("> ~/.hookline/keys/state.key", "~/.hookline"),
     ("tee $F", "only run time knows"), ("cp x ~-/y", "only run time knows"),
+    ('curl -o "$PWD/.git/config" u', "only run time knows"),
+    ("wget -O.git/config u", ".git/config"),
+    ("cat <<EOF > .mcp.json\nx\nEOF", ".mcp.json"), ("cp --target-dir=.git/hooks x", ".git/hooks"),
     ("echo x > .git/HEAD", None), ("git commit -m msg", None), ("git status", None),
     ("cat .git/HEAD", None), ("ls .claude", None), ("grep -r x .git", None),
     ("touch a.txt", None), ("echo .git > notes", None), ("git log > /dev/null", None),
-    ("cp a.txt src/", None), ("echo $X > out.txt", None),
+    ("cp a.txt src/", None), ("echo $X > out.txt", None), ("grep -o x a.txt", None),
+    ("curl -o page.html u", None),
 ]  # fmt: skip
 
 

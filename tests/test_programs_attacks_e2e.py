@@ -141,3 +141,20 @@ def test_everyday_reads_run_unasked_in_default_mode(repo: Jail, command: str) ->
     call = repo.run("default", "none", command)
     assert call["status"] == "executed", call
     assert call["output"], call
+
+
+def test_a_repository_named_by_hand_is_not_read_only(repo: Jail) -> None:
+    """A folder written as a git directory (no `.git` in its name, so not protected) whose
+    settings name an fsmonitor: `git --git-dir=it --work-tree=. status` would run it."""
+    fake = repo.ws / "notgit"
+    for folder in ("objects", "refs"):
+        (fake / folder).mkdir(parents=True)
+    (fake / "HEAD").write_text("ref: refs/heads/main\n")
+    (fake / "config").write_text(f"[core]\n\tfsmonitor = touch {repo.sentinel}\n")
+    line = "git --git-dir=notgit --work-tree=. status"
+    call = repo.run("default", "none", line)
+    assert call["status"] == "blocked", call
+    assert not repo.sentinel.exists()
+    env = {**os.environ, "HOME": str(repo.home), "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["bash", "-c", line], cwd=repo.ws, env=env, capture_output=True, check=False)
+    assert repo.sentinel.exists(), "the spelling did not run the fsmonitor: the test proves nothing"

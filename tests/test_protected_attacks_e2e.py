@@ -122,6 +122,12 @@ PROTECTED = [
     "truncate -s 0 .mcp.json",
     'echo x > "$OLDPWD/.mcp.json"',
     "echo x > ~-/.mcp.json",
+    "cat <<EOF > .git/config\nx\nEOF",
+    "cp --target-directory=.git/hooks evil.sh",
+    "cp -t.git/hooks evil.sh",
+    "sort -o .mcp.json a.txt",
+    "install -m 755 evil.sh .git/hooks/pre-commit",
+    "git checkout -- .claude/settings.json",
 ]
 
 # Class 2: acceptEdits auto-allowed what it had not proven (acceptEdits mode).

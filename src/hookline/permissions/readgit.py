@@ -1,13 +1,15 @@
 """The read-only git subcommands and every option each may take.
 
 ``git_check(words)`` splits the words as git does (``hookline.permissions.bash.git``): the only
-global options kept in the tier are ``-C``, ``--git-dir``, ``--work-tree``, ``--no-pager``/``-P``,
-``--no-optional-locks``, ``--literal-pathspecs`` and the like (no ``-c``, ``--exec-path=``,
-``--config-env``). The subcommand must be listed here, and each of its options too; git's log
-and diff options are taken only spelled in full (git does not abbreviate them). Not listed, so
-never read-only: ``--output`` (writes a file), ``--ext-diff``/``--textconv``/``--filters``
-(run programs the settings name), ``--open-files-in-pager``, ``--upload-pack``,
-``ls-remote``/``fetch`` (contact a remote and run its transport), ``format-patch``.
+global options kept in the tier are ``-C``, ``--no-pager``/``-P``, ``--no-optional-locks``,
+``--literal-pathspecs`` and the like (no ``-c``, ``--exec-path=``, ``--config-env``, and no
+``--git-dir``/``--work-tree``/``--bare``: a repository named by hand need not be a protected
+``.git``, and its settings run programs). The subcommand must be listed here, and each of its
+options too; git's log and diff options are taken only spelled in full (git does not abbreviate
+them). Not listed, so never read-only: ``--output`` (writes a file), ``--ext-diff``,
+``--textconv``, ``--filters`` (run programs the settings name), ``--open-files-in-pager``,
+``--upload-pack``, ``ls-remote``/``fetch`` (contact a remote and run its transport),
+``format-patch``.
 """
 
 from __future__ import annotations
@@ -18,10 +20,13 @@ from hookline.permissions.readspec import Spec, why_arguments
 
 __all__ = ["git_check"]
 
-_GLOBALS = frozenset({"-C", "--git-dir", "--work-tree", "--namespace", "--no-pager", "-P",
-                      "--no-optional-locks", "--literal-pathspecs", "--glob-pathspecs",
-                      "--noglob-pathspecs", "--icase-pathspecs", "--no-replace-objects",
-                      "--bare", "--no-advice", "--no-lazy-fetch"})  # fmt: skip
+_GLOBALS = frozenset({"-C", "--namespace", "--no-pager", "-P", "--no-optional-locks",
+                      "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs",
+                      "--icase-pathspecs", "--no-replace-objects", "--no-advice",
+                      "--no-lazy-fetch"})  # fmt: skip
+#: Global options that point git at a repository by hand: its settings (``core.fsmonitor``,
+#: ``diff.external``) run programs, and a folder that is not a ``.git`` is not protected.
+_ELSEWHERE = frozenset({"--git-dir", "--work-tree", "--bare"})
 _DIFF_FLAGS = (
     "-p -u -s -z --patch --no-patch --raw --patch-with-raw --patch-with-stat --stat --shortstat "
     "--numstat --compact-summary --summary --name-only --name-status --dirstat --cumulative "
@@ -244,6 +249,8 @@ def git_check(words: list[str]) -> str | None:
     if git.unknown:
         return git.unknown
     for option in git.options:
+        if option.name in _ELSEWHERE:
+            return f"`git {option.name}` points git at settings hookline does not protect"
         if option.name not in _GLOBALS:
             return f"`git {option.name}` may change what git runs"
     if git.subcommand is None:

@@ -38,11 +38,17 @@ class Unresolved:
 
 def folder(command: Command, cwd: str, home: str) -> str | None:
     """The absolute folder ``command`` runs in; None when a ``cd`` went somewhere unknowable."""
-    if command.cwd is None:
+    if command.cwd is None or _searched(command.cwd):
         return None
     if not command.cwd:
         return posixpath.normpath(cwd)
     return paths.absolute(command.cwd, cwd, home)
+
+
+def _searched(target: str) -> bool:
+    """Whether Bash's ``cd`` may look ``target`` up in an inherited ``CDPATH`` instead."""
+    plain = target and not target.startswith(("/", "~", "./", "../")) and target not in (".", "..")
+    return bool(plain and os.environ.get("CDPATH"))
 
 
 def pattern(word: Word, where: str, home: str) -> str | None:

@@ -47,33 +47,44 @@ def write_targets(command: Command) -> list[Target] | str:
     found = [t for t in found if t.word.value not in HARMLESS_TARGETS]
     if command.wrapper or command.name is None:
         return found  # a wrapper's own words are left to the command it runs
-    found += _option_targets(command.args)
+    reads = why_command_not_read_only(replace(command, redirects=())) is None
+    found += _option_targets(command.args, short=not reads)
     writer = WRITERS.get(command.name)
-    if command.name == "git" and why_command_not_read_only(replace(command, redirects=())) is None:
+    if command.name == "git" and reads:
         return found  # a read-only git command (`git status`) writes nothing it names
     if writer is not None:
         if command.more_args:
             return f"may write where only run time knows: `{command.name}` gets more arguments"
         return found + writer(command.args)
-    if why_command_not_read_only(replace(command, redirects=())) is None:
+    if reads:
         return found
     return found + [Target(_value_of(w), strict=False) for w in command.args if _is_path(w)]
 
 
-_WRITE_OPTIONS = frozenset({"--output", "--output-file", "--out-file", "--outfile", "--log-file"})
+_WRITE_OPTIONS = frozenset({"--output", "--output-file", "--out-file", "--outfile", "--log-file",
+                            "--output-document", "--directory-prefix"})  # fmt: skip
+#: Short options that name a file a program writes (``curl -o``, ``wget -O``, ``sort -o``):
+#: read on programs that are not read-only.
+_WRITE_SHORT = ("-o", "-O")
 
 
-def _option_targets(args: Sequence[Word]) -> Iterator[Target]:
+def _option_targets(args: Sequence[Word], *, short: bool) -> Iterator[Target]:
     words = list(args)
     for index, word in enumerate(words):
         raw = word.value if word.value is not None else word.raw
         name, equals, _ = raw.partition("=")
-        if name not in _WRITE_OPTIONS:
-            continue
-        if equals:
-            yield Target(_value_of(word))
-        elif index + 1 < len(words):
-            yield Target(words[index + 1])
+        following = words[index + 1] if index + 1 < len(words) else None
+        if any(_abbreviates(name, option) for option in _WRITE_OPTIONS) and len(name) > 4:
+            if equals:
+                yield Target(_value_of(word))
+            elif following is not None:
+                yield Target(following)
+        elif short and raw[:2] in _WRITE_SHORT and not raw.startswith("--"):
+            if len(raw) > 2:
+                attached = raw[2:]
+                yield Target(Word(attached, raw=attached) if word.value is not None else word)
+            elif following is not None:
+                yield Target(following)
 
 
 def _value_of(word: Word) -> Word:
@@ -132,11 +143,12 @@ def _copier(*, moves: bool = False, syncs: bool = False) -> Writer:
 
     def writer(args: Sequence[Word]) -> list[Target]:
         words = _operands(args)
+        into = _values(args, "-t", "--target-directory")  # `-t DIR`: every operand a source
         whole = moves or syncs or _flag(args, "rRa", "--recursive", "--archive")
-        found = []
+        found = [Target(folder, beside=tuple(words)) for folder in into]
         for index, word in enumerate(words):
             others = tuple(w for w in words if w is not word)
-            taken = whole and (moves or index < len(words) - 1 or _flag(args, "t", "--target"))
+            taken = whole and (moves or index < len(words) - 1 or bool(into))
             found.append(Target(word, tree=taken or syncs, beside=others))
         return found
 
@@ -157,18 +169,26 @@ _SED_WRITE = re.compile(r"(?:^|[;{}\n/])\s*[0-9,$!]*\s*[wW]\s*\S|/[gpiImMe0-9]*w
 
 
 def _values(args: Sequence[Word], short: str, long: str) -> list[Word]:
+    """The values of ``short`` (``-tDIR``, ``-t DIR``) and ``long`` (``--long=v``, ``--long v``,
+    or a unique prefix of it, as GNU programs take: ``--target-dir=v``)."""
     found, words = [], list(args)
     for index, word in enumerate(words):
         value = word.value
         if value is None:
             continue
-        if value in (short, long):
+        name, equals, _ = value.partition("=")
+        if value == short or (not equals and _abbreviates(name, long)):
             found += words[index + 1 : index + 2]
-        elif value.startswith(long + "="):
+        elif equals and _abbreviates(name, long):
             found.append(_value_of(word))
         elif value.startswith(short) and len(value) > len(short) and not value.startswith("--"):
             found.append(Word(value[len(short) :], raw=value[len(short) :]))
     return found
+
+
+def _abbreviates(name: str, long: str) -> bool:
+    """Whether ``name`` is ``long`` or a prefix of it long enough to mean it (``--ta``)."""
+    return name.startswith("--") and len(name) > 3 and long.startswith(name)
 
 
 def _dd(args: Sequence[Word]) -> list[Target]:

@@ -233,6 +233,11 @@ def _declaring(keyword: str) -> Check:
     return check
 
 
+def _jobs(args: Sequence[Word]) -> str | None:
+    options, _ = _options(args, "")
+    return "`jobs -x` runs a command" if any(o == "x" for o, _ in options) else None
+
+
 def _hash(args: Sequence[Word]) -> str | None:
     options, _ = _options(args, "pd")
     if any(o == "p" for o, _ in options):
@@ -256,7 +261,7 @@ BUILTINS: dict[str, Check | str | None] = {
     ":": None, "true": None, "false": None, "echo": None, "pwd": None, "cd": None,
     "pushd": None, "popd": None, "dirs": None, "exit": None, "return": None, "break": None,
     "continue": None, "shift": None, "type": None, "command": None, "builtin": None,
-    "exec": None, "times": None, "umask": None, "ulimit": None, "jobs": None, "disown": None,
+    "exec": None, "times": None, "umask": None, "ulimit": None, "jobs": _jobs, "disown": None,
     "kill": None, "bg": None, "fg": None, "suspend": None, "logout": None, "help": None,
     "caller": None, "shopt": None, "unalias": None, "alias": None, "source": _source, ".": _source,
     "coproc": None, "eval": None, "trap": None,

@@ -216,6 +216,8 @@ class Reader:
             redirect, text = self.redirect(child, ctx)
             redirects.append(redirect)
             stdin = _stdin(redirect, text, stdin)
+            for nested in _after_heredoc(child):  # `cat <<EOF > file`: the write is nested
+                redirects.append(self.redirect(nested, ctx)[0])
         inner = Context(tuple(redirects), stdin, ctx.via, ctx.depth, ctx.top)
         bodies = node.children_by_field_name("body")
         for body in bodies:
@@ -231,6 +233,8 @@ class Reader:
         )
         op = next(c.type for c in node.children if not c.is_named)
         for child in node.named_children:  # substitutions in targets; `| sh` after a heredoc
+            if child in _after_heredoc(node):
+                continue  # read as a redirect of its own (``redirected``)
             if child.type in ("pipeline", "command", "list", "redirected_statement"):
                 self.walk(child, Context(via=ctx.via, depth=ctx.depth, stdin="pipe"))
             elif child.type not in ("file_descriptor", "heredoc_start", "heredoc_end"):
@@ -395,3 +399,10 @@ def _stdin(redirect: Redirect, text: str | None, before: str | None) -> str | No
 
 def _with_more_args(command: Command) -> Command:
     return command if command.wrapper else replace(command, more_args=True)
+
+
+def _after_heredoc(node: Node) -> list[Node]:
+    """The redirects tree-sitter nests in a here-document's (``<<EOF > file``)."""
+    if node.type != "heredoc_redirect":
+        return []
+    return [c for c in node.named_children if c.type in ("file_redirect", "herestring_redirect")]
