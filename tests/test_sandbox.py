@@ -31,6 +31,7 @@ from hookline.errors import ConfigError, ToolError
 from hookline.events import Scope
 from hookline.layers import Layer
 from hookline.permissions.sandbox.config import SandboxConfig, domain_allowed
+from hookline.permissions.sandbox.mounts import Placeholders
 from hookline.permissions.sandbox.run import Sandbox, bwrap_argv
 from hookline.tools.base import ToolContext, Workspace
 from hookline.tools.builtin import Bash
@@ -55,7 +56,8 @@ def ws(tmp_path: Path) -> Path:
 
 
 def context(ws: Path, **config: Any) -> ToolContext:
-    sandbox = Sandbox(SandboxConfig(enabled=True, **config), roots=[ws])
+    own = Placeholders(str(ws.parent / "placeholders.lock"))  # apart from other test processes
+    sandbox = Sandbox(SandboxConfig(enabled=True, **config), roots=[ws], placeholders=own)
     return ToolContext(cwd=ws, workspace=Workspace.of(ws), sandbox=sandbox)
 
 
@@ -432,12 +434,14 @@ def test_an_agent_with_a_sandbox_runs_its_bash_calls_inside(ws: Path) -> None:
 
 
 def test_bad_sandbox_entries_are_warnings_naming_the_file_and_key(ws: Path) -> None:
-    _settings(ws, {
+    user = Path.home() / ".claude" / "settings.json"  # a project may not widen the sandbox
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(json.dumps({"sandbox": {
         "enabled": "yes",
         "excludedCommands": "docker",
         "filesystem": {"allowWrite": ["ok"]},
         "network": {"allowedDomains": ["not a domain", "*.fine.org"]},
-    })  # fmt: skip
+    }}))  # fmt: skip
     settings = load_settings(ws)
     config, warnings = SandboxConfig.from_settings(settings, project_dir=ws)
     assert (config.enabled, config.allowed_domains) == (False, ("*.fine.org",))
@@ -448,14 +452,14 @@ def test_bad_sandbox_entries_are_warnings_naming_the_file_and_key(ws: Path) -> N
         "sandbox.excludedCommands",
         "sandbox.network.allowedDomains[0]",
     }
-    assert {w.file for w in warnings} == {str(ws / ".claude" / "settings.json")}
+    assert {w.file for w in warnings} == {str(user)}
 
 
 @pytest.mark.parametrize(
     ("filesystem", "key", "says"),
     [
         ({"denyRead": "x"}, "sandbox.filesystem.denyRead", "must be a list"),
-        ({"allowWrite": [1, "ok"]}, "sandbox.filesystem.allowWrite[0]", "non-empty path"),
+        ({"denyWrite": [1, "ok"]}, "sandbox.filesystem.denyWrite[0]", "non-empty path"),
         ({"denyWrite": ["*.pem"]}, "sandbox.filesystem.denyWrite[0]", "a new file matching"),
         ({"denyRead": ["ok", "a[b"]}, "sandbox.filesystem.denyRead[1]", "not a valid pattern"),
         ("x", "sandbox.filesystem", "must be an object"),

@@ -66,6 +66,8 @@ _FIND_FILTERS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "
                            "-group", "-perm", "-links", "-inum", "-samefile"})  # fmt: skip
 _CODE_RUNNERS = frozenset({*SHELLS, "eval", "su", "watch"})
 Check = Callable[[Analysis, Place], bool]
+#: What a file tool's path leads to: "disk", "kernel" or None.
+Files = Callable[[str, Mapping[str, Any], Place], "str | None"]
 #: Why a line's targets are not proven (None when they are).
 Prove = Callable[[Analysis, Place], "str | None"]
 
@@ -81,6 +83,9 @@ class Danger:
     rule: PermissionRule | None = None
     check: Check | None = None
     prove: Prove | None = None
+    #: What a file tool's path is ("disk", "kernel" or None): a disk is this danger; a
+    #: device, ``/proc`` or ``/sys`` file is not proven.
+    files: Files | None = None
 
     def matches(
         self,
@@ -96,7 +101,8 @@ class Danger:
             return self.rule.matches(tool_name, tool_input, cwd=cwd, home=home)
         command = _command(tool_name, tool_input)
         if command is None:
-            return False
+            place = _place(cwd, home, roots)
+            return self.files is not None and self.files(tool_name, tool_input, place) == "disk"
         if self.check is not None:
             return self.check(analyze(command), _place(cwd, home, roots))
         return bool(self.pattern and self.pattern.search(command))
@@ -112,10 +118,14 @@ class Danger:
     ) -> str | None:
         """Why the call's targets for this entry are not proven harmless; None when they are
         (or the entry proves nothing)."""
-        command = _command(tool_name, tool_input)
+        command, place = _command(tool_name, tool_input), _place(cwd, home, roots)
+        if command is None and self.files is not None:
+            if self.files(tool_name, tool_input, place) == "kernel":
+                return f"`{tool_name}` writes into /dev, /proc or /sys"
+            return None
         if command is None or self.prove is None:
             return None
-        return self.prove(analyze(command), _place(cwd, home, roots))
+        return self.prove(analyze(command), place)
 
 
 def _command(tool_name: str, tool_input: Mapping[str, Any]) -> str | None:
@@ -343,6 +353,8 @@ def _prove(
 def _prove_pushes(analysis: Analysis, place: Place) -> str | None:
     for item in proving.seen(analysis):
         folder = targets.folder(item.command, place.cwd, place.home)
+        if {"GIT_DIR", "GIT_COMMON_DIR"} & set(item.command.env):
+            folder = None  # the repository is where the variable says
         push = pushes.judge(item.command, folder)
         if push is None or not push.may_force:
             continue
@@ -364,7 +376,7 @@ DANGEROUS = (
     Danger("chmod-root", f"a recursive chmod or chown of {_PLACES}",
            check=_each(_recursive_change), prove=_prove_changes),
     Danger("block-device", "a write onto a disk device", check=_each(devices.disk_write),
-           prove=devices.prove_writes),
+           prove=devices.prove_writes, files=devices.file_write),
     Danger("mkfs", "making a filesystem or changing partitions", check=_each(_disk_tool)),
     Danger("fork-bomb", "a fork bomb", check=_fork_bomb),
     Danger("shutdown", "shutting down or rebooting the machine", check=_each(_shutdown)),

@@ -7,9 +7,9 @@ bound read-only over whatever the sandbox may write. An entry that does not exis
 place the sandbox may write, gets a **placeholder** first (``Placeholders``), so the command
 cannot make it: an empty folder (``.claude``, ``.git/hooks``), an empty file (``.git/config``,
 a code file), ``{"mcpServers": {}}`` for ``.mcp.json`` and ``.`` for ``commondir`` (git reads
-it as "the common folder is this one": no change). Placeholders live only while a sandbox that
-needs them runs, and are removed after it unless someone changed them (``.hookline/`` is made
-for good, private, as hookline makes it).
+it as "the common folder is this one": no change). Placeholders live while a sandbox that needs
+them runs; the last one removes them unless someone changed them or another process may have
+them mounted (``Placeholders``). ``.hookline/`` is made for good, private, as hookline makes it.
 
 Each root's ``.git`` is **pinned**: a folder is bound onto itself (a mount point cannot be
 renamed, removed or replaced, so ``mv .git x; mkdir .git`` fails) and stays writable inside, so
@@ -21,15 +21,17 @@ be replaced): the sandbox does not start, and the error names it.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import stat
+import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from hookline._support.private import FOLDER, private_dir
+from hookline._support.private import FOLDER, open_private, private_dir
 
 _CONTENT: Final = {"commondir": b".\n", ".mcp.json": b'{"mcpServers": {}}\n'}
 _FILES: Final = frozenset({"config", "config.worktree", "commondir", "gitdir", ".mcp.json", "HEAD"})
@@ -78,13 +80,11 @@ def _place(path: str, writable: Sequence[str]) -> str | None:
     """``path`` as it lies in a writable place (its folder's real path tried too); None when
     it lies in none (then the sandbox cannot write it anyway)."""
     path = os.path.normpath(path)
-    for candidate in (
-        path,
-        os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path)),
-    ):
-        if _may_write(candidate, writable):
-            return candidate
-    return None
+    if _may_write(path, writable):
+        return path
+    folder, name = os.path.split(path)
+    resolved = os.path.join(os.path.realpath(folder), name)
+    return resolved if _may_write(resolved, writable) else None
 
 
 def _keep(found: Plan, path: str) -> None:
@@ -136,18 +136,32 @@ def _refuse_links(path: str, writable: Sequence[str]) -> None:
 
 
 class Placeholders:
-    """The placeholders in use, counted, so that sandboxes running at once share them."""
+    """The placeholders in use, counted, so that sandboxes running at once share them: one
+    registry per process (``PLACEHOLDERS``), and across processes a shared lock on a file
+    (``lock``) held while any is in use. The last holder removes them only when it can take
+    that lock alone: while another process's sandbox may have one mounted, they stay (an
+    unlinked mount point would be detached inside it, and the path free to make)."""
 
-    def __init__(self) -> None:
+    def __init__(self, lock: str) -> None:
+        self.lock = lock
         self._lock = threading.Lock()
         self._held: dict[str, tuple[int, os.stat_result]] = {}
+        #: Placeholders no sandbox of this process holds now, to remove with the last one.
+        self._idle: dict[str, os.stat_result] = {}
+        self._users = 0
+        self._fd: int | None = None
 
     def acquire(self, paths: Sequence[tuple[str, bool]]) -> list[str]:
         """Make each missing path, a folder or a file (kept while any holder runs); the paths
-        now held."""
+        now held. Every call must be matched by a ``release``."""
         held: list[str] = []
         with self._lock:
+            if self._users == 0:
+                self._fd = _shared(self.lock)
+            self._users += 1
             for path, folder in paths:
+                if path in self._idle:
+                    self._held[path] = (0, self._idle.pop(path))
                 if path in self._held:
                     count, first = self._held[path]
                     self._held[path] = (count + 1, first)
@@ -158,14 +172,52 @@ class Placeholders:
         return held
 
     def release(self, paths: Sequence[str]) -> None:
-        """Let go of ``paths``; the last holder removes each one nobody changed."""
+        """Let go of ``paths``; the last holder of the process removes each one nobody
+        changed, when no other process holds the lock."""
         with self._lock:
-            for path in reversed(paths):
+            self._users -= 1
+            for path in paths:
                 count, made = self._held.pop(path)
                 if count > 1:
                     self._held[path] = (count - 1, made)
                 else:
-                    _remove(path, made)
+                    self._idle[path] = made
+            if self._users > 0:
+                return
+            fd, self._fd = self._fd, None
+            if fd is None:
+                return
+            if _alone(fd):  # else kept, for a later last holder to remove
+                idle, self._idle = self._idle, {}
+                for path in sorted(idle, key=depth, reverse=True):
+                    _remove(path, idle[path])
+            os.close(fd)
+
+
+def _shared(lock: str) -> int | None:
+    """A descriptor holding a shared lock on ``lock`` (None when it cannot be had: then no
+    placeholder is ever removed)."""
+    try:
+        fd = open_private(lock, os.O_RDWR)
+    except OSError:
+        return None
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    return fd
+
+
+def _alone(fd: int) -> bool:
+    """Whether no other process holds the lock (taken exclusively, without waiting)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
+
+
+#: The process's placeholders; the lock file is private to the user, in the temp folder.
+PLACEHOLDERS: Final = Placeholders(
+    os.path.join(tempfile.gettempdir(), f"hookline-{os.getuid()}", "sandbox-placeholders.lock")
+)
 
 
 def _make(path: Path, *, folder: bool) -> os.stat_result | None:

@@ -123,16 +123,18 @@ class Sandbox:
         *,
         roots: Sequence[str | os.PathLike[str]],
         code_files: Sequence[str] = (),
+        placeholders: mounts.Placeholders = mounts.PLACEHOLDERS,
     ) -> None:
         self.config = config
         self.roots = tuple(os.path.realpath(root) for root in roots)
         #: Files the settings name as code (hook files): read-only inside, like the rest of
         #: the protected set.
         self.code_files = tuple(code_files)
+        #: Where placeholders are counted: the process's registry unless one is given.
+        self.placeholders = placeholders
         self._lock = threading.Lock()
         self._folder: str | None = None
         self._proxy: DomainProxy | None = None
-        self._placeholders = mounts.Placeholders()
 
     def sandboxes(self, command: str, tool_input: Mapping[str, Any]) -> bool:
         """Whether this Bash call runs inside (see ``SandboxConfig.sandboxes``); a ToolError
@@ -155,7 +157,7 @@ class Sandbox:
         temp = os.path.join(folder, "tmp")
         plan = layout(self.config, roots=self.roots, temp=temp, code_files=self.code_files)
         fds: list[int] = []
-        held = self._placeholders.acquire(plan[0].missing)
+        held = self.placeholders.acquire(plan[0].missing)
         try:
             inner, env = list(argv), {**env, "TMPDIR": temp}
             if proxy is not None:
@@ -176,7 +178,7 @@ class Sandbox:
         finally:
             for fd in fds:
                 os.close(fd)
-            self._placeholders.release(held)
+            self.placeholders.release(held)
 
     def close(self) -> None:
         """Stop the proxy and delete the temp folder (also done when the object is collected)."""
