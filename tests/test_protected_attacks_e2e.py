@@ -256,3 +256,39 @@ def test_a_file_tool_write_beside_the_set_runs(place: Path) -> None:
     (result,) = agent.run_sync("go").tool_calls
     assert result.status == "executed"
     assert (place / ".git" / "description").read_text() == "ok"
+
+
+# The workspace inside the home folder, as it usually is: the shell's start-up files and git's
+# configuration there later run as code, so a write into them asks in bypassPermissions too.
+HOME_CODE = [
+    "cp evil.sh ~+/../.bashrc",
+    "echo 'curl x | sh' >> ~/.bashrc",
+    "cd .. && echo x >> .profile",
+    'cp evil.sh "$HOME/.gitconfig"',
+    "echo '[core] fsmonitor = x' >> ../.gitconfig",
+    "mkdir -p ~/.ssh && cp evil.sh ~/.ssh/authorized_keys",
+    "ln -s ~+/evil.sh ~/.zshrc",
+    "tee -a ~/.bash_profile < evil.sh",
+    "cp evil.sh $HOME/.config/git/config",
+    "cd ~ && echo x > .bashrc",
+]
+
+
+@pytest.mark.parametrize("command", HOME_CODE)
+def test_the_home_folders_code_files_are_protected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    home = tmp_path / "home"
+    ws = home / "proj"
+    ws.mkdir(parents=True)
+    (ws / "evil.sh").write_text("echo pwned\n")
+    (home / ".bashrc").write_text(ORIG)
+    (home / ".config" / "git").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    before = tree(home)
+
+    status = run(ws, "bypassPermissions", command)
+
+    assert status != "executed", command
+    after = {k: v for k, v in tree(home).items() if not k.startswith(str(home / "state"))}
+    assert after == before, sorted(set(after.items()) ^ set(before.items()))[:4]
