@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ),
     ("hookline.hooks",),
     ("hookline.permissions",),
-    ("hookline.claude",),
+    ("hookline.claude", "hookline.trust"),
     ("hookline.tools", "hookline.mcp"),
     ("hookline.agent",),
     ("hookline.storage", "hookline.audit", "hookline.models"),

@@ -458,7 +458,8 @@ def test_a_repository_cannot_switch_permission_checks_off(dirs: Dirs) -> None:
     chosen, warnings = dirs.policy()
 
     assert chosen.mode == "acceptEdits"
-    assert any("bypassPermissions is only read from user or managed" in w for w in warnings)
+    refused = "'bypassPermissions' in project settings is a permission mode that skips approvals"
+    assert any(refused in w for w in warnings)
 
 
 def test_managed_settings_can_refuse_bypass_permissions(dirs: Dirs) -> None:
@@ -494,7 +495,9 @@ def test_a_malformed_rule_is_a_warning_naming_file_and_key_and_the_rest_loads(di
 
 
 def test_the_dangerous_tier_is_extended_or_replaced_in_hookline_settings(dirs: Dirs) -> None:
-    dirs.write("user", {"hookline": {"permissions": {"dangerous": ["Read(~/.ssh/**)"]}}})
+    dirs.write("user", {"hookline": {"permissions": {
+        "dangerous": ["Read(~/.ssh/**)"], "readOnlyTools": ["LSP"], "mutating": "allow",
+    }}})  # fmt: skip
     dirs.write(
         "hookline-project",
         {"hookline": {"permissions": {
@@ -512,7 +515,8 @@ def test_the_dangerous_tier_is_extended_or_replaced_in_hookline_settings(dirs: D
         "drop-db",
         "Read(~/.ssh/**)",
     ]
-    assert len(warnings) == 2
+    assert len(warnings) == 4  # two entries that cannot be read; two values refused
+    assert sum("in project settings would" in w and ": refused" in w for w in warnings) == 2
     drop = decide(chosen, "Bash", ALLOW, command='psql -c "DROP DATABASE prod"')
     assert (drop.permission, drop.source) == ("deny", "tier:dangerous:drop-db")
     assert "listed as dangerous in project settings" in drop.reason
@@ -532,3 +536,5 @@ def test_the_dangerous_tier_is_extended_or_replaced_in_hookline_settings(dirs: D
 
     dirs.write("user", {"hookline": {"permissions": {"dangerousDefaults": False}}})
     assert [d.name for d in dirs.policy()[0].dangerous] == ["drop-db"]
+    assert decide(dirs.policy()[0], "LSP").source != "tier:read-only"  # only the user's said so
+    assert decide(dirs.policy()[0], "Write").permission == "ask"

@@ -434,12 +434,14 @@ def test_an_agent_with_a_sandbox_runs_its_bash_calls_inside(ws: Path) -> None:
 
 
 def test_bad_sandbox_entries_are_warnings_naming_the_file_and_key(ws: Path) -> None:
-    _settings(ws, {
+    user = Path.home() / ".claude" / "settings.json"  # a project may not widen the sandbox
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(json.dumps({"sandbox": {
         "enabled": "yes",
         "excludedCommands": "docker",
         "filesystem": {"allowWrite": ["ok"]},
         "network": {"allowedDomains": ["not a domain", "*.fine.org"]},
-    })  # fmt: skip
+    }}))  # fmt: skip
     settings = load_settings(ws)
     config, warnings = SandboxConfig.from_settings(settings, project_dir=ws)
     assert (config.enabled, config.allowed_domains) == (False, ("*.fine.org",))
@@ -450,14 +452,14 @@ def test_bad_sandbox_entries_are_warnings_naming_the_file_and_key(ws: Path) -> N
         "sandbox.excludedCommands",
         "sandbox.network.allowedDomains[0]",
     }
-    assert {w.file for w in warnings} == {str(ws / ".claude" / "settings.json")}
+    assert {w.file for w in warnings} == {str(user)}
 
 
 @pytest.mark.parametrize(
     ("filesystem", "key", "says"),
     [
         ({"denyRead": "x"}, "sandbox.filesystem.denyRead", "must be a list"),
-        ({"allowWrite": [1, "ok"]}, "sandbox.filesystem.allowWrite[0]", "non-empty path"),
+        ({"denyWrite": [1, "ok"]}, "sandbox.filesystem.denyWrite[0]", "non-empty path"),
         ({"denyWrite": ["*.pem"]}, "sandbox.filesystem.denyWrite[0]", "a new file matching"),
         ({"denyRead": ["ok", "a[b"]}, "sandbox.filesystem.denyRead[1]", "not a valid pattern"),
         ("x", "sandbox.filesystem", "must be an object"),

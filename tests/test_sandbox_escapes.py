@@ -360,3 +360,38 @@ def test_deny_read_patterns_hide_every_match(ws: Path, denied: bool) -> None:
     sandbox.close()
     assert ("SECRET" in output) is not denied
     assert output.endswith("visible")
+
+
+@pytest.mark.parametrize(
+    "attack",
+    [
+        "cat secrets/k",
+        "ln secrets/k x 2>/dev/null; cat x",
+        "mv secrets moved && cat moved/k",
+        "cat /proc/self/root$PWD/secrets/k",
+        "cd secrets && tar cf - . | tar xOf -",
+        "cp -r secrets ../outside/copy 2>/dev/null; cat ../outside/copy/k; cat $TMPDIR/k",
+        "python3 -c \"print(open('sec' + 'rets/k').read())\"",
+        "mount --bind / /mnt 2>/dev/null; cat /mnt$PWD/secrets/k",
+    ],
+    ids=["cat", "hard-link", "moved", "proc-root", "tar", "copy", "python", "bind-mount"],
+)
+def test_deny_read_holds_against_other_ways_to_the_file(ws: Path, attack: str) -> None:
+    (ws / "secrets").mkdir()
+    (ws / "secrets" / "k").write_text("SECRET-K")
+    data = {"sandbox": {"enabled": True, "filesystem": {"denyRead": ["secrets/**"]}}}
+    config, _ = SandboxConfig.from_settings([Layer("project", "p.json", data)], project_dir=ws)
+    _, output = bash(ws, attack + "; echo end", deny_read=config.deny_read)
+    assert "SECRET" not in output and "end" in output.splitlines()  # it ran to the end
+    assert (ws / "secrets" / "k").read_text() == "SECRET-K"  # the host's file, untouched
+
+
+def test_allow_unix_sockets_by_path_is_a_warning_and_they_stay_blocked(ws: Path) -> None:
+    data = {"sandbox": {"enabled": True, "network": {"allowUnixSockets": ["/var/run/x.sock"]}}}
+    config, warnings = SandboxConfig.from_settings([Layer("user", "u.json", data)], project_dir=ws)
+    assert config.allow_all_unix_sockets is False
+    (warning,) = warnings
+    assert warning.key == "sandbox.network.allowUnixSockets" and "allowAllUnixSockets" in str(
+        warning
+    )
+    assert bash(ws, CONNECT.format(path="/var/run/x.sock"))[0] != 0

@@ -182,20 +182,22 @@ def test_precedence_is_managed_cli_local_project_user_and_later_files_win_ties()
 @pytest.mark.parametrize(
     ("files", "extra", "registered"),
     [
-        ({"user": True, "project": False}, (), {"user", "project", "managed"}),
-        ({"user": False, "project": True}, (), {"managed"}),
+        ({"user": True, "project": False}, (), {"managed"}),
+        ({"user": False, "project": True}, (), {"user", "managed"}),
         ({"project": False}, ('{"disableAllHooks": true}',), {"managed"}),
-        ({"local": True}, (), {"managed"}),
+        ({"local": True}, (), {"user", "managed"}),
         ({"managed": True}, (), set()),
-        ({"managed": False, "project": True}, (), {"user", "project", "managed"}),
+        ({"managed": False, "project": True}, (), {"user", "managed"}),
+        ({"user": False, "managed": False}, (), {"user", "project", "managed"}),
     ],
     ids=[
-        "project-false-beats-user-true",
-        "project-true-keeps-managed",
+        "project-false-cannot-undo-user-true",
+        "project-true-drops-only-the-folders-hooks",
         "cli-true-beats-project-false",
-        "local-true-keeps-managed",
+        "local-true-drops-only-the-folders-hooks",
         "managed-true-disables-all",
-        "managed-false-wins",
+        "managed-false-leaves-a-folder-its-own-switch",
+        "all-false-runs-all",
     ],
 )
 def test_disable_all_hooks_takes_the_value_after_precedence(

@@ -200,8 +200,9 @@ def test_an_event_not_run_yet_and_unknown_keys_stay_warnings_and_the_guard_holds
 
     assert done.returncode == 0, done.stderr
     assert "hookline: error" not in done.stderr
-    (line,) = [line for line in done.stderr.splitlines() if "warning" in line]
-    assert line.startswith(f"hookline: warning: {path}: hooks.TeammateIdle: event 'TeammateIdle'")
+    new, event = [line for line in done.stderr.splitlines() if "warning" in line]
+    assert event.startswith(f"hookline: warning: {path}: hooks.TeammateIdle: event 'TeammateIdle'")
+    assert new.startswith(f"hookline: warning: {path}: somethingNew: unknown key 'somethingNew'")
     (call,) = json.loads(done.stdout)["tool_calls"]
     reason = f"[{GUARD['command']}]: no shell today\n"
     assert (call["status"], call["reason"]) == ("blocked", reason)

@@ -7,7 +7,7 @@ reader of settings (hooks, permissions, the sandbox, redaction) goes through the
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol
 
@@ -19,6 +19,35 @@ PRECEDENCE: Final = ("managed", "cli", "local", "project", "user")
 #: stops unless lenient; "warning": harmless or not ours to judge (an unknown key, an event
 #: hookline does not run yet), so a run goes on.
 Severity = Literal["error", "warning"]
+
+
+def suggestion(word: str, choices: Iterable[str], *, distance: int = 2) -> str | None:
+    """The choice ``word`` most likely misspells: the same but for letter case, or at most
+    ``distance`` edits away (letters added, dropped, changed or swapped; one edit for a choice
+    of four letters or fewer); the nearest, else None. Used for settings keys and tool names."""
+    lowered, best = word.casefold(), None
+    for choice in sorted(choices):
+        limit = min(distance, 1) if len(choice) <= 4 else distance
+        if abs(len(choice) - len(word)) > limit:
+            continue
+        edits = _edits(lowered, choice.casefold())
+        if edits <= limit and (best is None or edits < best[0]):
+            best = (edits, choice)
+    return None if best is None else best[1]
+
+
+def _edits(a: str, b: str) -> int:
+    """The optimal string alignment distance between ``a`` and ``b``."""
+    rows = [list(range(len(b) + 1))]
+    for i, x in enumerate(a, 1):
+        row = [i]
+        for j, y in enumerate(b, 1):
+            cost = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (x != y))
+            if i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == y:
+                cost = min(cost, rows[-2][j - 2] + 1)
+            row.append(cost)
+        rows.append(row)
+    return rows[-1][-1]
 
 
 def is_strings(value: object) -> bool:

@@ -25,26 +25,27 @@ from hookline.agent.loop import Agent
 from hookline.agent.messages import Message
 from hookline.audit.redact import patterns_from_settings
 from hookline.claude.agent_hook import AGENT_TURNS
+from hookline.claude.lint import run_stoppers
 from hookline.claude.prompt_hook import JudgeFailed
 from hookline.claude.session_env import env_file_for
 from hookline.claude.settings import Settings, load_settings, refuse_errors, settings_files
 from hookline.errors import ConfigError
 from hookline.hooks.python_files import load_hooks_file
 from hookline.hooks.registry import HookRegistry
-from hookline.layers import Layer
+from hookline.layers import Layer, SettingsWarning
 from hookline.mcp.config import ServerConfig, project_servers
 from hookline.models.choice import default_spec, model_from_spec
 from hookline.permissions import PermissionPolicy
 from hookline.permissions.code_files import code_files
 from hookline.permissions.sandbox import SandboxConfig
 from hookline.tools.builtin import Glob, Grep, Read
+from hookline.trust import Asker, decide, held_back
 
 if TYPE_CHECKING:
     from hookline.agent.model import ModelClient
     from hookline.claude.agent_hook import Investigator, InvestigatorFactory
     from hookline.claude.prompt_hook import Judge, JudgeFactory
     from hookline.events import PermissionMode
-    from hookline.layers import SettingsWarning
 
 StrPath = str | Path
 #: The model a ``prompt`` or ``agent`` hook asks, for its ``model`` value (None: the default).
@@ -89,6 +90,7 @@ def load_hooks(
     judge_models: JudgeModels | None = None,
     sources: Iterable[str] | None = None,
     env: Mapping[str, str] | None = None,
+    trust: bool | Asker | None = None,
 ) -> tuple[HookRegistry, Settings]:
     """Every hook a run in ``project_dir`` would have: each settings layer (``settings`` are
     ``--settings`` values), then each ``--hooks`` file. Settings problems are kept as
@@ -96,9 +98,16 @@ def load_hooks(
     ``judge_models`` makes the model of each ``prompt`` and ``agent`` hook (default:
     ``judge_model``). ``sources``: the user, project and local layers to read (the Agent
     SDK's ``setting_sources``; managed settings and ``settings`` are always read); None: all.
-    ``env``: variables command hooks get besides the process's (the Agent SDK's ``env``)."""
+    ``env``: variables command hooks get besides the process's (the Agent SDK's ``env``).
+    ``trust``: whether the folder's own hooks may run (``hookline.trust.decide``): True or
+    False, or what asks a person; None: the remembered answer, else trusted unless the
+    settings require trust (a run nobody watches)."""
     project = Path(project_dir).resolve()
     found = load_settings(project, extra=tuple(settings), sources=sources)
+    if isinstance(trust, bool):
+        found.trusted = trust
+    else:
+        found.trusted = decide(found, project, ask=trust)
     registry = HookRegistry()
     models = judge_models or judge_model
     found.register(
@@ -200,14 +209,18 @@ def load_project(
     judge_models: JudgeModels | None = None,
     sources: Iterable[str] | None = None,
     env: Mapping[str, str] | None = None,
+    trust: bool | Asker | None = None,
 ) -> Project:
     """The project in ``cwd`` as ``hookline run`` loads it (``settings``: ``--settings`` values,
     ``hook_files``: ``--hooks`` files, ``mode``: ``--permission-mode``, ``lenient``:
     ``--lenient-settings``, ``cli_rules``: ``{"allow": [...], "deny": [...]}`` from
     ``--allowedTools`` / ``--disallowedTools``, a ``cli`` layer of permission rules,
     ``judge_models``: the model of each ``prompt`` hook, default ``judge_model``,
-    ``sources`` and ``env``: as ``load_hooks`` takes them).
-    A ConfigError for the first settings error, unless ``lenient``."""
+    ``sources``, ``env`` and ``trust``: as ``load_hooks`` takes them).
+    A ConfigError for the first settings error, unless ``lenient``: a file or entry that cannot
+    be read, a permission rule that cannot be, a misspelt key, a hook ``hooks validate`` calls
+    an error (a command that is not executable). In a folder that is not trusted, its own
+    hooks and MCP servers are left out, with a warning that says so."""
     where = str(Path(cwd).resolve())
     registry, found = load_hooks(
         where,
@@ -216,13 +229,19 @@ def load_project(
         judge_models=judge_models,
         sources=sources,
         env=env,
+        trust=trust,
     )
     found = _with_cli_rules(found, cli_rules or {})
     policy, policy_notes = PermissionPolicy.from_settings(found, mode=mode, cwd=where)
     policy = replace(policy, code_files=code_files(registry, project_dir=where))
     sandbox, sandbox_notes = SandboxConfig.from_settings(found, project_dir=where)
     servers, server_notes = project_servers(found, where)
-    warnings = (*found.warnings, *policy_notes, *sandbox_notes, *server_notes)
+    trust_notes = [] if found.trusted else _untrusted(found, where)
+    if not found.trusted:
+        servers = _own_servers(servers, found)
+    stoppers = run_stoppers(registry)
+    warnings = (*found.warnings, *policy_notes, *sandbox_notes, *server_notes, *stoppers)
+    warnings = (*warnings, *trust_notes)
     if not lenient:
         refuse_errors(warnings)
     redact = patterns_from_settings(found.layers)
@@ -244,3 +263,16 @@ def _with_cli_rules(found: Settings, rules: Mapping[str, Sequence[str]]) -> Sett
         if listed
     )
     return replace(found, layers=(*found.layers, *extra)) if extra else found
+
+
+def _untrusted(found: Settings, folder: str) -> list[SettingsWarning]:
+    """The one line that says what an untrusted folder's run leaves out (none if nothing)."""
+    what = held_back(found, folder)
+    message = f"this folder is not trusted: its own {what} do not run"
+    return [SettingsWarning(folder, message, fix=f"hookline trust add {folder}")] if what else []
+
+
+def _own_servers(servers: tuple[ServerConfig, ...], found: Settings) -> tuple[ServerConfig, ...]:
+    """The servers the person's own layers declare (not the folder's, nor its ``.mcp.json``)."""
+    own = {layer.path for layer in found.own}
+    return tuple(server for server in servers if server.source in own)

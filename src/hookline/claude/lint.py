@@ -11,20 +11,17 @@ from __future__ import annotations
 
 import difflib
 import inspect
-import os
 import re
-import shlex
-import shutil
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from hookline.claude.command import CommandHook
-from hookline.claude.project_dir import references, shell_code_index
+from hookline.claude.lint_commands import program_problem, project_dir_problem
 from hookline.events import ToolEvent, event_class
 from hookline.hooks.runners import PythonHook, SdkCallbackHook, takes
-from hookline.layers import PRECEDENCE
+from hookline.layers import PRECEDENCE, SettingsWarning, suggestion
 from hookline.matchers import AllOf, AnyOf, Matcher, NameIn, NameRegex
 
 if TYPE_CHECKING:
@@ -75,6 +72,22 @@ def lint(
     """Every finding of every check, check by check, each in the registry's order."""
     subject = Subject(registry, settings, frozenset(known_tools))
     return [finding for check in CHECKS for finding in check(subject)]
+
+
+def run_stoppers(registry: HookRegistry) -> list[SettingsWarning]:
+    """The findings of the hook checks that are errors (a command that cannot start, a Python
+    hook that cannot take its arguments), as settings errors that stop a strict run: a gate
+    that can never answer must not fail open. (Settings problems are already the load's.)"""
+    subject = Subject(registry, None, frozenset())
+    found = (f for check in STOPPERS for f in check(subject) if f.severity == "error")
+    return [_as_warning(finding) for finding in found]
+
+
+def _as_warning(finding: Finding) -> SettingsWarning:
+    layer, _, path = finding.source.partition(":")
+    file = path if layer in PRECEDENCE and path else finding.source
+    key = f"hooks.{finding.event} {finding.hook}" if finding.event else finding.hook
+    return SettingsWarning(file, finding.message, key, finding.fix, "error")
 
 
 def _finding(spec: HookSpec, severity: Severity, message: str, fix: str | None) -> Finding:
@@ -142,26 +155,19 @@ def _may_match_mcp(pattern: str) -> bool:
 
 def _name_fix(pattern: str, known: frozenset[str]) -> str:
     words = re.findall(r"[A-Za-z_][\w-]*", pattern)
-    close = [hit for word in words for hit in difflib.get_close_matches(word, sorted(known), 1)]
+    close = [hit for word in words if (hit := _close(word, known))]
     if close:
         return f"did you mean {'|'.join(dict.fromkeys(close))}? Tool names are case-sensitive"
     return "name a known tool, or mcp__<server>__<tool>"
 
 
-# -- commands -----------------------------------------------------------------------------------
+def _close(word: str, known: frozenset[str]) -> str | None:
+    """The known name ``word`` most likely misspells (as settings keys and rules suggest)."""
+    hit = suggestion(word, known)
+    return hit or next(iter(difflib.get_close_matches(word, sorted(known), 1)), None)
 
-#: Shell keywords and builtins: a first word the shell runs without looking on PATH.
-_SHELL_WORDS: Final = frozenset(
-    ". : alias break case cd command continue do done echo elif else esac eval exec "  # noqa: SIM905
-    "exit export false fi for function getopts hash if in let local printf pwd read readonly "
-    "return set shift source test then time trap true type ulimit umask unset until wait "
-    "while".split()
-)
-#: A word with nothing the shell would expand or treat as syntax.
-_PLAIN: Final = re.compile(r"[\w./+@%:,-]+")
-_PROJECT_DIR: Final = re.compile(r"\$(?:\{CLAUDE_PROJECT_DIR\}|CLAUDE_PROJECT_DIR(?!\w))")
-_INTERPRETER: Final = re.compile(r"(?:ba|da|k|z)?sh|python[\d.]*|pypy[\d.]*|node|ruby|perl|php")
-_SCRIPT: Final = re.compile(r".*/.*|.*\.(?:sh|py|js|mjs|cjs|ts|rb|pl|php)")
+
+# -- commands -----------------------------------------------------------------------------------
 
 
 def missing_commands(subject: Subject) -> Iterator[Finding]:
@@ -177,58 +183,9 @@ def missing_commands(subject: Subject) -> Iterator[Finding]:
     """
     for spec in subject.registry:
         if isinstance(spec.runner, CommandHook):
-            problem = _program_problem(spec.runner)
+            problem = program_problem(spec.runner)
             if problem:
                 yield _finding(spec, "error", *problem)
-
-
-def _program_problem(hook: CommandHook) -> tuple[str, str] | None:
-    base = hook.project_dir
-    if hook.args is not None:
-        return _missing(hook.command.replace("${CLAUDE_PROJECT_DIR}", base), base)
-    words = _leading_words(hook.command, base)
-    if not words:
-        return None
-    program, *rest = words
-    if problem := _missing(program, base):
-        return problem
-    script = rest[0] if rest and _INTERPRETER.fullmatch(Path(program).name) else ""
-    if _SCRIPT.fullmatch(script) and not Path(base, script).exists():
-        return f"script {script} does not exist", _PATH_FIX
-    return None
-
-
-def _leading_words(command: str, project_dir: str) -> list[str]:
-    """The first word (and the second, when plain) as the shell reads them; [] if unsure."""
-    try:
-        words = shlex.split(command, comments=True)[:2]
-    except ValueError:  # an open quote
-        return []
-    plain = []
-    for word in words:
-        if not _PLAIN.fullmatch(_PROJECT_DIR.sub("P", word.removeprefix("~/"))):
-            break
-        plain.append(os.path.expanduser(_PROJECT_DIR.sub(lambda _: project_dir, word)))
-    return plain
-
-
-_PATH_FIX: Final = (
-    'check the path; relative paths start at the project, or use "$CLAUDE_PROJECT_DIR"/'
-)
-
-
-def _missing(program: str, base: str) -> tuple[str, str] | None:
-    """Why ``program`` cannot be started, and the fix; None if it can."""
-    if "/" not in program:
-        if program in _SHELL_WORDS or shutil.which(program):
-            return None
-        return f"command {program!r} is not found on PATH", "install it, or give its full path"
-    path = Path(base, program)
-    if not path.exists():
-        return f"command {program} does not exist", _PATH_FIX
-    if not path.is_file() or not os.access(path, os.X_OK):
-        return f"command {program} is not executable", f"chmod +x {program}"
-    return None
 
 
 def unquoted_project_dir(subject: Subject) -> Iterator[Finding]:
@@ -237,37 +194,9 @@ def unquoted_project_dir(subject: Subject) -> Iterator[Finding]:
     path before the shell reads it; ``$CLAUDE_PROJECT_DIR`` outside double quotes."""
     for spec in subject.registry:
         if isinstance(spec.runner, CommandHook):
-            problem = _project_dir_problem(spec.runner)
+            problem = project_dir_problem(spec.runner)
             if problem:
                 yield _finding(spec, "warning", *problem)
-
-
-_QUOTE_IT: Final = 'quote it: "$CLAUDE_PROJECT_DIR"/x.sh'
-
-
-def _project_dir_problem(hook: CommandHook) -> tuple[str, str] | None:
-    code, at = hook.command, None
-    if hook.args is not None:
-        at = shell_code_index(hook.command, hook.args)
-        if at is None:
-            return None  # no shell reads the arguments as code
-        code = hook.args[at]
-    for found, quoting in references(code):
-        if at is not None and found.group().startswith("${"):
-            return (
-                "${CLAUDE_PROJECT_DIR} in shell code: Claude Code pastes the folder's path into "
-                "the code, so a folder named proj$(cmd) runs cmd (hookline passes it as a "
-                "variable)",
-                f'{_QUOTE_IT} inside the code, or run the script without a shell: "command": '
-                '"${CLAUDE_PROJECT_DIR}/x.sh"',
-            )
-        if quoting == "unquoted":
-            return (
-                f"{found.group()} is outside double quotes: the shell splits the folder's path "
-                "at spaces and expands * and ? in it",
-                _QUOTE_IT,
-            )
-    return None
 
 
 # -- Python signatures --------------------------------------------------------------------------
@@ -403,3 +332,6 @@ CHECKS: Final[list[Check]] = [
     async_gates,
     duplicates,
 ]
+
+#: The checks whose errors stop ``hookline run`` (``run_stoppers``).
+STOPPERS: Final[list[Check]] = [missing_commands, python_signatures]

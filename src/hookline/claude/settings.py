@@ -3,6 +3,10 @@
 Each layer is one JSON object (a file, or an inline ``--settings`` value) with a name that ranks
 it for single values: managed > cli > local > project > user, and within one name the layer read
 later wins. Hooks do not rank: every enabled layer adds its own and none replaces another's.
+A folder's own layers (project, local) only tighten: what would loosen the rules is taken out
+of them as they are read (``confine``), and their hooks run only in a trusted folder
+(``Settings.trusted``; ``hookline.trust``). Keys are checked as they are read (``keys``): a near
+miss of a known key is an error, a key that is simply new a warning.
 A bad file or a bad hook never stops the rest from loading; it becomes a ``SettingsWarning``,
 of severity "error" when it drops a guard (a file that is not JSON or cannot be read, a named
 ``--settings`` file that is missing, a hook entry for an event hookline runs that cannot load)
@@ -25,7 +29,9 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+from hookline.claude.confine import FOLDER_LAYERS, confine
 from hookline.claude.handlers import Policy, build, unloadable
+from hookline.claude.keys import key_problems
 from hookline.errors import ConfigError
 from hookline.events import NOT_YET_SUPPORTED, event_class
 from hookline.layers import Layer, SettingsWarning, Severity, ceiling, is_strings, winning
@@ -48,7 +54,10 @@ _SYSTEM_DIRS: Final = {
     "win32": r"C:\Program Files\ClaudeCode",
 }
 #: The settings read here: true/false ones, and lists of strings (merged across layers).
-_FLAGS: Final = ("disableAllHooks", "allowManagedHooksOnly")
+_FLAGS: Final = ("disableAllHooks", "allowManagedHooksOnly", "allowManagedPermissionRulesOnly")
+#: Read from managed settings only; and from the person's own layers only (never a folder's).
+_MANAGED_ONLY: Final = ("allowManagedHooksOnly", "allowManagedPermissionRulesOnly")
+REQUIRE_TRUST: Final = ("hookline", "requireTrust")
 _LISTS: Final = ("allowedHttpHookUrls", "httpHookAllowedEnvVars")
 _SHAPE: Final = 'write "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": ...}]}]}'
 
@@ -59,10 +68,39 @@ class Settings:
 
     layers: tuple[Layer, ...] = ()
     warnings: list[SettingsWarning] = field(default_factory=list)
+    #: Whether the folder is trusted: when not, its project and local hooks do not run.
+    trusted: bool = True
 
     @property
     def disable_all_hooks(self) -> bool:
-        return winning(self.layers, "disableAllHooks", kind=bool) is True
+        """``disableAllHooks`` as the person's own layers (user, ``--settings``, managed) set it:
+        a folder's own layers switch off only the folder's hooks, never the person's."""
+        return winning(self.own, "disableAllHooks", kind=bool) is True
+
+    @property
+    def own(self) -> tuple[Layer, ...]:
+        """The layers the person running hookline (or an administrator) wrote: not a folder's."""
+        return tuple(layer for layer in self.layers if layer.name not in FOLDER_LAYERS)
+
+    @property
+    def folder(self) -> tuple[Layer, ...]:
+        """The layers the folder brings with it (project, local)."""
+        return tuple(layer for layer in self.layers if layer.name in FOLDER_LAYERS)
+
+    @property
+    def require_trust(self) -> bool:
+        """``requireTrust`` (under ``hookline``) in the person's own layers: even a run nobody
+        watches leaves an untrusted folder's hooks out."""
+        return winning(self.own, *REQUIRE_TRUST, kind=bool) is True
+
+    @property
+    def allow_managed_permission_rules_only(self) -> bool:
+        return winning(self.managed, "allowManagedPermissionRulesOnly", kind=bool) is True
+
+    def folder_hooks(self) -> int:
+        """How many hook entries the folder's own layers declare (what trust holds back)."""
+        groups = (g for layer in self.folder for g in _groups(layer.data.get("hooks")))
+        return sum(len(g["hooks"]) for g in groups if isinstance(g.get("hooks"), list))
 
     @property
     def allow_managed_hooks_only(self) -> bool:
@@ -81,11 +119,14 @@ class Settings:
         return tuple(layer for layer in self.layers if layer.name == "managed")
 
     def hook_layers(self) -> tuple[Layer, ...]:
-        """The layers whose hooks run, after ``disableAllHooks`` and ``allowManagedHooksOnly``."""
+        """The layers whose hooks run, after ``disableAllHooks``, ``allowManagedHooksOnly`` and
+        trust: an untrusted folder's layers, or ones a folder layer switched off, add none."""
         if winning(self.managed, "disableAllHooks", kind=bool):
             return ()
         if self.disable_all_hooks or self.allow_managed_hooks_only:
             return self.managed
+        if not self.trusted or winning(self.folder, "disableAllHooks", kind=bool):
+            return self.own
         return self.layers
 
     def register(
@@ -239,7 +280,10 @@ def _parse(name: str, label: str, text: str, warnings: list[SettingsWarning]) ->
         warnings.append(SettingsWarning(label, problem, fix="write {...}", severity="error"))
         return None
     warnings.extend(SettingsWarning(label, *problem) for problem in _misfits(name, data))
-    return Layer(name, label, data)
+    warnings.extend(key_problems(data, label))
+    layer, refused = confine(Layer(name, label, data))
+    warnings.extend(refused)
+    return layer
 
 
 def _misfits(name: str, data: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
@@ -250,8 +294,19 @@ def _misfits(name: str, data: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
     for key in _LISTS:
         if data.get(key) is not None and not is_strings(data[key]):
             yield "must be a list of strings: ignored", key, f'write "{key}": ["..."]'
-    if "allowManagedHooksOnly" in data and name != "managed":
-        yield "only read from managed settings", "allowManagedHooksOnly", "move it there"
+    for key in _MANAGED_ONLY:
+        if key in data and name != "managed":
+            yield "only read from managed settings", key, "move it there"
+    trust = data.get(REQUIRE_TRUST[0])
+    if isinstance(trust, dict) and REQUIRE_TRUST[1] in trust and name in FOLDER_LAYERS:
+        yield "only read from user or managed settings", ".".join(REQUIRE_TRUST), "move it there"
+
+
+def _groups(hooks: object) -> Iterator[dict[str, Any]]:
+    """Each matcher group of a ``hooks`` object that has the right shape."""
+    events = hooks.values() if isinstance(hooks, dict) else ()
+    for groups in events:
+        yield from (g for g in groups if isinstance(g, dict)) if isinstance(groups, list) else ()
 
 
 @dataclass(frozen=True, slots=True)

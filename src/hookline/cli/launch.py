@@ -28,6 +28,7 @@ from hookline.cli.paused import exit_paused
 from hookline.cli.render import TextView, emit_json, print_summary, warn
 from hookline.cli.spinner import Spinner
 from hookline.cli.tool_rules import split_rules
+from hookline.cli.trust_cmd import terminal_asker
 from hookline.errors import ModelError
 from hookline.events import PermissionMode
 from hookline.models.choice import model_from_spec
@@ -175,10 +176,12 @@ class Launch:
 
 def build_agent(launch: Launch) -> Agent:
     """The agent ``launch`` describes; a settings error is a ConfigError (exit 2, nothing runs)
-    unless ``lenient_settings``; settings warnings go to stderr. The launch saved with
-    a paused session carries the fingerprints of the files its hooks came from. With the audit
-    on, the store (``--store``, else the project's SQLite file) is opened here and ``show``
-    closes it; without, the agent opens it only if the run pauses, so nothing is written."""
+    unless ``lenient_settings``; settings warnings go to stderr. At a terminal, a folder with
+    its own hooks and no remembered trust answer asks once (``hookline.trust``). The launch
+    saved with a paused session carries the fingerprints of the files its hooks came from.
+    With the audit on, the store (``--store``, else the project's SQLite file) is opened here
+    and ``show`` closes it; without, the agent opens it only if the run pauses, so nothing is
+    written."""
     prints = fingerprint(launch.cwd, settings=launch.settings, hook_files=launch.hooks)
     mode = cast("PermissionMode | None", launch.permission_mode)  # click checked the choice
     project = load_project(
@@ -188,6 +191,7 @@ def build_agent(launch: Launch) -> Agent:
         mode=mode,
         lenient=launch.lenient_settings,
         cli_rules={"allow": launch.allowed_tools, "deny": launch.disallowed_tools},
+        trust=terminal_asker(),
     )
     for warning in project.warnings:
         warn(warning)

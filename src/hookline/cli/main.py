@@ -37,6 +37,10 @@ COMMANDS = {
         "hookline.cli.sessions_cmd:sessions",
         "Sessions kept in the store: every run, and the paused ones waiting for an answer.",
     ),
+    "trust": Lazy(
+        "hookline.cli.trust_cmd:trust",
+        "The folders whose own hooks and MCP servers may run (workspace trust).",
+    ),
     "demo": Lazy(
         "hookline.cli.demo_cmd:demo",
         "Four scenarios, offline, in a temporary workspace; or NAME: orders, the refund agent on "

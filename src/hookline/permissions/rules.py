@@ -27,11 +27,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, final
+from typing import TYPE_CHECKING, Any, Final, final
 from urllib.parse import urlsplit
 
 from hookline.errors import ConfigError
 from hookline.events import ToolEvent
+from hookline.layers import suggestion
 from hookline.matchers import Matcher
 from hookline.permissions.command_rules import command_matches
 from hookline.permissions.paths import forms, real
@@ -152,6 +153,34 @@ def _problem(name: str, rest: str | None) -> tuple[str, str] | None:
     if name in _UNCONSULTED:
         return "is a path rule Claude Code never consults", f"write {_UNCONSULTED[name]}({spec})"
     return None
+
+
+#: The tool names a settings rule may name: Claude Code's tools (hookline runs some of them;
+#: a rule for another still reads, for settings shared with Claude Code), besides ``mcp__``
+#: names and name patterns with ``*``.
+TOOL_NAMES: Final = frozenset(
+    {"Agent", "AskUserQuestion", "Bash", "BashOutput", "Edit", "EnterPlanMode", "ExitPlanMode",
+     "Glob", "Grep", "KillBash", "KillShell", "LS", "ListMcpResourcesTool", "LSP", "Monitor",
+     "MultiEdit", "NotebookEdit", "NotebookRead", "PowerShell", "Read", "ReadMcpResourceTool",
+     "Skill", "SlashCommand", "Task", "TaskOutput", "TaskStop", "TodoRead", "TodoWrite",
+     "WebFetch", "WebSearch", "Write"}
+)  # fmt: skip
+
+
+def unknown_tool(rule: PermissionRule) -> tuple[str, str] | None:
+    """Why a settings rule names no tool, and the fix (the tool it most likely misspells);
+    None when it names one. A rule for no tool matches nothing: as a deny rule, it fails open."""
+    name = rule.tool
+    if name in TOOL_NAMES or "*" in name or name.startswith("mcp__"):
+        return None
+    near = suggestion(name, TOOL_NAMES)
+    spec = "" if rule.specifier is None else f"({rule.specifier})"
+    fix = (
+        f"did you mean {near}{spec}? Tool names are case-sensitive"
+        if near
+        else ("name a tool (Bash, Read, Edit, WebFetch, ...) or mcp__<server>__<tool>")
+    )
+    return f"names no tool: {name!r}", fix
 
 
 def _balanced(text: str) -> bool:
