@@ -39,6 +39,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from functools import lru_cache
 from typing import Any
 
 from hookline.permissions import devices, proving, pushes, targets
@@ -118,14 +119,14 @@ class Danger:
     ) -> str | None:
         """Why the call's targets for this entry are not proven harmless; None when they are
         (or the entry proves nothing)."""
-        command, place = _command(tool_name, tool_input), _place(cwd, home, roots)
+        command = _command(tool_name, tool_input)
         if command is None and self.files is not None:
-            if self.files(tool_name, tool_input, place) == "kernel":
+            if self.files(tool_name, tool_input, _place(cwd, home, roots)) == "kernel":
                 return f"`{tool_name}` writes into /dev, /proc or /sys"
             return None
         if command is None or self.prove is None:
             return None
-        return self.prove(analyze(command), place)
+        return self.prove(analyze(command), _place(cwd, home, roots))
 
 
 def _command(tool_name: str, tool_input: Mapping[str, Any]) -> str | None:
@@ -134,6 +135,11 @@ def _command(tool_name: str, tool_input: Mapping[str, Any]) -> str | None:
 
 
 def _place(cwd: str, home: str | None, roots: Sequence[str]) -> Place:
+    return _placed(cwd, home, tuple(roots))
+
+
+@lru_cache(maxsize=64)
+def _placed(cwd: str, home: str | None, roots: tuple[str, ...]) -> Place:
     home = posixpath.normpath(home or posixpath.expanduser("~"))
     return Place(posixpath.normpath(cwd), home, tuple(posixpath.normpath(r) for r in roots))
 

@@ -77,8 +77,13 @@ def prove_writes(analysis: Analysis, place: Place) -> str | None:
     """Why a write of the line may reach a device: a write target not proven, or a disk or
     kernel file named by a program that is not read-only, which may write it by an option the
     tier does not list (``sort -o /dev/sda``)."""
+    judged: set[tuple[str, str | None, str | None]] = set()
     for item in proving.seen(analysis):
         for word in written(item.command):
+            key = (word.raw, word.value, item.command.cwd)
+            if key in judged and not item.runner:  # a redirect around a wrapper and its command
+                continue
+            judged.add(key)
             if why := _write_unproven(word, item, place, analysis):
                 return f"a write cannot be proven not to reach a device: {why}"
         if named := _named_device(item, place):
@@ -143,7 +148,8 @@ def path_kind(pattern: str) -> str | None:
     for path in (pattern, resolved):
         if DEVICE.match(path) or _is_block(path):
             return "disk"
-    if any(p.startswith(KERNEL) for p in (pattern, resolved)) and not _HARMLESS.fullmatch(resolved):
+    inside = any(p.startswith(KERNEL) or f"{p}/" in KERNEL for p in (pattern, resolved))
+    if inside and not _HARMLESS.fullmatch(resolved):
         return "kernel"
     return None
 
