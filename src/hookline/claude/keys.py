@@ -31,7 +31,8 @@ TOP_LEVEL: Final = frozenset(
         "plansDirectory", "prefersReducedMotion", "redact", "respectGitignore", "sandbox",
         "showTurnDuration", "skipDangerousModePermissionPrompt", "spinnerTipsEnabled",
         "spinnerVerbs", "statusLine", "strictKnownMarketplaces", "subagentStatusLine",
-        "terminalProgressBarEnabled", "theme",
+        "terminalProgressBarEnabled", "theme", "autoUpdates", "disableAutoMode",
+        "feedbackSurveyRate", "skipWebFetchPreflight", "useEnterpriseMcpConfigOnly",
     }
 )  # fmt: skip
 #: The keys inside ``permissions`` (Claude Code's) and inside ``hookline`` (hookline's own).

@@ -18,7 +18,9 @@ What it holds:
   own modules they import, as they resolved when they loaded, and command hook scripts;
 - under the home folder: ``~/.claude`` (the user's settings) and ``~/.hookline`` (hookline's
   per-user state and its key), and the key file ``$HOOKLINE_STATE_KEY_FILE`` names, with the
-  ``heads`` folder beside it (the audit's kept heads, ``hookline.audit.heads``).
+  ``heads`` folder beside it (the audit's kept heads, ``hookline.audit.heads``); for the
+  permission checks only (``covers``), the files there that later run as code (``HOME_CODE``:
+  ``~/.bashrc``, ``~/.profile``, ``~/.gitconfig``, ``~/.ssh``...).
 
 A write into the set asks in every mode; the sandbox makes ``paths()`` read-only and keeps each
 of ``git_dirs()`` where it is. A path counts as in the set on its own spelling and on its real
@@ -44,6 +46,11 @@ GIT_CODE = ("hooks", "info", "config", "config.worktree", "commondir", "gitdir")
 GIT_NESTED = ("modules", "worktrees")
 #: Under the home folder.
 HOME_NAMES = (".claude", ".hookline")
+#: Files under the home folder that later run as code (shell start-up files, git's and ssh's
+#: configuration): covered, never listed by ``paths()`` (the sandbox writes nothing outside
+#: its roots anyway).
+HOME_CODE = (".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
+             ".zshenv", ".zprofile", ".zlogin", ".gitconfig", ".config/git", ".ssh")  # fmt: skip
 #: Where the key of hookline's state seals is, when not under ``~/.hookline``.
 KEY_ENV = "HOOKLINE_STATE_KEY_FILE"
 #: The folder beside the key where the audit keeps each log's heads.
@@ -63,7 +70,7 @@ class ProtectedSet:
     _tops: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        homes = tuple(posixpath.join(self.home, name) for name in HOME_NAMES)
+        homes = tuple(posixpath.join(self.home, name) for name in (*HOME_NAMES, *HOME_CODE))
         tops = dict.fromkeys(top for root in self.roots for top in (root, real(root)))
         object.__setattr__(self, "_home_entries", homes)
         object.__setattr__(self, "_tops", tuple(tops))
