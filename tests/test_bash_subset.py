@@ -246,6 +246,29 @@ def _far(root: Path) -> tuple[Path, Path]:
     return root / "ws", root / "far"
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "f() { rm -rf keep; }; cd ../far && f",
+        "trap 'rm -rf keep' EXIT; cd ../far",
+        "trap -- 'rm -rf keep' EXIT; cd ../far && true",
+        "trap 'rm -rf keep' DEBUG; cd ../far && true",
+    ],
+)
+def test_code_that_runs_later_runs_in_a_folder_only_known_then(line: str, tmp_path: Path) -> None:
+    real_ws, real_far = _far(tmp_path / "real")
+    subprocess.run(["bash", "-c", line], cwd=real_ws, capture_output=True, check=False)
+    assert not (real_far / "keep").exists(), "the attack does nothing in Bash"
+    ws, far = _far(tmp_path / "agent")
+    call = {"id": "t1", "name": "Bash", "input": {"command": line}}
+    policy = PermissionPolicy(mode="bypassPermissions", workspace=(str(ws),))
+    agent = Agent(ScriptedModel([{"tool_calls": [call]}, {"text": "done"}]), cwd=ws,
+                  permissions=policy)  # fmt: skip
+    result = agent.run_sync("go")
+    assert [c.status for c in result.tool_calls] == ["blocked"], result.tool_calls
+    assert (far / "keep" / "canary.txt").exists()
+
+
 def test_a_cd_that_an_inherited_cdpath_may_redirect_leaves_the_folder_unknown(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

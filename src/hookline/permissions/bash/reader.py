@@ -9,20 +9,14 @@ strings are read again, one level deeper. What cannot be known is added to ``unk
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from hookline.permissions.bash import builtins, nodes, programs, subset
 from hookline.permissions.bash.grammar import PARSE_BUDGET, parse
 from hookline.permissions.bash.parts import Command, Redirect
-from hookline.permissions.bash.words import (
-    MAX_EXPANSIONS,
-    Word,
-    brace_expand,
-    literal,
-    node_text,
-    word_of,
-)
+from hookline.permissions.bash.words import MAX_EXPANSIONS, Word, brace_expand, node_text, word_of
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -119,7 +113,8 @@ class Reader:
         elif kind == "function_definition":
             names = node.children_by_field_name("name")
             label = node_text(names[0], self.sources[-1]) if names else ""
-            self.children(node, Context(ctx.redirects, ctx.stdin, (*ctx.via, label), ctx.depth))
+            body = Context(ctx.redirects, ctx.stdin, (*ctx.via, label), ctx.depth)
+            self.later(lambda: self.children(node, body))
         elif kind in ("variable_assignment", "declaration_command", "unset_command"):
             self.assignment(node, ctx)
         elif kind == "test_command":
@@ -174,6 +169,15 @@ class Reader:
         self.children(node, inner)
         self.cwd, self.cd_pending = cwd, pending
 
+    def later(self, read: Callable[[], None]) -> None:
+        """Read code that runs later, in whatever folder the shell is in then (a function's
+        body, a trap's code): its folder is unknown, and a `cd` in it leaves the rest unknown."""
+        start, cwd = len(self.commands), self.cwd
+        self.cwd = None
+        read()
+        moved = any(c.name in ("cd", "pushd", "popd") for c in self.commands[start:])
+        self.cwd = None if moved else cwd
+
     def substitutions_in(self, node: Node, ctx: Context) -> None:
         """The substitutions inside a construct outside the subset: what they run still counts."""
         for child in node.named_children:
@@ -215,7 +219,7 @@ class Reader:
         for child in node.children_by_field_name("redirect"):
             redirect, text = self.redirect(child, ctx)
             redirects.append(redirect)
-            stdin = _stdin(redirect, text, stdin)
+            stdin = nodes.stdin(redirect, text, stdin)
             for nested in _after_heredoc(child):  # `cat <<EOF > file`: the write is nested
                 redirects.append(self.redirect(nested, ctx)[0])
         inner = Context(tuple(redirects), stdin, ctx.via, ctx.depth, ctx.top)
@@ -278,7 +282,7 @@ class Reader:
             elif kind in _REDIRECTS:
                 redirect, text = self.redirect(child, ctx)
                 redirects.append(redirect)
-                stdin = _stdin(redirect, text, stdin)
+                stdin = nodes.stdin(redirect, text, stdin)
             elif kind == "variable_assignment":
                 env.extend(nodes.assigned_names(child, self.sources[-1]))
                 self.assignment(child, ctx)
@@ -325,13 +329,17 @@ class Reader:
             self.change_directory(command, top=ctx.top)
         via = (*ctx.via, found.label or name)
         if found.code is not None:
-            self.read_line(found.code, Context(via=via, depth=ctx.depth + 1))
+            code = Context(via=via, depth=ctx.depth + 1)
+            if name == "trap":
+                self.later(lambda: self.read_line(found.code or "", code))
+            else:
+                self.read_line(found.code, code)
         inner_ctx = Context(ctx.redirects, ctx.stdin, via, ctx.depth)
         for inner in found.inner:
             start = len(self.commands)
             self.run(list(inner), inner_ctx, found.cwd if found.cwd is not None else where)
             if found.more_args:
-                self.commands[start:] = [_with_more_args(c) for c in self.commands[start:]]
+                self.commands[start:] = [nodes.with_more_args(c) for c in self.commands[start:]]
 
     def stdin_code(self, command: Command, ctx: Context) -> None:
         """A shell or interpreter reading its code from stdin, a file or a string."""
@@ -366,7 +374,7 @@ class Reader:
         """A `cd` at the top level with a literal target moves the folder; any other `cd`,
         `pushd` or `popd` leaves it unknown for the rest of the line (or of its subshell)."""
         if command.name in ("cd", "pushd", "popd") and not command.wrapper:
-            target = _cd_target(command) if top else None
+            target = nodes.cd_target(command) if top else None
             if target is None or target.startswith(("/", "~")) or self.cwd is None:
                 self.cwd = target
             else:
@@ -377,28 +385,6 @@ class Reader:
 def _at(ctx: Context, *, top: bool) -> Context:
     """``ctx``, run at the top level or not."""
     return ctx if ctx.top == top else Context(ctx.redirects, ctx.stdin, ctx.via, ctx.depth, top)
-
-
-def _cd_target(command: Command) -> str | None:
-    """Where a `cd` goes when its one target is literal (``~`` without one); None otherwise."""
-    targets = [a for a in command.args if a.value in (None, "-") or a.value[:1] != "-"]
-    target = targets[0] if targets else literal("~")
-    if command.name != "cd" or len(targets) > 1 or target.value == "-" or target.glob:
-        return None
-    return target.value
-
-
-def _stdin(redirect: Redirect, text: str | None, before: str | None) -> str | None:
-    """What a command reads on stdin after ``redirect``."""
-    if redirect.op in ("<<", "<<-", "<<<"):
-        return text
-    if redirect.op in ("<", "<>") and redirect.fd in ("", "0"):
-        return "file"
-    return before
-
-
-def _with_more_args(command: Command) -> Command:
-    return command if command.wrapper else replace(command, more_args=True)
 
 
 def _after_heredoc(node: Node) -> list[Node]:

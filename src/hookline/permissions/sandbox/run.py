@@ -9,7 +9,8 @@ What a sandboxed command sees (later mounts win over earlier ones):
 2. writable: the workspace roots, the session's temp folder (``TMPDIR``), ``allowWrite``;
 3. each root's ``.git`` pinned (bound onto itself), and read-only again: ``denyWrite`` and the
    protected set, with placeholders for what does not exist yet (``mounts``);
-4. hidden: ``denyRead`` (an empty read-only tmpfs over a folder, ``/dev/null`` over a file);
+4. hidden: ``denyRead`` and hookline's per-user keys (``protected.secret_paths``) (an empty
+   read-only tmpfs over a folder, ``/dev/null`` over a file);
 5. a seccomp filter: no Unix socket can be made (``seccomp``), unless the settings say
    ``network.allowAllUnixSockets``.
 
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from hookline.errors import ToolError
+from hookline.permissions.protected import secret_paths
 from hookline.permissions.sandbox import globs, mounts, seccomp
 from hookline.permissions.sandbox.config import HARDENING, NAMESPACES
 from hookline.permissions.sandbox.protect import protected_entries
@@ -73,6 +75,7 @@ def layout(
         allowed = [p for pattern in config.allow_write for p in globs.expand(pattern)]
         denied = [p for pattern in config.deny_write for p in globs.expand(pattern)]
         hidden = [p for pattern in config.deny_read for p in globs.expand(pattern)]
+        hidden += secret_paths()  # hookline's keys: never readable inside
         protected, git = protected_entries(roots, code_files=code_files)
         plan = mounts.plan(_real([*roots, temp, *allowed]), _real(denied), protected, git)
     except (globs.PatternError, mounts.MountError) as exc:
