@@ -138,6 +138,8 @@ class Sandbox:
         self._lock = threading.Lock()
         self._folder: str | None = None
         self._proxy: DomainProxy | None = None
+        #: Each batch of placeholders this sandbox made (or holds), one release each.
+        self._held: list[list[str]] = []
 
     def sandboxes(self, command: str, tool_input: Mapping[str, Any]) -> bool:
         """Whether this Bash call runs inside (see ``SandboxConfig.sandboxes``); a ToolError
@@ -155,12 +157,13 @@ class Sandbox:
     @contextmanager
     def launch(self, argv: Sequence[str], env: Mapping[str, str], *, cwd: str) -> Iterator[Launch]:
         """What runs ``argv`` inside the sandbox instead, for the time of one run: the
-        placeholders of the protected set exist and the descriptors are open until it ends."""
+        descriptors are open until it ends, and the placeholders of the protected set exist
+        (made on the first run that needs each, held until ``close``)."""
         folder, proxy = self._state()
         temp = os.path.join(folder, "tmp")
         plan = layout(self.config, roots=self.roots, temp=temp, code_files=self.code_files)
+        self._hold(plan[0].missing)
         fds: list[int] = []
-        held = self.placeholders.acquire(plan[0].missing)
         try:
             inner, env = list(argv), {**env, "TMPDIR": temp}
             if proxy is not None:
@@ -181,13 +184,24 @@ class Sandbox:
         finally:
             for fd in fds:
                 os.close(fd)
-            self.placeholders.release(held)
 
     def close(self) -> None:
-        """Stop the proxy and delete the temp folder (also done when the object is collected)."""
+        """Stop the proxy, delete the temp folder and let go of the placeholders (also done
+        when the object is collected)."""
         with self._lock:
             folder, proxy, self._folder, self._proxy = self._folder, self._proxy, None, None
-        _clean_up(folder, proxy)
+            held, self._held = self._held, []
+        _clean_up(folder, proxy, self.placeholders, held)
+
+    def _hold(self, missing: Sequence[tuple[str, bool]]) -> None:
+        """Make the placeholders not held yet; the first call holds the registry (and its lock
+        across processes) even with none, since every run mounts what exists, another
+        process's placeholders too, and they must stay while this sandbox lives."""
+        with self._lock:
+            known = {path for batch in self._held for path in batch}
+            new = [entry for entry in missing if entry[0] not in known]
+            if new or not self._held:
+                self._held.append(self.placeholders.acquire(new))
 
     def _state(self) -> tuple[str, DomainProxy | None]:
         with self._lock:
@@ -196,7 +210,9 @@ class Sandbox:
                 os.mkdir(os.path.join(self._folder, "tmp"), 0o700)
                 if self.config.allowed_domains:
                     self._proxy = DomainProxy(self.config.allowed_domains)
-                weakref.finalize(self, _clean_up, self._folder, self._proxy)
+                weakref.finalize(
+                    self, _clean_up, self._folder, self._proxy, self.placeholders, self._held
+                )
             return self._folder, self._proxy
 
 
@@ -207,7 +223,14 @@ def _filter() -> int:
         raise SandboxError(f"The sandbox cannot start: {exc}") from None
 
 
-def _clean_up(folder: str | None, proxy: DomainProxy | None) -> None:
+def _clean_up(
+    folder: str | None,
+    proxy: DomainProxy | None,
+    placeholders: mounts.Placeholders,
+    held: list[list[str]],
+) -> None:
+    while held:
+        placeholders.release(held.pop())
     if proxy is not None:
         proxy.close()
     if folder is not None:
