@@ -108,7 +108,7 @@ CORPUS: list[tuple[str | dict[str, Any], str]] = [
     ("machine h\n  login bob\n  password NetrcLine42\n", "NetrcLine42"),
     ("sshpass -p SshPassPw31 ssh deploy@host", "SshPassPw31"),
     ("docker login -u ci -p DockerLoginPw8 registry.io", "DockerLoginPw8"),
-    ("redis-cli -h cache -a RedisCliPw66 ping", "RedisCliPw66"),
+    ("redis-cli -a RedisCliPw66 -h cache ping", "RedisCliPw66"),
     ("openssl rsa -in k.pem -passin pass:OsslPassIn12", "OsslPassIn12"),
     ("htpasswd -b .htpasswd admin HtpasswdPw4", "HtpasswdPw4"),
     ("DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=AzAcctKey0Base64==;"
@@ -276,10 +276,13 @@ def test_redact_settings_from_every_layer_are_joined_and_a_wrong_shape_is_refuse
 
 #: Texts of 1 MB made to make a backtracking pattern try every start and every split.
 ADVERSARIAL = ["a", "A_", " -u a", "://a:", "-----BEGIN ", "eyJa.", "Bearer a", "--pass ",
-               "SECRET_", "KEY=", "passw", "'", "-p"]  # fmt: skip
+               "SECRET_", "KEY=", "passw", "'", "-p", "login a ", " password", "\n password ",
+               "redis-cli -h a", "htpasswd -b a ", "pass:", "SK0", "sshpass -p",
+               "aws_session_token "]  # fmt: skip
 #: Every kind's marker, so every pattern runs on the adversarial text.
 MARKERS = "private key sk- k_live_ AIza gh glpat- npm_ xox authorization bearer eyJ :// -u "
-MARKERS += "mysql --pass KEY SECRET TOKEN PASS PWD CREDENTIAL _PAT"
+MARKERS += "mysql --pass KEY SECRET TOKEN PASS PWD CREDENTIAL _PAT aws_secret_access_key password "
+MARKERS += "login sshpass redis-cli htpasswd pass: accountkey hooks.slack.com SK cookie private"
 
 
 @pytest.mark.parametrize("unit", ADVERSARIAL)

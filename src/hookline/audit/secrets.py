@@ -98,13 +98,13 @@ KINDS: tuple[Kind, ...] = (
     Kind("netrc", ("password", "passwd"),
          r"(?P<netrc_p>(?:(?<![^\n])[ \t]*|(?<![A-Za-z0-9_-])login[ \t]+[^\s]+[ \t]+)"
          rf"(?i:password|passwd)[ \t]+{_value('netrc')}"),
-    # sshpass -p PASS; docker login [-u USER] -p PASS; redis-cli [-h H] -a PASS
+    # sshpass -p PASS; docker login [-u USER] -p PASS; redis-cli -a PASS (other orders: parsed)
     Kind("sshpass", ("sshpass",), rf"(?P<sshpass_p>sshpass[ \t]+-p[ \t]*{_value('sshpass')}"),
     Kind("login", ("login",),
          r"(?P<login_p>(?<![A-Za-z0-9_-])login[ \t]+(?:-(?:u|-username)[ \t=]+[^\s]+[ \t]+)?"
          rf"-p[ \t]+{_value('login')}"),
     Kind("redis_cli", ("redis-cli",),
-         r"(?P<redis_cli_p>redis-cli(?:[ \t]+-[hpn][ \t]+[^\s]+)*[ \t]+-a[ \t]+"
+         r"(?P<redis_cli_p>redis-cli[ \t]+-a[ \t]+"
          rf"{_value('redis_cli')}"),
     # htpasswd -b FILE USER PASS (-bc, -cb, ...)
     Kind("htpasswd", ("htpasswd",),
