@@ -222,9 +222,14 @@ class Reader:
                 redirects.append(self.redirect(nested, ctx)[0])
         inner = Context(tuple(redirects), stdin, ctx.via, ctx.depth, ctx.top)
         bodies = node.children_by_field_name("body")
+        before = len(self.commands)
         for body in bodies:
             self.walk(body, inner)
-        if not bodies:  # `> file` alone: it truncates the file, as `: > file` does
+        own = redirects[len(ctx.redirects) :]
+        added = self.commands[before:]
+        if not any(all(r in c.redirects for r in own) for c in added):
+            # `> file` alone, or on what makes no command (`[ ]`, `declare`, `unset`): Bash
+            # still opens the file, as `: > file` does
             self.commands.append(Command(":", (), inner.redirects, ctx.via, cwd=self.cwd))
 
     def redirect(self, node: Node, ctx: Context) -> tuple[Redirect, str | None]:
