@@ -145,6 +145,13 @@ def test_xargs_and_find_plus_get_more_arguments_at_run_time() -> None:
         ("cd $D && touch x", ["", None]),
         ("cd && touch x", ["", "~"]),
         ("cd - && touch x", ["", None]),
+        ("cd ~- && touch x", ["", None]),
+        ("cd ~+ && touch x", ["", None]),
+        ("cd -- -x && touch x", ["", "-x"]),
+        ("cd -P sub && touch x", ["", "sub"]),
+        ("cd '~' && touch x", ["", "./~"]),
+        ("cd ~ && touch x", ["", "~"]),
+        ("cd a b && touch x", ["", None]),
         ("eval 'cd /tmp' && touch x", ["", "", None]),
     ],
 )
