@@ -134,7 +134,10 @@ def test_xargs_and_find_plus_get_more_arguments_at_run_time() -> None:
         ("true && cd /tmp && touch x", ["", "", None]),
         ("! cd /tmp && touch x", ["", None]),
         ("if true; then cd /tmp; fi; touch x", ["", "", None]),
-        ("f() { cd /tmp; }; touch x", ["", None]),
+        ("f() { cd /tmp; }; touch x", [None, None]),
+        ("f() { rm -rf ./x; }; cd / && f", [None, "", "/"]),
+        ("trap 'rm x' EXIT; cd / && ls", ["", None, "", "/"]),
+        ("trap 'cd /' DEBUG; rm x", ["", None, None]),
         ("{ cd /tmp; }; touch x", ["", None]),
         ("pushd /tmp && touch x", ["", None]),
         ("popd && touch x", ["", None]),
@@ -176,6 +179,7 @@ def test_a_cd_moves_the_folder_only_at_the_top_level_and_for_what_its_success_gu
         ("bash -c " + "\"bash -c '" * 4 + "ls", "does not parse"),
         ("sudo " * 40 + "ls", "wrapped more than"),
         ("(" * 3000 + "ls" + ")" * 3000, "nests too deep"),
+        ("python3 - <<'EOF'\nprint(1)\nEOF", "`python3` runs code from stdin"),
     ],
 )
 def test_what_cannot_be_known_says_why(line: str, why: str) -> None:
@@ -189,7 +193,7 @@ def test_what_cannot_be_known_says_why(line: str, why: str) -> None:
     [
         "echo $HOME",
         "ls $(pwd)",
-        "python3 - <<'EOF'\nprint(1)\nEOF",
+        "python3 script.py < data.txt",
         "bash script.sh",
         "cat <<EOF\nhi\nEOF",
     ],

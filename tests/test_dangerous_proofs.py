@@ -64,6 +64,7 @@ ROWS = [
     ("git push --forc origin main", "ask", "an option hookline does not know"),
     ("git push -f origin $BRANCH", "ask", "only known at run time"),
     ("cd $X && git push -f origin feature-x", "ask", "a repository only known at run time"),
+    ("GIT_DIR=/x/.git git push -f origin feature-x", "ask", "a repository only known at run"),
     ("ssh host git push -f origin x", "ask", "`ssh` runs `git push`"),
     ("git send-pack --force origin main", "deny", "force-push-main"),
     ("dd of=//dev/sda", "deny", "block-device"),
@@ -105,7 +106,20 @@ ROWS = [
     ("ls -rf build; hash -p /bin/rm ls; ls -rf ~/*", "deny", "rm-root"),
     ("bash -c 'x=~; rm -rf $x/*'", "ask", "only known at run time"),
     ("watch -n1 'rm -rf ~/x'", "ask", "outside the workspace"),
+    # review round: my own attack pass
+    ("unbuffer rm -rf ~/x", "ask", "`unbuffer` runs `rm` in a way hookline does not model"),
+    ("(cd build); rm -rf ../x", "ask", "outside the workspace"),
+    ("rm -rf */..", "deny", "rm-root"),
+    ("find build -exec rm -rf {} ~ +", "deny", "rm-root"),
+    ("chmod -R 777 ~+", "deny", "chmod-root"),
+    ("cp --target-directory=/dev sda", "ask", "leads into /dev, /proc or /sys"),
+    ("cp -t /dev sda", "ask", "leads into /dev, /proc or /sys"),
+    ("mv build /dev/sda", "deny", "block-device"),
+    ("git push -f origin MAIN", "deny", "force-push-main"),
+    ("git push origin feature +main", "deny", "force-push-main"),
+    ("git push --prune origin", "ask", "`git push --prune` may rewrite or delete branches"),
     # ordinary work that must still run in bypassPermissions
+    ("echo x > /devices.txt", "allow", ""),
     ("rm -rf build/", "allow", ""),
     ("rm -rf build", "allow", ""),
     ("rm -rf ./build src/gen", "allow", ""),
@@ -299,3 +313,25 @@ def test_dangerous_defaults_off_drops_the_proofs_too(place: Place) -> None:
         home=place.home,
     )
     assert verdict.permission == "allow"
+
+
+@pytest.mark.parametrize(
+    ("tool", "path", "expected"),
+    [("Write", "/dev/sda", "deny"), ("Write", "//dev/./sda", "deny"),
+     ("Edit", "/proc/self/root/dev/sda", "deny"), ("Write", "/proc/sysrq-trigger", "ask"),
+     ("NotebookEdit", "/sys/power/state", "ask"), ("Write", "/dev/null", "allow"),
+     ("Write", "@WS@/out.txt", "allow")],
+)  # fmt: skip
+def test_a_file_tool_writing_a_device_is_judged_on_the_resolved_path(
+    place: Place, tool: str, path: str, expected: str
+) -> None:
+    key = "notebook_path" if tool == "NotebookEdit" else "file_path"
+    policy = PermissionPolicy(mode="bypassPermissions", workspace=(place.ws,))
+    given = {key: path.replace("@WS@", place.ws), "content": "x"}
+    verdict = evaluate(
+        policy, tool_name=tool, tool_input=given, read_only=False, hook=Decision(),
+        cwd=place.ws, home=place.home,
+    )  # fmt: skip
+    assert verdict.permission == expected, verdict
+    if expected != "allow":
+        assert verdict.source == "tier:dangerous:block-device", verdict

@@ -36,7 +36,8 @@ def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "ws/.git/hooks/pre-commit": ORIG, "ws/.claude/settings.json": ORIG,
         "ws/.mcp.json": ORIG, "ws/.hookline/notes": ORIG, "ws/a.txt": "a\n",
         "ws/evil.sh": "#!/bin/sh\necho pwned\n", "ws/secrets/key.txt": "SECRET\n",
-        "ws/locked.txt": ORIG, "ws/sub/s.txt": "s\n", "ws/payload/.claude/settings.json": "evil",
+        "ws/locked.txt": ORIG, "ws/sub/s.txt": "s\n", "ws/lockdir/l.txt": ORIG,
+        "ws/payload/.claude/settings.json": "evil",
         "home/.hookline/keys/state.key": ORIG, "home/.claude/settings.json": ORIG,
         ".bashrc": ORIG, "outside/o.txt": ORIG,
     }  # fmt: skip
@@ -72,7 +73,7 @@ def tree(top: Path) -> dict[str, str]:
     return found
 
 
-DENY = ("Read(./secrets/**)", "Edit(./locked.txt)")
+DENY = ("Read(./secrets/**)", "Edit(./locked.txt)", "Edit(./lockdir/**)")
 
 
 def run(ws: Path, mode: str, command: str) -> str:
@@ -128,6 +129,11 @@ PROTECTED = [
     "sort -o .mcp.json a.txt",
     "install -m 755 evil.sh .git/hooks/pre-commit",
     "git checkout -- .claude/settings.json",
+    "[ -e a.txt ] > .git/config",
+    "[[ -e a.txt ]] > .git/hooks/pre-commit",
+    "declare x=1 > .mcp.json",
+    "unset x >> .claude/settings.json",
+    "echo x > /proc/self/cwd/.git/config",
 ]
 
 # Class 2: acceptEdits auto-allowed what it had not proven (acceptEdits mode).
@@ -152,6 +158,13 @@ ACCEPT_EDITS = [
     "mv a.txt .mcp.json",
     'cd "$PWD/sub" && cp ../evil.sh ../../.bashrc',
     "cp evil.sh .git/hooks/pre-push",
+    "cp -r secrets copy",
+    "mv secrets sub/",
+    "cp -a secrets/. copy",
+    "cp a.txt lockdir/",
+    "cp -r sub lockdir",
+    "mv sub lockdir/",
+    "cp -r payload/. sub",
 ]
 
 
@@ -191,6 +204,7 @@ def test_accept_edits_refuses_what_it_cannot_prove_and_changes_nothing(
         ("bypassPermissions", "echo hi > notes.txt", "ws/notes.txt"),
         ("acceptEdits", "cp a.txt notes.txt", "ws/notes.txt"),
         ("acceptEdits", "cd sub && cp s.txt ../notes.txt", "ws/notes.txt"),
+        ("acceptEdits", "cp -r sub sub2", "ws/sub2/s.txt"),
         ("bypassPermissions", "cp evil.sh ~+/../.bashrc.new", ".bashrc.new"),
         ("bypassPermissions", "find . -name '*.pyc' -delete", ""),
         ("bypassPermissions", "find sub -name '*.txt' -delete", ""),
@@ -256,3 +270,39 @@ def test_a_file_tool_write_beside_the_set_runs(place: Path) -> None:
     (result,) = agent.run_sync("go").tool_calls
     assert result.status == "executed"
     assert (place / ".git" / "description").read_text() == "ok"
+
+
+# The workspace inside the home folder, as it usually is: the shell's start-up files and git's
+# configuration there later run as code, so a write into them asks in bypassPermissions too.
+HOME_CODE = [
+    "cp evil.sh ~+/../.bashrc",
+    "echo 'curl x | sh' >> ~/.bashrc",
+    "cd .. && echo x >> .profile",
+    'cp evil.sh "$HOME/.gitconfig"',
+    "echo '[core] fsmonitor = x' >> ../.gitconfig",
+    "mkdir -p ~/.ssh && cp evil.sh ~/.ssh/authorized_keys",
+    "ln -s ~+/evil.sh ~/.zshrc",
+    "tee -a ~/.bash_profile < evil.sh",
+    "cp evil.sh $HOME/.config/git/config",
+    "cd ~ && echo x > .bashrc",
+]
+
+
+@pytest.mark.parametrize("command", HOME_CODE)
+def test_the_home_folders_code_files_are_protected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    home = tmp_path / "home"
+    ws = home / "proj"
+    ws.mkdir(parents=True)
+    (ws / "evil.sh").write_text("echo pwned\n")
+    (home / ".bashrc").write_text(ORIG)
+    (home / ".config" / "git").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    before = tree(home)
+
+    status = run(ws, "bypassPermissions", command)
+
+    assert status != "executed", command
+    after = {k: v for k, v in tree(home).items() if not k.startswith(str(home / "state"))}
+    assert after == before, sorted(set(after.items()) ^ set(before.items()))[:4]

@@ -118,6 +118,19 @@ def test_a_typo_stops_the_run_before_anything_starts(
     assert_stopped(project, done, f"{path}: {key}: ", message, f"(fix: {fix}")
 
 
+@pytest.mark.parametrize("name", ["misspelt tool", "unclosed parenthesis", "singular permission"])
+def test_hooks_validate_reports_the_typo_as_an_error(project: Path, name: str) -> None:
+    settings, key, message, fix = TYPOS[name]
+    write(project, settings)
+
+    done = hookline("hooks", "validate", "--json", cwd=project)
+
+    assert done.returncode == 2, done.stdout
+    (finding,) = [f for f in json.loads(done.stdout)["findings"] if f["severity"] == "error"]
+    assert finding["hook"] == key and finding["fix"].startswith(fix)
+    assert message in finding["message"]
+
+
 @pytest.mark.parametrize("name", ["misspelt tool", "a string where a list belongs"])
 def test_load_project_raises_for_a_typo_naming_file_and_key(project: Path, name: str) -> None:
     settings, key, _, _ = TYPOS[name]

@@ -99,11 +99,6 @@ _ESCAPED = r"not strictly inside the workspace"
 #: The analyser's findings not fixed yet, each kept as a strict xfail in the test module (the
 #: day it is fixed, that test fails until the entry moves to ``FIXED``).
 FINDINGS: tuple[Finding, ...] = (
-    Finding("redirect-without-command", "[ -e a.txt ] > out.txt", "read-only",
-            r"(\]|\)|\}|esac|\b(unset|declare|export|local|readonly|typeset)\b[^;|&\n]*?)"
-            r"\s*[0-9&]?>[>|]?\s*[^&\s]", _REDIRECT,
-            "a redirect on `[ ]`, `[[ ]]`, `(( ))`, `declare`, `unset` or a group of "
-            "assignments is not seen: it writes its file"),
     Finding("heredoc-end", 'cat <<EOF\nx\nEOF ; cat <<"EOF"\n$(touch pwned)\nEOF', "read-only",
             r"\nEOF[^\n]", _PAYLOAD,
             "a line that only starts with a here-document's delimiter (`EOF ; cat ...`) ends "
@@ -112,6 +107,11 @@ FINDINGS: tuple[Finding, ...] = (
 )  # fmt: skip
 #: Findings fixed since the fuzzer found them: each reproduction must stay asked, or agree.
 FIXED: tuple[Finding, ...] = (
+    Finding("redirect-without-command", "[ -e a.txt ] > out.txt", "read-only",
+            r"(\]|\)|\}|esac|\b(unset|declare|export|local|readonly|typeset)\b[^;|&\n]*?)"
+            r"\s*[0-9&]?>[>|]?\s*[^&\s]", _REDIRECT,
+            "a redirect on `[ ]`, `[[ ]]`, `(( ))`, `declare`, `unset` or a group of "
+            "assignments is not seen: it writes its file"),
     Finding("assignment-subscript", "a['$(touch pwned)']=v", "read-only",
             r"\['\$\(touch pwned\)'\]", _PAYLOAD,
             "an array element's quoted subscript is evaluated as arithmetic when assigned, "

@@ -40,6 +40,7 @@ from hookline.decisions import UNCHANGED
 from hookline.errors import ConfigError, ToolInputError
 from hookline.events import event_class
 from hookline.hooks.engine import HookEngine
+from hookline.permissions import PermissionPolicy
 from hookline.project import load_hooks
 from hookline.tools.base import ToolContext, Workspace
 from hookline.tools.builtin import builtin_tools
@@ -146,9 +147,12 @@ def table(cwd: str, settings: tuple[str, ...], hook_files: tuple[str, ...]) -> N
 def validate(
     cwd: str, settings: tuple[str, ...], hook_files: tuple[str, ...], as_json: bool
 ) -> None:
-    """Lint the hooks: settings problems, bad matchers, missing commands, millisecond timeouts,
-    gates that fail open, duplicates. Exits 2 when there is an error (what stops a run)."""
+    """Lint the hooks: settings problems (permission rules that cannot be read too), bad
+    matchers, missing commands, millisecond timeouts, gates that fail open, duplicates. Exits 2
+    when there is an error (what stops a run)."""
     registry, found = load_hooks(cwd, settings=settings, hook_files=hook_files)
+    _, rule_notes = PermissionPolicy.from_settings(found, cwd=str(Path(cwd).resolve()))
+    found.warnings.extend(note for note in rule_notes if note not in found.warnings)
     known = [*(tool.name for tool in builtin_tools()), AGENT_TOOL]  # Agent: subagents
     findings = lint(registry, found, known_tools=known)
     errors = sum(finding.severity == "error" for finding in findings)

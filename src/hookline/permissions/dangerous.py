@@ -39,6 +39,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from functools import lru_cache
 from typing import Any
 
 from hookline.permissions import devices, proving, pushes, targets
@@ -66,6 +67,8 @@ _FIND_FILTERS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "
                            "-group", "-perm", "-links", "-inum", "-samefile"})  # fmt: skip
 _CODE_RUNNERS = frozenset({*SHELLS, "eval", "su", "watch"})
 Check = Callable[[Analysis, Place], bool]
+#: What a file tool's path leads to: "disk", "kernel" or None.
+Files = Callable[[str, Mapping[str, Any], Place], "str | None"]
 #: Why a line's targets are not proven (None when they are).
 Prove = Callable[[Analysis, Place], "str | None"]
 
@@ -81,6 +84,9 @@ class Danger:
     rule: PermissionRule | None = None
     check: Check | None = None
     prove: Prove | None = None
+    #: What a file tool's path is ("disk", "kernel" or None): a disk is this danger; a
+    #: device, ``/proc`` or ``/sys`` file is not proven.
+    files: Files | None = None
 
     def matches(
         self,
@@ -96,7 +102,8 @@ class Danger:
             return self.rule.matches(tool_name, tool_input, cwd=cwd, home=home)
         command = _command(tool_name, tool_input)
         if command is None:
-            return False
+            place = _place(cwd, home, roots)
+            return self.files is not None and self.files(tool_name, tool_input, place) == "disk"
         if self.check is not None:
             return self.check(analyze(command), _place(cwd, home, roots))
         return bool(self.pattern and self.pattern.search(command))
@@ -113,6 +120,10 @@ class Danger:
         """Why the call's targets for this entry are not proven harmless; None when they are
         (or the entry proves nothing)."""
         command = _command(tool_name, tool_input)
+        if command is None and self.files is not None:
+            if self.files(tool_name, tool_input, _place(cwd, home, roots)) == "kernel":
+                return f"`{tool_name}` writes into /dev, /proc or /sys"
+            return None
         if command is None or self.prove is None:
             return None
         return self.prove(analyze(command), _place(cwd, home, roots))
@@ -124,6 +135,11 @@ def _command(tool_name: str, tool_input: Mapping[str, Any]) -> str | None:
 
 
 def _place(cwd: str, home: str | None, roots: Sequence[str]) -> Place:
+    return _placed(cwd, home, tuple(roots))
+
+
+@lru_cache(maxsize=64)
+def _placed(cwd: str, home: str | None, roots: tuple[str, ...]) -> Place:
     home = posixpath.normpath(home or posixpath.expanduser("~"))
     return Place(posixpath.normpath(cwd), home, tuple(posixpath.normpath(r) for r in roots))
 
@@ -343,6 +359,8 @@ def _prove(
 def _prove_pushes(analysis: Analysis, place: Place) -> str | None:
     for item in proving.seen(analysis):
         folder = targets.folder(item.command, place.cwd, place.home)
+        if {"GIT_DIR", "GIT_COMMON_DIR"} & set(item.command.env):
+            folder = None  # the repository is where the variable says
         push = pushes.judge(item.command, folder)
         if push is None or not push.may_force:
             continue
@@ -364,7 +382,7 @@ DANGEROUS = (
     Danger("chmod-root", f"a recursive chmod or chown of {_PLACES}",
            check=_each(_recursive_change), prove=_prove_changes),
     Danger("block-device", "a write onto a disk device", check=_each(devices.disk_write),
-           prove=devices.prove_writes),
+           prove=devices.prove_writes, files=devices.file_write),
     Danger("mkfs", "making a filesystem or changing partitions", check=_each(_disk_tool)),
     Danger("fork-bomb", "a fork bomb", check=_fork_bomb),
     Danger("shutdown", "shutting down or rebooting the machine", check=_each(_shutdown)),

@@ -14,12 +14,15 @@ that names those folders, or a word only run time knows, may make a link first.
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import stat
+from collections.abc import Mapping
 from dataclasses import replace
 from fnmatch import fnmatchcase
+from typing import Any
 
-from hookline.permissions import proving, targets
+from hookline.permissions import paths, proving, targets
 from hookline.permissions.bash import Analysis, Command
 from hookline.permissions.bash.options import Options, read
 from hookline.permissions.bash.words import Word
@@ -29,7 +32,7 @@ from hookline.permissions.readonly import why_command_not_read_only
 #: Programs whose writes ``written`` lists in full (their other words are read).
 _WRITES_LISTED = frozenset({"dd", "tee", "shred", "cp", "mv", "install", "pv", "ddrescue"})
 
-__all__ = ["DEVICE", "device", "disk_write", "prove_writes", "written"]
+__all__ = ["DEVICE", "device", "disk_write", "file_write", "path_kind", "prove_writes", "written"]
 
 #: Where a path to a disk starts (``/dev/sda``, ``/dev/nvme0n1p2``, ``/dev/mapper/root``).
 DEVICE = re.compile(r"/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|loop|dm-|md\d|sr\d|mapper/|disk/)")
@@ -74,8 +77,13 @@ def prove_writes(analysis: Analysis, place: Place) -> str | None:
     """Why a write of the line may reach a device: a write target not proven, or a disk or
     kernel file named by a program that is not read-only, which may write it by an option the
     tier does not list (``sort -o /dev/sda``)."""
+    judged: set[tuple[str, str | None, str | None]] = set()
     for item in proving.seen(analysis):
         for word in written(item.command):
+            key = (word.raw, word.value, item.command.cwd)
+            if key in judged and not item.runner:  # a redirect around a wrapper and its command
+                continue
+            judged.add(key)
             if why := _write_unproven(word, item, place, analysis):
                 return f"a write cannot be proven not to reach a device: {why}"
         if named := _named_device(item, place):
@@ -128,15 +136,34 @@ def device(word: Word, command: Command, place: Place) -> str | None:
     pattern = "/" + pattern.lstrip("/")
     if word.glob:
         return "disk" if any(DEVICE.match(p) for p in _glob_samples(pattern)) else None
+    return path_kind(pattern)
+
+
+def path_kind(pattern: str) -> str | None:
+    """ "disk", "kernel" or None for an absolute path, as the kernel resolves it."""
+    pattern = "/" + posixpath.normpath(pattern).lstrip("/")
     if _HARMLESS.fullmatch(pattern):
         return None
     resolved = os.path.realpath(pattern)
     for path in (pattern, resolved):
         if DEVICE.match(path) or _is_block(path):
             return "disk"
-    if any(p.startswith(KERNEL) for p in (pattern, resolved)) and not _HARMLESS.fullmatch(resolved):
+    inside = any(p.startswith(KERNEL) or f"{p}/" in KERNEL for p in (pattern, resolved))
+    if inside and not _HARMLESS.fullmatch(resolved):
         return "kernel"
     return None
+
+
+#: The file tools' path keys.
+_FILE_TOOLS = {"Write": "file_path", "Edit": "file_path", "NotebookEdit": "notebook_path"}
+
+
+def file_write(tool_name: str, tool_input: Mapping[str, Any], place: Place) -> str | None:
+    """ "disk", "kernel" or None for the path a file tool writes (``Write`` of ``/dev/sda``)."""
+    path = tool_input.get(_FILE_TOOLS.get(tool_name, ""))
+    if not isinstance(path, str) or not path:
+        return None
+    return path_kind(paths.absolute(path, place.cwd, place.home))
 
 
 def _is_block(path: str) -> bool:

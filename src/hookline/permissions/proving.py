@@ -4,7 +4,7 @@
 ``hash -p``/``alias`` renames applied (``hash -p /bin/rm ls; ls -rf ~/*`` is ``rm``) and the
 ``{}`` of ``find -exec`` read as find's start paths; and, as ``hidden`` commands, what a
 program the analysis does not model may run from its arguments: the words from a program
-name on (``flock f rm -rf x``) or a code string (``trap -- 'rm -rf ~/*' EXIT``). A hidden
+name on (``unbuffer rm -rf x``) or a code string (``tool --hook 'rm -rf ~/*'``). A hidden
 command is never proven: whoever runs it may run it elsewhere or with other arguments.
 
 ``why_unproven(word, ...)`` is None only for a target proven by the written model: a literal
@@ -21,9 +21,9 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
 from hookline.permissions import paths, targets
 from hookline.permissions.bash import Analysis, Command, analyze
@@ -95,9 +95,26 @@ class Seen:
     runner: str = ""
 
 
-@lru_cache(maxsize=512)
+#: ``seen`` of recent analyses, by identity (an analysis is cached and shared by ``analyze``;
+#: hashing one whole costs more than reading it again); each entry keeps its analysis alive.
+_SEEN: OrderedDict[tuple[int, int], tuple[Analysis, tuple[Seen, ...]]] = OrderedDict()
+_SEEN_SIZE = 256
+
+
 def seen(analysis: Analysis, depth: int = 0) -> tuple[Seen, ...]:
     """The commands the tier judges on the line (see the module docstring)."""
+    key = (id(analysis), depth)
+    hit = _SEEN.get(key)
+    if hit is not None and hit[0] is analysis:
+        return hit[1]
+    found = _seen(analysis, depth)
+    _SEEN[key] = (analysis, found)
+    if len(_SEEN) > _SEEN_SIZE:
+        _SEEN.popitem(last=False)
+    return found
+
+
+def _seen(analysis: Analysis, depth: int) -> tuple[Seen, ...]:
     renames = _renames(analysis)
     found: list[Seen] = []
     starts: tuple[Word, ...] = ()

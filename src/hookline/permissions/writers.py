@@ -258,7 +258,7 @@ def _tar(args: Sequence[Word]) -> list[Target]:
     return found + (_here(args, "-C", "--directory") if extracts else [])
 
 
-_GIT_CONFIG = frozenset({"config", "remote", "submodule", "worktree"})
+_GIT_CONFIG = frozenset({"config", "remote", "submodule", "worktree", "init"})
 _GIT_SHOWS = frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l", "get", "list",
                         "show", "-v", "--verbose", "get-url", "status"})  # fmt: skip
 

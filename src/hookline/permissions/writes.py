@@ -129,6 +129,8 @@ def _path(target: Target, path: str, protected: ProtectedSet) -> str | None:
     if isinstance(forms, targets.Unresolved):
         return f"writes to `{target.word.raw}`, which cannot be followed: {forms.reason}"
     for form in dict.fromkeys(forms):
+        if form == "/proc" or form.startswith("/proc/"):  # `/proc/self/cwd`: the shell's, not ours
+            return f"writes to `{target.word.raw}` through /proc, which leads where run time says"
         if entry := protected.covers(form, resolve=False):
             return f"writes into {entry}, which is protected"
         if target.tree and target.names and os.path.isdir(form):

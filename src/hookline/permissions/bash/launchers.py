@@ -81,9 +81,28 @@ _LAUNCHERS = {
 }  # fmt: skip
 
 
+#: Programs that run commands in a language or session hookline does not read, when given
+#: these words (a subcommand, or an option as written or starting a word): what they run
+#: cannot be known.
+_UNREADABLE = {
+    "tmux": frozenset({"new-session", "new", "new-window", "neww", "split-window", "splitw",
+                       "respawn-pane", "respawnp", "respawn-window", "respawnw", "run-shell",
+                       "run", "send-keys", "send", "if-shell", "if", "pipe-pane", "pipep",
+                       "display-popup", "popup", "source-file", "source", "-c"}),
+    "screen": frozenset({"-X", "-c", "-d", "-D", "-m"}),
+    "vim": frozenset({"-c", "--cmd", "-S", "-s", "-u", "+"}),
+    "gdb": frozenset({"-ex", "--ex", "-x", "--x", "--eval-command", "-iex", "-ix", "--command",
+                      "-batch", "--batch"}),
+    "emacs": frozenset({"--eval", "-l", "--load", "-f", "--funcall", "--script", "-x"}),
+}  # fmt: skip
+_ALIASES = {"nvim": "vim", "vi": "vim", "ex": "vim", "view": "vim", "gvim": "vim"}
+
+
 def runs(name: str, args: tuple[Word, ...]) -> Runs | None:
     """What the launcher ``name`` runs from ``args``; None when ``name`` is no launcher or runs
     nothing here (``uv sync``)."""
+    if (unreadable := _UNREADABLE.get(_ALIASES.get(name, name))) is not None:
+        return _unreadable(name, unreadable, args)
     launcher = _LAUNCHERS.get(name)
     if launcher is None:
         return None
@@ -102,6 +121,19 @@ def runs(name: str, args: tuple[Word, ...]) -> Runs | None:
     if code is not None:
         return _joined(name, [code.value] if code.value else [])
     return Runs(command=tuple(rest), label=name, wrapper=True) if rest else None
+
+
+def _unreadable(name: str, words: frozenset[str], args: tuple[Word, ...]) -> Runs | None:
+    for arg in args:
+        value = arg.value
+        if (
+            value is None
+            or value in words
+            or any(value.startswith(w) for w in words if w.startswith("-") or w == "+")
+        ):
+            shown = arg.raw if value is None else value
+            return Runs(unknown=f"`{name} {shown}` runs commands hookline cannot read")
+    return None
 
 
 def _joined(name: str, words: list[Word]) -> Runs:
