@@ -60,8 +60,8 @@ def _own_temporary_file(change: Change, path: str, workspace: str) -> bool:
 
 def _existing_parent(change: Change, path: str, workspace: str) -> bool:
     """``mkdir -p a/b/c`` tries each folder of the path in turn; on one that exists (the
-    workspace itself, or a folder above it, for ``mkdir -p ../ws/new``) the call fails with
-    ``EEXIST`` and changes nothing."""
+    workspace itself, or a folder above it, for a path that climbs out and back in) the call
+    fails with ``EEXIST`` and changes nothing."""
     above = workspace == path or workspace.startswith(path.rstrip("/") + "/")
     return change.program == "mkdir" and change.error == "EEXIST" and above
 
