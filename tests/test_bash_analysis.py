@@ -179,6 +179,7 @@ def test_a_cd_moves_the_folder_only_at_the_top_level_and_for_what_its_success_gu
         ("bash -c " + "\"bash -c '" * 4 + "ls", "does not parse"),
         ("sudo " * 40 + "ls", "wrapped more than"),
         ("(" * 3000 + "ls" + ")" * 3000, "nests too deep"),
+        ("python3 - <<'EOF'\nprint(1)\nEOF", "`python3` runs code from stdin"),
     ],
 )
 def test_what_cannot_be_known_says_why(line: str, why: str) -> None:
@@ -192,7 +193,7 @@ def test_what_cannot_be_known_says_why(line: str, why: str) -> None:
     [
         "echo $HOME",
         "ls $(pwd)",
-        "python3 - <<'EOF'\nprint(1)\nEOF",
+        "python3 script.py < data.txt",
         "bash script.sh",
         "cat <<EOF\nhi\nEOF",
     ],

@@ -84,3 +84,16 @@ def stdin(redirect: Redirect, text: str | None, before: str | None) -> str | Non
 
 def with_more_args(command: Command) -> Command:
     return command if command.wrapper else replace(command, more_args=True)
+
+
+def descriptor_number(node: Node, source: bytes) -> bool:
+    """A number right before a redirect (``0<f``), which Bash reads as the redirect's fd."""
+    return node.type == "number" and source[node.end_byte : node.end_byte + 1] in (b"<", b">")
+
+
+def reads_stdin(command: Command) -> bool:
+    """Whether one of ``command``'s redirects gives it a stdin of its own."""
+    return any(
+        r.fd == "0" or (r.fd == "" and r.op in ("<", "<<", "<<-", "<<<", "<>", "<&"))
+        for r in command.redirects
+    )

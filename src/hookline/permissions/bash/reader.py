@@ -66,6 +66,8 @@ class Reader:
     cwd: str | None = ""
     #: A top-level `cd` moved ``cwd``, and nothing yet proves it succeeded past this statement.
     cd_pending: bool = False
+    #: An `exec` without a command gave the shell a stdin of the line's own.
+    stdin_moved: bool = False
 
     def read_line(self, line: str, ctx: Context) -> None:
         if ctx.depth > MAX_DEPTH:
@@ -156,15 +158,12 @@ class Reader:
 
     def scope(self, node: Node, ctx: Context) -> None:
         """A subshell or substitution: its `cd` ends with it."""
-        if node.type in _SUBSTITUTIONS:
-            self.substitutions += 1
-            if node_text(node, self.sources[-1]).startswith("$(("):
-                self.unknown.append("`$((...))` is arithmetic, which Bash evaluates as code")
-            inner = Context(via=ctx.via, depth=ctx.depth)
-        else:
-            if node_text(node, self.sources[-1]).startswith("(("):  # `time ((x))`, `coproc ((x))`
-                self.unknown.append("`((...))` is arithmetic, which Bash evaluates as code")
-            inner = _at(ctx, top=False)
+        substitution = node.type in _SUBSTITUTIONS
+        self.substitutions += substitution
+        # tree-sitter reads `$((x))` in a here-document, and `time ((x))`, as commands
+        if node_text(node, self.sources[-1]).startswith("$((" if substitution else "(("):
+            self.unknown.append("`((...))` is arithmetic, which Bash evaluates as code")
+        inner = Context(via=ctx.via, depth=ctx.depth) if substitution else _at(ctx, top=False)
         cwd, pending = self.cwd, self.cd_pending
         self.children(node, inner)
         self.cwd, self.cd_pending = cwd, pending
@@ -197,8 +196,7 @@ class Reader:
                 if part.type not in _SKIP:
                     self.walk(part, inner)
                 continue
-            why = subset.test_reason(part, self.sources[-1], double=double)
-            if why:
+            if why := subset.test_reason(part, self.sources[-1], double=double):
                 self.unknown.append(why)
                 self.substitutions_in(part, inner)
                 continue
@@ -258,11 +256,9 @@ class Reader:
         return Redirect(op, target, fd), (None if text is None else text + "\n")
 
     def assignment(self, node: Node, ctx: Context) -> None:
-        if node.type != "variable_assignment":
-            why = builtins.declaration_reason(node, self.sources[-1])
-        else:
-            why = subset.assignment_reason(node, self.sources[-1])
-        if why:
+        plain = node.type == "variable_assignment"
+        reason = subset.assignment_reason if plain else builtins.declaration_reason
+        if why := reason(node, self.sources[-1]):
             self.unknown.append(why)
         for name in nodes.assigned_names(node, self.sources[-1]):
             if programs.changes_what_runs(name):
@@ -277,6 +273,8 @@ class Reader:
         inside = Context(via=ctx.via, depth=ctx.depth)  # substitutions start afresh
         for index, child in enumerate(node.children):
             kind, field_name = child.type, node.field_name_for_child(index)
+            if field_name == "argument" and nodes.descriptor_number(child, self.sources[-1]):
+                continue  # `0<f`: tree-sitter reads the 0 as a word
             if field_name in ("name", "argument"):
                 word = child.named_children[0] if kind == "command_name" else child
                 if why := subset.descriptor_reason(word, self.sources[-1]):
@@ -329,6 +327,7 @@ class Reader:
         command = Command(name, args, ctx.redirects, ctx.via, found.wrapper, found.transparent,
                           where, path)  # fmt: skip
         self.commands.append(command)
+        self.stdin_moved |= name == "exec" and not found.inner and nodes.reads_stdin(command)
         if not found.wrapper:
             self.stdin_code(command, ctx)
             self.change_directory(command, top=ctx.top)
@@ -353,7 +352,9 @@ class Reader:
         if reads is None:
             return
         if reads == "stdin":
-            if ctx.stdin == "pipe":
+            if ctx.stdin == "" and self.stdin_moved:
+                self.unknown.append(f"`exec` gave the shell a stdin that `{name}` runs as code")
+            elif ctx.stdin == "pipe":
                 self.unknown.append(f"data is piped into `{name}`, which runs it as code")
             elif ctx.stdin == "file":
                 self.unknown.append(f"a file is fed to `{name}` on stdin, which runs it as code")
@@ -362,13 +363,14 @@ class Reader:
             elif ctx.stdin and (programs.is_shell(name) or name in ("source", ".")):
                 via = (*ctx.via, f"{name} <<")
                 self.read_line(ctx.stdin, Context(via=via, depth=ctx.depth + 1))
+            elif ctx.stdin:
+                self.unknown.append(f"`{name}` runs code from stdin that hookline cannot read")
         elif reads == "unknown":
             self.unknown.append(f"`{name}` runs code that is not known before it runs")
 
     def builtin(self, name: str, args: tuple[Word, ...]) -> programs.Found:
         """What a command runs besides itself, and whether a builtin is in the known subset."""
-        why = builtins.reason(name, args)
-        if why:
+        if why := builtins.reason(name, args):
             self.unknown.append(why)
         if name not in ("eval", "trap"):
             return programs.unwrap(name, args)
