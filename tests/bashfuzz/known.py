@@ -48,7 +48,25 @@ def _terminal(change: Change, path: str, workspace: str) -> bool:
     return change.program == "bash" and path == "/dev/tty" and change.syscall == "openat"
 
 
-_RULES = (_git_index_refresh, _terminal)
+def _own_temporary_file(change: Change, path: str, workspace: str) -> bool:
+    """``tac`` on input it cannot seek (a pipe, stdin) and ``sort`` when it merges or spills
+    copy their input to a temporary file of their own in ``$TMPDIR``: made under a fresh
+    random name (``O_EXCL``, so no existing file is opened) and removed before they exit."""
+    name = posixpath.basename(path)
+    return (change.program in ("tac", "sort") and path.startswith("/tmp/")
+            and name.startswith(change.program) and path.count("/") == 2
+            and (change.syscall == "unlink" or "O_EXCL" in change.flags))  # fmt: skip
+
+
+def _existing_parent(change: Change, path: str, workspace: str) -> bool:
+    """``mkdir -p a/b/c`` tries each folder of the path in turn; on one that exists (the
+    workspace itself, or a folder above it, for a path that climbs out and back in) the call
+    fails with ``EEXIST`` and changes nothing."""
+    above = workspace == path or workspace.startswith(path.rstrip("/") + "/")
+    return change.program == "mkdir" and change.error == "EEXIST" and above
+
+
+_RULES = (_git_index_refresh, _terminal, _own_temporary_file, _existing_parent)
 
 
 @dataclass(frozen=True, slots=True)
