@@ -152,6 +152,8 @@ def test_xargs_and_find_plus_get_more_arguments_at_run_time() -> None:
         ("cd '~' && touch x", ["", "./~"]),
         ("cd ~ && touch x", ["", "~"]),
         ("cd a b && touch x", ["", None]),
+        ("cd() { :; }; cd sub && touch x", [None, "", None]),
+        ("alias cd=:; cd sub && touch x", ["", "", "", None]),
         ("eval 'cd /tmp' && touch x", ["", "", None]),
     ],
 )
