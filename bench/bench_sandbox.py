@@ -14,6 +14,7 @@ import statistics
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
+from contextlib import ExitStack
 from pathlib import Path
 from time import perf_counter
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 import benchkit  # beside this script; puts ../src on sys.path when needed
 from benchkit import p90
 from hookline._support.process import run_process
+from hookline.permissions.sandbox import seccomp
 from hookline.permissions.sandbox.config import HARDENING, NAMESPACES, SandboxConfig
 from hookline.permissions.sandbox.run import Sandbox
 from hookline.tools.base import ToolContext, Workspace
@@ -40,16 +42,26 @@ TARGET = 1.2
 Job = Callable[[], Awaitable[Any]]
 
 
-def bare_bwrap(bwrap: str, cwd: str, *, forwarder: list[str] | None = None) -> Job:
-    """The bwrap line a sandboxed call builds, with one writable bind (the workspace) and
-    none of the rest, running ``bash -c true`` as the Bash tool does."""
+def bare_bwrap(
+    bwrap: str, cwd: str, *, forwarder: list[str] | None = None, pass_fds: tuple[int, ...] = ()
+) -> Job:
+    """The bwrap line a sandboxed call builds, with one writable bind (the workspace), the
+    same seccomp filter and none of the rest, running ``bash -c true`` as the Bash tool does
+    (``forwarder``: under the forwarder, whose channel is among ``pass_fds``)."""
     base = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    argv = [*base, *HARDENING, *NAMESPACES, "--bind", cwd, cwd, "--chdir", cwd, "--"]
-    argv += forwarder or []
-    argv += [BASH, "-c", COMMAND]
+    head = [*base, *HARDENING, *NAMESPACES, "--bind", cwd, cwd, "--chdir", cwd]
+    tail = ["--", *(forwarder or []), BASH, "-c", COMMAND]
 
     async def job() -> int:
-        done = await run_process(argv, stdin=b"", cwd=cwd, env=os.environ, kill_grace=1.0)
+        fd = seccomp.memfd()  # bwrap reads it to its end: a fresh one each time
+        try:
+            argv = [*head, "--seccomp", str(fd), *tail]
+            done = await run_process(
+                argv, stdin=b"", cwd=cwd, env=os.environ, kill_grace=1.0,
+                pass_fds=(*pass_fds, fd),
+            )  # fmt: skip
+        finally:
+            os.close(fd)
         return done.returncode
 
     return job
@@ -74,13 +86,15 @@ async def measure(rounds: int, warmup: int) -> dict[str, list[float]]:
     plain = ToolContext(cwd=work, workspace=Workspace.of(work))
     boxed = Sandbox(SandboxConfig(enabled=True), roots=[work])
     proxied = Sandbox(SandboxConfig(enabled=True, allowed_domains=("example.com",)), roots=[work])
-    forwarder = proxied.wrap([], {}, cwd=str(work))[0]
-    forwarder = forwarder[forwarder.index("--") + 1 :]
+    stack = ExitStack()  # the proxied launch's channel stays open for the bare forwarder
+    launch = stack.enter_context(proxied.launch([], {}, cwd=str(work)))
+    forwarder = launch.argv[launch.argv.index("--") + 1 :]
+    channel = launch.pass_fds[:1]
     jobs = {
         "bash": bash_call(plain),
         "bare_bwrap": bare_bwrap(bwrap, str(work)),
         "sandboxed": bash_call(ToolContext(cwd=work, workspace=plain.workspace, sandbox=boxed)),
-        "bare_proxy": bare_bwrap(bwrap, str(work), forwarder=forwarder),
+        "bare_proxy": bare_bwrap(bwrap, str(work), forwarder=forwarder, pass_fds=channel),
         "sandboxed_proxy": bash_call(
             ToolContext(cwd=work, workspace=plain.workspace, sandbox=proxied)
         ),
@@ -99,6 +113,7 @@ async def measure(rounds: int, warmup: int) -> dict[str, list[float]]:
                 if i >= warmup:
                     times[key].append(elapsed)
     finally:
+        stack.close()
         boxed.close()
         proxied.close()
         shutil.rmtree(work, ignore_errors=True)

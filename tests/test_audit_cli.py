@@ -459,8 +459,8 @@ def test_a_log_written_before_the_permission_column_still_verifies_and_grows(tmp
     write_old_shape(state)
     old = run(tmp_path, "verify")
     assert old.exit_code == 0, old.output
-    assert "hookline.db: 2 records, chain intact" in old.output
-    assert "audit.jsonl: 2 records, chain intact" in old.output
+    assert "hookline.db: 2 records, chain intact (plain sha256, written before keyed" in old.output
+    assert "audit.jsonl: 2 records, chain intact (plain sha256, written before keyed" in old.output
     with sqlite3.connect(state / "hookline.db") as conn:  # opening it added the column
         added = conn.execute("SELECT permission FROM hookline_audit").fetchall()
     assert added == [(None,), (None,)]
@@ -470,8 +470,10 @@ def test_a_log_written_before_the_permission_column_still_verifies_and_grows(tmp
         log.add(entry)  # a new record, chained onto the old ones
     grown = run(tmp_path, "verify")
     assert grown.exit_code == 0, grown.output
-    assert "hookline.db: 3 records, chain intact" in grown.output
+    assert "hookline.db: 3 records, chain intact (1 keyed; the first 2 plain sha256" in grown.output
     assert "file and store: the same records" in grown.output
+    (last,) = [json.loads(x) for x in (state / "audit.jsonl").read_text().splitlines()][2:]
+    assert last["hash"].startswith("hmac:") and not last["prev_hash"].startswith("hmac:")
     denied = [json.loads(x) for x in lines(run(tmp_path, "--decision", "deny", "--json"))]
     assert [(r["tool_use_id"], r["kind"], r["permission"]) for r in denied] == [
         ("t1", "hook", None),  # an old record: found by its decision, as before

@@ -170,3 +170,19 @@ def test_a_kept_head_written_without_the_key_is_tampering(project):
     assert "the head kept beside the key: TAMPERED" in result.output
     assert kept.stat().st_mode & 0o777 == 0o600
     assert kept.parent.parent.name == "keys" and kept.parent.parent.parent.name == ".hookline"
+
+
+def test_the_key_and_the_kept_heads_are_in_the_protected_set(tmp_path, monkeypatch):
+    """Wherever the key is (the home folder's, or one ``HOOKLINE_STATE_KEY_FILE`` names), the
+    permission layer protects it and the heads beside it, and the sandbox keeps them read-only."""
+    from hookline.agent.seal import KEY_ENV, key_path
+    from hookline.permissions.protected import protected_set
+
+    log = tmp_path / "ws" / ".hookline" / "state" / "audit.jsonl"
+    for given in (None, str(tmp_path / "keys-elsewhere" / "state.key")):
+        if given is not None:
+            monkeypatch.setenv(KEY_ENV, given)
+        found = protected_set([str(tmp_path / "ws")])
+        for path in (key_path(), head_path(log, "file"), head_path(log, "stored")):
+            assert found.covers(str(path)) is not None, path
+        assert any(str(head_path(log, "file")).startswith(p) for p in found.paths())

@@ -43,7 +43,7 @@ EVALUATED = [
     (_VALUE + "b[x]=1", "`b[x]` is an array subscript"),
     (_VALUE + "b=([x]=1)", "`[x]=1` is an array subscript"),
     (_VALUE + "cat <<< $((x))", "`$((x))` is arithmetic"),
-    (_VALUE + "cat <<EOF\n$((x))\nEOF", "`$((...))` is arithmetic"),
+    (_VALUE + "cat <<EOF\n$((x))\nEOF", "`((...))` is arithmetic"),
     (_VALUE + "case $((x)) in *) ;; esac", "`$((x))` is arithmetic"),
     (_VALUE + "shift $((x))", "`$((x))` is arithmetic"),
     (_VALUE + "echo ${!x}", "`${!x}` is an indirection"),
@@ -113,6 +113,12 @@ RUNNERS_OUTSIDE = [
     ("x='touch @S@'; eval -- \"$x\"", "`eval` runs a string only run time knows"),
     ("compgen -W '$(touch @S@)'", "`compgen` expands its word list"),
     ("jobs -x touch @S@", "`jobs -x` runs a command"),
+    ("exec <<< 'touch @S@'; bash", "`exec` gave the shell a stdin that `bash` runs"),
+    ("exec 0< <(echo touch @S@); sh", "`exec` gave the shell a stdin that `sh` runs"),
+    ("exec < <(echo touch @S@); source /dev/stdin", "that `source` runs as code"),
+    ("exec <<< 'import os; os.system(\"touch @S@\")'; python3", "that `python3` runs"),
+    ("python3 <<< 'import os; os.system(\"touch @S@\")'", "`python3` runs code from stdin"),
+    ("python3 - <<'EOF'\nimport os\nos.system('touch @S@')\nEOF", "`python3` runs code from"),
     ("builtin jobs -x touch @S@", "`jobs -x` runs a command"),
     ("exec 3< <(echo touch @S@); source /dev/fd/3", "`source /dev/fd/3` reads code"),
     ("source /proc/self/fd/3 3< <(echo touch @S@)", "`source /proc/self/fd/3` reads code"),
@@ -209,6 +215,9 @@ CD_ATTACKS = [
     "cd sub && cd nope 2>/dev/null; rm -rf ../../*",
     "! cd nope 2>/dev/null && rm -rf ../*",
     "cd nope 2>/dev/null || rm -rf ../*",
+    "cd() { :; }; cd sub && rm -rf ../*",
+    "function cd { :; }; cd sub && rm -rf ../*",
+    "shopt -s expand_aliases; alias cd=:\ncd sub && rm -rf ../*",
 ]
 # fmt: on
 
@@ -244,6 +253,29 @@ def _far(root: Path) -> tuple[Path, Path]:
         (root / folder).mkdir(parents=True)
     (root / "far" / "keep" / "canary.txt").write_text("keep me\n")
     return root / "ws", root / "far"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "f() { rm -rf keep; }; cd ../far && f",
+        "trap 'rm -rf keep' EXIT; cd ../far",
+        "trap -- 'rm -rf keep' EXIT; cd ../far && true",
+        "trap 'rm -rf keep' DEBUG; cd ../far && true",
+    ],
+)
+def test_code_that_runs_later_runs_in_a_folder_only_known_then(line: str, tmp_path: Path) -> None:
+    real_ws, real_far = _far(tmp_path / "real")
+    subprocess.run(["bash", "-c", line], cwd=real_ws, capture_output=True, check=False)
+    assert not (real_far / "keep").exists(), "the attack does nothing in Bash"
+    ws, far = _far(tmp_path / "agent")
+    call = {"id": "t1", "name": "Bash", "input": {"command": line}}
+    policy = PermissionPolicy(mode="bypassPermissions", workspace=(str(ws),))
+    agent = Agent(ScriptedModel([{"tool_calls": [call]}, {"text": "done"}]), cwd=ws,
+                  permissions=policy)  # fmt: skip
+    result = agent.run_sync("go")
+    assert [c.status for c in result.tool_calls] == ["blocked"], result.tool_calls
+    assert (far / "keep" / "canary.txt").exists()
 
 
 def test_a_cd_that_an_inherited_cdpath_may_redirect_leaves_the_folder_unknown(

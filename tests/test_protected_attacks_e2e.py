@@ -36,7 +36,8 @@ def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "ws/.git/hooks/pre-commit": ORIG, "ws/.claude/settings.json": ORIG,
         "ws/.mcp.json": ORIG, "ws/.hookline/notes": ORIG, "ws/a.txt": "a\n",
         "ws/evil.sh": "#!/bin/sh\necho pwned\n", "ws/secrets/key.txt": "SECRET\n",
-        "ws/locked.txt": ORIG, "ws/sub/s.txt": "s\n", "ws/payload/.claude/settings.json": "evil",
+        "ws/locked.txt": ORIG, "ws/sub/s.txt": "s\n", "ws/lockdir/l.txt": ORIG,
+        "ws/payload/.claude/settings.json": "evil",
         "home/.hookline/keys/state.key": ORIG, "home/.claude/settings.json": ORIG,
         ".bashrc": ORIG, "outside/o.txt": ORIG,
     }  # fmt: skip
@@ -72,7 +73,7 @@ def tree(top: Path) -> dict[str, str]:
     return found
 
 
-DENY = ("Read(./secrets/**)", "Edit(./locked.txt)")
+DENY = ("Read(./secrets/**)", "Edit(./locked.txt)", "Edit(./lockdir/**)")
 
 
 def run(ws: Path, mode: str, command: str) -> str:
@@ -128,6 +129,11 @@ PROTECTED = [
     "sort -o .mcp.json a.txt",
     "install -m 755 evil.sh .git/hooks/pre-commit",
     "git checkout -- .claude/settings.json",
+    "[ -e a.txt ] > .git/config",
+    "[[ -e a.txt ]] > .git/hooks/pre-commit",
+    "declare x=1 > .mcp.json",
+    "unset x >> .claude/settings.json",
+    "echo x > /proc/self/cwd/.git/config",
 ]
 
 # Class 2: acceptEdits auto-allowed what it had not proven (acceptEdits mode).
@@ -152,6 +158,13 @@ ACCEPT_EDITS = [
     "mv a.txt .mcp.json",
     'cd "$PWD/sub" && cp ../evil.sh ../../.bashrc',
     "cp evil.sh .git/hooks/pre-push",
+    "cp -r secrets copy",
+    "mv secrets sub/",
+    "cp -a secrets/. copy",
+    "cp a.txt lockdir/",
+    "cp -r sub lockdir",
+    "mv sub lockdir/",
+    "cp -r payload/. sub",
 ]
 
 
@@ -191,6 +204,7 @@ def test_accept_edits_refuses_what_it_cannot_prove_and_changes_nothing(
         ("bypassPermissions", "echo hi > notes.txt", "ws/notes.txt"),
         ("acceptEdits", "cp a.txt notes.txt", "ws/notes.txt"),
         ("acceptEdits", "cd sub && cp s.txt ../notes.txt", "ws/notes.txt"),
+        ("acceptEdits", "cp -r sub sub2", "ws/sub2/s.txt"),
         ("bypassPermissions", "cp evil.sh ~+/../.bashrc.new", ".bashrc.new"),
         ("bypassPermissions", "find . -name '*.pyc' -delete", ""),
         ("bypassPermissions", "find sub -name '*.txt' -delete", ""),

@@ -101,7 +101,43 @@ CORPUS: list[tuple[str | dict[str, Any], str]] = [
      "lQOYBGPgpBodyZZ42"),
     # the team's own pattern, from the redact settings key
     ("ship order ACME-INTERNAL-4471-ZQ today", "ACME-INTERNAL-4471-ZQ"),
+    # forms that passed in clear before (issue 25), as text any tool may carry
+    ("aws configure set aws_secret_access_key AwsCfgSecret0099x", "AwsCfgSecret0099x"),
+    ("[default]\naws_session_token = AwsSessTok77zz\n", "AwsSessTok77zz"),
+    ("machine api.example.com login alice password NetrcPw5150", "NetrcPw5150"),
+    ("machine h\n  login bob\n  password NetrcLine42\n", "NetrcLine42"),
+    ("sshpass -p SshPassPw31 ssh deploy@host", "SshPassPw31"),
+    ("docker login -u ci -p DockerLoginPw8 registry.io", "DockerLoginPw8"),
+    ("redis-cli -h cache -a RedisCliPw66 ping", "RedisCliPw66"),
+    ("openssl rsa -in k.pem -passin pass:OsslPassIn12", "OsslPassIn12"),
+    ("htpasswd -b .htpasswd admin HtpasswdPw4", "HtpasswdPw4"),
+    ("DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=AzAcctKey0Base64==;"
+     "EndpointSuffix=core.windows.net", "AzAcctKey0Base64=="),
+    ("curl -X POST https://hooks.slack.com/services/T0AB12CD3/B0EF45GH6/SlackHookSecret9xYz",
+     "SlackHookSecret9xYz"),
+    ({"type": "service_account", "private_key_id": "5f3c2b1a0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a"},
+     "5f3c2b1a0d9e8f7a6b5c4d3e"),
+    ('"private_key_id": "gcpKeyIdInText0042"', "gcpKeyIdInText0042"),
+    ("TWILIO=SK2a7c9e1f3b5d7f9a1c3e5a7c9e1f3b5d", "2a7c9e1f3b5d7f9a1c3e5a7c9e1f3b5d"),
+    ("curl -H 'Cookie: session=CookieSess1on77' https://app", "CookieSess1on77"),
 ]  # fmt: skip
+
+#: (a Bash line, the password in it) run through a tool whose input key is ``command``: the
+#: password options of known programs, read from the parsed line wherever they stand.
+COMMANDS: list[tuple[str, str]] = [
+    ("sshpass -o StrictHostKeyChecking=no -p 'Ssh Pw 5' ssh host", "Ssh Pw 5"),
+    ("sudo docker login registry.io -u ci --password DkrPw9 && docker push x", "DkrPw9"),
+    ("podman login -p PodmanPw3 -u me quay.io", "PodmanPw3"),
+    ("redis-cli --tls -a RedisTlsPw7 ping", "RedisTlsPw7"),
+    ("htpasswd -c -b /etc/nginx/.htpasswd admin HtPwSplit8", "HtPwSplit8"),
+    ("env AWS_PROFILE=x aws configure set aws_secret_access_key 'Aws Quoted 1'", "Aws Quoted 1"),
+    ("x=$(openssl enc -d -aes256 -in f -passin 'pass:Ossl Quoted 2')", "Ossl Quoted 2"),
+    ("keytool -list -keystore ks.jks -storepass KeyStorePw6", "KeyStorePw6"),
+    ("ldapsearch -x -D cn=admin -w LdapBindPw3 -b dc=x", "LdapBindPw3"),
+    ("rabbitmqctl add_user svc RabbitUserPw2", "RabbitUserPw2"),
+    ("deploy --api-token ApiTokOpt99 --region eu", "ApiTokOpt99"),
+    ("curl -b 'session=CurlCookieVal5' https://app", "CurlCookieVal5"),
+]
 
 #: Ordinary text that looks a little like a secret: recorded exactly as it was.
 NEGATIVES = [
@@ -134,6 +170,12 @@ def configure(settings: dict[str, Any]) -> str:
     return "ok"
 
 
+@hookline.tool
+def shell(command: str) -> str:
+    """Take a Bash line (not run)."""
+    return "ok"
+
+
 def _calls() -> list[dict[str, Any]]:
     turns = []
     for n, (value, _) in enumerate(CORPUS):
@@ -145,6 +187,9 @@ def _calls() -> list[dict[str, Any]]:
         turns.append({"tool_calls": [{"id": f"s{n}", "name": name, "input": args}]})
     for n, text in enumerate(NEGATIVES):
         turns.append({"tool_calls": [{"id": f"n{n}", "name": "echo", "input": {"text": text}}]})
+    for n, (line, _) in enumerate(COMMANDS):
+        turns.append({"tool_calls": [{"id": f"c{n}", "name": "shell",
+                                      "input": {"command": line}}]})  # fmt: skip
     return [*turns, {"text": "done"}]
 
 
@@ -156,11 +201,11 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
     (work / ".hookline").mkdir()
     (work / ".hookline" / "settings.json").write_text(json.dumps({"redact": [TEAM_PATTERN]}))
     settings = load_settings(work, home=work / "home", managed_dir=work / "managed")
-    agent = Agent(ScriptedModel(_calls()), tools=[echo, configure], cwd=work, audit=True,
-                  max_turns=len(CORPUS) + len(NEGATIVES) + 2,
-                  redact=patterns_from_settings(settings.layers))  # fmt: skip
+    calls = len(CORPUS) + len(NEGATIVES) + len(COMMANDS)
+    agent = Agent(ScriptedModel(_calls()), tools=[echo, configure, shell], cwd=work, audit=True,
+                  max_turns=calls + 2, redact=patterns_from_settings(settings.layers))  # fmt: skip
     result = agent.run_sync("go")
-    assert [c.status for c in result.tool_calls] == ["executed"] * (len(CORPUS) + len(NEGATIVES))
+    assert [c.status for c in result.tool_calls] == ["executed"] * calls
     state = work / ".hookline" / "state"
     on_disk = _state_bytes(state)  # the WAL too, before close folds it into the database
     asyncio.run(agent.close())
@@ -183,6 +228,15 @@ def test_no_planted_secret_reaches_the_audit_file_or_the_store(recorded, n):
     assert secret.encode() not in seen["open"]
     assert secret.encode() not in seen["closed"]
     assert MASK in json.dumps(seen["records"][f"s{n}"]["data"]["input"])
+
+
+@pytest.mark.parametrize("n", range(len(COMMANDS)), ids=lambda n: COMMANDS[n][1][:16])
+def test_a_password_option_of_a_known_program_is_masked_from_the_parsed_line(recorded, n):
+    _, seen = recorded
+    line, secret = COMMANDS[n]
+    assert secret.encode() not in seen["open"] and secret.encode() not in seen["closed"]
+    shown = seen["records"][f"c{n}"]["data"]["input"]["command"]
+    assert MASK in shown and line.split()[0] in shown  # the rest of the line stays readable
 
 
 def test_the_corpus_is_large_enough():
@@ -234,3 +288,42 @@ def test_a_megabyte_of_adversarial_text_is_redacted(unit):
     text = MARKERS + unit * ((1 << 20) // len(unit)) + " sk_live_51HqLyjWDarjtT1zdp7dc end"
     masked = Redactor([TEAM_PATTERN]).text(text)
     assert "51HqLyjWDarjtT1zdp7dc" not in masked and masked.endswith(" end")
+
+
+#: Said by the model in its last message: text secrets, each on a line of its own.
+SAID = [value for value, _ in CORPUS if isinstance(value, str) and "\n" not in value]
+
+
+def test_no_planted_secret_reaches_the_terminal_or_the_state_of_hookline_run(tmp_path):
+    """``hookline run`` (text output, the audit on): the model asks for each Bash line of
+    ``COMMANDS`` (none is run: each needs an approval nobody gives, and the refusal quotes the
+    line) and then says every text secret. Neither the terminal nor any file of the state
+    folder but the transcript holds one; the transcript is the raw record, private (0600)."""
+    from cli_runner import hookline as run_hookline
+
+    turns: list[dict[str, Any]] = [
+        {"tool_calls": [{"id": f"b{n}", "name": "Bash", "input": {"command": line}}]}
+        for n, (line, _) in enumerate(COMMANDS)
+    ]
+    turns.append({"text": "\n".join(SAID)})
+    (tmp_path / "script.json").write_text(json.dumps({"turns": turns}))
+    (tmp_path / ".hookline").mkdir()
+    (tmp_path / ".hookline" / "settings.json").write_text(json.dumps({"redact": [TEAM_PATTERN]}))
+    done = run_hookline("run", "go", "--model", "scripted:script.json", "--audit",
+                        "--max-turns", str(len(turns) + 1), cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    terminal = done.stdout + done.stderr
+    assert terminal.count("needs approval") >= len(COMMANDS) - 1  # each line was quoted back
+    state = tmp_path / ".hookline" / "state"
+    transcripts = list((state / "transcripts").glob("*.jsonl"))
+    assert len(transcripts) == 1 and transcripts[0].stat().st_mode & 0o777 == 0o600
+    raw = transcripts[0].read_text()
+    files = [p for p in state.rglob("*") if p.is_file() and p not in transcripts]
+    kept = b"".join(p.read_bytes() for p in files)
+    secrets = [secret for _, secret in COMMANDS] + [
+        secret for value, secret in CORPUS if value in SAID
+    ]
+    for secret in secrets:
+        assert secret in raw  # the transcript keeps the raw conversation, as it must
+        assert secret not in terminal, secret
+        assert secret.encode() not in kept, secret

@@ -15,6 +15,7 @@ import pytest
 
 from cli_runner import src_env
 from hookline import Agent, ConfigError, Decision, ScriptedModel, tool
+from hookline.agent.hidden import revealed
 from hookline.agent.state import STATE_VERSION
 from hookline.permissions import PermissionPolicy
 from hookline.storage import SessionRecord, open_store
@@ -119,7 +120,7 @@ def test_a_deferred_call_pauses_the_run_and_saves_the_whole_session(project: Pat
     record = open_store(None, state_dir=project / ".hookline" / "state").get_session(session_id)
     assert record is not None and record.status == "deferred"
     assert record.version == STATE_VERSION
-    batch = record.state["turn"]["batch"]
+    batch = revealed(record.state)["turn"]["batch"]
     assert [(b["call"]["id"], b["result"] is None) for b in batch] == [
         ("t_pay", True),
         ("t_note", False),

@@ -13,6 +13,7 @@ import pytest
 
 from cli_runner import hookline
 from hookline import Agent, Decision, ScriptedModel
+from hookline.agent.hidden import revealed
 from hookline.permissions import PermissionPolicy
 from hookline.storage import SessionRecord, open_store
 from hookline.tools.approvals import Approval, ApprovalRequest, Approver
@@ -310,6 +311,6 @@ def test_an_approvers_edit_a_hook_defers_pauses_the_run_once(tmp_path: Path) -> 
     record = store.get_session(result.session_id)
     store.close()
     assert record is not None
-    assert [b["call"]["input"] for b in record.state["turn"]["batch"]] == [
+    assert [b["call"]["input"] for b in revealed(record.state)["turn"]["batch"]] == [
         {"command": "touch deploy.txt"}
     ]

@@ -104,8 +104,11 @@ def test_the_protected_paths_in_the_workspace_cannot_be_written(
             (ws / folder).mkdir(parents=True)
         (ws / ".git" / "config").write_text("[core]\n")
     before = (ws / target).read_text() if (ws / target).is_file() else None
-    code, _ = bash(context(ws), f"mkdir -p $(dirname {target}); echo evil > {target}")
+    ctx = context(ws)
+    code, _ = bash(ctx, f"mkdir -p $(dirname {target}); echo evil > {target}")
     assert code != 0
+    assert ctx.sandbox is not None
+    ctx.sandbox.close()  # its placeholders go with it
     after = (ws / target).read_text() if (ws / target).is_file() else None
     assert after == before
 

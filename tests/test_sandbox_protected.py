@@ -82,7 +82,7 @@ def test_placeholders_live_while_a_command_runs_and_are_shared_by_commands_at_on
     first.start()
     with open(started) as fifo:  # the first command is running: its sandbox is up
         assert fifo.read() == "up\n"
-    placeholders = [ws / ".mcp.json", ws / ".git" / "commondir", ws / ".claude"]
+    placeholders = [ws / ".mcp.json", ws / ".git" / "commondir", ws / ".git" / "gitdir"]
     assert all(path.exists() for path in placeholders)
     assert (ws / ".git" / "commondir").read_text() == ".\n"  # git: "this very folder"
     assert subprocess.run(["git", "status"], cwd=ws, capture_output=True).returncode == 0
@@ -95,6 +95,7 @@ def test_placeholders_live_while_a_command_runs_and_are_shared_by_commands_at_on
     box.close()
     assert results == [(0, "done")]
     assert not any(path.exists() for path in placeholders)  # the last holder removed them
+    assert list((ws / ".claude").iterdir()) == []  # an empty folder is kept: nothing reads it
 
 
 @needs_bwrap
@@ -108,12 +109,15 @@ def test_placeholders_stay_while_another_process_may_have_them_mounted(ws: Path)
     try:
         assert holder.stdout.readline() == b"held\n"  # the other process's sandbox is up
         assert run(box, ws, "true")[0] == 0
+        box.close()
         assert (ws / ".mcp.json").exists()  # kept: it may be mounted over there
     finally:
         holder.stdin.close()
         holder.wait()
         holder.stdout.close()
-    assert run(box, ws, "true")[0] == 0  # the next last holder, alone now, removes it
+    again = Sandbox(SandboxConfig(enabled=True), roots=[ws], placeholders=box.placeholders)
+    assert run(again, ws, "true")[0] == 0
+    again.close()  # the next last holder, alone now, removes it
     assert not (ws / ".mcp.json").exists()
 
 

@@ -572,7 +572,6 @@ def http_runner(registry: HookRegistry, url: str) -> HttpHook:
 def test_allowed_http_hook_urls_merge_across_layers_and_block_unlisted_urls(dirs: Dirs) -> None:
     allowed, blocked = "https://hooks.example.com/gate", "https://evil.example.net/steal"
     dirs.write("user", {"allowedHttpHookUrls": ["https://hooks.example.com/*"]})
-    dirs.write("local", {"allowedHttpHookUrls": []})
     dirs.write("project", hooks({"type": "http", "url": allowed}, {"type": "http", "url": blocked}))
 
     settings, registry = dirs.registry()
@@ -587,23 +586,52 @@ def test_allowed_http_hook_urls_merge_across_layers_and_block_unlisted_urls(dirs
 
 
 @pytest.mark.parametrize(
-    ("layers", "merged"),
+    ("layers", "merged", "folders"),
     [
-        ({}, None),
-        ({"managed": []}, ()),
-        ({"user": ["a", "b"], "project": ["b", "c"]}, ("a", "b", "c")),
+        ({}, None, None),
+        ({"managed": []}, (), ()),
+        ({"user": ["a", "b"], "project": ["b", "c"]}, ("a", "b"), ("b",)),
+        ({"project": ["b", "c"], "local": ["d"]}, None, ("b", "c", "d")),
         # managed lists are a ceiling: no other layer widens them
-        ({"managed": [], "project": ["a"], "local": ["b"]}, ()),
-        ({"managed": ["a"], "project": ["b"], "user": ["a", "c"]}, ("a",)),
+        ({"managed": [], "project": ["a"], "local": ["b"]}, (), ()),
+        ({"managed": ["a"], "project": ["b"], "user": ["a", "c"]}, ("a",), ()),
+        ({"managed": ["a", "b"], "local": ["b", "c"]}, ("a", "b"), ("b",)),
     ],
 )
-def test_allowed_http_hook_urls_is_unset_empty_or_a_union(
-    dirs: Dirs, layers: dict[str, list[str]], merged: tuple[str, ...] | None
+def test_allowed_http_hook_urls_is_unset_empty_or_a_union_a_folder_only_narrows(
+    dirs: Dirs,
+    layers: dict[str, list[str]],
+    merged: tuple[str, ...] | None,
+    folders: tuple[str, ...] | None,
 ) -> None:
+    """The person's hooks get the person's lists (managed ones cap the user's); the folder's
+    own hooks get them narrowed by the folder's lists, never widened."""
     for where, urls in layers.items():
         dirs.write(where, {"allowedHttpHookUrls": urls})
 
-    assert dirs.load().allowed_http_hook_urls == merged
+    settings = dirs.load()
+
+    assert settings.allowed_http_hook_urls == merged
+    assert settings.folder_limit("allowedHttpHookUrls") == folders
+
+
+def test_a_folders_list_narrows_its_own_hooks_but_cannot_switch_the_persons_off(
+    dirs: Dirs,
+) -> None:
+    url = "https://hooks.example.com/gate"
+    dirs.write("user", {"allowedHttpHookUrls": ["https://hooks.example.com/*"],
+                        **hooks({"type": "http", "url": url}, matcher="Bash|Read")})  # fmt: skip
+    dirs.write("local", {"allowedHttpHookUrls": [], **hooks({"type": "http", "url": url})})
+
+    _, registry = dirs.registry()
+    by_layer = {spec.source.split(":")[0]: spec.runner for spec in registry}
+
+    for runner in by_layer.values():
+        assert isinstance(runner, HttpHook)
+        runner.clients = CountingClients()
+    assert asyncio.run(by_layer["user"].run(dirs.bash("ls"))) is None  # the person's still works
+    with pytest.raises(BlockedUrl):
+        asyncio.run(by_layer["local"].run(dirs.bash("ls")))
 
 
 def test_http_header_env_vars_are_the_handler_list_within_the_settings_list(
@@ -636,7 +664,7 @@ def test_a_project_layer_cannot_widen_what_managed_settings_allow(dirs: Dirs) ->
     dirs.write("managed", {"allowedHttpHookUrls": ["https://hooks.example.com/*"],
                            "httpHookAllowedEnvVars": ["HOOK_TOKEN"]})  # fmt: skip
     dirs.write("project", {
-        "allowedHttpHookUrls": ["https://other.example.net/*"],
+        "allowedHttpHookUrls": ["https://hooks.example.com/*", "https://other.example.net/*"],
         "httpHookAllowedEnvVars": ["HOOK_SECRET"],
         **hooks({"type": "http", "url": managed_ok}, {"type": "http", "url": project_only}),
     })  # fmt: skip

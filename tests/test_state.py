@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from hookline import Agent, ConfigError, Decision, ScriptedModel, tool
+from hookline.agent.hidden import revealed
 from hookline.agent.messages import Message, ToolResultBlock
 from hookline.agent.state import STATE_VERSION, Turn, dump_state, load_state
 from hookline.storage import open_store
@@ -215,7 +216,7 @@ def test_a_pause_and_a_resume_keep_the_approver_of_a_call_that_finished_before_i
     store = open_store(None, state_dir=tmp_path / ".hookline" / "state")
     record = store.get_session(paused.session_id)
     assert record is not None and record.version == STATE_VERSION
-    saved = {b["call"]["id"]: b["result"] for b in record.state["turn"]["batch"]}
+    saved = {b["call"]["id"]: b["result"] for b in revealed(record.state)["turn"]["batch"]}
     assert saved["t_pay"] is None
     assert saved["t_note"]["approver"] == "hook:approve-notes"
 

@@ -15,16 +15,19 @@ that is ignored) are always kept as ``warnings``. A hooks file that cannot load,
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hookline._support.credentials import passed_on
 from hookline.agent.loop import Agent
 from hookline.agent.messages import Message
 from hookline.audit.redact import patterns_from_settings
 from hookline.claude.agent_hook import AGENT_TURNS
+from hookline.claude.credentials import passthrough
 from hookline.claude.lint import run_stoppers
 from hookline.claude.prompt_hook import JudgeFailed
 from hookline.claude.session_env import env_file_for
@@ -68,6 +71,8 @@ class Project:
     mcp_servers: tuple[ServerConfig, ...] = ()
     #: The settings files a change to fires ConfigChange, with its source (never applied).
     settings_files: tuple[tuple[str, Path], ...] = ()
+    #: hookline's own credentials the settings pass on to Bash (``env.passthrough``).
+    env: Mapping[str, str] | None = None
 
     def agent_options(self) -> dict[str, Any]:
         """The keyword arguments ``Agent`` takes for this project's configuration."""
@@ -79,6 +84,7 @@ class Project:
             "redact": self.redact,
             **({"mcp_servers": self.mcp_servers} if self.mcp_servers else {}),
             "settings_files": self.settings_files,
+            **({"env": dict(self.env)} if self.env else {}),
         }
 
 
@@ -98,12 +104,14 @@ def load_hooks(
     ``judge_models`` makes the model of each ``prompt`` and ``agent`` hook (default:
     ``judge_model``). ``sources``: the user, project and local layers to read (the Agent
     SDK's ``setting_sources``; managed settings and ``settings`` are always read); None: all.
-    ``env``: variables command hooks get besides the process's (the Agent SDK's ``env``).
+    ``env``: variables command hooks get besides the process's (the Agent SDK's ``env``), after
+    the credentials the settings pass on (``env.passthrough``).
     ``trust``: whether the folder's own hooks may run (``hookline.trust.decide``): True or
     False, or what asks a person; None: the remembered answer, else trusted unless the
     settings require trust (a run nobody watches)."""
     project = Path(project_dir).resolve()
     found = load_settings(project, extra=tuple(settings), sources=sources)
+    env = {**_passed_on(found), **(env or {})}
     if isinstance(trust, bool):
         found.trusted = trust
     else:
@@ -246,7 +254,18 @@ def load_project(
         refuse_errors(warnings)
     redact = patterns_from_settings(found.layers)
     watched = tuple(settings_files(where))
-    return Project(where, registry, found, policy, sandbox, redact, warnings, servers, watched)
+    passed = _passed_on(found)
+    return Project(
+        where, registry, found, policy, sandbox, redact, warnings, servers, watched, passed
+    )
+
+
+def _passed_on(found: Settings) -> dict[str, str]:
+    """The credentials the settings pass on (``env.passthrough``), as the environment sets them;
+    its warnings join the settings' (once)."""
+    names, notes = passthrough(found.layers)
+    found.warnings.extend(note for note in notes if note not in found.warnings)
+    return passed_on(names, os.environ)
 
 
 #: The flag each kind of command-line rule comes from (the name its layer reports).

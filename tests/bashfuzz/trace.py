@@ -15,7 +15,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 #: The system calls traced: process creation (to follow folders), program starts, and every
 #: call that changes a file or the system by name or descriptor.
@@ -69,6 +69,8 @@ class Change:
     ok: bool
     #: The open flags, for an open.
     flags: str = ""
+    #: Why it failed (``EEXIST``), for a call that did.
+    error: str = ""
 
 
 @dataclass
@@ -90,6 +92,7 @@ def read_trace(text: str, *, cwd: str) -> Trace:
     for pid, name, args, result in _calls(text):
         process = processes.setdefault(pid, _Process(cwd, "bash"))
         ok, fd_path = _outcome(result)
+        before = len(trace.changes)
         if name in ("clone", "clone3", "fork", "vfork") and ok and result.strip().isdigit():
             processes[int(result.strip())] = _Process(process.cwd, process.program)
         elif name in ("execve", "execveat"):
@@ -109,6 +112,8 @@ def read_trace(text: str, *, cwd: str) -> Trace:
         elif name == "bind" and (path := _socket_path(args)):
             trace.changes.append(Change(pid, name, _absolute(path, process.cwd), process.program,
                                         ok))  # fmt: skip
+        if not ok and (error := re.match(r"\s*-1 (E[A-Z]+)", result)):
+            trace.changes[before:] = [replace(c, error=error[1]) for c in trace.changes[before:]]
     return trace
 
 

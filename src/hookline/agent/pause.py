@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hookline.agent import seal
+from hookline.agent.hidden import hidden
 from hookline.agent.messages import Message
 from hookline.agent.observers import Observer
 from hookline.agent.session import transcript_path
@@ -153,7 +154,9 @@ class Persistence(Observer):
 def save(store: SessionStore, session: Session, turn: Turn, *, status: str, launch: Any) -> None:
     """Write the session's state, sealed, with ``status`` (deferred: paused; running: a
     checkpoint; done)."""
-    state = dump_state(session.snapshot(), session.messages, turn)
+    state = hidden(
+        dump_state(session.snapshot(), session.messages, turn)
+    )  # no conversation in clear
     state["launch"] = dict(launch) if launch else None
     state["owner"] = {"host": socket.gethostname(), "pid": os.getpid()}
     scope = session.scope

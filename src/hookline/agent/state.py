@@ -37,6 +37,7 @@ from typing import Annotated, Any, Literal, NotRequired, cast
 from pydantic import Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
+from hookline.agent.hidden import revealed
 from hookline.agent.messages import Block, Message, TextBlock, ToolResultBlock, Usage
 from hookline.agent.result import StopReason
 from hookline.errors import ConfigError
@@ -119,7 +120,9 @@ def dump_state(session: dict[str, Any], messages: list[Message], turn: Turn) -> 
 
 
 def load_state(data: Any, *, where: str) -> tuple[dict[str, Any], list[Message], Turn]:
-    """The parts of a saved state; a ConfigError naming ``where`` if it is not one we know."""
+    """The parts of a saved state (its conversation decrypted: ``hookline.agent.hidden``); a
+    ConfigError naming ``where`` if it is not one we know."""
+    data = revealed(data, where=where)
     if not isinstance(data, dict):
         raise ConfigError("the saved session state is not an object", file=where)
     version = data.get("version")

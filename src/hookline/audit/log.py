@@ -113,6 +113,7 @@ class AuditLog(AuditWriter, Observer):
     def event(self, session: Session, event: HookEvent) -> None:
         tool_use_id = getattr(event, "tool_use_id", None)
         if tool_use_id is not None:  # the call as this event's hooks will see it
+            self.redactor.learn(getattr(event, "tool_input", None))
             key = (session.id, tool_use_id)
             known = self._calls.get(key)
             if known is None:
@@ -193,6 +194,7 @@ class AuditLog(AuditWriter, Observer):
 
     def record_approval(self, request: ApprovalRequest, approval: Approval) -> None:
         """Record a person's (or an approver's) answer to an approval request, and flush."""
+        self.redactor.learn(request.tool_input)  # the reason may quote its line
         data = self.redactor.redact({
             "user": request.user or self.user, "tenant": request.tenant or self.tenant,
             "answered_by": approval.approver, "behavior": approval.permission,

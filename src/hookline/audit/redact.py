@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from hookline.audit.commandline import masked_commands
 from hookline.audit.secrets import KINDS, PAIR, PAIR_WORDS, SECRET_KEY
 from hookline.errors import ConfigError
 
@@ -45,6 +46,8 @@ _BUILT_IN = frozenset(kind.name for kind in KINDS)
 _FLAGS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"), (re.VERBOSE, "x"))
 _MEMO_LENGTH = 64  # strings up to this long are remembered ...
 _MEMO_SIZE = 4096  # ... this many at a time
+_LEARNED = 256  # passwords from parsed command lines, the newest kept
+_LEARNED_MASK = f"…{MASK}"
 
 
 class Redactor:
@@ -66,6 +69,9 @@ class Redactor:
         self._cased = tuple((m, bit) for m, bit in pairs if m != m.lower())
         self._memo: dict[str, str] = {}
         self._secret_keys: dict[str, bool] = {}
+        #: Passwords found in parsed command lines, masked wherever they appear from then on.
+        self._learned: dict[str, str] = {}
+        self._known: re.Pattern[str] | None = None
 
     def redact(self, value: Any) -> Any:
         """``value`` with every secret masked, as plain JSON data."""
@@ -82,10 +88,14 @@ class Redactor:
             done = self._memo[value] = self._scrub(value)
         return done
 
-    def _walk(self, value: Any, hide: bool) -> Any:
+    def _walk(self, value: Any, hide: bool, command: bool = False) -> Any:
+        """``hide``: under a secret-looking key; ``command``: under a ``command`` key, so a
+        Bash line, whose commands' password options are masked first (``commandline``)."""
         kind = type(value)
         if kind is str:
-            return MASK if hide and value else self.text(value)
+            if hide and value:
+                return MASK
+            return self.text(self._command(value) if command else value)
         if value is None or kind is int or kind is bool:
             return value
         if kind is float:
@@ -94,13 +104,34 @@ class Redactor:
             out = {}
             for key, item in value.items():
                 name = key if type(key) is str else str(key)
-                out[self.text(name)] = self._walk(item, hide or self._is_secret_key(name))
+                hidden = hide or self._is_secret_key(name)
+                out[self.text(name)] = self._walk(item, hidden, command or name == "command")
             return out
         if isinstance(value, list | tuple | set | frozenset):
-            return [self._walk(item, hide) for item in value]
+            return [self._walk(item, hide, command) for item in value]
         if isinstance(value, bytes | bytearray):
             return self._walk(bytes(value).decode("utf-8", "replace"), hide)
         return self._walk(str(value), hide)
+
+    def learn(self, tool_input: Any) -> None:
+        """Learn the passwords of a tool input's Bash line (its ``command``) before anything
+        about the call is masked: a hook's reason may quote it before the input is recorded."""
+        line = tool_input.get("command") if isinstance(tool_input, Mapping) else None
+        if isinstance(line, str):
+            self._command(line)
+
+    def _command(self, line: str) -> str:
+        """A Bash line with its programs' passwords masked; each one learned."""
+        before = len(self._learned)
+        masked = masked_commands(line, self._learned)
+        if len(self._learned) != before:
+            while len(self._learned) > _LEARNED:
+                del self._learned[next(iter(self._learned))]
+            words = sorted(self._learned, key=len, reverse=True)
+            either = "|".join(map(re.escape, words))
+            self._known = re.compile(rf"(?<![A-Za-z0-9])(?:{either})(?![A-Za-z0-9])")
+            self._memo.clear()  # a string remembered before may hold one
+        return masked
 
     def _is_secret_key(self, name: str) -> bool:
         known = self._secret_keys.get(name)
@@ -115,6 +146,8 @@ class Redactor:
         pattern that starts with a literal is searched at C speed), then password pairs."""
         if not text.isascii():
             text = _encodable(text)
+        if self._known is not None:
+            text = self._known.sub(_LEARNED_MASK, text)
         lowered = text.lower()
         found = 0
         for marker, bit in self._lower:
@@ -136,6 +169,7 @@ class Redactor:
             or "api" in lowered
             or "access" in lowered
             or "token" in lowered
+            or "private" in lowered
         ):
             return _pairs(text, lowered)
         return text

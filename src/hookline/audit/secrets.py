@@ -90,6 +90,38 @@ KINDS: tuple[Kind, ...] = (
     Kind("password_flag", ("-pass",),
          rf"(?P<password_flag_p>-{_ARG}-(?:[A-Za-z0-9]+-){{0,3}}(?i:pass(?:word|wd|phrase)?)"
          rf"(?:\s+|=)(?!-){_value('password_flag')}"),
+    # aws configure set aws_secret_access_key VALUE; aws_session_token = VALUE
+    Kind("aws_config", ("aws_secret_access_key", "aws_session_token"),
+         r"(?P<aws_config_p>(?i:aws_secret_access_key|aws_session_token)"
+         rf"(?:[ \t]*[=:][ \t]*|[ \t]+){_value('aws_config')}"),
+    # .netrc: machine HOST login USER password PASS (or password on a line of its own)
+    Kind("netrc", ("password", "passwd"),
+         r"(?P<netrc_p>(?:(?<![^\n])[ \t]*|(?<![A-Za-z0-9_-])login[ \t]+[^\s]+[ \t]+)"
+         rf"(?i:password|passwd)[ \t]+{_value('netrc')}"),
+    # sshpass -p PASS; docker login [-u USER] -p PASS; redis-cli [-h H] -a PASS
+    Kind("sshpass", ("sshpass",), rf"(?P<sshpass_p>sshpass[ \t]+-p[ \t]*{_value('sshpass')}"),
+    Kind("login", ("login",),
+         r"(?P<login_p>(?<![A-Za-z0-9_-])login[ \t]+(?:-(?:u|-username)[ \t=]+[^\s]+[ \t]+)?"
+         rf"-p[ \t]+{_value('login')}"),
+    Kind("redis_cli", ("redis-cli",),
+         r"(?P<redis_cli_p>redis-cli(?:[ \t]+-[hpn][ \t]+[^\s]+)*[ \t]+-a[ \t]+"
+         rf"{_value('redis_cli')}"),
+    # htpasswd -b FILE USER PASS (-bc, -cb, ...)
+    Kind("htpasswd", ("htpasswd",),
+         r"(?P<htpasswd_p>htpasswd[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+[^\s-][^\s]*){2}[ \t]+"
+         rf"{_value('htpasswd')}"),
+    # openssl -passin pass:PASS (env:, file:, fd: and stdin only say where it is)
+    Kind("openssl", ("pass:",), r"(?P<openssl_p>(?<![A-Za-z0-9_-])pass:)[^\s\"']+"),
+    # Azure connection strings: ...;AccountKey=BASE64==;...
+    Kind("azure", ("accountkey",), r"(?P<azure_p>(?i:AccountKey)[ \t]*=[ \t]*)[^;\s\"']+"),
+    # https://hooks.slack.com/services/T…/B…/…
+    Kind("slack_webhook", ("hooks.slack.com",),
+         r"(?P<slack_webhook_p>hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9_/-]+"),
+    # Twilio API keys: SK and 32 hex digits
+    Kind("twilio", ("SK",), r"(?P<twilio_p>SK)(?<![A-Za-z0-9]SK)[0-9a-f]{32}(?![0-9A-Za-z])"),
+    # Cookie: session=…, Set-Cookie: …
+    Kind("cookie", ("cookie",),
+         r"(?P<cookie_p>(?<![A-Za-z0-9_-])(?i:(?:set-)?cookie)[\"']?[ \t]*:[ \t]*)[^\n\"']+"),
     # SECRET_KEY_BASE=…, export GITHUB_TOKEN=…, DB_PASS: …, "STRIPE_API_KEY": "…"
     Kind("assignment", ("KEY", "SECRET", "TOKEN", "PASS", "PWD", "CREDENTIAL", "_PAT"),
          rf"(?<![A-Za-z0-9_])(?P<assignment_p>{_NAME}(?:=|[\"']?[ \t]*:[ \t]*)"
@@ -100,13 +132,14 @@ KINDS: tuple[Kind, ...] = (
 #: ``PAIR_WORDS`` starts (see ``Redactor``).
 PAIR = re.compile(
     r"(?P<keep>(?i:passw(?:or)?d|passphrase|secret(?:[_-]?key(?:[_-]base)?)?|api[_-]?key|"
-    r"access[_-]?key|token)"
+    r"access[_-]?key|private[_-]?key[_-]?id|token)"
     r"[\"']?\s*[:=]\s*(?P<quote>[\"'])?)(?(quote)[^\"'\n]+|[^\s\"'&;,]+)"
 )
-PAIR_WORDS = ("pass", "secret", "api", "access", "token")
+PAIR_WORDS = ("pass", "secret", "api", "access", "token", "private")
 
 #: Dict keys whose values are secrets whatever they look like.
 SECRET_KEY = re.compile(
     r"(?i)(?:^|[_-])(?:password|passwd|pass|passphrase|secret(?:[_-]?key(?:[_-]base)?)?|"
-    r"api[_-]?key|access[_-]?key|token|auth|authorization|credentials?|private[_-]?key)$"
+    r"api[_-]?key|access[_-]?key|token|auth|authorization|credentials?|private[_-]?key"
+    r"(?:[_-]?id)?)$"
 )

@@ -45,6 +45,7 @@ from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from hookline._support.credentials import without_credentials
 from hookline._support.process import STREAM_CAP, Finished, run_process
 from hookline.claude import wording
 from hookline.claude.project_dir import guarded, shell_code_index
@@ -171,10 +172,11 @@ class CommandHook(HookRunner):
 
     @cached_property
     def _inherited(self) -> dict[str, str]:
-        """The process environment as hooks get it, read once (as Claude Code reads it once)."""
+        """The process environment as hooks get it, read once (as Claude Code reads it once),
+        without hookline's own credentials (``hookline._support.credentials``)."""
         env = {
             name: value
-            for name, value in os.environ.items()
+            for name, value in without_credentials(os.environ).items()
             if not name.startswith("OTEL_") and name != "CLAUDE_ENV_FILE"
         }
         env.update(self.env)

@@ -40,15 +40,18 @@ PERMISSIONS: Final = frozenset(
     {"allow", "ask", "deny", "defaultMode", "additionalDirectories",
      "disableBypassPermissionsMode", "disableAutoMode"}
 )  # fmt: skip
-HOOKLINE: Final = frozenset({"permissions", "requireTrust"})
+HOOKLINE: Final = frozenset({"permissions", "requireTrust", "env"})
 HOOKLINE_PERMISSIONS: Final = frozenset(
     {"dangerous", "dangerousDefaults", "mutating", "readOnlyTools"}
 )
+#: Inside ``env`` under ``hookline``: the credentials passed on to tools (``claude.credentials``).
+HOOKLINE_ENV: Final = frozenset({"passthrough"})
 #: The objects whose keys are all known: (path, keys, where the keys are documented).
 _CLOSED: Final = (
     (("permissions",), PERMISSIONS),
     (("hookline",), HOOKLINE),
     (("hookline", "permissions"), HOOKLINE_PERMISSIONS),
+    (("hookline", "env"), HOOKLINE_ENV),
 )
 
 

@@ -23,30 +23,25 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final
 
 from hookline.claude.confine import FOLDER_LAYERS, confine
-from hookline.claude.handlers import Policy, build, unloadable
+from hookline.claude.handlers import Policy, build
+from hookline.claude.hook_loader import HookLoader
 from hookline.claude.keys import key_problems
 from hookline.errors import ConfigError
-from hookline.events import NOT_YET_SUPPORTED, event_class
-from hookline.layers import Layer, SettingsWarning, Severity, ceiling, is_strings, winning
-from hookline.matchers import EVERYTHING, Matcher, tool_name
+from hookline.layers import Layer, SettingsWarning, ceiling, is_strings, joined, winning
 
 if TYPE_CHECKING:
     from hookline.claude.agent_hook import InvestigatorFactory
-    from hookline.claude.handlers import Options
     from hookline.claude.prompt_hook import JudgeFactory
     from hookline.events import HookEvent
     from hookline.hooks.registry import HookRegistry
-    from hookline.hooks.runners import HookRunner
     from hookline.permissions.sandbox.run import Sandbox
 
-T = TypeVar("T")
 StrPath = str | os.PathLike[str]
 MANAGED_DIR_ENV: Final = "HOOKLINE_MANAGED_SETTINGS_DIR"
 _SYSTEM_DIRS: Final = {
@@ -59,7 +54,6 @@ _FLAGS: Final = ("disableAllHooks", "allowManagedHooksOnly", "allowManagedPermis
 _MANAGED_ONLY: Final = ("allowManagedHooksOnly", "allowManagedPermissionRulesOnly")
 REQUIRE_TRUST: Final = ("hookline", "requireTrust")
 _LISTS: Final = ("allowedHttpHookUrls", "httpHookAllowedEnvVars")
-_SHAPE: Final = 'write "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": ...}]}]}'
 
 
 @dataclass(slots=True)
@@ -108,11 +102,21 @@ class Settings:
 
     @property
     def allowed_http_hook_urls(self) -> tuple[str, ...] | None:
-        return ceiling(self.layers, "allowedHttpHookUrls")
+        """What the person's own hooks may reach (managed lists cap the user's)."""
+        return ceiling(self.own, "allowedHttpHookUrls")
 
     @property
     def http_hook_allowed_env_vars(self) -> tuple[str, ...] | None:
-        return ceiling(self.layers, "httpHookAllowedEnvVars")
+        return ceiling(self.own, "httpHookAllowedEnvVars")
+
+    def folder_limit(self, key: str) -> tuple[str, ...] | None:
+        """An allowlist (``allowedHttpHookUrls``, ``httpHookAllowedEnvVars``) for the folder's
+        own hooks: the person's, narrowed by the folder's own lists, never widened; a folder's
+        list bounds only the folder's hooks, so it cannot switch the person's hooks off."""
+        own, theirs = ceiling(self.own, key), joined(self.folder, key)
+        if own is None or theirs is None:
+            return own if theirs is None else theirs
+        return tuple(item for item in theirs if item in own)
 
     @property
     def managed(self) -> tuple[Layer, ...]:
@@ -144,12 +148,22 @@ class Settings:
         hook asks (None: such hooks cannot load); ``env``: variables command hooks get besides
         the process's."""
         sandbox = _hook_sandbox(self.layers, str(project_dir))
-        urls, env_vars = self.allowed_http_hook_urls, self.http_hook_allowed_env_vars
-        policy = Policy(urls, env_vars, sandbox, judge, investigator, dict(env or {}))
-        make = partial(build, project_dir=str(project_dir), policy=policy, env_file=env_file)
+        own = Policy(
+            self.allowed_http_hook_urls,
+            self.http_hook_allowed_env_vars,
+            sandbox,
+            judge,
+            investigator,
+            dict(env or {}),
+        )
+        urls, env_vars = (self.folder_limit(key) for key in _LISTS)
+        folder = replace(own, allowed_urls=urls, allowed_env_vars=env_vars)
+        make = partial(build, project_dir=str(project_dir), env_file=env_file)
         before = len(registry)
         for layer in self.hook_layers():
-            loader = _Loader(layer.path, registry, partial(make, file=layer.path), self._warn)
+            policy = folder if layer.name in FOLDER_LAYERS else own
+            made = partial(make, file=layer.path, policy=policy)
+            loader = HookLoader(layer.path, registry, made, self._warn)
             with registry.sourced(layer.source):
                 loader.walk(layer.data.get("hooks", {}))
         return len(registry) - before
@@ -307,92 +321,3 @@ def _groups(hooks: object) -> Iterator[dict[str, Any]]:
     events = hooks.values() if isinstance(hooks, dict) else ()
     for groups in events:
         yield from (g for g in groups if isinstance(g, dict)) if isinstance(groups, list) else ()
-
-
-@dataclass(frozen=True, slots=True)
-class _Loader:
-    """Walks one layer's ``hooks`` object: registers what loads, warns about the rest (every
-    entry that cannot load is an error, but those of events hookline does not run yet)."""
-
-    file: str
-    registry: HookRegistry
-    build: Callable[..., tuple[HookRunner, Options]]
-    warn: Callable[[SettingsWarning], None]
-
-    def walk(self, hooks: object) -> None:
-        with self._warned():
-            events = self._expect(hooks, dict, "hooks", "must be an object of events")
-            for event, groups in events.items():
-                # Claude Code runs these, so a file shared with it must load; any other unknown
-                # name is an error, as it may be a misspelt guard ("PretoolUse")
-                with self._warned("warning" if event in NOT_YET_SUPPORTED else "error"):
-                    self._event(event, groups, f"hooks.{event}")
-
-    def _event(self, event: str, groups: object, key: str) -> None:
-        event_class(event, file=self.file, key=key)
-        groups = self._expect(groups, list, key, "must be a list of groups")
-        for index, group in enumerate(groups):
-            with self._warned():
-                self._group(event, group, f"{key}[{index}]")
-
-    def _group(self, event: str, group: object, key: str) -> None:
-        group = self._expect(group, dict, key, "a matcher group must be an object")
-        matcher = self._matcher(group.get("matcher"), f"{key}.matcher")
-        handlers = self._expect(group.get("hooks"), list, f"{key}.hooks", "must be a list")
-        for index, handler in enumerate(handlers):
-            with self._warned():
-                self._handler(event, handler, matcher, f"{key}.hooks[{index}]")
-
-    def _matcher(self, pattern: object, key: str) -> Matcher | ConfigError:
-        """The group's matcher, or (warned about once) why it cannot be read."""
-        fix, given = 'write "matcher": "Bash|Edit"', "" if pattern is None else pattern
-        try:
-            text = self._expect(given, str, key, "must be a string", fix)
-            return tool_name(text, file=self.file, key=key)
-        except ConfigError as exc:
-            self.warn(SettingsWarning.of(exc, severity="error"))
-            return exc
-
-    def _handler(
-        self, event: str, handler: object, matcher: Matcher | ConfigError, key: str
-    ) -> None:
-        """Register the handler; if it cannot load (or its group's matcher cannot be read) and
-        it declares onFailure block, a stand-in that denies (every call, without a matcher)."""
-        try:
-            if isinstance(matcher, ConfigError):
-                raise matcher  # no matcher, no handler; unless it declares block (below)
-            runner, options = self.build(handler, event=event, key=key)
-        except ConfigError as problem:
-            stand_in = unloadable(handler, problem, key=key)
-            if stand_in is None:
-                if problem is not matcher:  # a bad matcher is reported once, for its group
-                    self.warn(SettingsWarning.of(problem, severity="error"))
-                return
-            self.warn(SettingsWarning.of(problem, denying=key, severity="error"))
-            runner, options = stand_in
-            matcher = matcher if isinstance(matcher, Matcher) else EVERYTHING
-        for note in options.notes:
-            self.warn(SettingsWarning.of(note))
-        self.registry.add(
-            event,
-            runner,
-            matcher=matcher if options.condition is None else matcher & options.condition,
-            kind=options.kind,
-            timeout=options.timeout,
-            failure=options.failure,
-            name=options.name,
-        )
-
-    def _expect(self, value: object, kind: type[T], key: str, message: str, fix: str = _SHAPE) -> T:
-        if not isinstance(value, kind):
-            what = f"{message}, not {type(value).__name__}"
-            raise ConfigError(what, file=self.file, key=key, fix=fix)
-        return value
-
-    @contextmanager
-    def _warned(self, severity: Severity = "error") -> Iterator[None]:
-        """Report a ConfigError raised inside as a warning, and go on with the next entry."""
-        try:
-            yield
-        except ConfigError as exc:
-            self.warn(SettingsWarning.of(exc, severity=severity))

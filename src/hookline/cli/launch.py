@@ -20,6 +20,7 @@ from hookline import Agent, ConfigError, RunResult
 from hookline._support.run import run as run_to_end
 from hookline.agent.model import StreamingModelClient
 from hookline.agent.session import STATE_DIR
+from hookline.audit.redact import Redactor
 from hookline.claude.fingerprint import fingerprint
 from hookline.cli.approve_prompt import TerminalApprover
 from hookline.cli.claude_output import ClaudeStream, Timing, result_object
@@ -274,7 +275,8 @@ def _show(
 ) -> None:
     view = None
     if output_format == "text":
-        view = TextView(verbose=verbose, spinner=Spinner.at_terminal())
+        redactor = Redactor(agent.options.redact)  # the terminal shows what the audit shows
+        view = TextView(verbose=verbose, spinner=Spinner.at_terminal(), redactor=redactor)
     if view is not None:
         agent.observe(view.observer())
         if isinstance(agent.model, StreamingModelClient) and agent.model.on_text is None:
@@ -299,7 +301,7 @@ def _show(
         shaped = result_object(result, timing=timing, max_turns=agent.options.max_turns)
         emit_json(shaped)  # one line, as claude -p prints it (and C-encoded: it holds every call)
     else:
-        print_summary(result, streamed=streamed)
+        print_summary(result, streamed=streamed, redactor=view.redactor if view else None)
     if result.stop_reason == "tool_deferred":  # the resume lines, and exit code 4
         exit_paused(result, agent.options.launch, err=output_format != "text")
     if result.stop_reason in ("model_error", "compaction_failed"):  # one line on stderr, exit 2

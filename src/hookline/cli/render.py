@@ -24,6 +24,7 @@ from hookline._support.display import shown, shown_json
 from hookline.agent.messages import Message
 from hookline.agent.observers import Observer
 from hookline.agent.result import RunResult
+from hookline.audit.redact import Redactor
 from hookline.cli.own_stdout import cli_stdout
 from hookline.cli.spinner import Spinner
 from hookline.events import HookEvent
@@ -158,11 +159,20 @@ class TextView:
     """Narrates a run as it happens: the model's text as it arrives (from a model that streams,
     through ``text_delta``), model calls, every hook that ran (those that decided nothing
     dimmed), tool outcomes with the first lines of their output, and, given a ``spinner``, how
-    long a tool has been running. ``verbose``: the traceback of a hook that raised."""
+    long a tool has been running. ``verbose``: the traceback of a hook that raised. Every line
+    passes the ``redactor`` first, as the audit's records do: a terminal is often a log kept
+    somewhere (the transcript keeps the raw text)."""
 
-    def __init__(self, *, verbose: bool = False, spinner: Spinner | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        verbose: bool = False,
+        spinner: Spinner | None = None,
+        redactor: Redactor | None = None,
+    ) -> None:
         self.verbose = verbose
         self.spinner = spinner
+        self.redactor = redactor if redactor is not None else Redactor()
         self._pieces: list[str] = []  # the text of the message the model is writing
         self._open = False  # a streamed line is waiting for its end
         self._streamed = ""  # the text of the last message, as it was streamed
@@ -189,7 +199,8 @@ class TextView:
             self._end_line()
             self._streamed, self._pieces = "".join(self._pieces), []
             for call in item.tool_calls:
-                self._say("model", f"model -> {shown(call.name)} {compact(call.input)}")
+                shown_input = compact(self.redactor.redact(call.input))
+                self._say("model", f"model -> {shown(call.name)} {shown_input}")
 
     def text_delta(self, piece: str) -> None:
         """Print a piece of the model's text at once, each of its lines behind ``QUOTE``."""
@@ -201,7 +212,7 @@ class TextView:
                 if not self._open:
                     self._assistant(QUOTE)
                     self._open = True
-                self._assistant(shown(part))
+                self._assistant(shown(self.redactor.text(part)))
 
     def finish(self) -> str:
         """End a streamed line left open and the spinner; the last model message's text, if
@@ -226,12 +237,12 @@ class TextView:
         if result.status != "executed":
             self._say("blocked", f"tool {name} {result.status}: {_reason(result.reason)}")
             return
-        self._say("tool", f"tool {name} ran with {compact(result.input)}")
+        self._say("tool", f"tool {name} ran with {compact(self.redactor.redact(result.input))}")
         for line in output_lines(result.content):
             self._say("output", line)
 
     def _say(self, kind: str, line: str) -> None:
-        say(kind, self.speaker + line)
+        say(kind, self.speaker + self.redactor.text(line))
 
 
 class _Narration(Observer):
@@ -262,13 +273,16 @@ class _Narration(Observer):
         self._show(session, message)
 
 
-def print_summary(result: RunResult, *, streamed: str = "") -> None:
+def print_summary(
+    result: RunResult, *, streamed: str = "", redactor: Redactor | None = None
+) -> None:
     """The final text, each of its lines behind ``QUOTE`` (unless it is ``streamed``: shown as
-    it arrived already), then one line about the run."""
+    it arrived already) and its secrets masked, then one line about the run."""
     if not result.final_text:
         say("assistant", "(no text)")
     elif result.final_text != streamed:
-        text = shown(result.final_text.replace("\r\n", "\n"), lines=True)
+        final = (redactor or Redactor()).text(result.final_text)
+        text = shown(final.replace("\r\n", "\n"), lines=True)
         say("assistant", "\n".join(QUOTE + line for line in text.split("\n")))
     detail = f" ({_reason(result.stop_detail)})" if result.stop_detail else ""
     say(

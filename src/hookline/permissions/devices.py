@@ -148,7 +148,8 @@ def path_kind(pattern: str) -> str | None:
     for path in (pattern, resolved):
         if DEVICE.match(path) or _is_block(path):
             return "disk"
-    if any(p.startswith(KERNEL) for p in (pattern, resolved)) and not _HARMLESS.fullmatch(resolved):
+    inside = any(p.startswith(KERNEL) or f"{p}/" in KERNEL for p in (pattern, resolved))
+    if inside and not _HARMLESS.fullmatch(resolved):
         return "kernel"
     return None
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from hookline.permissions import paths, targets, writes
@@ -186,6 +187,64 @@ def _editor(name: str, editor: Editor, command: Command, where: _Where) -> str |
     for word in operands:
         if why := _path(word, command, where):
             return why
+    if name in ("cp", "mv") and len(operands) > 1:
+        return _copies(operands, command, where)
+    return None
+
+
+#: Files a copy or a move may walk through to prove what it carries where.
+MAX_COPIED = 20_000
+
+
+def _copies(operands: Sequence[Word], command: Command, where: _Where) -> str | None:
+    """Why a copy or move of ``operands`` (the last one the destination) is not provable: a
+    file it carries (a folder's, at any depth) is one a Read or Edit deny rule covers, or
+    where it lands is one an Edit deny rule or the protected set covers."""
+    folder = targets.folder(command, where.cwd, where.home) or where.cwd
+    *sources, dest = operands
+    given = targets.literal(dest, folder, where.home)
+    landing = targets.located(given) if given else None
+    if not isinstance(landing, str):
+        return f"`{dest.raw}` cannot be followed"
+    into = os.path.isdir(landing)
+    for source in sources:
+        for path in targets.expand(source, folder, where.home):
+            base = posixpath.join(landing, posixpath.basename(path)) if into else landing
+            try:
+                files = list(islice(_files(path), MAX_COPIED + 1))
+            except OSError as exc:
+                return f"`{source.raw}` holds a folder hookline cannot read ({exc.strerror})"
+            if len(files) > MAX_COPIED:
+                return f"`{source.raw}` holds more than {MAX_COPIED} files to check"
+            for file, rel in files:
+                if why := _carried(source, dest, file, posixpath.join(base, rel), where):
+                    return why
+    return None
+
+
+def _files(path: str) -> Iterator[tuple[str, str]]:
+    """``path`` and, for a folder, everything below it, each with its path relative to it."""
+    yield path, ""
+    if os.path.isdir(path) and not os.path.islink(path):
+        for top, dirs, names in os.walk(path, onerror=_raise):
+            for name in (*dirs, *names):
+                found = posixpath.join(top, name)
+                yield found, posixpath.relpath(found, path)
+
+
+def _raise(error: OSError) -> None:
+    raise error
+
+
+def _carried(source: Word, dest: Word, file: str, lands: str, where: _Where) -> str | None:
+    real = paths.real(file)
+    for tool in ("Read", "Edit"):
+        if where.denied and any(where.denied(tool, p) for p in dict.fromkeys((file, real))):
+            return f"`{source.raw}` carries {file}, which a {tool} deny rule covers"
+    if where.denied and where.denied("Edit", lands):
+        return f"`{dest.raw}` would get {lands}, which an Edit deny rule covers"
+    if entry := where.protected.covers(lands):
+        return f"`{dest.raw}` would get {lands}, in {entry}, which is protected"
     return None
 
 

@@ -17,7 +17,8 @@ What it holds:
 - every file the settings name as code (``code_files``): Python hook files and the project's
   own modules they import, as they resolved when they loaded, and command hook scripts;
 - under the home folder: ``~/.claude`` (the user's settings) and ``~/.hookline`` (hookline's
-  per-user state and its key), and the key file ``$HOOKLINE_STATE_KEY_FILE`` names; for the
+  per-user state and its key), and the key file ``$HOOKLINE_STATE_KEY_FILE`` names, with the
+  ``heads`` folder beside it (the audit's kept heads, ``hookline.audit.heads``); for the
   permission checks only (``covers``), the files there that later run as code (``HOME_CODE``:
   ``~/.bashrc``, ``~/.profile``, ``~/.gitconfig``, ``~/.ssh``...).
 
@@ -52,6 +53,8 @@ HOME_CODE = (".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profil
              ".zshenv", ".zprofile", ".zlogin", ".gitconfig", ".config/git", ".ssh")  # fmt: skip
 #: Where the key of hookline's state seals is, when not under ``~/.hookline``.
 KEY_ENV = "HOOKLINE_STATE_KEY_FILE"
+#: The folder beside the key where the audit keeps each log's heads.
+KEY_HEADS = "heads"
 _MODULE_DEPTH = 4
 
 
@@ -115,6 +118,8 @@ class ProtectedSet:
         key = os.environ.get(KEY_ENV)
         if key and path in (posixpath.abspath(key), real(key)):
             return posixpath.abspath(key)
+        if key and inside(path, heads := _key_heads(key)):
+            return heads
         for entry in self._home_entries:
             if inside(path, entry):
                 return entry
@@ -176,8 +181,25 @@ def _paths(
         found += (posixpath.join(root, name) for name in NAMES)
         found += _git_parts(posixpath.join(root, GIT), 0)
     found += (posixpath.join(home, name) for name in HOME_NAMES)
-    found += [posixpath.abspath(key)] if key else []
+    found += [posixpath.abspath(key), _key_heads(key)] if key else []
     return tuple(dict.fromkeys((*found, *code_files)))
+
+
+def secret_paths(home: str | None = None) -> tuple[str, ...]:
+    """What a sandboxed command must not even read: hookline's per-user keys
+    (``~/.hookline/keys``: the key and the audit's kept heads) and the key file
+    ``$HOOKLINE_STATE_KEY_FILE`` names, with the heads beside it. Whoever reads the key can
+    forge the audit's chain and a paused session's seal."""
+    home = posixpath.normpath(home or posixpath.expanduser("~"))
+    key = os.environ.get(KEY_ENV, "")
+    found = [posixpath.join(home, ".hookline", "keys")]
+    found += [posixpath.abspath(key), _key_heads(key)] if key else []
+    return tuple(found)
+
+
+def _key_heads(key: str) -> str:
+    """The audit's heads folder beside the key file ``key``."""
+    return posixpath.join(posixpath.dirname(posixpath.abspath(key)), KEY_HEADS)
 
 
 def _git_parts(git: str, depth: int) -> Iterator[str]:

@@ -4,7 +4,7 @@
 ``hash -p``/``alias`` renames applied (``hash -p /bin/rm ls; ls -rf ~/*`` is ``rm``) and the
 ``{}`` of ``find -exec`` read as find's start paths; and, as ``hidden`` commands, what a
 program the analysis does not model may run from its arguments: the words from a program
-name on (``flock f rm -rf x``) or a code string (``trap -- 'rm -rf ~/*' EXIT``). A hidden
+name on (``unbuffer rm -rf x``) or a code string (``tool --hook 'rm -rf ~/*'``). A hidden
 command is never proven: whoever runs it may run it elsewhere or with other arguments.
 
 ``why_unproven(word, ...)`` is None only for a target proven by the written model: a literal

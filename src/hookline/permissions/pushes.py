@@ -151,8 +151,8 @@ def _refspecs(
 
 def _protected(target: str, branches: frozenset[str]) -> str:
     """The protected branch ``target`` resolves to the way git resolves a short name, or ""."""
-    refs = {rule.format(target) for rule in _RULES}
-    return next((b for b in sorted(branches) if f"refs/heads/{b}" in refs), "")
+    refs = {rule.format(target).casefold() for rule in _RULES}  # a remote may ignore case
+    return next((b for b in sorted(branches) if f"refs/heads/{b}".casefold() in refs), "")
 
 
 def _repository(git: gitwords.Git, folder: str | None) -> str | None:

@@ -1,12 +1,14 @@
-"""Facts read off a parsed Bash line's nodes: assigned names, function names, here-document
-text, and where a parse error is."""
+"""Facts read off a parsed Bash line's nodes and commands: assigned names, function names,
+here-document text, where a parse error is, where a ``cd`` goes, and what a redirect feeds."""
 
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from hookline.permissions.bash.words import node_text
+from hookline.permissions.bash.parts import Command, Redirect
+from hookline.permissions.bash.words import Word, node_text
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -60,3 +62,49 @@ def error_near(root: Node, source: bytes) -> str:
             return f"near `{snippet.strip() or 'the end of the line'}`"
         queue.extend(node.children)
     return "unbalanced quotes or brackets"
+
+
+def cd_target(command: Command) -> str | None:
+    """Where a `cd` goes when its one target is literal (``~`` without one); None otherwise
+    (``-``, ``~-`` and ``~+`` name folders only run time knows)."""
+    words = list(command.args)
+    while words and _option(words[0].value):
+        if words.pop(0).value == "--":
+            break
+    target = words[0] if words else Word("~", raw="~", tilde=True)
+    value = target.value
+    if command.name != "cd" or len(words) > 1 or value is None or value == "-" or target.glob:
+        return None
+    if target.tilde and value.startswith(("~+", "~-")):
+        return None
+    return value if target.tilde or not value.startswith("~") else "./" + value
+
+
+def _option(value: str | None) -> bool:
+    return value is not None and value.startswith("-") and value != "-"
+
+
+def stdin(redirect: Redirect, text: str | None, before: str | None) -> str | None:
+    """What a command reads on stdin after ``redirect``."""
+    if redirect.op in ("<<", "<<-", "<<<"):
+        return text
+    if redirect.op in ("<", "<>") and redirect.fd in ("", "0"):
+        return "file"
+    return before
+
+
+def with_more_args(command: Command) -> Command:
+    return command if command.wrapper else replace(command, more_args=True)
+
+
+def descriptor_number(node: Node, source: bytes) -> bool:
+    """A number right before a redirect (``0<f``), which Bash reads as the redirect's fd."""
+    return node.type == "number" and source[node.end_byte : node.end_byte + 1] in (b"<", b">")
+
+
+def reads_stdin(command: Command) -> bool:
+    """Whether one of ``command``'s redirects gives it a stdin of its own."""
+    return any(
+        r.fd == "0" or (r.fd == "" and r.op in ("<", "<<", "<<-", "<<<", "<>", "<&"))
+        for r in command.redirects
+    )

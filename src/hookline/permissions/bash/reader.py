@@ -9,20 +9,14 @@ strings are read again, one level deeper. What cannot be known is added to ``unk
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from hookline.permissions.bash import builtins, nodes, programs, subset
 from hookline.permissions.bash.grammar import PARSE_BUDGET, parse
-from hookline.permissions.bash.parts import Command, Redirect
-from hookline.permissions.bash.words import (
-    MAX_EXPANSIONS,
-    Word,
-    brace_expand,
-    literal,
-    node_text,
-    word_of,
-)
+from hookline.permissions.bash.parts import Command, Context, Redirect
+from hookline.permissions.bash.words import MAX_EXPANSIONS, Word, brace_expand, node_text, word_of
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -44,22 +38,6 @@ _SKIP = frozenset({"comment", "heredoc_start", "heredoc_end", "word", "number", 
                    "special_variable_name", "file_descriptor", "test_operator"})  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Context:
-    """What surrounds a command: redirects around it, its stdin, and what it runs under."""
-
-    redirects: tuple[Redirect, ...] = ()
-    #: "" (the session's: empty), "pipe" (another command's output), "file" (``< file``), or
-    #: the literal text of a here-document or here-string; None for one with expansions.
-    stdin: str | None = ""
-    #: The wrappers, shells and functions it runs under.
-    via: tuple[str, ...] = ()
-    depth: int = 0
-    #: It runs unconditionally in the line's own shell (not in a subshell, function, loop,
-    #: branch, background job or the right side of `&&`/`||`): a `cd` there moves the folder.
-    top: bool = False
-
-
 @dataclass
 class Reader:
     commands: list[Command] = field(default_factory=list)
@@ -72,6 +50,10 @@ class Reader:
     cwd: str | None = ""
     #: A top-level `cd` moved ``cwd``, and nothing yet proves it succeeded past this statement.
     cd_pending: bool = False
+    #: An `exec` without a command gave the shell a stdin of the line's own.
+    stdin_moved: bool = False
+    #: An `alias` defined something: a later `cd` may be one.
+    aliases: bool = False
 
     def read_line(self, line: str, ctx: Context) -> None:
         if ctx.depth > MAX_DEPTH:
@@ -119,7 +101,8 @@ class Reader:
         elif kind == "function_definition":
             names = node.children_by_field_name("name")
             label = node_text(names[0], self.sources[-1]) if names else ""
-            self.children(node, Context(ctx.redirects, ctx.stdin, (*ctx.via, label), ctx.depth))
+            body = Context(ctx.redirects, ctx.stdin, (*ctx.via, label), ctx.depth)
+            self.later(lambda: self.children(node, body))
         elif kind in ("variable_assignment", "declaration_command", "unset_command"):
             self.assignment(node, ctx)
         elif kind == "test_command":
@@ -161,18 +144,24 @@ class Reader:
 
     def scope(self, node: Node, ctx: Context) -> None:
         """A subshell or substitution: its `cd` ends with it."""
-        if node.type in _SUBSTITUTIONS:
-            self.substitutions += 1
-            if node_text(node, self.sources[-1]).startswith("$(("):
-                self.unknown.append("`$((...))` is arithmetic, which Bash evaluates as code")
-            inner = Context(via=ctx.via, depth=ctx.depth)
-        else:
-            if node_text(node, self.sources[-1]).startswith("(("):  # `time ((x))`, `coproc ((x))`
-                self.unknown.append("`((...))` is arithmetic, which Bash evaluates as code")
-            inner = _at(ctx, top=False)
+        substitution = node.type in _SUBSTITUTIONS
+        self.substitutions += substitution
+        # tree-sitter reads `$((x))` in a here-document, and `time ((x))`, as commands
+        if node_text(node, self.sources[-1]).startswith("$((" if substitution else "(("):
+            self.unknown.append("`((...))` is arithmetic, which Bash evaluates as code")
+        inner = Context(via=ctx.via, depth=ctx.depth) if substitution else _at(ctx, top=False)
         cwd, pending = self.cwd, self.cd_pending
         self.children(node, inner)
         self.cwd, self.cd_pending = cwd, pending
+
+    def later(self, read: Callable[[], None]) -> None:
+        """Read code that runs later, in whatever folder the shell is in then (a function's
+        body, a trap's code): its folder is unknown, and a `cd` in it leaves the rest unknown."""
+        start, cwd = len(self.commands), self.cwd
+        self.cwd = None
+        read()
+        moved = any(c.name in ("cd", "pushd", "popd") for c in self.commands[start:])
+        self.cwd = None if moved else cwd
 
     def substitutions_in(self, node: Node, ctx: Context) -> None:
         """The substitutions inside a construct outside the subset: what they run still counts."""
@@ -193,8 +182,7 @@ class Reader:
                 if part.type not in _SKIP:
                     self.walk(part, inner)
                 continue
-            why = subset.test_reason(part, self.sources[-1], double=double)
-            if why:
+            if why := subset.test_reason(part, self.sources[-1], double=double):
                 self.unknown.append(why)
                 self.substitutions_in(part, inner)
                 continue
@@ -215,14 +203,19 @@ class Reader:
         for child in node.children_by_field_name("redirect"):
             redirect, text = self.redirect(child, ctx)
             redirects.append(redirect)
-            stdin = _stdin(redirect, text, stdin)
+            stdin = nodes.stdin(redirect, text, stdin)
             for nested in _after_heredoc(child):  # `cat <<EOF > file`: the write is nested
                 redirects.append(self.redirect(nested, ctx)[0])
         inner = Context(tuple(redirects), stdin, ctx.via, ctx.depth, ctx.top)
         bodies = node.children_by_field_name("body")
+        before = len(self.commands)
         for body in bodies:
             self.walk(body, inner)
-        if not bodies:  # `> file` alone: it truncates the file, as `: > file` does
+        own = redirects[len(ctx.redirects) :]
+        added = self.commands[before:]
+        if not any(all(r in c.redirects for r in own) for c in added):
+            # `> file` alone, or on what makes no command (`[ ]`, `declare`, `unset`): Bash
+            # still opens the file, as `: > file` does
             self.commands.append(Command(":", (), inner.redirects, ctx.via, cwd=self.cwd))
 
     def redirect(self, node: Node, ctx: Context) -> tuple[Redirect, str | None]:
@@ -249,11 +242,9 @@ class Reader:
         return Redirect(op, target, fd), (None if text is None else text + "\n")
 
     def assignment(self, node: Node, ctx: Context) -> None:
-        if node.type != "variable_assignment":
-            why = builtins.declaration_reason(node, self.sources[-1])
-        else:
-            why = subset.assignment_reason(node, self.sources[-1])
-        if why:
+        plain = node.type == "variable_assignment"
+        reason = subset.assignment_reason if plain else builtins.declaration_reason
+        if why := reason(node, self.sources[-1]):
             self.unknown.append(why)
         for name in nodes.assigned_names(node, self.sources[-1]):
             if programs.changes_what_runs(name):
@@ -268,6 +259,8 @@ class Reader:
         inside = Context(via=ctx.via, depth=ctx.depth)  # substitutions start afresh
         for index, child in enumerate(node.children):
             kind, field_name = child.type, node.field_name_for_child(index)
+            if field_name == "argument" and nodes.descriptor_number(child, self.sources[-1]):
+                continue  # `0<f`: tree-sitter reads the 0 as a word
             if field_name in ("name", "argument"):
                 word = child.named_children[0] if kind == "command_name" else child
                 if why := subset.descriptor_reason(word, self.sources[-1]):
@@ -278,7 +271,7 @@ class Reader:
             elif kind in _REDIRECTS:
                 redirect, text = self.redirect(child, ctx)
                 redirects.append(redirect)
-                stdin = _stdin(redirect, text, stdin)
+                stdin = nodes.stdin(redirect, text, stdin)
             elif kind == "variable_assignment":
                 env.extend(nodes.assigned_names(child, self.sources[-1]))
                 self.assignment(child, ctx)
@@ -320,18 +313,24 @@ class Reader:
         command = Command(name, args, ctx.redirects, ctx.via, found.wrapper, found.transparent,
                           where, path)  # fmt: skip
         self.commands.append(command)
+        self.stdin_moved |= name == "exec" and not found.inner and nodes.reads_stdin(command)
+        self.aliases |= name == "alias" and bool(args)
         if not found.wrapper:
             self.stdin_code(command, ctx)
             self.change_directory(command, top=ctx.top)
         via = (*ctx.via, found.label or name)
         if found.code is not None:
-            self.read_line(found.code, Context(via=via, depth=ctx.depth + 1))
+            code = Context(via=via, depth=ctx.depth + 1)
+            if name == "trap":
+                self.later(lambda: self.read_line(found.code or "", code))
+            else:
+                self.read_line(found.code, code)
         inner_ctx = Context(ctx.redirects, ctx.stdin, via, ctx.depth)
         for inner in found.inner:
             start = len(self.commands)
             self.run(list(inner), inner_ctx, found.cwd if found.cwd is not None else where)
             if found.more_args:
-                self.commands[start:] = [_with_more_args(c) for c in self.commands[start:]]
+                self.commands[start:] = [nodes.with_more_args(c) for c in self.commands[start:]]
 
     def stdin_code(self, command: Command, ctx: Context) -> None:
         """A shell or interpreter reading its code from stdin, a file or a string."""
@@ -340,7 +339,9 @@ class Reader:
         if reads is None:
             return
         if reads == "stdin":
-            if ctx.stdin == "pipe":
+            if ctx.stdin == "" and self.stdin_moved:
+                self.unknown.append(f"`exec` gave the shell a stdin that `{name}` runs as code")
+            elif ctx.stdin == "pipe":
                 self.unknown.append(f"data is piped into `{name}`, which runs it as code")
             elif ctx.stdin == "file":
                 self.unknown.append(f"a file is fed to `{name}` on stdin, which runs it as code")
@@ -349,13 +350,14 @@ class Reader:
             elif ctx.stdin and (programs.is_shell(name) or name in ("source", ".")):
                 via = (*ctx.via, f"{name} <<")
                 self.read_line(ctx.stdin, Context(via=via, depth=ctx.depth + 1))
+            elif ctx.stdin:
+                self.unknown.append(f"`{name}` runs code from stdin that hookline cannot read")
         elif reads == "unknown":
             self.unknown.append(f"`{name}` runs code that is not known before it runs")
 
     def builtin(self, name: str, args: tuple[Word, ...]) -> programs.Found:
         """What a command runs besides itself, and whether a builtin is in the known subset."""
-        why = builtins.reason(name, args)
-        if why:
+        if why := builtins.reason(name, args):
             self.unknown.append(why)
         if name not in ("eval", "trap"):
             return programs.unwrap(name, args)
@@ -366,7 +368,8 @@ class Reader:
         """A `cd` at the top level with a literal target moves the folder; any other `cd`,
         `pushd` or `popd` leaves it unknown for the rest of the line (or of its subshell)."""
         if command.name in ("cd", "pushd", "popd") and not command.wrapper:
-            target = _cd_target(command) if top else None
+            own = top and "cd" not in self.functions and not self.aliases  # the builtin's
+            target = nodes.cd_target(command) if own else None
             if target is None or target.startswith(("/", "~")) or self.cwd is None:
                 self.cwd = target
             else:
@@ -377,28 +380,6 @@ class Reader:
 def _at(ctx: Context, *, top: bool) -> Context:
     """``ctx``, run at the top level or not."""
     return ctx if ctx.top == top else Context(ctx.redirects, ctx.stdin, ctx.via, ctx.depth, top)
-
-
-def _cd_target(command: Command) -> str | None:
-    """Where a `cd` goes when its one target is literal (``~`` without one); None otherwise."""
-    targets = [a for a in command.args if a.value in (None, "-") or a.value[:1] != "-"]
-    target = targets[0] if targets else literal("~")
-    if command.name != "cd" or len(targets) > 1 or target.value == "-" or target.glob:
-        return None
-    return target.value
-
-
-def _stdin(redirect: Redirect, text: str | None, before: str | None) -> str | None:
-    """What a command reads on stdin after ``redirect``."""
-    if redirect.op in ("<<", "<<-", "<<<"):
-        return text
-    if redirect.op in ("<", "<>") and redirect.fd in ("", "0"):
-        return "file"
-    return before
-
-
-def _with_more_args(command: Command) -> Command:
-    return command if command.wrapper else replace(command, more_args=True)
 
 
 def _after_heredoc(node: Node) -> list[Node]:

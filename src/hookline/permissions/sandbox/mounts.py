@@ -9,7 +9,9 @@ cannot make it: an empty folder (``.claude``, ``.git/hooks``), an empty file (``
 a code file), ``{"mcpServers": {}}`` for ``.mcp.json`` and ``.`` for ``commondir`` (git reads
 it as "the common folder is this one": no change). Placeholders live while a sandbox that needs
 them runs; the last one removes them unless someone changed them or another process may have
-them mounted (``Placeholders``). ``.hookline/`` is made for good, private, as hookline makes it.
+them mounted (``Placeholders``). Empty folders are kept (nothing reads them, and git does not
+show them), but for a root's ``.git``, which would look like a repository; ``.hookline/`` is
+made private, as hookline makes it.
 
 Each root's ``.git`` is **pinned**: a folder is bound onto itself (a mount point cannot be
 renamed, removed or replaced, so ``mv .git x; mkdir .git`` fails) and stays writable inside, so
@@ -233,6 +235,8 @@ def _make(path: Path, *, folder: bool) -> os.stat_result | None:
                 file.write(_CONTENT.get(path.name, b""))
         else:
             path.mkdir(mode=0o755)
+            if path.name != ".git":
+                return None  # an empty folder is kept: nothing reads it, git does not show it
         return path.lstat()
     except FileExistsError:
         return None  # made meanwhile by someone else: theirs, and it is mounted as it is

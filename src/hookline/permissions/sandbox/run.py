@@ -9,7 +9,8 @@ What a sandboxed command sees (later mounts win over earlier ones):
 2. writable: the workspace roots, the session's temp folder (``TMPDIR``), ``allowWrite``;
 3. each root's ``.git`` pinned (bound onto itself), and read-only again: ``denyWrite`` and the
    protected set, with placeholders for what does not exist yet (``mounts``);
-4. hidden: ``denyRead`` (an empty read-only tmpfs over a folder, ``/dev/null`` over a file);
+4. hidden: ``denyRead`` and hookline's per-user keys (``protected.secret_paths``) (an empty
+   read-only tmpfs over a folder, ``/dev/null`` over a file);
 5. a seccomp filter: no Unix socket can be made (``seccomp``), unless the settings say
    ``network.allowAllUnixSockets``.
 
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from hookline.errors import ToolError
+from hookline.permissions.protected import secret_paths
 from hookline.permissions.sandbox import globs, mounts, seccomp
 from hookline.permissions.sandbox.config import HARDENING, NAMESPACES
 from hookline.permissions.sandbox.protect import protected_entries
@@ -73,6 +75,7 @@ def layout(
         allowed = [p for pattern in config.allow_write for p in globs.expand(pattern)]
         denied = [p for pattern in config.deny_write for p in globs.expand(pattern)]
         hidden = [p for pattern in config.deny_read for p in globs.expand(pattern)]
+        hidden += secret_paths()  # hookline's keys: never readable inside
         protected, git = protected_entries(roots, code_files=code_files)
         plan = mounts.plan(_real([*roots, temp, *allowed]), _real(denied), protected, git)
     except (globs.PatternError, mounts.MountError) as exc:
@@ -135,6 +138,8 @@ class Sandbox:
         self._lock = threading.Lock()
         self._folder: str | None = None
         self._proxy: DomainProxy | None = None
+        #: Each batch of placeholders this sandbox made (or holds), one release each.
+        self._held: list[list[str]] = []
 
     def sandboxes(self, command: str, tool_input: Mapping[str, Any]) -> bool:
         """Whether this Bash call runs inside (see ``SandboxConfig.sandboxes``); a ToolError
@@ -152,12 +157,13 @@ class Sandbox:
     @contextmanager
     def launch(self, argv: Sequence[str], env: Mapping[str, str], *, cwd: str) -> Iterator[Launch]:
         """What runs ``argv`` inside the sandbox instead, for the time of one run: the
-        placeholders of the protected set exist and the descriptors are open until it ends."""
+        descriptors are open until it ends, and the placeholders of the protected set exist
+        (made on the first run that needs each, held until ``close``)."""
         folder, proxy = self._state()
         temp = os.path.join(folder, "tmp")
         plan = layout(self.config, roots=self.roots, temp=temp, code_files=self.code_files)
+        self._hold(plan[0].missing)
         fds: list[int] = []
-        held = self.placeholders.acquire(plan[0].missing)
         try:
             inner, env = list(argv), {**env, "TMPDIR": temp}
             if proxy is not None:
@@ -178,13 +184,24 @@ class Sandbox:
         finally:
             for fd in fds:
                 os.close(fd)
-            self.placeholders.release(held)
 
     def close(self) -> None:
-        """Stop the proxy and delete the temp folder (also done when the object is collected)."""
+        """Stop the proxy, delete the temp folder and let go of the placeholders (also done
+        when the object is collected)."""
         with self._lock:
             folder, proxy, self._folder, self._proxy = self._folder, self._proxy, None, None
-        _clean_up(folder, proxy)
+            held, self._held = self._held, []
+        _clean_up(folder, proxy, self.placeholders, held)
+
+    def _hold(self, missing: Sequence[tuple[str, bool]]) -> None:
+        """Make the placeholders not held yet; the first call holds the registry (and its lock
+        across processes) even with none, since every run mounts what exists, another
+        process's placeholders too, and they must stay while this sandbox lives."""
+        with self._lock:
+            known = {path for batch in self._held for path in batch}
+            new = [entry for entry in missing if entry[0] not in known]
+            if new or not self._held:
+                self._held.append(self.placeholders.acquire(new))
 
     def _state(self) -> tuple[str, DomainProxy | None]:
         with self._lock:
@@ -193,7 +210,9 @@ class Sandbox:
                 os.mkdir(os.path.join(self._folder, "tmp"), 0o700)
                 if self.config.allowed_domains:
                     self._proxy = DomainProxy(self.config.allowed_domains)
-                weakref.finalize(self, _clean_up, self._folder, self._proxy)
+                weakref.finalize(
+                    self, _clean_up, self._folder, self._proxy, self.placeholders, self._held
+                )
             return self._folder, self._proxy
 
 
@@ -204,7 +223,14 @@ def _filter() -> int:
         raise SandboxError(f"The sandbox cannot start: {exc}") from None
 
 
-def _clean_up(folder: str | None, proxy: DomainProxy | None) -> None:
+def _clean_up(
+    folder: str | None,
+    proxy: DomainProxy | None,
+    placeholders: mounts.Placeholders,
+    held: list[list[str]],
+) -> None:
+    while held:
+        placeholders.release(held.pop())
     if proxy is not None:
         proxy.close()
     if folder is not None:

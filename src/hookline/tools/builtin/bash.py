@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from hookline._support.credentials import without_credentials
 from hookline._support.process import find_program, run_process
 from hookline.errors import ToolError
 from hookline.tools.base import ToolContext
@@ -132,7 +133,7 @@ async def _run(
                 str(pipe[1]),
                 command,
             ]
-        env: dict[str, str] = {**os.environ, **ctx.env}
+        env: dict[str, str] = {**without_credentials(os.environ), **ctx.env}  # keys stay ours
         with ExitStack() as stack:
             fds: tuple[int, ...] = pipe[1:] if pipe else ()
             if sandboxed and ctx.sandbox is not None:  # the sandbox's own descriptors too
