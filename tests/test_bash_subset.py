@@ -215,6 +215,9 @@ CD_ATTACKS = [
     "cd sub && cd nope 2>/dev/null; rm -rf ../../*",
     "! cd nope 2>/dev/null && rm -rf ../*",
     "cd nope 2>/dev/null || rm -rf ../*",
+    "cd() { :; }; cd sub && rm -rf ../*",
+    "function cd { :; }; cd sub && rm -rf ../*",
+    "shopt -s expand_aliases; alias cd=:\ncd sub && rm -rf ../*",
 ]
 # fmt: on
 
