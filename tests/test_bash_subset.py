@@ -80,6 +80,7 @@ EVALUATED = [
     (_VALUE + "echo `echo $((x))`", "`$((x))` is arithmetic"),
     ("echo hi >&'$(touch @S@)'", "may expand its target a second time"),
     ("ls >&'`touch @S@`'", "may expand its target a second time"),
+    ("echo hi 1>&'$(touch @S@)'", "may expand its target a second time"),
     ("x='$(touch @S@)'; echo hi >&\"$x\"", "may expand its target a second time"),
     ("x='`touch @S@`'; pwd >&\"$x\"", "may expand its target a second time"),
 ]
