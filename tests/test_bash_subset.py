@@ -78,6 +78,11 @@ EVALUATED = [
     (_VALUE + "[[ ( x -eq 1 ) ]]", "`[[ ... -eq ... ]]` compares as arithmetic"),
     (_VALUE + "a=(1); a+=([x]=2)", "`[x]=2` is an array subscript"),
     (_VALUE + "echo `echo $((x))`", "`$((x))` is arithmetic"),
+    ("echo hi >&'$(touch @S@)'", "may expand its target a second time"),
+    ("ls >&'`touch @S@`'", "may expand its target a second time"),
+    ("echo hi 1>&'$(touch @S@)'", "may expand its target a second time"),
+    ("x='$(touch @S@)'; echo hi >&\"$x\"", "may expand its target a second time"),
+    ("x='`touch @S@`'; pwd >&\"$x\"", "may expand its target a second time"),
 ]
 
 # Builtins that take a variable's name evaluate a subscript in it.
