@@ -51,11 +51,13 @@ def _terminal(change: Change, path: str, workspace: str) -> bool:
 def _own_temporary_file(change: Change, path: str, workspace: str) -> bool:
     """``tac`` on input it cannot seek (a pipe, stdin) and ``sort`` when it merges or spills
     copy their input to a temporary file of their own in ``$TMPDIR``: made under a fresh
-    random name (``O_EXCL``, so no existing file is opened) and removed before they exit."""
+    random name (``O_EXCL``, so no existing file is opened), cut (``ftruncate`` on the
+    descriptor they made) and removed before they exit."""
     name = posixpath.basename(path)
     return (change.program in ("tac", "sort") and path.startswith("/tmp/")
             and name.startswith(change.program) and path.count("/") == 2
-            and (change.syscall == "unlink" or "O_EXCL" in change.flags))  # fmt: skip
+            and (change.syscall in ("unlink", "ftruncate")
+                 or "O_EXCL" in change.flags))  # fmt: skip
 
 
 def _existing_parent(change: Change, path: str, workspace: str) -> bool:
