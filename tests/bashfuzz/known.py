@@ -147,6 +147,17 @@ FIXED: tuple[Finding, ...] = (
             "moved the shell: the paths after it are judged from the wrong folder"),
     Finding("tilde-plus", "cp a.txt ~+/../x", "acceptEdits", r"~[+-]", _ESCAPED,
             "`~+` is the working folder and `~-` the one before: read as a user's home"),
+    Finding("git-output", "git blame --output=out.txt a.txt", "read-only", r"--output",
+            r"^`git` openat .*/out\.txt",
+            "`--output` of git's log-like commands writes a file (blame, reflog show, "
+            "diff-index, diff-tree, diff-files, rev-list)"),
+    Finding("git-runs-programs", "git remote show origin", "read-only",
+            r"\bgit\b.*\b(remote|ls-remote|help)\b", r"^(started|tried to start) `",
+            "git runs other programs: `remote show` and `ls-remote` start the remote's "
+            "upload-pack through `sh -c` (any program a configured remote names), `help` "
+            "starts man and groff"),
+    Finding("printf-v", "printf -v 'a[$(touch pwned)]' x", "read-only", r"printf\s+-v",
+            _PAYLOAD, "`printf -v NAME` assigns NAME, evaluating its subscript"),
 )  # fmt: skip
 
 
