@@ -303,6 +303,24 @@ def test_a_cd_that_an_inherited_cdpath_may_redirect_leaves_the_folder_unknown(
     assert targets.folder(analyze("cd ./sub && ls").commands[-1], str(ws), str(tmp_path))
 
 
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("enable -f ./evil.so evil", "`enable` with arguments"),
+        ("enable -n echo", "`enable` with arguments"),
+        ("bind -x '\"\\C-x\": touch f'", "`bind` binds keys to code"),
+        ("complete -C 'touch f' ls", "`complete` runs functions and commands"),
+        ("compopt -o nospace", "`compopt` is outside"),
+        ("fc -s", "`fc` runs commands from the history"),
+        ("set -k; ls LD_PRELOAD=./evil.so", "`set -k` is outside"),
+        ("history -w ~/.bashrc", "`history` with arguments"),
+        ("local -", "`local -` is outside"),
+    ],
+)
+def test_builtins_that_run_code_or_write_are_outside_the_subset(line: str, why: str) -> None:
+    assert any(why in reason for reason in analyze(line).unknown), analyze(line).unknown
+
+
 # -- inside the subset -----------------------------------------------------------------------
 
 INSIDE = [
