@@ -195,7 +195,7 @@ def _decode(arg: str) -> str:
 
 def _fd_path(arg: str) -> str | None:
     """The path in a ``-y`` descriptor (``AT_FDCWD</x>``, ``3</x>``); None if it has none."""
-    match = re.search(r"<(.*)>$", arg.strip())
+    match = re.search(r"<(.*)>(?:\(deleted\))?$", arg.strip())
     return _decode(match[1]) if match else None
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from hookline.permissions.bash import builtins, nodes, programs, subset
 from hookline.permissions.bash.grammar import PARSE_BUDGET, parse
-from hookline.permissions.bash.parts import Command, Redirect
+from hookline.permissions.bash.parts import Command, Context, Redirect
 from hookline.permissions.bash.words import MAX_EXPANSIONS, Word, brace_expand, node_text, word_of
 
 if TYPE_CHECKING:
@@ -38,22 +38,6 @@ _SKIP = frozenset({"comment", "heredoc_start", "heredoc_end", "word", "number", 
                    "special_variable_name", "file_descriptor", "test_operator"})  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Context:
-    """What surrounds a command: redirects around it, its stdin, and what it runs under."""
-
-    redirects: tuple[Redirect, ...] = ()
-    #: "" (the session's: empty), "pipe" (another command's output), "file" (``< file``), or
-    #: the literal text of a here-document or here-string; None for one with expansions.
-    stdin: str | None = ""
-    #: The wrappers, shells and functions it runs under.
-    via: tuple[str, ...] = ()
-    depth: int = 0
-    #: It runs unconditionally in the line's own shell (not in a subshell, function, loop,
-    #: branch, background job or the right side of `&&`/`||`): a `cd` there moves the folder.
-    top: bool = False
-
-
 @dataclass
 class Reader:
     commands: list[Command] = field(default_factory=list)
@@ -68,6 +52,8 @@ class Reader:
     cd_pending: bool = False
     #: An `exec` without a command gave the shell a stdin of the line's own.
     stdin_moved: bool = False
+    #: An `alias` defined something: a later `cd` may be one.
+    aliases: bool = False
 
     def read_line(self, line: str, ctx: Context) -> None:
         if ctx.depth > MAX_DEPTH:
@@ -252,6 +238,8 @@ class Reader:
             c for c in node.named_children if c.type not in ("file_descriptor",)
         ]
         target = word_of(targets[-1], self.sources[-1]) if targets else None
+        if why := subset.duplication_reason(op, target):
+            self.unknown.append(why)
         text = target.value if node.type == "herestring_redirect" and target else None
         return Redirect(op, target, fd), (None if text is None else text + "\n")
 
@@ -328,6 +316,7 @@ class Reader:
                           where, path)  # fmt: skip
         self.commands.append(command)
         self.stdin_moved |= name == "exec" and not found.inner and nodes.reads_stdin(command)
+        self.aliases |= name == "alias" and bool(args)
         if not found.wrapper:
             self.stdin_code(command, ctx)
             self.change_directory(command, top=ctx.top)
@@ -381,7 +370,8 @@ class Reader:
         """A `cd` at the top level with a literal target moves the folder; any other `cd`,
         `pushd` or `popd` leaves it unknown for the rest of the line (or of its subshell)."""
         if command.name in ("cd", "pushd", "popd") and not command.wrapper:
-            target = nodes.cd_target(command) if top else None
+            own = top and "cd" not in self.functions and not self.aliases  # the builtin's
+            target = nodes.cd_target(command) if own else None
             if target is None or target.startswith(("/", "~")) or self.cwd is None:
                 self.cwd = target
             else:
