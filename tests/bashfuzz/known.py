@@ -106,6 +106,11 @@ FINDINGS: tuple[Finding, ...] = (
             "a line that only starts with a here-document's delimiter (`EOF ; cat ...`) ends "
             "it for the parser, not for Bash: Bash reads on, and runs what follows as the "
             "unquoted body"),
+    Finding("git-remote-verb-after-option", "git remote -v set-url origin x", "read-only",
+            r"\bgit\b.*\bremote\s+(-\S+\s+)+(add|remove|rm|rename|set-url|set-head|"
+            r"set-branches|prune|update)\b", r"^`git` |^(started|tried to start) `",
+            "`git remote -v VERB` is read as `git remote -v` listing with operands, but git "
+            "runs VERB: `set-url`, `add`, `remove`, `rename` rewrite .git/config unasked"),
 )  # fmt: skip
 #: Findings fixed since the fuzzer found them: each reproduction must stay asked, or agree.
 FIXED: tuple[Finding, ...] = (
