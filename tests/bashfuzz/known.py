@@ -108,9 +108,10 @@ FINDINGS: tuple[Finding, ...] = (
             "unquoted body"),
     Finding("git-remote-verb-after-option", "git remote -v set-url origin x", "read-only",
             r"\bgit\b.*\bremote\s+(-\S+\s+)+(add|remove|rm|rename|set-url|set-head|"
-            r"set-branches|prune|update)\b", r"^`git` |^(started|tried to start) `",
+            r"set-branches|prune|update|show)\b", r"^`git` |^(started|tried to start) `",
             "`git remote -v VERB` is read as `git remote -v` listing with operands, but git "
-            "runs VERB: `set-url`, `add`, `remove`, `rename` rewrite .git/config unasked"),
+            "runs VERB: `set-url`, `add`, `remove`, `rename` rewrite .git/config unasked, "
+            "`show` runs the remote's upload-pack through `sh -c`"),
 )  # fmt: skip
 #: Findings fixed since the fuzzer found them: each reproduction must stay asked, or agree.
 FIXED: tuple[Finding, ...] = (
