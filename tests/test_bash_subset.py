@@ -78,6 +78,11 @@ EVALUATED = [
     (_VALUE + "[[ ( x -eq 1 ) ]]", "`[[ ... -eq ... ]]` compares as arithmetic"),
     (_VALUE + "a=(1); a+=([x]=2)", "`[x]=2` is an array subscript"),
     (_VALUE + "echo `echo $((x))`", "`$((x))` is arithmetic"),
+    ("echo hi >&'$(touch @S@)'", "may expand its target a second time"),
+    ("ls >&'`touch @S@`'", "may expand its target a second time"),
+    ("echo hi 1>&'$(touch @S@)'", "may expand its target a second time"),
+    ("x='$(touch @S@)'; echo hi >&\"$x\"", "may expand its target a second time"),
+    ("x='`touch @S@`'; pwd >&\"$x\"", "may expand its target a second time"),
 ]
 
 # Builtins that take a variable's name evaluate a subscript in it.
@@ -296,6 +301,24 @@ def test_a_cd_that_an_inherited_cdpath_may_redirect_leaves_the_folder_unknown(
     assert [c.status for c in result.tool_calls] == ["blocked"], result.tool_calls
     assert (far / "keep" / "canary.txt").exists()
     assert targets.folder(analyze("cd ./sub && ls").commands[-1], str(ws), str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("enable -f ./evil.so evil", "`enable` with arguments"),
+        ("enable -n echo", "`enable` with arguments"),
+        ("bind -x '\"\\C-x\": touch f'", "`bind` binds keys to code"),
+        ("complete -C 'touch f' ls", "`complete` runs functions and commands"),
+        ("compopt -o nospace", "`compopt` is outside"),
+        ("fc -s", "`fc` runs commands from the history"),
+        ("set -k; ls LD_PRELOAD=./evil.so", "`set -k` is outside"),
+        ("history -w ~/.bashrc", "`history` with arguments"),
+        ("local -", "`local -` is outside"),
+    ],
+)
+def test_builtins_that_run_code_or_write_are_outside_the_subset(line: str, why: str) -> None:
+    assert any(why in reason for reason in analyze(line).unknown), analyze(line).unknown
 
 
 # -- inside the subset -----------------------------------------------------------------------

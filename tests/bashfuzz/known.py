@@ -51,11 +51,13 @@ def _terminal(change: Change, path: str, workspace: str) -> bool:
 def _own_temporary_file(change: Change, path: str, workspace: str) -> bool:
     """``tac`` on input it cannot seek (a pipe, stdin) and ``sort`` when it merges or spills
     copy their input to a temporary file of their own in ``$TMPDIR``: made under a fresh
-    random name (``O_EXCL``, so no existing file is opened) and removed before they exit."""
+    random name (``O_EXCL``, so no existing file is opened), cut (``ftruncate`` on the
+    descriptor they made) and removed before they exit."""
     name = posixpath.basename(path)
     return (change.program in ("tac", "sort") and path.startswith("/tmp/")
             and name.startswith(change.program) and path.count("/") == 2
-            and (change.syscall == "unlink" or "O_EXCL" in change.flags))  # fmt: skip
+            and (change.syscall in ("unlink", "ftruncate")
+                 or "O_EXCL" in change.flags))  # fmt: skip
 
 
 def _existing_parent(change: Change, path: str, workspace: str) -> bool:
@@ -104,6 +106,12 @@ FINDINGS: tuple[Finding, ...] = (
             "a line that only starts with a here-document's delimiter (`EOF ; cat ...`) ends "
             "it for the parser, not for Bash: Bash reads on, and runs what follows as the "
             "unquoted body"),
+    Finding("git-remote-verb-after-option", "git remote -v set-url origin x", "read-only",
+            r"\bgit\b.*\bremote\s+(-\S+\s+)+(add|remove|rm|rename|set-url|set-head|"
+            r"set-branches|prune|update|show)\b", r"^`git` |^(started|tried to start) `",
+            "`git remote -v VERB` is read as `git remote -v` listing with operands, but git "
+            "runs VERB: `set-url`, `add`, `remove`, `rename` rewrite .git/config unasked, "
+            "`show` runs the remote's upload-pack through `sh -c`"),
 )  # fmt: skip
 #: Findings fixed since the fuzzer found them: each reproduction must stay asked, or agree.
 FIXED: tuple[Finding, ...] = (
@@ -147,6 +155,17 @@ FIXED: tuple[Finding, ...] = (
             "moved the shell: the paths after it are judged from the wrong folder"),
     Finding("tilde-plus", "cp a.txt ~+/../x", "acceptEdits", r"~[+-]", _ESCAPED,
             "`~+` is the working folder and `~-` the one before: read as a user's home"),
+    Finding("git-output", "git blame --output=out.txt a.txt", "read-only", r"--output",
+            r"^`git` openat .*/out\.txt",
+            "`--output` of git's log-like commands writes a file (blame, reflog show, "
+            "diff-index, diff-tree, diff-files, rev-list)"),
+    Finding("git-runs-programs", "git remote show origin", "read-only",
+            r"\bgit\b.*\b(remote|ls-remote|help)\b", r"^(started|tried to start) `",
+            "git runs other programs: `remote show` and `ls-remote` start the remote's "
+            "upload-pack through `sh -c` (any program a configured remote names), `help` "
+            "starts man and groff"),
+    Finding("printf-v", "printf -v 'a[$(touch pwned)]' x", "read-only", r"printf\s+-v",
+            _PAYLOAD, "`printf -v NAME` assigns NAME, evaluating its subscript"),
 )  # fmt: skip
 
 

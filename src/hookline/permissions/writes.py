@@ -13,7 +13,8 @@ follows the line's name, what may write into it. The writes it knows (``write_ta
   ``dir/x``), and a folder that a delete, a move or a recursive copy takes whole as changed
   with all it holds;
 - a writing option's value (``--output=``, ``--log-file=``) on any program;
-- the literal paths of any other program that is not read-only, as far as they are known.
+- the literal paths of any other program that is not read-only, and its arguments only run
+  time completes when they name a protected folder or file as a part (``"$PWD/.git/config"``).
 
 Proven means: a literal path (no variable, no substitution; ``~+`` is the known folder,
 ``~-`` and the directory stack are not known), from a known folder (a ``cd`` only run time can

@@ -238,6 +238,8 @@ class Reader:
             c for c in node.named_children if c.type not in ("file_descriptor",)
         ]
         target = word_of(targets[-1], self.sources[-1]) if targets else None
+        if why := subset.duplication_reason(op, target):
+            self.unknown.append(why)
         text = target.value if node.type == "herestring_redirect" and target else None
         return Redirect(op, target, fd), (None if text is None else text + "\n")
 
