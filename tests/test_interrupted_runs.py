@@ -131,3 +131,20 @@ def test_a_resume_killed_in_the_tool_is_not_left_resuming(project: Path) -> None
     assert again.returncode == 0, again.stderr
     assert [c["status"] for c in json.loads(again.stdout)["tool_calls"]] == ["interrupted"]
     assert charges(project) == ["30"]
+
+
+def test_a_run_killed_in_a_tool_is_listed_as_crashed_not_running(project: Path) -> None:
+    done = signalled(project, [*RUN[:4], "--permission-mode", "bypassPermissions"],
+                     signal.SIGKILL)  # fmt: skip
+    assert done.returncode == -signal.SIGKILL
+    listing = hookline("sessions", "list", "--json", cwd=project)
+    ((session, status, alive),) = [
+        (s["session_id"], s["status"], s["alive"])
+        for s in map(json.loads, listing.stdout.splitlines())
+    ]
+    assert (status, alive) == ("started", False)  # its process is gone
+    table = hookline("sessions", "list", cwd=project).stdout
+    assert f"{session}  crashed " in table
+    again = hookline("sessions", "resume", session, cwd=project)
+    assert again.returncode == 2 and "Traceback" not in again.stderr
+    assert len(again.stderr.strip().splitlines()) == 1

@@ -246,7 +246,7 @@ def resumable(record: SessionRecord) -> str:
     """The status the claim expects; ConfigError when the session cannot be resumed."""
     if record.status == "deferred":
         return "deferred"
-    if record.status == "running" and not _owner_alive(record.state.get("owner")):
+    if record.status == "running" and not owner_alive(record.state.get("owner")):
         return "running"  # its process crashed: go on from the last checkpoint
     if record.status == "interrupted" and record.state.get("interrupted_from") in _SAVED:
         return "interrupted"  # a Ctrl-C or an error: go on from the last checkpoint
@@ -316,7 +316,9 @@ def _edits(record: SessionRecord, *, trusted: bool) -> tuple[str, ...]:
     return tuple(edited)
 
 
-def _owner_alive(owner: Any) -> bool:
+def owner_alive(owner: Any) -> bool:
+    """Whether the process that saved a state (``state["owner"]``) may still run: False only
+    when it was on this host and its pid is gone."""
     if not isinstance(owner, dict):
         return False
     if owner.get("host") != socket.gethostname():

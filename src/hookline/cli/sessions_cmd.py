@@ -20,7 +20,7 @@ import click
 
 from hookline._support.display import shown
 from hookline.agent.observers import Observer
-from hookline.agent.pause import Resumer, check, find, save
+from hookline.agent.pause import Resumer, check, find, owner_alive, save
 from hookline.agent.session import STATE_DIR
 from hookline.agent.state import Turn, load_state
 from hookline.claude.fingerprint import changes, fingerprint
@@ -266,6 +266,8 @@ def _summary(record: SessionRecord) -> dict[str, Any]:
         "updated_at": record.updated_at,
         "waiting": [],
     }
+    if record.status in ("started", "running"):  # its process may be gone
+        summary["alive"] = owner_alive(record.state.get("owner"))
     try:
         _, messages, turn = load_state(record.state, where=f"session {record.id}")
     except ConfigError as exc:
@@ -298,9 +300,12 @@ def _row(summary: Mapping[str, Any]) -> tuple[str, ...]:
     waiting = ", ".join(f"{shown(w['name'])} ({shown(w['id'])})" for w in summary["waiting"])
     prompt = shown(summary.get("prompt") or summary.get("problem") or "")
     last = f"waits: {waiting}" if waiting else prompt[:60] + ("..." if len(prompt) > 60 else "")
+    word = _word(summary["status"])
+    if summary.get("alive") is False:
+        word = "crashed (resumable)" if summary["status"] == "running" else "crashed"
     return (
         shown(summary["session_id"]),
-        shown(_word(summary["status"])),
+        shown(word),
         _local(summary["created_at"]),
         _local(summary["updated_at"]),
         shown(summary["user"] or "-"),
