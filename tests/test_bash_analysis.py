@@ -145,6 +145,15 @@ def test_xargs_and_find_plus_get_more_arguments_at_run_time() -> None:
         ("cd $D && touch x", ["", None]),
         ("cd && touch x", ["", "~"]),
         ("cd - && touch x", ["", None]),
+        ("cd ~- && touch x", ["", None]),
+        ("cd ~+ && touch x", ["", None]),
+        ("cd -- -x && touch x", ["", "-x"]),
+        ("cd -P sub && touch x", ["", "sub"]),
+        ("cd '~' && touch x", ["", "./~"]),
+        ("cd ~ && touch x", ["", "~"]),
+        ("cd a b && touch x", ["", None]),
+        ("cd() { :; }; cd sub && touch x", [None, "", None]),
+        ("alias cd=:; cd sub && touch x", ["", "", "", None]),
         ("eval 'cd /tmp' && touch x", ["", "", None]),
     ],
 )
@@ -179,6 +188,7 @@ def test_a_cd_moves_the_folder_only_at_the_top_level_and_for_what_its_success_gu
         ("bash -c " + "\"bash -c '" * 4 + "ls", "does not parse"),
         ("sudo " * 40 + "ls", "wrapped more than"),
         ("(" * 3000 + "ls" + ")" * 3000, "nests too deep"),
+        ("python3 - <<'EOF'\nprint(1)\nEOF", "`python3` runs code from stdin"),
     ],
 )
 def test_what_cannot_be_known_says_why(line: str, why: str) -> None:
@@ -192,7 +202,7 @@ def test_what_cannot_be_known_says_why(line: str, why: str) -> None:
     [
         "echo $HOME",
         "ls $(pwd)",
-        "python3 - <<'EOF'\nprint(1)\nEOF",
+        "python3 script.py < data.txt",
         "bash script.sh",
         "cat <<EOF\nhi\nEOF",
     ],

@@ -43,7 +43,7 @@ EVALUATED = [
     (_VALUE + "b[x]=1", "`b[x]` is an array subscript"),
     (_VALUE + "b=([x]=1)", "`[x]=1` is an array subscript"),
     (_VALUE + "cat <<< $((x))", "`$((x))` is arithmetic"),
-    (_VALUE + "cat <<EOF\n$((x))\nEOF", "`$((...))` is arithmetic"),
+    (_VALUE + "cat <<EOF\n$((x))\nEOF", "`((...))` is arithmetic"),
     (_VALUE + "case $((x)) in *) ;; esac", "`$((x))` is arithmetic"),
     (_VALUE + "shift $((x))", "`$((x))` is arithmetic"),
     (_VALUE + "echo ${!x}", "`${!x}` is an indirection"),
@@ -78,6 +78,11 @@ EVALUATED = [
     (_VALUE + "[[ ( x -eq 1 ) ]]", "`[[ ... -eq ... ]]` compares as arithmetic"),
     (_VALUE + "a=(1); a+=([x]=2)", "`[x]=2` is an array subscript"),
     (_VALUE + "echo `echo $((x))`", "`$((x))` is arithmetic"),
+    ("echo hi >&'$(touch @S@)'", "may expand its target a second time"),
+    ("ls >&'`touch @S@`'", "may expand its target a second time"),
+    ("echo hi 1>&'$(touch @S@)'", "may expand its target a second time"),
+    ("x='$(touch @S@)'; echo hi >&\"$x\"", "may expand its target a second time"),
+    ("x='`touch @S@`'; pwd >&\"$x\"", "may expand its target a second time"),
 ]
 
 # Builtins that take a variable's name evaluate a subscript in it.
@@ -113,6 +118,12 @@ RUNNERS_OUTSIDE = [
     ("x='touch @S@'; eval -- \"$x\"", "`eval` runs a string only run time knows"),
     ("compgen -W '$(touch @S@)'", "`compgen` expands its word list"),
     ("jobs -x touch @S@", "`jobs -x` runs a command"),
+    ("exec <<< 'touch @S@'; bash", "`exec` gave the shell a stdin that `bash` runs"),
+    ("exec 0< <(echo touch @S@); sh", "`exec` gave the shell a stdin that `sh` runs"),
+    ("exec < <(echo touch @S@); source /dev/stdin", "that `source` runs as code"),
+    ("exec <<< 'import os; os.system(\"touch @S@\")'; python3", "that `python3` runs"),
+    ("python3 <<< 'import os; os.system(\"touch @S@\")'", "`python3` runs code from stdin"),
+    ("python3 - <<'EOF'\nimport os\nos.system('touch @S@')\nEOF", "`python3` runs code from"),
     ("builtin jobs -x touch @S@", "`jobs -x` runs a command"),
     ("exec 3< <(echo touch @S@); source /dev/fd/3", "`source /dev/fd/3` reads code"),
     ("source /proc/self/fd/3 3< <(echo touch @S@)", "`source /proc/self/fd/3` reads code"),
@@ -209,6 +220,9 @@ CD_ATTACKS = [
     "cd sub && cd nope 2>/dev/null; rm -rf ../../*",
     "! cd nope 2>/dev/null && rm -rf ../*",
     "cd nope 2>/dev/null || rm -rf ../*",
+    "cd() { :; }; cd sub && rm -rf ../*",
+    "function cd { :; }; cd sub && rm -rf ../*",
+    "shopt -s expand_aliases; alias cd=:\ncd sub && rm -rf ../*",
 ]
 # fmt: on
 
@@ -287,6 +301,24 @@ def test_a_cd_that_an_inherited_cdpath_may_redirect_leaves_the_folder_unknown(
     assert [c.status for c in result.tool_calls] == ["blocked"], result.tool_calls
     assert (far / "keep" / "canary.txt").exists()
     assert targets.folder(analyze("cd ./sub && ls").commands[-1], str(ws), str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("enable -f ./evil.so evil", "`enable` with arguments"),
+        ("enable -n echo", "`enable` with arguments"),
+        ("bind -x '\"\\C-x\": touch f'", "`bind` binds keys to code"),
+        ("complete -C 'touch f' ls", "`complete` runs functions and commands"),
+        ("compopt -o nospace", "`compopt` is outside"),
+        ("fc -s", "`fc` runs commands from the history"),
+        ("set -k; ls LD_PRELOAD=./evil.so", "`set -k` is outside"),
+        ("history -w ~/.bashrc", "`history` with arguments"),
+        ("local -", "`local -` is outside"),
+    ],
+)
+def test_builtins_that_run_code_or_write_are_outside_the_subset(line: str, why: str) -> None:
+    assert any(why in reason for reason in analyze(line).unknown), analyze(line).unknown
 
 
 # -- inside the subset -----------------------------------------------------------------------

@@ -163,15 +163,15 @@ def test_a_deny_rule_on_a_relative_path_holds_after_a_cd(project: Path) -> None:
 
 
 def test_bash_permissions_read_the_shells_folder(project: Path) -> None:
-    """After ``cd .git``, ``touch x`` writes into the protected ``.git``: it asks (refused, no
-    one to ask), where from the project folder acceptEdits would have run it."""
-    (project / ".git").mkdir()
+    """After ``cd .git/hooks``, ``touch x`` writes into the protected ``.git/hooks``: it asks
+    (refused, no one to ask), where from the project folder acceptEdits would have run it."""
+    (project / ".git" / "hooks").mkdir(parents=True)
     policy = PermissionPolicy(mode="acceptEdits")
-    turns = script("cd .git", "touch sentinel", "touch ok.txt")
+    turns = script("cd .git/hooks", "touch sentinel", "touch ok.txt")
     _, result = run(project, turns, permissions=policy)
     assert [c.status for c in result.tool_calls] == ["executed", "blocked", "blocked"]
     assert ".git" in (result.tool_calls[1].reason or "")
-    assert not (project / ".git" / "sentinel").exists()
+    assert not (project / ".git" / "hooks" / "sentinel").exists()
 
 
 def test_the_shells_folder_survives_a_pause_and_resume(project: Path) -> None:

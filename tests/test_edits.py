@@ -140,12 +140,13 @@ PROTECTED = [
     ("tee $F", "only run time knows"), ("cp x ~-/y", "only run time knows"),
     ('curl -o "$PWD/.git/config" u', "only run time knows"),
     ("wget -O.git/config u", ".git/config"), ("echo x > /proc/self/cwd/x", "through /proc"),
+    ('scp h:x "$PWD/.claude/s"', "only run time knows"), ('git commit -m "$MSG"', None),
     ("cat <<EOF > .mcp.json\nx\nEOF", ".mcp.json"), ("cp --target-dir=.git/hooks x", ".git/hooks"),
     ("echo x > .git/HEAD", None), ("git commit -m msg", None), ("git status", None),
     ("cat .git/HEAD", None), ("ls .claude", None), ("grep -r x .git", None),
     ("touch a.txt", None), ("echo .git > notes", None), ("git log > /dev/null", None),
     ("cp a.txt src/", None), ("echo $X > out.txt", None), ("grep -o x a.txt", None),
-    ("curl -o page.html u", None),
+    ("curl -o page.html u", None), ('docker run -v "$PWD:/app" img', None),
 ]  # fmt: skip
 
 

@@ -129,6 +129,11 @@ PROTECTED = [
     "sort -o .mcp.json a.txt",
     "install -m 755 evil.sh .git/hooks/pre-commit",
     "git checkout -- .claude/settings.json",
+    "[ -e a.txt ] > .git/config",
+    "[[ -e a.txt ]] > .git/hooks/pre-commit",
+    "declare x=1 > .mcp.json",
+    "unset x >> .claude/settings.json",
+    "echo x > /proc/self/cwd/.git/config",
 ]
 
 # Class 2: acceptEdits auto-allowed what it had not proven (acceptEdits mode).

@@ -139,14 +139,14 @@ def test_an_edit_a_hook_defers_pauses_the_session_again_with_the_edit_waiting(
     assert (project / "later.txt").read_text() == "deploy\n"
 
 
-def test_a_rewrite_hook_rewrites_the_edited_input_and_the_edit_answers_its_ask(
+def test_a_rewrite_hook_rewrites_the_edited_input_and_nobody_approved_the_result(
     paused: tuple[Path, str],
 ) -> None:
     project, session = paused
     out = resume(project, session, "--edit", '{"command": "touch draft.txt"}')
-    (call,) = out["tool_calls"]  # touch asks in the default mode: the edit approved it
-    assert (call["status"], call["input"]["command"]) == ("executed", "touch final.txt")
-    assert (project / "final.txt").exists() and not (project / "draft.txt").exists()
+    (call,) = out["tool_calls"]  # the edit approved draft, not final: asked again, nobody here
+    assert (call["status"], call["input"]["command"]) == ("blocked", "touch final.txt")
+    assert not (project / "final.txt").exists() and not (project / "draft.txt").exists()
 
 
 def test_the_audit_records_who_resumed_the_answer_and_the_edit_as_a_diff(

@@ -73,6 +73,9 @@ TYPOS: dict[str, tuple[Any, str, str, str]] = {
     "misspelt hookline object": ({"hookline": {"permisions": {"mutating": "ask"}}},
                                  "hookline.permisions", "unknown key 'permisions'",
                                  'did you mean "permissions"?'),
+    "misspelt tool in a hook's if": (
+        {"hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [{**GUARD, "if": "raed(.env)"}]}]}},
+        "hooks.PreToolUse[0].hooks[0].if", "names no tool: 'raed'", "did you mean Read(.env)?"),
     "misspelt dangerous rule": ({"hookline": {"permissions": {"dangerous": ["Raed(./.env)"]}}},
                                 "hookline.permissions.dangerous[0]", "names no tool",
                                 "did you mean Read(./.env)?"),

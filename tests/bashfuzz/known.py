@@ -48,7 +48,27 @@ def _terminal(change: Change, path: str, workspace: str) -> bool:
     return change.program == "bash" and path == "/dev/tty" and change.syscall == "openat"
 
 
-_RULES = (_git_index_refresh, _terminal)
+def _own_temporary_file(change: Change, path: str, workspace: str) -> bool:
+    """``tac`` on input it cannot seek (a pipe, stdin) and ``sort`` when it merges or spills
+    copy their input to a temporary file of their own in ``$TMPDIR``: made under a fresh
+    random name (``O_EXCL``, so no existing file is opened), cut (``ftruncate`` on the
+    descriptor they made) and removed before they exit."""
+    name = posixpath.basename(path)
+    return (change.program in ("tac", "sort") and path.startswith("/tmp/")
+            and name.startswith(change.program) and path.count("/") == 2
+            and (change.syscall in ("unlink", "ftruncate")
+                 or "O_EXCL" in change.flags))  # fmt: skip
+
+
+def _existing_parent(change: Change, path: str, workspace: str) -> bool:
+    """``mkdir -p a/b/c`` tries each folder of the path in turn; on one that exists (the
+    workspace itself, or a folder above it, for a path that climbs out and back in) the call
+    fails with ``EEXIST`` and changes nothing."""
+    above = workspace == path or workspace.startswith(path.rstrip("/") + "/")
+    return change.program == "mkdir" and change.error == "EEXIST" and above
+
+
+_RULES = (_git_index_refresh, _terminal, _own_temporary_file, _existing_parent)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,19 +101,25 @@ _ESCAPED = r"not strictly inside the workspace"
 #: The analyser's findings not fixed yet, each kept as a strict xfail in the test module (the
 #: day it is fixed, that test fails until the entry moves to ``FIXED``).
 FINDINGS: tuple[Finding, ...] = (
-    Finding("redirect-without-command", "[ -e a.txt ] > out.txt", "read-only",
-            r"(\]|\)|\}|esac|\b(unset|declare|export|local|readonly|typeset)\b[^;|&\n]*?)"
-            r"\s*[0-9&]?>[>|]?\s*[^&\s]", _REDIRECT,
-            "a redirect on `[ ]`, `[[ ]]`, `(( ))`, `declare`, `unset` or a group of "
-            "assignments is not seen: it writes its file"),
     Finding("heredoc-end", 'cat <<EOF\nx\nEOF ; cat <<"EOF"\n$(touch pwned)\nEOF', "read-only",
             r"\nEOF[^\n]", _PAYLOAD,
             "a line that only starts with a here-document's delimiter (`EOF ; cat ...`) ends "
             "it for the parser, not for Bash: Bash reads on, and runs what follows as the "
             "unquoted body"),
+    Finding("git-remote-verb-after-option", "git remote -v set-url origin x", "read-only",
+            r"\bgit\b.*\bremote\s+(-\S+\s+)+(add|remove|rm|rename|set-url|set-head|"
+            r"set-branches|prune|update|show)\b", r"^`git` |^(started|tried to start) `",
+            "`git remote -v VERB` is read as `git remote -v` listing with operands, but git "
+            "runs VERB: `set-url`, `add`, `remove`, `rename` rewrite .git/config unasked, "
+            "`show` runs the remote's upload-pack through `sh -c`"),
 )  # fmt: skip
 #: Findings fixed since the fuzzer found them: each reproduction must stay asked, or agree.
 FIXED: tuple[Finding, ...] = (
+    Finding("redirect-without-command", "[ -e a.txt ] > out.txt", "read-only",
+            r"(\]|\)|\}|esac|\b(unset|declare|export|local|readonly|typeset)\b[^;|&\n]*?)"
+            r"\s*[0-9&]?>[>|]?\s*[^&\s]", _REDIRECT,
+            "a redirect on `[ ]`, `[[ ]]`, `(( ))`, `declare`, `unset` or a group of "
+            "assignments is not seen: it writes its file"),
     Finding("assignment-subscript", "a['$(touch pwned)']=v", "read-only",
             r"\['\$\(touch pwned\)'\]", _PAYLOAD,
             "an array element's quoted subscript is evaluated as arithmetic when assigned, "
@@ -129,6 +155,17 @@ FIXED: tuple[Finding, ...] = (
             "moved the shell: the paths after it are judged from the wrong folder"),
     Finding("tilde-plus", "cp a.txt ~+/../x", "acceptEdits", r"~[+-]", _ESCAPED,
             "`~+` is the working folder and `~-` the one before: read as a user's home"),
+    Finding("git-output", "git blame --output=out.txt a.txt", "read-only", r"--output",
+            r"^`git` openat .*/out\.txt",
+            "`--output` of git's log-like commands writes a file (blame, reflog show, "
+            "diff-index, diff-tree, diff-files, rev-list)"),
+    Finding("git-runs-programs", "git remote show origin", "read-only",
+            r"\bgit\b.*\b(remote|ls-remote|help)\b", r"^(started|tried to start) `",
+            "git runs other programs: `remote show` and `ls-remote` start the remote's "
+            "upload-pack through `sh -c` (any program a configured remote names), `help` "
+            "starts man and groff"),
+    Finding("printf-v", "printf -v 'a[$(touch pwned)]' x", "read-only", r"printf\s+-v",
+            _PAYLOAD, "`printf -v NAME` assigns NAME, evaluating its subscript"),
 )  # fmt: skip
 
 

@@ -32,9 +32,31 @@ REDIRECTS = ("> /dev/null", "2>/dev/null", "2>&1", ">/dev/stderr", "&>/dev/null"
              "&> out.txt", "<> a.txt", ">&2", "3>&1", ">&-", "> .git/config", "> link_out/x",
              "> /dev/stdout", "< nope", "{fd}>/dev/null", "> \"$x\"", "> $(echo out.txt)",
              ">/dev/fd/1", "> ~/x", "> ../outside/x")  # fmt: skip
-HEREDOCS = ("<<EOF\nalpha $x\nEOF", "<<'EOF'\n$(touch pwned)\nEOF", "<<-EOF\n\tplain\nEOF",
-            "<<EOF\n$((x))\nEOF", "<<EOF\n${x@P}\nEOF", "<<\"EOF\"\n`touch pwned`\nEOF",
-            "<<EOF\n$(touch pwned)\nEOF", "<<EOF\n${a[x]}\nEOF")  # fmt: skip
+HEREDOCS = (
+    "<<EOF\nalpha $x\nEOF",
+    "<<'EOF'\n$(touch pwned)\nEOF",
+    "<<-EOF\n\tplain\nEOF",
+    "<<EOF\n$((x))\nEOF",
+    "<<EOF\n${x@P}\nEOF",
+    '<<"EOF"\n`touch pwned`\nEOF',
+    "<<EOF\n$(touch pwned)\nEOF",
+    "<<EOF\n${a[x]}\nEOF",
+    # delimiters quoted in part, escaped, indented, followed by more on the line
+    "<<E'O'F\n$(touch pwned)\nEOF",
+    "<<\\EOF\n`touch pwned`\nEOF",
+    "<<-'EOF'\n\t$(touch pwned)\n\tEOF",
+    "<<EOF\n$(touch pwned)\n EOF\nEOF",
+    "<<EOF\nx\nEOF \n$(touch pwned)\nEOF",
+    "<<'EOF'\nx\n'EOF'\n$(touch pwned)\nEOF",
+    "<<A <<'B'\nx\nA\n$(touch pwned)\nB",
+    "<<'A' <<B\n$(touch pwned)\nA\nx\nB",
+    "<<EOF | cat\n$(touch pwned)\nEOF",
+    '<<"E F"\n$(touch pwned)\nE F',
+    "<<EOF\n\\$(touch pwned)\nEOF",
+    "<<EOF\n$x\\\nEOF\nEOF",
+    "<<'EOF'\nEOFx\n$(touch pwned)\nEOF",
+    "<<EOF; cat <<'EOF'\nx\nEOF\n$(touch pwned)\nEOF",
+)
 
 
 _HARMLESS_REDIRECTS = REDIRECTS[:7]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 #: The system calls traced: process creation (to follow folders), program starts, and every
 #: call that changes a file or the system by name or descriptor.
@@ -69,6 +69,8 @@ class Change:
     ok: bool
     #: The open flags, for an open.
     flags: str = ""
+    #: Why it failed (``EEXIST``), for a call that did.
+    error: str = ""
 
 
 @dataclass
@@ -83,15 +85,46 @@ class _Process:
     program: str
 
 
+_FORKS = ("clone", "clone3", "fork", "vfork")
+Call = tuple[int, str, list[str], str]
+
+
 def read_trace(text: str, *, cwd: str) -> Trace:
-    """The programs started and files changed in one strace output; ``cwd``: where it began."""
-    trace = Trace()
-    processes: dict[int, _Process] = {}
-    for pid, name, args, result in _calls(text):
-        process = processes.setdefault(pid, _Process(cwd, "bash"))
+    """The programs started and files changed in one strace output; ``cwd``: where it began.
+
+    A child's first calls may be written before its parent's ``clone`` returns: they wait for
+    that line, so the child starts from its parent's folder and program as they were then."""
+    calls = list(_calls(text))
+    children = {int(r.strip()) for _, name, _, r in calls if name in _FORKS and r.strip().isdigit()}
+    reader = _Reader(Trace(), {}, cwd)
+    waiting: dict[int, list[Call]] = {}
+    for call in calls:
+        if call[0] in children and call[0] not in reader.processes:
+            waiting.setdefault(call[0], []).append(call)
+        else:
+            reader.read(call, waiting)
+    for held in waiting.values():  # a parent's clone never written: start from the defaults
+        for call in held:
+            reader.read(call, {})
+    return reader.trace
+
+
+@dataclass
+class _Reader:
+    trace: Trace
+    processes: dict[int, _Process]
+    cwd: str
+
+    def read(self, call: Call, waiting: dict[int, list[Call]]) -> None:
+        pid, name, args, result = call
+        process = self.processes.setdefault(pid, _Process(self.cwd, "bash"))
         ok, fd_path = _outcome(result)
-        if name in ("clone", "clone3", "fork", "vfork") and ok and result.strip().isdigit():
-            processes[int(result.strip())] = _Process(process.cwd, process.program)
+        trace, before = self.trace, len(self.trace.changes)
+        if name in _FORKS and ok and result.strip().isdigit():
+            child = int(result.strip())
+            self.processes[child] = _Process(process.cwd, process.program)
+            for held in waiting.pop(child, []):
+                self.read(held, waiting)
         elif name in ("execve", "execveat"):
             path = _decode(args[1] if name == "execveat" else args[0])
             argv = tuple(_decode(a) for a in _list(args[2 if name == "execveat" else 1]))
@@ -109,10 +142,11 @@ def read_trace(text: str, *, cwd: str) -> Trace:
         elif name == "bind" and (path := _socket_path(args)):
             trace.changes.append(Change(pid, name, _absolute(path, process.cwd), process.program,
                                         ok))  # fmt: skip
-    return trace
+        if not ok and (error := re.match(r"\s*-1 (E[A-Z]+)", result)):
+            trace.changes[before:] = [replace(c, error=error[1]) for c in trace.changes[before:]]
 
 
-def _calls(text: str) -> Iterator[tuple[int, str, list[str], str]]:
+def _calls(text: str) -> Iterator[Call]:
     """(pid, syscall, arguments, result) per finished call, unfinished parts joined."""
     pending: dict[int, tuple[str, str]] = {}
     for line in text.splitlines():
@@ -134,7 +168,7 @@ def _calls(text: str) -> Iterator[tuple[int, str, list[str], str]]:
         yield _unresumed(pid, call)
 
 
-def _unresumed(pid: int, call: tuple[str, str]) -> tuple[int, str, list[str], str]:
+def _unresumed(pid: int, call: tuple[str, str]) -> Call:
     """A call whose end strace never wrote (the process was killed in it)."""
     return pid, call[0], _arguments(call[1]), "?"
 
@@ -190,7 +224,7 @@ def _decode(arg: str) -> str:
 
 def _fd_path(arg: str) -> str | None:
     """The path in a ``-y`` descriptor (``AT_FDCWD</x>``, ``3</x>``); None if it has none."""
-    match = re.search(r"<(.*)>$", arg.strip())
+    match = re.search(r"<(.*)>(?:\(deleted\))?$", arg.strip())
     return _decode(match[1]) if match else None
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
@@ -159,20 +160,32 @@ class Agent:
         return await self._recorded(self._prompted(prompt))
 
     async def resume(
-        self, session_id: str, answer: Answers = None, *, by: pause.Resumer | None = None
+        self,
+        session_id: str,
+        answer: Answers = None,
+        *,
+        by: pause.Resumer | None = None,
+        rerun_interrupted: bool = False,
     ) -> RunResult:
-        """Go on with a paused (or crashed) session, in this or any other process.
+        """Go on with a paused (or crashed, or interrupted) session, in this or any other
+        process.
 
         ``answer`` answers the calls that were waiting (one Approval for all, or one per
         tool_use_id); they are checked again by their PreToolUse hooks (an edited input is
         judged as a new call would be), calls that finished before the pause are not run
-        again, and the session resumes exactly once. ``by``: who resumes, for the audit log.
+        again, and the session resumes exactly once. A call that started before a crash and
+        has no result is not run again: the model reads that its outcome is unknown, unless
+        ``rerun_interrupted`` (recorded, with who). ``by``: who resumes, for the audit log.
         """
         by = by or pause.Resumer()
+        if rerun_interrupted:
+            by = replace(by, rerun_interrupted=True)
         claimed = pause.claim(self.store, session_id, answer, self.tools, by=by)
         try:  # nothing has run yet: if this fails, the session is paused again, as it was
             session = Session.restore(claimed.session, claimed.messages, self.options)
             self.observers.resumed(session, claimed, by)  # the audit records who resumed
+            claimed.turn.checkpointed = True  # saved at each step from here on
+            self.observers.checkpoint(session, claimed.turn)  # running, under this pid
         except BaseException:
             pause.release(self.store, claimed)
             raise
@@ -180,7 +193,7 @@ class Agent:
             await ending.end(self, "resume")  # the session it was in ends (as /resume)
         self.session.transcript.close()
         self.session = session
-        return await self._recorded(self._resumed(claimed))
+        return await self._recorded(self._resumed(claimed, by))
 
     async def _recorded(self, work: Awaitable[Turn]) -> RunResult:
         await self._idle.stop()
@@ -189,7 +202,11 @@ class Agent:
         try:
             turn = await work
         except asyncio.CancelledError:  # cancelled (an interrupt, a timeout): the session goes on
+            self._interrupted()
             self._answer_cut_calls()
+            raise
+        except BaseException:
+            self._interrupted()
             raise
         finally:
             stop_collecting()
@@ -324,14 +341,17 @@ class Agent:
             await self._work(turn)
         return await self._ended(turn)
 
-    async def _resumed(self, claimed: pause.Claimed) -> Turn:
+    async def _resumed(self, claimed: pause.Claimed, by: pause.Resumer) -> Turn:
         await self.start("resume")
         turn = claimed.turn
-        paused, turn.batch, turn.calls = turn.batch, [], []
-        turn.stop_reason, turn.detail = "end_turn", None
-        waiting = [call for call, done in paused if done is None]
-        fresh = iter(await self._run_batch(waiting, claimed.answers))
-        results = [done or next(fresh) for _, done in paused]
+        turn.calls, turn.stop_reason, turn.detail = [], "end_turn", None
+        if not by.rerun_interrupted:  # at most once: what started is not run again on its own
+            for call in turn.interrupted:
+                self._finished(turn, _unknown_outcome(call))
+        turn.started = []  # rerun on purpose: these run again, as the waiting ones do
+        todo = [call for call, done in turn.batch if done is None]
+        fresh = iter(await self._run_batch(todo, claimed.answers, turn=turn))
+        results = [done or next(fresh) for _, done in turn.batch]
         if not await self._settle(turn, results):
             await self._work(turn)
         return await self._ended(turn)
@@ -382,8 +402,9 @@ class Agent:
 
     async def _act(self, calls: list[ToolCall], turn: Turn) -> bool:
         """Run one turn's calls (checked concurrently, run in order); True when the turn ends."""
-        if self.options.checkpoint:
-            turn.batch = [(call, None) for call in calls]
+        if self.options.checkpoint or turn.checkpointed:
+            turn.checkpointed = True
+            turn.new_batch([(call, None) for call in calls])
             self.observers.checkpoint(self.session, turn)  # saved: a crash reruns none of it
         return await self._settle(turn, await self._run_batch(calls, turn=turn))
 
@@ -392,11 +413,11 @@ class Agent:
         turn.calls.extend(results)
         deferred = next((r for r in results if r.status == "deferred"), None)
         if deferred:
-            turn.batch = [(r.call, None if r.status == "deferred" else r) for r in results]
+            turn.new_batch([(r.call, None if r.status == "deferred" else r) for r in results])
             turn.stop_reason, turn.detail = "tool_deferred", deferred.reason
             self.observers.paused(self.session, turn)  # saved, to be resumed with an answer
             return True
-        turn.batch = []
+        turn.new_batch([])
         after = await self._after_batch(results)
         self._add(results_message(results, after), results=results)
         stopped = next((r for r in results if r.stopped), None)
@@ -414,8 +435,9 @@ class Agent:
         *,
         turn: Turn | None = None,
     ) -> list[ToolResult]:
-        """Check the calls concurrently, then finish them in order. With checkpoints on, each
-        finished call is a checkpoint: after a crash it is not run again."""
+        """Check the calls concurrently, then finish them in order. With checkpoints on, a
+        call about to run its body is a checkpoint (marked started: after a crash it is not
+        run again), and so is each finished call."""
         scope, ctx, pipeline = self.session.scope, self.session.tool_context, self.pipeline
         answered = answers or {}
         if len(calls) == 1:
@@ -424,14 +446,18 @@ class Agent:
             checked = await asyncio.gather(
                 *(pipeline.check(c, scope, ctx, answer=answered.get(c.id)) for c in calls)
             )
+        saving = turn if turn is not None and turn.checkpointed else None
         results = []
-        for index, item in enumerate(checked):
+        for item in checked:
+            if saving is not None and item.settled is None:  # its body runs next
+                saving.started.append(item.call.id)  # before the audit's write-ahead record
+                self.observers.checkpoint(self.session, saving)
             result = await pipeline.finish(item, scope, ctx)
-            self.observers.tool_finished(self.session, result)
             results.append(result)
-            if turn is not None and self.options.checkpoint:
-                turn.batch[index] = (result.call, result)
-                self.observers.checkpoint(self.session, turn)
+            if saving is None:
+                self.observers.tool_finished(self.session, result)
+            else:
+                self._finished(saving, result)
         await followed(self.session, self.engine)  # later events carry where a `cd` left it
         for result in results:  # a rule whose `paths` a call touched joins the next request
             if result.status in ("executed", "failed"):
@@ -496,6 +522,22 @@ class Agent:
         turn.stop_blocks += 1
         self._add(Message.user(*notes))
         return True
+
+    def _finished(self, turn: Turn, result: ToolResult) -> None:
+        """Tell the observers of ``result`` and save it in ``turn``'s batch (a checkpoint)."""
+        self.observers.tool_finished(self.session, result)
+        turn.settled(result)
+        self.observers.checkpoint(self.session, turn)
+
+    def _interrupted(self) -> None:
+        """After a run stopped by a Ctrl-C or an error: its record in the store, if it has one,
+        is marked interrupted rather than left looking alive (``pause.interrupted``). Best
+        effort: the error that stopped the run is what the caller must see."""
+        given = self.options.store
+        store = given if given is not None and not isinstance(given, str) else self._opened
+        if store is not None:
+            with suppress(Exception):
+                pause.interrupted(store, self.session.id)
 
     def _answer_cut_calls(self) -> None:
         """After a cancelled run: each call the model asked for and got no result for is
@@ -637,6 +679,12 @@ def _let_go(session: Session) -> None:
     session.transcript.close()
     if session.sandbox is not None:
         session.sandbox.close()
+
+
+def _unknown_outcome(call: ToolCall) -> ToolResult:
+    """The result of a call that started before its session stopped, and has none."""
+    return ToolResult(call=call, status="interrupted", content=pause.UNKNOWN_OUTCOME,
+                      input=call.input, reason=pause.UNKNOWN_OUTCOME)  # fmt: skip
 
 
 def _unique(call: ToolCall, seen: set[str]) -> ToolCall:

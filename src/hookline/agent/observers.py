@@ -76,8 +76,9 @@ class Observer:
         """A message joined the conversation (a prompt, a reply, tool results, a hook's note)."""
 
     def checkpoint(self, session: Session, turn: Turn) -> None:
-        """With ``checkpoint=True``: a step is done (a batch is about to run, or one of its
-        calls finished); a crashed run can go on from here."""
+        """With ``checkpoint=True`` (and in a turn a resume took up): a step is done (a batch
+        is about to run, a call's body is about to run, or a call finished); a crashed run can
+        go on from here."""
 
     def paused(self, session: Session, turn: Turn) -> None:
         """The run stops with calls waiting for an answer (``turn.waiting``)."""

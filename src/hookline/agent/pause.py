@@ -2,9 +2,19 @@
 
 A session's record moves ``running`` (only when checkpointing) → ``deferred`` (paused, waiting
 for an answer) → ``resuming`` (claimed by one process: a compare-and-set, so two processes
-trying at once cannot both win) → ``done`` or ``deferred`` again. A ``running`` record whose
-process died (its pid is gone on this host) can be claimed too: a crashed session resumes from
-its last checkpoint.
+trying at once cannot both win) → ``running`` (saved at once by the process that claimed it,
+under its pid, and at every step after) → ``done`` or ``deferred`` again. A ``running`` record
+whose process died (its pid is gone on this host) can be claimed too: a crashed session resumes
+from its last checkpoint. A run that a Ctrl-C or an error stops is marked ``interrupted``
+(by ``interrupted``), noting the status it had: it resumes from its last checkpoint, if any.
+
+At most once: a checkpoint notes each call whose body is about to run (``Turn.started``), before
+the audit's write-ahead record and the body. A resume reads that mark, and only that: a call
+that started and has no saved result is never run again on its own; the model reads that it was
+interrupted and its outcome is unknown (status ``interrupted``, recorded in the audit as such),
+unless the resumer asks for it to run again (``Resumer.rerun_interrupted``, recorded with who).
+The mark lives in the sealed state the resume claims, so it is there with the audit off, and a
+call without it never reached its body.
 
 Everything is checked before the claim (``check``): the state against its typed model and its
 keyed hash (``hookline.agent.seal``: a state edited outside hookline, or saved without one, is
@@ -23,8 +33,9 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +74,13 @@ class Claimed:
     edited: tuple[str, ...] = ()
 
 
+#: What the model reads for a call that started before its session stopped and has no result.
+UNKNOWN_OUTCOME = (
+    "This call was interrupted: the session stopped while it ran, so whether it took effect is "
+    "unknown. It was not run again; check before repeating it."
+)
+
+
 @dataclass(frozen=True)
 class Resumer:
     """Who resumes a session and how, for the audit log."""
@@ -77,6 +95,8 @@ class Resumer:
     trust_edited_state: bool = False
     #: Only a session of this tenant (``--tenant``); any other is "no such session".
     tenant: str | None = None
+    #: Run again, on purpose, the calls that started before a crash and have no result.
+    rerun_interrupted: bool = False
 
 
 @dataclass(frozen=True)
@@ -113,7 +133,7 @@ class Persistence(Observer):
         self._kept: set[str] = set()
 
     def checkpoint(self, session: Session, turn: Turn) -> None:
-        self._save(session, turn, "running")
+        self._save(session, turn, "running")  # under this process's pid: a crash is resumable
 
     def paused(self, session: Session, turn: Turn) -> None:
         self._save(session, turn, "deferred")
@@ -226,18 +246,48 @@ def resumable(record: SessionRecord) -> str:
     """The status the claim expects; ConfigError when the session cannot be resumed."""
     if record.status == "deferred":
         return "deferred"
-    if record.status == "running" and not _owner_alive(record.state.get("owner")):
+    if record.status == "running" and not owner_alive(record.state.get("owner")):
         return "running"  # its process crashed: go on from the last checkpoint
+    if record.status == "interrupted" and record.state.get("interrupted_from") in _SAVED:
+        return "interrupted"  # a Ctrl-C or an error: go on from the last checkpoint
     why = {
         "resuming": "is being resumed by another process",
         "done": "has finished",
         "running": "is still running (in a live process here, or on another machine)",
+        "interrupted": "was interrupted before anything was saved to go on from (its "
+        "conversation is in its transcript)",
+        "started": "is running, or its process ended without saving anything to go on from",
     }.get(record.status, f"is {record.status}")
     raise ConfigError(
         f"session {record.id} {why}; only a paused (or crashed) session can be resumed",
         key="session",
         fix="hookline sessions list --status deferred",
     )
+
+
+#: The statuses whose state a resume can go on from: a pause, a checkpoint, a claim.
+_SAVED = ("deferred", "running", "resuming")
+#: The statuses of a session a process is working on.
+_LIVE = ("running", "resuming", "started")
+
+
+def interrupted(store: SessionStore, session_id: str) -> None:
+    """Mark the session's record ``interrupted`` (a Ctrl-C, an error stopped its run), noting
+    the status it had, so it is not left looking alive. Its state is kept as it was saved, and
+    sealed again only when its seal holds: an edit made outside hookline is never vouched for."""
+    record = store.get_session(session_id)
+    if record is None or record.status not in _LIVE:
+        return
+    try:
+        if seal.changed(record):
+            return
+    except seal.Unverifiable:
+        return
+    state = {key: value for key, value in record.state.items() if key != "seal"}
+    state["interrupted_from"] = record.status
+    marked = replace(record, status="interrupted", state=state, updated_at=time.time())
+    state["seal"] = seal.seal(state, marked)
+    store.put_session(marked)
 
 
 def _edits(record: SessionRecord, *, trusted: bool) -> tuple[str, ...]:
@@ -266,7 +316,9 @@ def _edits(record: SessionRecord, *, trusted: bool) -> tuple[str, ...]:
     return tuple(edited)
 
 
-def _owner_alive(owner: Any) -> bool:
+def owner_alive(owner: Any) -> bool:
+    """Whether the process that saved a state (``state["owner"]``) may still run: False only
+    when it was on this host and its pid is gone."""
     if not isinstance(owner, dict):
         return False
     if owner.get("host") != socket.gethostname():

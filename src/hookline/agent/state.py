@@ -13,12 +13,18 @@ what is saved is what is read. A tool call and its result are their dataclasses 
 ``ToolResult``) in that model: a field added to ``ToolResult`` is saved and read back with no
 edit here, and a state saved before it existed loads with the field's default.
 
-Versions: 3 (this one) is sealed: the save adds a keyed hash (``hookline.agent.seal``), so a
-resume can refuse a state edited outside hookline. 2 saves, in the CLI's launch, a fingerprint
+Versions: 4 (this one) keeps, in a batch, the calls whose body started and whose result is not
+saved yet (``Turn.started``): the one place a resume, crash recovery and a checkpoint read to
+tell whether a call may have run, so none runs twice on its own. It also notes, for a session
+interrupted (Ctrl-C, an error) while it ran, the status it had (``interrupted_from``). 3 is
+sealed: the save adds a keyed hash (``hookline.agent.seal``), so a resume can refuse a state
+edited outside hookline. 2 saves, in the CLI's launch, a fingerprint
 of every settings layer and hook file the run was built with, so a resume can refuse settings
 changed under a paused session; it has no seal. 1 had no fingerprints; it is read the same way,
 and its settings count as changed (``hookline sessions resume --reload-settings`` resumes it).
-Any other version is refused.
+A state of version 3 or older has no started marks: read as one where none started. An
+older hookline refuses version 4 rather than run a started call again. Any other version is
+refused.
 """
 
 from __future__ import annotations
@@ -39,9 +45,9 @@ from hookline.events import PermissionMode
 from hookline.tools.base import ToolCall, ToolResult
 
 #: The version of this layout, written by every save.
-STATE_VERSION = 3
+STATE_VERSION = 4
 #: The versions a resume reads; it refuses any other: it cannot know what it means.
-READABLE_VERSIONS = (1, 2, 3)
+READABLE_VERSIONS = (1, 2, 3, 4)
 #: The first version whose saves are sealed with a keyed hash.
 SEALED_SINCE = 3
 
@@ -61,10 +67,35 @@ class Turn:
     batch: list[tuple[ToolCall, ToolResult | None]] = field(default_factory=list)
     #: Tokens this turn's model calls reported (not saved with a pause); None: none reported.
     usage: Usage | None = None
+    #: The calls of ``batch`` whose body started and whose result is not saved: a crash there
+    #: leaves each one's outcome unknown. Saved just before the body (and the audit's
+    #: write-ahead record), so a call without this mark never started.
+    started: list[str] = field(default_factory=list)
+    #: Saved at every step (``checkpoint=True``, or a turn a resume took up); not saved.
+    checkpointed: bool = False
 
     @property
     def waiting(self) -> list[ToolCall]:
-        return [call for call, result in self.batch if result is None]
+        """The calls of the batch still to run: no result, and never started."""
+        return [c for c, result in self.batch if result is None and c.id not in self.started]
+
+    @property
+    def interrupted(self) -> list[ToolCall]:
+        """The calls of the batch that started and have no result: what came of them is
+        unknown, so a resume does not run them again on its own."""
+        return [c for c, result in self.batch if result is None and c.id in self.started]
+
+    def settled(self, result: ToolResult) -> None:
+        """``result`` is its call's outcome: kept in the batch, the call no longer started."""
+        for index, (call, _) in enumerate(self.batch):
+            if call.id == result.call.id:
+                self.batch[index] = (result.call, result)
+        if result.call.id in self.started:
+            self.started.remove(result.call.id)
+
+    def new_batch(self, batch: list[tuple[ToolCall, ToolResult | None]]) -> None:
+        """Start ``batch`` (empty: none in progress); nothing of it has started."""
+        self.batch, self.started = batch, []
 
 
 def dump_state(session: dict[str, Any], messages: list[Message], turn: Turn) -> dict[str, Any]:
@@ -81,6 +112,7 @@ def dump_state(session: dict[str, Any], messages: list[Message], turn: Turn) -> 
             "detail": turn.detail,
             "calls": turn.calls,
             "batch": [{"call": call, "result": result} for call, result in turn.batch],
+            "started": list(turn.started),
         },
     }
     dumped: dict[str, Any] = _adapter().dump_python(cast("SavedState", state), mode="json")
@@ -118,6 +150,7 @@ def load_state(data: Any, *, where: str) -> tuple[dict[str, Any], list[Message],
             detail=turn.get("detail"),
             calls=list(turn["calls"]),
             batch=[(b["call"], b["result"]) for b in turn["batch"]],
+            started=list(turn.get("started", [])),
         )
         return session, [_message_from_dict(m) for m in state["messages"]], paused
     except ValidationError as exc:
@@ -181,6 +214,8 @@ class SavedTurn(TypedDict):
     detail: NotRequired[str | None]
     calls: list[ToolResult]
     batch: list[SavedBatchItem]
+    #: The ids of the batch's calls whose body started and whose result is not saved.
+    started: NotRequired[list[str]]
 
 
 class SavedState(TypedDict):
@@ -194,6 +229,8 @@ class SavedState(TypedDict):
     launch: NotRequired[dict[str, Any] | None]
     #: The process that saved it (host, pid): a crashed run's can be resumed.
     owner: NotRequired[dict[str, Any] | None]
+    #: The status it had when a Ctrl-C or an error interrupted it (``hookline.agent.pause``).
+    interrupted_from: NotRequired[str]
     #: The keyed hash of the rest (``hookline.agent.seal``), from version 3 on.
     seal: NotRequired[dict[str, Any]]
 

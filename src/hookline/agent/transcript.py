@@ -34,6 +34,7 @@ import os
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
 
@@ -44,7 +45,7 @@ from hookline._support.private import open_private
 from hookline.agent.messages import Message, TextBlock, ToolResultBlock
 from hookline.agent.state import conversation
 from hookline.claude.wording import REMINDER_OPEN
-from hookline.errors import ConfigError
+from hookline.errors import ConfigError, RecordError
 from hookline.tools.base import ToolCall, ToolResult
 
 VERSION = "hookline-0.1"
@@ -136,8 +137,12 @@ class Transcript:
         if not text.isascii():
             for char, escape in _BREAKS.items():
                 text = text.replace(char, escape)
-        file.write(text)
-        file.flush()
+        try:
+            file.write(text)
+            file.flush()
+        except OSError as exc:  # a full disk, a quota: the run stops, saying so in one line
+            why = exc.strerror or type(exc).__name__
+            raise RecordError(f"the transcript {self.path} could not be written: {why}") from None
         self._pending.clear()
 
     def _open(self) -> IO[str]:
@@ -147,10 +152,14 @@ class Transcript:
         return self._file
 
     def close(self) -> None:
-        self.flush()
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        """Write what waits, then close the file (closed even when the write fails)."""
+        try:
+            self.flush()
+        finally:
+            if self._file is not None:
+                with suppress(OSError):  # what could not be written is not written again
+                    self._file.close()
+                self._file = None
 
     def _assistant(self, message: Message, model: str | None) -> None:
         """One entry per content block, all carrying the same message envelope."""

@@ -233,10 +233,14 @@ class AuditLog(AuditWriter, Observer):
         self.flush(copy=True)
 
     def resumed(self, session: Session, claimed: Claimed, by: Resumer) -> None:
-        """One record per waiting call: who resumed, the answer, the edit as a diff."""
-        for call in claimed.turn.waiting:
+        """One record per waiting call (and per call a crash cut, which has no answer): who
+        resumed, the answer, the edit as a diff."""
+        cut = claimed.turn.interrupted
+        for call in [*claimed.turn.waiting, *cut]:
             answer = claimed.answers.get(call.id)
             data = self.redactor.redact(resumed_by(by, claimed) | answer_data(answer))
+            if call in cut:
+                data["interrupted"] = True
             if answer is not None and answer.updated_input is not None:
                 diff = input_diff(call.input, answer.updated_input)
                 data["input_diff"] = clip(self.redactor.redact(diff), PREVIEW)

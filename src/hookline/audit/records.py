@@ -98,6 +98,8 @@ def resumed_by(by: Resumer, claimed: Claimed) -> dict[str, Any]:
     if by.trust_edited_state:
         data["trust_edited_state"] = True
         data["state_edits"] = list(claimed.edited)
+    if by.rerun_interrupted:
+        data["rerun_interrupted"] = True
     return data
 
 

@@ -203,16 +203,23 @@ def patterns_from_settings(layers: Sequence[Layer]) -> tuple[str, ...]:
     return tuple(found)
 
 
-def clip(value: Any, limit: int) -> Any:
-    """``value`` with each string over ``limit`` characters cut to a preview. Clip only what is
+#: How deep a preview goes; below it, a stand-in (a hook may answer with any nesting).
+CLIP_DEPTH = 64
+
+
+def clip(value: Any, limit: int, _depth: int = 0) -> Any:
+    """``value`` with each string over ``limit`` characters cut to a preview, and anything
+    nested deeper than ``CLIP_DEPTH`` replaced by a stand-in saying so. Clip only what is
     already redacted: a secret cut in half no longer looks like one."""
     if isinstance(value, str):
         extra = len(value) - limit
         return value if extra <= 0 else f"{value[:limit]}…[+{extra} chars]"
+    if isinstance(value, dict | list) and _depth >= CLIP_DEPTH:
+        return f"[nested deeper than {CLIP_DEPTH} levels]"
     if isinstance(value, dict):
-        return {key: clip(item, limit) for key, item in value.items()}
+        return {key: clip(item, limit, _depth + 1) for key, item in value.items()}
     if isinstance(value, list):
-        return [clip(item, limit) for item in value]
+        return [clip(item, limit, _depth + 1) for item in value]
     return value
 
 

@@ -25,7 +25,7 @@ from hookline.claude.fingerprint import fingerprint
 from hookline.cli.approve_prompt import TerminalApprover
 from hookline.cli.claude_output import ClaudeStream, Timing, result_object
 from hookline.cli.own_stdout import hook_output_to_stderr
-from hookline.cli.paused import exit_paused
+from hookline.cli.paused import exit_interrupted, exit_paused
 from hookline.cli.render import TextView, emit_json, print_summary, warn
 from hookline.cli.spinner import Spinner
 from hookline.cli.tool_rules import split_rules
@@ -291,6 +291,8 @@ def _show(
 
     try:
         result = run_to_end(once())
+    except KeyboardInterrupt:  # Ctrl-C: the session is marked interrupted (agent.loop)
+        exit_interrupted(agent)
     finally:
         streamed = view.finish() if view else ""  # the spinner is gone, whatever happened
         if isinstance(agent.options.store, Store):

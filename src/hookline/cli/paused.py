@@ -15,13 +15,19 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from hookline._support.display import shown
+from hookline.agent.pause import resumable
+from hookline.agent.store import SessionStore
 from hookline.cli.render import compact, say
+from hookline.errors import ConfigError
 
 if TYPE_CHECKING:
+    from hookline.agent.loop import Agent
     from hookline.agent.result import RunResult
 
 #: The exit code of ``hookline run`` and ``hookline sessions resume`` when the session pauses.
 EXIT_PAUSED: Final = 4
+#: ... and when a Ctrl-C stops it (128 + SIGINT, as a shell reports it).
+EXIT_INTERRUPTED: Final = 130
 #: The longest input printed whole in the ``--edit`` line.
 EDIT_LIMIT: Final = 300
 
@@ -37,6 +43,24 @@ def exit_paused(result: RunResult, launch: Any, *, err: bool) -> NoReturn:
     for line in resume_lines(result.session_id, waiting, launch):
         say("note", f"  {line}", err=err)
     raise SystemExit(EXIT_PAUSED)
+
+
+def exit_interrupted(agent: Agent) -> NoReturn:
+    """After a Ctrl-C: one line saying where the session stands (resumable from its last
+    checkpoint, or kept in its transcript only), then exit with ``EXIT_INTERRUPTED``."""
+    session = agent.session
+    store = agent.options.store
+    record = store.get_session(session.id) if isinstance(store, SessionStore) else None
+    where = f"its conversation is in {shown(str(session.transcript.path))}"
+    if record is not None and record.status == "interrupted":
+        try:
+            resumable(record)
+            line = ["hookline", "sessions", "resume", session.id, *_where(agent.options.launch)]
+            where = f"go on with: {shlex.join(line)}"
+        except ConfigError:
+            pass
+    say("note", f"interrupted: session {shown(session.id)} stopped; {where}", err=True)
+    raise SystemExit(EXIT_INTERRUPTED)
 
 
 def resume_lines(session_id: str, waiting: list[dict[str, Any]], launch: Any) -> list[str]:

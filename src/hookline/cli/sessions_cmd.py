@@ -20,7 +20,7 @@ import click
 
 from hookline._support.display import shown
 from hookline.agent.observers import Observer
-from hookline.agent.pause import Resumer, check, find, save
+from hookline.agent.pause import Resumer, check, find, owner_alive, save
 from hookline.agent.session import STATE_DIR
 from hookline.agent.state import Turn, load_state
 from hookline.claude.fingerprint import changes, fingerprint
@@ -46,6 +46,7 @@ STATUS_WORDS: Final = {
     "started": "running",
     "running": "running",  # checkpointed: a crashed one can be resumed
     "resuming": "resuming",
+    "interrupted": "interrupted",  # a Ctrl-C or an error: resumable when it was checkpointed
 }
 
 _CWD = click.option(
@@ -155,6 +156,12 @@ def show_session(
     is_flag=True,
     help="Resume a state changed outside hookline, or saved without a keyed hash (recorded).",
 )
+@click.option(
+    "--rerun-interrupted",
+    is_flag=True,
+    help="Run again the calls a crash cut off, whose outcome is unknown (recorded). Without "
+    "it they are not run again: the model reads that they were interrupted.",
+)
 @LENIENT_SETTINGS
 @_CWD
 @_STORE
@@ -168,26 +175,32 @@ def resume(
     user: str | None,
     reload_settings: bool,
     trust_edited_state: bool,
+    rerun_interrupted: bool,
     lenient_settings: bool,
     cwd: str | None,
     store: str | None,
     tenant: str | None,
     output_format: str,
 ) -> None:
-    """Resume a paused session, answering its waiting calls; it resumes exactly once. An
-    edited input is judged again, hooks and all. The settings and hook files must be those
-    it paused with, unless --reload-settings. Exit code 4 when it pauses again."""
-    answer = answer_from_cli(approve, deny, edit)
-    if user:
-        answer = replace(answer, approver=f"cli:{user}")
+    """Resume a paused session, answering its waiting calls, or a crashed or interrupted
+    one that was checkpointed (no answer needed when no call waits); it resumes exactly once.
+    An edited input is judged again, hooks and all. A call a crash cut off is not run again
+    unless --rerun-interrupted. The settings and hook files must be those it paused with,
+    unless --reload-settings. Exit code 4 when it pauses again."""
     record = find(_store(cwd, store), session_id, tenant=tenant)
     checked = check(record, trust_edited_state=trust_edited_state)  # before its launch is used
+    answer = None
+    if checked.turn.waiting or approve or deny is not None or edit is not None:
+        answer = answer_from_cli(approve, deny, edit)
+        if user:
+            answer = replace(answer, approver=f"cli:{user}")
     launch = Launch.saved(checked.launch, session=session_id)
     if lenient_settings:  # else as the run was started
         launch = replace(launch, lenient_settings=True)
     changed = _settings_changed(session_id, launch, reload=reload_settings)
     agent = build_agent(launch)
-    by = Resumer(user, reload_settings, tuple(changed), trust_edited_state, tenant)
+    by = Resumer(user, reload_settings, tuple(changed), trust_edited_state, tenant,
+                 rerun_interrupted)  # fmt: skip
     show(agent, output_format, lambda: agent.resume(session_id, answer, by=by))
 
 
@@ -253,6 +266,8 @@ def _summary(record: SessionRecord) -> dict[str, Any]:
         "updated_at": record.updated_at,
         "waiting": [],
     }
+    if record.status in ("started", "running"):  # its process may be gone
+        summary["alive"] = owner_alive(record.state.get("owner"))
     try:
         _, messages, turn = load_state(record.state, where=f"session {record.id}")
     except ConfigError as exc:
@@ -264,6 +279,9 @@ def _summary(record: SessionRecord) -> dict[str, Any]:
         {"id": call.id, "name": call.name, "input": call.input} for call in turn.waiting
     ]
     summary["done"] = [r.to_dict() for _, r in turn.batch if r is not None]
+    summary["interrupted"] = [
+        {"id": call.id, "name": call.name, "input": call.input} for call in turn.interrupted
+    ]
     summary["reason"] = turn.detail
     plain: dict[str, Any] = json.loads(json.dumps(summary, default=str))
     return plain
@@ -282,9 +300,12 @@ def _row(summary: Mapping[str, Any]) -> tuple[str, ...]:
     waiting = ", ".join(f"{shown(w['name'])} ({shown(w['id'])})" for w in summary["waiting"])
     prompt = shown(summary.get("prompt") or summary.get("problem") or "")
     last = f"waits: {waiting}" if waiting else prompt[:60] + ("..." if len(prompt) > 60 else "")
+    word = _word(summary["status"])
+    if summary.get("alive") is False:
+        word = "crashed (resumable)" if summary["status"] == "running" else "crashed"
     return (
         shown(summary["session_id"]),
-        shown(_word(summary["status"])),
+        shown(word),
         _local(summary["created_at"]),
         _local(summary["updated_at"]),
         shown(summary["user"] or "-"),
@@ -310,7 +331,10 @@ def _print_details(details: Mapping[str, Any], record: SessionRecord) -> None:
     lines += [("done", _done(d)) for d in details.get("done", [])]
     lines += [("waiting", f"{shown(w['name'])} ({shown(w['id'])}) {compact(w['input'])}")
               for w in details["waiting"]]  # fmt: skip
-    if record.status in ("deferred", "running"):  # what a resume would use
+    lines += [("interrupted", f"{shown(w['name'])} ({shown(w['id'])}) {compact(w['input'])}"
+               " (outcome unknown; --rerun-interrupted runs it again)")
+              for w in details.get("interrupted", [])]  # fmt: skip
+    if record.status in ("deferred", "running", "interrupted"):  # what a resume would use
         lines += _plan_lines(details.get("resume", {}))
     width = max(len(name) for name, _ in lines) + 2
     for name, value in lines:

@@ -133,8 +133,16 @@ class RuleCondition(Matcher):
 
 
 def if_(text: str, *, file: str | None = None, key: str = "if") -> Matcher:
-    """A hook handler's ``if`` condition: one permission rule, as in ``if_("Bash(git *)")``."""
-    return RuleCondition(PermissionRule.parse(text, file=file, key=key))
+    """A hook handler's ``if`` condition: one permission rule, as in ``if_("Bash(git *)")``.
+    From a settings file (``file`` given), a rule that names no tool is a ConfigError too: the
+    hook would never run."""
+    rule = PermissionRule.parse(text, file=file, key=key)
+    problem = unknown_tool(rule) if file is not None else None
+    if problem is not None:
+        raise ConfigError(
+            f"permission rule {text!r} {problem[0]}", file=file, key=key, fix=problem[1]
+        )
+    return RuleCondition(rule)
 
 
 def _problem(name: str, rest: str | None) -> tuple[str, str] | None:

@@ -58,7 +58,8 @@ def write_targets(command: Command) -> list[Target] | str:
         return found + writer(command.args)
     if reads:
         return found
-    return found + [Target(_value_of(w), strict=False) for w in command.args if _is_path(w)]
+    named = [w for w in command.args if w.value is None or _is_path(w)]
+    return found + [Target(_value_of(w), strict=False) for w in named]
 
 
 _WRITE_OPTIONS = frozenset({"--output", "--output-file", "--out-file", "--outfile", "--log-file",

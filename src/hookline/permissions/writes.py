@@ -13,7 +13,8 @@ follows the line's name, what may write into it. The writes it knows (``write_ta
   ``dir/x``), and a folder that a delete, a move or a recursive copy takes whole as changed
   with all it holds;
 - a writing option's value (``--output=``, ``--log-file=``) on any program;
-- the literal paths of any other program that is not read-only, as far as they are known.
+- the literal paths of any other program that is not read-only, and its arguments only run
+  time completes when they name a protected folder or file as a part (``"$PWD/.git/config"``).
 
 Proven means: a literal path (no variable, no substitution; ``~+`` is the known folder,
 ``~-`` and the directory stack are not known), from a known folder (a ``cd`` only run time can
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
@@ -56,7 +58,7 @@ def _judge(target: Target, command: Command, cwd: str, protected: ProtectedSet) 
     if word.value == GIT_CONFIG_FILE:
         return _git_config(command, cwd, protected)
     if word.value is None:
-        if not target.strict:
+        if not target.strict and not _names_protected(word.raw):
             return None
         said = f"has `{command.name}` write to `{word.raw}`, which only run time knows"
         return said + " (it may be protected)"
@@ -67,13 +69,23 @@ def _judge(target: Target, command: Command, cwd: str, protected: ProtectedSet) 
         elif target.strict:
             return f"writes to `{word.raw}` after a `cd` to a folder only run time knows"
         else:
-            names = set(word.value.split("/"))
-            hit = any(name in names for name in (".git", ".claude", ".hookline", ".mcp.json"))
+            hit = _names_protected(word.value)
             return f"writes to `{word.raw}` after a `cd` only run time knows" if hit else None
     for folder in folders if target.strict else folders[:1]:
         if why := _judge_in(target, word, folder, protected):
             return why
     return None
+
+
+#: Names that put a path in the protected set wherever it starts.
+_NAMES = re.compile(r"(?:^|[/\"'}])(?:\.git|\.claude|\.hookline|\.mcp\.json)(?:$|[/\"'])")
+
+
+def _names_protected(text: str) -> bool:
+    """Whether a path as written names a protected folder or file as one of its parts: an
+    argument of another program that only run time completes (``"$PWD/.git/config"``) may
+    then be written into the set."""
+    return _NAMES.search(text) is not None
 
 
 def _folders(command: Command, cwd: str, home: str) -> list[str]:

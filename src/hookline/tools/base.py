@@ -23,7 +23,9 @@ if TYPE_CHECKING:
 
 #: What came of a call. Which permission settled it, and where from, are separate fields of
 #: ToolResult (``permission``, ``origin``): a blocked call was denied by a hook, a rule, ...
-ToolStatus = Literal["executed", "failed", "blocked", "deferred"]
+#: ``interrupted``: it started before its session stopped (a crash, a kill), and what came of it
+#: is unknown; a resume says so instead of running it again (``hookline.agent.pause``).
+ToolStatus = Literal["executed", "failed", "blocked", "deferred", "interrupted"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,10 @@ it was decided (``origin``: a hook, a rule, a tier, the mode, an approver, nobod
 An approval with an edited input (an approver's, a PermissionRequest hook's, a resume's) is
 checked against the tool's input schema here, then comes back as ``edit``: the pipeline judges
 it again from PreToolUse on (``ToolPipeline.rejudge``), with ``edited_by`` saying who edited it.
-The editor's approval answers an ask on the edited input; nothing asks again, and a hook's defer
-of it defers (the run pauses again), so an edit never recurses.
+The editor's approval answers an ask on the edited input, and a hook's defer of it defers (the
+run pauses again). When PreToolUse hooks rewrite the edited input, the editor never saw what
+would run: the approver is asked again, with the final input (``_ask_final``); it runs only if
+approved as it is (another edit there is refused), so an edit never recurses.
 """
 
 from __future__ import annotations
@@ -127,8 +129,12 @@ class Permit:
             request = _request(call, tool, tool_input, prepared, reason, "PreToolUse", scope)
             return self._answered(request, tool, answer, ctx)
         verdict = self._verdict(tool, tool_input, gate, ctx)
-        if verdict.permission == "ask" and edited_by is not None:
-            return Outcome("allow", "approver", tool_input, approver=edited_by)
+        if edited_by is not None and verdict.permission in ("ask", "allow"):
+            if gate.updated_input is not None and tool_input != prepared:  # hooks changed it
+                return await self._ask_final(call, tool, tool_input, prepared, edited_by,
+                                             scope, ctx)  # fmt: skip
+            if verdict.permission == "ask":
+                return Outcome("allow", "approver", tool_input, approver=edited_by)
         if verdict.permission == "ask":
             request = _request(
                 call, tool, tool_input, prepared, verdict.reason, verdict.source, scope
@@ -218,6 +224,28 @@ class Permit:
         if not isinstance(self.approver, NoApprover):  # someone is asked: tell Notification hooks
             await self._notify(request, scope)
         return await request_approval(self.approver, request, can_defer=self.defer_asks)
+
+    async def _ask_final(
+        self,
+        call: ToolCall,
+        tool: Tool,
+        final: dict[str, Any],
+        edited: dict[str, Any],
+        edited_by: str,
+        scope: Scope,
+        ctx: ToolContext,
+    ) -> Outcome:
+        """An edit that PreToolUse hooks then rewrote: whoever approved the edit did not see
+        what would run, so they are asked again with the final input (the edit as the
+        ``original_input``). Approving runs it; another edit is refused (an edit of an edit
+        would never end), as is nobody answering."""
+        reason = f"a PreToolUse hook changed the input {edited_by} edited: approve what will run"
+        request = _request(call, tool, final, edited, reason, "PreToolUse", scope)
+        approval = await self._ask(request, scope)
+        if approval.permission == "allow" and approval.updated_input is not None:
+            why = "the input was edited again after hooks rewrote the edit; approve or deny it"
+            return Outcome("deny", approval.origin, final, why, why, approval.approver or None)
+        return self._answered(request, tool, approval, ctx)
 
     async def _notify(self, request: ApprovalRequest, scope: Scope) -> None:
         """Fire Notification (``permission_prompt``) before the approver is asked; its hooks run

@@ -148,6 +148,9 @@ class ToolPipeline:
             scope, PreToolUse, tool_name=tool.name, tool_input=prepared, tool_use_id=call.id
         )
         gate = NO_DECISION if pre is None else pre.decision
+        if gate.updated_input is not None and (too_big := self.limits.problem(gate.updated_input)):
+            why = f"a PreToolUse hook rewrote the input to one it cannot take: {too_big}"
+            return Checked(call, None, prepared, settled=_failed(call, prepared, why))
         if gate.permission == "deny":
             reason = gate.reason or f"{call.name} was refused by a PreToolUse hook"
             content = wording.denied("PreToolUse", call.name, reason)

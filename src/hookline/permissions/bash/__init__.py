@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from hookline.permissions.bash.parts import Analysis, Command, Redirect
-from hookline.permissions.bash.reader import Context, Reader
+from hookline.permissions.bash.parts import Analysis, Command, Context, Redirect
+from hookline.permissions.bash.reader import Reader
 from hookline.permissions.bash.words import Word
 
 __all__ = ["Analysis", "Command", "Redirect", "Word", "analyze"]

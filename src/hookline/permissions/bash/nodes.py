@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from hookline.permissions.bash.parts import Command, Redirect
-from hookline.permissions.bash.words import literal, node_text
+from hookline.permissions.bash.words import Word, node_text
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -65,12 +65,23 @@ def error_near(root: Node, source: bytes) -> str:
 
 
 def cd_target(command: Command) -> str | None:
-    """Where a `cd` goes when its one target is literal (``~`` without one); None otherwise."""
-    targets = [a for a in command.args if a.value in (None, "-") or a.value[:1] != "-"]
-    target = targets[0] if targets else literal("~")
-    if command.name != "cd" or len(targets) > 1 or target.value == "-" or target.glob:
+    """Where a `cd` goes when its one target is literal (``~`` without one); None otherwise
+    (``-``, ``~-`` and ``~+`` name folders only run time knows)."""
+    words = list(command.args)
+    while words and _option(words[0].value):
+        if words.pop(0).value == "--":
+            break
+    target = words[0] if words else Word("~", raw="~", tilde=True)
+    value = target.value
+    if command.name != "cd" or len(words) > 1 or value is None or value == "-" or target.glob:
         return None
-    return target.value
+    if target.tilde and value.startswith(("~+", "~-")):
+        return None
+    return value if target.tilde or not value.startswith("~") else "./" + value
+
+
+def _option(value: str | None) -> bool:
+    return value is not None and value.startswith("-") and value != "-"
 
 
 def stdin(redirect: Redirect, text: str | None, before: str | None) -> str | None:
@@ -84,3 +95,16 @@ def stdin(redirect: Redirect, text: str | None, before: str | None) -> str | Non
 
 def with_more_args(command: Command) -> Command:
     return command if command.wrapper else replace(command, more_args=True)
+
+
+def descriptor_number(node: Node, source: bytes) -> bool:
+    """A number right before a redirect (``0<f``), which Bash reads as the redirect's fd."""
+    return node.type == "number" and source[node.end_byte : node.end_byte + 1] in (b"<", b">")
+
+
+def reads_stdin(command: Command) -> bool:
+    """Whether one of ``command``'s redirects gives it a stdin of its own."""
+    return any(
+        r.fd == "0" or (r.fd == "" and r.op in ("<", "<<", "<<-", "<<<", "<>", "<&"))
+        for r in command.redirects
+    )

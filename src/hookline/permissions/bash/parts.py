@@ -87,3 +87,19 @@ class Analysis:
     @property
     def known(self) -> bool:
         return not self.unknown
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What surrounds a command: redirects around it, its stdin, and what it runs under."""
+
+    redirects: tuple[Redirect, ...] = ()
+    #: "" (the session's: empty), "pipe" (another command's output), "file" (``< file``), or
+    #: the literal text of a here-document or here-string; None for one with expansions.
+    stdin: str | None = ""
+    #: The wrappers, shells and functions it runs under.
+    via: tuple[str, ...] = ()
+    depth: int = 0
+    #: It runs unconditionally in the line's own shell (not in a subshell, function, loop,
+    #: branch, background job or the right side of `&&`/`||`): a `cd` there moves the folder.
+    top: bool = False

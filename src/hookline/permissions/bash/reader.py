@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from hookline.permissions.bash import builtins, nodes, programs, subset
 from hookline.permissions.bash.grammar import PARSE_BUDGET, parse
-from hookline.permissions.bash.parts import Command, Redirect
+from hookline.permissions.bash.parts import Command, Context, Redirect
 from hookline.permissions.bash.words import MAX_EXPANSIONS, Word, brace_expand, node_text, word_of
 
 if TYPE_CHECKING:
@@ -38,22 +38,6 @@ _SKIP = frozenset({"comment", "heredoc_start", "heredoc_end", "word", "number", 
                    "special_variable_name", "file_descriptor", "test_operator"})  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Context:
-    """What surrounds a command: redirects around it, its stdin, and what it runs under."""
-
-    redirects: tuple[Redirect, ...] = ()
-    #: "" (the session's: empty), "pipe" (another command's output), "file" (``< file``), or
-    #: the literal text of a here-document or here-string; None for one with expansions.
-    stdin: str | None = ""
-    #: The wrappers, shells and functions it runs under.
-    via: tuple[str, ...] = ()
-    depth: int = 0
-    #: It runs unconditionally in the line's own shell (not in a subshell, function, loop,
-    #: branch, background job or the right side of `&&`/`||`): a `cd` there moves the folder.
-    top: bool = False
-
-
 @dataclass
 class Reader:
     commands: list[Command] = field(default_factory=list)
@@ -66,6 +50,10 @@ class Reader:
     cwd: str | None = ""
     #: A top-level `cd` moved ``cwd``, and nothing yet proves it succeeded past this statement.
     cd_pending: bool = False
+    #: An `exec` without a command gave the shell a stdin of the line's own.
+    stdin_moved: bool = False
+    #: An `alias` defined something: a later `cd` may be one.
+    aliases: bool = False
 
     def read_line(self, line: str, ctx: Context) -> None:
         if ctx.depth > MAX_DEPTH:
@@ -156,15 +144,12 @@ class Reader:
 
     def scope(self, node: Node, ctx: Context) -> None:
         """A subshell or substitution: its `cd` ends with it."""
-        if node.type in _SUBSTITUTIONS:
-            self.substitutions += 1
-            if node_text(node, self.sources[-1]).startswith("$(("):
-                self.unknown.append("`$((...))` is arithmetic, which Bash evaluates as code")
-            inner = Context(via=ctx.via, depth=ctx.depth)
-        else:
-            if node_text(node, self.sources[-1]).startswith("(("):  # `time ((x))`, `coproc ((x))`
-                self.unknown.append("`((...))` is arithmetic, which Bash evaluates as code")
-            inner = _at(ctx, top=False)
+        substitution = node.type in _SUBSTITUTIONS
+        self.substitutions += substitution
+        # tree-sitter reads `$((x))` in a here-document, and `time ((x))`, as commands
+        if node_text(node, self.sources[-1]).startswith("$((" if substitution else "(("):
+            self.unknown.append("`((...))` is arithmetic, which Bash evaluates as code")
+        inner = Context(via=ctx.via, depth=ctx.depth) if substitution else _at(ctx, top=False)
         cwd, pending = self.cwd, self.cd_pending
         self.children(node, inner)
         self.cwd, self.cd_pending = cwd, pending
@@ -197,8 +182,7 @@ class Reader:
                 if part.type not in _SKIP:
                     self.walk(part, inner)
                 continue
-            why = subset.test_reason(part, self.sources[-1], double=double)
-            if why:
+            if why := subset.test_reason(part, self.sources[-1], double=double):
                 self.unknown.append(why)
                 self.substitutions_in(part, inner)
                 continue
@@ -224,9 +208,14 @@ class Reader:
                 redirects.append(self.redirect(nested, ctx)[0])
         inner = Context(tuple(redirects), stdin, ctx.via, ctx.depth, ctx.top)
         bodies = node.children_by_field_name("body")
+        before = len(self.commands)
         for body in bodies:
             self.walk(body, inner)
-        if not bodies:  # `> file` alone: it truncates the file, as `: > file` does
+        own = redirects[len(ctx.redirects) :]
+        added = self.commands[before:]
+        if not any(all(r in c.redirects for r in own) for c in added):
+            # `> file` alone, or on what makes no command (`[ ]`, `declare`, `unset`): Bash
+            # still opens the file, as `: > file` does
             self.commands.append(Command(":", (), inner.redirects, ctx.via, cwd=self.cwd))
 
     def redirect(self, node: Node, ctx: Context) -> tuple[Redirect, str | None]:
@@ -249,15 +238,15 @@ class Reader:
             c for c in node.named_children if c.type not in ("file_descriptor",)
         ]
         target = word_of(targets[-1], self.sources[-1]) if targets else None
+        if why := subset.duplication_reason(op, target):
+            self.unknown.append(why)
         text = target.value if node.type == "herestring_redirect" and target else None
         return Redirect(op, target, fd), (None if text is None else text + "\n")
 
     def assignment(self, node: Node, ctx: Context) -> None:
-        if node.type != "variable_assignment":
-            why = builtins.declaration_reason(node, self.sources[-1])
-        else:
-            why = subset.assignment_reason(node, self.sources[-1])
-        if why:
+        plain = node.type == "variable_assignment"
+        reason = subset.assignment_reason if plain else builtins.declaration_reason
+        if why := reason(node, self.sources[-1]):
             self.unknown.append(why)
         for name in nodes.assigned_names(node, self.sources[-1]):
             if programs.changes_what_runs(name):
@@ -272,6 +261,8 @@ class Reader:
         inside = Context(via=ctx.via, depth=ctx.depth)  # substitutions start afresh
         for index, child in enumerate(node.children):
             kind, field_name = child.type, node.field_name_for_child(index)
+            if field_name == "argument" and nodes.descriptor_number(child, self.sources[-1]):
+                continue  # `0<f`: tree-sitter reads the 0 as a word
             if field_name in ("name", "argument"):
                 word = child.named_children[0] if kind == "command_name" else child
                 if why := subset.descriptor_reason(word, self.sources[-1]):
@@ -324,6 +315,8 @@ class Reader:
         command = Command(name, args, ctx.redirects, ctx.via, found.wrapper, found.transparent,
                           where, path)  # fmt: skip
         self.commands.append(command)
+        self.stdin_moved |= name == "exec" and not found.inner and nodes.reads_stdin(command)
+        self.aliases |= name == "alias" and bool(args)
         if not found.wrapper:
             self.stdin_code(command, ctx)
             self.change_directory(command, top=ctx.top)
@@ -348,7 +341,9 @@ class Reader:
         if reads is None:
             return
         if reads == "stdin":
-            if ctx.stdin == "pipe":
+            if ctx.stdin == "" and self.stdin_moved:
+                self.unknown.append(f"`exec` gave the shell a stdin that `{name}` runs as code")
+            elif ctx.stdin == "pipe":
                 self.unknown.append(f"data is piped into `{name}`, which runs it as code")
             elif ctx.stdin == "file":
                 self.unknown.append(f"a file is fed to `{name}` on stdin, which runs it as code")
@@ -357,13 +352,14 @@ class Reader:
             elif ctx.stdin and (programs.is_shell(name) or name in ("source", ".")):
                 via = (*ctx.via, f"{name} <<")
                 self.read_line(ctx.stdin, Context(via=via, depth=ctx.depth + 1))
+            elif ctx.stdin:
+                self.unknown.append(f"`{name}` runs code from stdin that hookline cannot read")
         elif reads == "unknown":
             self.unknown.append(f"`{name}` runs code that is not known before it runs")
 
     def builtin(self, name: str, args: tuple[Word, ...]) -> programs.Found:
         """What a command runs besides itself, and whether a builtin is in the known subset."""
-        why = builtins.reason(name, args)
-        if why:
+        if why := builtins.reason(name, args):
             self.unknown.append(why)
         if name not in ("eval", "trap"):
             return programs.unwrap(name, args)
@@ -374,7 +370,8 @@ class Reader:
         """A `cd` at the top level with a literal target moves the folder; any other `cd`,
         `pushd` or `popd` leaves it unknown for the rest of the line (or of its subshell)."""
         if command.name in ("cd", "pushd", "popd") and not command.wrapper:
-            target = nodes.cd_target(command) if top else None
+            own = top and "cd" not in self.functions and not self.aliases  # the builtin's
+            target = nodes.cd_target(command) if own else None
             if target is None or target.startswith(("/", "~")) or self.cwd is None:
                 self.cwd = target
             else:

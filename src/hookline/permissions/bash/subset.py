@@ -16,6 +16,7 @@ import re
 from typing import TYPE_CHECKING
 
 from hookline.permissions.bash import programs
+from hookline.permissions.bash.words import Word
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -106,6 +107,17 @@ def descriptor_reason(node: Node, source: bytes) -> str | None:
         return f"`{_cut(text)}` names a descriptor by a name that is not plain"
     if programs.changes_what_runs(name):
         return f"`{_cut(text)}` sets {name}, which changes what the next commands run"
+    return None
+
+
+def duplication_reason(op: str, target: Word | None) -> str | None:
+    """``>&WORD`` whose word is not a descriptor: Bash expands the word a second time, so
+    ``>&'$(cmd)'`` (quoted!) runs ``cmd``; a target only run time knows may hold one too."""
+    if op not in (">&", "<&") or target is None:
+        return None
+    value = target.value
+    if value is None or "$" in value or "`" in value:
+        return f"`{op}{_cut(target.raw)}` may expand its target a second time, as code"
     return None
 
 

@@ -1,0 +1,189 @@
+"""At most once: a call that started before a crash and has no result is never run again by a
+resume on its own. The model reads that it was interrupted and its outcome is unknown; only
+``rerun_interrupted`` (recorded, with who) runs it again.
+
+Each crash is real: an agent in a subprocess, SIGKILLed while its tool body waits at a barrier
+(a fifo the test opens), so the kill lands inside the body, never by timing."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cli_runner import src_env
+from hookline import Agent
+from hookline.agent.pause import UNKNOWN_OUTCOME, Resumer
+from hookline.storage import open_store
+
+#: The agent of these tests: ``charge`` logs a charge, then waits at the barrier (a fifo,
+#: then a read that only ends when the test lets it); ``note`` logs a note.
+AGENT_MODULE = '''
+import os
+from pathlib import Path
+from hookline import Agent, ScriptedModel, tool
+
+SCRIPT = [
+    {"tool_calls": [{"id": "t_note", "name": "note", "input": {"text": "before"}},
+                    {"id": "t_charge", "name": "charge", "input": {"amount": 30}}]},
+    {"text": "settled"},
+]
+
+def build(cwd, **options):
+    root = Path(cwd)
+
+    @tool
+    def charge(amount: int) -> str:
+        """Charge an amount."""
+        with open(root / "charges.log", "a") as log:
+            log.write(f"{amount}\\n")
+        if (root / "barrier").exists():
+            with open(root / "barrier", "w") as barrier:  # meets the test here
+                barrier.write("in the body\\n")
+            with open(root / "hold") as hold:  # ends when the test lets it
+                hold.read()
+        return f"charged {amount}"
+
+    @tool
+    def note(text: str) -> str:
+        """Write a note."""
+        with open(root / "notes.log", "a") as log:
+            log.write(text + "\\n")
+        return "noted"
+
+    model = ScriptedModel(SCRIPT)
+    return Agent(model, tools=[note, charge], cwd=cwd, audit=True, **options)
+'''
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Iterator[Path]:
+    (tmp_path / "agent_module.py").write_text(AGENT_MODULE)
+    sys.path.insert(0, str(tmp_path))
+    yield tmp_path
+    sys.path.remove(str(tmp_path))
+    sys.modules.pop("agent_module", None)
+
+
+def build(project: Path, **options: object) -> Agent:
+    import agent_module  # the same code the crashed process ran
+
+    return agent_module.build(str(project), **options)  # type: ignore[no-any-return]
+
+
+def lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def crash_in_the_body(project: Path) -> str:
+    """Run the agent (checkpointed, audited) in a subprocess and SIGKILL it while ``charge``'s
+    body waits at the barrier; the session id."""
+    os.mkfifo(project / "barrier")
+    os.mkfifo(project / "hold")
+    code = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(project)!r})
+        from agent_module import build
+        build({str(project)!r}, checkpoint=True).run_sync("settle the invoice")
+    """)
+    child = subprocess.Popen([sys.executable, "-c", code], cwd=project,
+                             env=src_env(keep_pythonpath=False))  # fmt: skip
+    try:
+        with open(project / "barrier") as barrier:  # returns once the body opened it
+            assert barrier.readline() == "in the body\n"
+        child.send_signal(signal.SIGKILL)
+        assert child.wait(timeout=60) == -signal.SIGKILL
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    (project / "barrier").unlink()  # a run from now on does not wait
+    assert lines(project / "charges.log") == ["30"]
+    store = open_store(None, state_dir=project / ".hookline" / "state")
+    try:
+        (record,) = store.list_sessions()
+        assert record.status == "running"  # its process is gone: resumable as crashed
+        return record.id
+    finally:
+        store.close()
+
+
+async def _resume(agent: Agent, session_id: str, **how: object):  # type: ignore[no-untyped-def]
+    async with agent:
+        return await agent.resume(session_id, **how)  # type: ignore[arg-type]
+
+
+def test_a_call_cut_by_a_crash_is_not_run_again_and_the_model_reads_why(project: Path) -> None:
+    session_id = crash_in_the_body(project)
+    agent = build(project)
+    result = asyncio.run(_resume(agent, session_id))
+    assert lines(project / "charges.log") == ["30"]  # one charge: not run again
+    assert lines(project / "notes.log") == ["before"]  # finished before: not run again
+    assert [(r.call.id, r.status) for r in result.tool_calls] == [
+        ("t_note", "executed"), ("t_charge", "interrupted"),
+    ]  # fmt: skip
+    assert result.tool_calls[1].content == UNKNOWN_OUTCOME
+    shown = agent.model.shown(agent.model.calls - 1)  # type: ignore[attr-defined]
+    answers = [b for m in shown for b in m.content if getattr(b, "tool_use_id", "") == "t_charge"]
+    assert [(b.content, b.is_error) for b in answers] == [(UNKNOWN_OUTCOME, True)]
+    assert result.final_text == "settled"
+    store = open_store(None, state_dir=project / ".hookline" / "state")
+    rows = [r for r in store.audit_rows() if r.tool_use_id == "t_charge"]
+    assert [r.kind for r in rows if r.kind == "tool_started"] == ["tool_started"]  # once
+    assert [(r.kind, r.decision) for r in rows if r.kind == "tool"] == [("tool", "interrupted")]
+    assert store.get_session(session_id).status == "done"  # type: ignore[union-attr]
+    store.close()
+
+
+def test_rerun_interrupted_runs_it_again_on_purpose_and_says_who(project: Path) -> None:
+    session_id = crash_in_the_body(project)
+    by = Resumer(user="oncall@example.com")
+    result = asyncio.run(_resume(build(project), session_id, by=by, rerun_interrupted=True))
+    assert lines(project / "charges.log") == ["30", "30"]  # run again, because asked to
+    assert lines(project / "notes.log") == ["before"]
+    assert [(r.call.id, r.status) for r in result.tool_calls][1:] == [("t_charge", "executed")]
+    store = open_store(None, state_dir=project / ".hookline" / "state")
+    (resumed,) = [r for r in store.audit_rows() if r.kind == "resume"]
+    assert (resumed.tool_use_id, resumed.data["user"]) == ("t_charge", "oncall@example.com")
+    assert resumed.data["rerun_interrupted"] is True
+    store.close()
+
+
+def test_a_resume_killed_in_the_body_is_not_stuck_and_runs_nothing_twice(project: Path) -> None:
+    session_id = crash_in_the_body(project)
+    os.mkfifo(project / "barrier")  # the rerun waits at the barrier again: kill the resume
+    code = textwrap.dedent(f"""
+        import asyncio, sys
+        sys.path.insert(0, {str(project)!r})
+        from agent_module import build
+        agent = build({str(project)!r})
+        async def go():
+            async with agent:
+                await agent.resume({session_id!r}, rerun_interrupted=True)
+        asyncio.run(go())
+    """)
+    child = subprocess.Popen([sys.executable, "-c", code], cwd=project,
+                             env=src_env(keep_pythonpath=False))  # fmt: skip
+    try:
+        with open(project / "barrier") as barrier:
+            assert barrier.readline() == "in the body\n"
+        child.send_signal(signal.SIGKILL)
+        assert child.wait(timeout=60) == -signal.SIGKILL
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    (project / "barrier").unlink()
+    store = open_store(None, state_dir=project / ".hookline" / "state")
+    assert store.get_session(session_id).status == "running"  # type: ignore[union-attr]
+    store.close()
+    result = asyncio.run(_resume(build(project), session_id))  # not "resuming" for good
+    assert lines(project / "charges.log") == ["30", "30"]  # the rerun's charge, not a third
+    assert [(r.call.id, r.status) for r in result.tool_calls][1:] == [("t_charge", "interrupted")]
