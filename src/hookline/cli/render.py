@@ -80,12 +80,13 @@ def say(kind: str, text: str, *, err: bool = False) -> None:
     """Print a line for people, coloured by kind (see ``colour``). Untrusted parts must be
     ``shown`` already; any control character left in ``text`` is escaped here."""
     line, style = shown(text, lines=True, collapse=False), STYLES.get(kind)
-    click.echo(click.style(line, **style) if style else line, err=err, color=colour())
+    styled = click.style(line, **style) if style else line
+    click.echo(styled, file=None if err else cli_stdout(), err=err, color=colour())
 
 
 def echo(text: str, *, err: bool = False) -> None:
     """``say`` without colour."""
-    click.echo(shown(text, lines=True, collapse=False), err=err)
+    click.echo(shown(text, lines=True, collapse=False), file=None if err else cli_stdout(), err=err)
 
 
 def warn(message: object) -> None:
@@ -225,13 +226,13 @@ class TextView:
         return self._streamed
 
     def _assistant(self, text: str) -> None:
-        click.secho(text, nl=False, color=colour(), **STYLES["assistant"])
+        click.secho(text, file=cli_stdout(), nl=False, color=colour(), **STYLES["assistant"])
 
     def _end_line(self, *, quote: bool = False) -> None:
         if quote and not self._open:
             self._assistant(QUOTE.rstrip())  # an empty line
         if self._open or quote:
-            click.echo("")
+            click.echo("", file=cli_stdout())
         self._open = False
 
     def _tool_result(self, result: ToolResult) -> None:
