@@ -7,6 +7,7 @@ process, from any folder.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from collections.abc import Awaitable, Callable, Mapping
@@ -26,6 +27,7 @@ from hookline.cli.approve_prompt import TerminalApprover
 from hookline.cli.claude_output import ClaudeStream, Timing, result_object
 from hookline.cli.own_stdout import hook_output_to_stderr
 from hookline.cli.paused import exit_interrupted, exit_paused
+from hookline.cli.reader import EXIT_READER_GONE, Reader, StopWhenGone
 from hookline.cli.render import TextView, emit_json, print_summary, warn
 from hookline.cli.spinner import Spinner
 from hookline.cli.tool_rules import split_rules
@@ -261,9 +263,17 @@ def show(
 ) -> None:
     """Run ``work`` on ``agent`` and print it as ``output_format`` asks (``verbose``: with the
     traceback of a hook that raised; a spinner for a slow tool when a person watches). In the
-    JSON formats, whatever hook code prints goes to stderr (``own_stdout``)."""
-    with hook_output_to_stderr(divert=output_format != "text"):
-        _show(agent, output_format, work, verbose=verbose)
+    JSON formats, whatever hook code prints goes to stderr (``own_stdout``). When the reader
+    of stdout goes away, the run stops quietly (``hookline.cli.reader``)."""
+    reader = Reader()
+    try:
+        with hook_output_to_stderr(divert=output_format != "text", reader=reader):
+            _show(agent, output_format, work, verbose=verbose, reader=reader)
+    except asyncio.CancelledError:
+        if not reader.gone:
+            raise
+    if reader.gone:
+        raise SystemExit(EXIT_READER_GONE)
 
 
 def _show(
@@ -272,6 +282,7 @@ def _show(
     work: Callable[[], Awaitable[RunResult]],
     *,
     verbose: bool,
+    reader: Reader,
 ) -> None:
     view = None
     if output_format == "text":
@@ -284,8 +295,10 @@ def _show(
     timing = Timing(agent) if view is None else None  # json, stream-json: duration_api_ms
     if output_format == "stream-json":
         agent.observe(ClaudeStream(agent))
+    agent.observe(StopWhenGone(reader))  # after the observers that print
 
     async def once() -> RunResult:
+        reader.stop_with(cast("asyncio.Task[Any]", asyncio.current_task()))
         async with agent:
             return await work()
 
