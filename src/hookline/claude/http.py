@@ -37,7 +37,7 @@ import re
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from hookline._support.http_body import BodyRefused, read_capped
 from hookline._support.process import STREAM_CAP
@@ -56,7 +56,11 @@ if TYPE_CHECKING:
 MAX_ANSWER_BYTES = STREAM_CAP
 #: Hook servers are few and mostly local: a small pool, and idle connections kept across model
 #: turns (httpx's default 5 s expiry would drop them between most tool calls).
-DEFAULT_POOL = {"max_connections": 64, "max_keepalive_connections": 16, "keepalive_expiry": 60}
+DEFAULT_POOL: Final = {
+    "max_connections": 64,
+    "max_keepalive_connections": 16,
+    "keepalive_expiry": 60,
+}
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
@@ -326,7 +330,7 @@ _URL_PATTERN = re.compile(
     re.DOTALL,
 )
 _NOTHING = _UrlPattern("", "", None, None)
-_DEFAULT_PORTS = {"http": 80, "https": 443}
+_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 
 
 def interpolate(value: str, allowed: Sequence[str], env: Mapping[str, str]) -> str:
