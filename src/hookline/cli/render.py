@@ -192,6 +192,8 @@ class TextView:
             for kind, line in hook_lines(item, verbose=self.verbose):
                 self._say(kind, line)
         elif isinstance(item, ToolStarted):
+            if item.gate.permission == "defer" and item.approver:
+                self._say("note", _overrode(item))
             if self.spinner is not None:
                 self.spinner.start(shown(item.call.name))
         elif isinstance(item, ToolResult):
@@ -244,6 +246,13 @@ class TextView:
 
     def _say(self, kind: str, line: str) -> None:
         say(kind, self.speaker + self.redactor.text(line))
+
+
+def _overrode(started: ToolStarted) -> str:
+    """The line saying a person's answer on resume overrode a PreToolUse hook's defer."""
+    why = f": {_reason(started.gate.reason)}" if started.gate.reason else ""
+    return (f"tool {shown(started.call.name)} approved by {shown(started.approver or '')}, "
+            f"overriding a PreToolUse hook's defer{why}")  # fmt: skip
 
 
 class _Narration(Observer):
