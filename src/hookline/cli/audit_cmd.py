@@ -51,7 +51,7 @@ from dataclasses import fields
 from datetime import datetime
 from pathlib import Path
 from time import time
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import click
 
@@ -74,7 +74,7 @@ if TYPE_CHECKING:
     from hookline.storage import AuditRow, Store
 
 F = TypeVar("F", bound=Callable[..., Any])
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+_UNITS: Final = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _HEAD = re.compile(r"^\s*(?:(\d+)[\s:])?\s*((?:hmac:)?[0-9a-f]{64})\s*$")
 UNFINISHED = "started, not finished"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import click
 
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from hookline.agent.session import Session
 
 #: Colours by the kind of line.
-STYLES: dict[str, dict[str, Any]] = {
+STYLES: Final[dict[str, dict[str, Any]]] = {
     "title": {"fg": "cyan", "bold": True},
     "user": {"fg": "blue"},
     "assistant": {"fg": "green"},

@@ -27,10 +27,11 @@ from hookline.claude.fingerprint import changes, fingerprint
 from hookline.cli.answers import answer_from_cli
 from hookline.cli.columns import print_aligned
 from hookline.cli.ids import unique_start
-from hookline.cli.launch import LENIENT_SETTINGS, OUTPUT_FORMAT, Launch, build_agent, show
+from hookline.cli.launch import LENIENT_SETTINGS, OUTPUT_FORMAT, Launch, build_agent
 from hookline.cli.paused import resume_lines
 from hookline.cli.render import compact, echo, emit_json, say
 from hookline.cli.resume_plan import resume_plan
+from hookline.cli.show import Output, show
 from hookline.errors import ConfigError
 from hookline.storage import CorruptRecordWarning, SessionRecord, Store, open_store
 from hookline.storage.sql import SqlStore
@@ -209,7 +210,7 @@ def resume(
     agent = build_agent(launch)
     by = Resumer(user, reload_settings, tuple(changed), trust_edited_state, tenant,
                  rerun_interrupted)  # fmt: skip
-    show(agent, output_format, lambda: agent.resume(session_id, answer, by=by))
+    show(agent, Output(format=output_format), lambda: agent.resume(session_id, answer, by=by))
 
 
 def _settings_changed(session_id: str, launch: Launch, *, reload: bool) -> list[str]:
