@@ -131,6 +131,9 @@ class RuleCondition(Matcher):
     def __repr__(self) -> str:
         return f"if_({str(self.rule)!r})"
 
+    def label(self) -> str:
+        return f"if {self.rule}"
+
 
 def if_(text: str, *, file: str | None = None, key: str = "if") -> Matcher:
     """A hook handler's ``if`` condition: one permission rule, as in ``if_("Bash(git *)")``.
