@@ -46,8 +46,8 @@ ROOT = Path(hookline.__file__).parent
 
 #: Module globals that are the process's by nature, and why no agent could own one.
 PROCESS_WIDE: typing.Final = types.MappingProxyType({
-    "hookline._support.process.WATCHDOG":
-        "reaps the process's own children: signals and child processes belong to the process",
+    "hookline._support.keepers.WATCHDOG":
+        "the one watchdog of the process: it outlives the process, to end what its calls started",
     "hookline._support.threads.WORKERS":
         "the daemon threads in_thread runs calls on: idle ones end on their own, none is closed",
     "hookline.permissions.sandbox.mounts.PLACEHOLDERS":

@@ -1,51 +1,53 @@
-"""A child process in its own process group: fed its stdin, output collected, group killed.
+"""A command run for a tool or a hook: fed its stdin, its output collected, and every process it
+starts ended with its call.
 
-Shared by command hooks and the Bash tool.
+Shared by command hooks and the Bash tool (and Grep's ripgrep).
 
-``run_process`` starts ``argv`` as the leader of a new session (so of a new process group),
-writes ``stdin`` and closes it, and collects stdout and stderr, keeping at most ``STREAM_CAP``
-bytes of each (the rest is read and dropped, so a chatty hook never blocks on a full pipe).
-It returns when the process exits: like Claude Code, it does not wait for a background child
-that still holds the output pipes open.
+``run_process`` has the watchdog (``hookline._support.watchdog``, one per harness process,
+started on first use) fork a keeper for the call, which starts ``argv`` in a session of its own,
+with stdin, stdout and stderr on pipes to this process. It writes ``stdin`` and closes it, and
+collects stdout and stderr, keeping at most ``STREAM_CAP`` bytes of each (the rest is read and
+dropped, so a chatty hook never blocks on a full pipe). It returns when the command exits: like
+Claude Code, it does not wait for a background child that still holds the output pipes open.
 
-Cancelled (the engine's timeout), it sends SIGTERM to the whole group, waits ``kill_grace``
-seconds, sends SIGKILL to the group, reaps the leader and re-raises the cancellation.
+What the command leaves running when it exits (``sleep 300 &``, a ``setsid`` child, a daemon
+that double-forked) ends then too, unless the call hands it to ``leftovers`` (``Leftovers``: a
+session's, for Bash), which ends it when it is closed. Either way it ends when the harness dies,
+SIGKILL included. None of this is bookkeeping of process groups, which a ``setsid`` child
+leaves: the keeper is a child subreaper, to which the kernel gives every orphaned process of
+the call, so what it ends is exactly the call's processes, as the kernel sees them.
 
-No orphans: every group is listed with this process's watchdog (``hookline._support.watchdog``,
-one per harness process, started on first use), which SIGKILLs the groups it knows when the harness
-dies, SIGKILL included. A group stays listed after its leader exits while a background child
-of it lives (``sleep 300 &``), so that child too ends with the harness. Why not
-``PR_SET_PDEATHSIG``: it covers only the direct child (not the ``sleep`` that ``bash -c``
+Cancelled (the engine's timeout, a Bash timeout), it has every process of the call sent SIGTERM,
+waits ``kill_grace`` seconds, has them all sent SIGKILL, and re-raises the cancellation.
+
+Why not ``PR_SET_PDEATHSIG``: it covers only the direct child (not the ``sleep`` that ``bash -c``
 starts), it fires when the forking *thread* ends rather than the process, and setting it needs
-``preexec_fn``, which is unsafe in a process with threads. The one gap: a harness killed between
-the fork and the next line (the group being listed) leaves that child behind.
+``preexec_fn``, which is unsafe in a process with threads. Why not a PID namespace per call: it
+needs privileges, or user namespaces that some systems refuse, and it ends everything when the
+command exits, where a Bash call's ``&`` work is meant to live on for the session.
 """
 
 from __future__ import annotations
 
 import asyncio
-import asyncio.unix_events as unix_events
+import marshal
 import os
-import signal
-import sys
-import threading
+import socket
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from pathlib import Path
 from shutil import which
-from subprocess import PIPE
-from typing import Any
 
 from hookline._support import watchdog
+from hookline._support.keepers import WATCHDOG, Leftovers
 
 #: Bytes kept of each output stream.
 STREAM_CAP = 1 << 20
 #: After the exit, how long the output pipes get to reach end-of-file (a background child may
 #: hold them open; what was written before the exit is already in the pipe).
 _PIPES_GRACE = 0.1
-#: After SIGKILL, how long to wait for the leader to be reaped.
+#: After SIGKILL, how long to wait for the keeper to tell the exit.
 _REAP_WAIT = 1.0
 
 
@@ -79,278 +81,212 @@ async def run_process(
     kill_grace: float,
     stream_cap: int = STREAM_CAP,
     pass_fds: Sequence[int] = (),
+    leftovers: Leftovers | None = None,
 ) -> Finished:
     """Run ``argv`` to its exit; raises OSError if it (or the watchdog) cannot be started.
 
-    ``stream_cap``: the bytes kept of each output stream; ``pass_fds``: descriptors the child
-    inherits under the same numbers."""
-    WATCHDOG.start()
-    transport, output = await _spawn(
-        argv, cwd=cwd, env=env, cap=stream_cap, grace=kill_grace, pass_fds=pass_fds
-    )
-    pgid = transport.get_pid()
-    try:
-        _feed(transport, stdin)
+    ``stream_cap``: the bytes kept of each output stream; ``pass_fds``: descriptors the command
+    inherits under the same numbers; ``leftovers``: who keeps what the command leaves running
+    (None: it ends with the call)."""
+    with _Call.spawn(argv, env, cwd, pass_fds) as call:
+        output = await call.connect(stream_cap)
+        await call.send()
+        await call.feed(stdin)  # now: the command finds it there as it starts
+        await call.started()
         try:
-            await output.exited.wait()
-            if not output.closed.is_set():  # most often they are: no timer to set
+            returncode = await call.exited()
+            if not all(s.closed.is_set() for s in output):  # mostly they are: no timer to set
                 with suppress(TimeoutError):
                     async with asyncio.timeout(_PIPES_GRACE):
-                        await output.closed.wait()
+                        await _closed(output)
         except asyncio.CancelledError:
-            await _stop_group(pgid, output, kill_grace)
+            await call.stop(output, kill_grace)
             raise
-        returncode = transport.get_returncode()
-        return output.finished(-1 if returncode is None else returncode)
-    finally:
-        transport.close()
-        WATCHDOG.release_if_empty(pgid)
+        if not call.left:
+            WATCHDOG.reuse(call.detach())  # nothing of it is left: its keeper takes another
+        elif leftovers is not None:
+            leftovers.keep(call.detach())
+        out, err = output
+        return Finished(returncode, bytes(out.kept), bytes(err.kept), out.dropped, err.dropped)
 
 
-async def _spawn(
-    argv: Sequence[str],
-    *,
-    cwd: str,
-    env: Mapping[str, str],
-    cap: int,
-    grace: float,
-    pass_fds: Sequence[int],
-) -> tuple[asyncio.SubprocessTransport, _Output]:
-    """Start the group and list it with the watchdog. Cancelled while starting, the start is
-    let finish (shielded) and the whole group stopped: asyncio alone would kill only the
-    leader, and its children would run on, holding the cancellation until they end."""
-    options = {"cwd": cwd, "env": dict(env), "start_new_session": True, "pass_fds": tuple(pass_fds)}
-    starting = asyncio.ensure_future(_exec(asyncio.get_running_loop(), _Output(cap), argv, options))
-    try:
-        transport, output = await asyncio.shield(starting)
-    except asyncio.CancelledError:
-        with suppress(OSError):
-            transport, output = await starting
-            WATCHDOG.watch(transport.get_pid())
-            await _stop_group(transport.get_pid(), output, grace)
-            transport.close()
-            WATCHDOG.release_if_empty(transport.get_pid())
-        raise
-    WATCHDOG.watch(transport.get_pid())
-    return transport, output
+class _Call:
+    """One call: its socket to its keeper, and this side of the command's three pipes (each
+    closed on exit, unless handed on)."""
 
+    def __init__(self, sock: socket.socket, pipes: list[int], request: bytes) -> None:
+        self.sock: socket.socket | None = sock
+        self._pipes = pipes  # stdin's write end, stdout's and stderr's read ends; -1: handed on
+        self._request = request
+        self._transports: list[asyncio.BaseTransport] = []
+        self._pending = b""
+        #: Whether the command left processes running when it exited (unknown: True).
+        self.left = True
 
-async def _exec(
-    loop: asyncio.AbstractEventLoop, output: _Output, argv: Sequence[str], options: dict[str, Any]
-) -> tuple[asyncio.SubprocessTransport, _Output]:
-    """Start ``argv`` with three pipes, as ``loop.subprocess_exec`` does. On Python 3.11
-    asyncio's default child watcher waits for each child on a thread of its own (a thread
-    started and handed over to, a hook's largest cost after the spawn); where pidfds work, the
-    exit is read from the child's pidfd on the loop instead, as Python 3.12 does by default,
-    for these children only: the process-wide watcher is left as it is."""
-    if not _pidfd_exits(loop):
-        return await loop.subprocess_exec(
-            lambda: output, *argv, stdin=PIPE, stdout=PIPE, stderr=PIPE, **options
-        )
-    started = loop.create_future()
-    transport = unix_events._UnixSubprocessTransport(  # type: ignore[attr-defined]
-        loop, output, list(argv), False, PIPE, PIPE, PIPE, 0, waiter=started, **options
-    )
-    _on_exit(loop, transport)
-    try:
-        await started  # the pipes connected
-    except BaseException:
-        transport.close()  # kills the child if it still runs
-        await transport._wait()
-        raise
-    return transport, output
-
-
-def _on_exit(loop: asyncio.AbstractEventLoop, transport: Any) -> None:
-    """Reap the child when its pidfd turns readable and tell its transport the exit code. No
-    child goes unwatched: without a pidfd for it (no descriptor left, say), the default
-    watcher's thread waits for it."""
-    pid = transport.get_pid()
-    try:
-        pidfd = os.pidfd_open(pid)
-    except OSError:
-        asyncio.get_child_watcher().add_child_handler(
-            pid, lambda _, code: loop.call_soon_threadsafe(transport._process_exited, code)
-        )
-        return
-
-    def exited() -> None:
-        loop.remove_reader(pidfd)
-        os.close(pidfd)
+    @classmethod
+    def spawn(
+        cls, argv: Sequence[str], env: Mapping[str, str], cwd: str, pass_fds: Sequence[int]
+    ) -> _Call:
+        """Hand a keeper the command's descriptors; OSError if there is no keeper to have."""
+        if len(pass_fds) > watchdog.MAX_FDS - 3:
+            raise OSError(f"a command inherits at most {watchdog.MAX_FDS - 3} descriptors")
+        request = marshal.dumps({"argv": list(argv), "env": dict(env), "cwd": cwd,
+                                 "fds": list(pass_fds)})  # fmt: skip
+        ends = [os.pipe() for _ in range(3)]
+        child = [ends[0][0], ends[1][1], ends[2][1]]
         try:
-            returncode = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-        except ChildProcessError:  # reaped elsewhere (a waitpid(-1) of someone else's): as
-            returncode = 255  # asyncio says it, an exit that is no success, never a block
-        transport._process_exited(returncode)
-
-    loop.add_reader(pidfd, exited)
-
-
-def _pidfd_exits(loop: asyncio.AbstractEventLoop) -> bool:
-    """Whether ``_exec`` reads exits from pidfds itself: on Python 3.11, with asyncio's own
-    Unix loop, while the process-wide child watcher is still the default thread per child (a
-    watcher someone chose is used as chosen; from 3.12 on the default reads pidfds already)."""
-    return (
-        sys.version_info < (3, 12)
-        and type(loop) is unix_events.SelectorEventLoop
-        and _pidfds_work()
-        and type(asyncio.get_child_watcher()) is asyncio.ThreadedChildWatcher
-    )
-
-
-@lru_cache(maxsize=1)
-def _pidfds_work() -> bool:
-    """Whether this system opens pidfds (Linux 5.3 and later)."""
-    try:
-        os.close(os.pidfd_open(os.getpid()))
-    except (AttributeError, OSError):  # not Linux, or a kernel before 5.3
-        return False
-    return True
-
-
-class _Output(asyncio.SubprocessProtocol):
-    """Collects a process's stdout (fd 1) and stderr (fd 2), and notes when it exits."""
-
-    def __init__(self, cap: int = STREAM_CAP) -> None:
-        self.cap = cap
-        self.kept = {1: bytearray(), 2: bytearray()}
-        self.dropped = {1: 0, 2: 0}
-        self.exited = asyncio.Event()
-        self.closed = asyncio.Event()
-        self._open = {1, 2}
-
-    def pipe_data_received(self, fd: int, data: bytes) -> None:
-        kept = self.kept[fd]
-        room = max(self.cap - len(kept), 0)
-        kept += data[:room]
-        self.dropped[fd] += max(len(data) - room, 0)
-
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        self._open.discard(fd)
-        if not self._open:
-            self.closed.set()
-
-    def process_exited(self) -> None:
-        self.exited.set()
-
-    def finished(self, returncode: int) -> Finished:
-        kept, dropped = self.kept, self.dropped
-        return Finished(returncode, bytes(kept[1]), bytes(kept[2]), dropped[1], dropped[2])
-
-
-def _feed(transport: asyncio.SubprocessTransport, data: bytes) -> None:
-    """Write ``data`` to the process's stdin and close it. A hook that exits without reading
-    its stdin is fine: the pipe transport swallows the broken pipe."""
-    pipe = transport.get_pipe_transport(0)
-    if isinstance(pipe, asyncio.WriteTransport):
-        pipe.write(data)
-        pipe.close()
-
-
-async def _stop_group(pid: int, output: _Output, grace: float) -> None:
-    """SIGTERM the process group, SIGKILL it after ``grace`` seconds, and reap the leader.
-
-    The grace lasts until the whole group is done, not just the leader: a ``/bin/sh -c`` leader
-    exits at once on SIGTERM while the hook it started still handles the signal. The pipes
-    closing tells that every process holding them has gone."""
-    _signal_group(pid, signal.SIGTERM)
-    try:
-        with suppress(TimeoutError):
-            await asyncio.wait_for(_group_done(output), grace)
-    finally:
-        _signal_group(pid, signal.SIGKILL)  # also the leader's children that outlived it
-    with suppress(TimeoutError):
-        await asyncio.wait_for(output.exited.wait(), _REAP_WAIT)
-
-
-async def _group_done(output: _Output) -> None:
-    await output.exited.wait()
-    await output.closed.wait()
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-class Watchdog:
-    """This process's link to its watchdog: which child process groups to kill if it dies."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._owner = 0  # the pid that started the watchdog: a forked child needs its own
-        self._pid = 0
-        self._fd = -1
-        self._groups: set[int] = set()
-
-    def start(self) -> None:
-        """Start the watchdog unless this process has a live one; OSError if it cannot."""
-        with self._lock:
-            if self._owner != os.getpid():  # new, or forked: the groups are the parent's
-                self._forget_parent()
-                self._spawn()
-            elif not self._running():
-                self._spawn()
-
-    def watch(self, pgid: int) -> None:
-        """Kill group ``pgid`` when this process dies."""
-        with self._lock:
-            self._groups.add(pgid)
-            self._send(f"+{pgid}\n")
-
-    def release_if_empty(self, pgid: int) -> None:
-        """Forget ``pgid`` once no process of it is left (a background child keeps it)."""
-        if watchdog.group_alive(pgid):
-            return
-        with self._lock:
-            self._groups.discard(pgid)
-            self._send(f"-{pgid}\n")
-
-    def _send(self, line: str) -> None:
-        try:
-            os.write(self._fd, line.encode())
-        except OSError:  # the watchdog was killed: start another and tell it every group
-            self._spawn()
-            os.write(self._fd, "".join(f"+{g}\n" for g in self._groups).encode())
-
-    def _running(self) -> bool:
-        try:
-            return os.waitpid(self._pid, os.WNOHANG) == (0, 0)
-        except ChildProcessError:
-            return False
-
-    def _forget_parent(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)  # a forked copy of the parent's write end would hide its death
-        self._fd, self._groups = -1, set()
-
-    def _spawn(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-        read_end, write_end = os.pipe()  # both ends close on exec in every other child
-        try:
-            self._pid = os.posix_spawn(
-                sys.executable,
-                [sys.executable, "-I", "-S", str(Path(watchdog.__file__))],
-                dict(os.environ),
-                file_actions=[
-                    (os.POSIX_SPAWN_DUP2, read_end, 0),
-                    (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-                    (os.POSIX_SPAWN_DUP2, 1, 2),
-                ],
-                setsid=True,
-            )
+            keeper = _handed(len(request).to_bytes(8, "big"), [*child, *pass_fds])
         except BaseException:
-            os.close(write_end)
+            for read, write in ends:
+                os.close(read if read not in child else write)
             raise
         finally:
-            os.close(read_end)
-        self._owner, self._fd = os.getpid(), write_end
+            for fd in child:
+                os.close(fd)
+        return cls(keeper, [ends[0][1], ends[1][0], ends[2][0]], request)
+
+    def __enter__(self) -> _Call:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Close what is left: the socket's closing has the keeper end the call's processes."""
+        for transport in self._transports:
+            transport.close()
+        for fd in self._pipes:
+            if fd >= 0:
+                os.close(fd)
+        if self.sock is not None:
+            self.sock.close()
+
+    def detach(self) -> socket.socket:
+        """The call's socket, handed on: whoever holds it keeps the call's processes."""
+        kept, self.sock = self.sock, None
+        assert kept is not None
+        return kept
+
+    async def connect(self, cap: int) -> list[_Stream]:
+        """Read stdout and stderr, keeping ``cap`` bytes of each."""
+        loop, streams = asyncio.get_running_loop(), [_Stream(cap), _Stream(cap)]
+        for index, stream in enumerate(streams, start=1):
+            pipe = os.fdopen(self._pipes[index], "rb", buffering=0)
+            self._pipes[index] = -1
+            transport, _ = await loop.connect_read_pipe(lambda s=stream: s, pipe)  # type: ignore[misc]
+            self._transports.append(transport)
+        return streams
+
+    async def send(self) -> None:
+        """Send the keeper what to run."""
+        assert self.sock is not None
+        await asyncio.get_running_loop().sock_sendall(self.sock, self._request)
+
+    async def started(self) -> int:
+        """The command's pid, or OSError saying why it could not start."""
+        line = await self._line()
+        if line.startswith("p"):
+            return int(line[1:])
+        if not line.startswith("e"):
+            raise OSError("the keeper of the call ended before it said the command started")
+        number, _, where = line[1:].partition(" ")
+        code = int(number) if number.isdigit() else 0
+        raise OSError(code, os.strerror(code), where.partition(" ")[2] or None)
+
+    async def feed(self, data: bytes) -> None:
+        """Write ``data`` to the command's stdin and close it. A command that exits without
+        reading its stdin is fine: the pipe transport swallows the broken pipe."""
+        fd, self._pipes[0] = self._pipes[0], -1
+        if not data:
+            os.close(fd)
+            return
+        pipe = os.fdopen(fd, "wb", buffering=0)
+        loop = asyncio.get_running_loop()
+        transport, _ = await loop.connect_write_pipe(asyncio.Protocol, pipe)
+        transport.write(data)
+        transport.close()  # once what was written is flushed, or the pipe broke
+
+    async def exited(self) -> int:
+        """The command's exit code (negative: the signal that ended it), and whether anything
+        it started is ``left`` running. A keeper gone before telling it (killed) reads as
+        SIGKILL: a failure, never a success."""
+        while line := await self._line():
+            if line.startswith("x"):
+                code, _, left = line[1:].partition(" ")
+                self.left = left != "0"
+                return int(code)
+        return -9
+
+    async def stop(self, output: list[_Stream], grace: float) -> None:
+        """SIGTERM every process of the call; SIGKILL after ``grace`` seconds, or once all are
+        gone (the exit told and the pipes closed); then wait a little for the exit."""
+        self._order(b"t")
+        exited = asyncio.ensure_future(self.exited())
+        try:
+            with suppress(TimeoutError):
+                async with asyncio.timeout(grace):
+                    await asyncio.shield(exited)
+                    await _closed(output)
+        finally:
+            self._order(b"k")
+        with suppress(TimeoutError):
+            async with asyncio.timeout(_REAP_WAIT):
+                await exited
+        exited.cancel()
+
+    def _order(self, order: bytes) -> None:
+        with suppress(OSError):
+            if self.sock is not None:
+                self.sock.send(order)
+
+    async def _line(self) -> str:
+        """The keeper's next line; "" once it is gone."""
+        assert self.sock is not None
+        loop = asyncio.get_running_loop()
+        while b"\n" not in self._pending:
+            data = await loop.sock_recv(self.sock, 256)
+            if not data:
+                return ""
+            self._pending += data
+        line, _, self._pending = self._pending.partition(b"\n")
+        return line.decode("utf-8", "surrogateescape")
 
 
-#: This process's watchdog.
-WATCHDOG = Watchdog()
+def _handed(head: bytes, fds: list[int]) -> socket.socket:
+    """A keeper that took ``fds``; one that waited since its last call and was killed
+    meanwhile is let go for another."""
+    while True:
+        keeper, reused = WATCHDOG.keeper()
+        try:
+            keeper.setblocking(True)
+            socket.send_fds(keeper, [head], fds)
+        except OSError:
+            keeper.close()
+            if reused:
+                continue
+            raise
+        keeper.setblocking(False)
+        return keeper
+
+
+class _Stream(asyncio.Protocol):
+    """Collects one output stream, keeping ``cap`` bytes and counting the rest."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.kept = bytearray()
+        self.dropped = 0
+        self.closed = asyncio.Event()
+
+    def data_received(self, data: bytes) -> None:
+        room = max(self.cap - len(self.kept), 0)
+        self.kept += data[:room]
+        self.dropped += max(len(data) - room, 0)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed.set()
+
+
+async def _closed(output: list[_Stream]) -> None:
+    for stream in output:
+        await stream.closed.wait()
 
 
 def find_program(name: str) -> str | None:

@@ -690,9 +690,10 @@ def _builtin_tools() -> list[Tool]:
 
 
 def _let_go(session: Session) -> None:
-    """Close what a session holds open: its transcript and its sandbox (whose proxy and temp
-    folder are made again on next use)."""
+    """Close what a session holds open: its transcript, what its Bash commands left running,
+    and its sandbox (whose proxy and temp folder are made again on next use)."""
     session.transcript.close()
+    session.leftovers.close()
     if session.sandbox is not None:
         session.sandbox.close()
 

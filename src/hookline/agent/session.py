@@ -9,6 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hookline._support.keepers import Leftovers
 from hookline._support.private import private_dir
 from hookline.agent.messages import Message
 from hookline.agent.options import AgentOptions
@@ -47,6 +48,8 @@ class Session:
     env: dict[str, str] = field(default_factory=dict)
     #: Where Bash's shell is between calls; it starts in ``cwd``, the project folder.
     shell: Shell = field(init=False)
+    #: What Bash commands left running (``server &``): it ends with the session.
+    leftovers: Leftovers = field(default_factory=Leftovers)
 
     def __post_init__(self) -> None:
         self.shell = Shell.of(self.cwd, self.workspace.roots)
@@ -153,6 +156,7 @@ class Session:
             sandbox=self.sandbox,
             shell=self.shell,
             env=self.env,
+            leftovers=self.leftovers,
         )
 
     def follow_shell(self) -> str | None:

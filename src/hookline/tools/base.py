@@ -16,6 +16,7 @@ from hookline.decisions import Answer, Origin  # at run time: ``result_model`` r
 from hookline.errors import ConfigError, ToolInputError
 
 if TYPE_CHECKING:
+    from hookline._support.keepers import Leftovers
     from hookline.permissions.policy import PathCheck
     from hookline.permissions.sandbox.run import Sandbox
     from hookline.permissions.visibility import ReadFilter
@@ -149,6 +150,9 @@ class ToolContext:
     #: Where Bash's shell is between calls (``hookline.tools.shell``); ``cwd`` is its folder
     #: when the call was checked. None: every Bash call starts in ``cwd``.
     shell: Shell | None = None
+    #: Keeps what Bash commands leave running (``server &``) until the session ends; None:
+    #: it ends with the call (``hookline._support.process``).
+    leftovers: Leftovers | None = None
 
     @property
     def project_dir(self) -> Path:

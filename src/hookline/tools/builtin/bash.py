@@ -119,7 +119,8 @@ async def _run(
 ) -> tuple[int, str, str, str | None]:
     """Exit code, stdout and stderr of ``command`` (inside ``ctx.sandbox`` when ``sandboxed``),
     and, when ``ctx.shell`` tracks the folder and bash is there, the one it left (None: not
-    known). Its process group dies with a timeout, and a sandbox's processes with it."""
+    known). Every process it starts dies with a timeout; what it leaves running when it ends
+    (``server &``) lives on until the session ends (``ctx.leftovers``)."""
     bash = find_program("bash")
     with _report_pipe(ctx.shell is not None and bash is not None) as pipe:
         if pipe is None:
@@ -143,7 +144,7 @@ async def _run(
                 async with asyncio.timeout(seconds):
                     done = await run_process(
                         argv, stdin=b"", cwd=str(ctx.cwd), env=env, kill_grace=KILL_GRACE,
-                        pass_fds=fds,
+                        pass_fds=fds, leftovers=ctx.leftovers,
                     )  # fmt: skip
             except TimeoutError:
                 raise ToolError(f"Command timed out after {seconds:g}s") from None
