@@ -260,8 +260,10 @@ def show(
     verbose: bool = False,
 ) -> None:
     """Run ``work`` on ``agent`` and print it as ``output_format`` asks (``verbose``: with the
-    traceback of a hook that raised; a spinner for a slow tool when a person watches). In the
-    JSON formats, whatever hook code prints goes to stderr (``own_stdout``)."""
+    traceback of a hook that raised; a spinner for a slow tool when a person watches). Every
+    format is redacted as the audit is (``hookline.audit.redact``): stdout is often a log kept
+    somewhere, and the transcript keeps the raw conversation. In the JSON formats, whatever
+    hook code prints goes to stderr (``own_stdout``)."""
     with hook_output_to_stderr(divert=output_format != "text"):
         _show(agent, output_format, work, verbose=verbose)
 
@@ -274,8 +276,9 @@ def _show(
     verbose: bool,
 ) -> None:
     view = None
+    # every output shows what the audit shows; JSON escapes lone surrogates itself
+    redactor = Redactor(agent.options.redact, keep_surrogates=output_format != "text")
     if output_format == "text":
-        redactor = Redactor(agent.options.redact)  # the terminal shows what the audit shows
         view = TextView(verbose=verbose, spinner=Spinner.at_terminal(), redactor=redactor)
     if view is not None:
         agent.observe(view.observer())
@@ -283,7 +286,7 @@ def _show(
             agent.model.on_text = view.text_delta  # the model's text as it arrives
     timing = Timing(agent) if view is None else None  # json, stream-json: duration_api_ms
     if output_format == "stream-json":
-        agent.observe(ClaudeStream(agent))
+        agent.observe(ClaudeStream(agent, lambda line: emit_json(redactor.redact(line))))
 
     async def once() -> RunResult:
         async with agent:
@@ -299,10 +302,11 @@ def _show(
             agent.options.store.close()  # build_agent opened it
     if timing is not None:  # claude -p's result object, hookline's fields beside it
         shaped = result_object(result, timing=timing, max_turns=agent.options.max_turns)
-        emit_json(shaped)  # one line, as claude -p prints it (and C-encoded: it holds every call)
+        emit_json(redactor.redact(shaped))  # one line, as claude -p prints it (C-encoded)
     else:
-        print_summary(result, streamed=streamed, redactor=view.redactor if view else None)
+        print_summary(result, streamed=streamed, redactor=redactor)
     if result.stop_reason == "tool_deferred":  # the resume lines, and exit code 4
-        exit_paused(result, agent.options.launch, err=output_format != "text")
+        exit_paused(result, agent.options.launch, err=output_format != "text", redactor=redactor)
     if result.stop_reason in ("model_error", "compaction_failed"):  # one line on stderr, exit 2
-        raise ModelError(result.stop_detail or "the model call failed")  # the run is on record
+        detail = result.stop_detail or "the model call failed"
+        raise ModelError(redactor.text(detail))  # the run is on record
