@@ -269,7 +269,7 @@ def test_resume_stops_on_broken_settings_unless_lenient(project: Path) -> None:
 
     assert strict.returncode == 2
     assert_one_error_line(strict.stderr, "hooks.PreToolUse[0].matcher", "Write(")
-    assert (shown["status"], written) == ("deferred", False)
+    assert (shown["status"], written) == ("paused", False)
     assert lenient.returncode == 0, lenient.stderr
     assert "hookline: warning:" in lenient.stderr
     assert json.loads(lenient.stdout)["final_text"] == "written"
