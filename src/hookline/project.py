@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from hookline._support.credentials import passed_on
 from hookline.agent.loop import Agent
@@ -271,7 +271,7 @@ def _passed_on(found: Settings) -> dict[str, str]:
 
 
 #: The flag each kind of command-line rule comes from (the name its layer reports).
-_RULE_FLAGS = {"allow": "--allowedTools", "deny": "--disallowedTools"}
+_RULE_FLAGS: Final = {"allow": "--allowedTools", "deny": "--disallowedTools"}
 
 
 def _with_cli_rules(found: Settings, rules: Mapping[str, Sequence[str]]) -> Settings:

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from hookline.permissions import paths, targets, writes
 from hookline.permissions.bash.options import Options, read
@@ -48,10 +48,12 @@ class Editor:
 
 
 _FOLDER = "takes a folder hookline cannot check"
-_COPY = {"t": f"`{{}} -t` {_FOLDER}", "--target-directory": f"`{{}} --target-directory` {_FOLDER}",
-         "S": "`{} -S` names backups by a suffix hookline cannot check",
-         "--suffix": "`{} --suffix` names backups by a suffix hookline cannot check"}  # fmt: skip
-EDITORS = {
+_COPY: Final = {"t": f"`{{}} -t` {_FOLDER}",
+                "--target-directory": f"`{{}} --target-directory` {_FOLDER}",
+                "S": "`{} -S` names backups by a suffix hookline cannot check",
+                "--suffix": "`{} --suffix` names backups by a suffix hookline cannot check",
+                }  # fmt: skip
+EDITORS: Final = {
     "mkdir": Editor(Options.of("pv", "m", "--parents --verbose", "--mode")),
     "touch": Editor(Options.of("acmfh", "dt", "--no-create --no-dereference", "--date --time")),
     "cp": Editor(Options.of("rRafinpvulPLHdxTb", "", "--recursive --archive --force "

@@ -43,7 +43,7 @@ import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 from hookline.events import PermissionMode
 from hookline.permissions import command_rules, edits, paths, readonly, visibility
@@ -61,7 +61,7 @@ Warnings = list["SettingsWarning"]
 #: Tools that run unasked (settings add to them with ``readOnlyTools``).
 READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep"})
 
-_EDITS = {"Edit": "file_path", "Write": "file_path", "NotebookEdit": "notebook_path"}
+_EDITS: Final = {"Edit": "file_path", "Write": "file_path", "NotebookEdit": "notebook_path"}
 
 
 class SandboxPolicy(Protocol):

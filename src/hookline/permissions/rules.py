@@ -41,15 +41,15 @@ if TYPE_CHECKING:
     from hookline.events import HookEvent
 
 #: For each path rule, the tools it covers and the input field holding their path.
-_PATH_FIELDS = {
+_PATH_FIELDS: Final = {
     "Read": {"Read": "file_path", "Glob": "path", "Grep": "path"},
     "Edit": {"Edit": "file_path", "Write": "file_path", "NotebookEdit": "notebook_path"},
 }
 #: Path rules Claude Code accepts but never consults, and the rule to write instead.
-_UNCONSULTED = {"Write": "Edit", "MultiEdit": "Edit", "NotebookEdit": "Edit", "Glob": "Read"}
+_UNCONSULTED: Final = {"Write": "Edit", "MultiEdit": "Edit", "NotebookEdit": "Edit", "Glob": "Read"}
 _NAME = re.compile(r"[A-Za-z0-9_.*-]+")
 _GLOB = re.compile(r"\*\*/|/\*\*$|\*\*|\*|\?|\[(!?)([^\]/]+)\]|\\.|.", re.DOTALL)
-_GLOB_PARTS = {"**/": "(?:.*/)?", "/**": "/.*", "**": ".*", "*": "[^/]*", "?": "[^/]"}
+_GLOB_PARTS: Final = {"**/": "(?:.*/)?", "/**": "/.*", "**": ".*", "*": "[^/]*", "?": "[^/]"}
 
 
 @final
@@ -130,6 +130,9 @@ class RuleCondition(Matcher):
 
     def __repr__(self) -> str:
         return f"if_({str(self.rule)!r})"
+
+    def label(self) -> str:
+        return f"if {self.rule}"
 
 
 def if_(text: str, *, file: str | None = None, key: str = "if") -> Matcher:
