@@ -306,13 +306,13 @@ def print_summary(
 ) -> None:
     """The final text, each of its lines behind ``QUOTE`` (unless it is ``streamed``: shown as
     it arrived already) and its secrets masked, then one line about the run."""
+    masked = (redactor or Redactor()).text
     if not result.final_text:
         say("assistant", "(no text)")
     elif result.final_text != streamed:
-        final = (redactor or Redactor()).text(result.final_text)
-        text = shown(final.replace("\r\n", "\n"), lines=True)
+        text = shown(masked(result.final_text).replace("\r\n", "\n"), lines=True)
         say("assistant", "\n".join(QUOTE + line for line in text.split("\n")))
-    detail = f" ({_reason(result.stop_detail)})" if result.stop_detail else ""
+    detail = f" ({_reason(masked(result.stop_detail))})" if result.stop_detail else ""
     say(
         "note",
         f"-- {result.stop_reason}{detail} · {result.model_calls} model calls · "
