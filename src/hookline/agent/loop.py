@@ -530,7 +530,9 @@ class Agent:
         if not notes:
             return False
         if turn.stop_blocks >= self.options.stop_hook_block_cap:
-            turn.stop_reason, turn.final_text = "stop_hook_cap", ""  # Claude Code's: no text
+            turn.stop_reason = "stop_hook_cap"
+            if decision.permission == "deny":  # a block: no text; context alone keeps it
+                turn.final_text = ""  # (both as Claude Code ends a capped turn)
             turn.detail = f"{name} hooks blocked {turn.stop_blocks} times in a row"
             return False
         turn.stop_blocks += 1
