@@ -26,6 +26,7 @@ ROWS = [
     ("cat secrets/a.txt", "ask"), ("cat src/deep/key.pem", "ask"), ("cat ~/.ssh/id_rsa", "ask"),
     ("timeout 5 cat .env", "ask"), ("cat notes.txt | grep -f .env", "ask"),
     ("cd secrets && cat a.txt", "ask"), ("cd src && cat ../.e?v", "ask"),
+    ("git -C src grep K -- ../other", "ask"), ("git -C src log", "allow"),
     # what only run time knows
     ('cat "$F"', "ask"), ("cat $PWD/.env", "ask"), ("echo .env | xargs cat", "ask"),
     ("cd $D && cat notes.txt", "ask"), ("sort --files0-from=list", "ask"),

@@ -34,6 +34,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import pairwise
 from typing import TYPE_CHECKING, Protocol
 
 from hookline.permissions import paths, targets
@@ -133,6 +134,8 @@ def why_reads_denied(command: Command, *, cwd: str, home: str, rules: ReadRules)
     if command.more_args:
         return f"`{name}` gets file names at run time (`xargs`, `find -exec +`)"
     folder = targets.folder(command, cwd, home)
+    bases = list(dict.fromkeys([folder, _git_folder(command, folder, home)]))
+    folder = bases[-1]  # where it reads what it is given no path for
     words = [*command.args, *(r.target for r in command.redirects if _reads(r.op, r.target))]
     folders: list[str] = []
     for word in words:
@@ -140,7 +143,7 @@ def why_reads_denied(command: Command, *, cwd: str, home: str, rules: ReadRules)
             continue
         if listed := _name_list(word):
             return f"`{name} {listed}` reads file names from a file"
-        for path in _paths(word, folder, home):
+        for path in (p for base in bases for p in _paths(word, base, home)):
             if isinstance(path, _Unknown):
                 return f"`{path.raw}` may name a file a Read deny rule covers"
             if rules.covers(path):
@@ -153,6 +156,15 @@ def why_reads_denied(command: Command, *, cwd: str, home: str, rules: ReadRules)
     if _implicit(command):
         folders.append(folder)
     return _walked(name, [f for f in folders if os.path.isdir(f)], reader, rules)
+
+
+def _git_folder(command: Command, folder: str | None, home: str) -> str | None:
+    """Where ``git -C DIR ...`` reads the paths it is given (each ``-C`` from the last)."""
+    args = command.args
+    for flag, value in pairwise(args):
+        if command.name == "git" and flag.value == "-C" and folder is not None:
+            folder = targets.literal(value, folder, home)
+    return folder
 
 
 class _Unknown:
