@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, Final, NoReturn
 
 import click
 
@@ -26,7 +26,7 @@ from hookline.errors import HooklineError
 USAGE_ERROR = 2
 
 #: Every subcommand: where it lives, and the line ``hookline --help`` lists for it.
-COMMANDS = {
+COMMANDS: Final = {
     "run": Lazy(
         "hookline.cli.run_cmd:run",
         "Work on PROMPT ('-' reads it from stdin) with the given model, tools and hooks.",
