@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from hookline.claude.settings import load_settings
 from hookline.errors import ConfigError
 from hookline.layers import Layer
 from hookline.storage import open_store
+from postgres_schema import fresh_schema, rows_as_text
 
 #: (what the model runs or sends, the secret in it). Strings go through ``echo``; dicts through
 #: ``configure``, as JSON values.
@@ -195,31 +197,46 @@ def _calls() -> list[dict[str, Any]]:
     return [*turns, {"text": "done"}]
 
 
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    """A real run with the audit on and the team pattern in .hookline/settings.json: the state
-    folder and each tool call's audit record (from audit.jsonl) by tool_use_id."""
-    work = tmp_path_factory.mktemp("work")
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def recorded(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """A real run with the audit on and the team pattern in .hookline/settings.json, its store
+    SQLite or PostgreSQL: the state folder, each tool call's audit record (from audit.jsonl) by
+    tool_use_id, and every byte the audit and the store held while open and after."""
+    if request.param == "sqlite":
+        yield _recorded(tmp_path_factory.mktemp("work"))
+        return
+    with fresh_schema("hookline_corpus") as (schema, url):
+        yield _recorded(tmp_path_factory.mktemp("work"), url, schema)
+
+
+def _recorded(work: Path, url: str | None = None, schema: str = "") -> tuple[Path, dict[str, Any]]:
     (work / ".hookline").mkdir()
     (work / ".hookline" / "settings.json").write_text(json.dumps({"redact": [TEAM_PATTERN]}))
     settings = load_settings(work, home=work / "home", managed_dir=work / "managed")
     calls = len(CORPUS) + len(NEGATIVES) + len(COMMANDS)
     agent = Agent(ScriptedModel(_calls()), tools=[echo, configure, shell], cwd=work, audit=True,
-                  max_turns=calls + 2, redact=patterns_from_settings(settings.layers))  # fmt: skip
+                  max_turns=calls + 2, redact=patterns_from_settings(settings.layers),
+                  store=url)  # fmt: skip
     result = agent.run_sync("go")
     assert [c.status for c in result.tool_calls] == ["executed"] * calls
     state = work / ".hookline" / "state"
-    on_disk = _state_bytes(state)  # the WAL too, before close folds it into the database
+    on_disk = _state_bytes(state, sqlite=url is None)  # the WAL too, before close folds it in
     asyncio.run(agent.close())
+    closed = _state_bytes(state, sqlite=url is None)
+    if url:  # the rows themselves, as the server keeps them
+        closed += rows_as_text(url, schema)
+        assert b"tool_started" in closed and result.session_id.encode() in closed
     lines = (state / "audit.jsonl").read_text().splitlines()
     records = {r["tool_use_id"]: r for r in map(json.loads, lines) if r["kind"] == "tool"}
-    return state, {"records": records, "open": on_disk, "closed": _state_bytes(state)}
+    return state, {"records": records, "open": on_disk, "closed": closed}
 
 
-def _state_bytes(state: Path) -> bytes:
+def _state_bytes(state: Path, *, sqlite: bool) -> bytes:
     """Every file of the audit and the store, as bytes (transcripts keep raw inputs, by design)."""
     files = [p for p in state.iterdir() if p.is_file()]
-    assert {"audit.jsonl", "hookline.db"} <= {p.name for p in files}
+    assert {"audit.jsonl", *(["hookline.db"] if sqlite else [])} <= {p.name for p in files}
     return b"\n".join(p.read_bytes() for p in files)
 
 
