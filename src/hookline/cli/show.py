@@ -102,7 +102,6 @@ def _show(
         agent.observe(view.observer())
         if isinstance(agent.model, StreamingModelClient) and agent.model.on_text is None:
             agent.model.on_text = view.text_delta  # the model's text as it arrives
-    timing = Timing(agent) if view is None else None  # json, stream-json: duration_api_ms
     stream = None
     if output.format == "stream-json":
         stream = ClaudeStream(
@@ -110,6 +109,7 @@ def _show(
         )
         agent.observe(stream)
         _stream_text(agent, output, redactor)
+    timing = Timing(agent) if view is None else None  # json, stream-json: duration_api_ms
     agent.observe(StopWhenGone(reader))  # after the observers that print
 
     def shaped(result: RunResult) -> dict[str, Any]:
