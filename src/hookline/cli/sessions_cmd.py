@@ -20,7 +20,8 @@ import click
 
 from hookline._support.display import shown
 from hookline.agent.observers import Observer
-from hookline.agent.pause import Resumer, check, find, owner_alive, save
+from hookline.agent.owners import RESUMING, claim_of, is_claimed, owner_alive
+from hookline.agent.pause import Resumer, check, find, save
 from hookline.agent.session import STATE_DIR
 from hookline.agent.state import Turn, load_state
 from hookline.claude.fingerprint import changes, fingerprint
@@ -60,6 +61,8 @@ _TENANT = click.option(
     "--tenant", default=None, help="Only this tenant's sessions (another's: no such session)."
 )
 _TIME = "%Y-%m-%d %H:%M:%S"
+#: How many sessions ``--status resuming`` looks through for claims (each names its process).
+_CLAIMS_SCAN = 10_000
 
 
 class RunListing(Observer):
@@ -247,6 +250,9 @@ def _listed(
         warnings.simplefilter("always", CorruptRecordWarning)
         found = [r for s in stored for r in store.list_sessions(status=s, tenant=tenant,
                                                                   limit=limit)]  # fmt: skip
+        if RESUMING in stored:  # a claim's status names its process: found by reading it
+            every = store.list_sessions(tenant=tenant, limit=_CLAIMS_SCAN)
+            found += [r for r in every if claim_of(r.status) is not None]
     for w in corrupt:
         if issubclass(w.category, CorruptRecordWarning):
             echo(f"warning: {shown(w.message)}", err=True)
@@ -257,9 +263,10 @@ def _listed(
 
 
 def _summary(record: SessionRecord) -> dict[str, Any]:
+    claimed = claim_of(record.status)
     summary: dict[str, Any] = {
         "session_id": record.id,
-        "status": record.status,
+        "status": RESUMING if claimed is not None else record.status,
         "user": record.user,
         "tenant": record.tenant,
         "created_at": record.created_at,
@@ -268,6 +275,8 @@ def _summary(record: SessionRecord) -> dict[str, Any]:
     }
     if record.status in ("started", "running"):  # its process may be gone
         summary["alive"] = owner_alive(record.state.get("owner"))
+    elif claimed is not None:  # so may the process that claimed it
+        summary["alive"] = not claimed.stale
     try:
         _, messages, turn = load_state(record.state, where=f"session {record.id}")
     except ConfigError as exc:
@@ -288,7 +297,7 @@ def _summary(record: SessionRecord) -> dict[str, Any]:
 
 
 def _word(status: str) -> str:
-    return STATUS_WORDS.get(status, status)
+    return STATUS_WORDS.get(RESUMING if is_claimed(status) else status, status)
 
 
 def _local(seconds: float) -> str:
@@ -302,7 +311,8 @@ def _row(summary: Mapping[str, Any]) -> tuple[str, ...]:
     last = f"waits: {waiting}" if waiting else prompt[:60] + ("..." if len(prompt) > 60 else "")
     word = _word(summary["status"])
     if summary.get("alive") is False:
-        word = "crashed (resumable)" if summary["status"] == "running" else "crashed"
+        resumable = summary["status"] in ("running", RESUMING)
+        word = "crashed (resumable)" if resumable else "crashed"
     return (
         shown(summary["session_id"]),
         shown(word),
@@ -334,7 +344,8 @@ def _print_details(details: Mapping[str, Any], record: SessionRecord) -> None:
     lines += [("interrupted", f"{shown(w['name'])} ({shown(w['id'])}) {compact(w['input'])}"
                " (outcome unknown; --rerun-interrupted runs it again)")
               for w in details.get("interrupted", [])]  # fmt: skip
-    if record.status in ("deferred", "running", "interrupted"):  # what a resume would use
+    if record.status in ("deferred", "running", "interrupted") or claim_of(record.status):
+        # what a resume would use
         lines += _plan_lines(details.get("resume", {}))
     width = max(len(name) for name, _ in lines) + 2
     for name, value in lines:
