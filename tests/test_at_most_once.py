@@ -255,11 +255,11 @@ def test_a_resume_killed_between_its_claim_and_its_first_save_is_taken_over(
             child.kill()
             child.wait()
     assert status(project, session_id) == held  # left behind by the killed resume
-    for status_flag in ([], ["--status", "resuming"]):
+    for status_flag in ([], ["--status", "crashed"]):
         args = ["list", "--json", "--cwd", str(project), *status_flag]
         listing = CliRunner().invoke(sessions, args)
         ((listed,),) = [[json.loads(line) for line in listing.output.splitlines()]]
-        assert (listed["status"], listed["alive"]) == ("resuming", False)  # not shown alive
+        assert (listed["status"], listed["alive"], listed["resumable"]) == ("crashed", False, True)
     result = asyncio.run(_resume(build(project), session_id))  # taken over, not stuck
     assert [(r.call.id, r.status) for r in result.tool_calls] == [
         ("t_note", "executed"), ("t_charge", "interrupted"),

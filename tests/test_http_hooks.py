@@ -24,6 +24,7 @@ from hookline.claude.http import (
     url_allowed,
     url_refusal,
 )
+from hookline.claude.resources import HookResources
 from hookline.decisions import Decision
 from hookline.errors import ConfigError, InvalidHookOutput
 from hookline.events import PreToolUse, Scope
@@ -49,6 +50,10 @@ ANSWERS: dict[str, tuple[int, bytes]] = {
     "/text": (200, b"all good"),
     "/array": (200, b"[]"),
     "/slow": (200, b"{}"),
+    "/bom-deny": (200, b"\xef\xbb\xbf" + json.dumps(DENY).encode()),
+    "/utf-16-deny": (200, json.dumps(DENY).encode("utf-16")),
+    "/deep": (200, b'{"a":' + b"[" * 5_000 + b"]" * 5_000 + b', "decision": "block"}'),
+    "/latin-1": (200, '{"systemMessage": "caf\xe9"}'.encode("latin-1")),
 }
 
 
@@ -166,6 +171,27 @@ def test_2xx_body_that_is_not_a_json_object_is_invalid(server: HookServer, path:
     assert dispatch(server.url(path)).runs[0].failure == "invalid"
 
 
+@pytest.mark.parametrize("path", ["/bom-deny", "/utf-16-deny"])
+def test_a_deny_behind_a_byte_order_mark_or_in_utf_16_is_a_deny(
+    server: HookServer, path: str
+) -> None:
+    decision = ask(server.url(path))
+    assert decision is not None
+    assert (decision.permission, decision.reason) == ("deny", "no ls here")
+
+
+@pytest.mark.parametrize("path", ["/deep", "/latin-1"])
+def test_a_body_nested_too_deep_or_not_in_a_unicode_encoding_cannot_be_read(
+    server: HookServer, path: str
+) -> None:
+    with pytest.raises(InvalidHookOutput, match="not JSON"):
+        ask(server.url(path))
+    opened = dispatch(server.url(path)).runs[0]
+    assert (opened.failure, opened.decision) == ("invalid", None)
+    closed = dispatch(server.url(path), failure="closed")
+    assert (closed.runs[0].failure, closed.decision.permission) == ("invalid", "deny")
+
+
 def test_refused_connection_is_a_connection_failure() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -255,6 +281,53 @@ def test_each_loop_gets_its_own_client_and_aclose_ends_it() -> None:
     assert first is again
     assert after is not first
     assert first.is_closed
+
+
+def test_an_engine_lends_its_owners_pool_and_a_hook_given_one_keeps_it(
+    server: HookServer,
+) -> None:
+    """Run by an engine, a hook without a pool of its own posts through the one the engine's
+    owner lends (``HookResources``); a hook given a pool uses that one wherever it runs."""
+    mine = HookResources(http=HttpClients())
+
+    async def main(own: HttpClients) -> list[Dispatch]:
+        lending, given = HookRegistry(), HookRegistry()
+        lending.add("PreToolUse", HttpHook(server.url("/hook")))
+        given.add("PreToolUse", HttpHook(server.url("/deny"), client=own))
+        engine = HookEngine(lending, resources=mine)
+        try:
+            done = [await engine.dispatch(event()), await engine.dispatch(event())]
+            done.append(await HookEngine(given, resources=mine).dispatch(event()))
+            return done
+        finally:
+            assert mine.http is not None
+            await mine.http.aclose()
+
+    *_, denied = with_clients(main)
+    lent_a, lent_b, own = (seen.client_port for seen in server.seen)
+    assert lent_a == lent_b != own  # the lent pool kept one connection; the given one is apart
+    assert denied.decision.permission == "deny"
+
+
+def test_without_any_pool_each_request_gets_a_client_of_its_own(server: HookServer) -> None:
+    """Outside an engine and given no pool, a hook keeps nothing open between requests."""
+
+    async def twice() -> list[Decision | None]:
+        hook = HttpHook(server.url("/deny"))
+        return [await hook.run(event()), await hook.run(event())]
+
+    answers = asyncio.run(twice())
+    assert [a.permission if a else None for a in answers] == ["deny", "deny"]
+    first, second = (seen.client_port for seen in server.seen)
+    assert first != second
+
+
+def test_the_name_of_the_old_shared_pool_is_a_new_pool_each_time() -> None:
+    with pytest.warns(DeprecationWarning, match="no longer shared"):
+        from hookline.claude.http import HTTP_CLIENTS as first
+    with pytest.warns(DeprecationWarning, match="no longer shared"):
+        from hookline.claude.http import HTTP_CLIENTS as again
+    assert isinstance(first, HttpClients) and first is not again
 
 
 def test_identical_urls_run_once_per_event(server: HookServer) -> None:

@@ -16,28 +16,33 @@ exceptions are translated here, so only hookline's own tree leaves this module::
                                    with userinfo (``url_refusal``); nothing sent
 
 Timeouts: the engine awaits each hook under ``asyncio.timeout(spec.timeout)``; that is the one
-deadline (cancelling the request closes its connection). The shared client sets no httpx timeout:
+deadline (cancelling the request closes its connection). The pooled client sets no httpx timeout:
 it serves hooks with different timeouts, and the runner is not told its own. Outside the engine,
 await ``run`` under a timeout of your own.
 
-Connections: each event loop gets one pooled keep-alive ``httpx.AsyncClient`` (``HttpClients``),
-made on first use. Close it on that loop before the loop ends: ``await HTTP_CLIENTS.aclose()``.
+Connections: an ``HttpClients`` keeps one pooled keep-alive ``httpx.AsyncClient`` per event loop,
+made on first use; its owner closes it on that loop before the loop ends (``aclose``). Each agent
+owns one (``hookline.agent.runtime.Runtime``) and lends it to the hooks its engine runs
+(``hookline.claude.resources``); closing one agent closes no other's. A hook given ``client``
+uses that pool wherever it runs; one run with no pool at all (``run`` outside an engine) sends
+through a client of its own, closed after the request. There is no process-wide pool.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from hookline._support.http_body import BodyRefused, read_capped
 from hookline._support.process import STREAM_CAP
+from hookline.claude.resources import lent
 from hookline.errors import ConfigError, HookFailure, HookTimeout, InvalidHookOutput
-from hookline.hooks.protocol import decision_from_output
+from hookline.hooks.protocol import answer_text, decision_from_output, loads
 from hookline.hooks.runners import HookRunner
 
 if TYPE_CHECKING:
@@ -50,7 +55,11 @@ if TYPE_CHECKING:
 MAX_ANSWER_BYTES = STREAM_CAP
 #: Hook servers are few and mostly local: a small pool, and idle connections kept across model
 #: turns (httpx's default 5 s expiry would drop them between most tool calls).
-DEFAULT_POOL = {"max_connections": 64, "max_keepalive_connections": 16, "keepalive_expiry": 60}
+DEFAULT_POOL: Final = {
+    "max_connections": 64,
+    "max_keepalive_connections": 16,
+    "keepalive_expiry": 60,
+}
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
@@ -120,8 +129,36 @@ class HttpClients:
                 self._clients.pop(loop, None)
 
 
-#: The clients HTTP hooks share unless given others.
-HTTP_CLIENTS = HttpClients()
+@asynccontextmanager
+async def pooled_or_once(clients: HttpClients | None) -> AsyncIterator[httpx.AsyncClient]:
+    """The running loop's client of ``clients``; with no pool, a client for this one request,
+    closed after it (so nothing is left open that nobody owns)."""
+    if clients is not None:
+        yield clients.client()
+        return
+    import httpx
+
+    async with httpx.AsyncClient(
+        limits=httpx.Limits(**DEFAULT_POOL), timeout=None, follow_redirects=False
+    ) as client:
+        yield client
+
+
+def __getattr__(name: str) -> Any:
+    """``HTTP_CLIENTS``, the pool every HTTP hook once shared, is gone: one agent closing it cut
+    another's hooks mid-request. The name still imports, as a new pool of the caller's own on
+    each use (closing it closes nothing anyone else uses), with a DeprecationWarning."""
+    if name == "HTTP_CLIENTS":
+        import warnings
+
+        warnings.warn(
+            "hookline.claude.http.HTTP_CLIENTS is no longer shared: each agent owns its HTTP "
+            "pool (Agent.runtime.http); this is a new HttpClients of your own, to close yourself",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return HttpClients()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class HttpHook(HookRunner):
@@ -151,28 +188,39 @@ class HttpHook(HookRunner):
         self.key = ("http", url)
         self.refusal = url_refusal(url, allowed_urls)
         self.allowed = self.refusal is None
-        self.clients = client if client is not None else HTTP_CLIENTS
+        #: The pool this hook always posts through; None: its engine's (``run_with``).
+        self.clients = client
         names, source = _listed(allowed_env_vars), os.environ if env is None else env
         filled = {k: interpolate(v, names, source) for k, v in (headers or {}).items()}
         self._headers = _checked_headers(filled)
 
     async def run(self, event: HookEvent) -> Decision | None:
-        if self.refusal is not None:
-            raise BlockedUrl(f"{self.refusal}; nothing was sent")
-        return read_answer(event.name, await self._post(event.to_payload()))
+        return await self._run(event, self.clients)
+
+    def run_with(self, event: HookEvent, resources: object) -> Awaitable[Decision | None]:
+        """Posts through this hook's own pool if it was given one, else through the pool of
+        the agent whose engine runs it."""
+        return self._run(event, self.clients if self.clients is not None else lent(resources).http)
 
     def describe(self) -> str:
         return self.url
 
-    async def _post(self, payload: dict[str, Any]) -> bytes:
+    async def _run(self, event: HookEvent, clients: HttpClients | None) -> Decision | None:
+        if self.refusal is not None:
+            raise BlockedUrl(f"{self.refusal}; nothing was sent")
+        return read_answer(event.name, await self._post(event.to_payload(), clients))
+
+    async def _post(self, payload: dict[str, Any], clients: HttpClients | None) -> bytes:
         """The body of a 2xx answer, read under ``MAX_ANSWER_BYTES`` (after decompression)."""
         import httpx
 
-        client = self.clients.client()
         try:
-            async with client.stream(
-                "POST", self.url, json=payload, headers=self._headers, follow_redirects=False
-            ) as response:
+            async with (
+                pooled_or_once(clients) as client,
+                client.stream(
+                    "POST", self.url, json=payload, headers=self._headers, follow_redirects=False
+                ) as response,
+            ):
                 if not response.is_success:
                     raise HttpStatusFailure(
                         f"answered HTTP {response.status_code} {response.reason_phrase}; an HTTP "
@@ -190,15 +238,16 @@ class HttpHook(HookRunner):
 
 
 def read_answer(event_name: str, body: bytes) -> Decision | None:
-    """A 2xx body: empty or ``{}`` is no decision; a JSON object is a decision; else invalid."""
-    if not body.strip():
-        return None
+    """A 2xx body: empty or ``{}`` is no decision; a JSON object is a decision; else invalid.
+    The body is JSON text in UTF-8, -16 or -32, a byte-order mark allowed (``answer_text``)."""
     try:
-        data = json.loads(body)
-    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+        text = answer_text(body, errors="strict")
+        data = loads(text) if text else {}
+    except ValueError as exc:  # UnicodeDecodeError, JSONDecodeError, nested too deep
+        why = str(exc).partition(":")[0]
         raise InvalidHookOutput(
-            f"answered 2xx with a body that is not JSON: {body[:80]!r}"
-        ) from exc
+            f"answered 2xx with a body that is not JSON ({why}): {body[:80]!r}"
+        ) from None
     if not isinstance(data, dict):
         raise InvalidHookOutput(f"answered 2xx with a JSON {type(data).__name__}, not an object")
     return decision_from_output(event_name, data) if data else None
@@ -281,7 +330,7 @@ _URL_PATTERN = re.compile(
     re.DOTALL,
 )
 _NOTHING = _UrlPattern("", "", None, None)
-_DEFAULT_PORTS = {"http": 80, "https": 443}
+_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 
 
 def interpolate(value: str, allowed: Sequence[str], env: Mapping[str, str]) -> str:

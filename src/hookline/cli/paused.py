@@ -2,14 +2,13 @@
 
 A run (or a resume) that ends with calls waiting for an answer exits with ``EXIT_PAUSED``, so a
 script can tell "paused, resume it later" from done (0) and from a mistake (2). The lines name
-the session and, when the run was not in the current folder, its ``--cwd``: each can be copied
-and run as it is (the ``--edit`` one carries the waiting call's input, to change first).
+the session and its project's ``--cwd``: each can be copied and run as it is, from any folder
+(the ``--edit`` one carries the waiting call's input, to change first).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, NoReturn
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn
 from hookline._support.display import shown
 from hookline.agent.pause import resumable
 from hookline.agent.store import SessionStore
+from hookline.audit.redact import MASK, Redactor
 from hookline.cli.render import compact, say
 from hookline.errors import ConfigError
 
@@ -32,10 +32,10 @@ EXIT_INTERRUPTED: Final = 130
 EDIT_LIMIT: Final = 300
 
 
-def exit_paused(result: RunResult, launch: Any, *, err: bool) -> NoReturn:
-    """Say which calls wait and how to answer them (on stderr when stdout carries JSON), then
-    exit with ``EXIT_PAUSED``."""
-    waiting = paused_calls(result)
+def exit_paused(result: RunResult, launch: Any, *, err: bool, redactor: Redactor) -> NoReturn:
+    """Say which calls wait and how to answer them (on stderr when stdout carries JSON), their
+    inputs passed through ``redactor``, then exit with ``EXIT_PAUSED``."""
+    waiting = [{**call, "input": redactor.redact(call["input"])} for call in paused_calls(result)]
     say("note", f"paused: session {shown(result.session_id)} waits for an answer to:", err=err)
     for call in waiting:
         say("note", f"  {shown(call['name'])} {compact(call['input'])}", err=err)
@@ -84,19 +84,21 @@ def paused_calls(result: RunResult) -> list[dict[str, Any]]:
 def _edit(tool_input: Any) -> str:
     """The waiting input as ``--edit`` takes it: JSON with every character outside ASCII
     escaped, so the line holds nothing a terminal acts on and parses back to exactly that
-    input; ``JSON`` (to be written) when it would not fit on a line."""
+    input; ``JSON`` (to be written) when it would not fit on a line, or when a secret in it
+    was masked (the masked input is not the one to run)."""
     text = json.dumps(tool_input, ensure_ascii=True)
-    return "JSON" if len(text) > EDIT_LIMIT or " " * 9 in text else text
+    too_long = len(text) > EDIT_LIMIT or " " * 9 in text
+    return "JSON" if too_long or MASK in text else text
 
 
 def _where(launch: Any) -> list[str]:
-    """``--cwd`` (when not here) and ``--store`` (without its password), so the line finds the
-    session from this folder."""
+    """``--cwd`` and ``--store`` (without its password), so the line finds the session from
+    any folder."""
     if not isinstance(launch, Mapping):
         return []
     flags = []
     cwd = launch.get("cwd")
-    if cwd and os.path.realpath(cwd) != os.path.realpath(os.getcwd()):
+    if cwd:
         flags += ["--cwd", str(cwd)]
     store = launch.get("store")
     if store:

@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from time import perf_counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from hookline._support.eager import run_eagerly
 from hookline._support.frozen import freeze
@@ -120,10 +120,16 @@ class Dispatch:
 
 
 class HookEngine:
-    """Dispatches events to the hooks of a registry."""
+    """Dispatches events to the hooks of a registry.
 
-    def __init__(self, registry: HookRegistry | None = None) -> None:
+    ``resources``: what the engine's owner lends the hooks it runs, handed to each runner's
+    ``run_with`` (an agent lends its HTTP pool and MCP servers: ``hookline.claude.resources``).
+    The owner closes them, never the engine; an engine given none lends nothing, and such a
+    runner makes what it needs for the one call."""
+
+    def __init__(self, registry: HookRegistry | None = None, *, resources: object = None) -> None:
         self.registry = registry if registry is not None else HookRegistry()
+        self.resources = resources
         self._monitors: list[Monitor] = []
         self._event_monitors: list[Monitor] = []
         self._background: set[asyncio.Task[HookRun]] = set()
@@ -286,7 +292,11 @@ class HookEngine:
         start, runner = perf_counter(), spec.runner
         limit = spec.timeout if budget is None else budget.limit(spec.timeout)
         try:
-            answer: Any = runner.call(event) if runner.inline else run_eagerly(runner.run(event))
+            answer: Any = (
+                runner.call(event)
+                if runner.inline
+                else run_eagerly(runner.run_with(event, self.resources))
+            )
             if not is_answer(answer):
                 return self._finish(spec, event, (start, limit, budget), answer)
             if perf_counter() - start > limit:
@@ -434,7 +444,7 @@ def _failed(
 
 
 #: How each kind of failure reads in a fail-closed hook's refusal (any other kind: "failed").
-FAILED = {
+FAILED: Final = {
     "timeout": "did not answer in time",
     "invalid": "gave an invalid answer",
     "invalid_json": "gave an answer that is not valid JSON",

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from hookline.permissions.bash.words import Word, literal
 from hookline.permissions.readonly import HARMLESS_TARGETS, why_command_not_read_only
@@ -281,7 +281,7 @@ def _git(args: Sequence[Word]) -> list[Target]:
     return [*named, Target(literal(GIT_CONFIG_FILE))]
 
 
-WRITERS: dict[str, Writer] = {
+WRITERS: Final[dict[str, Writer]] = {
     **dict.fromkeys(("tee", "touch", "truncate", "mkdir", "shred", "unlink", "mkfifo", "mknod"),
                     _plain()),
     **dict.fromkeys(("rm", "rmdir", "chmod", "chown", "chgrp", "setfacl", "chattr"),

@@ -11,6 +11,7 @@ or the read-only tier (it changes who, where or with what the command runs).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from hookline.permissions.bash.options import Options, read
 from hookline.permissions.bash.runners import Runs
@@ -32,7 +33,7 @@ class _Launcher:
 
 _RESOURCES = ("--as --core --cpu --data --fsize --locks --memlock --msgqueue --nice --nofile "
               "--nproc --rss --rtprio --rttime --sigpending --stack")  # fmt: skip
-_LAUNCHERS = {
+_LAUNCHERS: Final = {
     "runuser": _Launcher(Options.of("lmpfP", "ugGcsw", "--login --preserve-environment --pty",
                                     "--user --group --supp-group --command --session-command "
                                     "--shell --whitelist-environment"),
@@ -84,7 +85,7 @@ _LAUNCHERS = {
 #: Programs that run commands in a language or session hookline does not read, when given
 #: these words (a subcommand, or an option as written or starting a word): what they run
 #: cannot be known.
-_UNREADABLE = {
+_UNREADABLE: Final = {
     "tmux": frozenset({"new-session", "new", "new-window", "neww", "split-window", "splitw",
                        "respawn-pane", "respawnp", "respawn-window", "respawnw", "run-shell",
                        "run", "send-keys", "send", "if-shell", "if", "pipe-pane", "pipep",
@@ -95,7 +96,7 @@ _UNREADABLE = {
                       "-batch", "--batch"}),
     "emacs": frozenset({"--eval", "-l", "--load", "-f", "--funcall", "--script", "-x"}),
 }  # fmt: skip
-_ALIASES = {"nvim": "vim", "vi": "vim", "ex": "vim", "view": "vim", "gvim": "vim"}
+_ALIASES: Final = {"nvim": "vim", "vi": "vim", "ex": "vim", "view": "vim", "gvim": "vim"}
 
 
 def runs(name: str, args: tuple[Word, ...]) -> Runs | None:
