@@ -251,7 +251,12 @@ def test_a_paused_session_keeps_its_grants_when_it_resumes(project: Path) -> Non
 
     nobody = Answers()
     second = agent(project, nobody, turns)
-    done = asyncio.run(second.resume(paused.session_id, Approval.allow(approver="cli")))
+
+    async def resume() -> Any:
+        async with second:
+            return await second.resume(paused.session_id, Approval.allow(approver="cli"))
+
+    done = asyncio.run(resume())
 
     assert done.stop_reason == "end_turn", done.stop_detail
     assert ran(project) == ["npm test", "git push origin main", "npm test -- --ci"]
