@@ -45,7 +45,7 @@ from typing import Any
 from hookline.permissions import devices, proving, pushes, targets
 from hookline.permissions.bash import Analysis, Command, analyze
 from hookline.permissions.bash.options import Options, Read, read
-from hookline.permissions.bash.programs import SHELLS
+from hookline.permissions.bash.runners import SHELLS
 from hookline.permissions.bash.words import Word, literal
 from hookline.permissions.devices import DEVICE
 from hookline.permissions.proving import SYSTEM_FOLDERS, Place
@@ -172,15 +172,22 @@ def reaches(word: Word, command: Command, place: Place, *, system_only: bool = F
     """Whether the path or glob ``word`` can name a protected place, or everything in one
     (``system_only``: only ``/`` and the system folders count)."""
     where = targets.folder(command, place.cwd, place.home)
-    if where is None:
+    if where is None and not _anchored(word):
         relative = targets.relative_parts(word)
         return relative is not None and all(p in (".", "..") or _everything(p) for p in relative)
+    where = where or "/"  # an absolute path, or `~`: the folder does not matter
     pattern = targets.pattern(word, where, place.home)
     if pattern is None:
         return False
     parts = _parts(pattern)
     protected = place.protected(system_only=system_only)
     return any(_covers(parts, _parts(path)) for path in protected)
+
+
+def _anchored(word: Word) -> bool:
+    """Whether ``word`` names the same place from any folder: absolute, or ``~``/``~user``."""
+    value = word.value or ""
+    return value.startswith("/") or (word.tilde and not value.startswith(("~+", "~-")))
 
 
 def _parts(path: str) -> list[str]:
@@ -362,14 +369,14 @@ def _prove_pushes(analysis: Analysis, place: Place) -> str | None:
         if {"GIT_DIR", "GIT_COMMON_DIR"} & set(item.command.env):
             folder = None  # the repository is where the variable says
         push = pushes.judge(item.command, folder)
-        if push is None or not push.may_force:
+        if push is None:
             continue
         if item.runner:
             return f"`{item.runner}` runs `git push` in a way hookline does not model"
         if push.unproven:
             return push.unproven
         if folder is None:
-            return f"{push.may_force}, in a repository only known at run time"
+            return "a push in a repository only known at run time (its default branch unknown)"
     return None
 
 

@@ -32,9 +32,10 @@ import re
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
-from hookline.permissions import targets
+from hookline.permissions import gittree, targets
 from hookline.permissions.bash.words import Word
 from hookline.permissions.protected import ProtectedSet
+from hookline.permissions.readonly import why_command_not_read_only
 from hookline.permissions.writers import GIT_CONFIG_FILE, Target, write_targets
 
 if TYPE_CHECKING:
@@ -43,13 +44,33 @@ if TYPE_CHECKING:
 
 def why_protected(analysis: Analysis, *, cwd: str, protected: ProtectedSet) -> str | None:
     """What in ``analysis`` may write into ``protected``; None when nothing can."""
-    for command in analysis.commands:
+    for index, command in enumerate(analysis.commands):
         found = write_targets(command)
         if isinstance(found, str):
             return found
         for target in found:
             if why := _judge(target, command, cwd, protected):
                 return why
+        if (
+            command.name == "git"
+            and not command.wrapper
+            and (why := _git_tree(analysis, index, cwd, protected))
+        ):
+            return why
+    return None
+
+
+def _git_tree(analysis: Analysis, index: int, cwd: str, protected: ProtectedSet) -> str | None:
+    """A git command that rewrites tracked files (``gittree``), in each folder it may run in."""
+    command = analysis.commands[index]
+    others = any(
+        i != index and not c.wrapper and why_command_not_read_only(c) is not None
+        for i, c in enumerate(analysis.commands)
+    )
+    folders: list[str | None] = [*_folders(command, cwd, protected.home)] or [None]
+    for folder in folders:
+        if why := gittree.why_protected(command, folder, protected, others_write=others):
+            return why
     return None
 
 
