@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from hookline.permissions import gitindex
+from hookline.permissions import gitindex, gitpatches
 from hookline.permissions.bash import git as gitwords
 from hookline.permissions.bash.words import Word
 from hookline.permissions.paths import inside
@@ -249,11 +249,8 @@ _FINDERS = {
 }  # fmt: skip
 
 
-#: Bytes of a patch read to find the files it names; a bigger patch counts as unreadable.
-MAX_PATCH = 8 * 1024 * 1024
 #: Files ``clean`` may walk through to prove it deletes nothing protected.
 MAX_WALK = 20_000
-_HEADERS = ("diff --git ", "--- ", "+++ ", "rename from ", "rename to ", "copy from ", "copy to ")
 _REPOSITORY_VARIABLES = frozenset({"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
                                    "GIT_COMMON_DIR"})  # fmt: skip
 
@@ -279,7 +276,9 @@ def why_protected(
     if repo is None:
         return None  # no repository: git rewrites nothing
     if found.patch != ():
-        return _patch(shown, found.patch, where, repo, protected, others_write=others_write)
+        return gitpatches.why_protected(
+            shown, found.patch, where, repo.top, protected, others_write=others_write
+        )
     scope = _scope(found.paths, where, repo.top)
     if found.untracked and (hit := _untracked(scope, repo.top, protected)):
         return f"has {shown} delete files git does not track: {hit}"
@@ -353,49 +352,4 @@ def _untracked(scope: tuple[str, ...] | None, top: str, protected: ProtectedSet)
                     entry := protected.covers(path, resolve=False)
                 ):
                     return f"{path}, in {entry}, which is protected"
-    return ""
-
-
-def _patch(
-    shown: str, patches: tuple[Word, ...] | None, where: str, repo: gitindex.Repository,
-    protected: ProtectedSet, *, others_write: bool,
-) -> str | None:  # fmt: skip
-    """Why a patch ``git apply``/``git am`` reads may write into the protected set."""
-    if patches is None:
-        return (
-            f"has {shown} apply patches hookline cannot check first (stdin, options it "
-            "does not read, or patches left from before)"
-        )
-    if others_write:
-        return f"has {shown} apply a patch another command of the line may write first"
-    for word in patches:
-        if word.value is None or word.glob:
-            return f"has {shown} apply `{word.raw}`, which only run time knows"
-        path = posixpath.join(where, word.value)
-        try:
-            with open(path, "rb") as file:
-                text = file.read(MAX_PATCH + 1)
-        except OSError as exc:
-            return f"has {shown} apply `{word.raw}`, which cannot be read ({exc.strerror})"
-        if len(text) > MAX_PATCH:
-            return f"has {shown} apply `{word.raw}`, too big to check"
-        if hit := _names(text.decode(errors="replace"), repo.top, protected):
-            return f"has {shown} apply `{word.raw}`, which writes {hit}, which is protected"
-    return None
-
-
-def _names(text: str, top: str, protected: ProtectedSet) -> str:
-    """A protected path a patch's file headers name ("" if none): any name of the set in a
-    header line (quoted and escaped ones too), or a header path that is one (with any number
-    of leading parts dropped, as ``-p`` drops them)."""
-    for line in text.splitlines():
-        if not line.startswith(_HEADERS):
-            continue
-        if any(name in line for name in NAMES):
-            return line.strip()
-        for token in line.split()[1:]:
-            parts = [p for p in token.strip('"').split("/") if p]
-            for start in range(len(parts)):
-                if protected.covers(posixpath.join(top, *parts[start:]), resolve=False):
-                    return "/".join(parts[start:])
     return ""
