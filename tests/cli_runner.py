@@ -32,12 +32,13 @@ def hookline(
     env: Mapping[str, str] | None = None,
     keep_pythonpath: bool = True,
 ) -> subprocess.CompletedProcess[str]:
-    """``hookline ARGS`` in a subprocess: output captured as text, 60 s timeout."""
+    """``hookline ARGS`` in a subprocess: output captured as text, 60 s timeout; stdin is
+    ``stdin``, else empty (never the test runner's)."""
     return subprocess.run(
         [*HOOKLINE, *args],
         cwd=cwd,
         env=src_env(env, keep_pythonpath=keep_pythonpath),
-        input=stdin,
+        input=stdin if stdin is not None else "",
         capture_output=True,
         text=True,
         timeout=60,

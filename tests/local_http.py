@@ -3,8 +3,9 @@
 ``serve(...)`` starts one on a free port in a thread and stops it on exit; the tests'
 ``server`` fixtures wrap it. Each POST's JSON body is recorded in ``server.seen`` (as
 ``record(handler, body)`` makes it), then answered with ``answers[path]`` (status, body
-bytes) or ``default``. A POST to ``slow_path`` waits for ``server.release`` (set at
-teardown) for up to ``slow_wait`` seconds before it is answered.
+bytes) or ``default``. A POST to ``slow_path`` sets ``server.entered`` (proof that it is
+in flight), then waits for ``server.release`` (set at teardown) for up to ``slow_wait``
+seconds before it is answered.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class RecordingHandler(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
         httpd.seen.append(httpd.record(self, json.loads(body)))
         if self.path == httpd.slow_path:
+            httpd.entered.set()
             httpd.release.wait(httpd.slow_wait)
         status, answer, *more = httpd.answers.get(self.path, httpd.default)
         self.send_response(status)
@@ -81,6 +83,7 @@ class RecordingServer(ThreadingHTTPServer, Generic[T]):
         self.slow_path = slow_path
         self.slow_wait = slow_wait
         self.seen: list[T] = []
+        self.entered = threading.Event()  # a slow request has arrived and waits
         self.release = threading.Event()  # lets a slow request finish at teardown
 
     def url(self, path: str) -> str:

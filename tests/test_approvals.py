@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from hookline import Agent, PermissionPolicy, ScriptedModel, tool
-from hookline.claude.http import HTTP_CLIENTS
+from hookline.claude.http import HttpClients
 from hookline.cli.answers import answer_from_cli
 from hookline.cli.approve_prompt import DENIED_BY_USER, TerminalApprover
 from hookline.errors import ConfigError
@@ -376,8 +376,11 @@ def test_http_url_outside_allowed_urls_sends_nothing(server: ApprovalServer) -> 
     assert server.seen == []
 
 
-def test_http_shares_the_hook_clients_and_refuses_bad_urls() -> None:
-    assert HttpApprover("http://127.0.0.1:9/approve").clients is HTTP_CLIENTS
+def test_http_uses_only_the_clients_it_is_given_and_refuses_bad_urls() -> None:
+    """Without a pool given, each request gets a client of its own (no pool is shared)."""
+    pool = HttpClients()
+    assert HttpApprover("http://127.0.0.1:9/approve", clients=pool).clients is pool
+    assert HttpApprover("http://127.0.0.1:9/approve").clients is None
     with pytest.raises(ConfigError, match="not an http"):
         HttpApprover("ftp://approvals.example/")
     with pytest.raises(ConfigError, match="cannot be sent"):

@@ -11,6 +11,9 @@ branch, ``link_home`` -> the home folder); nothing here runs a command.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +31,15 @@ ROWS = [
     ("hash -p /bin/rm ls; ls -rf ~/*", "deny", "rm-root"),
     ("trap -- 'rm -rf ~/*' EXIT", "deny", "rm-root"),
     ("trap 'rm -rf build' EXIT; cd /tmp", "ask", "`trap` runs `rm`"),
+    # code run later or in a folder only run time knows: an absolute or ~ target is still known
+    ("trap 'rm -rf /' EXIT", "deny", "rm-root"),
+    ("trap \"chmod -R 777 ~\" INT", "deny", "chmod-root"),
+    ("f() { rm -rf ~; }; cd /tmp; f", "deny", "rm-root"),
+    ("cd $X && rm -rf /*", "deny", "rm-root"),
+    ("cd $X; rm -rf ~", "deny", "rm-root"),
+    ("cd $X && rm -rf ~root/*", "deny", "rm-root"),
+    ("cd $X && eval 'rm -rf ~/*'", "deny", "rm-root"),
+    ("cd $X && bash -c 'rm -rf /'", "deny", "rm-root"),
     ("find ~ -exec env rm -rf {} +", "deny", "rm-root"),
     ("flock f rm -rf ~/x", "ask", "outside the workspace"),
     ("flock -n f rm -rf ~/x", "ask", "outside the workspace"),
@@ -87,6 +99,15 @@ ROWS = [
     ("cat img | tee /dev/../dev/sda", "deny", "block-device"),
     ("cp img /dev/nvme0n1", "deny", "block-device"),
     ("echo b > /proc/sysrq-trigger", "ask", "leads into /dev, /proc or /sys"),
+    ("> /proc/1/root/dev/sda", "deny", "block-device"),  # a link hookline may not read
+    ("> /proc/1/task/1/root/dev/sda", "deny", "block-device"),
+    ("> /proc/thread-self/root//dev/nvme0n1", "deny", "block-device"),
+    ("echo x > /dev/shm/../sda", "deny", "block-device"),
+    ("echo x > /proc/self/root/dev/shm/../sda", "deny", "block-device"),
+    ("echo x > /dev/mqueue/q", "ask", "leads into /dev, /proc or /sys"),
+    ("echo x > /proc/self/cwd/x", "ask", "leads into /dev, /proc or /sys"),
+    ("npm exec -- dd of=/dev/sda", "deny", "block-device"),
+    ("npm run x -- /dev/sda", "ask", "`npm` names `/dev/sda`, which it may write"),
     ("> /proc/self/root@WS@/a.txt", "ask", "leads into /dev, /proc or /sys"),
     ("dd if=x of=$DISK", "ask", "`of=$DISK` is only known at run time"),
     ("echo x > \"$OUT\"", "ask", "only known at run time"),
@@ -162,6 +183,13 @@ ROWS = [
     ("dd if=/dev/sda of=out.img", "allow", ""),
     ("sort -o out.txt a.txt", "allow", ""),
     ("echo rm -rf /", "allow", ""),
+    # programs whose writes are not modelled: no write of theirs is called a device write
+    ("npm install \"$PKG\"", "allow", ""),
+    ("npm install --save-dev left-pad", "allow", ""),
+    ("pip install -e .", "allow", ""),
+    ("make install PREFIX=/opt/tool", "allow", ""),
+    # shared memory is a folder of plain files, not a device
+    ("echo x > /dev/shm/hookline-proof.txt", "allow", ""),
     ("ls -la", "allow", ""),
 ]
 # fmt: on
@@ -246,6 +274,54 @@ def test_bypass_runs_only_what_the_tier_proves(
 def test_the_tier_proves_ordinary_work(place: Place, line: str) -> None:
     assert unproven(place, line) is None
     assert decide(place, line).source[:15] != "tier:dangerous:"
+
+
+#: A workspace in shared memory (/dev/shm): its own files are plain files; a link in it to a
+#: disk, or through a link to /dev, is still a disk.
+SHARED_MEMORY = [
+    ("echo hi > out.txt", "allow"), ("rm -rf build", "allow"), ("chmod -R 755 build", "allow"),
+    ("make 2>&1 | tee build.log", "allow"), ("dd if=/dev/zero of=x.img count=1", "allow"),
+    ("cp a.txt build/", "allow"), ("echo x > disk", "deny"), ("cp a.txt disk", "deny"),
+    ("echo x > devdir/sda", "deny"), ("echo x > devdir/mqueue/q", "ask"),
+    ("rm -rf @WS@", "deny"),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Place]:
+    if not os.access("/dev/shm", os.W_OK):
+        pytest.skip("no writable /dev/shm here")
+    ws = Path(tempfile.mkdtemp(dir="/dev/shm", prefix="hookline-ws-"))
+    try:
+        (ws / "build").mkdir()
+        (ws / "a.txt").write_text("a\n")
+        os.symlink("/dev/sda", ws / "disk")
+        os.symlink("/dev", ws / "devdir")
+        yield Place(str(ws), str(tmp_path_factory.mktemp("home").resolve()))
+    finally:
+        shutil.rmtree(ws)
+
+
+@pytest.mark.parametrize(("line", "expected"), SHARED_MEMORY)
+def test_a_workspace_in_shared_memory_is_not_a_device(
+    shared: Place, line: str, expected: str
+) -> None:
+    verdict = decide(shared, line)
+    assert verdict.permission == expected, f"{verdict.reason} [{verdict.source}]"
+    if expected != "allow":
+        assert verdict.source.startswith("tier:dangerous:"), verdict.source
+
+
+def test_a_file_tool_in_shared_memory_writes_a_file_and_not_a_linked_disk(shared: Place) -> None:
+    policy = PermissionPolicy(mode="bypassPermissions", workspace=(shared.ws,))
+    verdicts = {
+        name: evaluate(policy, tool_name="Write", tool_input={"file_path": f"{shared.ws}/{name}",
+                       "content": "x"}, read_only=False, hook=Decision(), cwd=shared.ws,
+                       home=shared.home).source
+        for name in ("notes.txt", "disk")
+    }  # fmt: skip
+    assert verdicts["notes.txt"] == "mode:bypassPermissions"
+    assert verdicts["disk"] == "tier:dangerous:block-device"
 
 
 def test_the_table_covers_each_kind_with_ten_spellings_or_more() -> None:

@@ -228,7 +228,7 @@ def test_force_pushing_a_protected_branch_is_refused(world: World) -> None:
         "git push origin +HEAD:main", "git push origin main --force", "git push -uf origin master",
         "git push --for origin main", "git push origin +topic:release/2.0",
         "git -C . push -f origin main", "bash -c 'git push --force origin main'",
-        "env GIT_TRACE=0 git push -f origin main", "g''it push -f origin main",
+        "env LC_ALL=C git push -f origin main", "g''it push -f origin main",
         "/usr/bin/git push -f origin main", "git push --delete origin release/1.0",
         "git push --mirror origin", "git push --all --force origin",
     )  # fmt: skip

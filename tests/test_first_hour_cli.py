@@ -72,7 +72,7 @@ def test_a_paused_run_prints_the_resume_lines_exits_4_and_a_printed_line_resumes
     done = pause(tmp_path)
     assert done.returncode == PAUSED, done.stderr
     session = session_of(done.stdout)
-    base = f"hookline sessions resume {session}"
+    base = f"hookline sessions resume {session} --cwd {shlex.quote(str(tmp_path))}"  # any folder
     edit = shlex.quote(json.dumps(WRITE))
     lines = [line.strip() for line in done.stdout.splitlines() if "sessions resume" in line]
     assert lines == [f"{base} --approve", f"{base} --deny MESSAGE", f"{base} --edit {edit}"]
@@ -80,7 +80,9 @@ def test_a_paused_run_prints_the_resume_lines_exits_4_and_a_printed_line_resumes
 
     hookline_word, *args = shlex.split(lines[2])  # the --edit line, exactly as printed
     assert hookline_word == "hookline"
-    resumed = hookline(*args, cwd=tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    resumed = hookline(*args, cwd=elsewhere)  # the printed line works from any folder
     assert resumed.returncode == 0, resumed.stderr
     assert (tmp_path / "out.txt").read_text() == "v1"
 
@@ -120,7 +122,7 @@ def test_sessions_list_shows_finished_and_paused_sessions_under_a_header(tmp_pat
     assert status == {finished: "finished", paused: "paused"}
     records = {r["session_id"]: r for r in map(json.loads, hookline(
         "sessions", "list", "--json", cwd=tmp_path).stdout.splitlines())}  # fmt: skip
-    assert {s: r["status"] for s, r in records.items()} == {finished: "done", paused: "deferred"}
+    assert {s: r["status"] for s, r in records.items()} == {finished: "finished", paused: "paused"}
     row = next(row for row in rows if row.startswith(paused))
     started = row[starts[2] : starts[3]].strip()
     assert LOCAL.match(started)
@@ -137,14 +139,15 @@ def test_sessions_show_is_text_for_people_and_json_for_programs(tmp_path: Path) 
     assert text.returncode == 0, text.stderr
     fields = dict(re.split(r"\s{2,}", line, maxsplit=1) for line in text.stdout.splitlines()
                   if re.match(r"^\S.*\S\s{2,}\S", line))  # fmt: skip
-    assert fields["session"] == paused and fields["status"] == "paused (deferred)"
+    assert fields["session"] == paused and fields["status"] == "paused"
     assert fields["prompt"] == "write it"
     assert fields["waiting"] == 'Write (t_w) {"file_path":"out.txt","content":"v1"}'
-    assert f"  hookline sessions resume {paused} --approve" in text.stdout.splitlines()
+    line = f"  hookline sessions resume {paused} --cwd {shlex.quote(str(tmp_path))} --approve"
+    assert line in text.stdout.splitlines()
 
     machine = hookline("sessions", "show", paused, "--json", cwd=tmp_path)
     shown = json.loads(machine.stdout)
-    assert (shown["session_id"], shown["status"]) == (paused, "deferred")
+    assert (shown["session_id"], shown["status"]) == (paused, "paused")
     assert shown["waiting"] == [
         {"id": "t_w", "name": "Write", "input": {"file_path": "out.txt", "content": "v1"}}
     ]

@@ -47,7 +47,7 @@ def test_a_full_disk_at_a_transcript_write_is_one_line_and_leaves_a_listed_sessi
     listed = hookline("sessions", "list", "--json", "--cwd", str(small_disk), cwd=tmp_path)
     ((session, status),) = [(s["session_id"], s["status"]) for s in map(json.loads,
                             listed.stdout.splitlines())]  # fmt: skip
-    assert status == "started"
+    assert status == "crashed"
     again = hookline("sessions", "resume", session, "--cwd", str(small_disk), cwd=tmp_path)
     assert again.returncode == 2 and "Traceback" not in again.stderr
     assert "ended without saving anything to go on from" in again.stderr

@@ -24,6 +24,7 @@ from hookline.claude.http import (
     url_allowed,
     url_refusal,
 )
+from hookline.claude.resources import HookResources
 from hookline.decisions import Decision
 from hookline.errors import ConfigError, InvalidHookOutput
 from hookline.events import PreToolUse, Scope
@@ -255,6 +256,53 @@ def test_each_loop_gets_its_own_client_and_aclose_ends_it() -> None:
     assert first is again
     assert after is not first
     assert first.is_closed
+
+
+def test_an_engine_lends_its_owners_pool_and_a_hook_given_one_keeps_it(
+    server: HookServer,
+) -> None:
+    """Run by an engine, a hook without a pool of its own posts through the one the engine's
+    owner lends (``HookResources``); a hook given a pool uses that one wherever it runs."""
+    mine = HookResources(http=HttpClients())
+
+    async def main(own: HttpClients) -> list[Dispatch]:
+        lending, given = HookRegistry(), HookRegistry()
+        lending.add("PreToolUse", HttpHook(server.url("/hook")))
+        given.add("PreToolUse", HttpHook(server.url("/deny"), client=own))
+        engine = HookEngine(lending, resources=mine)
+        try:
+            done = [await engine.dispatch(event()), await engine.dispatch(event())]
+            done.append(await HookEngine(given, resources=mine).dispatch(event()))
+            return done
+        finally:
+            assert mine.http is not None
+            await mine.http.aclose()
+
+    *_, denied = with_clients(main)
+    lent_a, lent_b, own = (seen.client_port for seen in server.seen)
+    assert lent_a == lent_b != own  # the lent pool kept one connection; the given one is apart
+    assert denied.decision.permission == "deny"
+
+
+def test_without_any_pool_each_request_gets_a_client_of_its_own(server: HookServer) -> None:
+    """Outside an engine and given no pool, a hook keeps nothing open between requests."""
+
+    async def twice() -> list[Decision | None]:
+        hook = HttpHook(server.url("/deny"))
+        return [await hook.run(event()), await hook.run(event())]
+
+    answers = asyncio.run(twice())
+    assert [a.permission if a else None for a in answers] == ["deny", "deny"]
+    first, second = (seen.client_port for seen in server.seen)
+    assert first != second
+
+
+def test_the_name_of_the_old_shared_pool_is_a_new_pool_each_time() -> None:
+    with pytest.warns(DeprecationWarning, match="no longer shared"):
+        from hookline.claude.http import HTTP_CLIENTS as first
+    with pytest.warns(DeprecationWarning, match="no longer shared"):
+        from hookline.claude.http import HTTP_CLIENTS as again
+    assert isinstance(first, HttpClients) and first is not again
 
 
 def test_identical_urls_run_once_per_event(server: HookServer) -> None:

@@ -117,14 +117,14 @@ def test_ctrl_c_in_a_resumed_tool_leaves_it_resumable_and_nothing_runs_twice(
     ]
     assert out["final_text"] == "settled"
     assert charges(project) == ["30"]
-    assert listed(project) == [(session, "done")]
+    assert listed(project) == [(session, "finished")]
 
 
 def test_a_resume_killed_in_the_tool_is_not_left_resuming(project: Path) -> None:
     session = paused(project)
     done = signalled(project, ["sessions", "resume", session, "--approve"], signal.SIGKILL)
     assert done.returncode == -signal.SIGKILL
-    assert listed(project) == [(session, "running")]  # its process is gone: resumable
+    assert listed(project) == [(session, "crashed")]  # its process is gone: resumable
     shown = json.loads(hookline("sessions", "show", session, "--json", cwd=project).stdout)
     assert [c["id"] for c in shown["interrupted"]] == ["t_charge"]
     again = hookline("sessions", "resume", session, "--output-format", "json", cwd=project)
@@ -142,7 +142,7 @@ def test_a_run_killed_in_a_tool_is_listed_as_crashed_not_running(project: Path) 
         (s["session_id"], s["status"], s["alive"])
         for s in map(json.loads, listing.stdout.splitlines())
     ]
-    assert (status, alive) == ("started", False)  # its process is gone
+    assert (status, alive) == ("crashed", False)  # its process is gone
     table = hookline("sessions", "list", cwd=project).stdout
     assert f"{session}  crashed " in table
     again = hookline("sessions", "resume", session, cwd=project)

@@ -124,3 +124,99 @@ def test_a_stand_in_keeps_its_reason_and_a_small_input_is_left_alone() -> None:
     fitted = limits.fit(ToolCall("t", "Read", {"a": {}}))
     assert fitted.input == {REFUSED_KEY: "tool input is nested 2 deep; the limit is 1"}
     assert limits.problem(fitted.input) == "tool input is nested 2 deep; the limit is 1"
+
+
+# -- a file tool's file text ----------------------------------------------------------------
+
+#: About 5.8 MB of file text: what Claude Code wrote in one Write, as asked.
+BIG_TEXT = "".join(f"line {n:07d} of a big file written by the model\n" for n in range(120_000))
+
+
+def write_agent(tmp_path: Path, tool_input: dict[str, Any]) -> tuple[Any, Path]:
+    """A run whose model asks for one Write of ``tool_input``; a command hook on PreToolUse
+    writes the length of the content it was given to ``seen.txt``."""
+    seen = tmp_path / "seen.txt"
+    hook = (
+        "python3 -c 'import json,sys; e=json.load(sys.stdin); "
+        f'open("{seen}","w").write(str(len(e["tool_input"].get("content",""))))\''
+    )
+    settings = {"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [
+        {"type": "command", "command": hook}]}]}}  # fmt: skip
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    from hookline import load_project
+
+    model = ScriptedModel(
+        [{"tool_calls": [{"name": "Write", "input": tool_input}]}, {"text": "written"}]
+    )
+    agent = Agent(model, **load_project(project, mode="acceptEdits").agent_options())
+    return agent.run_sync("write it"), seen
+
+
+def test_a_write_of_several_megabytes_runs_as_in_claude_code(tmp_path: Path) -> None:
+    target = tmp_path / "project" / "big.txt"
+    result, seen = write_agent(tmp_path, {"file_path": str(target), "content": BIG_TEXT})
+    call = result.tool_calls[0]
+    assert call.status == "executed", call.content
+    assert target.read_text() == BIG_TEXT
+    assert seen.read_text() == str(len(BIG_TEXT))  # the hook was given the whole text
+
+
+def test_file_text_over_its_own_limit_is_refused_before_any_hook(tmp_path: Path) -> None:
+    target = tmp_path / "project" / "huge.txt"
+    result, seen = write_agent(tmp_path, {"file_path": str(target), "content": "x" * 33_000_000})
+    call = result.tool_calls[0]
+    assert call.status == "failed"
+    assert call.content == (
+        "the file text is more than 32,000,000 bytes; the limit is 32,000,000: write the file "
+        "in parts (Write, then Edit)"
+    )
+    assert not target.exists() and not seen.exists()
+
+
+@pytest.mark.parametrize(
+    ("tool_input", "why"),
+    [
+        pytest.param(
+            {"file_path": "a.txt", "content": "x", "note": "y" * 2_000_000},
+            "tool input is more than 1,000,000 bytes as JSON; the limit is 1,000,000",
+            id="another-field-keeps-1MB",
+        ),
+        pytest.param(
+            {"file_path": "a.txt", "content": ["x" * 10] * 200_000},
+            "tool input is more than 1,000,000 bytes as JSON; the limit is 1,000,000",
+            id="content-not-a-string",
+        ),
+        pytest.param(
+            {**nested(100), "content": "x"},
+            "tool input is nested 100 deep; the limit is 64",
+            id="depth-still-holds",
+        ),
+    ],
+)
+def test_only_a_file_tools_text_gets_the_larger_limit(tool_input: dict[str, Any], why: str) -> None:
+    limits = InputLimits()
+    assert limits.problem(tool_input, "Write") == why
+    assert limits.problem({"command": "x" * 2_000_000}, "Bash") == (
+        "tool input is more than 1,000,000 bytes as JSON; the limit is 1,000,000"
+    )
+    assert limits.problem({"file_path": "a", "content": BIG_TEXT}, "Write") is None
+    assert limits.problem({"file_path": "a", "content": BIG_TEXT}, "Read") is not None
+
+
+def test_a_hook_may_rewrite_a_write_to_big_file_text(tmp_path: Path) -> None:
+    target = tmp_path / "big.txt"
+    model = ScriptedModel(
+        [{"tool_calls": [{"name": "Write", "input": {"file_path": str(target), "content": "x"}}]},
+         {"text": "written"}]
+    )  # fmt: skip
+    agent = Agent(model, cwd=str(tmp_path))
+    agent.registry.add(
+        "PreToolUse",
+        lambda e: Decision.rewrite({**e.tool_input, "content": BIG_TEXT}),
+        kind="transformer",
+    )
+    result = agent.run_sync("write it")
+    assert result.tool_calls[0].status == "executed", result.tool_calls[0].content
+    assert target.read_text() == BIG_TEXT

@@ -21,6 +21,7 @@ LINES = ["make test", 'python3 -c "$CODE"', "bash -c 'touch x'"]
 NAMED = ["Bash(make:*)", "Bash(python3:*)", "Bash(touch:*)"]
 PROGRAM = ["Bash(make:*)", "Bash(python3:*)", "Bash(bash:*)"]
 WORDS = {"runs": "allow", "asks": "ask", "denied": "deny"}
+SANDBOX = SandboxConfig(enabled=True, auto_allow_bash=True)
 
 
 def _policy(mode: Any = "default", *, allow: tuple[str, ...] = (), ask: tuple[str, ...] = (),
@@ -53,8 +54,12 @@ ROWS: dict[str, Callable[[int], PermissionPolicy]] = {
     "bypassPermissions and a deny rule `Bash(rm:*)`": (
         lambda i: _policy("bypassPermissions", deny=("Bash(rm:*)",))
     ),
-    "the sandbox, `autoAllowBashIfSandboxed`": (
-        lambda i: _policy(sandbox=SandboxConfig(enabled=True, auto_allow_bash=True))
+    "the sandbox, `autoAllowBashIfSandboxed`": lambda i: _policy(sandbox=SANDBOX),
+    "the sandbox and a deny rule `Bash(rm:*)`": (
+        lambda i: _policy(deny=("Bash(rm:*)",), sandbox=SANDBOX)
+    ),
+    "the sandbox and an ask rule `Bash(rm:*)`": (
+        lambda i: _policy(ask=("Bash(rm:*)",), sandbox=SANDBOX)
     ),
 }
 

@@ -69,18 +69,21 @@ def test_default_tiers_read_runs_write_asks_and_nobody_answering_refuses(tmp_pat
 
 
 def test_an_approver_sees_the_rewrite_and_may_approve_an_edit(tmp_path: Path) -> None:
-    approver = Scripted(Approval.edit({"file_path": "c.txt", "content": "edited"}, approver="ann"))
+    approver = Scripted(Approval.edit({"file_path": "c.txt", "content": "edited"}, approver="ann"),
+                        Approval.allow(approver="ann"))  # fmt: skip
     agent = Agent(ScriptedModel([]), cwd=tmp_path, permissions=PermissionPolicy(),
                   approver=approver)  # fmt: skip
     agent.registry.add("PreToolUse", lambda e: Decision.rewrite({**e.tool_input, "content": "y"}),
                        kind="transformer")  # fmt: skip
     result = asyncio.run(agent.call_tool("Write", {"file_path": "b.txt", "content": "x"}))
-    (request,) = approver.requests
-    assert request.original_input["content"] == "x" and request.tool_input["content"] == "y"
-    assert "needs approval" in (request.reason or "")
+    first, final = approver.requests
+    assert first.original_input["content"] == "x" and first.tool_input["content"] == "y"
+    assert "needs approval" in (first.reason or "")
+    # The edit is judged again and rewritten too: ann is shown what will run, and approves that.
+    assert final.original_input["content"] == "edited" and final.tool_input["content"] == "y"
     assert (result.status, result.approver) == ("executed", "ann")
     assert not (tmp_path / "b.txt").exists()
-    assert (tmp_path / "c.txt").read_text() == "y"  # the edit is judged again: rewritten too
+    assert (tmp_path / "c.txt").read_text() == "y"
 
 
 def test_an_approved_edit_is_still_checked_against_the_deny_rules(tmp_path: Path) -> None:

@@ -482,6 +482,25 @@ def test_ups_continue_false(run: Run) -> None:
 
 
 @pytest.mark.parametrize(
+    "mode",
+    [
+        pytest.param("continue_false_exit2", id="ups_exit2_continue_false"),
+        pytest.param("block_continue_false", id="ups_block_and_continue_false"),
+    ],
+)
+def test_ups_continue_false_wins_over_a_block(run: Run, mode: str) -> None:
+    """``continue: false`` on stdout stops the prompt even when the hook also blocks it (exit 2
+    with an empty stderr, or ``decision: block``): the stop reason, not a block, is the text."""
+    outcome = run({"UserPromptSubmit": [group(mode)]})
+    assert outcome.model.calls == 0
+    assert (outcome.result.stop_reason, outcome.result.stop_detail) == (
+        "hook_stopped",
+        STOP_REASON,
+    )
+    assert outcome.result.final_text == f"Operation stopped by hook: {STOP_REASON}"
+
+
+@pytest.mark.parametrize(
     ("mode", "text"),
     [
         pytest.param("ctx", f"SessionStart hook additional context: {CONTEXT}", id="ss_ctx"),
@@ -555,3 +574,25 @@ def test_stop_continue_false(run: Run) -> None:
     assert outcome.model.calls == 2
     assert outcome.result.stop_reason == "hook_stopped"
     assert outcome.result.final_text == FINAL
+
+
+#: One answer per model call, numbered, so a test can tell which one a capped turn kept.
+NUMBERED = [say(f"FINAL_{n:02d}") for n in range(12)]
+
+
+@pytest.mark.parametrize(
+    ("mode", "kept"),
+    [
+        pytest.param("ctx", "FINAL_08", id="stop_ctx_always"),
+        pytest.param("block", "", id="stop_block_always"),
+    ],
+)
+def test_stop_hook_that_never_lets_go_is_capped(run: Run, mode: str, kept: str) -> None:
+    """A Stop hook that answers every time (ignoring ``stop_hook_active``) keeps the turn going
+    nine model calls, as the CLI's cap does; then the turn ends. Context alone keeps the last
+    answer as the result; a block leaves it empty (both as the CLI ends such a turn)."""
+    outcome = run({"Stop": [group(mode)]}, NUMBERED)
+    assert outcome.model.calls == 9
+    assert len(outcome.hook_log(mode)) == 9
+    assert outcome.result.stop_reason == "stop_hook_cap"
+    assert outcome.result.final_text == kept

@@ -132,7 +132,7 @@ def test_an_edit_a_hook_defers_pauses_the_session_again_with_the_edit_waiting(
     assert out["stop_reason"] == "tool_deferred"
     assert not (project / "later.txt").exists()
     shown = status(project, session)
-    assert shown["status"] == "deferred"
+    assert shown["status"] == "paused"
     assert [w["input"] for w in shown["waiting"]] == [{"command": "echo deploy > later.txt"}]
     again = resume(project, session, "--approve")
     assert again["tool_calls"][0]["status"] == "executed"
@@ -180,7 +180,7 @@ def test_a_hook_added_while_paused_stops_the_resume_and_does_not_run_even_on_den
         "(fix: review them, then resume with --reload-settings)"
     )
     assert not (project / "hook-ran.txt").exists() and not (project / "imported.txt").exists()
-    assert status(project, session)["status"] == "deferred"
+    assert status(project, session)["status"] == "paused"
 
 
 def test_reload_settings_resumes_with_the_new_hooks_and_goes_on_record(
@@ -209,7 +209,7 @@ def test_an_edited_python_hook_file_stops_the_resume(paused: tuple[Path, str]) -
     gate.write_text(gate.read_text().replace("deploys wait", "deploys are fine, wait"))
     error = refused(project, session, "--approve")
     assert ".hookline/hooks/gate.py (changed)" in error and "--reload-settings" in error
-    assert status(project, session)["status"] == "deferred"
+    assert status(project, session)["status"] == "paused"
 
 
 def test_a_changed_command_hook_script_stops_the_resume(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ def test_list_and_show_describe_the_paused_session(paused: tuple[Path, str]) -> 
     project, session = paused
     listed = [json.loads(line) for line in hookline("sessions", "list", "--json",
                                                      cwd=project).stdout.splitlines()]  # fmt: skip
-    assert [(s["session_id"], s["status"]) for s in listed] == [(session, "deferred")]
+    assert [(s["session_id"], s["status"]) for s in listed] == [(session, "paused")]
     shown = json.loads(hookline("sessions", "show", session, "--json", cwd=project).stdout)
     assert shown["waiting"] == [  # as the model asked for it
         {"id": "t_w", "name": "Write", "input": {"file_path": "out.txt", "content": "v1"}}
@@ -100,7 +100,7 @@ def test_bad_resumes_are_one_line_exit_2_and_leave_the_session_paused(
     assert done.stderr.startswith("hookline: error: ") and expected in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     shown = json.loads(hookline("sessions", "show", session, "--json", cwd=project).stdout)
-    assert shown["status"] == "deferred" and not (project / "out.txt").exists()
+    assert shown["status"] == "paused" and not (project / "out.txt").exists()
 
 
 def test_list_skips_a_corrupt_row_with_one_warning_naming_it(paused: tuple[Path, str]) -> None:

@@ -74,6 +74,16 @@ BROKEN = {
         "hooks.PretoolUse",
         "unknown event 'PretoolUse'",
     ),
+    "lower-case event": (
+        hooks({"matcher": "Bash", "hooks": [GUARD]}, event="pretooluse"),
+        "hooks.pretooluse",
+        "unknown event 'pretooluse'",
+    ),
+    "event one letter off": (
+        hooks({"matcher": "Bash", "hooks": [GUARD]}, event="PreTolUse"),
+        "hooks.PreTolUse",
+        "unknown event 'PreTolUse'",
+    ),
 }
 
 
@@ -209,6 +219,34 @@ def test_an_event_not_run_yet_and_unknown_keys_stay_warnings_and_the_guard_holds
     assert not (project / "sentinel").exists()
 
 
+@pytest.mark.parametrize("event", ["FutureToolEvent", "BeforeShellExecution", "SessionResume"])
+def test_an_event_of_another_program_is_a_warning_and_the_guard_holds(
+    project: Path, event: str
+) -> None:
+    """A well-formed name hookline does not know (a newer Claude Code's event, another agent's)
+    warns and its hooks do not run, so a settings file shared with them still runs; Claude Code
+    ignores such a name too."""
+    ran = project / "foreign-ran"
+    settings = {
+        "hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [GUARD]}],
+            event: [{"hooks": [{"type": "command", "command": f"touch {ran}"}]}],
+        }
+    }
+    path = write_settings(project, json.dumps(settings))
+
+    done = hookline(*RUN, cwd=project)
+
+    assert done.returncode == 0, done.stderr
+    (line,) = [line for line in done.stderr.splitlines() if "hookline:" in line]
+    assert line.startswith(f"hookline: warning: {path}: hooks.{event}: event '{event}' is not")
+    assert "its hooks do not run" in line
+    (call,) = json.loads(done.stdout)["tool_calls"]
+    assert call["status"] == "blocked"  # the guard beside it loaded and held
+    assert not (project / "sentinel").exists()
+    assert not ran.exists()
+
+
 def test_hooks_validate_exits_2_on_errors_and_0_on_warnings_only(project: Path) -> None:
     write_settings(project, BROKEN["matcher not a regex"][0])
     broken = hookline("hooks", "validate", "--json", cwd=project)
@@ -269,7 +307,7 @@ def test_resume_stops_on_broken_settings_unless_lenient(project: Path) -> None:
 
     assert strict.returncode == 2
     assert_one_error_line(strict.stderr, "hooks.PreToolUse[0].matcher", "Write(")
-    assert (shown["status"], written) == ("deferred", False)
+    assert (shown["status"], written) == ("paused", False)
     assert lenient.returncode == 0, lenient.stderr
     assert "hookline: warning:" in lenient.stderr
     assert json.loads(lenient.stdout)["final_text"] == "written"

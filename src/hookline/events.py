@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import marshal
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal, Self, TypeVar, cast
@@ -579,8 +580,25 @@ NOT_YET_SUPPORTED = frozenset(
         "WorktreeRemove",
         "Elicitation",
         "ElicitationResult",
+        "PreSkillShellCommand",
     }
 )
+#: An event name as Claude Code writes them: capitalised words, letters and digits only.
+_EVENT_NAME = re.compile(r"(?:[A-Z][a-z0-9]+)+")
+#: How close to a known name (difflib's ratio) an unknown one is read as a misspelling of it.
+_MISSPELT = 0.85
+
+
+def foreign_event(name: str) -> bool:
+    """Whether ``name`` reads as some other program's event (a newer Claude Code's, another
+    agent's): written as event names are, and not a known one in other letter case or one or
+    two letters away from one, which is read as a misspelt guard instead."""
+    if not _EVENT_NAME.fullmatch(name) or name in EVENTS or name in NOT_YET_SUPPORTED:
+        return False
+    known = [*EVENTS, *NOT_YET_SUPPORTED]
+    if name.lower() in {k.lower() for k in known}:
+        return False
+    return not difflib.get_close_matches(name, known, n=1, cutoff=_MISSPELT)
 
 
 def event_class(name: str, *, file: str | None = None, key: str | None = None) -> type[HookEvent]:
@@ -595,6 +613,14 @@ def event_class(name: str, *, file: str | None = None, key: str | None = None) -
             file=file,
             key=key,
             fix=f"use one of: {', '.join(EVENTS)}",
+        )
+    if foreign_event(name):
+        raise ConfigError(
+            f"event {name!r} is not one hookline knows (a newer Claude Code's, or another "
+            "agent's?): its hooks do not run",
+            file=file,
+            key=key,
+            fix=f"hookline runs: {', '.join(EVENTS)}",
         )
     close = difflib.get_close_matches(name, list(EVENTS), n=1)
     hint = f"did you mean {close[0]!r}?" if close else f"use one of: {', '.join(EVENTS)}"

@@ -1,4 +1,5 @@
-"""A test MCP server, ``probe``: tools that echo, write a file, crash, hang, or answer a hook.
+"""A test MCP server, ``probe``: tools that echo, write a file, crash, hang, or answer a hook
+(at once, or once a test lets it go: ``held``).
 
 Run over stdio (``python probe.py``) or streamable HTTP (``python probe.py --http PORT``).
 With ``PROBE_PID_FILE`` set it writes its process id there first, so a test can check that the
@@ -68,6 +69,27 @@ def verdict(tool_name: str, command: str = "") -> str:
             }
         )
     return f"policy server: {tool_name} looks fine"
+
+
+@app.tool()
+async def held(port: int, tool_name: str) -> str:
+    """A hook's deny, given only once the test lets it go: it says so to the test's barrier on
+    127.0.0.1:``port`` ("entered"), waits for a line back, then answers."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"entered\n")
+    await writer.drain()
+    await reader.readline()
+    writer.close()
+    reason = f"policy server: {tool_name} refused after the hold"
+    return json.dumps(
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+        }
+    )
 
 
 def main() -> None:

@@ -102,6 +102,12 @@ def answer(mode: str, payload: dict[str, object]) -> tuple[object, str, int]:
         ),
         "sysmsg": ({"systemMessage": SYSTEM_MESSAGE}, "", 0),
         "continue_false": ({"continue": False, "stopReason": STOP_REASON}, "", 0),
+        "continue_false_exit2": ({"continue": False, "stopReason": STOP_REASON}, "", 2),
+        "block_continue_false": (
+            {**blocked, "continue": False, "stopReason": STOP_REASON},
+            "",
+            0,
+        ),
         "perm_allow": (
             {
                 "hookSpecificOutput": {

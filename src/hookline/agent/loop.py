@@ -38,12 +38,13 @@ from hookline.agent.options import AgentOptions, ConvertsToAgentOptions
 from hookline.agent.pause import Answers, Persistence
 from hookline.agent.replies import contexts, late, refused, results_message
 from hookline.agent.result import RunResult
+from hookline.agent.runtime import Runtime
 from hookline.agent.session import Session
 from hookline.agent.state import Turn
 from hookline.agent.store import SessionStore, open_named
 from hookline.agent.watch import Idle, Watches, followed
 from hookline.claude import wording
-from hookline.claude.http import HTTP_CLIENTS
+from hookline.claude.resources import HookResources
 from hookline.decisions import NO_DECISION, Decision
 from hookline.errors import ConfigError, ModelError
 from hookline.events import (
@@ -71,7 +72,10 @@ if TYPE_CHECKING:
 
 
 class Agent:
-    """An agent: a model, tools and hooks, working in one session."""
+    """An agent: a model, tools and hooks, working in one session.
+
+    ``runtime``: its connections and plug-ins (``hookline.agent.runtime``); by default one of
+    its own, which it closes when it closes. It shares none with any other agent."""
 
     def __init__(
         self,
@@ -80,12 +84,18 @@ class Agent:
         tools: Iterable[Tool] | None = None,
         hooks: Mapping[str, Sequence[HookMatcher]] | HookRegistry | None = None,
         options: AgentOptions | ConvertsToAgentOptions | None = None,
+        runtime: Runtime | None = None,
         **settings: Any,
     ) -> None:
         self.model = model
         self.options = AgentOptions.resolve(options, settings)
         self.registry = _registry(hooks, self.options)
-        self.engine = HookEngine(self.registry)
+        #: Its connections and plug-ins: made here (and closed by ``close``), or given.
+        self.runtime = runtime if runtime is not None else Runtime()
+        self._owns_runtime = runtime is None
+        #: What its hooks reach: the runtime's HTTP pool, its MCP servers once started.
+        self.lent = HookResources(http=self.runtime.http)
+        self.engine = HookEngine(self.registry, resources=self.lent)
         self.tools = Toolbox(tools if tools is not None else _builtin_tools())
         opts = self.options
         permit = Permit(
@@ -119,7 +129,7 @@ class Agent:
         if given is not None and not isinstance(given, str):
             return given
         if self._opened is None:
-            self._opened = open_named(given, self.session.state_dir)
+            self._opened = open_named(given, self.session.state_dir, self.runtime.opener)
         return self._opened
 
     # -- the public surface ---------------------------------------------------------------------
@@ -281,6 +291,7 @@ class Agent:
             self.watches.begin()  # changes from here on fire FileChanged and ConfigChange
             if "mcp" in vars(self):  # not built: no servers to start
                 self.session.opening_context += await self.mcp.start(self.session.id, self.tools)
+                self.lent.mcp = self.mcp  # for this agent's mcp_tool hooks, and no other's
             started = await self._fire(SessionStart, source=source)
             self._start_stopped = started
             self.session.opening_context += contexts("SessionStart", started)
@@ -290,11 +301,14 @@ class Agent:
         """Fire SessionEnd (``reason``: one of Claude Code's, ``hookline.agent.ending``; its
         hooks share one time budget), stop async command hooks and wait for other background
         hooks, close the transcript, tell the observers (the audit writes what waits) and
-        close the store this agent opened."""
+        close the store this agent opened, its MCP servers and the runtime it made (its HTTP
+        hooks' pool on this event loop): never another agent's."""
         await self._end_session(ending.end_reason(reason))
         if "mcp" in vars(self):
+            self.lent.mcp = None
             await self.mcp.close()  # after SessionEnd: its mcp_tool hooks still had the servers
-        await HTTP_CLIENTS.aclose()  # HTTP hooks' pooled connections belong to this event loop
+        if self._owns_runtime:
+            await self.runtime.aclose()  # a runtime given is closed by its owner
         aclose = getattr(self.model, "aclose", None)
         if aclose is not None:
             await aclose()  # so are a remote model's (``hookline.agent.model``)
@@ -516,7 +530,9 @@ class Agent:
         if not notes:
             return False
         if turn.stop_blocks >= self.options.stop_hook_block_cap:
-            turn.stop_reason, turn.final_text = "stop_hook_cap", ""  # Claude Code's: no text
+            turn.stop_reason = "stop_hook_cap"
+            if decision.permission == "deny":  # a block: no text; context alone keeps it
+                turn.final_text = ""  # (both as Claude Code ends a capped turn)
             turn.detail = f"{name} hooks blocked {turn.stop_blocks} times in a row"
             return False
         turn.stop_blocks += 1
@@ -639,7 +655,7 @@ class Agent:
         opts = self.options
         plugged: list[Observer] = []
         if opts.audit:
-            plugged.append(audit_log(self))
+            plugged.append(audit_log(self, self.runtime.audit))
         plugged.append(Persistence(lambda: self.store, launch=opts.launch))
         return [*plugged, *opts.observers]
 

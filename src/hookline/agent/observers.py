@@ -22,6 +22,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from hookline.agent.plug import Plug
 from hookline.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -249,22 +250,24 @@ class Watcher(Observer):
 
 
 #: ``factory(agent)``: the audit log ``audit=True`` plugs into an agent (``hookline.audit``,
-#: installed by the ``hookline`` package: the audit log lives in a layer above the agent's).
+#: plugged in by the ``hookline`` package: the audit log lives in a layer above the agent's).
 AuditFactory = Callable[["Agent"], Observer]
-_audit: list[AuditFactory] = []
+#: The default factory, plugged in once by the ``hookline`` package.
+_AUDIT: Plug[AuditFactory] = Plug("audit log", "install_audit")
 
 
 def install_audit(factory: AuditFactory) -> None:
-    """Say what ``audit=True`` plugs into an agent."""
-    _audit[:] = [factory]
+    """Plug in what ``audit=True`` plugs into an agent by default: once."""
+    _AUDIT.plug(factory)
 
 
-def audit_log(agent: Agent) -> Observer:
-    """The audit log for ``agent`` (``audit=True``), through the installed factory."""
-    if not _audit:
+def audit_log(agent: Agent, factory: AuditFactory | None = None) -> Observer:
+    """The audit log for ``agent`` (``audit=True``), through ``factory`` (None: the default)."""
+    factory = factory or _AUDIT.value
+    if factory is None:
         raise ConfigError(
             "audit=True needs the audit log, which the hookline package plugs in",
             key="audit",
             fix="import hookline before making the agent, or observe an AuditLog yourself",
         )
-    return _audit[0](agent)
+    return factory(agent)

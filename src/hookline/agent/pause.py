@@ -261,7 +261,7 @@ def resumable(record: SessionRecord) -> str:
     raise ConfigError(
         f"session {record.id} {why}; only a paused (or crashed) session can be resumed",
         key="session",
-        fix="hookline sessions list --status deferred",
+        fix="hookline sessions list --status paused",
     )
 
 

@@ -16,15 +16,17 @@ if TYPE_CHECKING:
 
 
 def refused(decision: Decision, turn: Turn) -> bool:
-    """Settle a UserPromptSubmit decision that ends the turn before the model sees the prompt."""
+    """Settle a UserPromptSubmit decision that ends the turn before the model sees the prompt.
+    ``continue: false`` wins over a block, as in Claude Code: a hook that exits 2 (or answers
+    ``decision: block``) with ``{"continue": false, "stopReason": T}`` stops with T."""
+    if not decision.continue_:
+        turn.stop_reason, turn.detail = "hook_stopped", decision.stop_reason
+        turn.final_text = f"Operation stopped by hook: {decision.stop_reason or ''}".rstrip()
+        return True
     if decision.permission == "deny":
         reason = decision.reason or "blocked by a UserPromptSubmit hook"
         turn.stop_reason, turn.detail = "prompt_blocked", reason
         turn.final_text = wording.prompt_blocked(reason, turn.prompt)
-        return True
-    if not decision.continue_:
-        turn.stop_reason, turn.detail = "hook_stopped", decision.stop_reason
-        turn.final_text = f"Operation stopped by hook: {decision.stop_reason or ''}".rstrip()
         return True
     return False
 

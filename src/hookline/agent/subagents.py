@@ -130,8 +130,8 @@ class AgentTool(BuiltinTool[AgentInput]):
 
 
 class Subagent(Agent):
-    """A subagent: its agent's loop, model, hooks, permission layer, observers and instruction
-    files, on a conversation, toolbox, system prompt and transcript of its own."""
+    """A subagent: its agent's loop, model, hooks, runtime, permission layer, observers and
+    instruction files, on a conversation, toolbox, system prompt and transcript of its own."""
 
     def __init__(self, parent: Agent, agent_type: str, definition: AgentDefinition) -> None:
         # Not a new agent: the same one on another conversation. It takes every part of the
@@ -162,6 +162,10 @@ class Subagent(Agent):
         finally:
             self.session.transcript.close()
         return turn
+
+    async def close(self, reason: str = "other") -> None:
+        """Nothing: its runtime, MCP servers and store are its parent's, which closes them
+        (its transcript is closed when ``answer`` ends)."""
 
     def _stop_event(self, turn: Turn) -> HookEvent:
         return self.session.scope.event(

@@ -10,7 +10,8 @@ new model reads it with its first request. Both events carry the model names, th
 asked for, and the conversation's estimated size in tokens (``compaction.estimate_tokens``).
 
 A model name (``"anthropic:claude-sonnet-4-5"``, a ``--model`` value) becomes a client through
-the resolver the hookline package installs (``hookline.agent.model.named``).
+the agent's runtime's resolver, else the one the hookline package plugs in
+(``hookline.agent.model.named``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from hookline.agent import compaction
-from hookline.agent.model import ModelClient, named
+from hookline.agent.model import ModelClient, Resolver, named
 from hookline.agent.replies import contexts
 from hookline.errors import ConfigError
 from hookline.events import PostModelSwitch, PreModelSwitch, Scope
@@ -29,10 +30,11 @@ if TYPE_CHECKING:
     from hookline.hooks.engine import HookEngine
 
 
-def resolve(model: ModelClient | str) -> tuple[ModelClient, str]:
-    """The client for ``model`` and the name that was asked for; a ConfigError for neither."""
+def resolve(model: ModelClient | str, resolver: Resolver | None = None) -> tuple[ModelClient, str]:
+    """The client for ``model`` (a name, through ``resolver``: None, the default one) and the
+    name that was asked for; a ConfigError for neither."""
     if isinstance(model, str):
-        return named(model), model
+        return named(model, resolver), model
     if not isinstance(model, ModelClient):
         raise ConfigError(
             f"{model!r} is not a model",
@@ -62,7 +64,7 @@ class ModelSwitch:
 
 async def switch(agent: Agent, model: ModelClient | str) -> ModelSwitch:
     """``Agent.switch_model``: ask PreModelSwitch, swap, release the old client, announce."""
-    new, requested = resolve(model)
+    new, requested = resolve(model, agent.runtime.resolver)
     await agent.start()
     old, scope, messages = agent.model, agent.session.scope, agent.session.messages
     asked = ModelSwitch(old.name, new.name, requested, compaction.estimate_tokens(messages))

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Final, TypeVar
 
 from hookline.claude.handlers import unloadable
 from hookline.errors import ConfigError
-from hookline.events import NOT_YET_SUPPORTED, event_class
+from hookline.events import NOT_YET_SUPPORTED, event_class, foreign_event
 from hookline.layers import SettingsWarning, Severity
 from hookline.matchers import EVERYTHING, Matcher, tool_name
 
@@ -36,9 +36,12 @@ class HookLoader:
         with self._warned():
             events = self._expect(hooks, dict, "hooks", "must be an object of events")
             for event, groups in events.items():
-                # Claude Code runs these, so a file shared with it must load; any other unknown
-                # name is an error, as it may be a misspelt guard ("PretoolUse")
-                with self._warned("warning" if event in NOT_YET_SUPPORTED else "error"):
+                # Claude Code's events hookline does not run yet, and names of some other
+                # program's events ("FutureEvent"), are warnings, so a file shared with a newer
+                # Claude Code loads; a name near a known one is an error, as it may be a
+                # misspelt guard ("PretoolUse", "pretooluse")
+                foreign = event in NOT_YET_SUPPORTED or foreign_event(event)
+                with self._warned("warning" if foreign else "error"):
                     self._event(event, groups, f"hooks.{event}")
 
     def _event(self, event: str, groups: object, key: str) -> None:

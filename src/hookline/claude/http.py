@@ -16,12 +16,16 @@ exceptions are translated here, so only hookline's own tree leaves this module::
                                    with userinfo (``url_refusal``); nothing sent
 
 Timeouts: the engine awaits each hook under ``asyncio.timeout(spec.timeout)``; that is the one
-deadline (cancelling the request closes its connection). The shared client sets no httpx timeout:
+deadline (cancelling the request closes its connection). The pooled client sets no httpx timeout:
 it serves hooks with different timeouts, and the runner is not told its own. Outside the engine,
 await ``run`` under a timeout of your own.
 
-Connections: each event loop gets one pooled keep-alive ``httpx.AsyncClient`` (``HttpClients``),
-made on first use. Close it on that loop before the loop ends: ``await HTTP_CLIENTS.aclose()``.
+Connections: an ``HttpClients`` keeps one pooled keep-alive ``httpx.AsyncClient`` per event loop,
+made on first use; its owner closes it on that loop before the loop ends (``aclose``). Each agent
+owns one (``hookline.agent.runtime.Runtime``) and lends it to the hooks its engine runs
+(``hookline.claude.resources``); closing one agent closes no other's. A hook given ``client``
+uses that pool wherever it runs; one run with no pool at all (``run`` outside an engine) sends
+through a client of its own, closed after the request. There is no process-wide pool.
 """
 
 from __future__ import annotations
@@ -30,12 +34,14 @@ import asyncio
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hookline._support.http_body import BodyRefused, read_capped
 from hookline._support.process import STREAM_CAP
+from hookline.claude.resources import lent
 from hookline.errors import ConfigError, HookFailure, HookTimeout, InvalidHookOutput
 from hookline.hooks.protocol import decision_from_output
 from hookline.hooks.runners import HookRunner
@@ -120,8 +126,36 @@ class HttpClients:
                 self._clients.pop(loop, None)
 
 
-#: The clients HTTP hooks share unless given others.
-HTTP_CLIENTS = HttpClients()
+@asynccontextmanager
+async def pooled_or_once(clients: HttpClients | None) -> AsyncIterator[httpx.AsyncClient]:
+    """The running loop's client of ``clients``; with no pool, a client for this one request,
+    closed after it (so nothing is left open that nobody owns)."""
+    if clients is not None:
+        yield clients.client()
+        return
+    import httpx
+
+    async with httpx.AsyncClient(
+        limits=httpx.Limits(**DEFAULT_POOL), timeout=None, follow_redirects=False
+    ) as client:
+        yield client
+
+
+def __getattr__(name: str) -> Any:
+    """``HTTP_CLIENTS``, the pool every HTTP hook once shared, is gone: one agent closing it cut
+    another's hooks mid-request. The name still imports, as a new pool of the caller's own on
+    each use (closing it closes nothing anyone else uses), with a DeprecationWarning."""
+    if name == "HTTP_CLIENTS":
+        import warnings
+
+        warnings.warn(
+            "hookline.claude.http.HTTP_CLIENTS is no longer shared: each agent owns its HTTP "
+            "pool (Agent.runtime.http); this is a new HttpClients of your own, to close yourself",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return HttpClients()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class HttpHook(HookRunner):
@@ -151,28 +185,39 @@ class HttpHook(HookRunner):
         self.key = ("http", url)
         self.refusal = url_refusal(url, allowed_urls)
         self.allowed = self.refusal is None
-        self.clients = client if client is not None else HTTP_CLIENTS
+        #: The pool this hook always posts through; None: its engine's (``run_with``).
+        self.clients = client
         names, source = _listed(allowed_env_vars), os.environ if env is None else env
         filled = {k: interpolate(v, names, source) for k, v in (headers or {}).items()}
         self._headers = _checked_headers(filled)
 
     async def run(self, event: HookEvent) -> Decision | None:
-        if self.refusal is not None:
-            raise BlockedUrl(f"{self.refusal}; nothing was sent")
-        return read_answer(event.name, await self._post(event.to_payload()))
+        return await self._run(event, self.clients)
+
+    def run_with(self, event: HookEvent, resources: object) -> Awaitable[Decision | None]:
+        """Posts through this hook's own pool if it was given one, else through the pool of
+        the agent whose engine runs it."""
+        return self._run(event, self.clients if self.clients is not None else lent(resources).http)
 
     def describe(self) -> str:
         return self.url
 
-    async def _post(self, payload: dict[str, Any]) -> bytes:
+    async def _run(self, event: HookEvent, clients: HttpClients | None) -> Decision | None:
+        if self.refusal is not None:
+            raise BlockedUrl(f"{self.refusal}; nothing was sent")
+        return read_answer(event.name, await self._post(event.to_payload(), clients))
+
+    async def _post(self, payload: dict[str, Any], clients: HttpClients | None) -> bytes:
         """The body of a 2xx answer, read under ``MAX_ANSWER_BYTES`` (after decompression)."""
         import httpx
 
-        client = self.clients.client()
         try:
-            async with client.stream(
-                "POST", self.url, json=payload, headers=self._headers, follow_redirects=False
-            ) as response:
+            async with (
+                pooled_or_once(clients) as client,
+                client.stream(
+                    "POST", self.url, json=payload, headers=self._headers, follow_redirects=False
+                ) as response,
+            ):
                 if not response.is_success:
                     raise HttpStatusFailure(
                         f"answered HTTP {response.status_code} {response.reason_phrase}; an HTTP "

@@ -13,18 +13,22 @@ UserPromptSubmit and nothing elsewhere. A tool answering ``isError``, a server t
 connected, or one that cannot answer is a failure of kind ``mcp_error``: like any settings
 hook it fails open, unless the handler says ``"onFailure": "block"``.
 
-The session's connections are found by ``session_id``: whoever opens them calls ``connect``.
+The connections are the agent's: it lends its MCP servers, once started, to the hooks its
+engine runs (``hookline.claude.resources``), so a hook reaches only its own agent's servers, and
+another agent closing its own never touches them. Run with none lent (``run`` outside an
+engine, or before the servers start), the server is not connected: a failure.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Mapping
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from hookline._support.process import Finished
 from hookline.claude.command import CommandHook
+from hookline.claude.resources import lent
 from hookline.errors import HookFailure, ToolError
 from hookline.hooks.runners import HookRunner
 
@@ -36,7 +40,7 @@ _PLACEHOLDER: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]
 
 
 class McpCaller(Protocol):
-    """What an ``mcp_tool`` hook calls through: the session's MCP connections."""
+    """What an ``mcp_tool`` hook calls through: its agent's MCP connections."""
 
     async def call_text(
         self, server: str, tool: str, arguments: dict[str, Any]
@@ -44,20 +48,6 @@ class McpCaller(Protocol):
         """The tool's text output and whether it is an error; a ToolError when the server
         cannot answer."""
         ...
-
-
-_CONNECTED: dict[str, McpCaller] = {}
-
-
-def connect(session_id: str, caller: McpCaller) -> Callable[[], None]:
-    """Let the ``mcp_tool`` hooks of ``session_id`` call through ``caller``; returns the undo."""
-    _CONNECTED[session_id] = caller
-
-    def disconnect() -> None:
-        if _CONNECTED.get(session_id) is caller:
-            del _CONNECTED[session_id]
-
-    return disconnect
 
 
 class McpToolFailed(HookFailure):
@@ -85,7 +75,13 @@ class McpToolHook(HookRunner):
         return f"mcp_tool {self.server}/{self.tool}"
 
     async def run(self, event: HookEvent) -> Decision | None:
-        caller = _CONNECTED.get(event.session_id)
+        return await self._call(event, None)
+
+    def run_with(self, event: HookEvent, resources: object) -> Awaitable[Decision | None]:
+        """Calls through the MCP servers of the agent whose engine runs it."""
+        return self._call(event, lent(resources).mcp)
+
+    async def _call(self, event: HookEvent, caller: McpCaller | None) -> Decision | None:
         if caller is None:
             raise McpToolFailed(f"MCP server {self.server!r} is not connected in this session")
         arguments = fill(self.arguments, event.to_payload())

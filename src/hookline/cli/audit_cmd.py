@@ -62,6 +62,7 @@ from hookline.audit.log import JSONL_NAME
 from hookline.audit.writer import catch_up
 from hookline.cli.audit_verify import NOT_YET, Verify, all_rows, where_of
 from hookline.cli.columns import print_aligned
+from hookline.cli.ids import unique_start
 from hookline.cli.render import echo, emit_json, say
 from hookline.errors import ConfigError
 from hookline.storage import DEFAULT_FILE, open_store
@@ -340,17 +341,9 @@ def _cells(row: AuditRow, cut_off: set[int]) -> tuple[str, ...]:
 def _session(store: Store, given: str | None) -> str | None:
     """The session ``--session`` names: its id, or the one id in the log that starts with it;
     a ConfigError listing them when several do."""
-    if not given or store.audit_rows(session_id=given, limit=1):
+    if not given or store.audit_rows(session_id=given, limit=1) or not isinstance(store, SqlStore):
         return given
-    found = store.audit_session_ids(given) if isinstance(store, SqlStore) else []
-    if len(found) > 1:
-        listed = ", ".join(shown(id) for id in found)
-        raise ConfigError(
-            f"{given!r} is the start of {len(found)} sessions: {listed}",
-            key="--session",
-            fix="give more of the id",
-        )
-    return found[0] if found else given
+    return unique_start(given, store.audit_session_ids, key="--session") or given
 
 
 def _cut(reason: str, limit: int = 100) -> str:

@@ -121,6 +121,19 @@ def result_object(result: RunResult, *, timing: Timing, max_turns: int) -> dict[
     return {**data, **own}
 
 
+def text_delta(session_id: str, piece: str) -> dict[str, Any]:
+    """A piece of the model's text as the ``stream_event`` line Claude Code prints for it (the
+    Anthropic API's ``content_block_delta``), with ``--include-partial-messages``."""
+    delta = {"type": "text_delta", "text": piece}
+    return {
+        "type": "stream_event",
+        "event": {"type": "content_block_delta", "index": 0, "delta": delta},
+        "session_id": session_id,
+        "parent_tool_use_id": None,
+        "uuid": str(uuid.uuid4()),
+    }
+
+
 def _model_usage(usage: Usage) -> dict[str, int]:
     """One model's line of ``modelUsage``, in Claude Code's keys. hookline prices nothing and
     does not know the model's window: those are 0."""
@@ -160,6 +173,11 @@ class ClaudeStream(Observer):
         self._outputs: dict[str, ToolResult] = {}
         #: Who a hook's ``systemMessage`` is from: the event its runs answer (``PreToolUse:Bash``).
         self._saying = ""
+
+    def restart(self) -> None:
+        """The next response starts with its own ``system``/``init`` line, as Claude Code
+        starts each response to a streamed prompt."""
+        self._started = False
 
     def tool_started(self, session: Session, started: ToolStarted) -> None:
         if started.call.name == AGENT_TOOL and session.scope.agent_id is None:

@@ -31,8 +31,9 @@ from pydantic import ValidationError
 
 from hookline._support.display import shown
 from hookline.agent.subagent_types import AGENT_TOOL
-from hookline.claude.http import HTTP_CLIENTS
+from hookline.claude.http import HttpClients
 from hookline.claude.lint import lint
+from hookline.claude.resources import HookResources
 from hookline.cli.inventory import HookRow, rows
 from hookline.cli.own_stdout import hook_output_to_stderr
 from hookline.cli.render import echo, emit_json, say, warn
@@ -280,14 +281,15 @@ def decision_dict(decision: Decision) -> dict[str, Any]:
 
 async def _run_hooks(registry: HookRegistry, event: HookEvent) -> tuple[Dispatch, list[HookRun]]:
     """Dispatch ``event``, wait for background observers; every run, in declared order."""
-    engine = HookEngine(registry)
+    clients = HttpClients()
+    engine = HookEngine(registry, resources=HookResources(http=clients))
     finished: list[HookRun] = []
     engine.monitor(finished.append)
     try:
         done = await engine.dispatch(event)
         await engine.drain()
     finally:
-        await HTTP_CLIENTS.aclose()
+        await clients.aclose()
     order = {(spec.name, spec.source): i for i, spec in enumerate(registry.specs(event.name))}
     late = [run for run in finished if all(run is not seen for seen in done.runs)]
     late.sort(key=lambda run: order.get((run.hook, run.source), len(order)))

@@ -9,32 +9,26 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
 import click
 
-from hookline import Agent, ConfigError, RunResult
-from hookline._support.run import run as run_to_end
-from hookline.agent.model import StreamingModelClient
+from hookline import Agent, ConfigError
 from hookline.agent.session import STATE_DIR
-from hookline.audit.redact import Redactor
 from hookline.claude.fingerprint import fingerprint
+from hookline.cli import claude_launch
 from hookline.cli.approve_prompt import TerminalApprover
-from hookline.cli.claude_output import ClaudeStream, Timing, result_object
-from hookline.cli.own_stdout import hook_output_to_stderr
-from hookline.cli.paused import exit_interrupted, exit_paused
-from hookline.cli.render import TextView, emit_json, print_summary, warn
-from hookline.cli.spinner import Spinner
+from hookline.cli.render import warn
 from hookline.cli.tool_rules import split_rules
 from hookline.cli.trust_cmd import terminal_asker
-from hookline.errors import ModelError
 from hookline.events import PermissionMode
 from hookline.models.choice import model_from_spec
 from hookline.permissions.sandbox import SandboxConfig
 from hookline.project import load_project
+from hookline.sdk import structured
 from hookline.storage import Store, open_store
 from hookline.tools.approvals import (
     APPROVER_TIMEOUT,
@@ -121,6 +115,19 @@ class Launch:
     audit: bool = True
     #: ``--audit-delay``: group commit (``AgentOptions.audit_delay``).
     audit_delay: float = 0.0
+    #: ``claude -p``'s flags (``hookline.cli.claude_launch``): the system prompt's text, more
+    #: workspace folders, ``--mcp-config`` values (files made absolute, or JSON), the settings
+    #: files read (None: all), ``--agents`` and ``--json-schema`` JSON, fallback models.
+    system_prompt: str | None = None
+    add_dirs: tuple[str, ...] = ()
+    mcp_config: tuple[str, ...] = ()
+    strict_mcp_config: bool = False
+    setting_sources: tuple[str, ...] | None = None
+    agents: str | None = None
+    json_schema: str | None = None
+    fallback_model: str | None = None
+    #: ``--no-session-persistence``: a state folder removed when the process exits.
+    state_dir: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     #: The settings layers and hook files the agent was built with (``hooks.fingerprint``);
     #: None until ``build_agent``, and in sessions paused before hookline kept them.
@@ -136,6 +143,8 @@ class Launch:
         settings: tuple[str, ...],
         allowed_tools: tuple[str, ...] = (),
         disallowed_tools: tuple[str, ...] = (),
+        add_dirs: tuple[str, ...] = (),
+        mcp_config: tuple[str, ...] = (),
         **flags: Any,
     ) -> Launch:
         """The launch for these flags, with every path made absolute and the tool rules
@@ -150,6 +159,8 @@ class Launch:
             settings=tuple(_absolute_setting(s) for s in settings),
             allowed_tools=split_rules(allowed_tools, flag="--allowedTools"),
             disallowed_tools=split_rules(disallowed_tools, flag="--disallowedTools"),
+            add_dirs=tuple(_folder(d, "--add-dir") for d in add_dirs),
+            mcp_config=claude_launch.mcp_configs(mcp_config),
             **flags,
         )
 
@@ -164,8 +175,11 @@ class Launch:
                 fix="resume it from the program that started it, with Agent.resume()",
             )
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        for key in ("hooks", "settings", "allowed_tools", "disallowed_tools"):
+        for key in ("hooks", "settings", "allowed_tools", "disallowed_tools", "add_dirs",
+                    "mcp_config"):  # fmt: skip
             known[key] = tuple(known.get(key) or ())
+        if known.get("setting_sources") is not None:
+            known["setting_sources"] = tuple(known["setting_sources"])
         return cls(**known)
 
     def to_dict(self) -> dict[str, Any]:
@@ -193,15 +207,27 @@ def build_agent(launch: Launch) -> Agent:
         lenient=launch.lenient_settings,
         cli_rules={"allow": launch.allowed_tools, "deny": launch.disallowed_tools},
         trust=terminal_asker(),
+        sources=launch.setting_sources,
     )
     for warning in project.warnings:
         warn(warning)
     _check_sandbox(project.sandbox)
-    model, approver = model_from_spec(launch.model), _approver(launch)
+    model = claude_launch.with_fallbacks(model_from_spec(launch.model), launch.fallback_model)
+    approver = _approver(launch)
+    configured = project.agent_options()
+    configured["mcp_servers"] = claude_launch.mcp_servers(
+        launch.mcp_config, project.mcp_servers, strict=launch.strict_mcp_config, cwd=launch.cwd
+    )
+    if launch.add_dirs:
+        configured["roots"] = (launch.cwd, *launch.add_dirs)
     store = _store(launch) if launch.audit else launch.store  # last: opening it writes
-    return Agent(
+    agent = Agent(
         model,
-        **project.agent_options(),
+        **configured,
+        system_prompt=launch.system_prompt,
+        state_dir=launch.state_dir,
+        agents=claude_launch.agent_types(launch.agents),
+        instructions=launch.setting_sources is None or "project" in launch.setting_sources,
         max_turns=launch.max_turns,
         compact_at_tokens=launch.compact_at,
         user=launch.user,
@@ -213,6 +239,9 @@ def build_agent(launch: Launch) -> Agent:
         audit_delay=launch.audit_delay,
         launch=replace(launch, fingerprints=prints).to_dict(),
     )
+    if (schema := claude_launch.json_schema(launch.json_schema)) is not None:
+        structured.offer(agent, schema)
+    return agent
 
 
 def _store(launch: Launch) -> Store:
@@ -243,6 +272,13 @@ def _approver(launch: Launch) -> Approver:
     return ChainApprover(*chain) if chain else NoApprover()
 
 
+def _folder(value: str, flag: str) -> str:
+    folder = Path(value).resolve()
+    if not folder.is_dir():
+        raise ConfigError(f"no such folder {folder}", key=flag, fix="pass a folder")
+    return str(folder)
+
+
 def _absolute_model(spec: str) -> str:
     kind, _, value = spec.partition(":")
     return f"scripted:{Path(value).resolve()}" if kind == "scripted" and value else spec
@@ -250,59 +286,3 @@ def _absolute_model(spec: str) -> str:
 
 def _absolute_setting(value: str) -> str:
     return value if value.lstrip().startswith("{") else str(Path(value).resolve())
-
-
-def show(
-    agent: Agent,
-    output_format: str,
-    work: Callable[[], Awaitable[RunResult]],
-    *,
-    verbose: bool = False,
-) -> None:
-    """Run ``work`` on ``agent`` and print it as ``output_format`` asks (``verbose``: with the
-    traceback of a hook that raised; a spinner for a slow tool when a person watches). In the
-    JSON formats, whatever hook code prints goes to stderr (``own_stdout``)."""
-    with hook_output_to_stderr(divert=output_format != "text"):
-        _show(agent, output_format, work, verbose=verbose)
-
-
-def _show(
-    agent: Agent,
-    output_format: str,
-    work: Callable[[], Awaitable[RunResult]],
-    *,
-    verbose: bool,
-) -> None:
-    view = None
-    if output_format == "text":
-        redactor = Redactor(agent.options.redact)  # the terminal shows what the audit shows
-        view = TextView(verbose=verbose, spinner=Spinner.at_terminal(), redactor=redactor)
-    if view is not None:
-        agent.observe(view.observer())
-        if isinstance(agent.model, StreamingModelClient) and agent.model.on_text is None:
-            agent.model.on_text = view.text_delta  # the model's text as it arrives
-    timing = Timing(agent) if view is None else None  # json, stream-json: duration_api_ms
-    if output_format == "stream-json":
-        agent.observe(ClaudeStream(agent))
-
-    async def once() -> RunResult:
-        async with agent:
-            return await work()
-
-    try:
-        result = run_to_end(once())
-    except KeyboardInterrupt:  # Ctrl-C: the session is marked interrupted (agent.loop)
-        exit_interrupted(agent)
-    finally:
-        streamed = view.finish() if view else ""  # the spinner is gone, whatever happened
-        if isinstance(agent.options.store, Store):
-            agent.options.store.close()  # build_agent opened it
-    if timing is not None:  # claude -p's result object, hookline's fields beside it
-        shaped = result_object(result, timing=timing, max_turns=agent.options.max_turns)
-        emit_json(shaped)  # one line, as claude -p prints it (and C-encoded: it holds every call)
-    else:
-        print_summary(result, streamed=streamed, redactor=view.redactor if view else None)
-    if result.stop_reason == "tool_deferred":  # the resume lines, and exit code 4
-        exit_paused(result, agent.options.launch, err=output_format != "text")
-    if result.stop_reason in ("model_error", "compaction_failed"):  # one line on stderr, exit 2
-        raise ModelError(result.stop_detail or "the model call failed")  # the run is on record

@@ -1,4 +1,10 @@
-"""``hookline``: run an agent, or the demo. Errors a user can fix are one line and exit code 2.
+"""``hookline``: run an agent, or the demo. Errors a user can fix are one line and exit code 2
+(with ``-p``, 1, as ``claude -p`` exits).
+
+``hookline -p PROMPT [flags]`` (``-p`` anywhere, or any flag first) is ``hookline run -p PROMPT
+[flags]``, so a script written for ``claude -p`` runs with ``claude`` changed to ``hookline``.
+A flag no command has is refused by name in one line; one of Claude Code's that hookline does
+not support says so, and why (``hookline.cli.claude_flags``).
 
 Each subcommand is imported when it is used (``hookline.cli.lazy``): ``hookline --version``
 and ``hookline --help`` load none of them.
@@ -50,37 +56,81 @@ COMMANDS = {
 
 
 @click.group(cls=LazyGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="hookline")
+@click.version_option(__version__, "-v", "--version", prog_name="hookline")
 def cli() -> None:
     """hookline: agents whose rules are kept by hooks, not by the model's memory."""
 
 
-def _fail(message: str) -> NoReturn:
+#: What the group itself takes; anything else first is a ``claude -p`` command line.
+_OWN = frozenset({"-h", "--help", "-v", "--version"})
+
+
+def _fail(message: str, code: int = USAGE_ERROR) -> NoReturn:
     from hookline.cli.render import error  # the terminal's styles, when there is an error
 
     error(message)
-    sys.exit(USAGE_ERROR)
+    sys.exit(code)
+
+
+def routed(args: list[str]) -> list[str]:
+    """``args``, with ``run`` put first when they are a ``claude -p`` command line: ``-p``
+    anywhere (before ``--``), or a flag first that is not the group's own."""
+    if not args or args[0] in _OWN or args[0] in COMMANDS:
+        return args
+    if print_mode(args) or args[0].startswith("-"):
+        return ["run", *args]
+    return args
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: user mistakes become one line on stderr and exit code 2."""
+    """Console entry point: user mistakes become one line on stderr and exit code 2 (1 with
+    ``-p``, as ``claude -p``)."""
     entry: Callable[..., Any] = cli.main
-    bare = not (sys.argv[1:] if argv is None else argv)
-    if bare and "_HOOKLINE_COMPLETE" not in os.environ:  # shell completion runs bare too
+    args = sys.argv[1:] if argv is None else argv
+    if not args and "_HOOKLINE_COMPLETE" not in os.environ:  # shell completion runs bare too
         # bare ``hookline``: the help, exit 0
         with click.Context(cli, info_name="hookline", **cli.context_settings) as ctx:
             click.echo(cli.get_help(ctx))
         return
+    args = routed(list(args))
+    code = _usage_code(args)
     try:
-        entry(args=argv, prog_name="hookline", standalone_mode=False)
+        entry(args=args, prog_name="hookline", standalone_mode=False)
     except click.exceptions.Abort:
-        _fail("aborted")
+        _fail("aborted", code)
+    except click.NoSuchOption as exc:
+        _fail(_no_such_option(exc), code)
     except click.ClickException as exc:
-        _fail(exc.format_message())
+        _fail(exc.format_message(), code)
     except HooklineError as exc:
-        _fail(str(exc))
+        _fail(str(exc), code)
     except BrokenPipeError:
         _reader_left()
+
+
+def print_mode(args: list[str]) -> bool:
+    """Whether ``args`` (a command line) ask for ``claude -p``'s printing: ``-p`` or
+    ``--print`` before any ``--``."""
+    for arg in args:
+        if arg == "--":
+            return False
+        if arg in ("-p", "--print"):
+            return True
+    return False
+
+
+def _usage_code(args: list[str]) -> int:
+    return 1 if args[:1] == ["run"] and print_mode(args) else USAGE_ERROR
+
+
+def _no_such_option(exc: click.NoSuchOption) -> str:
+    """An unknown flag, by name: a Claude Code flag hookline does not support says why."""
+    from hookline.cli.claude_flags import refusal
+
+    command = "hookline"
+    if exc.ctx is not None:
+        command = exc.ctx.command_path
+    return refusal(exc.option_name, command=command, near=sorted(exc.possibilities or ()))
 
 
 def _reader_left() -> NoReturn:

@@ -7,6 +7,9 @@ for as long as it holds, so all of that goes to stderr, and keeps a stream on th
 aside; ``cli_stdout`` names it, and ``render.emit_json`` writes there. Command hooks need none
 of this: their stdout is their answer, read from a pipe. Where stdout is no file descriptor (a
 test's captured stream), ``sys.stdout`` alone is swapped, which covers ``print()`` still.
+
+Given a ``Reader`` (``hookline.cli.reader``), the CLI's own stream is guarded: once its reader
+has gone away, writes to it go nowhere instead of failing, and the run stops.
 """
 
 from __future__ import annotations
@@ -15,7 +18,10 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stdout, suppress
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from hookline.cli.reader import Reader
 
 #: The real stdout, kept aside while ``hook_output_to_stderr`` holds (innermost last).
 _kept: list[TextIO] = []
@@ -28,17 +34,23 @@ def cli_stdout() -> TextIO | None:
 
 
 @contextmanager
-def hook_output_to_stderr(*, divert: bool = True) -> Iterator[None]:
+def hook_output_to_stderr(*, divert: bool = True, reader: Reader | None = None) -> Iterator[None]:
     """While it holds, everything written to stdout but the CLI's own output (``cli_stdout``)
-    goes to stderr. ``divert=False``: nothing changes (text output is for people)."""
+    goes to stderr. ``divert=False``: nothing moves (text output is for people). ``reader``:
+    the CLI's own output is guarded by it."""
     if not divert:
-        yield
+        if reader is None:
+            yield
+            return
+        with _kept_while(reader.guard(sys.stdout)):
+            yield
         return
     with suppress(ValueError, OSError):  # closed: nothing to flush
         sys.stdout.flush()  # what the CLI wrote so far stays on stdout
     fds = _fds()
     if fds is None:
-        with _kept_while(sys.stdout), redirect_stdout(sys.stderr):
+        own = reader.guard(sys.stdout) if reader else sys.stdout
+        with _kept_while(own), redirect_stdout(sys.stderr):
             yield
         return
     out_fd, err_fd = fds
@@ -50,14 +62,16 @@ def hook_output_to_stderr(*, divert: bool = True) -> Iterator[None]:
     )
     os.dup2(err_fd, out_fd)
     try:
-        with _kept_while(kept):
+        with _kept_while(reader.guard(kept) if reader else kept):
             yield
     finally:
         with suppress(ValueError, OSError):
             sys.stdout.flush()  # what hook code printed and is still buffered: to stderr
-        kept.flush()
+        with suppress(BrokenPipeError):  # the reader went away (``reader`` said it already)
+            kept.flush()
         os.dup2(kept.fileno(), out_fd)
-        kept.close()
+        with suppress(BrokenPipeError):
+            kept.close()
 
 
 @contextmanager

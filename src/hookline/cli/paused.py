@@ -2,14 +2,13 @@
 
 A run (or a resume) that ends with calls waiting for an answer exits with ``EXIT_PAUSED``, so a
 script can tell "paused, resume it later" from done (0) and from a mistake (2). The lines name
-the session and, when the run was not in the current folder, its ``--cwd``: each can be copied
-and run as it is (the ``--edit`` one carries the waiting call's input, to change first).
+the session and its project's ``--cwd``: each can be copied and run as it is, from any folder
+(the ``--edit`` one carries the waiting call's input, to change first).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, NoReturn
@@ -90,13 +89,13 @@ def _edit(tool_input: Any) -> str:
 
 
 def _where(launch: Any) -> list[str]:
-    """``--cwd`` (when not here) and ``--store`` (without its password), so the line finds the
-    session from this folder."""
+    """``--cwd`` and ``--store`` (without its password), so the line finds the session from
+    any folder."""
     if not isinstance(launch, Mapping):
         return []
     flags = []
     cwd = launch.get("cwd")
-    if cwd and os.path.realpath(cwd) != os.path.realpath(os.getcwd()):
+    if cwd:
         flags += ["--cwd", str(cwd)]
     store = launch.get("store")
     if store:

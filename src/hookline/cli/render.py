@@ -80,12 +80,13 @@ def say(kind: str, text: str, *, err: bool = False) -> None:
     """Print a line for people, coloured by kind (see ``colour``). Untrusted parts must be
     ``shown`` already; any control character left in ``text`` is escaped here."""
     line, style = shown(text, lines=True, collapse=False), STYLES.get(kind)
-    click.echo(click.style(line, **style) if style else line, err=err, color=colour())
+    styled = click.style(line, **style) if style else line
+    click.echo(styled, file=None if err else cli_stdout(), err=err, color=colour())
 
 
 def echo(text: str, *, err: bool = False) -> None:
     """``say`` without colour."""
-    click.echo(shown(text, lines=True, collapse=False), err=err)
+    click.echo(shown(text, lines=True, collapse=False), file=None if err else cli_stdout(), err=err)
 
 
 def warn(message: object) -> None:
@@ -191,6 +192,8 @@ class TextView:
             for kind, line in hook_lines(item, verbose=self.verbose):
                 self._say(kind, line)
         elif isinstance(item, ToolStarted):
+            if item.gate.permission == "defer" and item.approver:
+                self._say("note", _overrode(item))
             if self.spinner is not None:
                 self.spinner.start(shown(item.call.name))
         elif isinstance(item, ToolResult):
@@ -223,13 +226,13 @@ class TextView:
         return self._streamed
 
     def _assistant(self, text: str) -> None:
-        click.secho(text, nl=False, color=colour(), **STYLES["assistant"])
+        click.secho(text, file=cli_stdout(), nl=False, color=colour(), **STYLES["assistant"])
 
     def _end_line(self, *, quote: bool = False) -> None:
         if quote and not self._open:
             self._assistant(QUOTE.rstrip())  # an empty line
         if self._open or quote:
-            click.echo("")
+            click.echo("", file=cli_stdout())
         self._open = False
 
     def _tool_result(self, result: ToolResult) -> None:
@@ -243,6 +246,13 @@ class TextView:
 
     def _say(self, kind: str, line: str) -> None:
         say(kind, self.speaker + self.redactor.text(line))
+
+
+def _overrode(started: ToolStarted) -> str:
+    """The line saying a person's answer on resume overrode a PreToolUse hook's defer."""
+    why = f": {_reason(started.gate.reason)}" if started.gate.reason else ""
+    return (f"tool {shown(started.call.name)} approved by {shown(started.approver or '')}, "
+            f"overriding a PreToolUse hook's defer{why}")  # fmt: skip
 
 
 class _Narration(Observer):

@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import click
 
+from hookline.cli import claude_launch
+from hookline.cli.claude_flags import claude_options
 from hookline.cli.launch import (
     LENIENT_SETTINGS,
     OUTPUT_FORMAT,
     Launch,
     approver_options,
     build_agent,
-    show,
 )
+from hookline.cli.prompt_input import read_prompts
 from hookline.cli.render import say
 from hookline.cli.sessions_cmd import RunListing
+from hookline.cli.show import Output, show
 from hookline.cli.tool_rules import tool_rule_options
-from hookline.errors import ConfigError
 from hookline.models.choice import default_spec
 from hookline.storage import Store
 
@@ -29,9 +30,9 @@ from hookline.storage import Store
     "--model",
     "model_spec",
     default=None,
-    help="openai:NAME, anthropic:NAME, scripted:FILE (a script of model turns) or rules (the "
-    "offline rule model). Default: the first provider configured by OPENAI_* or ANTHROPIC_* "
-    "variables, else rules.",
+    help="openai:NAME, anthropic:NAME, a Claude model name or alias (claude-..., sonnet, opus, "
+    "haiku), scripted:FILE (a script of model turns) or rules (the offline rule model). "
+    "Default: the first provider configured by OPENAI_* or ANTHROPIC_* variables, else rules.",
 )
 @click.option(
     "--hooks",
@@ -77,9 +78,12 @@ from hookline.storage import Store
 )
 @click.option(
     "--permission-mode",
-    type=click.Choice(["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]),
+    type=click.Choice(
+        ["default", "manual", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"]
+    ),
     default=None,
-    help="The permission mode (default: the settings' defaultMode, else default).",
+    help="The permission mode (default: the settings' defaultMode, else default; manual is "
+    "default, as in Claude Code).",
 )
 @click.option(
     "--defer-asks",
@@ -98,44 +102,70 @@ from hookline.storage import Store
 )  # fmt: skip
 @OUTPUT_FORMAT
 @click.option("-v", "--verbose", is_flag=True, help="Show the traceback of a hook that raised.")
-def run(
-    prompt: str | None,
-    output_format: str,
-    verbose: bool,
-    model_spec: str | None,
-    cwd: str | None,
-    hook_files: tuple[str, ...],
-    settings: tuple[str, ...],
-    **flags: Any,
-) -> None:
+@claude_options
+def run(prompt: str | None, **flags: Any) -> None:
     """Work on PROMPT ('-' reads it from stdin) with the given model, tools and hooks.
+
+    Takes claude -p's flags, with their meanings; `hookline -p PROMPT` is `hookline run -p
+    PROMPT`. A prompt piped on stdin is read (after PROMPT, when both are given).
 
     Exit codes: 0 the run ended; 2 a mistake in a flag, file or key, or a model call that
     failed; 4 the run paused with calls waiting for an answer (it prints the session id and
-    the `hookline sessions resume` lines that go on with it)."""
-    text = _prompt(prompt, rules=bool(flags["allowed_tools"] or flags["disallowed_tools"]))
+    the `hookline sessions resume` lines that go on with it). With -p, as claude -p: 1 for a
+    mistake or a run that ended in error."""
+    output = _output(flags)
+    prompts = read_prompts(
+        prompt,
+        input_format=flags.pop("input_format"),
+        output_format=output.format,
+        rules=bool(flags["allowed_tools"] or flags["disallowed_tools"]),
+    )
+    session = {key: flags.pop(key) for key in ("resume", "continue_latest", "session_id")}
+    session["fork"] = flags.pop("fork_session")
+    if flags.pop("no_session_persistence"):
+        flags["state_dir"] = claude_launch.passing_state_dir()
+    agent, note = _agent(flags)
+    claude_launch.choose_session(agent, **session)
+    if note:  # once the agent is built: a mistake in the flags stays one line
+        say("note", f"hookline: {note}", err=True)
+    show(agent, output, lambda: agent.run(prompts.first), next_prompt=prompts.next)
+
+
+def _output(flags: dict[str, Any]) -> Output:
+    """How the run is printed (the output flags taken out of ``flags``)."""
+    return Output(
+        format=flags.pop("output_format"),
+        print_mode=flags.pop("print_mode"),
+        verbose=flags.pop("verbose"),
+        partial=flags.pop("include_partial_messages"),
+        hook_events=flags.pop("include_hook_events"),
+    )
+
+
+def _agent(flags: dict[str, Any]) -> tuple[Any, str | None]:
+    """The agent the rest of the flags describe, and the note to show about its model."""
     note = None
-    if model_spec is None:
-        model_spec, note = default_spec()
+    if flags["model_spec"] is None:
+        flags["model_spec"], note = default_spec()
+    if flags.pop("dangerously_skip_permissions"):
+        flags["permission_mode"] = claude_launch.dangerous_skip()
+    if flags["permission_mode"] == "manual":
+        flags["permission_mode"] = "default"
+    flags["system_prompt"] = claude_launch.system_prompt(
+        system=flags.pop("system_prompt"),
+        system_file=flags.pop("system_prompt_file"),
+        append=flags.pop("append_system_prompt"),
+        append_file=flags.pop("append_system_prompt_file"),
+    )
+    flags["setting_sources"] = claude_launch.setting_sources(flags["setting_sources"])
+    claude_launch.agent_types(flags["agents"])  # checked now: one line, before anything runs
+    claude_launch.json_schema(flags["json_schema"])
     launch = Launch.from_flags(
-        cwd=cwd, model=model_spec, hooks=hook_files, settings=settings, **flags
+        model=flags.pop("model_spec"),
+        hooks=flags.pop("hook_files"),
+        **flags,
     )
     agent = build_agent(launch)
     if isinstance(agent.options.store, Store):  # opened with the audit on: list the run in it
         agent.observe(RunListing(agent.options.store, agent.options.launch))
-    if note:  # once the agent is built: a mistake in the flags stays one line
-        say("note", f"hookline: {note}", err=True)
-    show(agent, output_format, lambda: agent.run(text), verbose=verbose)
-
-
-def _prompt(prompt: str | None, *, rules: bool = False) -> str:
-    """The prompt; ``rules``: tool-rule flags were given, which take every value after them."""
-    if prompt == "-":
-        prompt = sys.stdin.read()
-    if not prompt or not prompt.strip():
-        fix = "hookline run 'read README.md' --model rules"
-        if rules and prompt is None:
-            fix = "put the prompt before --allowedTools/--disallowedTools (they take every value "
-            fix += "up to the next option), or last, after --"
-        raise ConfigError("missing the prompt", key="PROMPT", fix=fix)
-    return prompt
+    return agent, note

@@ -20,18 +20,21 @@ import click
 
 from hookline._support.display import shown
 from hookline.agent.observers import Observer
-from hookline.agent.pause import Resumer, check, find, owner_alive, save
+from hookline.agent.pause import Resumer, check, find, owner_alive, resumable, save
 from hookline.agent.session import STATE_DIR
 from hookline.agent.state import Turn, load_state
 from hookline.claude.fingerprint import changes, fingerprint
 from hookline.cli.answers import answer_from_cli
 from hookline.cli.columns import print_aligned
-from hookline.cli.launch import LENIENT_SETTINGS, OUTPUT_FORMAT, Launch, build_agent, show
+from hookline.cli.ids import unique_start
+from hookline.cli.launch import LENIENT_SETTINGS, OUTPUT_FORMAT, Launch, build_agent
 from hookline.cli.paused import resume_lines
 from hookline.cli.render import compact, echo, emit_json, say
 from hookline.cli.resume_plan import resume_plan
+from hookline.cli.show import Output, show
 from hookline.errors import ConfigError
 from hookline.storage import CorruptRecordWarning, SessionRecord, Store, open_store
+from hookline.storage.sql import SqlStore
 
 if TYPE_CHECKING:
     from hookline.agent.result import RunResult
@@ -39,7 +42,7 @@ if TYPE_CHECKING:
     from hookline.agent.store import SessionStore
     from hookline.events import HookEvent
 
-#: A stored status in the words ``sessions list`` and ``sessions show`` print.
+#: A stored status in the one vocabulary the list, ``--json``, ``--status`` and hints use.
 STATUS_WORDS: Final = {
     "deferred": "paused",
     "done": "finished",
@@ -48,6 +51,9 @@ STATUS_WORDS: Final = {
     "resuming": "resuming",
     "interrupted": "interrupted",  # a Ctrl-C or an error: resumable when it was checkpointed
 }
+#: The statuses ``--status`` takes: the words above, and ``crashed`` (a running session whose
+#: process is gone from this host).
+STATUSES: Final = ("paused", "running", "crashed", "resuming", "interrupted", "finished")
 
 _CWD = click.option(
     "--cwd",
@@ -92,12 +98,14 @@ def sessions() -> None:
 @_STORE
 @click.option(
     "--status",
+    type=click.Choice(STATUSES, case_sensitive=False),
     default=None,
-    help="Only sessions with this status: paused (deferred), finished (done), running, resuming.",
+    help="Only sessions with this status.",
 )
 @click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True,
               help="At most this many sessions, newest first.")  # fmt: skip
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per session.")
+@click.option("--json", "as_json", is_flag=True,
+              help="JSON Lines: one object per session (fields: docs/lifecycle.md).")  # fmt: skip
 @_TENANT
 def list_sessions(
     cwd: str | None,
@@ -132,7 +140,7 @@ def show_session(
 ) -> None:
     """One session: its status, who it runs for, the calls waiting for an answer and how to
     answer them, and what a resume would use (permission mode, roots, hook sources, approver)."""
-    record = find(_store(cwd, store), session_id, tenant=tenant)
+    record = _find(_store(cwd, store), session_id, tenant)
     details = _summary(record) | resume_plan(record)
     if as_json:
         emit_json(details, indent=2)
@@ -187,7 +195,8 @@ def resume(
     An edited input is judged again, hooks and all. A call a crash cut off is not run again
     unless --rerun-interrupted. The settings and hook files must be those it paused with,
     unless --reload-settings. Exit code 4 when it pauses again."""
-    record = find(_store(cwd, store), session_id, tenant=tenant)
+    record = _find(_store(cwd, store), session_id, tenant)
+    session_id = record.id  # the whole id, when a start of it was given
     checked = check(record, trust_edited_state=trust_edited_state)  # before its launch is used
     answer = None
     if checked.turn.waiting or approve or deny is not None or edit is not None:
@@ -201,7 +210,7 @@ def resume(
     agent = build_agent(launch)
     by = Resumer(user, reload_settings, tuple(changed), trust_edited_state, tenant,
                  rerun_interrupted)  # fmt: skip
-    show(agent, output_format, lambda: agent.resume(session_id, answer, by=by))
+    show(agent, Output(format=output_format), lambda: agent.resume(session_id, answer, by=by))
 
 
 def _settings_changed(session_id: str, launch: Launch, *, reload: bool) -> list[str]:
@@ -236,17 +245,36 @@ def _store(cwd: str | None, url: str | None) -> Store:
     return open_store(url, state_dir=state)
 
 
+def _find(store: Store, given: str, tenant: str | None) -> SessionRecord:
+    """The session ``given`` names: its whole id, or a start of it only one session (of
+    ``tenant``, if given) has."""
+
+    def starting(prefix: str) -> list[str]:
+        ids = store.session_ids(prefix) if isinstance(store, SqlStore) else []
+        return [id for id in ids if tenant is None or _tenant_of(store, id) == tenant]
+
+    return find(store, unique_start(given, starting, key="session") or given, tenant=tenant)
+
+
+def _tenant_of(store: Store, session_id: str) -> str | None:
+    record = store.get_session(session_id)
+    return None if record is None else record.tenant
+
+
 def _listed(
     store: Store, status: str | None, tenant: str | None, limit: int
 ) -> list[SessionRecord]:
-    """The records with ``status`` (a stored status or its word), newest first; a warning on
+    """The records whose status word is ``status`` (any, if None), newest first; a warning on
     stderr for each that cannot be read."""
-    stored: list[str | None] = [key for key, word in STATUS_WORDS.items() if word == status]
-    stored = stored or [status]
+    word = status.lower() if status else None
+    looked_for = "running" if word == "crashed" else word
+    stored: list[str | None] = [key for key, w in STATUS_WORDS.items() if w == looked_for]
     with warnings.catch_warnings(record=True) as corrupt:
         warnings.simplefilter("always", CorruptRecordWarning)
-        found = [r for s in stored for r in store.list_sessions(status=s, tenant=tenant,
-                                                                  limit=limit)]  # fmt: skip
+        found = [r for s in stored or [None]
+                 for r in store.list_sessions(status=s, tenant=tenant, limit=limit)]  # fmt: skip
+    if word is not None:
+        found = [record for record in found if status_word(record) == word]
     for w in corrupt:
         if issubclass(w.category, CorruptRecordWarning):
             echo(f"warning: {shown(w.message)}", err=True)
@@ -259,7 +287,8 @@ def _listed(
 def _summary(record: SessionRecord) -> dict[str, Any]:
     summary: dict[str, Any] = {
         "session_id": record.id,
-        "status": record.status,
+        "status": status_word(record),
+        "resumable": _resumable(record),
         "user": record.user,
         "tenant": record.tenant,
         "created_at": record.created_at,
@@ -287,8 +316,21 @@ def _summary(record: SessionRecord) -> dict[str, Any]:
     return plain
 
 
-def _word(status: str) -> str:
-    return STATUS_WORDS.get(status, status)
+def status_word(record: SessionRecord) -> str:
+    """The record's status in the one vocabulary (``STATUSES``): a running one whose process is
+    gone from this host is ``crashed``."""
+    word = STATUS_WORDS.get(record.status, record.status)
+    if word == "running" and not owner_alive(record.state.get("owner")):
+        return "crashed"
+    return word
+
+
+def _resumable(record: SessionRecord) -> bool:
+    try:
+        resumable(record)
+    except ConfigError:
+        return False
+    return True
 
 
 def _local(seconds: float) -> str:
@@ -300,9 +342,9 @@ def _row(summary: Mapping[str, Any]) -> tuple[str, ...]:
     waiting = ", ".join(f"{shown(w['name'])} ({shown(w['id'])})" for w in summary["waiting"])
     prompt = shown(summary.get("prompt") or summary.get("problem") or "")
     last = f"waits: {waiting}" if waiting else prompt[:60] + ("..." if len(prompt) > 60 else "")
-    word = _word(summary["status"])
-    if summary.get("alive") is False:
-        word = "crashed (resumable)" if summary["status"] == "running" else "crashed"
+    word = summary["status"]
+    if word in ("crashed", "interrupted") and summary["resumable"]:
+        word += " (resumable)"
     return (
         shown(summary["session_id"]),
         shown(word),
@@ -315,11 +357,10 @@ def _row(summary: Mapping[str, Any]) -> tuple[str, ...]:
 
 def _print_details(details: Mapping[str, Any], record: SessionRecord) -> None:
     """``sessions show`` for people: one ``name  value`` line each, then how to go on."""
-    status = _word(record.status)
-    named = status if status == record.status else f"{status} ({shown(record.status)})"
+    resumable_now = " (resumable)" if details["resumable"] and details["waiting"] == [] else ""
     lines = [
         ("session", shown(record.id)),
-        ("status", named),
+        ("status", shown(details["status"]) + resumable_now),
         ("user", shown(record.user or "-")),
         ("tenant", shown(record.tenant or "-")),
         ("started", _local(record.created_at)),

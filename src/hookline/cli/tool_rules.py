@@ -33,7 +33,7 @@ _FLAGS = {
 }
 
 
-class _Greedy(click.Option):
+class Greedy(click.Option):
     """An option that, like Claude Code's variadic flags, takes every value after it up to the
     next option (or ``--``); repeated, the values add up."""
 
@@ -57,7 +57,7 @@ def tool_rule_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """``hookline run``'s ``--allowedTools`` and ``--disallowedTools``."""
     for dest, (names, help_text) in reversed(_FLAGS.items()):
         option = click.option(
-            *names, dest, cls=_Greedy, multiple=True, metavar="RULES", help=help_text
+            *names, dest, cls=Greedy, multiple=True, metavar="RULES", help=help_text
         )
         command = option(command)
     return command

@@ -120,10 +120,16 @@ class Dispatch:
 
 
 class HookEngine:
-    """Dispatches events to the hooks of a registry."""
+    """Dispatches events to the hooks of a registry.
 
-    def __init__(self, registry: HookRegistry | None = None) -> None:
+    ``resources``: what the engine's owner lends the hooks it runs, handed to each runner's
+    ``run_with`` (an agent lends its HTTP pool and MCP servers: ``hookline.claude.resources``).
+    The owner closes them, never the engine; an engine given none lends nothing, and such a
+    runner makes what it needs for the one call."""
+
+    def __init__(self, registry: HookRegistry | None = None, *, resources: object = None) -> None:
         self.registry = registry if registry is not None else HookRegistry()
+        self.resources = resources
         self._monitors: list[Monitor] = []
         self._event_monitors: list[Monitor] = []
         self._background: set[asyncio.Task[HookRun]] = set()
@@ -286,7 +292,11 @@ class HookEngine:
         start, runner = perf_counter(), spec.runner
         limit = spec.timeout if budget is None else budget.limit(spec.timeout)
         try:
-            answer: Any = runner.call(event) if runner.inline else run_eagerly(runner.run(event))
+            answer: Any = (
+                runner.call(event)
+                if runner.inline
+                else run_eagerly(runner.run_with(event, self.resources))
+            )
             if not is_answer(answer):
                 return self._finish(spec, event, (start, limit, budget), answer)
             if perf_counter() - start > limit:

@@ -48,6 +48,13 @@ class HookRunner:
     async def run(self, event: HookEvent) -> Decision | None:
         raise NotImplementedError
 
+    def run_with(self, event: HookEvent, resources: object) -> Awaitable[Decision | None]:
+        """How an engine runs it: ``run``, given ``resources``, what the engine's owner lends
+        the hooks it runs (``HookEngine(resources=...)``; an agent's HTTP pool and MCP servers).
+        A runner that sends through such connections (HTTP, ``mcp_tool``) takes them from
+        there, so it reaches only the connections of the agent whose engine runs it."""
+        return self.run(event)
+
     def call(self, event: HookEvent) -> Decision | Awaitable[Decision | None] | None:
         """The inline path; by default it is ``run``."""
         return self.run(event)

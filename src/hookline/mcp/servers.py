@@ -3,9 +3,10 @@
 ``Agent`` makes one ``McpServers`` from its ``mcp_servers`` option (a mapping of server
 entries, a ``.mcp.json`` path, or the configs ``load_project`` found) and calls ``start``
 before SessionStart fires and ``close`` after SessionEnd: the servers' tools join the agent's
-toolbox as ``mcp__<server>__<tool>``, and the session's ``mcp_tool`` hooks call through the
-same connections. Servers start concurrently; one that cannot start leaves its tools out and a
-note for the model saying why, and the others run.
+toolbox as ``mcp__<server>__<tool>``, and the agent lends them to its own ``mcp_tool`` hooks
+(``hookline.claude.resources``): no other agent's hooks reach them. Servers start
+concurrently; one that cannot start leaves its tools out and a note for the model saying why,
+and the others run.
 
 Timeouts, in seconds, default to Claude Code's environment variables (in milliseconds):
 ``MCP_TIMEOUT`` for a server to start (30 s), ``MCP_TOOL_TIMEOUT`` for one call (600 s).
@@ -19,7 +20,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
-from hookline.claude.mcp_tool import connect
 from hookline.errors import ConfigError, ToolError
 from hookline.layers import SettingsWarning
 from hookline.mcp.config import KEY, ServerConfig, parse_servers, read_mcp_json, safe_name
@@ -28,8 +28,6 @@ from hookline.mcp.sdk import require_sdk
 from hookline.mcp.tool import McpTool
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from hookline.mcp.sdk import Reply
     from hookline.tools.base import Toolbox
 
@@ -60,7 +58,6 @@ class McpServers:
         self.start_timeout = start_timeout or _seconds("MCP_TIMEOUT", START_TIMEOUT)
         self.call_timeout = call_timeout or _seconds("MCP_TOOL_TIMEOUT", CALL_TIMEOUT)
         self._connections: dict[str, Connection] = {}
-        self._disconnect: Callable[[], None] | None = None
 
     @classmethod
     def of(
@@ -92,9 +89,10 @@ class McpServers:
         }
 
     async def start(self, session_id: str, toolbox: Toolbox | None = None) -> list[str]:
-        """Connect every server not connected yet, concurrently; add their tools to
-        ``toolbox`` (a name it has already keeps its tool) and let the session's ``mcp_tool``
-        hooks use them. Returns a note for the model about each server that could not start."""
+        """Connect every server not connected yet, concurrently, and add their tools to
+        ``toolbox`` (a name it has already keeps its tool). Returns a note for the model about
+        each server that could not start. ``session_id``: the session they start for; whoever
+        started them lends them to its own hooks (``Agent`` does)."""
         if not self.configs:
             return []
         waiting = [
@@ -104,9 +102,6 @@ class McpServers:
         ]
         self._connections.update((link.name, link) for link in waiting)
         await asyncio.gather(*(link.open() for link in waiting))
-        if self._disconnect is not None:
-            self._disconnect()
-        self._disconnect = connect(session_id, self)
         if toolbox is not None:
             for tool in self.tools():
                 if tool.name not in toolbox:
@@ -137,10 +132,7 @@ class McpServers:
         return reply.text, reply.is_error
 
     async def close(self) -> None:
-        """Stop every server, and end the hooks' access to them."""
-        if self._disconnect is not None:
-            self._disconnect()
-            self._disconnect = None
+        """Stop every server; later calls, a hook's too, fail as not connected."""
         links, self._connections = list(self._connections.values()), {}
         await asyncio.gather(*(link.close() for link in links))
 

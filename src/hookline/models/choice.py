@@ -23,9 +23,33 @@ NO_PROVIDER = (
 )
 
 
+#: Claude Code's model aliases, as Claude Code 2.1.332 resolves them; each can be changed, as
+#: in Claude Code, with ``ANTHROPIC_DEFAULT_<ALIAS>_MODEL``.
+CLAUDE_ALIASES = {
+    "sonnet": "claude-sonnet-5-5",
+    "opus": "claude-opus-5-5",
+    "haiku": "claude-haiku-5-5",
+    "fable": "claude-fable-5-2",
+    "opusplan": "claude-sonnet-5-5",
+}
+
+
+def claude_model(name: str, env: Mapping[str, str] | None = None) -> str | None:
+    """The Claude model ``name`` means (an alias such as ``sonnet``, or a ``claude-...`` model
+    name), as ``claude --model`` takes it; None when it is neither."""
+    env = os.environ if env is None else env
+    if name in CLAUDE_ALIASES:
+        own = "sonnet" if name == "opusplan" else name
+        return env.get(f"ANTHROPIC_DEFAULT_{own.upper()}_MODEL") or CLAUDE_ALIASES[name]
+    return name if name.startswith("claude-") and ":" not in name else None
+
+
 def model_from_spec(spec: str, *, env: Mapping[str, str] | None = None) -> ModelClient:
-    """``openai[:NAME]``, ``anthropic[:NAME]``, ``scripted:FILE`` or ``rules``. The remote
-    clients read the rest of their settings from ``env`` (default: the environment)."""
+    """``openai[:NAME]``, ``anthropic[:NAME]``, ``scripted:FILE``, ``rules``, or a Claude
+    model name or alias (``claude-sonnet-4-5``, ``sonnet``: ``anthropic:`` that model). The
+    remote clients read the rest of their settings from ``env`` (default: the environment)."""
+    if (claude := claude_model(spec, env)) is not None:
+        spec = f"anthropic:{claude}"
     kind, _, value = spec.partition(":")
     if kind == "rules" and not value:
         return RuleModel()
@@ -42,7 +66,8 @@ def model_from_spec(spec: str, *, env: Mapping[str, str] | None = None) -> Model
     raise ConfigError(
         f"unknown model {spec!r}",
         key="--model",
-        fix="use --model openai:NAME, anthropic:NAME, scripted:FILE or rules",
+        fix="use --model openai:NAME, anthropic:NAME, scripted:FILE, rules or a Claude model "
+        "name (claude-..., sonnet, opus, haiku)",
     )
 
 

@@ -15,8 +15,9 @@ What the built-in entries refuse (``check``):
   folder, the home folder, a workspace root, or a folder holding one of them; a glob counts
   when it can match one of those places or everything in one (``/*``, ``~/*``, ``*`` after
   ``cd /``); a relative ``.`` or ``*`` after a ``cd`` to an unknowable folder counts, since
-  that folder may be ``/``. ``find -delete`` with a test that picks files (``-name``...)
-  counts only at ``/`` and the system folders.
+  that folder may be ``/``, and an absolute or ``~`` target counts wherever the code runs (a
+  trap, a function, after such a ``cd``). ``find -delete`` with a test that picks files
+  (``-name``...) counts only at ``/`` and the system folders.
 - ``block-device``: writing onto a disk (``> /dev/sda``, ``dd of=//dev/nvme0n1``, ``tee``,
   ``cp``), judged on the path the kernel resolves; ``mkfs``: making filesystems or partitions;
 - ``fork-bomb``; ``shutdown``; ``force-push-main`` (``hookline.permissions.pushes``: a push
@@ -172,22 +173,15 @@ def reaches(word: Word, command: Command, place: Place, *, system_only: bool = F
     """Whether the path or glob ``word`` can name a protected place, or everything in one
     (``system_only``: only ``/`` and the system folders count)."""
     where = targets.folder(command, place.cwd, place.home)
-    if where is None and not _anchored(word):
+    if where is None and not targets.anchored(word):
         relative = targets.relative_parts(word)
         return relative is not None and all(p in (".", "..") or _everything(p) for p in relative)
-    where = where or "/"  # an absolute path, or `~`: the folder does not matter
-    pattern = targets.pattern(word, where, place.home)
+    pattern = targets.pattern(word, where or "/", place.home)
     if pattern is None:
         return False
     parts = _parts(pattern)
     protected = place.protected(system_only=system_only)
     return any(_covers(parts, _parts(path)) for path in protected)
-
-
-def _anchored(word: Word) -> bool:
-    """Whether ``word`` names the same place from any folder: absolute, or ``~``/``~user``."""
-    value = word.value or ""
-    return value.startswith("/") or (word.tilde and not value.startswith(("~+", "~-")))
 
 
 def _parts(path: str) -> list[str]:

@@ -7,8 +7,10 @@ path leads to a disk or into ``/dev``, ``/proc`` or ``/sys``.
 ...)`` is "disk", "kernel" or None on the path as the kernel resolves it (``//dev/sda``,
 ``/dev/./sda``, ``/proc/self/root/dev/sda``, symlinks); a write is proven only when its target
 is literal, from a known folder, and resolves outside ``/dev``, ``/proc`` and ``/sys`` (but for
-``/dev/null``, ``/dev/stdout``, ``/dev/fd/N`` and the like), on a line where no other command
-that names those folders, or a word only run time knows, may make a link first.
+``/dev/null``, ``/dev/stdout``, ``/dev/fd/N`` and the like, and shared memory, ``/dev/shm``), on
+a line where no other command that names those folders, or a word only run time knows, may make
+a link first. A program whose writes are not listed (``npm install "$PKG"``, and what it may run
+from its words) writes a device only when it names one.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ __all__ = ["DEVICE", "device", "disk_write", "file_write", "path_kind", "prove_w
 #: Where a path to a disk starts (``/dev/sda``, ``/dev/nvme0n1p2``, ``/dev/mapper/root``).
 DEVICE = re.compile(r"/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|loop|dm-|md\d|sr\d|mapper/|disk/)")
 _HARMLESS = re.compile(r"/dev/(?:null|zero|full|stdout|stderr|tty|fd/\d+)|/proc/self/fd/\d+")
+#: ``/proc/PID/root``, ``/proc/self/root``, ``/proc/thread-self/root``: the root folder again.
+_PROC_ROOT = re.compile(r"^/proc/(?:\d+|self|thread-self)(?:/task/\d+)?/root(?=/|$)/?")
+#: Shared memory: a tmpfs of plain files and folders (a workspace may be there).
+_SHARED = "/dev/shm/"
 #: Write targets that change no file, as written.
 HARMLESS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 
@@ -79,6 +85,11 @@ def prove_writes(analysis: Analysis, place: Place) -> str | None:
     tier does not list (``sort -o /dev/sda``)."""
     judged: set[tuple[str, str | None, str | None]] = set()
     for item in proving.seen(analysis):
+        if item.index < 0:  # a guess at what a program hookline does not model may run
+            if guessed := _named_device(item, place, guessed=True):
+                said = f"`{item.runner}` names `{guessed}`, which it may write"
+                return f"a write cannot be proven not to reach a device: {said}"
+            continue
         for word in written(item.command):
             key = (word.raw, word.value, item.command.cwd)
             if key in judged and not item.runner:  # a redirect around a wrapper and its command
@@ -92,11 +103,16 @@ def prove_writes(analysis: Analysis, place: Place) -> str | None:
     return None
 
 
-def _named_device(item: Seen, place: Place) -> str:
+def _named_device(item: Seen, place: Place, *, guessed: bool = False) -> str:
+    """A device or kernel file a program names on the line (``guessed``: a command read out of
+    the words of a program hookline does not model, whose writes it cannot list: only the
+    paths it names count, never a word only run time knows, as for any other program)."""
     command = item.command
-    if command.wrapper or command.name is None or command.name in _WRITES_LISTED:
+    if command.wrapper or command.name is None:
         return ""
-    if why_command_not_read_only(replace(command, redirects=())) is None:
+    if not guessed and command.name in _WRITES_LISTED:
+        return ""
+    if not guessed and why_command_not_read_only(replace(command, redirects=())) is None:
         return ""
     for word in command.args:
         value = word.value or ""
@@ -140,18 +156,38 @@ def device(word: Word, command: Command, place: Place) -> str | None:
 
 
 def path_kind(pattern: str) -> str | None:
-    """ "disk", "kernel" or None for an absolute path, as the kernel resolves it."""
-    pattern = "/" + posixpath.normpath(pattern).lstrip("/")
-    if _HARMLESS.fullmatch(pattern):
+    """ "disk", "kernel" or None for an absolute path, as the kernel resolves it: a disk when
+    the path as written, as resolved (links followed before ``..``, as the kernel does) or
+    under ``/proc/PID/root`` (the root as that process sees it) names one; "kernel" when one
+    of them lies in ``/dev``, ``/proc`` or ``/sys`` but for the harmless ones (``/dev/null``,
+    ``/dev/stdout``, ``/dev/fd/N``...) and shared memory (``/dev/shm``, a plain folder)."""
+    given = "/" + pattern.lstrip("/")
+    folded = "/" + posixpath.normpath(given).lstrip("/")
+    if _HARMLESS.fullmatch(folded):
         return None
-    resolved = os.path.realpath(pattern)
-    for path in (pattern, resolved):
-        if DEVICE.match(path) or _is_block(path):
-            return "disk"
-    inside = any(p.startswith(KERNEL) or f"{p}/" in KERNEL for p in (pattern, resolved))
-    if inside and not _HARMLESS.fullmatch(resolved):
-        return "kernel"
+    resolved = [_real(given), _real(folded)]
+    forms = dict.fromkeys([folded, *(path for path in resolved if path is not None)])
+    forms.update(dict.fromkeys(_PROC_ROOT.sub("/", path) for path in list(forms)))
+    if any(DEVICE.match(path) or _is_block(path) for path in forms):
+        return "disk"
+    if None in resolved or any(_kernel(path) for path in forms):
+        return "kernel"  # a link hookline may not read (`/proc/1/root`) is not proven either
     return None
+
+
+def _real(path: str) -> str | None:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return None
+
+
+def _kernel(path: str) -> bool:
+    """Whether an absolute, folded path lies in ``/dev``, ``/proc`` or ``/sys`` (or is one of
+    them), other than a harmless file or shared memory."""
+    if not (path.startswith(KERNEL) or f"{path}/" in KERNEL):
+        return False
+    return not (_HARMLESS.fullmatch(path) or path.startswith(_SHARED))
 
 
 #: The file tools' path keys.

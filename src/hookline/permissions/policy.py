@@ -13,7 +13,8 @@
 6. the protected set (``hookline.permissions.protected``): a write into it, or a Bash write not
    proven to miss it (``hookline.permissions.writes``), asks, in every mode;
 7. a hook's ask; then a Bash line that cannot be known asks, in every mode (plan refuses it):
-   no hook's allow, mode, rule or tier approves what cannot be read;
+   no hook's allow, mode, rule or tier approves what cannot be read; only the sandbox's
+   auto-allow runs it, inside the sandbox, which is then the boundary (step 10);
 8. the mode: bypassPermissions runs the rest; plan refuses what does more than read;
    acceptEdits runs file edits, and Bash lines it can prove only edit files in the workspace
    (and touch nothing an Edit or Read deny rule covers);
@@ -343,6 +344,8 @@ def _must_ask(
         why += f"({call.bash.unknown[0]})"
         if policy.mode == "plan":
             return _plan_refusal(name)
+        if sandboxed := _sandboxed(policy, call):  # the sandbox is the boundary, not a proof
+            return _unproven(policy, call) or sandboxed
         return Verdict("ask", why, "tier:unknown", "tier")
     return _unproven(policy, call)
 
@@ -436,13 +439,17 @@ def _approval(
         return Verdict("allow", why, f"hook:{hook_name}", hook.origin)
     if rules := _allowed(policy.allow, call):
         return Verdict("allow", f"{name} is allowed by settings", " + ".join(rules), "rule")
-    sandbox = policy.sandbox
-    if (
-        call.command is not None
-        and sandbox is not None
-        and sandbox.auto_allows(call.command, call.tool_input)
-    ):
-        return Verdict("allow", f"{name} runs in the OS sandbox", "sandbox:autoAllow", "sandbox")
+    return _sandboxed(policy, call)
+
+
+def _sandboxed(policy: PermissionPolicy, call: _Call) -> Verdict | None:
+    """The sandbox's auto-allow of a Bash call it runs (``autoAllowBashIfSandboxed``)."""
+    sandbox, command = policy.sandbox, call.command
+    if command is None or sandbox is None:
+        return None
+    if sandbox.auto_allows(command, call.tool_input):
+        why = f"{call.what} runs in the OS sandbox"
+        return Verdict("allow", why, "sandbox:autoAllow", "sandbox")
     return None
 
 

@@ -77,6 +77,18 @@ def relative_parts(word: Word) -> tuple[str, ...] | None:
     return tuple(part for part in text.split("/") if part)
 
 
+def anchored(word: Word) -> bool:
+    """Whether ``word`` names the same place from any folder: an absolute path, ``~`` or
+    ``~user`` (not ``~+``, the folder itself, nor ``~-`` or the directory stack)."""
+    value = word.value
+    if value is None:
+        return False
+    if not word.tilde:
+        return value.startswith("/")
+    head = value.partition("/")[0]
+    return head == "~" or not (head[1:2] in ("+", "-") or head[1:].isdigit())
+
+
 def literal(word: Word, where: str, home: str, *, fold: bool = True) -> str | None:
     """``word`` as an absolute path, its glob characters taken as they are; ``..`` folded
     unless ``fold`` is False (the kernel goes through a link before ``..``). None when only run

@@ -30,7 +30,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from hookline.agent.model import StreamingModelClient
-from hookline.cli.claude_output import ClaudeStream, TimedModel, Timing, result_object
+from hookline.cli.claude_output import ClaudeStream, TimedModel, Timing, result_object, text_delta
 from hookline.errors import ConfigError
 from hookline.sdk import structured, updates
 from hookline.sdk.build import build, model_for, resumes
@@ -193,7 +193,7 @@ class ClaudeSDKClient:
             yield
             return
         sink = model.on_text
-        model.on_text = lambda piece: self._emit(_text_delta(agent, piece))
+        model.on_text = lambda piece: self._emit(text_delta(agent.session.id, piece))
         try:
             yield
         finally:
@@ -251,10 +251,10 @@ async def _texts(prompt: Prompt) -> AsyncIterator[str]:
         yield prompt
         return
     async for message in prompt:
-        yield _text(message)
+        yield user_text(message)
 
 
-def _text(message: Mapping[str, Any]) -> str:
+def user_text(message: Mapping[str, Any]) -> str:
     """The text of one streamed message ``{"type": "user", "message": {"content": ...}}``."""
     body = message.get("message") if isinstance(message, Mapping) else None
     content = body.get("content") if isinstance(body, Mapping) else None
@@ -270,18 +270,6 @@ def _text(message: Mapping[str, Any]) -> str:
         fix='yield {"type": "user", "message": {"role": "user", "content": "..."}} (hookline '
         "takes text content only)",
     )
-
-
-def _text_delta(agent: Agent, piece: str) -> dict[str, Any]:
-    """A piece of the model's text as the stream event the Anthropic API sends for it."""
-    delta = {"type": "text_delta", "text": piece}
-    return {
-        "type": "stream_event",
-        "uuid": str(uuid.uuid4()),
-        "session_id": agent.session.id,
-        "event": {"type": "content_block_delta", "index": 0, "delta": delta},
-        "parent_tool_use_id": None,
-    }
 
 
 def _interrupted(agent: Agent, timing: Timing) -> dict[str, Any]:

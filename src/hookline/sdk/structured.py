@@ -13,6 +13,7 @@ them like any other.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
@@ -81,8 +82,9 @@ def settle(line: dict[str, Any], agent: Agent) -> dict[str, Any]:
     if not isinstance(tool, StructuredOutput):
         return line
     value = tool.take()
-    if value is not None:
-        return {**line, "structured_output": value}
+    if value is not None:  # the result is its JSON text, as Claude Code gives it
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        return {**line, "result": text, "structured_output": value}
     if line["is_error"]:
         return line
     why = f"the model ended {RETRIES + 1} times without giving the structured output"

@@ -266,10 +266,17 @@ class SqlStore:
 
     def audit_session_ids(self, prefix: str, *, limit: int = 20) -> list[str]:
         """The session ids in the audit log that start with ``prefix`` (at most ``limit``)."""
+        return self._ids_starting("session_id", "hookline_audit", prefix, limit)
+
+    def session_ids(self, prefix: str, *, limit: int = 20) -> list[str]:
+        """The ids of the stored sessions that start with ``prefix`` (at most ``limit``)."""
+        return self._ids_starting("id", "hookline_sessions", prefix, limit)
+
+    def _ids_starting(self, column: str, table: str, prefix: str, limit: int) -> list[str]:
         pattern = "".join("!" + c if c in "!%_" else c for c in prefix) + "%"
         sql = (
-            "SELECT DISTINCT session_id FROM hookline_audit WHERE session_id LIKE ? ESCAPE '!' "
-            "ORDER BY session_id LIMIT ?"
+            f"SELECT DISTINCT {column} FROM {table} WHERE {column} LIKE ? ESCAPE '!' "
+            f"ORDER BY {column} LIMIT ?"
         )
         with self._transaction() as cur:
             cur.execute(self._sql(sql), (pattern, limit))

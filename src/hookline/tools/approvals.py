@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from hookline._support.http_body import BodyRefused, read_capped
-from hookline.claude.http import HTTP_CLIENTS, HttpClients, url_allowed
+from hookline.claude.http import HttpClients, pooled_or_once, url_allowed
 from hookline.decisions import Answer, Origin
 from hookline.errors import ConfigError
 from hookline.hooks.spec import HANDLER_TIMEOUT
@@ -167,7 +167,8 @@ class _NoAnswer(Exception):
 
 
 class HttpApprover(Approver):
-    """POSTs ``request.to_dict()`` as JSON through the pooled ``HTTP_CLIENTS``; reads the answer.
+    """POSTs ``request.to_dict()`` as JSON; reads the answer. Through ``clients`` when given
+    (their owner closes them), else through a client of its own for each request, closed after it.
 
     A 2xx ``{"behavior": "allow"|"deny", "message"?, "updatedInput"?, "approver"?}`` (Claude
     Code's PermissionRequest decision, also read inside a whole hook answer) is the answer;
@@ -216,7 +217,7 @@ class HttpApprover(Approver):
         #: For messages, logs and ``Approval.approver``: no credentials, query or fragment.
         self.host = parsed.netloc.decode()
         self.shown = f"{parsed.scheme}://{self.host}{parsed.path}"
-        self.clients = clients if clients is not None else HTTP_CLIENTS
+        self.clients = clients
 
     async def approve(self, request: ApprovalRequest) -> Approval | Unavailable:
         try:
@@ -231,10 +232,11 @@ class HttpApprover(Approver):
             raise _NoAnswer("is not allowed by allowedHttpHookUrls; nothing was sent")
         import httpx
 
-        body, client = request.to_dict(), self.clients.client()
+        body = request.to_dict()
         try:
             async with (
                 asyncio.timeout(self.timeout),
+                pooled_or_once(self.clients) as client,
                 client.stream(
                     "POST", self.url, json=body, headers=self.headers, follow_redirects=False
                 ) as response,

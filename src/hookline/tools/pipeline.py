@@ -131,7 +131,7 @@ class ToolPipeline:
         edited_by: str | None = None,
     ) -> Checked:
         """Prepare, PreToolUse, the permission layer: what ``check`` and ``rejudge`` share."""
-        if too_big := self.limits.problem(call.input):
+        if too_big := self.limits.problem(call.input, call.name):
             stand_in = self.limits.fit(call).input
             return Checked(call, None, stand_in, settled=_failed(call, stand_in, too_big))
         tool = self.tools.get(call.name)
@@ -148,7 +148,8 @@ class ToolPipeline:
             scope, PreToolUse, tool_name=tool.name, tool_input=prepared, tool_use_id=call.id
         )
         gate = NO_DECISION if pre is None else pre.decision
-        if gate.updated_input is not None and (too_big := self.limits.problem(gate.updated_input)):
+        rewritten = gate.updated_input
+        if rewritten is not None and (too_big := self.limits.problem(rewritten, tool.name)):
             why = f"a PreToolUse hook rewrote the input to one it cannot take: {too_big}"
             return Checked(call, None, prepared, settled=_failed(call, prepared, why))
         if gate.permission == "deny":
