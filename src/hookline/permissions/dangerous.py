@@ -25,7 +25,7 @@ What the built-in entries refuse (``check``):
   (``sudo``, ``su``, ``doas``, ``pkexec``, ``run0``), last, so a more precise name wins.
 
 What four of them prove (``prove``), in every mode: a recursive delete, a recursive
-chmod/chown/chgrp, a write that may reach a device, and a push that may force run unasked only
+chmod/chown/chgrp, a write that may reach a device, and a push (forced or not) run unasked only
 when every target is proven (``proving.why_unproven``; for a push: every destination a literal
 branch that is not protected). What is not proven asks, saying what could not be proved.
 

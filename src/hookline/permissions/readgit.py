@@ -9,7 +9,10 @@ options too; git's log and diff options are taken only spelled in full (git does
 them). Not listed, so never read-only: ``--output`` (writes a file), ``--ext-diff``,
 ``--textconv``, ``--filters`` (run programs the settings name), ``--open-files-in-pager``,
 ``--upload-pack``, ``ls-remote``/``fetch`` (contact a remote and run its transport),
-``format-patch``.
+``format-patch``. Subcommands with verbs are read where git reads the verb: ``git remote``
+takes only ``-v`` before it (``remote_verb``), and reads only to list, ``get-url`` and
+``show -n`` (``show`` without ``-n`` runs the remote's upload-pack); ``git reflog`` with options
+first reads unless ``expire`` or ``delete`` stands among them.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
+from hookline.permissions.bash.containers import mounts
 from hookline.permissions.bash.git import split
 from hookline.permissions.bash.words import Word, literal
 from hookline.permissions.readgit import remote_verb
@@ -300,6 +301,13 @@ def _writes_config(subcommand: str, args: Sequence[Word]) -> bool:
     return False
 
 
+def _container(args: Sequence[Word]) -> list[Target]:
+    """``docker run -v SRC:DST``: the container may write anything below SRC; and the paths
+    any docker command names (``docker cp c:/x dst``)."""
+    named = [Target(_value_of(w), strict=False) for w in args if w.value is None or _is_path(w)]
+    return named + [Target(w, tree=True) for w in mounts(args)]
+
+
 WRITERS: dict[str, Writer] = {
     **dict.fromkeys(("tee", "touch", "truncate", "mkdir", "shred", "unlink", "mkfifo", "mknod"),
                     _plain()),
@@ -309,4 +317,5 @@ WRITERS: dict[str, Writer] = {
     "rsync": _copier(syncs=True), "sed": _sed, "dd": _dd, "find": _find, "tar": _tar,
     "unzip": lambda args: _here(args, "-d"), "patch": lambda args: _here(args, "-d", "--directory"),
     "cpio": lambda args: _here(args, "-D", "--directory"), "git": _git,
+    "docker": _container, "podman": _container,
 }  # fmt: skip

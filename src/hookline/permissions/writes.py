@@ -13,6 +13,8 @@ follows the line's name, what may write into it. The writes it knows (``write_ta
   ``dir/x``), and a folder that a delete, a move or a recursive copy takes whole as changed
   with all it holds;
 - a writing option's value (``--output=``, ``--log-file=``) on any program;
+- the tracked files a git command rewrites (``hookline.permissions.gittree``: ``checkout``,
+  ``reset --hard``, ``stash``, ``merge``, ``apply``...), judged against the repository's index;
 - the literal paths of any other program that is not read-only, and its arguments only run
   time completes when they name a protected folder or file as a part (``"$PWD/.git/config"``).
 

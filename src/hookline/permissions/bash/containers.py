@@ -7,18 +7,21 @@ container or image; kubectl's may come anywhere before ``--``) and gives the com
 be judged like a command of the line: deny rules meet it, and the dangerous tier never proves it
 (it runs on another machine, where the image's entrypoint may prefix it). An option the tables do
 not list, a health check (``--health-cmd``, shell code run later), ``docker compose exec/run``
-and ``kubectl run/debug`` with a command make what runs unknown.
+and ``kubectl run/debug`` with a command make what runs unknown. ``mounts(args)`` lists the
+host folders ``docker run``/``create`` mounts writable into the container, which the container
+may write anything below (``hookline.permissions.writers`` judges them as written whole).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from hookline.permissions.bash.options import Options, Read, read
 from hookline.permissions.bash.runners import Runs
 from hookline.permissions.bash.words import Word
 
-__all__ = ["runs"]
+__all__ = ["mounts", "runs"]
 
 _DOCKER = Options.of(
     "Dv",
@@ -93,7 +96,52 @@ def _docker(name: str, args: tuple[Word, ...]) -> Runs | None:
     entrypoint = inner.named("--entrypoint")
     if entrypoint and entrypoint.value:
         command.insert(0, entrypoint.value)
-    return Runs(command=tuple(command), label=f"{name} {verb}", wrapper=True) if command else None
+    if not command:
+        return None
+    # `run` and `create` do more than run the command (mounts: ``writers``), `exec` does not
+    return Runs(command=tuple(command), label=f"{name} {verb}", wrapper=verb == "exec")
+
+
+def mounts(args: Sequence[Word]) -> list[Word]:
+    """The host folders ``docker run/create`` (``podman`` alike) mounts writable into the
+    container, as words (one only run time knows as it is): the source of each ``-v SRC:DST``
+    without ``:ro`` and each ``--mount type=bind,source=SRC`` without ``readonly``."""
+    given = read(args, _DOCKER, first_operand_ends=True)
+    words = list(given.operands)
+    verb = words.pop(0).value if words else ""
+    if verb == "container" and words:
+        verb = words.pop(0).value
+    if verb not in ("run", "create"):
+        return []
+    found = []
+    for option in read(words, _RUN, first_operand_ends=True).options:
+        if option.name in ("v", "--volume", "--mount") and option.value is not None:
+            source = _mounted(option.value, bind=option.name == "--mount")
+            if source is not None:
+                found.append(source)
+    return found
+
+
+def _mounted(word: Word, *, bind: bool) -> Word | None:
+    """The host path a ``-v``/``--mount`` value mounts writable; None for a named volume or a
+    read-only mount."""
+    value = word.value
+    if value is None:  # `"$PWD":/app:ro`: its mode is still the last field
+        return None if not bind and re.search(r":ro[\"']?$", word.raw) else word
+    if bind:
+        fields = dict(f.partition("=")[::2] for f in value.split(","))
+        if fields.get("type", "volume") != "bind" or fields.get("readonly", fields.get("ro")) in (
+            "", "true", "1"):  # fmt: skip
+            return None
+        source = fields.get("source", fields.get("src", ""))
+    else:
+        source, _, rest = value.partition(":")
+        if "ro" in rest.partition(":")[2].split(","):
+            return None
+    if not source.startswith(("/", ".", "~")):
+        return None  # a named volume, Docker's own
+    return Word(source, raw=source, tilde=word.tilde and source.startswith("~"),
+                mask=word.mask[: len(source)] if not bind else "q" * len(source))  # fmt: skip
 
 
 def _kubectl(args: tuple[Word, ...]) -> Runs | None:
