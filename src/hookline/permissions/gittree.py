@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -256,8 +256,9 @@ _REPOSITORY_VARIABLES = frozenset({"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
 
 
 def why_protected(
-    command: Command, folder: str | None, protected: ProtectedSet, *, others_write: bool
-) -> str | None:
+    command: Command, folder: str | None, protected: ProtectedSet,
+    *, others_write: Callable[[], bool],
+) -> str | None:  # fmt: skip
     """What of the protected set the git ``command`` (run in ``folder``; None: only run time
     knows) may rewrite, in a phrase that follows the line's name; None when it rewrites nothing
     there (or is no git command that rewrites the work tree)."""
@@ -277,7 +278,7 @@ def why_protected(
         return None  # no repository: git rewrites nothing
     if found.patch != ():
         return gitpatches.why_protected(
-            shown, found.patch, where, repo.top, protected, others_write=others_write
+            shown, found.patch, where, repo.top, protected, others_write=others_write()
         )
     scope = _scope(found.paths, where, repo.top)
     if found.untracked and (hit := _untracked(scope, repo.top, protected)):

@@ -65,13 +65,14 @@ def why_protected(analysis: Analysis, *, cwd: str, protected: ProtectedSet) -> s
 def _git_tree(analysis: Analysis, index: int, cwd: str, protected: ProtectedSet) -> str | None:
     """A git command that rewrites tracked files (``gittree``), in each folder it may run in."""
     command = analysis.commands[index]
-    others = any(
-        i != index and not c.wrapper and why_command_not_read_only(c) is not None
-        for i, c in enumerate(analysis.commands)
-    )
+
+    def others_write() -> bool:
+        return any(i != index and not c.wrapper and why_command_not_read_only(c) is not None
+                   for i, c in enumerate(analysis.commands))  # fmt: skip
+
     folders: list[str | None] = [*_folders(command, cwd, protected.home)] or [None]
     for folder in folders:
-        if why := gittree.why_protected(command, folder, protected, others_write=others):
+        if why := gittree.why_protected(command, folder, protected, others_write=others_write):
             return why
     return None
 

@@ -45,7 +45,8 @@ def reason(root: Node, source: bytes) -> str | None:
 
 
 def _one(doc: Node, source: bytes, after: dict[int, int]) -> str | None:
-    start = next((c for c in doc.children if c.type == "heredoc_start"), None)
+    parts = {c.type: c for c in doc.children}  # one list of children: each costs a node
+    start, end, body = (parts.get(k) for k in ("heredoc_start", "heredoc_end", "heredoc_body"))
     if start is None:
         return "a here-document has no delimiter"
     word = source[start.start_byte : start.end_byte].decode(errors="replace")
@@ -53,15 +54,13 @@ def _one(doc: Node, source: bytes, after: dict[int, int]) -> str | None:
     if plain is None:
         return f"the here-document delimiter `{_cut(word)}` is not a plain word"
     delimiter = next(v for v in plain.groupdict().values() if v is not None).encode()
-    tabs = any(c.type == "<<-" for c in doc.children)
+    tabs = "<<-" in parts
     line_end = source.find(b"\n", start.end_byte)
     if line_end < 0:
         return None  # no body at all: nothing is read as one
     begin = after.get(line_end, line_end + 1)
     ends = _bash_end(source, begin, delimiter, join=plain.group("plain") is not None, tabs=tabs)
     after[line_end] = ends[1] if ends else len(source)
-    end = next((c for c in doc.children if c.type == "heredoc_end"), None)
-    body = next((c for c in doc.children if c.type == "heredoc_body"), None)
     tree_end = source.rfind(b"\n", 0, end.start_byte) + 1 if end is not None else None
     if (ends[0] if ends else None) != tree_end:
         shown = source[tree_end : source.find(b"\n", tree_end)] if tree_end is not None else b""
