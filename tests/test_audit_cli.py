@@ -130,11 +130,28 @@ def test_query_as_json_gives_whole_records(project):
 def test_verify_a_clean_log_exits_0_and_says_what_it_checked(project):
     result = run(project[0], "verify")
     assert result.exit_code == 0, result.output
-    store, file, kept, both = lines(result)
+    store, file, kept, both, verdict = lines(result)
     assert store.startswith("store ") and "hookline.db: 3 records, chain intact (keyed" in store
     assert file.startswith("file ") and "audit.jsonl: 3 records, chain intact (keyed" in file
     assert kept.endswith("the head hookline keeps beside the key is in the chain")
-    assert both.startswith("file and store: the same records")
+    assert both == "file and store: the same records, seq by seq and hash by hash"
+    assert verdict == "audit verify: OK"
+
+
+def test_the_same_edit_in_file_and_store_never_reads_as_all_clear(project):
+    state = project[0] / ".hookline" / "state"
+    jsonl = state / "audit.jsonl"
+    jsonl.write_text(jsonl.read_text().replace('"user":"ana"', '"user":"bob"', 1))
+    with sqlite3.connect(state / "hookline.db") as conn:
+        conn.execute("UPDATE hookline_audit SET data = replace(data, '\"user\":\"ana\"', "
+                     "'\"user\":\"bob\"') WHERE seq = 1")  # fmt: skip
+    result = run(project[0], "verify")
+    assert result.exit_code == 1
+    printed = lines(result)
+    assert sum("TAMPERED" in line for line in printed) == 2  # the store and the file
+    assert "file and store: the same records, seq by seq and hash by hash" not in printed
+    assert printed[-2].endswith("so both hold what failed above")
+    assert printed[-1] == "audit verify: FAILED (see above)"
 
 
 def test_verify_exits_1_on_an_edited_line_or_a_deleted_store_row(project):

@@ -340,7 +340,8 @@ def test_exit_2_with_an_invalid_json_answer_still_blocks(pre, project):
     other = {"hookSpecificOutput": {"hookEventName": "PostToolUse"}}
     wrong = prints(other, code=2, stderr="S")
     unprocessable = f"[{wrong}]: blocked (exit 2); its output could not be processed"
-    assert run(hook(wrong, project), pre) == Decision.deny(unprocessable)
+    (record,) = dispatch(pre, hook(wrong, project), failure="open").runs
+    assert (record.failure, record.answer) == ("wrong_event", Decision.deny(unprocessable))
 
 
 def test_exit_2_drops_a_json_input_rewrite(pre, project):

@@ -162,7 +162,7 @@ def test_audit_prints_a_header_and_aligned_columns(tmp_path: Path) -> None:
     done = hookline("audit", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     header, *rows = done.stdout.splitlines()
-    assert header.split() == ["TIME", "SESSION", "TOOL", "EVENT", "HOOK", "DECISION", "REASON"]
+    assert header.split() == ["TIME", "SESSION", "TOOL", "EVENT", "BY", "DECISION", "REASON"]
     assert len(rows) >= 3
     assert_aligned(rows, column_starts(header))
 
@@ -278,7 +278,7 @@ def test_validate_lints_a_file_shared_with_claude_code_with_warnings_only(tmp_pa
     wrte = by_event["PreToolUse", "matcher"]
     assert wrte["message"].startswith("matcher 'Wrte'") and "did you mean Write" in wrte["fix"]
     fail_open = by_event["PreToolUse", "this"]
-    assert fail_open["fix"].startswith("move it to .hookline/settings.json")
+    assert fail_open["fix"] == '"onFailure": "block"'  # Claude Code reads it in this file too
 
 
 def test_validate_suggests_hookline_keys_in_hooklines_own_file(tmp_path: Path) -> None:

@@ -42,10 +42,7 @@ def register(registry):
 '''
 
 SCRIPT = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/no_force_push.sh'
-MOVE_IT = (
-    'move it to .hookline/settings.json and add "onFailure": "block" there (a key only hookline '
-    "reads)"
-)
+MOVE_IT = '"onFailure": "block"'  # in the .claude file itself: Claude Code reads it too
 SETTINGS = {
     "hooks": {
         "PreToolUse": [
@@ -159,7 +156,7 @@ def test_list_prints_a_line_per_hook_and_settings_warnings_on_stderr(project: Pr
     ]
     assert len(lines) == 1 + 4
     assert lines[3].split()[:7] == [
-        "PreToolUse", "tool_name('Bash')", "gate", "command", "closed", "10s",
+        "PreToolUse", "Bash", "gate", "command", "closed", "10s",
         "project:.claude/settings.json",
     ]  # fmt: skip
     assert lines[3].endswith(SCRIPT)
@@ -178,16 +175,16 @@ def test_table_is_the_seed_exercise_with_a_row_per_hook(project: Project) -> Non
     )
     assert rule == "| --- | --- | --- | --- | --- | --- | --- | --- |"
     assert rows == [
-        "| PostToolUse | tool_name('Edit\\|Write') | http | POST http://127.0.0.1:9/h "
+        "| PostToolUse | Edit\\|Write | http | POST http://127.0.0.1:9/h "
         "| block (feedback), replace output, context, stop | no decision (fail open) | 600s "
         "| project:.claude/settings.json |",
-        "| PostToolUse | everything | command (observer) | runs echo done >> audit.log "
+        "| PostToolUse | * | command (observer) | runs echo done >> audit.log "
         "| none (records only) | nothing (observers never block) | 600s "
         "| project:.claude/settings.json |",
-        f"| PreToolUse | tool_name('Bash') | command | runs {SCRIPT} "
+        f"| PreToolUse | Bash | command | runs {SCRIPT} "
         "| allow, deny, ask, defer, rewrite, context, stop | deny (fail closed) | 10s "
         "| project:.claude/settings.json |",
-        "| PreToolUse | tool_name('Bash') | python | Refuse git push --force in a Bash command. "
+        "| PreToolUse | Bash | python | Refuse git push --force in a Bash command. "
         "| allow, deny, ask, defer, rewrite, context, stop | deny (fail closed) | 600s "
         "| project:.claude/settings.json |",
     ]
@@ -299,7 +296,7 @@ def test_validate_finds_a_duplicate_and_prints_one_line_per_finding(project: Pro
     local = project.dir / ".claude" / "settings.local.json"
     assert done.stdout.splitlines() == [
         f"warning: local:{local}: PreToolUse {SCRIPT}: also registered from "
-        f"project:{project.settings} (matcher tool_name('Bash')): where both match it runs once "
+        f"project:{project.settings} (matcher Bash): where both match it runs once "
         "per event, with the first registration's options (fix: keep one copy)",
         "5 hooks: 0 errors, 1 warning",
     ]
@@ -390,7 +387,11 @@ def test_test_from_stdin_through_the_entry_point(project: Project) -> None:
 @pytest.mark.parametrize(
     ("args", "stdin", "error"),
     [
-        (["--event", "Nope"], None, "hookline: error: --event: unknown event 'Nope'"),
+        (
+            ["--event", "Nope"],
+            None,
+            "hookline: error: --event: event 'Nope' is not one hookline knows",
+        ),
         (["-"], "{not json", "hookline: error: stdin: not valid JSON"),
         (["--tool", "Bash", "--input", "[1]"], None, "hookline: error: --input: must be a JSON"),
         (["--event", "PreToolUse"], None, "hookline: error: event: not a PreToolUse event"),

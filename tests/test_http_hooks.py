@@ -50,6 +50,10 @@ ANSWERS: dict[str, tuple[int, bytes]] = {
     "/text": (200, b"all good"),
     "/array": (200, b"[]"),
     "/slow": (200, b"{}"),
+    "/bom-deny": (200, b"\xef\xbb\xbf" + json.dumps(DENY).encode()),
+    "/utf-16-deny": (200, json.dumps(DENY).encode("utf-16")),
+    "/deep": (200, b'{"a":' + b"[" * 5_000 + b"]" * 5_000 + b', "decision": "block"}'),
+    "/latin-1": (200, '{"systemMessage": "caf\xe9"}'.encode("latin-1")),
 }
 
 
@@ -165,6 +169,27 @@ def test_2xx_body_that_is_not_a_json_object_is_invalid(server: HookServer, path:
     with pytest.raises(InvalidHookOutput):
         ask(server.url(path))
     assert dispatch(server.url(path)).runs[0].failure == "invalid"
+
+
+@pytest.mark.parametrize("path", ["/bom-deny", "/utf-16-deny"])
+def test_a_deny_behind_a_byte_order_mark_or_in_utf_16_is_a_deny(
+    server: HookServer, path: str
+) -> None:
+    decision = ask(server.url(path))
+    assert decision is not None
+    assert (decision.permission, decision.reason) == ("deny", "no ls here")
+
+
+@pytest.mark.parametrize("path", ["/deep", "/latin-1"])
+def test_a_body_nested_too_deep_or_not_in_a_unicode_encoding_cannot_be_read(
+    server: HookServer, path: str
+) -> None:
+    with pytest.raises(InvalidHookOutput, match="not JSON"):
+        ask(server.url(path))
+    opened = dispatch(server.url(path)).runs[0]
+    assert (opened.failure, opened.decision) == ("invalid", None)
+    closed = dispatch(server.url(path), failure="closed")
+    assert (closed.runs[0].failure, closed.decision.permission) == ("invalid", "deny")
 
 
 def test_refused_connection_is_a_connection_failure() -> None:

@@ -244,8 +244,7 @@ def test_a_security_gate_that_fails_open_is_a_warning_with_the_fix(tmp_path: Pat
 
     assert [(f.event, f.fix) for f in found] == [
         ("PermissionRequest", 'failure="closed"'),
-        ("PreToolUse", 'move it to .hookline/settings.json and add "onFailure": "block" there '
-         "(a key only hookline reads)"),  # a .claude file: Claude Code reads it too
+        ("PreToolUse", '"onFailure": "block"'),  # Claude Code 2.1.332 reads it too
         ("UserPromptSubmit", 'failure="closed"'),
     ]  # fmt: skip
     assert "the call goes ahead unchecked" in found[1].message
@@ -272,7 +271,7 @@ def test_the_same_handler_registered_twice_is_a_warning(tmp_path: Path) -> None:
     (found,) = run(duplicates, registry)
 
     assert (found.event, found.hook, found.severity) == ("PostToolUse", "./check.sh", "warning")
-    assert f"also registered from {SETTINGS} (matcher tool_name('Bash'))" in found.message
+    assert f"also registered from {SETTINGS} (matcher Bash)" in found.message
     assert "runs once per event" in found.message
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hookline import NO_DECISION, Decision, InvalidHookOutput
-from hookline.hooks.protocol import decision_from_output
+from hookline.hooks.protocol import MAX_ANSWER_DEPTH, answer_text, decision_from_output, loads
 
 
 def pre(**specific):
@@ -143,3 +143,46 @@ def test_permission_request_with_an_unknown_behavior_is_invalid():
 def test_stop_block_keeps_its_reason_for_the_model():
     decision = decision_from_output("Stop", {"decision": "block", "reason": "run the tests"})
     assert decision == Decision.block("run the tests")
+
+
+# -- from bytes to JSON -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"a": 1}',
+        b' \n\t{"a": 1}',
+        b'\xef\xbb\xbf{"a": 1}',
+        b'\xef\xbb\xbf \xef\xbb\xbf{"a": 1}',  # a mark, a blank and a mark again
+        '{"a": 1}'.encode("utf-16"),
+        '{"a": 1}'.encode("utf-16-be"),
+        '\ufeff {"a": 1}'.encode("utf-32"),
+        '{"a": 1}'.encode("utf-32-le"),
+    ],
+)
+def test_answer_text_reads_utf_8_16_and_32_past_byte_order_marks_and_blanks(raw: bytes) -> None:
+    assert loads(answer_text(raw)) == {"a": 1}
+
+
+def test_answer_text_keeps_what_is_not_in_its_encoding_as_a_replacement_or_refuses_it() -> None:
+    assert answer_text(b'{"a": "\xff"}') == '{"a": "\ufffd"}'
+    with pytest.raises(UnicodeDecodeError):
+        answer_text(b'{"a": "\xff"}', errors="strict")
+
+
+def test_loads_reads_an_answer_as_deep_as_the_limit_and_refuses_one_level_more() -> None:
+    def nested(levels: int) -> str:  # the object is one level, each list one more
+        return '{"a":' + "[" * (levels - 1) + "]" * (levels - 1) + "}"
+
+    assert isinstance(loads(nested(MAX_ANSWER_DEPTH)), dict)
+    with pytest.raises(ValueError, match=f"nested more than {MAX_ANSWER_DEPTH} levels"):
+        loads(nested(MAX_ANSWER_DEPTH + 1))
+    brackets_in_a_string = '{"a": "' + "[" * 10 * MAX_ANSWER_DEPTH + '"}'
+    assert loads(brackets_in_a_string) == {"a": "[" * 10 * MAX_ANSWER_DEPTH}
+
+
+@pytest.mark.parametrize("text", ["{", '{"a": 1} x', '{"a": ' + "[" * 100_000, "\ufeff{}"])
+def test_loads_refuses_what_does_not_parse_with_a_value_error(text: str) -> None:
+    with pytest.raises(ValueError):
+        loads(text)

@@ -12,11 +12,11 @@ not render it)::
     ```
 
 runs the same way under ``bash -euo pipefail`` with the venv's ``bin`` first on ``PATH`` and,
-where ``unshare -rn`` can give it one, in a network namespace of its own: no network at all. It
-must exit 0. A shell block left unmarked needs something a test cannot have (a key, a server,
-PyPI, a session to name) or is not a command at all: ``UNMARKED`` lists each one with why, so the
-count stays in view and a new unmarked block fails until it is marked or listed. Every ``json``
-block must parse. The shell completion the README documents is checked here as well.
+where ``unshare -rn`` can give it one, in a network namespace of its own: no network but its own
+loopback. It must exit 0. A shell block left unmarked needs something a test cannot have (a key,
+a server, PyPI, a session to name) or is not a command at all: ``UNMARKED`` lists each one with
+why, so the count stays in view and a new unmarked block fails until it is marked or listed.
+Every ``json`` block must parse. The shell completion the README documents is checked here as well.
 """
 
 from __future__ import annotations
@@ -50,6 +50,9 @@ UNMARKED = {
     ("README.md", "_HOOKLINE_COMPLETE=zsh_source"): "zsh and fish lines: test_shell_completion",
     ("docs/mcp.md", "pip install 'hookline[mcp]'"): "installs from PyPI",
     ("docs/models.md", "export OPENAI_API_KEY"): "needs a model's key or server",
+    ("docs/models.md", "hookline model-server --script"): (
+        "starts a server in the background and races it: test_model_server runs the command"
+    ),
 }
 
 
@@ -95,12 +98,19 @@ JSON = [block for block in ALL if block.lang == "json"]
 
 @cache
 def offline() -> list[str]:
-    """A prefix that runs a command without any network, or none where it cannot be had."""
+    """A prefix that runs a command without any network, or none where it cannot be had. Its
+    loopback is up when ``ip`` can raise it, so an example may serve on 127.0.0.1 (no other
+    host is reachable)."""
     unshare = shutil.which("unshare")
     if unshare is None:
         return []
     probe = subprocess.run([unshare, "-rn", "true"], capture_output=True, check=False)
-    return [unshare, "-rn"] if probe.returncode == 0 else []
+    if probe.returncode != 0:
+        return []
+    ip = shutil.which("ip") or "/usr/sbin/ip"
+    loopback = [unshare, "-rn", "sh", "-c", f'"{ip}" link set lo up && exec "$@"', "sh"]
+    works = subprocess.run([*loopback, "true"], capture_output=True, check=False)
+    return loopback if works.returncode == 0 else [unshare, "-rn"]
 
 
 def run_example(argv: list[str], folder: Path) -> subprocess.CompletedProcess[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from hookline.agent.model import install_resolver
 from hookline.agent.observers import Observer, install_audit
@@ -117,7 +117,7 @@ if TYPE_CHECKING:  # the names __getattr__ gives, for type checkers and readers
 #: Where each public name lives. ``import hookline`` loads none of them: a name is imported
 #: on first use (``hookline.Agent``, ``from hookline import Agent``), so a command or a script
 #: pays only for what it touches (``hookline --version`` never builds an agent).
-_WHERE: dict[str, tuple[str, ...]] = {
+_WHERE: Final[dict[str, tuple[str, ...]]] = {
     "hookline.agent.loop": ("Agent",),
     "hookline.agent.messages": ("Message",),
     "hookline.agent.model": ("ModelClient",),
@@ -165,7 +165,7 @@ _WHERE: dict[str, tuple[str, ...]] = {
         "HookJSONOutput",
     ),
 }  # fmt: skip
-_MODULE = {name: module for module, names in _WHERE.items() for name in names}
+_MODULE: Final = {name: module for module, names in _WHERE.items() for name in names}
 
 
 def __getattr__(name: str) -> Any:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, cast
+from typing import Any, Final, Literal, cast
 
 #: What keeps a call from running now: refused (deny), or paused until a resume answers (defer).
 Refusal = Literal["deny", "defer"]
@@ -49,7 +49,13 @@ Origin = Literal[
 ]
 
 #: Higher wins.
-PRECEDENCE: dict[Permission | None, int] = {None: 0, "allow": 1, "ask": 2, "defer": 3, "deny": 4}
+PRECEDENCE: Final[dict[Permission | None, int]] = {
+    None: 0,
+    "allow": 1,
+    "ask": 2,
+    "defer": 3,
+    "deny": 4,
+}
 
 
 class _Unchanged:

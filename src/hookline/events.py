@@ -12,7 +12,7 @@ import marshal
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Literal, Self, TypeVar, cast
+from typing import Annotated, Any, ClassVar, Final, Literal, Self, TypeVar, cast
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr
 
@@ -533,7 +533,7 @@ class PostModelSwitch(_ModelSwitch):
     hook_event_name: Literal["PostModelSwitch"] = "PostModelSwitch"
 
 
-EVENTS: dict[str, type[HookEvent]] = {
+EVENTS: Final[dict[str, type[HookEvent]]] = {
     cls.name: cls
     for cls in (
         SessionStart,

@@ -42,6 +42,11 @@ class Matcher:
     def __invert__(self) -> Matcher:
         return Not(self)
 
+    def label(self) -> str:
+        """The matcher as people read it: as settings write it where they can (``Bash``,
+        ``Edit|Write``, ``*``), else its Python form."""
+        return repr(self)
+
 
 class _Everything(Matcher):
     __slots__ = ()
@@ -51,6 +56,9 @@ class _Everything(Matcher):
 
     def __repr__(self) -> str:
         return "everything"
+
+    def label(self) -> str:
+        return "*"
 
 
 EVERYTHING: Matcher = _Everything()
@@ -72,6 +80,9 @@ class NameIn(Matcher):
     def __repr__(self) -> str:
         return f"tool_name({self.pattern!r})"
 
+    def label(self) -> str:
+        return self.pattern
+
 
 class NameRegex(Matcher):
     """The event's match value contains a match of this regular expression."""
@@ -89,6 +100,9 @@ class NameRegex(Matcher):
 
     def __repr__(self) -> str:
         return f"tool_name({self.regex.pattern!r})"
+
+    def label(self) -> str:
+        return self.regex.pattern
 
 
 def tool_name(pattern: str | None, *, file: str | None = None, key: str = "matcher") -> Matcher:
@@ -183,6 +197,9 @@ class AllOf(Matcher):
 
     def __repr__(self) -> str:
         return " & ".join(_wrap(p, AnyOf) for p in self.parts)
+
+    def label(self) -> str:
+        return " & ".join(p.label() for p in self.parts)
 
 
 class AnyOf(Matcher):

@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from hookline._support.credentials import passed_on
 from hookline.agent.loop import Agent
@@ -71,7 +71,8 @@ class Project:
     mcp_servers: tuple[ServerConfig, ...] = ()
     #: The settings files a change to fires ConfigChange, with its source (never applied).
     settings_files: tuple[tuple[str, Path], ...] = ()
-    #: hookline's own credentials the settings pass on to Bash (``env.passthrough``).
+    #: hookline's own credentials the settings pass on to Bash and to the project's MCP
+    #: servers (``env.passthrough``).
     env: Mapping[str, str] | None = None
 
     def agent_options(self) -> dict[str, Any]:
@@ -255,6 +256,7 @@ def load_project(
     redact = patterns_from_settings(found.layers)
     watched = tuple(settings_files(where))
     passed = _passed_on(found)
+    servers = tuple(replace(server, passthrough=passed) for server in servers)
     return Project(
         where, registry, found, policy, sandbox, redact, warnings, servers, watched, passed
     )
@@ -269,7 +271,7 @@ def _passed_on(found: Settings) -> dict[str, str]:
 
 
 #: The flag each kind of command-line rule comes from (the name its layer reports).
-_RULE_FLAGS = {"allow": "--allowedTools", "deny": "--disallowedTools"}
+_RULE_FLAGS: Final = {"allow": "--allowedTools", "deny": "--disallowedTools"}
 
 
 def _with_cli_rules(found: Settings, rules: Mapping[str, Sequence[str]]) -> Settings:

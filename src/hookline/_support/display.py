@@ -27,12 +27,12 @@ import json
 import re
 import unicodedata
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 #: Plain spaces kept in a row before the rest of the run is counted instead.
 RUN = 8
 _ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_NAMED: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 #: Letters that draw nothing: Hangul fillers, the blank Braille pattern, ...
 _BLANK_LETTERS = frozenset("\u115f\u1160\u2800\u3164\uffa0\u17b4\u17b5")
 _SPACES = re.compile(rf" {{{RUN + 1},}}")

@@ -32,7 +32,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from shutil import which
 from subprocess import PIPE
@@ -49,16 +49,25 @@ _PIPES_GRACE = 0.1
 _REAP_WAIT = 1.0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Finished:
-    """How a process ended: its exit code and what it wrote (decoded, capped)."""
+    """How a process ended: its exit code and what it wrote (capped), as bytes and as UTF-8
+    text (bytes that are not UTF-8 read as U+FFFD)."""
 
     returncode: int
-    stdout: str
-    stderr: str
+    stdout_bytes: bytes
+    stderr_bytes: bytes
     #: Bytes read beyond ``STREAM_CAP`` and dropped.
     stdout_dropped: int = 0
     stderr_dropped: int = 0
+
+    @cached_property
+    def stdout(self) -> str:
+        return self.stdout_bytes.decode("utf-8", "replace")
+
+    @cached_property
+    def stderr(self) -> str:
+        return self.stderr_bytes.decode("utf-8", "replace")
 
 
 async def run_process(
@@ -225,13 +234,8 @@ class _Output(asyncio.SubprocessProtocol):
         self.exited.set()
 
     def finished(self, returncode: int) -> Finished:
-        return Finished(
-            returncode,
-            self.kept[1].decode("utf-8", "replace"),
-            self.kept[2].decode("utf-8", "replace"),
-            self.dropped[1],
-            self.dropped[2],
-        )
+        kept, dropped = self.kept, self.dropped
+        return Finished(returncode, bytes(kept[1]), bytes(kept[2]), dropped[1], dropped[2])
 
 
 def _feed(transport: asyncio.SubprocessTransport, data: bytes) -> None:

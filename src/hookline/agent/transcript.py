@@ -36,7 +36,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import suppress
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Final
 
 from pydantic import ValidationError
 
@@ -64,7 +64,7 @@ def _tool_use_result(block: ToolResultBlock, result: ToolResult | None) -> str:
 
 
 #: Line breaks to ``str.splitlines`` that JSON leaves raw: escaped so a line is one entry.
-_BREAKS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
+_BREAKS: Final = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
 
 
 class Transcript:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from hookline.permissions.bash import Command, analyze
 
@@ -57,7 +57,7 @@ _MYSQL = _takes(attached="p")
 _OPENSSL = _takes("k", words="-pass -passin -passout -kfile")
 _KEYTOOL = _takes(words="-storepass -keypass -srcstorepass -deststorepass -srckeypass -destkeypass")
 _LDAP = _takes("w")
-PROGRAMS: dict[str, Takes] = {
+PROGRAMS: Final[dict[str, Takes]] = {
     "sshpass": _takes("p"), "redis-cli": _takes("a"), "sqlcmd": _takes("P"),
     "mongo": _takes("p"), "mongosh": _takes("p"), "mongodump": _takes("p"),
     "mongorestore": _takes("p"), "mysql": _MYSQL, "mysqldump": _MYSQL, "mysqladmin": _MYSQL,

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final, get_args
 
 from hookline.audit.chain import digest
 from hookline.audit.redact import Redactor, clip
-from hookline.decisions import UNCHANGED
+from hookline.decisions import UNCHANGED, Permission
 from hookline.storage.base import AuditRow
+from hookline.tools.base import ToolStatus
 
 if TYPE_CHECKING:
     from hookline.agent.pause import Claimed, Resumer
@@ -20,6 +21,12 @@ if TYPE_CHECKING:
     from hookline.tools.approvals import Approval
 
 PREVIEW = 200  # characters of a string kept in an input preview or a diff
+#: Every word a record's decision can say: a hook's answer (``Decision.label``), an approval,
+#: a call's outcome, the answer a resume gave. ``hookline audit --decision`` takes these only.
+DECISIONS: Final = frozenset(
+    {*get_args(Permission), *get_args(ToolStatus), "stop", "rewrite", "replace_output", "context"}
+    | {"approve", "edit", "none"}
+)
 
 
 def shown_input(redactor: Redactor, value: Any) -> dict[str, Any]:

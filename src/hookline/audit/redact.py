@@ -54,10 +54,15 @@ class Redactor:
     """Masks secrets in every string (and dict key) of a nested value; returns plain JSON data.
 
     ``redact`` also makes the value JSON-safe: tuples and sets become lists, other objects
-    their ``str``, non-finite floats a string, and strings with lone surrogates are escaped.
+    their ``str``, non-finite floats a string, and strings with lone surrogates are escaped
+    (``\\ud800`` as text), unless ``keep_surrogates`` (for JSON output, which escapes them
+    itself and must parse back to what was said).
     """
 
-    def __init__(self, patterns: Iterable[str | re.Pattern[str]] = ()) -> None:
+    def __init__(
+        self, patterns: Iterable[str | re.Pattern[str]] = (), *, keep_surrogates: bool = False
+    ) -> None:
+        self.keep_surrogates = keep_surrogates
         self.patterns = tuple(_configured(p) for p in patterns)
         custom = "|".join(f"(?P<c{i}>{p})" for i, p in enumerate(self.patterns))
         problem = "the redaction patterns do not combine"
@@ -144,7 +149,7 @@ class Redactor:
     def _scrub(self, text: str) -> str:
         """Configured patterns first, then each kind whose marker occurs, one pass each (a
         pattern that starts with a literal is searched at C speed), then password pairs."""
-        if not text.isascii():
+        if not self.keep_surrogates and not text.isascii():
             text = _encodable(text)
         if self._known is not None:
             text = self._known.sub(_LEARNED_MASK, text)

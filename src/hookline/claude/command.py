@@ -8,13 +8,14 @@ hook reads the event's payload on stdin as one line of compact JSON, runs in the
 and answers through its exit code and output, as Claude Code's hook protocol defines and its
 CLI was observed to do:
 
-* exit 0: stdout starting with ``{`` is the JSON answer; other stdout is ignored, except where
+* exit 0: stdout starting with ``{`` is the JSON answer (past blanks and a byte-order mark, in
+  UTF-8, -16 or -32: ``hooks.protocol.answer_text``); other stdout is ignored, except where
   the event's ``facts.plain_stdout`` says what it is: context (UserPromptSubmit, SessionStart:
   ``... hook success: <stdout>``), or instructions taken as printed (PreCompact).
-* exit 2 where it blocks: a deny, whose reason is the JSON's blocking reason or else
-  ``[<command>]: <stderr>``; the JSON is still read, but nothing in it undoes the block.
-  On PermissionRequest exit 2 is ignored; elsewhere it is a non-blocking error (the event's
-  ``facts.exit_2`` says which).
+* exit 2 where it blocks: a deny, whatever else the hook printed, whose reason is the JSON's
+  blocking reason or else ``[<command>]: <stderr>``; the JSON is still read, but nothing in it
+  undoes the block. On PermissionRequest exit 2 is ignored; elsewhere it is a non-blocking
+  error (the event's ``facts.exit_2`` says which).
 * any other exit: valid JSON alone decides; without it, a non-blocking error.
 
 ``async`` (and ``asyncRewake``) hooks run in the background (``HookRunner.background``): their
@@ -24,14 +25,14 @@ error it would be in the foreground.
 
 Failures (``HookFailure``, by kind): ``CommandFailed`` "exit", ``CommandNotStarted``
 "spawn_failed", ``CommandKilled`` "signal" (the hook died by a signal), ``InvalidJson``
-"invalid_json" (stdout starts with ``{`` but does not parse; Claude Code reads it as plain
-text, which is what the hook still answers when it fails open), ``OutputOverCap``
-"output_over_cap" (a JSON answer longer than ``process.STREAM_CAP``, so cut), and the
-protocol's "invalid" / "wrong_event". Exit 2 where it blocks is a deny; output beside it that
-starts like JSON but cannot be read, or is no valid answer, is also on record as one of these
-failures, with that deny as its answer whatever the failure policy. The engine turns a timeout
-into a cancellation, and the process group is then terminated (see
-``hookline._support.process``).
+"invalid_json" (stdout starts with ``{`` but does not parse, or nests deeper than the parser
+reads; Claude Code reads it as plain text, which is what the hook still answers when it fails
+open), ``OutputOverCap`` "output_over_cap" (a JSON answer longer than ``process.STREAM_CAP``, so
+cut), the protocol's "invalid" / "wrong_event", and "invalid" for any error while the output is
+read. Exit 2 where it blocks is a deny; output beside it that cannot be read, or is no valid
+answer, is also on record as one of these failures, with that deny as its answer whatever the
+failure policy. The engine turns a timeout into a cancellation, and the process group is then
+terminated (see ``hookline._support.process``).
 """
 
 from __future__ import annotations
@@ -50,8 +51,8 @@ from hookline._support.process import STREAM_CAP, Finished, run_process
 from hookline.claude import wording
 from hookline.claude.project_dir import guarded, shell_code_index
 from hookline.decisions import NO_DECISION, Decision
-from hookline.errors import HookFailure, InvalidHookOutput, ToolError
-from hookline.hooks.protocol import decision_from_output
+from hookline.errors import HookFailure, InvalidHookOutput, ToolError, WrongHookEvent
+from hookline.hooks.protocol import answer_text, decision_from_output, loads, trimmed
 from hookline.hooks.runners import HookRunner
 
 if TYPE_CHECKING:
@@ -200,6 +201,22 @@ class CommandHook(HookRunner):
     # -- reading the answer -------------------------------------------------------------------
 
     def _answer(self, event: HookEvent, done: Finished) -> Decision | None:
+        """The hook's answer, read from its exit and output. Exit 2 where it blocks is a deny
+        whatever else the hook printed: output that cannot be read beside it is a failure on
+        record whose answer (``fallback``) is that deny, so it denies failing open or closed.
+        An error while reading the output (a bug of hookline's, say) is a failure too."""
+        blocks = done.returncode == 2 and event.facts.exit_2 == "blocks" and not self.rewake
+        try:
+            return self._read(event, done)
+        except HookFailure as exc:
+            if blocks and (exc.fallback is None or exc.fallback.permission != "deny"):
+                exc.fallback = self._exit_2(done)
+            raise
+        except Exception as exc:
+            why = f"its output could not be read ({type(exc).__name__}: {exc})"
+            raise InvalidHookOutput(why, fallback=self._exit_2(done) if blocks else None) from exc
+
+    def _read(self, event: HookEvent, done: Finished) -> Decision | None:
         if done.returncode < 0:
             raise CommandKilled(_killed_message(done))
         if done.returncode == 2 and self.rewake:
@@ -226,19 +243,22 @@ class CommandHook(HookRunner):
         return Decision(additional_context=(note,), origin="stdout")  # worded here, as stdout is
 
     def _json(self, event: HookEvent, done: Finished) -> dict[str, Any] | None:
-        """The JSON answer, if stdout is one; output that starts like one but cannot be read
-        (cut at the cap, or not parsing) is a failure."""
-        if not _looks_like_json(done.stdout):
+        """The JSON answer, if stdout is one (``answer_text``: its first character, past blanks
+        and a byte-order mark, is ``{``); one that cannot be read (cut at the cap, or not
+        parsing) is a failure."""
+        text = answer_text(done.stdout_bytes)
+        if not text.startswith("{"):
             return None
         if done.stdout_dropped:
             raise OutputOverCap(
                 f"printed a JSON answer {done.stdout_dropped} bytes over the {STREAM_CAP}-byte "
                 "cap on hook output, so it was cut and cannot be read"
             )
-        data = _json_object(done.stdout)
-        if data is None:
+        try:
+            data: dict[str, Any] = loads(text)  # text starting with "{" parses to a dict
+        except ValueError as exc:
             plain = self._succeeded(event, None, done) if done.returncode == 0 else None
-            raise InvalidJson(_invalid_json_message(done), fallback=plain)
+            raise InvalidJson(_invalid_json_message(done, exc), fallback=plain) from None
         return data
 
     def _succeeded(
@@ -246,7 +266,7 @@ class CommandHook(HookRunner):
     ) -> Decision | None:
         if data is not None:
             return self._decision(event, data)
-        text, plain = done.stdout.strip(), event.facts.plain_stdout
+        text, plain = trimmed(done.stdout).strip(), event.facts.plain_stdout
         if not text or plain is None:
             return None
         text = self._cap(text, done.stdout_dropped)
@@ -258,22 +278,25 @@ class CommandHook(HookRunner):
     def _blocking(self, event: HookEvent, done: Finished) -> Decision:
         """Exit 2 on an event it blocks: a deny, whatever the output says. Output that starts
         like JSON but cannot be read (cut, or not parsing) or is no valid answer still blocks,
-        with stderr as the reason, as in Claude Code; it is also a failure on record, whose
-        answer (``fallback``) is that same deny, so a fail-closed hook gives it too."""
-        try:
-            data = self._json(event, done)
-        except HookFailure as exc:
-            exc.fallback = self._blocked(NO_DECISION, done)
-            raise
-        if data is not None and _names_other_event(data, event.name):
-            reason = wording.exit_code_2(self.describe(), _UNPROCESSABLE)
-            return Decision(permission="deny", reason=reason, origin="exit_code_2")
+        with stderr as the reason, as in Claude Code (``_answer`` makes the failure's answer
+        that deny)."""
+        data = self._json(event, done)
         try:
             answer = decision_from_output(event.name, data) if data is not None else NO_DECISION
-        except InvalidHookOutput as exc:
-            exc.fallback = self._blocked(NO_DECISION, done)
+        except WrongHookEvent as exc:  # Claude Code says it could not process the output
+            reason = wording.exit_code_2(self.describe(), _UNPROCESSABLE)
+            exc.fallback = Decision(permission="deny", reason=reason, origin="exit_code_2")
             raise
         return self._blocked(answer, done)
+
+    def _exit_2(self, done: Finished) -> Decision:
+        """The deny of an exit 2 whose output cannot be read; a plain one, should even its
+        wording fail."""
+        try:
+            return self._blocked(NO_DECISION, done)
+        except Exception:
+            reason = f"[{self.describe()}]: blocked (exit 2)"
+            return Decision(permission="deny", reason=reason, origin="exit_code_2")
 
     def _blocked(self, answer: Decision, done: Finished) -> Decision:
         """The deny of exit 2, keeping what the JSON ``answer`` adds. Its origin is
@@ -314,35 +337,12 @@ def _stdin(event: HookEvent) -> bytes:
     return f"{line}\n".encode("utf-8", "backslashreplace")
 
 
-def _looks_like_json(stdout: str) -> bool:
-    """Whether stdout is meant as a JSON answer: its first non-blank character is ``{``."""
-    return stdout.lstrip().startswith("{")
-
-
-def _json_object(stdout: str) -> dict[str, Any] | None:
-    """The JSON answer, if stdout is one: starts with ``{`` and parses. Else plain text."""
-    if not _looks_like_json(stdout):
-        return None
-    try:
-        data = json.loads(stdout)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def _names_other_event(data: dict[str, Any], event_name: str) -> bool:
-    specific = data.get("hookSpecificOutput")
-    if not isinstance(specific, dict):
-        return False
-    named = specific.get("hookEventName", event_name)
-    return bool(named != event_name)
-
-
-def _invalid_json_message(done: Finished) -> str:
-    text = done.stdout.strip()
+def _invalid_json_message(done: Finished, exc: ValueError) -> str:
+    text = trimmed(done.stdout).strip()
     shown = text if len(text) <= 80 else f"{text[:80]}..."
     code = f" (exit {done.returncode})" if done.returncode else ""
-    return f"printed output that starts like JSON but does not parse{code}: {shown!r}"
+    why = str(exc).partition(":")[0]  # json's message without the line and column
+    return f"printed output that starts like JSON but does not parse ({why}){code}: {shown!r}"
 
 
 def _killed_message(done: Finished) -> str:

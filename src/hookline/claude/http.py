@@ -31,19 +31,18 @@ through a client of its own, closed after the request. There is no process-wide 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import re
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from hookline._support.http_body import BodyRefused, read_capped
 from hookline._support.process import STREAM_CAP
 from hookline.claude.resources import lent
 from hookline.errors import ConfigError, HookFailure, HookTimeout, InvalidHookOutput
-from hookline.hooks.protocol import decision_from_output
+from hookline.hooks.protocol import answer_text, decision_from_output, loads
 from hookline.hooks.runners import HookRunner
 
 if TYPE_CHECKING:
@@ -56,7 +55,11 @@ if TYPE_CHECKING:
 MAX_ANSWER_BYTES = STREAM_CAP
 #: Hook servers are few and mostly local: a small pool, and idle connections kept across model
 #: turns (httpx's default 5 s expiry would drop them between most tool calls).
-DEFAULT_POOL = {"max_connections": 64, "max_keepalive_connections": 16, "keepalive_expiry": 60}
+DEFAULT_POOL: Final = {
+    "max_connections": 64,
+    "max_keepalive_connections": 16,
+    "keepalive_expiry": 60,
+}
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
@@ -235,15 +238,16 @@ class HttpHook(HookRunner):
 
 
 def read_answer(event_name: str, body: bytes) -> Decision | None:
-    """A 2xx body: empty or ``{}`` is no decision; a JSON object is a decision; else invalid."""
-    if not body.strip():
-        return None
+    """A 2xx body: empty or ``{}`` is no decision; a JSON object is a decision; else invalid.
+    The body is JSON text in UTF-8, -16 or -32, a byte-order mark allowed (``answer_text``)."""
     try:
-        data = json.loads(body)
-    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+        text = answer_text(body, errors="strict")
+        data = loads(text) if text else {}
+    except ValueError as exc:  # UnicodeDecodeError, JSONDecodeError, nested too deep
+        why = str(exc).partition(":")[0]
         raise InvalidHookOutput(
-            f"answered 2xx with a body that is not JSON: {body[:80]!r}"
-        ) from exc
+            f"answered 2xx with a body that is not JSON ({why}): {body[:80]!r}"
+        ) from None
     if not isinstance(data, dict):
         raise InvalidHookOutput(f"answered 2xx with a JSON {type(data).__name__}, not an object")
     return decision_from_output(event_name, data) if data else None
@@ -326,7 +330,7 @@ _URL_PATTERN = re.compile(
     re.DOTALL,
 )
 _NOTHING = _UrlPattern("", "", None, None)
-_DEFAULT_PORTS = {"http": 80, "https": 443}
+_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 
 
 def interpolate(value: str, allowed: Sequence[str], env: Mapping[str, str]) -> str:

@@ -14,7 +14,6 @@ import inspect
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from hookline.claude.command import CommandHook
@@ -285,21 +284,10 @@ def async_gates(subject: Subject) -> Iterator[Finding]:
 
 
 def _closing_fix(spec: HookSpec) -> str:
-    layer, _, path = spec.source.partition(":")
+    layer, _, _ = spec.source.partition(":")
     if layer not in PRECEDENCE:  # not a settings layer
         return _CLOSE_IT.get(spec.runner.handler, 'failure="closed"')
-    if hookline_own(path):
-        return '"onFailure": "block"'
-    return (  # a file Claude Code reads too: keep hookline-only keys out of it
-        'move it to .hookline/settings.json and add "onFailure": "block" there (a key only '
-        "hookline reads)"
-    )
-
-
-def hookline_own(path: str) -> bool:
-    """Whether a settings layer is read by hookline only: a file in a ``.hookline`` folder (not
-    a ``.claude`` file, nor an inline or ``--settings`` value that Claude Code may share)."""
-    return Path(path).parent.name == ".hookline"
+    return '"onFailure": "block"'  # Claude Code reads it too, on command and HTTP hooks
 
 
 # -- duplicates ---------------------------------------------------------------------------------
@@ -314,7 +302,7 @@ def duplicates(subject: Subject) -> Iterator[Finding]:
         seen = first.setdefault((spec.event, spec.runner.key), spec)
         if seen is not spec:
             message = (
-                f"also registered from {seen.source} (matcher {seen.matcher!r}): where both "
+                f"also registered from {seen.source} (matcher {seen.matcher.label()}): where both "
                 "match it runs once per event, with the first registration's options"
             )
             yield _finding(spec, "warning", message, "keep one copy")

@@ -91,7 +91,7 @@ class McpToolHook(HookRunner):
             raise McpToolFailed(str(exc)) from None
         if is_error:
             raise McpToolFailed(f"{self.tool} returned an error: {text or '(no text)'}")
-        return self._stdout._answer(event, Finished(0, text, ""))
+        return self._stdout._answer(event, Finished(0, text.encode("utf-8", "surrogatepass"), b""))
 
 
 def fill(value: Any, payload: Mapping[str, Any]) -> Any:

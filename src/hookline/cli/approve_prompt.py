@@ -20,7 +20,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import IO, Any
+from typing import IO, Any, Final
 
 import click
 
@@ -41,7 +41,7 @@ class _NoAnswer(Exception):
 DENIED_BY_USER = "Denied by the user."
 HELP = """  a, y: approve, run it as shown   d, n: deny, with a message for the model
   e: edit, type the input to run as a JSON object   Ctrl-D, Ctrl-C: deny (no answer)"""
-CHOICES = {"a": "a", "y": "a", "yes": "a", "approve": "a", "d": "d", "n": "d", "no": "d",
+CHOICES: Final = {"a": "a", "y": "a", "yes": "a", "approve": "a", "d": "d", "n": "d", "no": "d",
            "deny": "d", "e": "e", "edit": "e", "?": "?", "h": "?", "help": "?"}  # fmt: skip
 
 

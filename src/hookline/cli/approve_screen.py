@@ -14,7 +14,7 @@ import os
 import shutil
 import unicodedata
 from collections.abc import Iterator
-from typing import IO, Any, NamedTuple
+from typing import IO, Any, Final, NamedTuple
 
 from hookline._support.display import shown, suspicious
 from hookline.tools.approvals import ApprovalRequest
@@ -152,5 +152,5 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-_TITLE: dict[str, Any] = {"fg": "cyan", "bold": True}
-_SIGNS = {"-": "red", "+": "green", "~": "yellow"}
+_TITLE: Final[dict[str, Any]] = {"fg": "cyan", "bold": True}
+_SIGNS: Final = {"-": "red", "+": "green", "~": "yellow"}

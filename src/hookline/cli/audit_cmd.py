@@ -43,6 +43,7 @@ are ISO 8601 (local time unless it says otherwise) or relative to now: ``90s``, 
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -50,7 +51,7 @@ from dataclasses import fields
 from datetime import datetime
 from pathlib import Path
 from time import time
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import click
 
@@ -59,6 +60,7 @@ from hookline.agent.session import STATE_DIR
 from hookline.audit import unfolded
 from hookline.audit.chain import AuditError, Mark, marks_jsonl
 from hookline.audit.log import JSONL_NAME
+from hookline.audit.records import DECISIONS
 from hookline.audit.writer import catch_up
 from hookline.cli.audit_verify import NOT_YET, Verify, all_rows, where_of
 from hookline.cli.columns import print_aligned
@@ -72,12 +74,12 @@ if TYPE_CHECKING:
     from hookline.storage import AuditRow, Store
 
 F = TypeVar("F", bound=Callable[..., Any])
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+_UNITS: Final = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _HEAD = re.compile(r"^\s*(?:(\d+)[\s:])?\s*((?:hmac:)?[0-9a-f]{64})\s*$")
 UNFINISHED = "started, not finished"
 #: The columns of ``hookline audit``; a session is shown by its first ``SHORT_ID`` characters.
-COLUMNS = ("TIME", "SESSION", "TOOL", "EVENT", "HOOK", "DECISION", "REASON")
+COLUMNS = ("TIME", "SESSION", "TOOL", "EVENT", "BY", "DECISION", "REASON")
 SHORT_ID = 8
 
 
@@ -108,13 +110,24 @@ def _where(fn: F) -> F:
     )(fn)  # fmt: skip
 
 
+def _known_decision(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``value`` if a record can say it; else a usage error naming the closest ones."""
+    if value is None or value in DECISIONS:
+        return value
+    close = difflib.get_close_matches(value, sorted(DECISIONS), n=3)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    raise click.BadParameter(
+        f"no record says {value!r}: {hint}one of {', '.join(sorted(DECISIONS))}"
+    )
+
+
 @click.group(invoke_without_command=True)
 @_where
 @click.option("--session", default=None,
               help="Only this session's records: its id, or any unique start of it.")  # fmt: skip
 @click.option("--tenant", default=None, help="Only the records of this tenant's runs.")
 @click.option("--tool", default=None, help="Only records about this tool.")
-@click.option("--decision", default=None,
+@click.option("--decision", default=None, callback=_known_decision,
               help="Only this decision: deny (a hook's, an approver's or a permission rule's), "
               "allow, ask, defer, blocked, executed, ...")  # fmt: skip
 @click.option("--since", metavar="TIME", callback=_when, help="From this time on (ISO 8601, 1h).")
@@ -191,7 +204,9 @@ def verify(cwd: str, store_url: str | None, kept: str | None, file_only: bool) -
         if both:
             check.compare(store, copied)
     if check.failed:
+        say("failure", "audit verify: FAILED (see above)")
         raise SystemExit(1)
+    echo("audit verify: OK")
 
 
 @audit.command()
@@ -329,7 +344,7 @@ def _cells(row: AuditRow, cut_off: set[int]) -> tuple[str, ...]:
     every recorded value ``shown``, so one record is one line."""
     data = row.data
     when = datetime.fromtimestamp(row.time).isoformat(timespec="seconds")
-    who = data.get("hook") or data.get("answered_by") or data.get("approver") or data.get("origin")
+    who = decided_by(data)
     reason = str(data.get("reason") or data.get("message") or data.get("error") or "").rstrip()
     reason = _cut(reason) if reason else shown(data.get("allowed", ""))
     reason = UNFINISHED if _cut_off(row, cut_off) else reason
@@ -344,6 +359,29 @@ def _session(store: Store, given: str | None) -> str | None:
     if not given or store.audit_rows(session_id=given, limit=1) or not isinstance(store, SqlStore):
         return given
     return unique_start(given, store.audit_session_ids, key="--session") or given
+
+
+#: The most of a hook's name (a command line, a URL) the BY column shows.
+HOOK_CHARS = 48
+#: Where a call's permission came from, as the BY column names it (``Origin``'s values).
+_FROM_A_HOOK = frozenset({"hook", "json", "exit_code_2", "stdout", "hook_failure"})
+
+
+def decided_by(data: dict[str, Any]) -> str | None:
+    """Who a record's decision is from, said one way for all records: ``hook NAME``,
+    ``approver WHO``, ``permission rule`` (or ``mode``, ``tier``, ``sandbox``), ``unanswered``."""
+    if data.get("hook"):
+        name = str(data["hook"])
+        return f"hook {name if len(name) <= HOOK_CHARS else name[: HOOK_CHARS - 3] + '...'}"
+    who = data.get("answered_by") or data.get("approver")
+    if who:
+        return f"approver {who}"
+    origin = data.get("origin")
+    if origin in _FROM_A_HOOK:
+        return "hook"
+    if origin in ("approver", "unanswered"):
+        return str(origin)
+    return f"permission {origin}" if origin else None
 
 
 def _cut(reason: str, limit: int = 100) -> str:

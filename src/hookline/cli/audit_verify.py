@@ -163,7 +163,10 @@ class Verify:
     def compare(self, store: Store, copied: Mark | None) -> None:
         """The file against the store, record by record."""
         mismatch = compare(marks_jsonl(self.path), store_marks(store))
-        if mismatch is None:
+        if mismatch is None and self.failed:  # never read as all clear
+            echo("file and store: the same records, seq by seq and hash by hash, so both hold "
+                 "what failed above")  # fmt: skip
+        elif mismatch is None:
             echo("file and store: the same records, seq by seq and hash by hash")
         elif mismatch.behind and (copied is None or mismatch.seq > copied.seq):
             echo(f"file and store: the same records through {mismatch.seq - 1}; the file's newer "

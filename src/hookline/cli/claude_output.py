@@ -21,7 +21,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from hookline.agent.messages import Message, ToolResultBlock, Usage
 from hookline.agent.observers import Observer
@@ -39,14 +39,14 @@ if TYPE_CHECKING:
     from hookline.tools.pipeline import ToolStarted
 
 #: hookline's stop reasons that Claude Code reports as a failed run, by its subtype.
-_FAILED = {
+_FAILED: Final = {
     "max_turns": "error_max_turns",
     "model_error": "error_during_execution",
     "compaction_failed": "error_during_execution",
 }
 
 #: hookline's stop reasons that Claude Code reports as a ``terminal_reason`` (those observed).
-_TERMINAL = {"hook_stopped": "hook_stopped", "model_error": "api_error"}
+_TERMINAL: Final = {"hook_stopped": "hook_stopped", "model_error": "api_error"}
 
 
 class TimedModel:
@@ -261,7 +261,7 @@ class ClaudeStream(Observer):
 
 
 #: How a hook that failed ended, in Claude Code's words (``outcome``): "error" for the rest.
-_OUTCOMES = {"timeout": "cancelled", "cancelled": "cancelled"}
+_OUTCOMES: Final = {"timeout": "cancelled", "cancelled": "cancelled"}
 
 
 def _hook_lines(run: HookRun, name: str) -> list[dict[str, Any]]:

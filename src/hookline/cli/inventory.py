@@ -62,7 +62,7 @@ def row(spec: HookSpec) -> HookRow:
     """``spec`` described for people."""
     return HookRow(
         event=spec.event,
-        matcher=repr(spec.matcher),
+        matcher=matcher_text(spec.matcher),
         handler=spec.runner.handler,
         runs=spec.runner.describe(),
         name=spec.name,
@@ -114,6 +114,12 @@ def when_it_fails(spec: HookSpec) -> str:
             return "no decision (nothing to refuse here)"
         return "output withheld (fail closed)" if refuses == "output" else "deny (fail closed)"
     return "no decision (fail open)"
+
+
+def matcher_text(matcher: Matcher) -> str:
+    """``matcher.label()`` without its ``if`` condition, which the CHECKS column shows."""
+    parts = [p.label() for p in _parts(matcher) if not isinstance(p, RuleCondition)]
+    return " & ".join(parts) or "*"
 
 
 def _parts(matcher: Matcher) -> Iterator[Matcher]:

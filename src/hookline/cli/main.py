@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, Final, NoReturn
 
 import click
 
@@ -26,7 +26,7 @@ from hookline.errors import HooklineError
 USAGE_ERROR = 2
 
 #: Every subcommand: where it lives, and the line ``hookline --help`` lists for it.
-COMMANDS = {
+COMMANDS: Final = {
     "run": Lazy(
         "hookline.cli.run_cmd:run",
         "Work on PROMPT ('-' reads it from stdin) with the given model, tools and hooks.",
@@ -46,6 +46,10 @@ COMMANDS = {
     "trust": Lazy(
         "hookline.cli.trust_cmd:trust",
         "The folders whose own hooks and MCP servers may run (workspace trust).",
+    ),
+    "model-server": Lazy(
+        "hookline.cli.model_server_cmd:model_server",
+        "Answer as the OpenAI and Anthropic APIs do, from a script, on 127.0.0.1.",
     ),
     "demo": Lazy(
         "hookline.cli.demo_cmd:demo",

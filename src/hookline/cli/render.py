@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import click
 
@@ -27,7 +27,7 @@ from hookline.agent.result import RunResult
 from hookline.audit.redact import Redactor
 from hookline.cli.own_stdout import cli_stdout
 from hookline.cli.spinner import Spinner
-from hookline.events import HookEvent
+from hookline.events import HookEvent, event_class
 from hookline.hooks.engine import HookRun
 from hookline.tools.base import ToolResult
 from hookline.tools.pipeline import ToolStarted
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from hookline.agent.session import Session
 
 #: Colours by the kind of line.
-STYLES: dict[str, dict[str, Any]] = {
+STYLES: Final[dict[str, dict[str, Any]]] = {
     "title": {"fg": "cyan", "bold": True},
     "user": {"fg": "blue"},
     "assistant": {"fg": "green"},
@@ -117,11 +117,12 @@ def _reason(text: str | None) -> str:
     return shown(text.rstrip()) if text else ""
 
 
-def hook_lines(run: HookRun, *, verbose: bool = False) -> list[tuple[str, str]]:
+def hook_lines(run: HookRun, *, verbose: bool = False, call: str = "") -> list[tuple[str, str]]:
     """The lines for one hook run, each with its kind (``STYLES``): what it decided or how it
     failed, what it says to the user, the context it adds (abridged), and with ``verbose`` the
-    traceback of the exception it raised. A hook that only adds context is shown by that."""
-    hook = f"  {run.event} hook {shown(run.hook)}"
+    traceback of the exception it raised. A hook that only adds context is shown by that.
+    ``call``: the mark of the call it ran for, in a batch of several (``[2] ``)."""
+    hook = f"  {call}{run.event} hook {shown(run.hook)}"
     tag = f"{hook} [{shown(run.handler)} {run.kind}]"
     lines = [] if run.decision == "context" and not run.failure else [_head(run, tag)]
     lines += [("note", f"{hook} says: {_reason(m)}") for m in run.answer.system_message]
@@ -139,7 +140,10 @@ def _head(run: HookRun, tag: str) -> tuple[str, str]:
     if run.decision is None:
         return "quiet", f"{tag}: no decision"
     reason = f" - {_reason(run.reason)}" if run.reason else ""
-    return ("deny" if run.decision in REFUSALS else "hook"), f"{tag}: {run.decision}{reason}"
+    decision = run.decision
+    if decision == "deny" and event_class(run.event).facts.refuses == "output":
+        decision = "block (feedback to the model; the tool already ran)"
+    return ("deny" if run.decision in REFUSALS else "hook"), f"{tag}: {decision}{reason}"
 
 
 def output_lines(content: str, *, keep: int = OUTPUT_LINES) -> list[str]:
@@ -179,6 +183,8 @@ class TextView:
         self._streamed = ""  # the text of the last message, as it was streamed
         #: Who is working: "" for the main conversation, ``[subagent TYPE] `` inside one.
         self.speaker = ""
+        #: Each call of the model's last batch, marked ``[N] `` when it asked for several.
+        self._marks: dict[str, str] = {}
 
     def observer(self) -> Observer:
         """What to give ``agent.observe``: this view, told which conversation each thing
@@ -189,11 +195,12 @@ class TextView:
         if self.spinner is not None:
             self.spinner.stop()  # whatever comes next, the tool body is done
         if isinstance(item, HookRun):
-            for kind, line in hook_lines(item, verbose=self.verbose):
+            mark = self._mark(item.tool_use_id)
+            for kind, line in hook_lines(item, verbose=self.verbose, call=mark):
                 self._say(kind, line)
         elif isinstance(item, ToolStarted):
             if item.gate.permission == "defer" and item.approver:
-                self._say("note", _overrode(item))
+                self._say("note", _overrode(item, self._mark(item.call.id)))
             if self.spinner is not None:
                 self.spinner.start(shown(item.call.name))
         elif isinstance(item, ToolResult):
@@ -201,9 +208,20 @@ class TextView:
         elif isinstance(item, Message) and item.role == "assistant":
             self._end_line()
             self._streamed, self._pieces = "".join(self._pieces), []
-            for call in item.tool_calls:
+            calls = item.tool_calls
+            self._marks = (
+                {c.id: f"[{n}] " for n, c in enumerate(calls, 1)} if len(calls) > 1 else {}
+            )
+            for call in calls:
                 shown_input = compact(self.redactor.redact(call.input))
-                self._say("model", f"model -> {shown(call.name)} {shown_input}")
+                self._say(
+                    "model", f"model -> {self._mark(call.id)}{shown(call.name)} {shown_input}"
+                )
+
+    def _mark(self, tool_use_id: str | None) -> str:
+        """``[N] `` for the Nth call of the batch the model just asked for, when it asked for
+        several; else nothing."""
+        return self._marks.get(tool_use_id or "", "")
 
     def text_delta(self, piece: str) -> None:
         """Print a piece of the model's text at once, each of its lines behind ``QUOTE``."""
@@ -236,7 +254,7 @@ class TextView:
         self._open = False
 
     def _tool_result(self, result: ToolResult) -> None:
-        name = shown(result.call.name)
+        name = self._mark(result.call.id) + shown(result.call.name)
         if result.status != "executed":
             self._say("blocked", f"tool {name} {result.status}: {_reason(result.reason)}")
             return
@@ -248,10 +266,10 @@ class TextView:
         say(kind, self.speaker + self.redactor.text(line))
 
 
-def _overrode(started: ToolStarted) -> str:
+def _overrode(started: ToolStarted, mark: str) -> str:
     """The line saying a person's answer on resume overrode a PreToolUse hook's defer."""
     why = f": {_reason(started.gate.reason)}" if started.gate.reason else ""
-    return (f"tool {shown(started.call.name)} approved by {shown(started.approver or '')}, "
+    return (f"tool {mark}{shown(started.call.name)} approved by {shown(started.approver or '')}, "
             f"overriding a PreToolUse hook's defer{why}")  # fmt: skip
 
 
@@ -288,13 +306,13 @@ def print_summary(
 ) -> None:
     """The final text, each of its lines behind ``QUOTE`` (unless it is ``streamed``: shown as
     it arrived already) and its secrets masked, then one line about the run."""
+    masked = (redactor or Redactor()).text
     if not result.final_text:
         say("assistant", "(no text)")
     elif result.final_text != streamed:
-        final = (redactor or Redactor()).text(result.final_text)
-        text = shown(final.replace("\r\n", "\n"), lines=True)
+        text = shown(masked(result.final_text).replace("\r\n", "\n"), lines=True)
         say("assistant", "\n".join(QUOTE + line for line in text.split("\n")))
-    detail = f" ({_reason(result.stop_detail)})" if result.stop_detail else ""
+    detail = f" ({_reason(masked(result.stop_detail))})" if result.stop_detail else ""
     say(
         "note",
         f"-- {result.stop_reason}{detail} · {result.model_calls} model calls · "

@@ -30,7 +30,7 @@ from hookline.cli.ids import unique_start
 from hookline.cli.launch import LENIENT_SETTINGS, OUTPUT_FORMAT, Launch, build_agent
 from hookline.cli.paused import resume_lines
 from hookline.cli.render import compact, echo, emit_json, say
-from hookline.cli.resume_plan import resume_plan
+from hookline.cli.resume_plan import masking, resume_plan
 from hookline.cli.show import Output, show
 from hookline.errors import ConfigError
 from hookline.storage import CorruptRecordWarning, SessionRecord, Store, open_store
@@ -141,7 +141,7 @@ def show_session(
     """One session: its status, who it runs for, the calls waiting for an answer and how to
     answer them, and what a resume would use (permission mode, roots, hook sources, approver)."""
     record = _find(_store(cwd, store), session_id, tenant)
-    details = _summary(record) | resume_plan(record)
+    details = masking(record, cwd or ".").redact(_summary(record) | resume_plan(record))
     if as_json:
         emit_json(details, indent=2)
     else:

@@ -12,14 +12,14 @@ value up to the next option: put the prompt before them, or after ``--``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Final
 
 import click
 
 from hookline.permissions.rules import PermissionRule
 
 #: The flag names (Claude Code's, then the kebab-case aliases) and their help.
-_FLAGS = {
+_FLAGS: Final = {
     "allowed_tools": (
         ("--allowedTools", "--allowed-tools"),
         'Allow rules, as in Claude Code: "Bash(git log:*) Edit" (comma- or space-separated, '

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
+from typing import Final
 
 from hookline import Agent, HookRun, Message, RuleModel, ToolContext, ToolResult, tool
 from hookline.demo.hooks import Ledgers, Say, install
 from hookline.tools.builtin import builtin_tools
 
-PACKAGE = {"name": "first-agent", "version": "0.1.0", "private": True}
+PACKAGE: Final = {"name": "first-agent", "version": "0.1.0", "private": True}
 
 
 @tool

@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from time import perf_counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from hookline._support.eager import run_eagerly
 from hookline._support.frozen import freeze
@@ -444,7 +444,7 @@ def _failed(
 
 
 #: How each kind of failure reads in a fail-closed hook's refusal (any other kind: "failed").
-FAILED = {
+FAILED: Final = {
     "timeout": "did not answer in time",
     "invalid": "gave an invalid answer",
     "invalid_json": "gave an answer that is not valid JSON",

@@ -5,12 +5,22 @@ command hooks (stdout) and HTTP hooks (response body). The rules follow Claude C
 what the real CLI was observed to do: a ``hookSpecificOutput`` naming another event rejects the
 whole answer; the legacy top-level ``decision`` ("approve" / "block") still works; unknown keys
 are ignored; a key of the wrong type makes the answer invalid.
+
+Before that, the answer's bytes become JSON text one way for every hook that sends bytes (a
+command's stdout, an HTTP body): ``answer_text`` tells UTF-8, UTF-16 and UTF-32 apart as JSON's
+own rules do and drops the byte-order mark and the blanks before the answer (Claude Code's
+``trim`` drops a BOM as it drops a space), and ``loads`` reads it. An answer nested more than
+``MAX_ANSWER_DEPTH`` levels cannot be read, like text that does not parse: a fixed limit, where
+the parser's own depends on how much of the stack is in use when it runs.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
-from typing import Any, get_args
+from itertools import accumulate
+from typing import Any, Final, get_args
 
 from hookline.decisions import UNCHANGED, Decision, Permission
 from hookline.errors import InvalidHookOutput, WrongHookEvent
@@ -19,6 +29,48 @@ from hookline.events import EVENTS, ToolEvent
 _PERMISSIONS: frozenset[str] = frozenset(get_args(Permission))
 #: What ``{}`` says (nothing), as the full reading gives it: most SDK callbacks answer it.
 _NOTHING = Decision(origin="json")
+#: What comes before an answer and is not part of it: whitespace and byte-order marks.
+_BLANKS = "".join(c for c in map(chr, range(0x3001)) if c.isspace()) + "\ufeff"
+
+
+def answer_text(raw: bytes, *, errors: str = "replace") -> str:
+    """An answer's bytes as text, in the encoding JSON's rules detect (UTF-8, -16 or -32), without
+    the byte-order marks and whitespace before it. ``errors``: what becomes of bytes that are not
+    in that encoding (``"replace"``: U+FFFD; ``"strict"``: a UnicodeDecodeError)."""
+    return trimmed(raw.decode(json.detect_encoding(raw), errors))
+
+
+def trimmed(text: str) -> str:
+    """``text`` without the whitespace and byte-order marks it starts with."""
+    return text.lstrip(_BLANKS)
+
+
+def loads(text: str) -> Any:
+    """``json.loads``; ValueError for anything it cannot read, an answer nested more than
+    ``MAX_ANSWER_DEPTH`` levels included."""
+    if _depth(text) > MAX_ANSWER_DEPTH:
+        raise ValueError(f"nested more than {MAX_ANSWER_DEPTH} levels deep")
+    try:
+        return json.loads(text)
+    except RecursionError:  # the limit is below the parser's: only on a stack nearly used up
+        raise ValueError("nested too deep to parse") from None
+
+
+#: Levels of nesting an answer may have (its object is level 1).
+MAX_ANSWER_DEPTH = 200
+#: A string, or the rest of the text from an opening quote that never closes (one pass).
+_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+\\?(?:"|\Z)', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]++")
+_LEVEL: Final = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def _depth(text: str) -> int:
+    """How deeply JSON ``text`` nests, counted without recursion (strings left out); exact
+    when it could pass ``MAX_ANSWER_DEPTH``, which takes that many brackets."""
+    if text.count("[") + text.count("{") <= MAX_ANSWER_DEPTH:
+        return 0
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(map(_LEVEL.__getitem__, brackets)), default=0)
 
 
 def decision_from_output(event_name: str, output: Any) -> Decision:

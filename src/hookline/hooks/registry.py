@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, Final, NamedTuple, TypeVar
 
 from hookline.errors import ConfigError
 from hookline.events import event_class
@@ -24,7 +24,7 @@ from hookline.matchers import Matcher, as_matcher
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: The SDK's ``on_failure`` in hookline's words; unset keeps the default policy.
-_SDK_FAILURE: dict[str, FailurePolicy] = {"block": "closed", "continue": "open"}
+_SDK_FAILURE: Final[dict[str, FailurePolicy]] = {"block": "closed", "continue": "open"}
 
 
 class Plan(NamedTuple):

@@ -91,8 +91,8 @@ class McpServers:
     async def start(self, session_id: str, toolbox: Toolbox | None = None) -> list[str]:
         """Connect every server not connected yet, concurrently, and add their tools to
         ``toolbox`` (a name it has already keeps its tool). Returns a note for the model about
-        each server that could not start. ``session_id``: the session they start for; whoever
-        started them lends them to its own hooks (``Agent`` does)."""
+        each server that could not start. Nothing is registered under ``session_id`` (kept for
+        earlier callers): whoever starts them lends them to its own hooks, as ``Agent`` does."""
         if not self.configs:
             return []
         waiting = [

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from hookline.agent.messages import Block, Message, TextBlock, Usage
 from hookline.agent.model import TextSink
@@ -24,7 +24,7 @@ from hookline.tools.limits import REFUSED_KEY
 #: Where a block sits in the message; blocks are put in order by it.
 Key = tuple[int, int]
 #: JSON's names for what ``json.loads`` gives.
-_JSON_TYPES = {list: "an array", str: "a string", int: "a number", float: "a number",
+_JSON_TYPES: Final = {list: "an array", str: "a string", int: "a number", float: "a number",
                bool: "a boolean", type(None): "null"}  # fmt: skip
 
 

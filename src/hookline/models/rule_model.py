@@ -72,12 +72,28 @@ def _names(messages: Sequence[Message]) -> dict[str, str]:
     return {c.id: c.name for m in messages if m.role == "assistant" for c in m.tool_calls}
 
 
+#: How much of a tool's output the summary quotes: lines, and characters a line.
+SUMMARY_LINES, SUMMARY_CHARS = 5, 80
+
+
 def _summary(results: list[ToolResultBlock], names: dict[str, str]) -> str:
+    """One line per result (``Tool Read returned: ...``); an output of several lines follows
+    on lines of its own (the first ``SUMMARY_LINES``), as it was, numbered lines and all."""
     lines = []
     for block in results:
         name = names.get(block.tool_use_id, "tool")
-        flat = " ".join(block.content.split())
-        brief = flat if len(flat) <= 80 else flat[:77] + "..."
         verb = "was refused" if block.is_error else "returned"
-        lines.append(f"Tool {name} {verb}: {brief}")
+        text = block.content.strip("\n").expandtabs(4)
+        output = [_cut(line.rstrip()) for line in text.splitlines()]
+        if len(output) <= 1:
+            lines.append(f"Tool {name} {verb}: {output[0] if output else ''}".rstrip())
+            continue
+        lines.append(f"Tool {name} {verb}:")
+        lines += output[:SUMMARY_LINES]
+        if len(output) > SUMMARY_LINES:
+            lines.append(f"... {len(output) - SUMMARY_LINES} more lines")
     return "\n".join(lines)
+
+
+def _cut(line: str) -> str:
+    return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 3] + "..."

@@ -22,7 +22,7 @@ import stat
 from collections.abc import Mapping
 from dataclasses import replace
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import Any, Final
 
 from hookline.permissions import paths, proving, targets
 from hookline.permissions.bash import Analysis, Command
@@ -191,7 +191,7 @@ def _kernel(path: str) -> bool:
 
 
 #: The file tools' path keys.
-_FILE_TOOLS = {"Write": "file_path", "Edit": "file_path", "NotebookEdit": "notebook_path"}
+_FILE_TOOLS: Final = {"Write": "file_path", "Edit": "file_path", "NotebookEdit": "notebook_path"}
 
 
 def file_write(tool_name: str, tool_input: Mapping[str, Any], place: Place) -> str | None:

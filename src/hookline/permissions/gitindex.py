@@ -19,7 +19,6 @@ from functools import lru_cache
 
 __all__ = ["Repository", "repository", "tracked"]
 
-_HEADER = struct.Struct(">4sII")
 #: ctime, mtime (seconds, nanoseconds each), dev, ino, mode, uid, gid, size: 32 bits each.
 _STAT = 40
 _NAME_MASK = 0x0FFF
@@ -98,10 +97,10 @@ def _read(index: str, size: int, mtime: int, inode: int) -> tuple[str, ...] | No
 
 
 def _entries(data: bytes, hash_size: int) -> tuple[str, ...] | None:
-    signature, version, count = _HEADER.unpack_from(data, 0)
+    signature, version, count = struct.unpack_from(">4sII", data, 0)
     if signature != b"DIRC" or version not in (2, 3, 4):
         return None
-    position, previous, found = _HEADER.size, b"", []
+    position, previous, found = 12, b"", []  # after the signature, version and count
     for _ in range(count):
         flags_at = position + _STAT + hash_size
         (flags,) = struct.unpack_from(">H", data, flags_at)

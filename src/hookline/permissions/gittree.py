@@ -27,7 +27,7 @@ import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from hookline.permissions import gitindex, gitpatches
 from hookline.permissions.bash import git as gitwords
@@ -74,7 +74,7 @@ class _Args:
 
 
 #: Per subcommand: its flags and the options that take the next word (or ``=``) as a value.
-_OPTIONS = {
+_OPTIONS: Final = {
     "checkout": ("-q --quiet --progress --no-progress -f --force --ours --theirs -m --merge -p "
                  "--patch --overlay --no-overlay --detach --ignore-other-worktrees -l --guess "
                  "--no-guess --no-track --ignore-skip-worktree-bits --recurse-submodules "
@@ -242,7 +242,7 @@ def _clean(given: _Args) -> Rewrite | None:
     return Rewrite(_scoped(given, given.paths).paths, untracked=True)
 
 
-_FINDERS = {
+_FINDERS: Final = {
     "checkout": _checkout, "switch": _switch, "restore": _restore, "reset": _reset,
     "stash": _stash, "rm": _rm, "mv": _paths, "checkout-index": _checkout_index,
     "read-tree": _read_tree, "bisect": _bisect, "apply": _apply, "am": _am, "clean": _clean,

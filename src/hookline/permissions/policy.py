@@ -20,8 +20,9 @@
    (and touch nothing an Edit or Read deny rule covers);
 9. a hook's allow; allow rules, which must name every command of a Bash line;
 10. the OS sandbox, when it auto-allows Bash (``sandbox.autoAllowBashIfSandboxed``);
-11. the tiers: read-only tools and read-only Bash lines run; the rest ask (or run, with
-    ``mutating: "allow"``). An ask says what made a Bash line more than a read.
+11. the tiers: read-only tools and read-only Bash lines run (with a Read deny rule, only a line
+    proved to open no file it covers: ``hookline.permissions.reads``); the rest ask (or run,
+    with ``mutating: "allow"``). An ask says what made a Bash line more than a read.
 
 In dontAsk mode whatever would ask is denied. ``auto`` has no classifier here: it acts as default.
 
@@ -43,10 +44,10 @@ import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 from hookline.events import PermissionMode
-from hookline.permissions import command_rules, edits, paths, readonly, visibility
+from hookline.permissions import command_rules, edits, paths, readonly, reads, visibility
 from hookline.permissions.bash import Analysis, analyze
 from hookline.permissions.dangerous import DANGEROUS, Danger
 from hookline.permissions.rules import PermissionRule
@@ -61,7 +62,7 @@ Warnings = list["SettingsWarning"]
 #: Tools that run unasked (settings add to them with ``readOnlyTools``).
 READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep"})
 
-_EDITS = {"Edit": "file_path", "Write": "file_path", "NotebookEdit": "notebook_path"}
+_EDITS: Final = {"Edit": "file_path", "Write": "file_path", "NotebookEdit": "notebook_path"}
 
 
 class SandboxPolicy(Protocol):
@@ -405,7 +406,11 @@ def _provable_edit(policy: PermissionPolicy, call: _Call) -> bool:
     if call.bash is not None:
         denied = partial(_path_denied, policy, call)
         found = edits.why_not_provable_edit(
-            call.bash, **call.where, code_files=policy.code_files, denied=denied
+            call.bash,
+            **call.where,
+            code_files=policy.code_files,
+            denied=denied,
+            read_rules=_read_rules(policy, call),
         )
         return found is None
     path = call.tool_input.get(_EDITS.get(call.tool_name, ""))
@@ -414,6 +419,22 @@ def _provable_edit(policy: PermissionPolicy, call: _Call) -> bool:
     full = paths.absolute(path, call.cwd, call.home)
     real = paths.real(full)
     return any(paths.inside(real, root) and real != root for root in _real_roots(call.roots))
+
+
+def _read_rules(policy: PermissionPolicy, call: _Call) -> reads.DenyRules | None:
+    """The Read deny rules (of the settings and the dangerous tier), when there are any."""
+    rules = [rule for rule, _ in policy.deny if rule.tool == "Read"]
+    rules += [d.rule for d in policy.dangerous if d.rule is not None and d.rule.tool == "Read"]
+    home = call.home or posixpath.expanduser("~")
+    return reads.DenyRules(tuple(rules), call.cwd, home, call.anchor) if rules else None
+
+
+def _reads_denied(policy: PermissionPolicy, call: _Call) -> str | None:
+    """Why a Bash line may read a file a Read deny rule covers (``hookline.permissions.reads``):
+    the read-only tier does not run it unasked. None when it is proven not to."""
+    if call.bash is None or (rules := _read_rules(policy, call)) is None:
+        return None
+    return reads.why_line_reads_denied(call.bash, cwd=call.cwd, home=rules.home, rules=rules)
 
 
 def _path_denied(policy: PermissionPolicy, call: _Call, tool: str, path: str) -> bool:
@@ -454,7 +475,7 @@ def _sandboxed(policy: PermissionPolicy, call: _Call) -> Verdict | None:
 
 
 def _tier(policy: PermissionPolicy, call: _Call) -> Verdict:
-    why_not = call.not_read_only
+    why_not = call.not_read_only or _reads_denied(policy, call)
     if why_not is None:
         why = f"{call.what} runs without approval (read-only tier)"
         return Verdict("allow", why, "tier:read-only", "tier")

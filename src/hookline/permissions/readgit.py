@@ -18,6 +18,7 @@ first reads unless ``expire`` or ``delete`` stands among them.
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from hookline.permissions.bash.git import split
 from hookline.permissions.bash.words import literal
@@ -93,103 +94,105 @@ def _spec(flags: str = "", values: str = "", *, attached: str = "", operands: in
 
 _LOG_COMMANDS = ("log", "show", "diff", "whatchanged", "rev-list", "diff-tree", "diff-files",
                  "diff-index", "shortlog")  # fmt: skip
-_READS: dict[str, Spec] = dict.fromkeys(_LOG_COMMANDS, _LOG)
-_READS |= {
-    "status": _spec(
-        "-s --short -b --branch --porcelain --long -v --verbose --ignored -z "
-        "--column --no-column --ahead-behind --no-ahead-behind --renames "
-        "--no-renames --find-renames --show-stash --untracked-files "
-        "--ignore-submodules",
-        attached="uM",
-    ),
-    "blame": _spec(
-        "-b --root --show-stats -l -t -s -f -n -e -p --porcelain --line-porcelain "
-        "--incremental -c -w --minimal --show-name --show-number --show-email "
-        "--abbrev --progress --no-progress --color-lines --color-by-age "
-        "--reverse --first-parent",
-        "-L -S --contents --date --ignore-rev --ignore-revs-file",
-        attached="MC",
-    ),
-    "rev-parse": _spec(
-        "--abbrev-ref --short --verify --quiet -q --show-toplevel --git-dir "
-        "--git-common-dir --is-inside-work-tree --is-inside-git-dir "
-        "--is-bare-repository --show-prefix --show-cdup --absolute-git-dir "
-        "--symbolic --symbolic-full-name --all --branches --tags --remotes "
-        "--local-env-vars --show-superproject-working-tree --shared-index-path "
-        "--revs-only --no-revs --flags --no-flags --sq --sq-quote --not "
-        "--is-shallow-repository --show-object-format --end-of-options",
-        "--default --git-path --prefix --since --until --after --before "
-        "--path-format --disambiguate --resolve-git-dir --exclude",
-    ),
-    "ls-files": _spec(
-        "-c -d -m -o -i -s -u -k -z -t -v -f --cached --deleted --modified "
-        "--others --ignored --stage --unmerged --killed --directory "
-        "--no-empty-directory --eol --full-name --recurse-submodules "
-        "--error-unmatch --exclude-standard --debug --deduplicate --sparse "
-        "--abbrev",
-        "-x -X --exclude --exclude-from --exclude-per-directory --with-tree --format",
-    ),
-    "ls-tree": _spec(
-        "-d -r -t -l -z --name-only --name-status --object-only --full-name "
-        "--full-tree --long --abbrev",
-        "--format",
-    ),
-    "cat-file": _spec(
-        "-t -s -e -p -Z --batch --batch-check --batch-all-objects --buffer "
-        "--unordered --follow-symlinks --allow-unknown-type --mailmap "
-        "--use-mailmap --no-mailmap",
-        "--path",
-    ),
-    "describe": _spec(
-        "--all --tags --contains --long --always --first-parent --exact-match "
-        "--debug --abbrev --dirty --broken",
-        "--candidates --match --exclude",
-    ),
-    "show-ref": _spec(
-        "--head --heads --tags --branches -d --dereference -s --hash --verify "
-        "--exists -q --quiet --abbrev"
-    ),
-    "for-each-ref": _spec(
-        "--shell --perl --python --tcl --ignore-case --omit-empty",
-        "--count --sort --format --points-at --merged --no-merged "
-        "--contains --no-contains --exclude",
-    ),
-    "name-rev": _spec(
-        "--tags --all --annotate-stdin --name-only --no-undefined --always", "--refs --exclude"
-    ),
-    "merge-base": _spec("--all --octopus --independent --is-ancestor --fork-point"),
-    "count-objects": _spec("-v --verbose -H --human-readable"),
-    "check-ignore": _spec("-q --quiet -v --verbose --stdin -z -n --non-matching --no-index"),
-    "check-attr": _spec("-a --all --cached --stdin -z", "--source"),
-    "version": _spec("--build-options"),
-    "help": _spec(
-        "-a --all -g --guides --verbose --no-verbose --no-external-commands --no-aliases",
-        operands=0,
-    ),
-    "show-branch": _spec(
-        "-a --all -r --remotes --topo-order --date-order --current --color "
-        "--no-color --list --merge-base --independent --no-name --sha1-name "
-        "--topics -g --reflog --sparse --more"
-    ),
-    "var": _spec("-l"),
-    "grep": _spec(
-        "-i -I -w -v -h -H -n -l -L -c -o -q -z -r -a -E -G -F -P -W -p "
-        "--full-name --cached --untracked --no-index --exclude-standard "
-        "--no-exclude-standard --recurse-submodules --text --no-textconv "
-        "--ignore-case --word-regexp --invert-match --line-number --column "
-        "--name-only --files-with-matches --files-without-match --count "
-        "--only-matching --quiet --null --break --heading --show-function "
-        "--function-context --all-match --and --or --not --extended-regexp "
-        "--basic-regexp --fixed-strings --perl-regexp --color --no-color "
-        "--recursive --no-recursive",
-        "-e -f -A -B -C -m --max-depth --threads "
-        "--after-context --before-context --context --max-count",
-        numbers=True,
-        harmful="-O --open-files-in-pager --textconv",
-        does="runs a pager program",
-    ),
-    "worktree": _spec("--porcelain -v --verbose -z", "--expire"),
-}
+_READS: Final[dict[str, Spec]] = dict.fromkeys(_LOG_COMMANDS, _LOG)
+_READS.update(
+    {
+        "status": _spec(
+            "-s --short -b --branch --porcelain --long -v --verbose --ignored -z "
+            "--column --no-column --ahead-behind --no-ahead-behind --renames "
+            "--no-renames --find-renames --show-stash --untracked-files "
+            "--ignore-submodules",
+            attached="uM",
+        ),
+        "blame": _spec(
+            "-b --root --show-stats -l -t -s -f -n -e -p --porcelain --line-porcelain "
+            "--incremental -c -w --minimal --show-name --show-number --show-email "
+            "--abbrev --progress --no-progress --color-lines --color-by-age "
+            "--reverse --first-parent",
+            "-L -S --contents --date --ignore-rev --ignore-revs-file",
+            attached="MC",
+        ),
+        "rev-parse": _spec(
+            "--abbrev-ref --short --verify --quiet -q --show-toplevel --git-dir "
+            "--git-common-dir --is-inside-work-tree --is-inside-git-dir "
+            "--is-bare-repository --show-prefix --show-cdup --absolute-git-dir "
+            "--symbolic --symbolic-full-name --all --branches --tags --remotes "
+            "--local-env-vars --show-superproject-working-tree --shared-index-path "
+            "--revs-only --no-revs --flags --no-flags --sq --sq-quote --not "
+            "--is-shallow-repository --show-object-format --end-of-options",
+            "--default --git-path --prefix --since --until --after --before "
+            "--path-format --disambiguate --resolve-git-dir --exclude",
+        ),
+        "ls-files": _spec(
+            "-c -d -m -o -i -s -u -k -z -t -v -f --cached --deleted --modified "
+            "--others --ignored --stage --unmerged --killed --directory "
+            "--no-empty-directory --eol --full-name --recurse-submodules "
+            "--error-unmatch --exclude-standard --debug --deduplicate --sparse "
+            "--abbrev",
+            "-x -X --exclude --exclude-from --exclude-per-directory --with-tree --format",
+        ),
+        "ls-tree": _spec(
+            "-d -r -t -l -z --name-only --name-status --object-only --full-name "
+            "--full-tree --long --abbrev",
+            "--format",
+        ),
+        "cat-file": _spec(
+            "-t -s -e -p -Z --batch --batch-check --batch-all-objects --buffer "
+            "--unordered --follow-symlinks --allow-unknown-type --mailmap "
+            "--use-mailmap --no-mailmap",
+            "--path",
+        ),
+        "describe": _spec(
+            "--all --tags --contains --long --always --first-parent --exact-match "
+            "--debug --abbrev --dirty --broken",
+            "--candidates --match --exclude",
+        ),
+        "show-ref": _spec(
+            "--head --heads --tags --branches -d --dereference -s --hash --verify "
+            "--exists -q --quiet --abbrev"
+        ),
+        "for-each-ref": _spec(
+            "--shell --perl --python --tcl --ignore-case --omit-empty",
+            "--count --sort --format --points-at --merged --no-merged "
+            "--contains --no-contains --exclude",
+        ),
+        "name-rev": _spec(
+            "--tags --all --annotate-stdin --name-only --no-undefined --always", "--refs --exclude"
+        ),
+        "merge-base": _spec("--all --octopus --independent --is-ancestor --fork-point"),
+        "count-objects": _spec("-v --verbose -H --human-readable"),
+        "check-ignore": _spec("-q --quiet -v --verbose --stdin -z -n --non-matching --no-index"),
+        "check-attr": _spec("-a --all --cached --stdin -z", "--source"),
+        "version": _spec("--build-options"),
+        "help": _spec(
+            "-a --all -g --guides --verbose --no-verbose --no-external-commands --no-aliases",
+            operands=0,
+        ),
+        "show-branch": _spec(
+            "-a --all -r --remotes --topo-order --date-order --current --color "
+            "--no-color --list --merge-base --independent --no-name --sha1-name "
+            "--topics -g --reflog --sparse --more"
+        ),
+        "var": _spec("-l"),
+        "grep": _spec(
+            "-i -I -w -v -h -H -n -l -L -c -o -q -z -r -a -E -G -F -P -W -p "
+            "--full-name --cached --untracked --no-index --exclude-standard "
+            "--no-exclude-standard --recurse-submodules --text --no-textconv "
+            "--ignore-case --word-regexp --invert-match --line-number --column "
+            "--name-only --files-with-matches --files-without-match --count "
+            "--only-matching --quiet --null --break --heading --show-function "
+            "--function-context --all-match --and --or --not --extended-regexp "
+            "--basic-regexp --fixed-strings --perl-regexp --color --no-color "
+            "--recursive --no-recursive",
+            "-e -f -A -B -C -m --max-depth --threads "
+            "--after-context --before-context --context --max-count",
+            numbers=True,
+            harmful="-O --open-files-in-pager --textconv",
+            does="runs a pager program",
+        ),
+        "worktree": _spec("--porcelain -v --verbose -z", "--expire"),
+    }
+)
 
 
 def _verb(command: str, verbs: dict[str, Spec], *, bare: str | None,

@@ -8,6 +8,8 @@ Programs with ``any_words`` take no options that matter: their words are data (`
 
 from __future__ import annotations
 
+from typing import Final
+
 from hookline.permissions.readgit import git_check
 from hookline.permissions.readspec import Spec
 
@@ -46,7 +48,7 @@ _FIND_FLAGS = _set(
     "-follow -noleaf -ignore_readdir_race -noignore_readdir_race -warn -nowarn -daystart -print "
     "-print0 -ls -prune -quit -not -a -and -o -or ( ) ! , -H -L -P -help -version"
 )
-_FIND_HARMFUL = {"-exec": "runs another command", "-execdir": "runs another command",
+_FIND_HARMFUL: Final = {"-exec": "runs another command", "-execdir": "runs another command",
                  "-ok": "runs another command", "-okdir": "runs another command",
                  "-delete": "changes files", "-fprint": "writes a file",
                  "-fprint0": "writes a file", "-fprintf": "writes a file",
@@ -124,7 +126,7 @@ def _command(words: list[str]) -> str | None:
 
 _PLAIN = Spec(long_flags=_HELP)
 _DATA = Spec(any_words=True)
-PROGRAMS: dict[str, Spec] = {
+PROGRAMS: Final[dict[str, Spec]] = {
     "ls": Spec(
         "aAbBcCdfFgGhHiklLmnNopqQrRsStuUvxXZ1", "ITw",
         "--all --almost-all --author --escape --directory --dired --classify --file-type "

@@ -41,15 +41,16 @@ if TYPE_CHECKING:
     from hookline.events import HookEvent
 
 #: For each path rule, the tools it covers and the input field holding their path.
-_PATH_FIELDS = {
+_PATH_FIELDS: Final = {
     "Read": {"Read": "file_path", "Glob": "path", "Grep": "path"},
     "Edit": {"Edit": "file_path", "Write": "file_path", "NotebookEdit": "notebook_path"},
 }
 #: Path rules Claude Code accepts but never consults, and the rule to write instead.
-_UNCONSULTED = {"Write": "Edit", "MultiEdit": "Edit", "NotebookEdit": "Edit", "Glob": "Read"}
+_UNCONSULTED: Final = {"Write": "Edit", "MultiEdit": "Edit", "NotebookEdit": "Edit", "Glob": "Read"}
 _NAME = re.compile(r"[A-Za-z0-9_.*-]+")
 _GLOB = re.compile(r"\*\*/|/\*\*$|\*\*|\*|\?|\[(!?)([^\]/]+)\]|\\.|.", re.DOTALL)
-_GLOB_PARTS = {"**/": "(?:.*/)?", "/**": "/.*", "**": ".*", "*": "[^/]*", "?": "[^/]"}
+_GLOB_CHARS: Final = frozenset("*?[\\")
+_GLOB_PARTS: Final = {"**/": "(?:.*/)?", "/**": "/.*", "**": ".*", "*": "[^/]*", "?": "[^/]"}
 
 
 @final
@@ -112,6 +113,30 @@ class PermissionRule:
             return _path_matches(spec, path, cwd=cwd, home=home, every=every, anchor=anchor)
         return _other_matches(self.tool, spec, tool_input)
 
+    def covers_real(self, path: str, *, anchors: tuple[tuple[str, str], ...]) -> bool:
+        """Whether this path rule covers ``path``, absolute and with no link on it, read from
+        each ``(folder, home)`` of ``anchors`` (``./`` rules start at the folder): what
+        ``matches`` does without resolving anything, for a walk of many paths."""
+        if self.tool not in _PATH_FIELDS:
+            return False
+        spec = self.specifier
+        return spec is None or any(_form_matches(spec, path, cwd=c, home=h) for c, h in anchors)
+
+    def scope(self, folder: str, home: str) -> str:
+        """Where this path rule reaches, read from ``folder`` (``./`` rules start there): the
+        path all it covers lies at or below (``/ws/.env`` for ``Read(./.env)``, ``/ws/secrets``
+        for ``Read(./secrets/**/*.key)``, ``/ws`` for ``Read(*.pem)``, at any depth)."""
+        spec = self.specifier
+        if spec is None:
+            return "/"
+        prefix = next((p for p in ("//", "~/", "/", "./") if spec.startswith(p)), "")
+        anchor, body = {"//": "/", "~/": home}.get(prefix, folder), spec[len(prefix) :].rstrip("/")
+        if not prefix and "/" not in body:  # a bare name: at any depth
+            return anchor
+        parts = body.split("/")
+        fixed = next((i for i, part in enumerate(parts) if _GLOB_CHARS & set(part)), len(parts))
+        return posixpath.normpath(posixpath.join(anchor, *parts[:fixed]))
+
 
 @final
 class RuleCondition(Matcher):
@@ -130,6 +155,9 @@ class RuleCondition(Matcher):
 
     def __repr__(self) -> str:
         return f"if_({str(self.rule)!r})"
+
+    def label(self) -> str:
+        return f"if {self.rule}"
 
 
 def if_(text: str, *, file: str | None = None, key: str = "if") -> Matcher:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from hookline.permissions.paths import PRIVATE, absolute, protected_part
 from hookline.permissions.protected import protected_set
@@ -24,9 +24,9 @@ if TYPE_CHECKING:
     from hookline.permissions.rules import PermissionRule
 
 #: The reading tools and the input field holding their path.
-READERS = {"Read": "file_path", "Glob": "path", "Grep": "path"}
+READERS: Final = {"Read": "file_path", "Glob": "path", "Grep": "path"}
 #: The file-writing tools and the input field holding their path.
-WRITERS = {"Write": "file_path", "Edit": "file_path", "NotebookEdit": "notebook_path"}
+WRITERS: Final = {"Write": "file_path", "Edit": "file_path", "NotebookEdit": "notebook_path"}
 
 
 def private_reason(

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from hookline.permissions.bash.containers import mounts
 from hookline.permissions.bash.git import split
@@ -308,7 +308,7 @@ def _container(args: Sequence[Word]) -> list[Target]:
     return named + [Target(w, tree=True) for w in mounts(args)]
 
 
-WRITERS: dict[str, Writer] = {
+WRITERS: Final[dict[str, Writer]] = {
     **dict.fromkeys(("tee", "touch", "truncate", "mkdir", "shred", "unlink", "mkfifo", "mknod"),
                     _plain()),
     **dict.fromkeys(("rm", "rmdir", "chmod", "chown", "chgrp", "setfacl", "chattr"),

@@ -13,6 +13,7 @@ the row it committed, match nothing.
 from __future__ import annotations
 
 from functools import cache
+from typing import Final
 from urllib.parse import urlsplit, urlunsplit
 
 from hookline.errors import ConfigError
@@ -35,7 +36,7 @@ _SCHEMA_LOCK = 0x686F6F6B
 # The state is JSONB (compact, queryable). The audit data is JSON, which keeps the exact text
 # it was given: JSONB would rewrite numbers such as 1e16 (back as the int 10000000000000000),
 # and a chain function that hashed the original would no longer verify the row read back.
-MIGRATIONS = migrations(real="DOUBLE PRECISION", seq="BIGINT", state="JSONB", data="JSON")
+MIGRATIONS: Final = migrations(real="DOUBLE PRECISION", seq="BIGINT", state="JSONB", data="JSON")
 
 
 class PostgresStore(SqlStore):

@@ -23,6 +23,7 @@ import os
 import sqlite3
 import time
 from pathlib import Path
+from typing import Final
 
 from hookline._support.private import touch_private
 from hookline.errors import ConfigError
@@ -33,7 +34,7 @@ BUSY_TIMEOUT_SECONDS = 30.0
 
 #: The statements that bring the tables from one schema version to the next. ``seq`` is an
 #: INTEGER PRIMARY KEY, so SQLite keeps it as the rowid.
-MIGRATIONS = migrations(real="REAL", seq="INTEGER", state="TEXT", data="TEXT")
+MIGRATIONS: Final = migrations(real="REAL", seq="INTEGER", state="TEXT", data="TEXT")
 
 
 class SqliteStore(SqlStore):

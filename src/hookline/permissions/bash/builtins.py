@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from hookline.permissions.bash import programs
 from hookline.permissions.bash.subset import ARITHMETIC_VARIABLES
@@ -38,7 +38,7 @@ _SET_NAMES = frozenset({
 })  # fmt: skip
 #: ``declare``-like flags that keep values plain (not ``-i``: integer, nor ``-n``: a name
 #: reference, both of which evaluate what is later assigned).
-DECLARE_FLAGS = {
+DECLARE_FLAGS: Final = {
     "declare": frozenset("aAfFgplrtux"), "typeset": frozenset("aAfFgplrtux"),
     "local": frozenset("aAlrtux"), "export": frozenset("fnp"), "readonly": frozenset("aAfp"),
 }  # fmt: skip
@@ -257,7 +257,7 @@ def _listing_only(name: str, flags: str) -> Check:
 
 #: Every Bash builtin: None when any call is inside the subset, a check for its arguments, or
 #: the words that say why it is outside. Names not listed are programs, judged elsewhere.
-BUILTINS: dict[str, Check | str | None] = {
+BUILTINS: Final[dict[str, Check | str | None]] = {
     ":": None, "true": None, "false": None, "echo": None, "pwd": None, "cd": None,
     "pushd": None, "popd": None, "dirs": None, "exit": None, "return": None, "break": None,
     "continue": None, "shift": None, "type": None, "command": None, "builtin": None,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import Final
 
 from hookline.permissions.bash.options import Options, Read, read
 from hookline.permissions.bash.runners import Runs
@@ -53,7 +54,7 @@ _RUN = Options.of(
     "--runtime --security-opt --shm-size --stop-signal --stop-timeout --storage-opt --sysctl "
     "--tmpfs --ulimit --user --userns --uts --volume --volume-driver --volumes-from --workdir",
 )  # fmt: skip
-_DOCKER_VERBS = {"exec": _EXEC, "run": _RUN, "create": _RUN}
+_DOCKER_VERBS: Final = {"exec": _EXEC, "run": _RUN, "create": _RUN}
 _KUBECTL = Options.of(
     "itq", "nsvcf",
     "--disable-compression --insecure-skip-tls-verify --match-server-version "

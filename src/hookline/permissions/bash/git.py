@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from hookline.permissions.bash.options import Option
 from hookline.permissions.bash.words import Word, literal
@@ -38,7 +39,7 @@ _FLAGS = frozenset({"-p", "--paginate", "-P", "--no-pager", "--no-replace-object
                     "--info-path"})  # fmt: skip
 #: Flags that print and end git: no subcommand runs after them.
 _PRINTS = frozenset({"--html-path", "--man-path", "--info-path", "--list-cmds"})
-_AS_SUBCOMMAND = {"--help": "help", "-h": "help", "--version": "version", "-v": "version"}
+_AS_SUBCOMMAND: Final = {"--help": "help", "-h": "help", "--version": "version", "-v": "version"}
 
 
 @dataclass(frozen=True, slots=True)

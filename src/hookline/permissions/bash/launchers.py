@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
+from typing import Final
 
 from hookline.permissions.bash.options import Options, Read, read
 from hookline.permissions.bash.runners import SHELLS, Runs
@@ -37,7 +38,7 @@ class _Launcher:
 
 _RESOURCES = ("--as --core --cpu --data --fsize --locks --memlock --msgqueue --nice --nofile "
               "--nproc --rss --rtprio --rttime --sigpending --stack")  # fmt: skip
-_LAUNCHERS = {
+_LAUNCHERS: Final = {
     "sg": _Launcher(Options.of("", "c"), positionals=1, code=("c",)),
     "setpriv": _Launcher(Options.of("d", "", "--dump --nnp --no-new-privs --clear-groups "
                                     "--keep-groups --init-groups --reset-env", "--ruid --euid "
@@ -92,7 +93,7 @@ _LAUNCHERS = {
 #: Programs that run commands in a language or session hookline does not read, when given
 #: these words (a subcommand, or an option as written or starting a word): what they run
 #: cannot be known.
-_UNREADABLE = {
+_UNREADABLE: Final = {
     "tmux": frozenset({"new-session", "new", "new-window", "neww", "split-window", "splitw",
                        "respawn-pane", "respawnp", "respawn-window", "respawnw", "run-shell",
                        "run", "send-keys", "send", "if-shell", "if", "pipe-pane", "pipep",
@@ -101,7 +102,7 @@ _UNREADABLE = {
     "vim": frozenset({"-c", "--cmd", "-S", "-s", "-u", "+"}),
     "emacs": frozenset({"--eval", "-l", "--load", "-f", "--funcall", "--script", "-x"}),
 }  # fmt: skip
-_ALIASES = {"nvim": "vim", "vi": "vim", "ex": "vim", "view": "vim", "gvim": "vim"}
+_ALIASES: Final = {"nvim": "vim", "vi": "vim", "ex": "vim", "view": "vim", "gvim": "vim"}
 
 
 def runs(name: str, args: tuple[Word, ...]) -> Runs | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Final, Literal
 
 from hookline.permissions.bash import containers, launchers, runners
 from hookline.permissions.bash.options import Options, read
@@ -70,7 +70,7 @@ class _Wrapper:
     no_command: str = ""
 
 
-_WRAPPERS = {
+_WRAPPERS: Final = {
     "env": _Wrapper(Options.of("i0v", "uCS", "--ignore-environment --null --debug",
                           "--unset --chdir --split-string")),
     "exec": _Wrapper(Options.of("cl", "a")),

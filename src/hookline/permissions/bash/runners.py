@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from hookline.permissions.bash import git as gitwords
 from hookline.permissions.bash.options import Options, read
@@ -58,7 +59,7 @@ SAFE_GIT_CONFIG = re.compile(
 _FILTERS = tuple(f"--{k}-filter" for k in ("env", "tree", "index", "parent", "msg", "commit",
                                            "tag-name"))  # fmt: skip
 #: Per subcommand: its options whose value is shell code (long names, short letters).
-_GIT_CODE: dict[str, tuple[tuple[str, ...], str]] = {
+_GIT_CODE: Final[dict[str, tuple[tuple[str, ...], str]]] = {
     "ls-remote": (("--upload-pack",), "u"),
     "clone": (("--upload-pack",), "u"),
     "fetch": (("--upload-pack",), ""),
@@ -78,7 +79,7 @@ _ATTACHED_ONLY = frozenset({"O"})
 #: Per interpreter: letters and long names that give inline code, and letters that take the
 #: next word as a value (so it is not the script). After a long option it does not list, every
 #: later word is searched too: it may have taken the next word.
-_INLINE = {
+_INLINE: Final = {
     "python": ("c", (), "WX"), "pypy": ("c", (), "WX"), "perl": ("eEM", (), "Ix"),
     "ruby": ("e", (), "IrCEFK"), "node": ("ep", ("--eval", "--print"), "rC"),
     "nodejs": ("ep", ("--eval", "--print"), "rC"), "bun": ("e", ("--eval", "--print"), "r"),
@@ -219,7 +220,12 @@ def _expect(args: tuple[Word, ...]) -> Runs | None:
         (a.value or "-c").startswith("-c") for a in args) else None  # fmt: skip
 
 
-_REMOTE_OR_TEMPLATE = {"ssh": _ssh, "parallel": _parallel, "script": _script, "expect": _expect}
+_REMOTE_OR_TEMPLATE: Final = {
+    "ssh": _ssh,
+    "parallel": _parallel,
+    "script": _script,
+    "expect": _expect,
+}
 
 
 def _make(args: tuple[Word, ...]) -> Runs | None:

@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Final, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict
 
@@ -25,7 +25,7 @@ from hookline.tools.function import validate
 
 SKIP_DIRS = frozenset({".git"})
 _GLOB_TOKEN = re.compile(r"\*\*/|\*\*|\*|\?|\[[^\]]+\]|\{[^}]*\}")
-_WILDCARDS = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}
+_WILDCARDS: Final = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}
 T = TypeVar("T")
 Opcodes = list[tuple[str, int, int, int, int]]
 

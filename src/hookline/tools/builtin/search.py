@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
@@ -203,7 +203,7 @@ def _count_mode(hits: list[_Hit], args: GrepInput) -> dict[str, Any]:
     }
 
 
-_BY_MODE: dict[str, Callable[[list[_Hit], GrepInput], dict[str, Any]]] = {
+_BY_MODE: Final[dict[str, Callable[[list[_Hit], GrepInput], dict[str, Any]]]] = {
     "files_with_matches": _files_mode,
     "content": _content_mode,
     "count": _count_mode,
