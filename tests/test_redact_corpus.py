@@ -15,7 +15,7 @@ import pytest
 import hookline
 from hookline import Agent, ScriptedModel
 from hookline.agent.hidden import revealed
-from hookline.audit.redact import MASK, Redactor, patterns_from_settings
+from hookline.audit.redact import MASK, LineMasker, Redactor, patterns_from_settings
 from hookline.claude.settings import load_settings
 from hookline.errors import ConfigError
 from hookline.layers import Layer
@@ -393,3 +393,50 @@ def test_a_paused_calls_lines_mask_its_secret_and_leave_the_edit_to_write(tmp_pa
     record = store.get_session(session_id)
     store.close()
     assert record is not None and "PausedPw7731" in json.dumps(revealed(record.state))
+
+
+#: Streamed by a real model's client a few characters at a time: no piece holds a whole secret.
+STREAMED = ("Connect with postgres://app:StreamPw5150x@db/shop and pay with "
+            "sk_live_51StreamStripeKey77 now.\n-----BEGIN RSA PRIVATE KEY-----\n"
+            "MIIEpStreamedKeyBody0042\n-----END RSA PRIVATE KEY-----\nthe end")  # fmt: skip
+STREAMED_SECRETS = ("StreamPw5150x", "51StreamStripeKey77", "MIIEpStreamedKeyBody0042")
+
+
+@pytest.mark.parametrize("flags", [[], ["--output-format", "stream-json", "--verbose",
+                                        "--include-partial-messages"]])  # fmt: skip
+def test_a_secret_cut_across_streamed_pieces_is_masked_as_it_is_shown(tmp_path, flags):
+    """The text of a streaming model, shown as it arrives (the text view, stream-json's
+    partial messages), is masked a line at a time (a PEM block whole): a secret cut across
+    pieces is whole when it is shown, and all the text is shown once."""
+    from cli_runner import hookline as run_hookline
+    from model_servers import Events, model_server, openai_chunks
+    from model_servers import fragments as cut
+
+    with model_server([Events(openai_chunks(cut(STREAMED, 3)))]) as server:
+        env = {"OPENAI_BASE_URL": server.url("/v1"), "OPENAI_API_KEY": "sk-test"}
+        done = run_hookline("run", "talk", "--model", "openai:test-model", *flags,
+                            cwd=tmp_path, env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    for secret in STREAMED_SECRETS:
+        assert secret not in done.stdout + done.stderr
+    if flags:
+        lines = [json.loads(line) for line in done.stdout.splitlines()]
+        deltas = [ln["event"]["delta"]["text"] for ln in lines if ln["type"] == "stream_event"]
+        shown = "".join(deltas)
+        kinds = [ln["type"] for ln in lines if ln["type"] in ("stream_event", "assistant")]
+        assert kinds == ["stream_event"] * len(deltas) + ["assistant"]  # the rest came first
+    else:
+        shown = "\n".join(ln.removeprefix("> ") for ln in done.stdout.splitlines()[:-1])
+    assert shown == Redactor().text(STREAMED) and shown.count(MASK) == 3
+
+
+def test_streamed_text_is_held_until_its_line_and_any_pem_block_in_it_are_whole():
+    masker = LineMasker(Redactor())
+    assert masker.feed("pay sk_live_51Ab") == ""
+    assert masker.feed("CdEfGhIjKlMn now\nnext") == f"pay sk_live_…{MASK} now\n"
+    block = "-----BEGIN EC PRIVATE KEY-----\nMHcBodyOfTheKey\n-----END EC PRIVATE KEY-----\n"
+    assert masker.feed(" line\n" + block[:60]) == "next line\n"  # cut inside the END line
+    masked = masker.feed(block[60:] + "after")
+    assert masked == Redactor().text(block) and "MHcBodyOfTheKey" not in masked
+    assert masker.feed("-----BEGIN RSA PRIVATE KEY-----\nMIIEunended\n") == ""
+    assert "MIIEunended" not in masker.flush() and masker.flush() == ""
