@@ -26,6 +26,7 @@ from bench_tool_calls import bump, five_hooks, gate, noop
 from benchkit import SCRATCH, p90
 from hookline import Agent, Decision, HookRegistry, ScriptedModel
 from hookline.audit import AuditLog
+from hookline.audit.records import unfolded
 from hookline.storage import open_store
 from hookline.tools.approvals import Approval
 
@@ -35,6 +36,8 @@ ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in _PATH if p)}
 CLI_SCRIPT = {"turns": [{"tool_calls": [{"id": "t_w", "name": "Write",
                                          "input": {"file_path": "out.txt", "content": "v1"}}]},
                         {"text": "written"}]}  # fmt: skip
+#: ``hookline run``'s exit code when the session waits for an answer.
+PAUSED = 4
 CLI = ["python -c pass", "python -c 'import hookline.cli.main'", "hookline sessions resume"]
 _paid: list[float] = []  # when the deferred call's body started
 
@@ -79,7 +82,8 @@ def count_records(tmp: str, calls: int, hooks: int) -> int:
     rows = store.audit_rows()
     store.close()
     lines = (state / "audit.jsonl").read_bytes().count(b"\n")
-    named = {r.data.get("hook") for r in rows if r.event == "PreToolUse"}
+    # a call's hook runs ride in its records (data["hooks"]); unfolded gives them back as rows
+    named = {r.data.get("hook") for r in unfolded(rows) if r.event == "PreToolUse"}
     pre = {f"{f.__module__}.{f.__qualname__}" for f in (gate, bump)} if hooks else set()
     if lines != len(rows) or named != pre or sum(r.kind == "tool" for r in rows) != calls:
         raise SystemExit(f"audit went wrong: {len(rows)} rows, {lines} lines, hooks {named}")
@@ -198,14 +202,15 @@ def resume_rows(runs: int, warmup: int) -> list[dict[str, Any]]:
             for (calls, audit), got in samples.items()]  # fmt: skip
 
 
-def spawn(*args: str, cwd: str | None = None) -> tuple[float, str]:
-    """``python ARGS``, run to its exit: (ms from spawn to exit, stdout)."""
+def spawn(*args: str, cwd: str | None = None, code: int = 0) -> tuple[float, str]:
+    """``python ARGS``, run to its exit, which must be ``code``: (ms from spawn to exit,
+    stdout)."""
     start = perf_counter()
     done = subprocess.run([sys.executable, *args], cwd=cwd, env=ENV, stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=60)  # fmt: skip
     took = (perf_counter() - start) * 1e3
-    if done.returncode != 0:
-        raise SystemExit(f"python {' '.join(args)} failed: {done.stderr}")
+    if done.returncode != code:
+        raise SystemExit(f"python {' '.join(args)} exited {done.returncode}: {done.stderr}")
     return took, done.stdout
 
 
@@ -217,7 +222,7 @@ async def cli_once(what: str) -> float:
             return spawn("-c", "pass" if what == CLI[0] else "import hookline.cli.main", cwd=tmp)[0]
         (Path(tmp) / "script.json").write_text(json.dumps(CLI_SCRIPT))
         _, out = spawn(*cli, "run", "write it", "--model", "scripted:script.json", "--defer-asks",
-                       "--output-format", "json", cwd=tmp)  # fmt: skip
+                       "--output-format", "json", cwd=tmp, code=PAUSED)  # fmt: skip
         took, out = spawn(*cli, "sessions", "resume", json.loads(out)["session_id"], "--approve",
                           "--output-format", "json", cwd=tmp)  # fmt: skip
         if json.loads(out)["stop_reason"] != "end_turn" or not (Path(tmp) / "out.txt").exists():

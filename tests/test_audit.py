@@ -45,6 +45,7 @@ from hookline.errors import ConfigError
 from hookline.storage import AuditEntry, AuditRow, SqliteStore
 from hookline.storage.base import chained
 from hookline.tools.approvals import Approval, ApprovalRequest
+from postgres_schema import fresh_schema, query
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
@@ -114,33 +115,15 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
 
 def postgres_store() -> Iterator[Any]:
     """A PostgresStore in a schema of its own, dropped afterwards."""
-    import uuid
-    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
-
-    import psycopg
-
     from hookline.storage import open_store
 
-    assert POSTGRES_URL is not None
-    schema = f"hookline_audit_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
-        admin.execute(f"CREATE SCHEMA {schema}")
-        parts = urlsplit(POSTGRES_URL)
-        query = urlencode([*parse_qsl(parts.query), ("options", f"-csearch_path={schema}")])
-        made: Any = open_store(urlunsplit(parts._replace(query=query)), state_dir=Path("."))
-        made.sql = lambda sql: _postgres_execute(made.url, sql)
+    with fresh_schema("hookline_audit") as (_, url):
+        made: Any = open_store(url, state_dir=Path("."))
+        made.sql = lambda sql: query(made.url, sql)
         try:
             yield made
         finally:
             made.close()
-            admin.execute(f"DROP SCHEMA {schema} CASCADE")
-
-
-def _postgres_execute(url: str, sql: str) -> None:
-    import psycopg
-
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(sql)
 
 
 @pytest.fixture

@@ -36,6 +36,7 @@ from pathlib import Path
 import click
 import pytest
 
+from hookline.cli.claude_flags import NOT_SUPPORTED
 from hookline.cli.main import cli
 from test_layers import LAYERS
 
@@ -43,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted([*ROOT.glob("docs/*.md"), ROOT / "README.md", ROOT / "bench" / "README.md"])
 #: Flags of other programs that the prose quotes (a secret in ``mysql --password X`` is masked,
 #: bubblewrap runs with ``--die-with-parent``, ``cp --suffix`` is not provable).
+#: Claude Code's flags that hookline refuses by name (``NOT_SUPPORTED``) are named too.
 FOREIGN_FLAGS = frozenset({"--password", "--die-with-parent", "--suffix", "--dev"})
 #: Markdown files hookline reads from a project (instructions and skills), not pages of its own.
 FOREIGN_PAGES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "SKILL.md"})
@@ -170,15 +172,18 @@ def unknown_flags(text: str, page: str = "") -> list[str]:
     if page not in OWN_FLAGS_PAGES:
         known = {flag for command in _every_command(cli) for flag in _flags(command)}
         for flag in PROSE_FLAG.findall(text):
-            if flag not in known and flag not in FOREIGN_FLAGS:
+            if flag not in known and flag not in FOREIGN_FLAGS and flag not in NOT_SUPPORTED:
                 wrong.add(flag)
     return sorted(wrong)
 
 
 def _commands_named(words: list[str]) -> list[click.Command]:
-    """The commands ``words`` name, from ``hookline`` down; ``a|b`` names both."""
+    """The commands ``words`` name, from ``hookline`` down; ``a|b`` names both. ``hookline -p``
+    is ``hookline run``, as the command line routes it."""
     path: list[click.Command] = [cli]
     level: list[click.Command] = [cli]
+    if words[:1] in (["-p"], ["--print"]) and isinstance(cli, click.Group):
+        return [cli, cli.commands["run"]]
     for word in words:
         names = word.strip("[]()").split("|")
         below = [

@@ -167,6 +167,36 @@ def test_a_stdio_servers_tools_go_through_hooks_and_the_audit_and_it_stops_after
     assert gone(tmp_path / "pid")
 
 
+def test_a_stdio_server_gets_no_credential_of_hooklines_but_those_passed_on_or_named(
+    tmp_path, monkeypatch
+):
+    """The server starts with a small environment (``PATH``, ``HOME``, ...: not even an
+    ordinary variable of hookline's) and none of hookline's credentials; the user's passthrough
+    and the server's own ``env`` pass one on by name, a project's passthrough does not."""
+    planted = {"HOOKLINE_APPROVER_TOKEN": "approver-1", "ANTHROPIC_API_KEY": "anthropic-2",
+               "OPENAI_API_KEY": "openai-3", "AZURE_OPENAI_API_KEY": "azure-4",
+               "CLAUDE_CODE_OAUTH_TOKEN": "oauth-5", "PROBE_ORDINARY": "ordinary-6"}  # fmt: skip
+    for name, value in planted.items():
+        monkeypatch.setenv(name, value)
+    passing = {"hookline": {"env": {"passthrough": ["ANTHROPIC_API_KEY"]}}}
+    write(Path(os.environ["HOME"]) / ".hookline" / "settings.json", passing)
+    write(tmp_path / ".claude" / "settings.json", {
+        "mcpServers": {"probe": probe(tmp_path, OPENAI_API_KEY="${OPENAI_API_KEY}")},
+        "permissions": {"allow": ["mcp__probe"]},
+        "hookline": {"env": {"passthrough": ["AZURE_OPENAI_API_KEY"]}},  # a project's: ignored
+    })  # fmt: skip
+    project = load_project(tmp_path)
+    assert any("passthrough" in str(w) for w in project.warnings)
+    names = [*planted, "HOOKLINE_MANAGED_SETTINGS_DIR", "PATH", "HOME"]
+    bot = Agent(ScriptedModel([call("mcp__probe__environ", "t1", names=names), {"text": "ok"}]),
+                **project.agent_options(), tools=[])  # fmt: skip
+    (reported,) = bot.run_sync("go").tool_calls
+    assert reported.status == "executed", reported.content
+    seen = json.loads(reported.content)
+    assert seen == {"ANTHROPIC_API_KEY": "anthropic-2", "OPENAI_API_KEY": "openai-3",
+                    "PATH": os.environ["PATH"], "HOME": os.environ["HOME"]}  # fmt: skip
+
+
 def test_deny_rules_keep_calls_from_reaching_the_server_and_allow_lets_them(tmp_path):
     """One server per rule form: the tool, a wildcard, the whole server; and one allowed."""
     names = ("exact", "wildcard", "server", "allowed")

@@ -17,13 +17,12 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -39,8 +38,7 @@ from hookline.storage import (
     open_store,
     verify_chain,
 )
-
-START_SCRIPT = 'pg_env="$(bash .ci/postgres.sh $$)" && eval "$pg_env"'
+from postgres_schema import fresh_schema, query
 
 
 @dataclass
@@ -56,43 +54,14 @@ class Backend:
         return open_store(self.url, state_dir=self.state_dir)
 
 
-def postgres_url() -> str:
-    url = os.environ.get("HOOKLINE_TEST_POSTGRES_URL")
-    if url:
-        return url
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"HOOKLINE_TEST_POSTGRES_URL is unset under CI: .ci/run must {START_SCRIPT}")
-    pytest.skip(f"HOOKLINE_TEST_POSTGRES_URL is unset (start a server: {START_SCRIPT})")
-
-
-def with_search_path(url: str, schema: str) -> str:
-    parts = urlsplit(url)
-    query = [*parse_qsl(parts.query), ("options", f"-csearch_path={schema}")]
-    return urlunsplit(parts._replace(query=urlencode(query)))
-
-
 @pytest.fixture(params=["sqlite", "postgres"])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
     if request.param == "sqlite":
         path = tmp_path / "store.db"
         yield Backend("sqlite", str(path), tmp_path, lambda sql: _sqlite_execute(path, sql))
         return
-    import psycopg
-
-    admin_url, schema = postgres_url(), f"hookline_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f"CREATE SCHEMA {schema}")
-        url = with_search_path(admin_url, schema)
-
-        def execute(sql: str) -> list[tuple[Any, ...]]:
-            with psycopg.connect(url, autocommit=True) as conn, conn.cursor() as cur:
-                cur.execute(sql)
-                return cur.fetchall() if cur.description else []
-
-        try:
-            yield Backend("postgres", url, tmp_path, execute)
-        finally:
-            admin.execute(f"DROP SCHEMA {schema} CASCADE")
+    with fresh_schema() as (_, url):
+        yield Backend("postgres", url, tmp_path, lambda sql: query(url, sql))
 
 
 def _sqlite_execute(path: Path, sql: str) -> list[tuple[Any, ...]]:

@@ -71,7 +71,8 @@ class Project:
     mcp_servers: tuple[ServerConfig, ...] = ()
     #: The settings files a change to fires ConfigChange, with its source (never applied).
     settings_files: tuple[tuple[str, Path], ...] = ()
-    #: hookline's own credentials the settings pass on to Bash (``env.passthrough``).
+    #: hookline's own credentials the settings pass on to Bash and to the project's MCP
+    #: servers (``env.passthrough``).
     env: Mapping[str, str] | None = None
 
     def agent_options(self) -> dict[str, Any]:
@@ -255,6 +256,7 @@ def load_project(
     redact = patterns_from_settings(found.layers)
     watched = tuple(settings_files(where))
     passed = _passed_on(found)
+    servers = tuple(replace(server, passthrough=passed) for server in servers)
     return Project(
         where, registry, found, policy, sandbox, redact, warnings, servers, watched, passed
     )

@@ -1,5 +1,5 @@
-"""A test MCP server, ``probe``: tools that echo, write a file, crash, hang, or answer a hook
-(at once, or once a test lets it go: ``held``).
+"""A test MCP server, ``probe``: tools that echo, report its environment, write a file, crash,
+hang, or answer a hook (at once, or once a test lets it go: ``held``).
 
 Run over stdio (``python probe.py``) or streamable HTTP (``python probe.py --http PORT``).
 With ``PROBE_PID_FILE`` set it writes its process id there first, so a test can check that the
@@ -25,6 +25,12 @@ app = MCPServer("probe", log_level="WARNING")
 def echo(text: str) -> str:
     """Answer with the text."""
     return f"echo: {text}"
+
+
+@app.tool()
+def environ(names: list[str]) -> str:
+    """The variables of ``names`` this server's environment sets, as a JSON object."""
+    return json.dumps({name: os.environ[name] for name in names if name in os.environ})
 
 
 @app.tool()

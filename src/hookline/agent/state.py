@@ -173,6 +173,14 @@ class SavedSession(TypedDict):
     user: str | None
     tenant: str | None
     prompts: int
+    #: What answers allowed for the rest of the session (``SessionGrant.to_dict``).
+    grants: NotRequired[list[SavedGrant]]
+
+
+class SavedGrant(TypedDict):
+    rules: list[str]
+    mode: Literal["acceptEdits"] | None
+    description: NotRequired[str]
 
 
 class SavedText(TypedDict):

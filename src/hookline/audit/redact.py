@@ -48,16 +48,22 @@ _MEMO_LENGTH = 64  # strings up to this long are remembered ...
 _MEMO_SIZE = 4096  # ... this many at a time
 _LEARNED = 256  # passwords from parsed command lines, the newest kept
 _LEARNED_MASK = f"…{MASK}"
+_PEM_END = re.compile(r"-----END [^\n]*-----")
 
 
 class Redactor:
     """Masks secrets in every string (and dict key) of a nested value; returns plain JSON data.
 
     ``redact`` also makes the value JSON-safe: tuples and sets become lists, other objects
-    their ``str``, non-finite floats a string, and strings with lone surrogates are escaped.
+    their ``str``, non-finite floats a string, and strings with lone surrogates are escaped
+    (``\\ud800`` as text), unless ``keep_surrogates`` (for JSON output, which escapes them
+    itself and must parse back to what was said).
     """
 
-    def __init__(self, patterns: Iterable[str | re.Pattern[str]] = ()) -> None:
+    def __init__(
+        self, patterns: Iterable[str | re.Pattern[str]] = (), *, keep_surrogates: bool = False
+    ) -> None:
+        self.keep_surrogates = keep_surrogates
         self.patterns = tuple(_configured(p) for p in patterns)
         custom = "|".join(f"(?P<c{i}>{p})" for i, p in enumerate(self.patterns))
         problem = "the redaction patterns do not combine"
@@ -144,7 +150,7 @@ class Redactor:
     def _scrub(self, text: str) -> str:
         """Configured patterns first, then each kind whose marker occurs, one pass each (a
         pattern that starts with a literal is searched at C speed), then password pairs."""
-        if not text.isascii():
+        if not self.keep_surrogates and not text.isascii():
             text = _encodable(text)
         if self._known is not None:
             text = self._known.sub(_LEARNED_MASK, text)
@@ -176,6 +182,30 @@ class Redactor:
 
 
 @cache
+class LineMasker:
+    """Text that arrives in pieces (a streaming model's), masked a line at a time: ``feed``
+    gives back the whole lines received so far, masked, and keeps the rest; ``flush`` the rest.
+    A secret cut across pieces is whole when its line is, and a PEM block is held until its
+    ``-----END`` line, so its body is masked with it."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        self.redactor = redactor
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        text = self._held + piece
+        end = text.rfind("\n") + 1
+        begun = text.rfind("-----BEGIN ")
+        if begun >= 0 and not _PEM_END.search(text, begun):  # the block is not whole yet
+            end = min(end, text.rfind("\n", 0, begun) + 1)
+        self._held = text[end:]
+        return self.redactor.text(text[:end]) if end else ""
+
+    def flush(self) -> str:
+        text, self._held = self._held, ""
+        return self.redactor.text(text) if text else ""
+
+
 def _compiled(bit: int) -> re.Pattern[str]:
     """One built-in kind's pattern, compiled the first time a text holds its marker."""
     kind = KINDS[bit]

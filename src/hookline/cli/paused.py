@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn
 from hookline._support.display import shown
 from hookline.agent.pause import resumable
 from hookline.agent.store import SessionStore
+from hookline.audit.redact import MASK, Redactor
 from hookline.cli.render import compact, say
 from hookline.errors import ConfigError
 
@@ -31,10 +32,10 @@ EXIT_INTERRUPTED: Final = 130
 EDIT_LIMIT: Final = 300
 
 
-def exit_paused(result: RunResult, launch: Any, *, err: bool) -> NoReturn:
-    """Say which calls wait and how to answer them (on stderr when stdout carries JSON), then
-    exit with ``EXIT_PAUSED``."""
-    waiting = paused_calls(result)
+def exit_paused(result: RunResult, launch: Any, *, err: bool, redactor: Redactor) -> NoReturn:
+    """Say which calls wait and how to answer them (on stderr when stdout carries JSON), their
+    inputs passed through ``redactor``, then exit with ``EXIT_PAUSED``."""
+    waiting = [{**call, "input": redactor.redact(call["input"])} for call in paused_calls(result)]
     say("note", f"paused: session {shown(result.session_id)} waits for an answer to:", err=err)
     for call in waiting:
         say("note", f"  {shown(call['name'])} {compact(call['input'])}", err=err)
@@ -83,9 +84,11 @@ def paused_calls(result: RunResult) -> list[dict[str, Any]]:
 def _edit(tool_input: Any) -> str:
     """The waiting input as ``--edit`` takes it: JSON with every character outside ASCII
     escaped, so the line holds nothing a terminal acts on and parses back to exactly that
-    input; ``JSON`` (to be written) when it would not fit on a line."""
+    input; ``JSON`` (to be written) when it would not fit on a line, or when a secret in it
+    was masked (the masked input is not the one to run)."""
     text = json.dumps(tool_input, ensure_ascii=True)
-    return "JSON" if len(text) > EDIT_LIMIT or " " * 9 in text else text
+    too_long = len(text) > EDIT_LIMIT or " " * 9 in text
+    return "JSON" if too_long or MASK in text else text
 
 
 def _where(launch: Any) -> list[str]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from hookline.agent import seal
 from hookline.agent.state import load_state
+from hookline.audit.redact import Redactor, patterns_from_settings
 from hookline.claude.fingerprint import ABSENT, digest, fingerprint
 from hookline.claude.settings import load_settings
 from hookline.cli.launch import Launch
@@ -44,6 +45,21 @@ def resume_plan(record: SessionRecord) -> dict[str, Any]:
     if plan["permission_mode"] != session["permission_mode"]:
         plan["permission_mode_hooks_see"] = session["permission_mode"]
     return {"resume": plan}
+
+
+def masking(record: SessionRecord, cwd: str) -> Redactor:
+    """What ``sessions show`` masks, as the run's own output did: the built-in forms and the
+    ``redact`` patterns of the settings of the folder it ran in (else ``cwd``); a ConfigError
+    for patterns that are not valid, rather than show what they should have masked. Lone
+    surrogates are kept: the JSON escapes them, and so does ``shown`` for people."""
+    data = record.state.get("launch")
+    folder = data.get("cwd") if isinstance(data, Mapping) else None
+    extra = data.get("settings") if isinstance(data, Mapping) else None
+    try:
+        settings = load_settings(str(folder or cwd), extra=tuple(extra or ()))
+    except OSError:
+        return Redactor(keep_surrogates=True)
+    return Redactor(patterns_from_settings(settings.layers), keep_surrogates=True)
 
 
 def _mode(launch: Launch | None, session_mode: str) -> str:

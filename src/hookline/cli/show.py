@@ -3,8 +3,10 @@
 ``text`` is for people (every hook, tool and model step, then the final text); with ``-p``
 (``claude -p``'s printing) it is the result alone, as a script reads it. ``json`` is one
 result object at the end and ``stream-json`` a line per step (``hookline.cli.claude_output``),
-both Claude Code's shapes with hookline's fields beside them. In the JSON formats and with
-``-p``, whatever hook code prints goes to stderr (``own_stdout``). When the reader of stdout
+both Claude Code's shapes with hookline's fields beside them. Every format is redacted as the
+audit is (``hookline.audit.redact``; the shapes stay): stdout is often a log kept somewhere,
+and the transcript keeps the raw conversation. In the JSON formats and with ``-p``, whatever
+hook code prints goes to stderr (``own_stdout``). When the reader of stdout
 goes away, the run stops quietly (``hookline.cli.reader``).
 
 Exit codes: 0 the run ended (with ``-p``, 1 when it ended in error, as ``claude -p``); 2 a
@@ -17,6 +19,7 @@ import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final, cast
 
 import click
@@ -24,7 +27,8 @@ import click
 from hookline._support.display import shown
 from hookline._support.run import run as run_to_end
 from hookline.agent.model import StreamingModelClient
-from hookline.audit.redact import Redactor
+from hookline.agent.observers import Observer
+from hookline.audit.redact import LineMasker, Redactor
 from hookline.cli.claude_output import ClaudeStream, Timing, result_object, text_delta
 from hookline.cli.own_stdout import cli_stdout, hook_output_to_stderr
 from hookline.cli.paused import exit_interrupted, exit_paused
@@ -37,6 +41,8 @@ from hookline.storage import Store
 
 if TYPE_CHECKING:
     from hookline import Agent, RunResult
+    from hookline.agent.messages import Message
+    from hookline.agent.session import Session
 
 #: ``claude -p``'s exit code for a run that ended in error (``is_error``).
 EXIT_ERROR: Final = 1
@@ -92,23 +98,26 @@ def _show(
     reader: Reader,
 ) -> None:
     view = None
+    # every output shows what the audit shows; JSON escapes lone surrogates itself
+    redactor = Redactor(agent.options.redact, keep_surrogates=not output.for_people)
     if output.for_people:
-        redactor = Redactor(agent.options.redact)  # the terminal shows what the audit shows
         view = TextView(verbose=output.verbose, spinner=Spinner.at_terminal(), redactor=redactor)
         agent.observe(view.observer())
         if isinstance(agent.model, StreamingModelClient) and agent.model.on_text is None:
             agent.model.on_text = view.text_delta  # the model's text as it arrives
-    timing = Timing(agent) if view is None else None  # json, stream-json: duration_api_ms
     stream = None
     if output.format == "stream-json":
-        stream = ClaudeStream(agent, hook_events=output.hook_events)
+        _stream_text(agent, output, redactor)  # first: its last piece precedes the message
+        stream = ClaudeStream(
+            agent, partial(_emit_redacted, redactor), hook_events=output.hook_events
+        )
         agent.observe(stream)
-        _stream_text(agent, output)
+    timing = Timing(agent) if view is None else None  # json, stream-json: duration_api_ms
     agent.observe(StopWhenGone(reader))  # after the observers that print
 
     def shaped(result: RunResult) -> dict[str, Any]:
         line = result_object(result, timing=cast(Timing, timing), max_turns=agent.options.max_turns)
-        return structured.settle(line, agent)
+        return cast("dict[str, Any]", redactor.redact(structured.settle(line, agent)))
 
     async def runs() -> tuple[RunResult, dict[str, Any] | None, bool]:
         """The last result, its result line (json, stream-json), and whether it is printed."""
@@ -136,15 +145,39 @@ def _show(
             agent.options.store.close()  # build_agent opened it
     if not printed:
         _print(result, line, output, streamed=streamed, view=view)
-    _end(agent, result, line, output)
+    _end(agent, result, line, output, redactor)
 
 
-def _stream_text(agent: Agent, output: Output) -> None:
+def _emit_redacted(redactor: Redactor, line: dict[str, Any]) -> None:
+    emit_json(redactor.redact(line))
+
+
+def _stream_text(agent: Agent, output: Output, redactor: Redactor) -> None:
     """``--include-partial-messages``: the model's text as ``stream_event`` lines (when its
-    client streams)."""
+    client streams), a line at a time, masked (as the text view shows it)."""
     model = agent.model
     if output.partial and isinstance(model, StreamingModelClient):
-        model.on_text = lambda piece: emit_json(text_delta(agent.session.id, piece))
+        lines = _PartialText(agent, LineMasker(redactor))
+        model.on_text = lines.piece
+        agent.observe(lines)
+
+
+class _PartialText(Observer):
+    """Streamed text as ``stream_event`` lines: each whole line masked, the rest when the
+    model's message is done (before its ``assistant`` line)."""
+
+    def __init__(self, agent: Agent, masker: LineMasker) -> None:
+        self.agent, self.masker = agent, masker
+
+    def piece(self, text: str) -> None:
+        self._emit(self.masker.feed(text))
+
+    def model_called(self, session: Session, reply: Message, model: str) -> None:
+        self._emit(self.masker.flush())
+
+    def _emit(self, text: str) -> None:
+        if text:
+            emit_json(text_delta(self.agent.session.id, text))
 
 
 def _print(
@@ -177,11 +210,18 @@ def print_result(line: dict[str, Any]) -> None:
     click.echo(shown(text, lines=True, collapse=False) if stream.isatty() else text, file=stream)
 
 
-def _end(agent: Agent, result: RunResult, line: dict[str, Any] | None, output: Output) -> None:
+def _end(
+    agent: Agent,
+    result: RunResult,
+    line: dict[str, Any] | None,
+    output: Output,
+    redactor: Redactor,
+) -> None:
     """The exit code, and the lines that say how to go on with a paused run."""
     if result.stop_reason == "tool_deferred":  # the resume lines, and exit code 4
-        exit_paused(result, agent.options.launch, err=not output.for_people)
+        exit_paused(result, agent.options.launch, err=not output.for_people, redactor=redactor)
     if output.print_mode and line is not None and line["is_error"]:
         raise SystemExit(EXIT_ERROR)  # claude -p's exit code; what went wrong is printed
     if result.stop_reason in ("model_error", "compaction_failed"):  # one line on stderr, exit 2
-        raise ModelError(result.stop_detail or "the model call failed")  # the run is on record
+        detail = result.stop_detail or "the model call failed"
+        raise ModelError(redactor.text(detail))  # the run is on record

@@ -54,6 +54,10 @@ class ServerConfig:
     headers: Mapping[str, str] = field(default_factory=dict)
     #: Where it was declared, for messages.
     source: str = ""
+    #: hookline's own credentials the settings pass on by name (``{"hookline": {"env":
+    #: {"passthrough": [...]}}}``): a stdio server gets them under its ``env``, beside a few
+    #: variables (``PATH``, ``HOME``).
+    passthrough: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def prefix(self) -> str:

@@ -97,8 +97,11 @@ async def _transport(config: ServerConfig, stack: AsyncExitStack, errlog: TextIO
     if config.transport == "stdio":
         from mcp import StdioServerParameters, stdio_client
 
+        # The SDK adds a small environment (HOME, PATH, USER, SHELL, TERM, LOGNAME): none of
+        # hookline's own credentials, unless a setting passes one on or the entry names it.
+        env = {**config.passthrough, **config.env}
         params = StdioServerParameters(
-            command=config.command, args=list(config.args), env=dict(config.env), cwd=config.cwd
+            command=config.command, args=list(config.args), env=env, cwd=config.cwd
         )
         return stdio_client(params, errlog=errlog)
     from mcp.client.streamable_http import streamable_http_client

@@ -28,6 +28,7 @@ from hookline.permissions.bash.options import Options, read
 from hookline.permissions.bash.words import Word, literal
 from hookline.permissions.protected import ProtectedSet, protected_set
 from hookline.permissions.readonly import HARMLESS_TARGETS, PROGRAMS, why_command_not_read_only
+from hookline.permissions.reads import ReadRules, why_reads_denied
 
 if TYPE_CHECKING:
     from hookline.permissions.bash import Analysis, Command
@@ -87,11 +88,13 @@ def why_not_provable_edit(
     home: str | None,
     code_files: Sequence[str] = (),
     denied: Denied | None = None,
+    read_rules: ReadRules | None = None,
 ) -> str | None:
     """None when the line provably only edits files inside ``roots``, outside the protected
     set, none that ``denied`` refuses (``denied("Edit", path)`` for each path it names,
-    ``denied("Read", path)`` too: a copy must not carry a file a Read rule keeps away); else
-    what could not be proven, in one short phrase for the model."""
+    ``denied("Read", path)`` too: a copy must not carry a file a Read rule keeps away), and
+    its read-only commands open no file ``read_rules`` cover (``hookline.permissions.reads``);
+    else what could not be proven, in one short phrase for the model."""
     if analysis.unknown:
         return f"what runs cannot be known: {analysis.unknown[0]}"
     if analysis.substitutions:
@@ -100,7 +103,7 @@ def why_not_provable_edit(
         return f"the function `{analysis.recursive[0]}` calls itself"
     real_roots = tuple(paths.real(root) for root in roots)
     found = protected_set(roots, home=_home(home), code_files=code_files)
-    where = _Where(cwd, real_roots, _home(home), tuple(roots), found, denied)
+    where = _Where(cwd, real_roots, _home(home), tuple(roots), found, denied, read_rules)
     for command in analysis.commands:
         if why := _command(command, where):
             return why
@@ -133,6 +136,7 @@ class _Where:
     roots: tuple[str, ...]
     protected: ProtectedSet
     denied: Denied | None
+    read_rules: ReadRules | None = None
 
 
 def _home(home: str | None) -> str:
@@ -161,17 +165,10 @@ def _command(command: Command, where: _Where) -> str | None:
 
 
 def _reads(command: Command, where: _Where) -> str | None:
-    """Why a read-only command's literal paths are not provably readable (a Read deny rule)."""
-    if where.denied is None:
+    """Why a read-only command may open a file a Read deny rule covers."""
+    if where.read_rules is None:
         return None
-    for word in command.args:
-        if word.value is None or word.value.startswith("-"):
-            continue
-        for folder in _folders(command, where) or ():
-            path = targets.literal(word, folder, where.home)
-            if path is not None and where.denied("Read", path):
-                return f"`{command.name}` reads `{word.raw}`, which a Read deny rule covers"
-    return None
+    return why_reads_denied(command, cwd=where.cwd, home=where.home, rules=where.read_rules)
 
 
 def _editor(name: str, editor: Editor, command: Command, where: _Where) -> str | None:

@@ -8,7 +8,7 @@
 3. hookline's private state: Read, Grep and Glob never reach ``.hookline/``;
 4. the dangerous tier (``hookline.permissions.dangerous``): a deny no mode, rule or hook lifts;
    what it cannot prove harmless (a recursive delete or chmod, a write that may reach a
-   device, a push that may force, with a target not proven) asks in every mode, after step 7;
+   device, a push, with a target not proven) asks in every mode, after step 7;
 5. ask rules (a hook's allow does not skip them);
 6. the protected set (``hookline.permissions.protected``): a write into it, or a Bash write not
    proven to miss it (``hookline.permissions.writes``), asks, in every mode;
@@ -20,8 +20,9 @@
    (and touch nothing an Edit or Read deny rule covers);
 9. a hook's allow; allow rules, which must name every command of a Bash line;
 10. the OS sandbox, when it auto-allows Bash (``sandbox.autoAllowBashIfSandboxed``);
-11. the tiers: read-only tools and read-only Bash lines run; the rest ask (or run, with
-    ``mutating: "allow"``). An ask says what made a Bash line more than a read.
+11. the tiers: read-only tools and read-only Bash lines run (with a Read deny rule, only a line
+    proved to open no file it covers: ``hookline.permissions.reads``); the rest ask (or run,
+    with ``mutating: "allow"``). An ask says what made a Bash line more than a read.
 
 In dontAsk mode whatever would ask is denied. ``auto`` has no classifier here: it acts as default.
 
@@ -46,7 +47,7 @@ from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 from hookline.events import PermissionMode
-from hookline.permissions import command_rules, edits, paths, readonly, visibility
+from hookline.permissions import command_rules, edits, paths, readonly, reads, visibility
 from hookline.permissions.bash import Analysis, analyze
 from hookline.permissions.dangerous import DANGEROUS, Danger
 from hookline.permissions.rules import PermissionRule
@@ -58,6 +59,9 @@ if TYPE_CHECKING:
 #: A rule and the settings it came from, as in ``"project settings"``.
 SourcedRule = tuple[PermissionRule, str]
 Warnings = list["SettingsWarning"]
+#: Where an allow rule of an approval "for the rest of this session" comes from
+#: (``hookline.permissions.session``).
+SESSION_SOURCE = "this session's approval"
 #: Tools that run unasked (settings add to them with ``readOnlyTools``).
 READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep"})
 
@@ -351,8 +355,8 @@ def _must_ask(
 
 
 def _unproven(policy: PermissionPolicy, call: _Call) -> Verdict | None:
-    """A recursive delete or chmod, a write that may reach a device, or a push that may force,
-    whose targets the dangerous tier cannot prove harmless: it asks in every mode."""
+    """A recursive delete or chmod, a write that may reach a device, or a push, whose targets
+    the dangerous tier cannot prove harmless: it asks in every mode."""
     for danger in policy.dangerous:
         if why := call.unproven(danger):
             if policy.mode == "plan":
@@ -405,7 +409,11 @@ def _provable_edit(policy: PermissionPolicy, call: _Call) -> bool:
     if call.bash is not None:
         denied = partial(_path_denied, policy, call)
         found = edits.why_not_provable_edit(
-            call.bash, **call.where, code_files=policy.code_files, denied=denied
+            call.bash,
+            **call.where,
+            code_files=policy.code_files,
+            denied=denied,
+            read_rules=_read_rules(policy, call),
         )
         return found is None
     path = call.tool_input.get(_EDITS.get(call.tool_name, ""))
@@ -414,6 +422,22 @@ def _provable_edit(policy: PermissionPolicy, call: _Call) -> bool:
     full = paths.absolute(path, call.cwd, call.home)
     real = paths.real(full)
     return any(paths.inside(real, root) and real != root for root in _real_roots(call.roots))
+
+
+def _read_rules(policy: PermissionPolicy, call: _Call) -> reads.DenyRules | None:
+    """The Read deny rules (of the settings and the dangerous tier), when there are any."""
+    rules = [rule for rule, _ in policy.deny if rule.tool == "Read"]
+    rules += [d.rule for d in policy.dangerous if d.rule is not None and d.rule.tool == "Read"]
+    home = call.home or posixpath.expanduser("~")
+    return reads.DenyRules(tuple(rules), call.cwd, home, call.anchor) if rules else None
+
+
+def _reads_denied(policy: PermissionPolicy, call: _Call) -> str | None:
+    """Why a Bash line may read a file a Read deny rule covers (``hookline.permissions.reads``):
+    the read-only tier does not run it unasked. None when it is proven not to."""
+    if call.bash is None or (rules := _read_rules(policy, call)) is None:
+        return None
+    return reads.why_line_reads_denied(call.bash, cwd=call.cwd, home=rules.home, rules=rules)
 
 
 def _path_denied(policy: PermissionPolicy, call: _Call, tool: str, path: str) -> bool:
@@ -438,7 +462,9 @@ def _approval(
         why = hook.reason or f"a {hook_name} hook allowed {name}"
         return Verdict("allow", why, f"hook:{hook_name}", hook.origin)
     if rules := _allowed(policy.allow, call):
-        return Verdict("allow", f"{name} is allowed by settings", " + ".join(rules), "rule")
+        source = " + ".join(rules)
+        by = f"for this session ({source})" if SESSION_SOURCE in source else "by settings"
+        return Verdict("allow", f"{name} is allowed {by}", source, "rule")
     return _sandboxed(policy, call)
 
 
@@ -454,7 +480,7 @@ def _sandboxed(policy: PermissionPolicy, call: _Call) -> Verdict | None:
 
 
 def _tier(policy: PermissionPolicy, call: _Call) -> Verdict:
-    why_not = call.not_read_only
+    why_not = call.not_read_only or _reads_denied(policy, call)
     if why_not is None:
         why = f"{call.what} runs without approval (read-only tier)"
         return Verdict("allow", why, "tier:read-only", "tier")

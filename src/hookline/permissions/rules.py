@@ -49,6 +49,7 @@ _PATH_FIELDS: Final = {
 _UNCONSULTED: Final = {"Write": "Edit", "MultiEdit": "Edit", "NotebookEdit": "Edit", "Glob": "Read"}
 _NAME = re.compile(r"[A-Za-z0-9_.*-]+")
 _GLOB = re.compile(r"\*\*/|/\*\*$|\*\*|\*|\?|\[(!?)([^\]/]+)\]|\\.|.", re.DOTALL)
+_GLOB_CHARS: Final = frozenset("*?[\\")
 _GLOB_PARTS: Final = {"**/": "(?:.*/)?", "/**": "/.*", "**": ".*", "*": "[^/]*", "?": "[^/]"}
 
 
@@ -111,6 +112,30 @@ class PermissionRule:
             home = home or str(Path.home())
             return _path_matches(spec, path, cwd=cwd, home=home, every=every, anchor=anchor)
         return _other_matches(self.tool, spec, tool_input)
+
+    def covers_real(self, path: str, *, anchors: tuple[tuple[str, str], ...]) -> bool:
+        """Whether this path rule covers ``path``, absolute and with no link on it, read from
+        each ``(folder, home)`` of ``anchors`` (``./`` rules start at the folder): what
+        ``matches`` does without resolving anything, for a walk of many paths."""
+        if self.tool not in _PATH_FIELDS:
+            return False
+        spec = self.specifier
+        return spec is None or any(_form_matches(spec, path, cwd=c, home=h) for c, h in anchors)
+
+    def scope(self, folder: str, home: str) -> str:
+        """Where this path rule reaches, read from ``folder`` (``./`` rules start there): the
+        path all it covers lies at or below (``/ws/.env`` for ``Read(./.env)``, ``/ws/secrets``
+        for ``Read(./secrets/**/*.key)``, ``/ws`` for ``Read(*.pem)``, at any depth)."""
+        spec = self.specifier
+        if spec is None:
+            return "/"
+        prefix = next((p for p in ("//", "~/", "/", "./") if spec.startswith(p)), "")
+        anchor, body = {"//": "/", "~/": home}.get(prefix, folder), spec[len(prefix) :].rstrip("/")
+        if not prefix and "/" not in body:  # a bare name: at any depth
+            return anchor
+        parts = body.split("/")
+        fixed = next((i for i, part in enumerate(parts) if _GLOB_CHARS & set(part)), len(parts))
+        return posixpath.normpath(posixpath.join(anchor, *parts[:fixed]))
 
 
 @final

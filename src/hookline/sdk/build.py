@@ -26,6 +26,7 @@ import json
 import os
 import uuid
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -221,8 +222,9 @@ def _servers(
     servers: Mapping[str, Any] | str | Path, project: Project, options: ClaudeAgentOptions
 ) -> McpServers | None:
     """The options' MCP servers (they win a name), then the project's unless
-    ``strict_mcp_config``."""
-    own = list(McpServers.of(servers, cwd=project.cwd).configs.values()) if servers else []
+    ``strict_mcp_config``; both get the credentials the settings pass on."""
+    given = McpServers.of(servers, cwd=project.cwd).configs.values() if servers else ()
+    own = [replace(config, passthrough=project.env or {}) for config in given]
     found = [] if options.strict_mcp_config else list(project.mcp_servers)
     return McpServers([*own, *found]) if own or found else None
 
