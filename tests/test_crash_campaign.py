@@ -100,12 +100,24 @@ def test_every_session_can_be_resumed_or_is_final(results: Any) -> None:
     assert len(resumed) > KILLS // 2, said  # and each was resumed by the story's next victim
 
 
+def in_python_tool_body(finding: dict[str, Any]) -> bool:
+    """Killed at a point of the library agent's tool body, a Python function run in the
+    harness's own process (the CLI's ledger tool is Bash)."""
+    return bool(finding["kind"] == "agent" and finding["point"].startswith("tool:"))
+
+
+def test_no_process_of_the_run_remains_after_a_kill(results: Any) -> None:
+    """What hooks and Bash calls start ends with the killed harness, however detached."""
+    left = [f for f in findings(results, "processes") if not in_python_tool_body(f)]
+    assert left == [], f"{len(left)} kills left processes, e.g. {left[:3]}\n{figures(results)}"
+
+
 @pytest.mark.xfail(
     strict=True,
-    reason="a detached (setsid) child of a command hook or a tool body outlives a SIGKILLed "
-    "harness: the watchdog kills process groups only, until the kernel-enforced containment "
-    "lands",
+    reason="a detached child that a Python tool body starts itself (subprocess.run, from the "
+    "harness's own process) is the program's process, not a command hookline started: no "
+    "keeper contains it, and it outlives a SIGKILLed library agent",
 )
-def test_no_process_of_the_run_remains_after_a_kill(results: Any) -> None:
-    left = findings(results, "processes")
+def test_no_process_a_python_tool_body_starts_itself_remains_after_a_kill(results: Any) -> None:
+    left = [f for f in findings(results, "processes") if in_python_tool_body(f)]
     assert left == [], f"{len(left)} kills left processes, e.g. {left[:3]}\n{figures(results)}"

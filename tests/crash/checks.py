@@ -36,8 +36,8 @@ from hookline.cli.main import cli
 from hookline.errors import ConfigError
 from hookline.storage import open_store
 
-#: How long the processes of a killed run get to end on their own (the harness's watchdog
-#: kills their groups when it reads the harness is gone; a hook's own process ends).
+#: How long the processes of a killed run get to end on their own (the keepers of its calls
+#: end them when the harness's sockets close; a hook's own process ends).
 GRACE = 1.0
 
 
