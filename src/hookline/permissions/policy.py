@@ -8,7 +8,7 @@
 3. hookline's private state: Read, Grep and Glob never reach ``.hookline/``;
 4. the dangerous tier (``hookline.permissions.dangerous``): a deny no mode, rule or hook lifts;
    what it cannot prove harmless (a recursive delete or chmod, a write that may reach a
-   device, a push that may force, with a target not proven) asks in every mode, after step 7;
+   device, a push, with a target not proven) asks in every mode, after step 7;
 5. ask rules (a hook's allow does not skip them);
 6. the protected set (``hookline.permissions.protected``): a write into it, or a Bash write not
    proven to miss it (``hookline.permissions.writes``), asks, in every mode;
@@ -352,8 +352,8 @@ def _must_ask(
 
 
 def _unproven(policy: PermissionPolicy, call: _Call) -> Verdict | None:
-    """A recursive delete or chmod, a write that may reach a device, or a push that may force,
-    whose targets the dangerous tier cannot prove harmless: it asks in every mode."""
+    """A recursive delete or chmod, a write that may reach a device, or a push, whose targets
+    the dangerous tier cannot prove harmless: it asks in every mode."""
     for danger in policy.dangerous:
         if why := call.unproven(danger):
             if policy.mode == "plan":
