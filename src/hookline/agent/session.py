@@ -20,7 +20,9 @@ from hookline.tools.base import ToolContext, ToolResult, Workspace
 from hookline.tools.shell import Shell
 
 if TYPE_CHECKING:
+    from hookline.permissions import PermissionPolicy
     from hookline.permissions.sandbox.run import Sandbox
+    from hookline.permissions.session import SessionGrant
 
 #: The project's state folder (transcripts, and later the session store), under its cwd.
 STATE_DIR = Path(".hookline") / "state"
@@ -45,6 +47,9 @@ class Session:
     sandbox: Sandbox | None = None
     #: Variables added to the environment of Bash commands (the options' ``env``).
     env: dict[str, str] = field(default_factory=dict)
+    #: What answers allowed for the rest of the session (``hookline.permissions.session``):
+    #: saved with a pause, applied again on resume.
+    grants: list[SessionGrant] = field(default_factory=list)
     #: Where Bash's shell is between calls; it starts in ``cwd``, the project folder.
     shell: Shell = field(init=False)
 
@@ -99,6 +104,7 @@ class Session:
             "user": scope.user,
             "tenant": scope.tenant,
             "prompts": self.prompts,
+            "grants": [grant.to_dict() for grant in self.grants],
             "transcript_size": self.transcript.size(),
         }
 
@@ -138,7 +144,18 @@ class Session:
         )
         session.shell.follow(saved.get("shell_cwd"))  # the project folder if it is gone
         session.follow_shell()
+        if saved.get("grants"):
+            from hookline.permissions.session import SessionGrant
+
+            session.grants = [SessionGrant.from_dict(grant) for grant in saved["grants"]]
         return session
+
+    def granted(self, grant: SessionGrant, policy: PermissionPolicy | None) -> None:
+        """Keep ``grant`` (an allow for the rest of the session); when it set the mode of
+        ``policy``, hooks are told that mode from now on."""
+        self.grants.append(grant)
+        if grant.mode is not None and policy is not None and policy.mode == grant.mode:
+            self.scope = replace(self.scope, permission_mode=grant.mode)
 
     @property
     def tool_context(self) -> ToolContext:

@@ -174,8 +174,16 @@ class SavedSession(TypedDict):
     user: str | None
     tenant: str | None
     prompts: int
+    #: What answers allowed for the rest of the session (``SessionGrant.to_dict``).
+    grants: NotRequired[list[SavedGrant]]
     #: How long the transcript was, the conversation written out: a resume goes on from there.
     transcript_size: NotRequired[Annotated[int, Field(ge=0)]]
+
+
+class SavedGrant(TypedDict):
+    rules: list[str]
+    mode: Literal["acceptEdits"] | None
+    description: NotRequired[str]
 
 
 class SavedText(TypedDict):

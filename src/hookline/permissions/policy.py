@@ -59,6 +59,9 @@ if TYPE_CHECKING:
 #: A rule and the settings it came from, as in ``"project settings"``.
 SourcedRule = tuple[PermissionRule, str]
 Warnings = list["SettingsWarning"]
+#: Where an allow rule of an approval "for the rest of this session" comes from
+#: (``hookline.permissions.session``).
+SESSION_SOURCE = "this session's approval"
 #: Tools that run unasked (settings add to them with ``readOnlyTools``).
 READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep"})
 
@@ -459,7 +462,9 @@ def _approval(
         why = hook.reason or f"a {hook_name} hook allowed {name}"
         return Verdict("allow", why, f"hook:{hook_name}", hook.origin)
     if rules := _allowed(policy.allow, call):
-        return Verdict("allow", f"{name} is allowed by settings", " + ".join(rules), "rule")
+        source = " + ".join(rules)
+        by = f"for this session ({source})" if SESSION_SOURCE in source else "by settings"
+        return Verdict("allow", f"{name} is allowed {by}", source, "rule")
     return _sandboxed(policy, call)
 
 
