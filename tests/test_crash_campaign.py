@@ -29,7 +29,7 @@ from crash.campaign import POINTS, TIMED, campaign
 
 SEED = int(os.environ.get("CRASH_SEED", "25"))
 KILLS = 200
-WORKERS = 3
+WORKERS = 4
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from hookline.storage import open_store
 
 @pytest.fixture
 def story(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Story:
-    made = Story.start(tmp_path / "story", "cli", "control")
+    made = Story.start(tmp_path / "story", "cli")
     monkeypatch.setenv("HOME", str(made.home))  # the checks read the story's keys
     return made
 
@@ -35,7 +35,7 @@ def gone(mark: str, folder: Path) -> bool:
 
 
 def test_a_kill_held_in_the_tool_body_lands_there(story: Story) -> None:
-    outcome = strike(story, story.first(), Plan("hold", "tool:done", 1), "control-1", 0.0)
+    outcome = strike(story, story.first(), Plan("hold", "tool:done", 1), "control-1")
     assert outcome.killed and outcome.trace[-1] == "tool:done"
     assert checks.ledger(story) == ["toolu_t1"]  # the side effect happened, then the kill
     checks.remaining("control-1", story.root, grace=0.2)
@@ -73,7 +73,7 @@ def test_a_detached_process_is_found_by_the_mark_in_its_environment_alone(
 def test_the_checks_find_a_doubled_entry_an_unrecorded_one_and_an_edited_audit(
     story: Story,
 ) -> None:
-    outcome = strike(story, story.first(), Plan("none"), "control-2", 0.0)
+    outcome = strike(story, story.first(), Plan("none"), "control-2")
     assert (outcome.killed, outcome.returncode) == (False, 4)  # paused for the person
     assert checks.ledger(story) == ["toolu_t1", "toolu_t2", "toolu_t4"]  # ask-t3 waits
     now = checks.standing(story)
@@ -90,7 +90,7 @@ def test_the_checks_find_a_doubled_entry_an_unrecorded_one_and_an_edited_audit(
 
 
 def test_standing_finds_a_session_no_resume_can_take(story: Story) -> None:
-    strike(story, story.first(), Plan("none"), "control-3", 0.0)
+    strike(story, story.first(), Plan("none"), "control-3")
     store = open_store(None, state_dir=story.state)
     (record,) = store.list_sessions()
     store.put_session(replace(record, status="resuming"))  # a claim that names nobody
@@ -105,12 +105,12 @@ def test_standing_finds_a_session_no_resume_can_take(story: Story) -> None:
 def test_a_finished_story_answers_each_call_once_and_a_doubled_transcript_is_found(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    story = Story.start(tmp_path / "story", "agent", "control")
+    story = Story.start(tmp_path / "story", "agent")
     monkeypatch.setenv("HOME", str(story.home))
-    strike(story, story.first(), Plan("none"), "control-5", 0.0)  # pauses for the person
+    strike(story, story.first(), Plan("none"), "control-5")  # pauses for the person
     now = checks.standing(story)
     story.session_id = now.session_id
-    strike(story, story.resume(approve=now.waiting), Plan("none"), "control-6", 0.0)
+    strike(story, story.resume(approve=now.waiting), Plan("none"), "control-6")
     assert checks.standing(story).status == "done"
     assert checks.misshapen(story) == []
     transcript = story.state / "transcripts" / f"{story.session_id}.jsonl"
