@@ -100,3 +100,19 @@ def test_standing_finds_a_session_no_resume_can_take(story: Story) -> None:
     store.close()
     now = checks.standing(story)
     assert (now.kind, now.problem) == ("stuck", "started, and its process looks alive")
+
+
+def test_a_finished_story_answers_each_call_once_and_a_doubled_transcript_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    story = Story.start(tmp_path / "story", "agent", "control")
+    monkeypatch.setenv("HOME", str(story.home))
+    strike(story, story.first(), Plan("none"), "control-5", 0.0)  # pauses for the person
+    now = checks.standing(story)
+    story.session_id = now.session_id
+    strike(story, story.resume(approve=now.waiting), Plan("none"), "control-6", 0.0)
+    assert checks.standing(story).status == "done"
+    assert checks.misshapen(story) == []
+    transcript = story.state / "transcripts" / f"{story.session_id}.jsonl"
+    transcript.write_text(transcript.read_text() * 2)  # the whole conversation written twice
+    assert "a call asked for twice" in " ".join(checks.misshapen(story))

@@ -79,9 +79,12 @@ class Worker:
             argv, victim = story.resume(approve=now.waiting), "resume"
         else:
             self.finding(at, "ending", f"no end after {MAX_VICTIMS} victims")
-        problems = checks.not_once(story)
-        for problem in problems:
+        for problem in checks.not_once(story):
             self.finding(at, "once", problem)
+        if now.status == "done":
+            story.session_id = now.session_id
+            for problem in checks.misshapen(story):
+                self.finding(at, "conversation", problem)
         self.stories.append(at | {"end": now.status, "victims": step + 1,
                                   "ledger": len(checks.ledger(story))})  # fmt: skip
 
