@@ -18,6 +18,7 @@ import random
 import subprocess
 import sys
 import time
+import uuid
 from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
@@ -56,6 +57,8 @@ class Worker:
         self.stories: list[dict[str, Any]] = []
         self.passes: dict[tuple[str, str], int] = {}  # (victim, point) -> most passes seen
         self.took: dict[str, list[float]] = {"run": [], "resume": []}  # unkilled: working time
+        #: Marks no other campaign on this host uses (several may run at once).
+        self.tag = f"crash-{os.getpid()}-{uuid.uuid4().hex[:8]}-w{number}"
 
     def run(self) -> None:
         number = 0
@@ -70,7 +73,7 @@ class Worker:
         argv, victim = story.first(), "run"
         for step in range(MAX_VICTIMS):
             plan = self.plan(victim, kind)
-            mark = f"crash-w{self.number}-s{number}-v{step}"
+            mark = f"{self.tag}-s{number}-v{step}"
             outcome = strike(story, argv, plan, mark)
             self.learn(victim, outcome)
             at = {"story": story.root.name, "kind": kind, "victim": victim, "step": step}
