@@ -18,9 +18,14 @@ from crash.story import Plan, Story, strike
 from hookline.storage import open_store
 
 
+def unique(number: int) -> str:
+    """A mark no other process running these tests on this host uses."""
+    return f"control-{os.getpid()}-{number}"
+
+
 @pytest.fixture
 def story(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Story:
-    made = Story.start(tmp_path / "story", "cli", "control")
+    made = Story.start(tmp_path / "story", "cli")
     monkeypatch.setenv("HOME", str(made.home))  # the checks read the story's keys
     return made
 
@@ -35,11 +40,11 @@ def gone(mark: str, folder: Path) -> bool:
 
 
 def test_a_kill_held_in_the_tool_body_lands_there(story: Story) -> None:
-    outcome = strike(story, story.first(), Plan("hold", "tool:done", 1), "control-1", 0.0)
+    outcome = strike(story, story.first(), Plan("hold", "tool:done", 1), unique(1))
     assert outcome.killed and outcome.trace[-1] == "tool:done"
     assert checks.ledger(story) == ["toolu_t1"]  # the side effect happened, then the kill
-    checks.remaining("control-1", story.root, grace=0.2)
-    assert gone("control-1", story.root)  # what was left is ended by its pid
+    checks.remaining(unique(1), story.root, grace=0.2)
+    assert gone(unique(1), story.root)  # what was left is ended by its pid
     assert checks.audit_problem(story) is None
     assert (checks.doubled(story), checks.unrecorded(story)) == ([], [])
     now = checks.standing(story)
@@ -49,7 +54,7 @@ def test_a_kill_held_in_the_tool_body_lands_there(story: Story) -> None:
 def test_a_detached_process_is_found_by_the_mark_in_its_environment_alone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    mark = f"control-{os.getpid()}-{tmp_path.name}"
+    mark = unique(4)
     unmarked = subprocess.Popen(["sleep", "600"], cwd="/", start_new_session=True)
     monkeypatch.setenv(gate.MARK_VAR, mark)
     try:
@@ -73,7 +78,7 @@ def test_a_detached_process_is_found_by_the_mark_in_its_environment_alone(
 def test_the_checks_find_a_doubled_entry_an_unrecorded_one_and_an_edited_audit(
     story: Story,
 ) -> None:
-    outcome = strike(story, story.first(), Plan("none"), "control-2", 0.0)
+    outcome = strike(story, story.first(), Plan("none"), unique(2))
     assert (outcome.killed, outcome.returncode) == (False, 4)  # paused for the person
     assert checks.ledger(story) == ["toolu_t1", "toolu_t2", "toolu_t4"]  # ask-t3 waits
     now = checks.standing(story)
@@ -90,7 +95,7 @@ def test_the_checks_find_a_doubled_entry_an_unrecorded_one_and_an_edited_audit(
 
 
 def test_standing_finds_a_session_no_resume_can_take(story: Story) -> None:
-    strike(story, story.first(), Plan("none"), "control-3", 0.0)
+    strike(story, story.first(), Plan("none"), unique(3))
     store = open_store(None, state_dir=story.state)
     (record,) = store.list_sessions()
     store.put_session(replace(record, status="resuming"))  # a claim that names nobody
@@ -100,3 +105,19 @@ def test_standing_finds_a_session_no_resume_can_take(story: Story) -> None:
     store.close()
     now = checks.standing(story)
     assert (now.kind, now.problem) == ("stuck", "started, and its process looks alive")
+
+
+def test_a_finished_story_answers_each_call_once_and_a_doubled_transcript_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    story = Story.start(tmp_path / "story", "agent")
+    monkeypatch.setenv("HOME", str(story.home))
+    strike(story, story.first(), Plan("none"), unique(5))  # pauses for the person
+    now = checks.standing(story)
+    story.session_id = now.session_id
+    strike(story, story.resume(approve=now.waiting), Plan("none"), unique(6))
+    assert checks.standing(story).status == "done"
+    assert checks.misshapen(story) == []
+    transcript = story.state / "transcripts" / f"{story.session_id}.jsonl"
+    transcript.write_text(transcript.read_text() * 2)  # the whole conversation written twice
+    assert "a call asked for twice" in " ".join(checks.misshapen(story))

@@ -38,8 +38,7 @@ SCOPES = {
     "cargo build --release": "Bash(cargo build *)",
     "docker compose up -d": "Bash(docker compose *)",
     "kubectl get pods -n x": "Bash(kubectl get *)",
-    "git push": "Bash(git push *)",
-    "git push origin main": "Bash(git push *)",
+    "git push origin feature-x": "Bash(git push *)",
     "go test ./...": "Bash(go test *)",
     "yarn test": "Bash(yarn test *)",
     # npx runs prettier: an allow rule must name both (Claude Code: npx prettier * alone)
@@ -61,6 +60,8 @@ SCOPES = {
     "echo $(date) && touch x": None,  # a substitution
     "ls *.txt | xargs rm": None,  # words only run time knows
     "git push --force origin main": None,  # the dangerous tier asks, in every mode
+    "git push": None,  # so does a push whose destination is not a literal branch
+    "git push origin main": None,  # or is a protected one
 }
 # fmt: on
 
@@ -309,3 +310,29 @@ def test_a_grant_holds_in_subagents_and_theirs_holds_in_the_session(project: Pat
     ]  # fmt: skip
     asked = [r.tool_input["command"] for r in approver.requests]
     assert asked == ["npm test", "git push origin feature"]
+
+
+def test_sessions_show_says_what_the_session_was_allowed(project: Path) -> None:
+    """``hookline sessions show`` (its resume plan) lists a paused session's grants, and the
+    mode they set."""
+    from hookline.cli.resume_plan import resume_plan
+    from hookline.storage import open_store
+
+    turns = [
+        {"tool_calls": [{"name": "Write", "input": {"file_path": "a.txt", "content": "1"}}]},
+        *bash("npm test"),
+    ]
+    first = agent(project, Answers(SESSION), turns, defer_asks=True)
+    first.registry.add(
+        "PreToolUse", lambda e: Decision.defer("later") if "npm" in str(e.tool_input) else None
+    )
+    paused = first.run_sync("write, then test")
+    assert paused.stop_reason == "tool_deferred"
+
+    store = open_store(None, state_dir=project / ".hookline" / "state")
+    record = store.get_session(paused.session_id)
+    assert record is not None
+    plan = resume_plan(record)["resume"]
+    store.close()
+    assert plan["allowed_for_the_session"] == ["file edits in the workspace (acceptEdits mode)"]
+    assert plan["permission_mode"] == "acceptEdits"

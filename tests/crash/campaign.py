@@ -18,6 +18,7 @@ import random
 import subprocess
 import sys
 import time
+import uuid
 from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
@@ -46,6 +47,8 @@ MAX_VICTIMS = 12
 
 
 class Worker:
+    """One worker's share of the campaign: stories, one at a time, until its kills are done."""
+
     def __init__(self, seed: int, number: int, kills: int, root: Path) -> None:
         self.rng = random.Random(f"{seed}:{number}")
         self.number, self.kills_left, self.root = number, kills, root
@@ -53,7 +56,9 @@ class Worker:
         self.findings: list[dict[str, Any]] = []
         self.stories: list[dict[str, Any]] = []
         self.passes: dict[tuple[str, str], int] = {}  # (victim, point) -> most passes seen
-        self.took: dict[str, list[float]] = {"run": [], "resume": []}  # unkilled durations
+        self.took: dict[str, list[float]] = {"run": [], "resume": []}  # unkilled: working time
+        #: Marks no other campaign on this host uses (several may run at once).
+        self.tag = f"crash-{os.getpid()}-{uuid.uuid4().hex[:8]}-w{number}"
 
     def run(self) -> None:
         number = 0
@@ -63,14 +68,14 @@ class Worker:
 
     def story(self, number: int) -> None:
         kind = self.rng.choice(["cli", "agent"])
-        story = Story.start(self.root / f"w{self.number}-s{number}", kind, f"{number}")
+        story = Story.start(self.root / f"w{self.number}-s{number}", kind)
         os.environ["HOME"] = str(story.home)  # the checks read the story's keys
         argv, victim = story.first(), "run"
         for step in range(MAX_VICTIMS):
             plan = self.plan(victim, kind)
-            mark = f"crash-w{self.number}-s{number}-v{step}"
-            outcome = strike(story, argv, plan, mark, self.rng.uniform(0, 0.03))
-            self.learn(victim, plan, outcome)
+            mark = f"{self.tag}-s{number}-v{step}"
+            outcome = strike(story, argv, plan, mark)
+            self.learn(victim, outcome)
             at = {"story": story.root.name, "kind": kind, "victim": victim, "step": step}
             now = self.after(story, at | asdict(plan), outcome, mark)
             if now.kind != "resumable":
@@ -79,9 +84,12 @@ class Worker:
             argv, victim = story.resume(approve=now.waiting), "resume"
         else:
             self.finding(at, "ending", f"no end after {MAX_VICTIMS} victims")
-        problems = checks.not_once(story)
-        for problem in problems:
+        for problem in checks.not_once(story):
             self.finding(at, "once", problem)
+        if now.status == "done":
+            story.session_id = now.session_id
+            for problem in checks.misshapen(story):
+                self.finding(at, "conversation", problem)
         self.stories.append(at | {"end": now.status, "victims": step + 1,
                                   "ledger": len(checks.ledger(story))})  # fmt: skip
 
@@ -102,10 +110,12 @@ class Worker:
         points = [point for point in POINTS[phase] if point in seen] or POINTS[phase]
         point = self.rng.choice(points)
         most = 1 if phase == "during resume" else seen.get(point, 1)
-        mode = "hold" if self.rng.random() < 0.6 else "go"
-        return Plan(mode, point, self.rng.randint(1, most))
+        n = self.rng.randint(1, most)
+        if self.rng.random() < 0.6:
+            return Plan("hold", point, n)
+        return Plan("go", point, n, self.rng.uniform(0, 0.03))
 
-    def learn(self, victim: str, plan: Plan, outcome: Outcome) -> None:
+    def learn(self, victim: str, outcome: Outcome) -> None:
         """Remember how many passes of each point a victim makes, and how long one takes."""
         for point, count in Counter(outcome.trace).items():
             key = (victim, point)
@@ -113,7 +123,9 @@ class Worker:
         if not outcome.killed:
             self.took[victim].append(outcome.seconds)
 
-    def after(self, story: Story, at: dict[str, Any], outcome: Outcome, mark: str) -> Any:
+    def after(
+        self, story: Story, at: dict[str, Any], outcome: Outcome, mark: str
+    ) -> checks.Standing:
         """Check what the victim left; a kill is recorded with every check's finding."""
         found = {
             "audit": checks.audit_problem(story),
@@ -129,7 +141,7 @@ class Worker:
             self.finding(at, "exit", f"exit {outcome.returncode}: {outcome.stderr}")
         if outcome.killed:
             self.kills_left -= 1
-            phase = self.phase(at, outcome)
+            phase = self.phase(at)
             self.kills.append(at | {"phase": phase, "status": now.status, "standing": now.kind,
                                     "last": outcome.trace[-1:], "found": found})  # fmt: skip
         for check, problem in found.items():
@@ -138,7 +150,7 @@ class Worker:
         return now
 
     @staticmethod
-    def phase(at: dict[str, Any], outcome: Outcome) -> str:
+    def phase(at: dict[str, Any]) -> str:
         """The phase a gated kill was aimed at; ``timed`` for a kill at a random moment (its
         record keeps the last point it passed)."""
         if at["mode"] == "timed":

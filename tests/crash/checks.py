@@ -10,7 +10,9 @@ whose HOME is the story's home, so the keys are the story's own):
   passes), or it is final: done, or a ``hookline run`` killed before it saved anything to go
   on from (listed as crashed, refused by a resume in one line), or nothing was stored yet;
 - ``not_once``: at the story's end, a call the audit says executed is in the ledger exactly
-  once, and one whose outcome is unknown (interrupted) at most once.
+  once, and one whose outcome is unknown (interrupted) at most once;
+- ``misshapen``: at the end of a finished story, the conversation its transcript holds answers
+  each call once, right after it (a resume goes on from its save in the transcript too).
 """
 
 from __future__ import annotations
@@ -30,8 +32,10 @@ from click.testing import CliRunner
 from crash.gate import MARK_VAR
 from crash.story import Story
 from crash.victim import LEDGER
+from hookline.agent.messages import ToolResultBlock
 from hookline.agent.owners import owner_alive
 from hookline.agent.pause import check
+from hookline.agent.transcript import read_conversation
 from hookline.cli.main import cli
 from hookline.errors import ConfigError
 from hookline.storage import open_store
@@ -93,6 +97,25 @@ def not_once(story: Story) -> list[str]:
             problems.append(f"{call} executed, in the ledger {counts[call]} times")
         elif counts[call] > 1:
             problems.append(f"{call} {outcome}, in the ledger {counts[call]} times")
+    return problems
+
+
+def misshapen(story: Story) -> list[str]:
+    """At the end of a finished story: what is wrong with the conversation its transcript
+    holds (what a transcript-based resume would send a model): a call answered other than
+    once, right after it."""
+    problems, asked = [], set()
+    path = story.state / "transcripts" / f"{story.session_id}.jsonl"
+    messages = read_conversation(path)
+    for message, after in zip(messages, [*messages[1:], None], strict=True):
+        calls = [call.id for call in message.tool_calls] if message.role == "assistant" else []
+        if asked & set(calls):
+            problems.append(f"a call asked for twice: {sorted(asked & set(calls))}")
+        asked |= set(calls)
+        blocks = after.content if after is not None else ()
+        answered = [b.tool_use_id for b in blocks if isinstance(b, ToolResultBlock)]
+        if calls and sorted(answered) != sorted(calls):
+            problems.append(f"calls {calls} answered by {answered}")
     return problems
 
 

@@ -20,7 +20,7 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from crash import gate, victim
@@ -38,7 +38,8 @@ HUNG_AFTER = 60.0
 @dataclass(frozen=True)
 class Plan:
     """How a victim is killed: at the ``n``-th pass of ``point`` (``hold``: waiting there;
-    ``go``: ``delay`` seconds after it passed), after ``delay`` seconds (``timed``), or not."""
+    ``go``: ``delay`` seconds after it passed), ``delay`` seconds after its first point
+    (``timed``), or not at all (``none``)."""
 
     mode: str  # hold | go | timed | none
     point: str = ""
@@ -66,10 +67,7 @@ class Story:
 
     root: Path
     kind: str  # cli | agent
-    name: str
-    victims: int = 0
     session_id: str | None = None
-    kills: list[dict[str, object]] = field(default_factory=list)
 
     @property
     def project(self) -> Path:
@@ -84,8 +82,8 @@ class Story:
         return self.project / ".hookline" / "state"
 
     @classmethod
-    def start(cls, root: Path, kind: str, name: str) -> Story:
-        story = cls(root, kind, name)
+    def start(cls, root: Path, kind: str) -> Story:
+        story = cls(root, kind)
         for folder in (story.project / ".claude", story.home, root / "managed"):
             folder.mkdir(parents=True)
         for module in ("gate.py", "hook.py"):
@@ -148,9 +146,9 @@ def ledger_call(kind: str, entry: str) -> dict[str, object]:
     return {"id": call_id, "name": "Bash", "input": {"command": command}}
 
 
-def strike(story: Story, argv: list[str], plan: Plan, mark: str, rng_delay: float) -> Outcome:
-    """Run ``victim.py ARGV`` in the story's project and kill it as ``plan`` says (a ``go``
-    kill waits ``rng_delay`` seconds after the point passed)."""
+def strike(story: Story, argv: list[str], plan: Plan, mark: str) -> Outcome:
+    """Run ``victim.py ARGV`` in the story's project, its processes marked ``mark``, and kill
+    it as ``plan`` says."""
     project = story.project
     armed = f"{plan.point}:{plan.n} {plan.mode}" if plan.mode in ("hold", "go") else ""
     (project / "armed").write_text(armed)
@@ -165,7 +163,7 @@ def strike(story: Story, argv: list[str], plan: Plan, mark: str, rng_delay: floa
             stderr=err,
         )  # fmt: skip
     try:
-        clock = _Clock(plan, rng_delay)
+        clock = _Clock(plan)
         clock.watch(child, reader)
         child.wait()
     finally:
@@ -184,8 +182,8 @@ class _Clock:
     """When to kill a victim: ``delay`` after its first point (timed), at its armed point
     (hold), a random moment after it (go), or never."""
 
-    def __init__(self, plan: Plan, go_delay: float) -> None:
-        self.plan, self.go_delay = plan, go_delay
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
         self.began = time.monotonic()
         self.first: float | None = None
         self.ended = self.began
@@ -213,7 +211,7 @@ class _Clock:
             return now + self.plan.delay if self.plan.mode == "timed" else due
         if self.plan.mode == "hold":
             return now
-        return now + self.go_delay if self.plan.mode == "go" else due
+        return now + self.plan.delay if self.plan.mode == "go" else due
 
     def working(self) -> float:
         """Seconds from its first point to its end (to its start, if it passed none)."""

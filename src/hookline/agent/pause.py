@@ -155,13 +155,13 @@ class Persistence(Observer):
 
     def _save(self, session: Session, turn: Turn, status: str) -> None:
         self._kept.add(session.id)
-        session.transcript.flush()  # the conversation is on disk before the state says so
         save(self.store(), session, turn, status=status, launch=self.launch)
 
 
 def save(store: SessionStore, session: Session, turn: Turn, *, status: str, launch: Any) -> None:
     """Write the session's state, sealed, with ``status`` (deferred: paused; running: a
     checkpoint; done)."""
+    session.transcript.flush()  # the conversation is on disk before the state says so
     state = hidden(
         dump_state(session.snapshot(), session.messages, turn)
     )  # no conversation in clear

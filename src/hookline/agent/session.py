@@ -13,7 +13,7 @@ from hookline._support.keepers import Leftovers
 from hookline._support.private import private_dir
 from hookline.agent.messages import Message
 from hookline.agent.options import AgentOptions
-from hookline.agent.transcript import Transcript
+from hookline.agent.transcript import Transcript, cut_after
 from hookline.claude.session_env import env_dir
 from hookline.errors import ConfigError
 from hookline.events import Scope
@@ -108,6 +108,7 @@ class Session:
             "tenant": scope.tenant,
             "prompts": self.prompts,
             "grants": [grant.to_dict() for grant in self.grants],
+            "transcript_size": self.transcript.size(),
         }
 
     @classmethod
@@ -119,6 +120,8 @@ class Session:
         sid, cwd = saved["id"], _existing_dir(saved["cwd"])
         path = transcript_path(saved["state_dir"], sid)
         _make_dir(path.parent)
+        if "transcript_size" in saved:  # what was written after that save is not gone on from
+            cut_after(path, saved["transcript_size"])
         scope = Scope(
             sid,
             str(path),
