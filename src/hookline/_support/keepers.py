@@ -9,10 +9,12 @@ that someone keeps (a session's Bash calls): closing it, or the harness dying, e
 
 from __future__ import annotations
 
+import atexit
 import os
 import socket
 import sys
 import threading
+import weakref
 from collections.abc import Sequence
 from contextlib import suppress
 
@@ -89,6 +91,15 @@ class Watchdog:
                     os.waitpid(self._pid, 0)
             self._sock, self._idle = None, []
 
+    def let_go(self) -> None:
+        """Close this side of the watchdog's and the waiting keepers' sockets, without waiting
+        (at exit: what the kernel would close anyway, closed as it is meant to be)."""
+        with self._lock:
+            for sock in (self._sock, *self._idle):
+                if sock is not None:
+                    sock.close()
+            self._sock, self._idle = None, []
+
     def _running(self) -> bool:
         if self._sock is None:
             return False
@@ -131,34 +142,38 @@ class Watchdog:
 
 #: This process's watchdog.
 WATCHDOG = Watchdog()
+atexit.register(WATCHDOG.let_go)
 
 
 class Leftovers:
     """Processes that calls left running (a Bash command's ``server &``, kept for its session):
-    they end when this is closed, or when the harness dies."""
+    they end when this is closed or let go of (garbage), or when the harness dies."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._calls: list[socket.socket] = []
+        weakref.finalize(self, _close_all, self._calls)  # the same list, changed in place
 
     def keep(self, call: socket.socket) -> None:
         """Keep ``call``'s processes until ``close``; a call with nothing left is let go."""
         with self._lock:
-            self._calls = [c for c in self._calls if _still_running(c)]
-            if _still_running(call):
-                self._calls.append(call)
+            self._calls[:] = [c for c in (*self._calls, call) if _still_running(c)]
 
     def close(self) -> None:
         """End every process kept (the keepers end them when their call's socket closes)."""
         with self._lock:
-            calls, self._calls = self._calls, []
-        for call in calls:
-            call.close()
+            _close_all(self._calls)
 
     def __len__(self) -> int:
         with self._lock:
-            self._calls = [c for c in self._calls if _still_running(c)]
+            self._calls[:] = [c for c in self._calls if _still_running(c)]
             return len(self._calls)
+
+
+def _close_all(calls: list[socket.socket]) -> None:
+    for call in calls:
+        call.close()
+    calls.clear()
 
 
 def _still_running(call: socket.socket) -> bool:
