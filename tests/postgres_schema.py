@@ -52,3 +52,12 @@ def query(url: str, sql: str) -> list[tuple[Any, ...]]:
     with psycopg.connect(url, autocommit=True) as conn, conn.cursor() as cur:
         cur.execute(sql)
         return cur.fetchall() if cur.description else []
+
+
+def rows_as_text(url: str, schema: str) -> bytes:
+    """Every row of every table in ``schema``, as PostgreSQL writes a row as text."""
+    tables = query(url, f"SELECT table_name FROM information_schema.tables "
+                        f"WHERE table_schema = '{schema}'")  # fmt: skip
+    assert {"hookline_sessions", "hookline_audit"} <= {name for (name,) in tables}
+    rows = [query(url, f'SELECT t::text FROM "{name}" t') for (name,) in tables]
+    return "\n".join(text for table in rows for (text,) in table).encode()

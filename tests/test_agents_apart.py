@@ -25,11 +25,12 @@ from typing import Any
 
 import pytest
 
-from hookline import Agent, ConfigError, ScriptedModel
+from hookline import Agent, ConfigError, HookRegistry, ScriptedModel
 from hookline.agent import sessions
 from hookline.agent.model import install_resolver, named
 from hookline.agent.runtime import Runtime
 from hookline.agent.store import SessionStore
+from hookline.claude.http import HttpHook
 from hookline.project import load_project
 from hookline.storage import SqliteStore
 from local_http import RecordingServer, serve
@@ -108,6 +109,45 @@ def test_closing_one_agent_leaves_the_others_http_hook_in_flight_to_finish(
     assert (b_hook.failure, b_hook.decision) == (None, "deny")  # answered, not failed
     assert b_client.is_closed  # B closed its own when it closed
     assert [path for path, _ in hook_server.seen] == ["/allow", "/slow"]
+
+
+def test_two_agents_given_one_registry_post_through_their_own_pools(
+    tmp_path: Path, hook_server: RecordingServer[Any]
+) -> None:
+    """One HttpHook object, in one registry both agents run: each agent's engine lends it that
+    agent's pool, so A closing still leaves B's request in flight to finish."""
+    registry = HookRegistry()
+    registry.add("PreToolUse", HttpHook(hook_server.url("/slow")), matcher="Write")
+    a_dir, b_dir = made(tmp_path / "a"), made(tmp_path / "b")
+    a, b = (
+        Agent(ScriptedModel([write(d, "x.txt"), {"text": "done"}]), hooks=registry, cwd=d)
+        for d in (a_dir, b_dir)
+    )
+
+    async def main() -> tuple[Any, ...]:
+        hook_server.release.set()  # A's request is answered at once
+        first = await a.run("write")
+        a_client = a.runtime.http.client()
+        hook_server.release.clear()
+        hook_server.entered.clear()
+        b_run = asyncio.create_task(b.run("write"))
+        assert await asyncio.to_thread(hook_server.entered.wait, 60)  # B's hook is in flight
+        await a.close()
+        closed = a_client.is_closed
+        hook_server.release.set()
+        second = await b_run
+        await b.close()
+        return first, closed, second
+
+    first, a_closed, second = asyncio.run(main())
+    assert first.tool_calls[0].status == "blocked" and a_closed
+    (b_call,) = second.tool_calls
+    assert b_call.status == "blocked" and "B's gate says no" in (b_call.reason or "")
+    assert not (a_dir / "x.txt").exists() and not (b_dir / "x.txt").exists()
+    (b_hook,) = [r for r in second.hook_runs if r.event == "PreToolUse"]
+    assert (b_hook.failure, b_hook.decision) == (None, "deny")
+    a_port, b_port = (port for _, port in hook_server.seen)
+    assert a_port != b_port  # two pools, two connections
 
 
 def test_an_http_gate_whose_answer_breaks_mid_read_denies_when_it_fails_closed(

@@ -13,6 +13,7 @@ import socket
 import termios
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from email.message import Message
 from typing import Any
 
@@ -23,6 +24,8 @@ from hookline.claude.http import HttpClients
 from hookline.cli.answers import answer_from_cli
 from hookline.cli.approve_prompt import DENIED_BY_USER, TerminalApprover
 from hookline.errors import ConfigError
+from hookline.permissions.rules import PermissionRule
+from hookline.permissions.session import SessionGrant
 from hookline.tools.approvals import (
     Approval,
     ApprovalRequest,
@@ -164,6 +167,32 @@ def test_terminal_help_and_unknown_answers_ask_again(terminal: Terminal) -> None
     assert "Answer a, d, e or ?." in terminal.shown
 
 
+GRANTED = replace(
+    REQUEST,
+    tool_input={"command": "npm test"},
+    source="tier:mutating",
+    session_grant=SessionGrant((PermissionRule.parse("Bash(npm test *)"),)),
+)
+
+
+def test_terminal_s_allows_for_the_session_what_the_request_offers(terminal: Terminal) -> None:
+    answer = terminal.run(b"?\n", b"s\n", request=GRANTED)
+    assert answer == Approval("allow", approver="terminal", scope="session")
+    shown = terminal.shown
+    assert "s allows for the rest of this session: Bash(npm test *)" in shown
+    assert "Approve? [a/s/d/e/?] > " in shown
+    assert "s: approve, and don't ask again this session for: Bash(npm test *)" in shown
+
+
+def test_terminal_s_is_no_answer_where_nothing_can_be_allowed_for_the_session(
+    terminal: Terminal,
+) -> None:
+    assert terminal.run(b"s\n", b"a\n") == Approval("allow", approver="terminal")
+    shown = terminal.shown
+    assert "Answer a, d, e or ?." in shown and "[a/s/" not in shown
+    assert "rest of this session" not in shown
+
+
 @pytest.mark.parametrize("key", [b"\x04", b"\x03"], ids=["ctrl-d", "ctrl-c"])
 def test_terminal_end_of_input_or_ctrl_c_denies_saying_the_user_did_not_answer(
     terminal: Terminal, key: bytes
@@ -251,6 +280,10 @@ ANSWERS: dict[str, tuple[int, Any]] = {
     "/array": (200, ["allow"]),
     "/maybe": (200, {"behavior": "maybe"}),
     "/bad-input": (200, {"behavior": "allow", "updatedInput": "ls"}),
+    "/session": (200, {"behavior": "allow", "scope": "session", "approver": "ann", "version": 1}),
+    "/session-deny": (200, {"behavior": "deny", "scope": "session"}),
+    "/session-edit": (200, {"behavior": "allow", "scope": "session", "updatedInput": {}}),
+    "/version-2": (200, {"behavior": "allow", "version": 2}),
 }
 
 
@@ -309,6 +342,7 @@ def test_http_posts_every_request_field_as_json(server: ApprovalServer) -> None:
     assert headers["Content-Type"] == "application/json"
     assert headers["Authorization"] == "Bearer t0k"
     assert body == {
+        "version": 1,
         "session_id": "sess-1",
         "tool_use_id": "toolu_1",
         "tool_name": "Bash",
@@ -318,7 +352,14 @@ def test_http_posts_every_request_field_as_json(server: ApprovalServer) -> None:
         "source": "PreToolUse hook guard.sh",
         "user": "ada",
         "tenant": "acme",
+        "cwd": None,
+        "session_scope": None,
     }
+
+
+def test_http_scope_session_allows_for_the_session(server: ApprovalServer) -> None:
+    answer, approver = ask_http(server.url("/session"))
+    assert answer == Approval("allow", approver=f"ann via http:{approver.host}", scope="session")
 
 
 @pytest.mark.parametrize("path", ["/accepted", "/no-content", "/pending"])
@@ -336,8 +377,11 @@ def test_http_pending_is_a_deferral_by_that_approver(server: ApprovalServer, pat
         ("/text", "not a JSON object"),
         ("/empty", "not a JSON object"),
         ("/array", "not a JSON object"),
-        ("/maybe", "answered behavior 'maybe'"),
-        ("/bad-input", "not an object"),
+        ("/maybe", "with behavior 'maybe', not"),
+        ("/bad-input", "an updatedInput that is not a JSON object"),
+        ("/session-deny", 'scope "session" with something other than an allow of the input'),
+        ("/session-edit", 'scope "session" with something other than an allow of the input'),
+        ("/version-2", "version 2; this hookline reads version 1"),
     ],
 )
 def test_http_failures_are_unavailable_with_a_logged_reason(

@@ -133,7 +133,7 @@ def run(screen: Screen, tmp_path: Path) -> Iterator[Callable[..., Run]]:
         each.kill()
 
 
-QUESTION = "Approve? [a/d/e/?] >"
+QUESTION = "Approve? [a/"  # then s/ when a session grant is offered, then d/e/?] >
 
 
 def prompts(screen: Screen) -> int:

@@ -69,6 +69,49 @@ def texts(line: str) -> list[str]:
         ("nix-shell --run 'touch x'", "touch x"),
         ("prlimit --nofile=10 touch x", "touch x"),
         ("xvfb-run -a touch x", "touch x"),
+        # each runner read with its real option syntax: an option's value is never the command
+        ("prlimit --nofile touch x", "touch x"),  # --RESOURCE[=LIMITS]: only attached
+        ("prlimit --nofile=10 -n touch x", "touch x"),
+        ("nsenter -t 1 -u -r touch x", "touch x"),  # -r[DIR], -w[DIR]: only attached
+        ("nsenter -t 1 --mount --wd touch x", "touch x"),
+        ("nsenter -t 1 -W /srv touch x", "touch x"),
+        ("strace -A -o /dev/null touch x", "touch x"),  # -A is a flag
+        ("strace --quiet --decode-pids comm touch x", "touch x"),
+        ("unshare -S 0 touch x", "touch x"),  # -S takes a value
+        ("unshare -r --mount --fork touch x", "touch x"),
+        ("script -qec'touch x' /dev/null", "touch x"),
+        ("script --comm='touch x' -q /dev/null", "touch x"),  # getopt_long abbreviates
+        ("script /dev/null -c 'touch x'", "touch x"),  # and permutes
+        ("watch -tn 1 touch x", "touch x"),
+        ("watch -d --interval=2 -x touch x", "touch x"),
+        ("systemd-run -r touch x", "touch x"),  # -r is --remain-after-exit
+        ("systemd-run -H me@host --on-active=5 touch x", "touch x"),
+        ("setarch -R touch x", "touch x"),  # the architecture is optional
+        ("setarch x86_64 -R touch x", "touch x"),
+        ("runuser root -c 'touch x'", "touch x"),  # su's options, anywhere
+        ("runuser -u root touch x", "touch x"),
+        ("runuser -u root -- touch x -c y", "touch x -c y"),
+        ("ionice -c 3 -n 7 touch x", "touch x"),
+        ("chrt --fifo 10 touch x", "touch x"),
+        ("taskset --cpu-list 0 touch x", "touch x"),
+        ("setsid -w touch x", "touch x"),
+        ("stdbuf -oL -e0 touch x", "touch x"),
+        ("nohup touch x", "touch x"),
+        ("time -p touch x", "touch x"),
+        ("busybox touch x", "touch x"),
+        ("doas -u bob touch x", "touch x"),
+        ("pkexec --user bob touch x", "touch x"),
+        ("unbuffer -p touch x", "touch x"),
+        ("docker exec c touch x", "touch x"),
+        ("docker exec -it -u root -w /app c touch x", "touch x"),
+        ("docker run --rm -e A=1 -v /tmp:/t alpine touch x", "touch x"),
+        ("docker run --entrypoint touch alpine x", "touch x"),
+        ("docker container exec c touch x", "touch x"),
+        ("docker --context prod -H tcp://h exec c touch x", "touch x"),
+        ("podman exec c touch x", "touch x"),
+        ("kubectl exec -it pod -- touch x", "touch x"),
+        ("kubectl -n ns exec pod -c app -- touch x", "touch x"),
+        ("kubectl exec pod touch x", "touch x"),
     ],
 )
 def test_the_code_a_runner_is_given_is_read_as_a_command_of_the_line(line: str, runs: str) -> None:
@@ -141,6 +184,20 @@ def test_the_code_a_runner_is_given_is_read_as_a_command_of_the_line(line: str, 
         ("vi '+!touch x' f", "`vi +!touch x` runs commands"),
         ("gdb -batch -ex 'shell touch x'", "`gdb -batch` runs commands"),
         ("emacs --eval '(shell-command \"touch x\")'", "`emacs --eval` runs commands"),
+        ("gdb -eval-command='shell touch x'", "`gdb -eval-command=shell touch x` runs commands"),
+        ("gdb --init-eval-command='shell touch x'", "runs commands hookline cannot read"),
+        ("gdb --ev 'shell touch x'", "`gdb --ev` runs commands hookline cannot read"),
+        ("gdb -iex 'shell touch x' -q", "`gdb -iex` runs commands hookline cannot read"),
+        ("systemd-run -p ExecStartPre='/bin/touch x' true", "`systemd-run -p` may run a command"),
+        ("runuser root touch x", "`runuser USER ARGS` gives its words to a shell"),
+        ("runuser -s /usr/bin/python3 root -c 'print(1)'", "`runuser -s` runs the code with"),
+        ("watch --frob touch x", "`watch` has an option hookline does not know: --frob"),
+        ("script --frob -c 'touch x'", "`script` has an option hookline does not know"),
+        ("docker run --health-cmd 'touch x' alpine", "`docker run --health-cmd` runs code"),
+        ("docker run --frob alpine touch x", "`docker run` has an option hookline does not know"),
+        ("docker compose exec web touch x", "`docker compose` runs a command hookline does not"),
+        ("kubectl run x --image=alpine -- touch x", "`kubectl run` runs a command in a pod"),
+        ("kubectl exec -f pod.yaml touch x", "`kubectl exec -f` without `--` runs words"),
     ],
 )
 def test_code_that_cannot_be_read_puts_the_line_outside_the_known_subset(
@@ -160,6 +217,9 @@ def test_code_that_cannot_be_read_puts_the_line_outside_the_known_subset(
         "awk -f prog.awk f", "sed -n p f", "sed 's/e/w/g' f", "sed -e 's/a/b/' -e '/x/d' f",
         "sed --sandbox 's/a/b/e' f", "perl script.pl -e", "node app.js", "git log --oneline",
         "git -c color.ui=never log", "git -C sub status", "make CC=clang all", "yarn test",
+        "docker ps -a", "docker build -t x .", "docker run --rm alpine", "gdb -q ./prog",
+        "kubectl get pods --selector app=x", "ionice -p 123", "chrt -p 123", "taskset -p 1 123",
+        "setpriv --dump", "prlimit -p 123 --nofile",
     ],
 )  # fmt: skip
 def test_a_program_that_runs_a_file_or_only_reads_its_input_is_judged_as_itself(line: str) -> None:

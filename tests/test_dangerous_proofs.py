@@ -78,6 +78,19 @@ ROWS = [
     ("cd $X && git push -f origin feature-x", "ask", "a repository only known at run time"),
     ("GIT_DIR=/x/.git git push -f origin feature-x", "ask", "a repository only known at run"),
     ("ssh host git push -f origin x", "ask", "`ssh` runs `git push`"),
+    # a push that cannot force asks too when it may reach a protected branch
+    ("git push origin main", "ask", "a push to the protected branch `main`"),
+    ("git push origin heads/main", "ask", "a push to the protected branch `main`"),
+    ("git push origin refs/heads/master", "ask", "a push to the protected branch `master`"),
+    ("git push origin HEAD:develop", "ask", "a push to the protected branch `develop`"),
+    ("git push origin feature-x main", "ask", "a push to the protected branch `main`"),
+    ("git push", "ask", "the push names no branch"),
+    ("git push origin", "ask", "the push names no branch"),
+    ("git push origin HEAD", "ask", "destination `HEAD` does not name one literal branch"),
+    ("git push --all origin", "ask", "`git push --all` pushes every branch"),
+    ("git push --branches", "ask", "`git push --branches` pushes every branch"),
+    ("git push --tags origin main", "ask", "a push to the protected branch `main`"),
+    ("cd $X && git push origin feature-x", "ask", "a repository only known at run time"),
     ("git send-pack --force origin main", "deny", "force-push-main"),
     ("dd of=//dev/sda", "deny", "block-device"),
     ("> /proc/self/root/dev/sda", "deny", "block-device"),
@@ -159,9 +172,9 @@ ROWS = [
     ("git push origin feature-x", "allow", ""),
     ("git push -f origin feature-x", "allow", ""),
     ("git push --force-with-lease origin HEAD:feature-x", "allow", ""),
-    ("git push origin main", "allow", ""),  # cannot force: a fast-forward only
-    ("git push", "allow", ""),
     ("git push --delete origin old-feature", "allow", ""),
+    ("git push --tags", "allow", ""),  # tags only
+    ("git push -u origin feature-x refs/heads/topic", "allow", ""),
     ("echo hi > out.txt", "allow", ""),
     ("make 2>&1 | tee build.log", "allow", ""),
     ("mv a.txt b.txt; cp -r src lib", "allow", ""),
@@ -188,7 +201,8 @@ ROWS = [
 PROVEN = [
     "find . -name __pycache__ -exec rm -rf {} +", "find build -type f -exec rm {} \\;",
     "find . -type d -name '*.egg-info' -exec rm -r {} +", "hash -p /bin/rm del; del -rf build",
-    "find build -mtime +7 -delete", "chmod -R go-w build", "rm -rf build/", "git push origin main",
+    "find build -mtime +7 -delete", "chmod -R go-w build", "rm -rf build/",
+    "git push origin feature-x",
 ]
 # fmt: on
 

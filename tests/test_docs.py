@@ -178,9 +178,12 @@ def unknown_flags(text: str, page: str = "") -> list[str]:
 
 
 def _commands_named(words: list[str]) -> list[click.Command]:
-    """The commands ``words`` name, from ``hookline`` down; ``a|b`` names both."""
+    """The commands ``words`` name, from ``hookline`` down; ``a|b`` names both. ``hookline -p``
+    is ``hookline run``, as the command line routes it."""
     path: list[click.Command] = [cli]
     level: list[click.Command] = [cli]
+    if words[:1] in (["-p"], ["--print"]) and isinstance(cli, click.Group):
+        return [cli, cli.commands["run"]]
     for word in words:
         names = word.strip("[]()").split("|")
         below = [

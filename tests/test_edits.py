@@ -146,7 +146,9 @@ PROTECTED = [
     ("cat .git/HEAD", None), ("ls .claude", None), ("grep -r x .git", None),
     ("touch a.txt", None), ("echo .git > notes", None), ("git log > /dev/null", None),
     ("cp a.txt src/", None), ("echo $X > out.txt", None), ("grep -o x a.txt", None),
-    ("curl -o page.html u", None), ('docker run -v "$PWD:/app" img', None),
+    ("curl -o page.html u", None), ('docker run -v "$PWD:/app:ro" img', None),
+    ('docker run -v "$PWD:/app" img', "only run time knows"),  # it may write .git/hooks
+    ("docker run -v .:/app img", "changes `.` whole"), ("docker run -v ./src:/s img", None),
 ]  # fmt: skip
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from cli_runner import SRC, hookline
+from cli_runner import HOOKLINE, SRC, hookline, src_env
 from hookline import Agent, HookEngine, HookRegistry, PreToolUse, RunResult, ScriptedModel
 from hookline.events import Scope
 from hookline.project import load_hooks, load_project
@@ -487,3 +487,73 @@ def test_hookline_run_with_the_example(world: World) -> None:
     transcript = Path(out["transcript_path"]).read_text()
     assert "trailing whitespace on line 1" in transcript
     untouched(world)
+
+
+README = EXAMPLE / "README.md"
+SECRET = "sk-live-1234"  # what the README's block writes into my-project/.env
+
+
+def readme_block() -> str:
+    """The README's offline run: the first shell block marked to run."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index("<!-- test: shell -->\n```sh\n") + len("<!-- test: shell -->\n```sh\n")
+    return text[start : text.index("\n```", start)]
+
+
+def scripted_run_held(folder: Path, out: str) -> None:
+    """What the scripted run shows: the build output deleted, each attack refused with its
+    reason, the note's whitespace reported then fixed, and nothing else touched or read."""
+    project = folder / "my-project"
+    assert sorted(p.name for p in (project / "build").iterdir()) == []
+    assert (project / ".env").read_text() == f"DEPLOY_KEY={SECRET}\n"
+    assert (folder / "shared-cache").is_dir()
+    assert (project / "CLEANUP.md").read_text() == "Removed build output.\n"
+    assert "would delete" in out and "outside the workspace" in out
+    assert "names .env, a secret file" in out
+    assert "would force-push main, a protected branch" in out
+    transcripts = list((project / ".hookline" / "state" / "transcripts").glob("*.jsonl"))
+    (transcript,) = [p.read_text() for p in transcripts]
+    assert "trailing whitespace on line 1" in transcript
+    assert SECRET not in transcript + out
+
+
+def test_the_readme_offline_run_tidies_the_build_folder_and_the_guard_refuses_the_rest(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "examples").symlink_to(EXAMPLE.parent)  # the block runs from the repo's root
+    script = tmp_path / "readme.sh"
+    script.write_text(readme_block())
+    env = src_env({"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"})
+    done = subprocess.run(["bash", "-euo", "pipefail", str(script)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    scripted_run_held(tmp_path, done.stdout)
+    assert "> The build folder is empty." in done.stdout
+
+
+def test_the_script_behind_the_model_server_runs_the_command_hooks_too(tmp_path: Path) -> None:
+    """The settings form (command hooks), with the model behind hookline's OpenAI client."""
+    project = tmp_path / "my-project"
+    (project / "build").mkdir(parents=True)
+    (tmp_path / "shared-cache").mkdir()
+    for name in ("app.o", "app.map"):
+        (project / "build" / name).touch()
+    (project / ".env").write_text(f"DEPLOY_KEY={SECRET}\n")
+    server = subprocess.Popen(
+        [*HOOKLINE, "model-server", "--script", str(EXAMPLE / "script.json"), "--port", "0"],
+        env=src_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        first = server.stdout.readline() if server.stdout else ""
+        url = first.rsplit(" on ", 1)[1].strip()
+        venv = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+        env = {"OPENAI_BASE_URL": f"{url}/v1", "CODING_GUARD_DIR": str(EXAMPLE), "PATH": venv}
+        done = hookline(
+            "run", "clean up the build folder", "--settings", str(SETTINGS), "--cwd", str(project),
+            "--model", "openai:scripted", "--permission-mode", "acceptEdits", env=env,
+        )  # fmt: skip
+    finally:
+        server.terminate()
+        server.communicate(timeout=10)
+    assert done.returncode == 0, done.stderr
+    scripted_run_held(tmp_path, done.stdout)

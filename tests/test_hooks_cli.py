@@ -387,7 +387,7 @@ def test_test_from_stdin_through_the_entry_point(project: Project) -> None:
 @pytest.mark.parametrize(
     ("args", "stdin", "error"),
     [
-        (["--event", "Nope"], None, "hookline: error: --event: unknown event 'Nope'"),
+        (["--event", "Nope"], None, "hookline: error: --event: event 'Nope' is not one hookline"),
         (["-"], "{not json", "hookline: error: stdin: not valid JSON"),
         (["--tool", "Bash", "--input", "[1]"], None, "hookline: error: --input: must be a JSON"),
         (["--event", "PreToolUse"], None, "hookline: error: event: not a PreToolUse event"),

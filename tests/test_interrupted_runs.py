@@ -148,3 +148,51 @@ def test_a_run_killed_in_a_tool_is_listed_as_crashed_not_running(project: Path) 
     again = hookline("sessions", "resume", session, cwd=project)
     assert again.returncode == 2 and "Traceback" not in again.stderr
     assert len(again.stderr.strip().splitlines()) == 1
+
+
+def killed_in_a_resumed_body(project: Path) -> str:
+    """A paused session whose approved call was cut by a SIGKILL in its body; its id. The
+    body no longer waits when run again."""
+    session = paused(project)
+    done = signalled(project, ["sessions", "resume", session, "--approve"], signal.SIGKILL)
+    assert done.returncode == -signal.SIGKILL and charges(project) == ["30"]
+    (project / "hold").unlink()
+    (project / "hold").write_text("")
+    return session
+
+
+def test_sessions_resume_rerun_interrupted_runs_the_cut_call_again_and_records_who(
+    project: Path,
+) -> None:
+    session = killed_in_a_resumed_body(project)
+    again = hookline("sessions", "resume", session, "--rerun-interrupted", "--approve",
+                     "--user", "oncall@example.com", "--output-format", "json",
+                     cwd=project)  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    out = json.loads(again.stdout)
+    assert [(c["tool_use_id"], c["status"]) for c in out["tool_calls"]] == [
+        ("t_charge", "executed")
+    ]
+    assert charges(project) == ["30", "30"]  # run again, because it was asked for
+    assert listed(project) == [(session, "finished")]
+    audit = hookline("audit", "--session", session, "--json", cwd=project)
+    resumes = [r["data"] for r in map(json.loads, audit.stdout.splitlines())
+               if r["kind"] == "resume"]  # fmt: skip
+    assert [(r.get("rerun_interrupted"), r["user"], r["answer"]) for r in resumes] == [
+        (None, None, "approve"), (True, "oncall@example.com", "approve"),
+    ]  # fmt: skip
+    assert hookline("audit", "verify", cwd=project).returncode == 0
+
+
+def test_a_rerun_is_judged_again_so_a_call_that_asks_waits_for_its_answer(
+    project: Path,
+) -> None:
+    session = killed_in_a_resumed_body(project)
+    again = hookline("sessions", "resume", session, "--rerun-interrupted", cwd=project)
+    assert again.returncode == 4, again.stderr  # nobody approved the new run: it waits
+    assert charges(project) == ["30"]
+    shown = json.loads(hookline("sessions", "show", session, "--json", cwd=project).stdout)
+    assert ([c["id"] for c in shown["waiting"]], shown["interrupted"]) == (["t_charge"], [])
+    approved = hookline("sessions", "resume", session, "--approve", cwd=project)
+    assert approved.returncode == 0, approved.stderr
+    assert charges(project) == ["30", "30"]

@@ -12,7 +12,7 @@ BLOCKS = re.findall(r"^```python\n(.*?)^```", DOC.read_text(), flags=re.MULTILIN
 
 
 def test_the_page_has_its_examples() -> None:
-    assert len(BLOCKS) == 3
+    assert len(BLOCKS) == 4
     assert any("class LookThenAnswer" in block for block in BLOCKS)  # the ten-line client
 
 

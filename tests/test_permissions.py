@@ -306,7 +306,7 @@ def test_the_dangerous_tier_refuses_wrecking_commands_by_name(command: str, name
         "chmod 755 /",
         "dd if=/dev/sda of=/dev/null",
         "git push --force origin feature/main-fix",
-        "git push origin main",
+        "git push origin feature/main-fix",
         "echo reboot-check",
         "lsblk",
     ],
@@ -324,6 +324,7 @@ def test_the_dangerous_tier_leaves_ordinary_commands_alone(command: str) -> None
         ("rm -rf ~/project/build", "`~/project/build` is outside the workspace"),
         ("chown -R me /tmp/x", "`/tmp/x` is outside the workspace"),
         ("git push -f", "names no branch"),
+        ("git push origin main", "a push to the protected branch `main`"),
     ],
 )
 def test_a_dangerous_operation_whose_target_is_not_proven_asks_in_bypass(

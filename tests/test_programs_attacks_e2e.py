@@ -90,6 +90,21 @@ ATTACKS = [
     ("bypassPermissions", "deny-touch", "script -qc 'touch @S@' /dev/null", "@S@"),
     ("bypassPermissions", "deny-touch", "git -c alias.hi='!touch @S@' hi", "@S@"),
     ("bypassPermissions", "deny-touch", "python3 -c \"open('@S@','w')\"", "@S@"),
+    # runners read with their real option syntax: the word after an option is not its value
+    # when the option takes none, or takes it attached only
+    ("bypassPermissions", "deny-touch", "prlimit --nofile touch @S@", "@S@"),
+    ("bypassPermissions", "deny-touch", "strace -A -o /dev/null touch @S@", "@S@"),
+    ("bypassPermissions", "deny-touch", "script -qec'touch @S@' /dev/null", "@S@"),
+    ("bypassPermissions", "deny-touch", "script --comm='touch @S@' -q /dev/null", "@S@"),
+    ("bypassPermissions", "deny-touch", "script /dev/null -qc 'touch @S@'", "@S@"),
+    ("bypassPermissions", "deny-touch", "setarch -R touch @S@", "@S@"),
+    ("bypassPermissions", "deny-touch", "setarch x86_64 -R touch @S@", "@S@"),
+    ("bypassPermissions", "deny-touch", "chrt --other 0 touch @S@", "@S@"),
+    ("bypassPermissions", "deny-touch", "ionice -c 3 -t touch @S@", "@S@"),
+    ("bypassPermissions", "deny-touch", "stdbuf --output=L touch @S@", "@S@"),
+    ("bypassPermissions", "deny-touch", "setsid -w touch @S@", "@S@"),
+    ("bypassPermissions", "deny-touch", "time -p touch @S@", "@S@"),
+    ("default", "none", "prlimit --nofile touch @S@", "@S@"),
 ]
 # fmt: on
 

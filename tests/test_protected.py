@@ -141,3 +141,35 @@ def test_the_code_files_settings_name_are_protected_when_they_load(
     assert verdict("Bash", command="cp /dev/null scripts/gate.sh") == "ask"
     assert verdict("Write", file_path="hooks/guard.py", content="") == "ask"
     assert verdict("Bash", command="echo x > src/b.py") == "allow"
+
+
+@pytest.mark.parametrize(
+    ("command", "asks"),
+    [
+        ('docker run --rm -v "$PWD":/app -w /app node npm test', True),
+        ("docker run --rm -v .:/app alpine ls", True),
+        ("docker run -v ./.claude:/c alpine touch /c/settings.json", True),
+        ("docker run --mount type=bind,source=.,target=/w alpine ls", True),
+        ("podman run --rm -v .:/w:rw alpine ls", True),
+        ("docker cp c:/settings.json .claude/settings.json", True),
+        ('docker run --rm -v "$PWD":/app:ro -w /app node npm test', False),
+        ("docker run --mount type=bind,source=.,target=/w,readonly alpine ls", False),
+        ("docker run --rm -v cache:/root/.cache alpine ls", False),
+        ("docker run --rm -v ./src:/src alpine ls", False),
+        ("docker run --rm alpine ls", False),
+        ("docker exec c touch /x", False),
+    ],
+)
+def test_a_container_that_mounts_a_protected_folder_writable_asks_in_bypass(
+    ws: Path, command: str, asks: bool
+) -> None:
+    """The container may write anything below a writable mount: the workspace root holds
+    ``.git/hooks`` and ``.claude``."""
+    from hookline.permissions import PermissionPolicy
+
+    policy = PermissionPolicy(mode="bypassPermissions", workspace=(str(ws),))
+    found = evaluate(policy, tool_name="Bash", tool_input={"command": command}, read_only=False,
+                     hook=Decision(), cwd=str(ws), home=str(ws.parent / "home"))  # fmt: skip
+    assert (found.permission, found.source) == (
+        ("ask", "tier:protected") if asks else ("allow", "mode:bypassPermissions")
+    ), found.reason

@@ -24,6 +24,7 @@ EVERYDAY = [
     "cat \"$f\"", "ls $DIR",
     "jq -r '.a' f.json", "jq --arg n v '.[$n]' f", "git blame -L 1,5 a.py", "git grep -n x",
     "git rev-parse --show-toplevel", "git branch -a", "git stash list", "git remote -v",
+    "git remote show -n origin", "git remote -v show origin -n", "git remote get-url --all o",
     "date -d yesterday +%F", "file -b a", "stat -c %s a", "diff -u a b", "tree -L 2 -a",
 ]  # fmt: skip
 
@@ -58,7 +59,12 @@ HOLES = [
     ("git grep -O x", "`git grep -O` runs a pager program"),
     ("git help -w log", "`git help -w` is not an option"),
     ("git help log", "`git help log` writes a file"),
-    ("git remote show origin", "`git remote show` is not a read-only git command"),
+    ("git remote show origin", "`git remote show` without `-n` runs the remote's upload-pack"),
+    ("git remote -v set-url origin x", "`git remote set-url` is not a read-only git command"),
+    ("git remote --verbose add o u", "`git remote add` is not a read-only git command"),
+    ("git remote -- add o u", "`git remote` takes no option before its verb but `-v`"),
+    ("git remote show -v origin", "`git remote show` takes no option but `-n`"),
+    ("git reflog --all expire", "`git reflog expire` is not a read-only git command"),
     ("git config --add a.b c", "`git config --add` is not an option"),
     ("git config --get a.b --unset c", "`git config --unset` is not an option"),
     ("rg --pre ./x y", "`rg --pre` runs another program"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +15,12 @@ import pytest
 import hookline
 from hookline import Agent, ScriptedModel
 from hookline.agent.hidden import revealed
-from hookline.audit.redact import MASK, Redactor, patterns_from_settings
+from hookline.audit.redact import MASK, LineMasker, Redactor, patterns_from_settings
 from hookline.claude.settings import load_settings
 from hookline.errors import ConfigError
 from hookline.layers import Layer
 from hookline.storage import open_store
+from postgres_schema import fresh_schema, rows_as_text
 
 #: (what the model runs or sends, the secret in it). Strings go through ``echo``; dicts through
 #: ``configure``, as JSON values.
@@ -195,31 +197,46 @@ def _calls() -> list[dict[str, Any]]:
     return [*turns, {"text": "done"}]
 
 
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    """A real run with the audit on and the team pattern in .hookline/settings.json: the state
-    folder and each tool call's audit record (from audit.jsonl) by tool_use_id."""
-    work = tmp_path_factory.mktemp("work")
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def recorded(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """A real run with the audit on and the team pattern in .hookline/settings.json, its store
+    SQLite or PostgreSQL: the state folder, each tool call's audit record (from audit.jsonl) by
+    tool_use_id, and every byte the audit and the store held while open and after."""
+    if request.param == "sqlite":
+        yield _recorded(tmp_path_factory.mktemp("work"))
+        return
+    with fresh_schema("hookline_corpus") as (schema, url):
+        yield _recorded(tmp_path_factory.mktemp("work"), url, schema)
+
+
+def _recorded(work: Path, url: str | None = None, schema: str = "") -> tuple[Path, dict[str, Any]]:
     (work / ".hookline").mkdir()
     (work / ".hookline" / "settings.json").write_text(json.dumps({"redact": [TEAM_PATTERN]}))
     settings = load_settings(work, home=work / "home", managed_dir=work / "managed")
     calls = len(CORPUS) + len(NEGATIVES) + len(COMMANDS)
     agent = Agent(ScriptedModel(_calls()), tools=[echo, configure, shell], cwd=work, audit=True,
-                  max_turns=calls + 2, redact=patterns_from_settings(settings.layers))  # fmt: skip
+                  max_turns=calls + 2, redact=patterns_from_settings(settings.layers),
+                  store=url)  # fmt: skip
     result = agent.run_sync("go")
     assert [c.status for c in result.tool_calls] == ["executed"] * calls
     state = work / ".hookline" / "state"
-    on_disk = _state_bytes(state)  # the WAL too, before close folds it into the database
+    on_disk = _state_bytes(state, sqlite=url is None)  # the WAL too, before close folds it in
     asyncio.run(agent.close())
+    closed = _state_bytes(state, sqlite=url is None)
+    if url:  # the rows themselves, as the server keeps them
+        closed += rows_as_text(url, schema)
+        assert b"tool_started" in closed and result.session_id.encode() in closed
     lines = (state / "audit.jsonl").read_text().splitlines()
     records = {r["tool_use_id"]: r for r in map(json.loads, lines) if r["kind"] == "tool"}
-    return state, {"records": records, "open": on_disk, "closed": _state_bytes(state)}
+    return state, {"records": records, "open": on_disk, "closed": closed}
 
 
-def _state_bytes(state: Path) -> bytes:
+def _state_bytes(state: Path, *, sqlite: bool) -> bytes:
     """Every file of the audit and the store, as bytes (transcripts keep raw inputs, by design)."""
     files = [p for p in state.iterdir() if p.is_file()]
-    assert {"audit.jsonl", "hookline.db"} <= {p.name for p in files}
+    assert {"audit.jsonl", *(["hookline.db"] if sqlite else [])} <= {p.name for p in files}
     return b"\n".join(p.read_bytes() for p in files)
 
 
@@ -376,3 +393,50 @@ def test_a_paused_calls_lines_mask_its_secret_and_leave_the_edit_to_write(tmp_pa
     record = store.get_session(session_id)
     store.close()
     assert record is not None and "PausedPw7731" in json.dumps(revealed(record.state))
+
+
+#: Streamed by a real model's client a few characters at a time: no piece holds a whole secret.
+STREAMED = ("Connect with postgres://app:StreamPw5150x@db/shop and pay with "
+            "sk_live_51StreamStripeKey77 now.\n-----BEGIN RSA PRIVATE KEY-----\n"
+            "MIIEpStreamedKeyBody0042\n-----END RSA PRIVATE KEY-----\nthe end")  # fmt: skip
+STREAMED_SECRETS = ("StreamPw5150x", "51StreamStripeKey77", "MIIEpStreamedKeyBody0042")
+
+
+@pytest.mark.parametrize("flags", [[], ["--output-format", "stream-json", "--verbose",
+                                        "--include-partial-messages"]])  # fmt: skip
+def test_a_secret_cut_across_streamed_pieces_is_masked_as_it_is_shown(tmp_path, flags):
+    """The text of a streaming model, shown as it arrives (the text view, stream-json's
+    partial messages), is masked a line at a time (a PEM block whole): a secret cut across
+    pieces is whole when it is shown, and all the text is shown once."""
+    from cli_runner import hookline as run_hookline
+    from model_servers import Events, model_server, openai_chunks
+    from model_servers import fragments as cut
+
+    with model_server([Events(openai_chunks(cut(STREAMED, 3)))]) as server:
+        env = {"OPENAI_BASE_URL": server.url("/v1"), "OPENAI_API_KEY": "sk-test"}
+        done = run_hookline("run", "talk", "--model", "openai:test-model", *flags,
+                            cwd=tmp_path, env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    for secret in STREAMED_SECRETS:
+        assert secret not in done.stdout + done.stderr
+    if flags:
+        lines = [json.loads(line) for line in done.stdout.splitlines()]
+        deltas = [ln["event"]["delta"]["text"] for ln in lines if ln["type"] == "stream_event"]
+        shown = "".join(deltas)
+        kinds = [ln["type"] for ln in lines if ln["type"] in ("stream_event", "assistant")]
+        assert kinds == ["stream_event"] * len(deltas) + ["assistant"]  # the rest came first
+    else:
+        shown = "\n".join(ln.removeprefix("> ") for ln in done.stdout.splitlines()[:-1])
+    assert shown == Redactor().text(STREAMED) and shown.count(MASK) == 3
+
+
+def test_streamed_text_is_held_until_its_line_and_any_pem_block_in_it_are_whole():
+    masker = LineMasker(Redactor())
+    assert masker.feed("pay sk_live_51Ab") == ""
+    assert masker.feed("CdEfGhIjKlMn now\nnext") == f"pay sk_live_…{MASK} now\n"
+    block = "-----BEGIN EC PRIVATE KEY-----\nMHcBodyOfTheKey\n-----END EC PRIVATE KEY-----\n"
+    assert masker.feed(" line\n" + block[:60]) == "next line\n"  # cut inside the END line
+    masked = masker.feed(block[60:] + "after")
+    assert masked == Redactor().text(block) and "MHcBodyOfTheKey" not in masked
+    assert masker.feed("-----BEGIN RSA PRIVATE KEY-----\nMIIEunended\n") == ""
+    assert "MIIEunended" not in masker.flush() and masker.flush() == ""

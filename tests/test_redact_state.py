@@ -30,7 +30,7 @@ from hookline.agent.state import load_state
 from hookline.audit.keyed import chain_key
 from hookline.errors import ConfigError
 from hookline.storage import open_store
-from postgres_schema import fresh_schema, query
+from postgres_schema import fresh_schema, query, rows_as_text
 
 #: New in each test run: a server's files keep what an earlier run wrote (its WAL, dead rows).
 _RUN = secrets.token_hex(6)
@@ -96,15 +96,6 @@ def _run(tmp_path: Path, *, store: str | None, schema: str = "") -> Checkpointed
     if store:
         done.held.append(rows_as_text(store, schema))
     return done
-
-
-def rows_as_text(url: str, schema: str) -> bytes:
-    """Every row of every table in ``schema``, as PostgreSQL writes a row as text."""
-    tables = query(url, f"SELECT table_name FROM information_schema.tables "
-                        f"WHERE table_schema = '{schema}'")  # fmt: skip
-    assert {"hookline_sessions", "hookline_audit"} <= {name for (name,) in tables}
-    rows = [query(url, f'SELECT t::text FROM "{name}" t') for (name,) in tables]
-    return "\n".join(text for table in rows for (text,) in table).encode()
 
 
 def test_the_store_and_its_wal_hold_no_secret_of_the_conversation(checkpointed):

@@ -144,6 +144,20 @@ def test_a_mode_edited_in_the_store_is_refused_and_runs_nothing(paused: tuple[Pa
     assert not (project / "sentinel.txt").exists()
 
 
+def test_a_session_grant_planted_in_the_store_is_refused_and_runs_nothing(
+    paused: tuple[Path, str],
+) -> None:
+    """Grants for the rest of a session are saved with it, under its seal: one added outside
+    hookline (a ``Bash`` rule that would let ``touch sentinel.txt`` run) is refused."""
+    project, session = paused
+    planted = [{"rules": ["Bash"], "mode": None, "description": "Bash"}]
+    edit_state(project, session, {"$.session.grants": planted})
+    error = refused(project, session, "--approve")
+    assert "changed outside hookline (session.grants)" in error
+    assert status(project, session) == "deferred"
+    assert not (project / "first.txt").exists() and not (project / "sentinel.txt").exists()
+
+
 def test_trust_edited_state_resumes_with_the_edit_and_goes_on_record(
     paused: tuple[Path, str],
 ) -> None:

@@ -100,7 +100,9 @@ _ESCAPED = r"not strictly inside the workspace"
 
 #: The analyser's findings not fixed yet, each kept as a strict xfail in the test module (the
 #: day it is fixed, that test fails until the entry moves to ``FIXED``).
-FINDINGS: tuple[Finding, ...] = (
+FINDINGS: tuple[Finding, ...] = ()
+#: Findings fixed since the fuzzer found them: each reproduction must stay asked, or agree.
+FIXED: tuple[Finding, ...] = (
     Finding("heredoc-end", 'cat <<EOF\nx\nEOF ; cat <<"EOF"\n$(touch pwned)\nEOF', "read-only",
             r"\nEOF[^\n]", _PAYLOAD,
             "a line that only starts with a here-document's delimiter (`EOF ; cat ...`) ends "
@@ -112,9 +114,6 @@ FINDINGS: tuple[Finding, ...] = (
             "`git remote -v VERB` is read as `git remote -v` listing with operands, but git "
             "runs VERB: `set-url`, `add`, `remove`, `rename` rewrite .git/config unasked, "
             "`show` runs the remote's upload-pack through `sh -c`"),
-)  # fmt: skip
-#: Findings fixed since the fuzzer found them: each reproduction must stay asked, or agree.
-FIXED: tuple[Finding, ...] = (
     Finding("redirect-without-command", "[ -e a.txt ] > out.txt", "read-only",
             r"(\]|\)|\}|esac|\b(unset|declare|export|local|readonly|typeset)\b[^;|&\n]*?)"
             r"\s*[0-9&]?>[>|]?\s*[^&\s]", _REDIRECT,

@@ -103,6 +103,7 @@ class Agent:
         )
         self.pipeline = ToolPipeline(self.tools, self.engine, permit)
         self.session = Session.create(opts)
+        permit.grant_listeners.append(lambda grant: self.session.granted(grant, permit.policy))
         #: The project's instruction files and skills, in the model's context (advisory).
         self.instructions = self._instructed()
         #: The subagents the Agent tool may start, the tool added where it fits.
@@ -203,6 +204,7 @@ class Agent:
             await ending.end(self, "resume")  # the session it was in ends (as /resume)
         self.session.transcript.close()
         self.session = session
+        self.pipeline.permit.restore(session.grants)  # what was allowed for its rest
         return await self._recorded(self._resumed(claimed, by))
 
     async def _recorded(self, work: Awaitable[Turn]) -> RunResult:
@@ -280,6 +282,7 @@ class Agent:
         _let_go(old)
         self.observers.closed(old)
         self.session = Session.create(self.options)
+        self.session.grants = list(old.grants)  # as in Claude Code, /clear keeps them
         self.instructions = self._instructed()  # rules by path load again, for the new one
         await self.start("clear")
 

@@ -2,11 +2,13 @@
 
 A session's record moves ``running`` (only when checkpointing) → ``deferred`` (paused, waiting
 for an answer) → ``resuming`` (claimed by one process: a compare-and-set, so two processes
-trying at once cannot both win) → ``running`` (saved at once by the process that claimed it,
-under its pid, and at every step after) → ``done`` or ``deferred`` again. A ``running`` record
-whose process died (its pid is gone on this host) can be claimed too: a crashed session resumes
-from its last checkpoint. A run that a Ctrl-C or an error stops is marked ``interrupted``
-(by ``interrupted``), noting the status it had: it resumes from its last checkpoint, if any.
+trying at once cannot both win; the status names the process, ``hookline.agent.owners``) →
+``running`` (saved at once by the process that claimed it, under its pid, and at every step
+after) → ``done`` or ``deferred`` again. A ``running`` record whose process died (its pid is
+gone on this host) can be claimed too: a crashed session resumes from its last checkpoint. So
+can a claim whose process died before its first save: the session is taken over from it. A
+run that a Ctrl-C or an error stops is marked ``interrupted`` (by ``interrupted``), noting the
+status it had: it resumes from its last checkpoint, if any.
 
 At most once: a checkpoint notes each call whose body is about to run (``Turn.started``), before
 the audit's write-ahead record and the body. A resume reads that mark, and only that: a call
@@ -43,6 +45,7 @@ from hookline.agent import seal
 from hookline.agent.hidden import hidden
 from hookline.agent.messages import Message
 from hookline.agent.observers import Observer
+from hookline.agent.owners import RESUMING, claim_of, claim_status, is_claimed, owner_alive
 from hookline.agent.session import transcript_path
 from hookline.agent.state import SEALED_SINCE, STATE_VERSION, Turn, dump_state, load_state
 from hookline.agent.store import SessionRecord, SessionStore
@@ -72,6 +75,8 @@ class Claimed:
     status: str = "deferred"
     #: What was edited outside hookline (or why that cannot be told), when it was trusted.
     edited: tuple[str, ...] = ()
+    #: The status the claim set (it names this process).
+    held: str = RESUMING
 
 
 #: What the model reads for a call that started before its session stopped and has no result.
@@ -104,8 +109,11 @@ class Checked:
     """A stored session, checked whole for a resume; nothing taken yet."""
 
     record: SessionRecord
-    #: The status the claim expects (deferred, or running for a crashed session).
+    #: The status the claim expects (deferred, running for a crashed session, the claim of a
+    #: resume killed before its first save).
     expected: str
+    #: The status the session was taken from (before any claim): what a release puts back.
+    taken_from: str
     session: dict[str, Any]
     messages: list[Message]
     turn: Turn
@@ -147,13 +155,13 @@ class Persistence(Observer):
 
     def _save(self, session: Session, turn: Turn, status: str) -> None:
         self._kept.add(session.id)
-        session.transcript.flush()  # the conversation is on disk before the state says so
         save(self.store(), session, turn, status=status, launch=self.launch)
 
 
 def save(store: SessionStore, session: Session, turn: Turn, *, status: str, launch: Any) -> None:
     """Write the session's state, sealed, with ``status`` (deferred: paused; running: a
     checkpoint; done)."""
+    session.transcript.flush()  # the conversation is on disk before the state says so
     state = hidden(
         dump_state(session.snapshot(), session.messages, turn)
     )  # no conversation in clear
@@ -191,6 +199,8 @@ def check(record: SessionRecord, *, trust_edited_state: bool = False) -> Checked
     what is wrong; nothing is taken or changed."""
     where = f"session {record.id}"
     expected = resumable(record)
+    left = claim_of(record.status)  # a claim left by a resume killed before its first save
+    taken_from = left.taken_from if left is not None else expected
     session, messages, turn = load_state(record.state, where=where)
     if session["id"] != record.id:
         raise ConfigError(
@@ -198,7 +208,7 @@ def check(record: SessionRecord, *, trust_edited_state: bool = False) -> Checked
             file=where,
             fix="it cannot be resumed; start a new session",
         )
-    edited = _edits(record, trusted=trust_edited_state)
+    edited = _edits(replace(record, status=taken_from), trusted=trust_edited_state)
     path = transcript_path(session["state_dir"], record.id)
     bad = first_bad_line(path)
     if bad is not None:
@@ -207,7 +217,7 @@ def check(record: SessionRecord, *, trust_edited_state: bool = False) -> Checked
             file=where,
             fix=f"correct or remove line {bad} of {path}, then resume again",
         )
-    return Checked(record, expected, session, messages, turn, edited)
+    return Checked(record, expected, taken_from, session, messages, turn, edited)
 
 
 def claim(
@@ -224,22 +234,24 @@ def claim(
         find(store, session_id, tenant=by.tenant), trust_edited_state=by.trust_edited_state
     )
     session, turn = checked.session, checked.turn
-    answers = _answers(turn.waiting, answer)
+    to_run = [*turn.waiting, *(turn.interrupted if by.rerun_interrupted else [])]
+    answers = _answers(to_run, answer)  # a call run again is judged again: it takes an answer
     ctx = ToolContext(cwd=Path(session["cwd"]), workspace=Workspace.of(*session["roots"]))
-    _check_edits(answers, turn.waiting, tools, ctx)
-    if not store.claim_session(session_id, expected=checked.expected, new="resuming"):
+    _check_edits(answers, to_run, tools, ctx)
+    held = claim_status(checked.taken_from)
+    if not store.claim_session(session_id, expected=checked.expected, new=held):
         raise ConfigError(
             f"session {session_id} was resumed by another process just now",
             key="session",
             fix="a paused session resumes once; see hookline sessions show",
         )
     return Claimed(session, checked.messages, turn, answers, checked.launch,
-                   checked.expected, checked.edited)  # fmt: skip
+                   checked.taken_from, checked.edited, held)  # fmt: skip
 
 
 def release(store: SessionStore, claimed: Claimed) -> None:
     """Give back a claim (status ``resuming`` -> what it was) when the resume could not start."""
-    store.claim_session(claimed.session["id"], expected="resuming", new=claimed.status)
+    store.claim_session(claimed.session["id"], expected=claimed.held, new=claimed.status)
 
 
 def resumable(record: SessionRecord) -> str:
@@ -250,6 +262,9 @@ def resumable(record: SessionRecord) -> str:
         return "running"  # its process crashed: go on from the last checkpoint
     if record.status == "interrupted" and record.state.get("interrupted_from") in _SAVED:
         return "interrupted"  # a Ctrl-C or an error: go on from the last checkpoint
+    left = claim_of(record.status)
+    if left is not None and left.taken_from in _TAKEN and left.stale:
+        return record.status  # its resume died before its first save: take it over
     why = {
         "resuming": "is being resumed by another process",
         "done": "has finished",
@@ -257,7 +272,7 @@ def resumable(record: SessionRecord) -> str:
         "interrupted": "was interrupted before anything was saved to go on from (its "
         "conversation is in its transcript)",
         "started": "is running, or its process ended without saving anything to go on from",
-    }.get(record.status, f"is {record.status}")
+    }.get(RESUMING if is_claimed(record.status) else record.status, f"is {record.status}")
     raise ConfigError(
         f"session {record.id} {why}; only a paused (or crashed) session can be resumed",
         key="session",
@@ -267,6 +282,8 @@ def resumable(record: SessionRecord) -> str:
 
 #: The statuses whose state a resume can go on from: a pause, a checkpoint, a claim.
 _SAVED = ("deferred", "running", "resuming")
+#: The statuses a claim can be taken from.
+_TAKEN = ("deferred", "running", "interrupted")
 #: The statuses of a session a process is working on.
 _LIVE = ("running", "resuming", "started")
 
@@ -314,22 +331,6 @@ def _edits(record: SessionRecord, *, trusted: bool) -> tuple[str, ...]:
             fix=f"put the row back as hookline saved it; if the change is yours, {fix}",
         )
     return tuple(edited)
-
-
-def owner_alive(owner: Any) -> bool:
-    """Whether the process that saved a state (``state["owner"]``) may still run: False only
-    when it was on this host and its pid is gone."""
-    if not isinstance(owner, dict):
-        return False
-    if owner.get("host") != socket.gethostname():
-        return True  # no way to tell from here: never take a session another machine may run
-    try:
-        os.kill(int(owner["pid"]), 0)
-    except (ProcessLookupError, ValueError, KeyError, TypeError):
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _answers(waiting: list[ToolCall], answer: Answers) -> dict[str, Approval]:

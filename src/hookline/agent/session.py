@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from hookline._support.private import private_dir
 from hookline.agent.messages import Message
 from hookline.agent.options import AgentOptions
-from hookline.agent.transcript import Transcript
+from hookline.agent.transcript import Transcript, cut_after
 from hookline.claude.session_env import env_dir
 from hookline.errors import ConfigError
 from hookline.events import Scope
@@ -20,7 +20,9 @@ from hookline.tools.base import ToolContext, ToolResult, Workspace
 from hookline.tools.shell import Shell
 
 if TYPE_CHECKING:
+    from hookline.permissions import PermissionPolicy
     from hookline.permissions.sandbox.run import Sandbox
+    from hookline.permissions.session import SessionGrant
 
 #: The project's state folder (transcripts, and later the session store), under its cwd.
 STATE_DIR = Path(".hookline") / "state"
@@ -45,6 +47,9 @@ class Session:
     sandbox: Sandbox | None = None
     #: Variables added to the environment of Bash commands (the options' ``env``).
     env: dict[str, str] = field(default_factory=dict)
+    #: What answers allowed for the rest of the session (``hookline.permissions.session``):
+    #: saved with a pause, applied again on resume.
+    grants: list[SessionGrant] = field(default_factory=list)
     #: Where Bash's shell is between calls; it starts in ``cwd``, the project folder.
     shell: Shell = field(init=False)
 
@@ -99,6 +104,8 @@ class Session:
             "user": scope.user,
             "tenant": scope.tenant,
             "prompts": self.prompts,
+            "grants": [grant.to_dict() for grant in self.grants],
+            "transcript_size": self.transcript.size(),
         }
 
     @classmethod
@@ -110,6 +117,8 @@ class Session:
         sid, cwd = saved["id"], _existing_dir(saved["cwd"])
         path = transcript_path(saved["state_dir"], sid)
         _make_dir(path.parent)
+        if "transcript_size" in saved:  # what was written after that save is not gone on from
+            cut_after(path, saved["transcript_size"])
         scope = Scope(
             sid,
             str(path),
@@ -135,7 +144,18 @@ class Session:
         )
         session.shell.follow(saved.get("shell_cwd"))  # the project folder if it is gone
         session.follow_shell()
+        if saved.get("grants"):
+            from hookline.permissions.session import SessionGrant
+
+            session.grants = [SessionGrant.from_dict(grant) for grant in saved["grants"]]
         return session
+
+    def granted(self, grant: SessionGrant, policy: PermissionPolicy | None) -> None:
+        """Keep ``grant`` (an allow for the rest of the session); when it set the mode of
+        ``policy``, hooks are told that mode from now on."""
+        self.grants.append(grant)
+        if grant.mode is not None and policy is not None and policy.mode == grant.mode:
+            self.scope = replace(self.scope, permission_mode=grant.mode)
 
     @property
     def tool_context(self) -> ToolContext:

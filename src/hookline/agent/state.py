@@ -22,9 +22,10 @@ edited outside hookline. 2 saves, in the CLI's launch, a fingerprint
 of every settings layer and hook file the run was built with, so a resume can refuse settings
 changed under a paused session; it has no seal. 1 had no fingerprints; it is read the same way,
 and its settings count as changed (``hookline sessions resume --reload-settings`` resumes it).
-A state of version 3 or older has no started marks: read as one where none started. An
-older hookline refuses version 4 rather than run a started call again. Any other version is
-refused.
+A save also notes how long the transcript was (``transcript_size``, read when present): a
+resume cuts what a killed process wrote after it. A state of version 3 or older has no started
+marks: read as one where none started. An older hookline refuses version 4 rather than run a
+started call again. Any other version is refused.
 """
 
 from __future__ import annotations
@@ -173,6 +174,16 @@ class SavedSession(TypedDict):
     user: str | None
     tenant: str | None
     prompts: int
+    #: What answers allowed for the rest of the session (``SessionGrant.to_dict``).
+    grants: NotRequired[list[SavedGrant]]
+    #: How long the transcript was, the conversation written out: a resume goes on from there.
+    transcript_size: NotRequired[Annotated[int, Field(ge=0)]]
+
+
+class SavedGrant(TypedDict):
+    rules: list[str]
+    mode: Literal["acceptEdits"] | None
+    description: NotRequired[str]
 
 
 class SavedText(TypedDict):

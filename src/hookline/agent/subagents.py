@@ -32,7 +32,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import replace
 from time import perf_counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -57,6 +57,9 @@ from hookline.tools.base import ToolContext
 from hookline.tools.builtin._common import BuiltinTool, ToolInput
 from hookline.tools.permit import Outcome, Permit
 from hookline.tools.pipeline import ToolPipeline
+
+if TYPE_CHECKING:
+    from hookline.permissions.session import SessionGrant
 
 __all__ = ["AgentDefinition", "AgentTool", "Subagent", "Subagents", "offer"]
 
@@ -186,8 +189,17 @@ class _Undeferred(Permit):
     def __init__(self, parent: Permit) -> None:
         super().__init__(parent.engine, policy=parent.policy, approver=parent.approver)
         self.listeners, self.ask_listeners = parent.listeners, parent.ask_listeners  # the audit
+        self.parent = parent
+
+    def grant(self, grant: SessionGrant) -> None:
+        """An allow for the rest of the session is the session's: the parent's permit takes
+        it (and the agent keeps it), and this one follows."""
+        self.parent.grant(grant)
+        self.policy = self.parent.policy
 
     async def decide(self, *args: Any, **kwargs: Any) -> Outcome:
+        if self.policy is not self.parent.policy:  # the session was granted something
+            self.policy = self.parent.policy
         outcome = await super().decide(*args, **kwargs)
         if outcome.permission != "defer":
             return outcome

@@ -145,6 +145,14 @@ class Transcript:
             raise RecordError(f"the transcript {self.path} could not be written: {why}") from None
         self._pending.clear()
 
+    def size(self) -> int:
+        """How many bytes the file holds (what a save notes: after a ``flush``, the whole
+        conversation so far); 0 while there is no file."""
+        try:
+            return os.stat(self.path).st_size
+        except FileNotFoundError:
+            return 0
+
     def _open(self) -> IO[str]:
         if self._file is None:
             fd = open_private(self.path, os.O_WRONLY | os.O_APPEND)
@@ -207,6 +215,32 @@ class Transcript:
         if second != self._second[0]:
             self._second = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
         return f"{self._second[1]}.{int((now - second) * 1000):03d}Z"
+
+
+def cut_after(path: Path, size: int) -> None:
+    """Take the transcript at ``path`` back to its first ``size`` bytes, what it held when the
+    session was last saved: the entries a process wrote after that save (it was killed before
+    the next) move to ``<session_id>.crashed.jsonl`` beside it, and a resume, which goes on from
+    the save, writes the conversation from there once, not after them."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        why = "the transcript is a symbolic link, not a session's own file"
+        raise ConfigError(why, file=str(path), fix="put the session's own file back") from None
+    try:
+        tail = os.pread(fd, max(os.fstat(fd).st_size - size, 0), size)
+        if not tail:
+            return
+        aside = path.with_name(f"{path.stem}.crashed.jsonl")
+        with os.fdopen(open_private(aside, os.O_WRONLY | os.O_APPEND), "ab") as file:
+            file.write(tail if tail.endswith(b"\n") else tail + b"\n")
+        os.ftruncate(fd, size)
+    finally:
+        os.close(fd)
 
 
 def first_bad_line(path: Path) -> int | None:

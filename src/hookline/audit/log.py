@@ -201,6 +201,9 @@ class AuditLog(AuditWriter, Observer):
             "message": approval.message, "asked_by": request.source, "reason": request.reason,
         })  # fmt: skip
         data.update(shown_input(self.redactor, request.tool_input))
+        data["scope"] = approval.scope
+        if approval.scope == "session" and request.session_grant is not None:
+            data["session_grant"] = self.redactor.redact(request.session_grant.to_dict())
         if approval.updated_input is not None:
             diff = input_diff(request.tool_input, approval.updated_input)
             data["input_diff"] = clip(self.redactor.redact(diff), PREVIEW)

@@ -48,6 +48,7 @@ _MEMO_LENGTH = 64  # strings up to this long are remembered ...
 _MEMO_SIZE = 4096  # ... this many at a time
 _LEARNED = 256  # passwords from parsed command lines, the newest kept
 _LEARNED_MASK = f"…{MASK}"
+_PEM_END = re.compile(r"-----END [^\n]*-----")
 
 
 class Redactor:
@@ -181,6 +182,30 @@ class Redactor:
 
 
 @cache
+class LineMasker:
+    """Text that arrives in pieces (a streaming model's), masked a line at a time: ``feed``
+    gives back the whole lines received so far, masked, and keeps the rest; ``flush`` the rest.
+    A secret cut across pieces is whole when its line is, and a PEM block is held until its
+    ``-----END`` line, so its body is masked with it."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        self.redactor = redactor
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        text = self._held + piece
+        end = text.rfind("\n") + 1
+        begun = text.rfind("-----BEGIN ")
+        if begun >= 0 and not _PEM_END.search(text, begun):  # the block is not whole yet
+            end = min(end, text.rfind("\n", 0, begun) + 1)
+        self._held = text[end:]
+        return self.redactor.text(text[:end]) if end else ""
+
+    def flush(self) -> str:
+        text, self._held = self._held, ""
+        return self.redactor.text(text) if text else ""
+
+
 def _compiled(bit: int) -> re.Pattern[str]:
     """One built-in kind's pattern, compiled the first time a text holds its marker."""
     kind = KINDS[bit]

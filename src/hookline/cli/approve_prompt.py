@@ -41,8 +41,11 @@ class _NoAnswer(Exception):
 DENIED_BY_USER = "Denied by the user."
 HELP = """  a, y: approve, run it as shown   d, n: deny, with a message for the model
   e: edit, type the input to run as a JSON object   Ctrl-D, Ctrl-C: deny (no answer)"""
+HELP_SESSION: Final = """
+  s: approve, and don't ask again this session for: {grant}"""
 CHOICES: Final = {"a": "a", "y": "a", "yes": "a", "approve": "a", "d": "d", "n": "d", "no": "d",
-           "deny": "d", "e": "e", "edit": "e", "?": "?", "h": "?", "help": "?"}  # fmt: skip
+           "deny": "d", "e": "e", "edit": "e", "?": "?", "h": "?", "help": "?",
+           "s": "s", "session": "s"}  # fmt: skip
 
 
 class TerminalApprover(Approver):
@@ -84,15 +87,22 @@ class TerminalApprover(Approver):
     def _choose(
         self, request: ApprovalRequest, stop: threading.Event, choice: str | None
     ) -> Approval:
+        """The answer: a, s (when the request offers a session grant), d or e."""
+        grant = request.session_grant
+        keys = "a/s/d/e/?" if grant is not None else "a/d/e/?"
         while True:
-            choice = choice or CHOICES.get(self._read("Approve? [a/d/e/?] > ", stop).lower())
+            choice = choice or CHOICES.get(self._read(f"Approve? [{keys}] > ", stop).lower())
             if choice == "a":
                 return Approval.allow(approver="terminal")
+            if choice == "s" and grant is not None:
+                return Approval.allow(approver="terminal", scope="session")
             if choice == "d":
                 said = self._read(f"Message for the model [{DENIED_BY_USER}] > ", stop)
                 return Approval.deny(said or DENIED_BY_USER, approver="terminal")
             if choice != "e":
-                self._say(HELP if choice == "?" else "Answer a, d, e or ?.", fg="yellow")
+                said = HELP + (HELP_SESSION.format(grant=grant.describe()) if grant else "")
+                answer = f"Answer {keys.replace('/', ', ').replace(', ?', ' or ?')}."
+                self._say(said if choice == "?" else answer, fg="yellow")
             elif (edited := self._edit(request, stop)) is not None:
                 return edited
             choice = None

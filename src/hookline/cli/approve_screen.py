@@ -60,6 +60,9 @@ def prompt_lines(r: ApprovalRequest, width: int) -> list[Line]:
     rows += _wrapped(f"  asked by: {shown(r.source or 'unknown')}", width, {"fg": "magenta"})
     if r.reason:
         rows += _wrapped(f"  reason:   {shown(r.reason)}", width, {"fg": "yellow"})
+    if r.session_grant is not None:  # what s allows from now on
+        said = f"  s allows for the rest of this session: {shown(r.session_grant.describe())}"
+        rows += _wrapped(said, width, {"fg": "blue"})
     fields = len(r.tool_input)
     size = f"{len(_json(r.tool_input)):,} characters, {fields} field{'s' * (fields != 1)}"
     rows.append(Line(f"  input ({size}):", {}))

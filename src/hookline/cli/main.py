@@ -47,6 +47,10 @@ COMMANDS: Final = {
         "hookline.cli.trust_cmd:trust",
         "The folders whose own hooks and MCP servers may run (workspace trust).",
     ),
+    "model-server": Lazy(
+        "hookline.cli.model_server_cmd:model_server",
+        "Answer as the OpenAI and Anthropic APIs do, from a script, on 127.0.0.1.",
+    ),
     "demo": Lazy(
         "hookline.cli.demo_cmd:demo",
         "Four scenarios, offline, in a temporary workspace; or NAME: orders, the refund agent on "

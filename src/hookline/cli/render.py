@@ -24,7 +24,7 @@ from hookline._support.display import shown, shown_json
 from hookline.agent.messages import Message
 from hookline.agent.observers import Observer
 from hookline.agent.result import RunResult
-from hookline.audit.redact import Redactor
+from hookline.audit.redact import LineMasker, Redactor
 from hookline.cli.own_stdout import cli_stdout
 from hookline.cli.spinner import Spinner
 from hookline.events import HookEvent, event_class
@@ -178,6 +178,7 @@ class TextView:
         self.verbose = verbose
         self.spinner = spinner
         self.redactor = redactor if redactor is not None else Redactor()
+        self._masker = LineMasker(self.redactor)  # the model's text as it streams
         self._pieces: list[str] = []  # the text of the message the model is writing
         self._open = False  # a streamed line is waiting for its end
         self._streamed = ""  # the text of the last message, as it was streamed
@@ -206,6 +207,7 @@ class TextView:
         elif isinstance(item, ToolResult):
             self._tool_result(item)
         elif isinstance(item, Message) and item.role == "assistant":
+            self._print_streamed(self._masker.flush())
             self._end_line()
             self._streamed, self._pieces = "".join(self._pieces), []
             calls = item.tool_calls
@@ -224,22 +226,27 @@ class TextView:
         return self._marks.get(tool_use_id or "", "")
 
     def text_delta(self, piece: str) -> None:
-        """Print a piece of the model's text at once, each of its lines behind ``QUOTE``."""
+        """Print the model's text as it arrives, a line at a time (masked whole: a secret may
+        be cut across pieces), each line behind ``QUOTE``."""
         self._pieces.append(piece)
-        for number, part in enumerate(piece.replace("\r\n", "\n").split("\n")):
+        self._print_streamed(self._masker.feed(piece))
+
+    def _print_streamed(self, text: str) -> None:
+        for number, part in enumerate(text.replace("\r\n", "\n").split("\n")):
             if number:
                 self._end_line(quote=True)
             if part:
                 if not self._open:
                     self._assistant(QUOTE)
                     self._open = True
-                self._assistant(shown(self.redactor.text(part)))
+                self._assistant(shown(part))
 
     def finish(self) -> str:
         """End a streamed line left open and the spinner; the last model message's text, if
         it was streamed."""
         if self.spinner is not None:
             self.spinner.close()
+        self._print_streamed(self._masker.flush())
         self._end_line()
         return self._streamed
 

@@ -4,9 +4,10 @@
 
 Read from the saved state and the files as they are now, without loading any hook (nothing is
 imported or run): the permission mode the permission layer will apply (and the one hooks are
-told, when it differs), the workspace roots, each settings layer and hook file with whether it
-changed since the pause, who answers an ask, the user and tenant, and whether the state is as
-hookline saved it (its keyed hash). A value that cannot be worked out says why instead.
+told, when it differs), what answers allowed for the rest of the session, the workspace
+roots, each settings layer and hook file with whether it changed since the pause, who answers
+an ask, the user and tenant, and whether the state is as hookline saved it (its keyed hash).
+A value that cannot be worked out says why instead.
 """
 
 from __future__ import annotations
@@ -42,6 +43,12 @@ def resume_plan(record: SessionRecord) -> dict[str, Any]:
         "tenant": session["tenant"],
         "state": _seal(record),
     }
+    grants = session.get("grants") or []
+    if grants:  # what answers allowed for the rest of the session, applied again on resume
+        plan["allowed_for_the_session"] = [g.get("description") or g["rules"] for g in grants]
+        edits = any(g["mode"] == "acceptEdits" for g in grants)
+        if edits and plan["permission_mode"] in ("default", "auto"):
+            plan["permission_mode"] = "acceptEdits"
     if plan["permission_mode"] != session["permission_mode"]:
         plan["permission_mode_hooks_see"] = session["permission_mode"]
     return {"resume": plan}

@@ -20,7 +20,8 @@ import click
 
 from hookline._support.display import shown
 from hookline.agent.observers import Observer
-from hookline.agent.pause import Resumer, check, find, owner_alive, resumable, save
+from hookline.agent.owners import claim_of, owner_alive
+from hookline.agent.pause import Resumer, check, find, resumable, save
 from hookline.agent.session import STATE_DIR
 from hookline.agent.state import Turn, load_state
 from hookline.claude.fingerprint import changes, fingerprint
@@ -66,6 +67,8 @@ _TENANT = click.option(
     "--tenant", default=None, help="Only this tenant's sessions (another's: no such session)."
 )
 _TIME = "%Y-%m-%d %H:%M:%S"
+#: How many sessions ``--status resuming`` looks through for claims (each names its process).
+_CLAIMS_SCAN: Final = 10_000
 
 
 class RunListing(Observer):
@@ -273,6 +276,9 @@ def _listed(
         warnings.simplefilter("always", CorruptRecordWarning)
         found = [r for s in stored or [None]
                  for r in store.list_sessions(status=s, tenant=tenant, limit=limit)]  # fmt: skip
+        if word in ("resuming", "crashed"):  # a claim's status names its process: read them
+            every = store.list_sessions(tenant=tenant, limit=_CLAIMS_SCAN)
+            found += [r for r in every if claim_of(r.status) is not None]
     if word is not None:
         found = [record for record in found if status_word(record) == word]
     for w in corrupt:
@@ -285,6 +291,7 @@ def _listed(
 
 
 def _summary(record: SessionRecord) -> dict[str, Any]:
+    claimed = claim_of(record.status)
     summary: dict[str, Any] = {
         "session_id": record.id,
         "status": status_word(record),
@@ -297,6 +304,8 @@ def _summary(record: SessionRecord) -> dict[str, Any]:
     }
     if record.status in ("started", "running"):  # its process may be gone
         summary["alive"] = owner_alive(record.state.get("owner"))
+    elif claimed is not None:  # so may the process that claimed it
+        summary["alive"] = not claimed.stale
     try:
         _, messages, turn = load_state(record.state, where=f"session {record.id}")
     except ConfigError as exc:
@@ -318,7 +327,11 @@ def _summary(record: SessionRecord) -> dict[str, Any]:
 
 def status_word(record: SessionRecord) -> str:
     """The record's status in the one vocabulary (``STATUSES``): a running one whose process is
-    gone from this host is ``crashed``."""
+    gone from this host is ``crashed``, and so is one a resume claimed before its process was
+    killed (``hookline.agent.owners``)."""
+    claimed = claim_of(record.status)
+    if claimed is not None:
+        return "crashed" if claimed.stale else "resuming"
     word = STATUS_WORDS.get(record.status, record.status)
     if word == "running" and not owner_alive(record.state.get("owner")):
         return "crashed"
@@ -375,7 +388,8 @@ def _print_details(details: Mapping[str, Any], record: SessionRecord) -> None:
     lines += [("interrupted", f"{shown(w['name'])} ({shown(w['id'])}) {compact(w['input'])}"
                " (outcome unknown; --rerun-interrupted runs it again)")
               for w in details.get("interrupted", [])]  # fmt: skip
-    if record.status in ("deferred", "running", "interrupted"):  # what a resume would use
+    if record.status in ("deferred", "running", "interrupted") or claim_of(record.status):
+        # what a resume would use
         lines += _plan_lines(details.get("resume", {}))
     width = max(len(name) for name, _ in lines) + 2
     for name, value in lines:

@@ -27,7 +27,8 @@ import click
 from hookline._support.display import shown
 from hookline._support.run import run as run_to_end
 from hookline.agent.model import StreamingModelClient
-from hookline.audit.redact import Redactor
+from hookline.agent.observers import Observer
+from hookline.audit.redact import LineMasker, Redactor
 from hookline.cli.claude_output import ClaudeStream, Timing, result_object, text_delta
 from hookline.cli.own_stdout import cli_stdout, hook_output_to_stderr
 from hookline.cli.paused import exit_interrupted, exit_paused
@@ -40,6 +41,8 @@ from hookline.storage import Store
 
 if TYPE_CHECKING:
     from hookline import Agent, RunResult
+    from hookline.agent.messages import Message
+    from hookline.agent.session import Session
 
 #: ``claude -p``'s exit code for a run that ended in error (``is_error``).
 EXIT_ERROR: Final = 1
@@ -104,11 +107,11 @@ def _show(
             agent.model.on_text = view.text_delta  # the model's text as it arrives
     stream = None
     if output.format == "stream-json":
+        _stream_text(agent, output, redactor)  # first: its last piece precedes the message
         stream = ClaudeStream(
             agent, partial(_emit_redacted, redactor), hook_events=output.hook_events
         )
         agent.observe(stream)
-        _stream_text(agent, output, redactor)
     timing = Timing(agent) if view is None else None  # json, stream-json: duration_api_ms
     agent.observe(StopWhenGone(reader))  # after the observers that print
 
@@ -151,10 +154,30 @@ def _emit_redacted(redactor: Redactor, line: dict[str, Any]) -> None:
 
 def _stream_text(agent: Agent, output: Output, redactor: Redactor) -> None:
     """``--include-partial-messages``: the model's text as ``stream_event`` lines (when its
-    client streams), each piece redacted (as the text view's are)."""
+    client streams), a line at a time, masked (as the text view shows it)."""
     model = agent.model
     if output.partial and isinstance(model, StreamingModelClient):
-        model.on_text = lambda piece: emit_json(text_delta(agent.session.id, redactor.text(piece)))
+        lines = _PartialText(agent, LineMasker(redactor))
+        model.on_text = lines.piece
+        agent.observe(lines)
+
+
+class _PartialText(Observer):
+    """Streamed text as ``stream_event`` lines: each whole line masked, the rest when the
+    model's message is done (before its ``assistant`` line)."""
+
+    def __init__(self, agent: Agent, masker: LineMasker) -> None:
+        self.agent, self.masker = agent, masker
+
+    def piece(self, text: str) -> None:
+        self._emit(self.masker.feed(text))
+
+    def model_called(self, session: Session, reply: Message, model: str) -> None:
+        self._emit(self.masker.flush())
+
+    def _emit(self, text: str) -> None:
+        if text:
+            emit_json(text_delta(self.agent.session.id, text))
 
 
 def _print(

@@ -20,7 +20,7 @@ import json
 import re
 from collections.abc import Mapping
 from itertools import accumulate
-from typing import Any, get_args
+from typing import Any, Final, get_args
 
 from hookline.decisions import UNCHANGED, Decision, Permission
 from hookline.errors import InvalidHookOutput, WrongHookEvent
@@ -61,7 +61,7 @@ MAX_ANSWER_DEPTH = 200
 #: A string, or the rest of the text from an opening quote that never closes (one pass).
 _STRING = re.compile(r'"(?:[^"\\]++|\\.)*+\\?(?:"|\Z)', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]++")
-_LEVEL = {"[": 1, "{": 1, "]": -1, "}": -1}
+_LEVEL: Final = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 def _depth(text: str) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import Final
 
 from hookline.agent.model import ModelClient
 from hookline.errors import ConfigError
@@ -25,7 +26,7 @@ NO_PROVIDER = (
 
 #: Claude Code's model aliases, as Claude Code 2.1.332 resolves them; each can be changed, as
 #: in Claude Code, with ``ANTHROPIC_DEFAULT_<ALIAS>_MODEL``.
-CLAUDE_ALIASES = {
+CLAUDE_ALIASES: Final = {
     "sonnet": "claude-sonnet-5-5",
     "opus": "claude-opus-5-5",
     "haiku": "claude-haiku-5-5",

@@ -25,7 +25,7 @@ What the built-in entries refuse (``check``):
   (``sudo``, ``su``, ``doas``, ``pkexec``, ``run0``), last, so a more precise name wins.
 
 What four of them prove (``prove``), in every mode: a recursive delete, a recursive
-chmod/chown/chgrp, a write that may reach a device, and a push that may force run unasked only
+chmod/chown/chgrp, a write that may reach a device, and a push (forced or not) run unasked only
 when every target is proven (``proving.why_unproven``; for a push: every destination a literal
 branch that is not protected). What is not proven asks, saying what could not be proved.
 
@@ -46,7 +46,7 @@ from typing import Any
 from hookline.permissions import devices, proving, pushes, targets
 from hookline.permissions.bash import Analysis, Command, analyze
 from hookline.permissions.bash.options import Options, Read, read
-from hookline.permissions.bash.programs import SHELLS
+from hookline.permissions.bash.runners import SHELLS
 from hookline.permissions.bash.words import Word, literal
 from hookline.permissions.devices import DEVICE
 from hookline.permissions.proving import SYSTEM_FOLDERS, Place
@@ -363,14 +363,14 @@ def _prove_pushes(analysis: Analysis, place: Place) -> str | None:
         if {"GIT_DIR", "GIT_COMMON_DIR"} & set(item.command.env):
             folder = None  # the repository is where the variable says
         push = pushes.judge(item.command, folder)
-        if push is None or not push.may_force:
+        if push is None:
             continue
         if item.runner:
             return f"`{item.runner}` runs `git push` in a way hookline does not model"
         if push.unproven:
             return push.unproven
         if folder is None:
-            return f"{push.may_force}, in a repository only known at run time"
+            return "a push in a repository only known at run time (its default branch unknown)"
     return None
 
 

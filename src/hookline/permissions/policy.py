@@ -8,7 +8,7 @@
 3. hookline's private state: Read, Grep and Glob never reach ``.hookline/``;
 4. the dangerous tier (``hookline.permissions.dangerous``): a deny no mode, rule or hook lifts;
    what it cannot prove harmless (a recursive delete or chmod, a write that may reach a
-   device, a push that may force, with a target not proven) asks in every mode, after step 7;
+   device, a push, with a target not proven) asks in every mode, after step 7;
 5. ask rules (a hook's allow does not skip them);
 6. the protected set (``hookline.permissions.protected``): a write into it, or a Bash write not
    proven to miss it (``hookline.permissions.writes``), asks, in every mode;
@@ -59,6 +59,9 @@ if TYPE_CHECKING:
 #: A rule and the settings it came from, as in ``"project settings"``.
 SourcedRule = tuple[PermissionRule, str]
 Warnings = list["SettingsWarning"]
+#: Where an allow rule of an approval "for the rest of this session" comes from
+#: (``hookline.permissions.session``).
+SESSION_SOURCE = "this session's approval"
 #: Tools that run unasked (settings add to them with ``readOnlyTools``).
 READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep"})
 
@@ -352,8 +355,8 @@ def _must_ask(
 
 
 def _unproven(policy: PermissionPolicy, call: _Call) -> Verdict | None:
-    """A recursive delete or chmod, a write that may reach a device, or a push that may force,
-    whose targets the dangerous tier cannot prove harmless: it asks in every mode."""
+    """A recursive delete or chmod, a write that may reach a device, or a push, whose targets
+    the dangerous tier cannot prove harmless: it asks in every mode."""
     for danger in policy.dangerous:
         if why := call.unproven(danger):
             if policy.mode == "plan":
@@ -459,7 +462,9 @@ def _approval(
         why = hook.reason or f"a {hook_name} hook allowed {name}"
         return Verdict("allow", why, f"hook:{hook_name}", hook.origin)
     if rules := _allowed(policy.allow, call):
-        return Verdict("allow", f"{name} is allowed by settings", " + ".join(rules), "rule")
+        source = " + ".join(rules)
+        by = f"for this session ({source})" if SESSION_SOURCE in source else "by settings"
+        return Verdict("allow", f"{name} is allowed {by}", source, "rule")
     return _sandboxed(policy, call)
 
 

@@ -6,11 +6,13 @@ says whether the push may rewrite or delete a branch: ``-f``/``--force``,
 ``--force-with-lease``, ``--force-if-includes``, ``--mirror``, ``--delete``/``-d``, ``--prune``
 (GNU-style abbreviations included: ``--force-w``, ``--mirr``), a ``+`` refspec, a ``-c`` setting
 (``remote.<name>.mirror``, ``remote.<name>.push``), an option hookline does not know, or a word
-only run time knows. Such a push is proven only when every destination branch is a literal name
-that is not protected: ``main``, ``master`` and the repository's default branch (what the clone
-recorded in ``refs/remotes/<remote>/HEAD``), matched the way git resolves a short name
-(``heads/main`` is ``refs/heads/main``). No refspec (git takes it from the configuration), ``@``,
-``HEAD``, a glob, ``:`` (matching branches), ``--all``/``--branches``/``--tags`` are not proven.
+only run time knows. Any push, forced or not, is proven only when every destination is a
+literal name that is not a protected branch: ``main``, ``master`` and the repository's default
+branch (what the clone recorded in ``refs/remotes/<remote>/HEAD``), matched the way git
+resolves a short name (``heads/main``, ``refs/heads/main``, ``HEAD:main``, ``+x:main``,
+``:main``, ``--delete main`` all reach ``main``). No refspec (git takes it from the
+configuration), ``@``, ``HEAD``, a glob, ``:`` (matching branches) and ``--all``/``--branches``/
+``--mirror`` are not proven; ``--tags`` alone pushes tags only, and is.
 """
 
 from __future__ import annotations
@@ -48,8 +50,9 @@ _RULES = ("{}", "refs/{}", "refs/tags/{}", "refs/heads/{}", "refs/remotes/{}",
 
 @dataclass(frozen=True, slots=True)
 class Push:
-    """What a push was found to do: why it may force ("" if it cannot), whether it surely
-    forces, what is certainly catastrophic ("" if nothing), and why a destination is unproven."""
+    """What a push was found to do: why it may force ("" if it cannot), what is certainly
+    catastrophic ("" if nothing), and why its destinations are not proven ("" when every one
+    is a literal branch that is not protected)."""
 
     may_force: str = ""
     catastrophic: str = ""
@@ -67,23 +70,25 @@ def judge(command: Command, folder: str | None) -> Push | None:
     attached, rest = _optional_values(git.args)
     given = read(rest, _OPTIONS)
     names = {o.name for o in given.options} | attached
-    unknown = given.unknown
     forcing = sorted((names & _FORCE) | ({"f", "d"} & names))
-    may = _may_force(forcing, unknown, git, command)
+    may = _may_force(forcing, given.unknown, git, command)
     refspecs = given.operands[1:]
-    if not may and not any(_forces(word) for word in refspecs):
-        return Push()
     if runtime := next((o.value for o in given.options if not o.name and o.value), None):
-        return Push(may, "", f"{may}: `{runtime.raw}` is only known at run time")
-    branches = protected_branches(_repository(git, folder))
-    if not may:
-        return _refspecs(refspecs, "", surely=False, branches=branches)
+        return Push(may, "", f"{may or 'a push'}: `{runtime.raw}` is only known at run time")
     everything = names & _EVERYTHING
     if everything:
         what = f"`git push {sorted(everything)[0]}` may force every branch"
-        return Push(may, what if forcing else "", what)
+        return Push(
+            may,
+            what if forcing else "",
+            f"`git push {sorted(everything)[0]}` pushes every branch, the protected ones too",
+        )
     if not refspecs:
-        return Push(may, "", f"{may}, and names no branch (git takes them from its settings)")
+        if "--tags" in names and not may:
+            return Push()  # tags only
+        said = "names no branch (git takes it from its settings)"
+        return Push(may, "", f"{may}, and {said}" if may else f"the push {said}")
+    branches = protected_branches(_repository(git, folder))
     return _refspecs(refspecs, may, surely=bool(forcing), branches=branches)
 
 
@@ -131,21 +136,23 @@ def _shown(name: str) -> str:
 def _refspecs(
     refspecs: tuple[Word, ...], may: str, *, surely: bool, branches: frozenset[str]
 ) -> Push:
+    """Each refspec's destination (``src:dst``, ``+src:dst``, ``:dst``, ``dst`` alone, or the
+    name ``--delete`` deletes) must be one literal branch that is not protected."""
     for word in refspecs:
         if word.value is None:
             why = may or "a refspec is only known at run time"
             return Push(why, "", f"{why}: `{word.raw}` is only known at run time")
-        if not may and not _forces(word):
-            continue
-        why = may or f"the refspec `{word.value}` forces or deletes"
+        why = may or (f"the refspec `{word.value}` forces or deletes" if _forces(word) else "")
         _, colon, destination = word.value.lstrip("+").rpartition(":")
         target = destination if colon else word.value.lstrip("+")
         if not target or target in ("@", "HEAD") or any(c in target for c in "*~^@:?[\\"):
-            return Push(why, "", f"{why}, and `{word.value}` does not name one literal branch")
+            said = f"`{word.value}` does not name one literal branch"
+            return Push(why, "", f"{why}, and {said}" if why else f"the push's destination {said}")
         if hit := _protected(target, branches):
             what = f"a forced push to (or deletion of) `{hit}`"
             sure = surely or _forces(word)
-            return Push(why, what if sure else "", f"{why}, to the protected branch `{hit}`")
+            said = f"to the protected branch `{hit}`"
+            return Push(why, what if sure else "", f"{why}, {said}" if why else f"a push {said}")
     return Push(may)
 
 

@@ -9,18 +9,22 @@ options too; git's log and diff options are taken only spelled in full (git does
 them). Not listed, so never read-only: ``--output`` (writes a file), ``--ext-diff``,
 ``--textconv``, ``--filters`` (run programs the settings name), ``--open-files-in-pager``,
 ``--upload-pack``, ``ls-remote``/``fetch`` (contact a remote and run its transport),
-``format-patch``.
+``format-patch``. Subcommands with verbs are read where git reads the verb: ``git remote``
+takes only ``-v`` before it (``remote_verb``), and reads only to list, ``get-url`` and
+``show -n`` (``show`` without ``-n`` runs the remote's upload-pack); ``git reflog`` with options
+first reads unless ``expire`` or ``delete`` stands among them.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from hookline.permissions.bash.git import split
 from hookline.permissions.bash.words import literal
 from hookline.permissions.readspec import Spec, why_arguments
 
-__all__ = ["git_check"]
+__all__ = ["git_check", "remote_verb"]
 
 _GLOBALS = frozenset({"-C", "--namespace", "--no-pager", "-P", "--no-optional-locks",
                       "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs",
@@ -191,9 +195,11 @@ _READS.update(
 )
 
 
-def _verb(command: str, verbs: dict[str, Spec], *, bare: str | None) -> Spec:
+def _verb(command: str, verbs: dict[str, Spec], *, bare: str | None,
+          others: frozenset[str] = frozenset()) -> Spec:  # fmt: skip
     """A git command whose first word is a verb (``stash list``): checked by that verb's spec;
-    ``bare``: the verb it means without one."""
+    ``bare``: the verb it means without one, whose words then hold none of its ``others``
+    (git's option parser may still take one for the verb: ``reflog --all expire``)."""
 
     def check(words: list[str]) -> str | None:
         verb = words[0] if words and not words[0].startswith("-") else bare
@@ -201,15 +207,51 @@ def _verb(command: str, verbs: dict[str, Spec], *, bare: str | None) -> Spec:
         if verb is None or verb not in verbs:
             shown = f" {verb}" if verb else ""
             return f"`git {command}{shown}` is not a read-only git command"
+        if hidden := next((w for w in rest if w in others), None):
+            return f"`git {command} {hidden}` is not a read-only git command"
         return why_arguments(f"git {command} {verb}", verbs[verb], [literal(w) for w in rest])
 
     return Spec(check=check, check_only=True)
 
 
-_REMOTE = _spec("-v --verbose")
-_READS["remote"] = _verb("remote", {"list": _REMOTE, "get-url": _spec("--push --all")},
-                         bare="list")  # fmt: skip
-_READS["reflog"] = _verb("reflog", {"show": _LOG}, bare="show")
+#: What ``git remote`` itself takes before its verb; nothing else may stand there.
+_REMOTE_OWN = re.compile(r"-v+|--verbose|--no-verbose")
+_GET_URL = _spec("--push --all", operands=1, does="names a second remote (it takes one)")
+
+
+def remote_verb(words: list[str]) -> tuple[str | None, list[str]] | None:
+    """``git remote``'s verb (None: the listing) and the words after it, read as git reads them
+    (``-v`` is all it takes before the verb); None when an option stands there that it does not
+    take (``git remote -- add``)."""
+    rest = list(words)
+    while rest and _REMOTE_OWN.fullmatch(rest[0]):
+        rest.pop(0)
+    if rest and rest[0].startswith("-"):
+        return None
+    return (rest[0], rest[1:]) if rest else (None, [])
+
+
+def _remote(words: list[str]) -> str | None:
+    """Only the listing (``git remote -v``), ``get-url`` and ``show -n`` (the remote not
+    queried: without ``-n`` git runs its upload-pack) only read."""
+    found = remote_verb(words)
+    if found is None:
+        return "`git remote` takes no option before its verb but `-v`"
+    verb, rest = found
+    if verb == "get-url":
+        return why_arguments("git remote get-url", _GET_URL, [literal(w) for w in rest])
+    if verb == "show":
+        given = rest[: rest.index("--")] if "--" in rest else rest
+        flags = [w for w in given if w.startswith("-")]
+        if any(not re.fullmatch(r"-n+", w) for w in flags):
+            return "`git remote show` takes no option but `-n`"
+        return None if flags else "`git remote show` without `-n` runs the remote's upload-pack"
+    return None if verb is None else f"`git remote {verb}` is not a read-only git command"
+
+
+_READS["remote"] = Spec(check=_remote, check_only=True)
+_READS["reflog"] = _verb("reflog", {"show": _LOG}, bare="show",
+                         others=frozenset({"expire", "delete"}))  # fmt: skip
 _READS["stash"] = _verb("stash", {"list": _LOG, "show": _LOG}, bare=None)
 _READS["worktree"] = _verb("worktree", {"list": _READS["worktree"]}, bare=None)
 _CONFIG = _spec("--global --system --local --worktree --show-origin --show-scope -z --null "

@@ -15,7 +15,10 @@ from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING, Final
 
+from hookline.permissions.bash.containers import mounts
+from hookline.permissions.bash.git import split
 from hookline.permissions.bash.words import Word, literal
+from hookline.permissions.readgit import remote_verb
 from hookline.permissions.readonly import HARMLESS_TARGETS, why_command_not_read_only
 
 if TYPE_CHECKING:
@@ -259,26 +262,50 @@ def _tar(args: Sequence[Word]) -> list[Target]:
     return found + (_here(args, "-C", "--directory") if extracts else [])
 
 
-_GIT_CONFIG = frozenset({"config", "remote", "submodule", "worktree", "init"})
-_GIT_SHOWS = frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l", "get", "list",
-                        "show", "-v", "--verbose", "get-url", "status"})  # fmt: skip
-
-
 def _git(args: Sequence[Word]) -> list[Target]:
-    """``git config``/``remote``/``submodule``/``worktree`` write the repository's config."""
-    words = [w.value for w in args]
-    at = next((i for i, w in enumerate(words) if w in _GIT_CONFIG), None)
+    """``git config``/``remote``/``submodule``/``worktree``/``init`` write the repository's
+    config (``git remote -v``, ``get-url``, ``show``, ``submodule status`` and the like do not);
+    any git command may write the paths it names."""
     named = [Target(_value_of(w), strict=False) for w in args if _is_path(w)]
-    if at is None:
-        return named  # `git checkout -- f`, `git mv`: the paths it names, as they are known
-    if at > 0:  # global options first (`-C`, `--git-dir`, `-c`): which repository is unsure
-        return [Target(Word(None, raw=f"git {' '.join(w or '?' for w in words[: at + 1])}"))]
-    rest = words[1:]
-    if any(w in _GIT_SHOWS for w in rest) or (words[0] == "remote" and not rest):
+    git = split(args)
+    if git.unknown:
+        return [*named, Target(Word(None, raw=git.text))]
+    if git.subcommand is None or not _writes_config(git.subcommand, git.args):
         return named
-    if words[0] == "config" and len([w for w in rest if w and not w.startswith("-")]) < 2:
-        return named  # `git config name`: a read
+    if git.options:  # `-C`, `--git-dir`, `-c` first: which repository is unsure
+        return [*named, Target(Word(None, raw=git.text))]
     return [*named, Target(literal(GIT_CONFIG_FILE))]
+
+
+_SUBMODULE_OWN = frozenset({"-q", "--quiet", "--cached"})
+
+
+def _writes_config(subcommand: str, args: Sequence[Word]) -> bool:
+    """Whether ``git SUBCOMMAND ARGS`` writes the repository's config (or what git keeps
+    beside it: ``.git/modules``, ``.git/worktrees``); a word only run time knows may."""
+    words = [w.value for w in args]
+    if None in words:
+        return subcommand in ("config", "remote", "submodule", "worktree", "init")
+    given = [w for w in words if w is not None]
+    if subcommand in ("config", "init"):
+        return True  # a read-only `git config --get` never gets here
+    if subcommand == "remote":
+        found = remote_verb(given)
+        return found is None or found[0] not in (None, "show", "get-url")
+    if subcommand == "submodule":
+        while given and given[0] in _SUBMODULE_OWN:
+            given.pop(0)
+        return bool(given) and given[0] not in ("status", "summary", "foreach")
+    if subcommand == "worktree":
+        return not given or given[0] != "list"
+    return False
+
+
+def _container(args: Sequence[Word]) -> list[Target]:
+    """``docker run -v SRC:DST``: the container may write anything below SRC; and the paths
+    any docker command names (``docker cp c:/x dst``)."""
+    named = [Target(_value_of(w), strict=False) for w in args if w.value is None or _is_path(w)]
+    return named + [Target(w, tree=True) for w in mounts(args)]
 
 
 WRITERS: Final[dict[str, Writer]] = {
@@ -290,4 +317,5 @@ WRITERS: Final[dict[str, Writer]] = {
     "rsync": _copier(syncs=True), "sed": _sed, "dd": _dd, "find": _find, "tar": _tar,
     "unzip": lambda args: _here(args, "-d"), "patch": lambda args: _here(args, "-d", "--directory"),
     "cpio": lambda args: _here(args, "-D", "--directory"), "git": _git,
+    "docker": _container, "podman": _container,
 }  # fmt: skip

@@ -13,6 +13,8 @@ follows the line's name, what may write into it. The writes it knows (``write_ta
   ``dir/x``), and a folder that a delete, a move or a recursive copy takes whole as changed
   with all it holds;
 - a writing option's value (``--output=``, ``--log-file=``) on any program;
+- the tracked files a git command rewrites (``hookline.permissions.gittree``: ``checkout``,
+  ``reset --hard``, ``stash``, ``merge``, ``apply``...), judged against the repository's index;
 - the literal paths of any other program that is not read-only, and its arguments only run
   time completes when they name a protected folder or file as a part (``"$PWD/.git/config"``).
 
@@ -32,9 +34,10 @@ import re
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
-from hookline.permissions import targets
+from hookline.permissions import gittree, targets
 from hookline.permissions.bash.words import Word
 from hookline.permissions.protected import ProtectedSet
+from hookline.permissions.readonly import why_command_not_read_only
 from hookline.permissions.writers import GIT_CONFIG_FILE, Target, write_targets
 
 if TYPE_CHECKING:
@@ -43,13 +46,34 @@ if TYPE_CHECKING:
 
 def why_protected(analysis: Analysis, *, cwd: str, protected: ProtectedSet) -> str | None:
     """What in ``analysis`` may write into ``protected``; None when nothing can."""
-    for command in analysis.commands:
+    for index, command in enumerate(analysis.commands):
         found = write_targets(command)
         if isinstance(found, str):
             return found
         for target in found:
             if why := _judge(target, command, cwd, protected):
                 return why
+        if (
+            command.name == "git"
+            and not command.wrapper
+            and (why := _git_tree(analysis, index, cwd, protected))
+        ):
+            return why
+    return None
+
+
+def _git_tree(analysis: Analysis, index: int, cwd: str, protected: ProtectedSet) -> str | None:
+    """A git command that rewrites tracked files (``gittree``), in each folder it may run in."""
+    command = analysis.commands[index]
+
+    def others_write() -> bool:
+        return any(i != index and not c.wrapper and why_command_not_read_only(c) is not None
+                   for i, c in enumerate(analysis.commands))  # fmt: skip
+
+    folders: list[str | None] = [*_folders(command, cwd, protected.home)] or [None]
+    for folder in folders:
+        if why := gittree.why_protected(command, folder, protected, others_write=others_write):
+            return why
     return None
 
 

@@ -3,6 +3,8 @@
 An ``Approver`` answers an ``ApprovalRequest`` with one of four things, each a frozen value:
 
 * ``Approval.allow()`` (or ``Approval.edit(new_input)``): run it (the edit is judged again);
+  ``Approval.allow(scope="session")`` also runs, for the rest of the session, what the
+  request's ``session_grant`` names (``hookline.permissions.session``) without asking;
 * ``Approval.deny(message)``: refuse it, with a message for the model;
 * ``Approval.defer()``: the approver holds the request and someone answers later, on resume;
 * ``Unavailable(why)``: it cannot answer (no terminal, no connection, a bad reply).
@@ -20,7 +22,7 @@ import json
 import logging
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from hookline._support.http_body import BodyRefused, read_capped
@@ -28,16 +30,22 @@ from hookline.claude.http import HttpClients, pooled_or_once, url_allowed
 from hookline.decisions import Answer, Origin
 from hookline.errors import ConfigError
 from hookline.hooks.spec import HANDLER_TIMEOUT
+from hookline.tools.approval_wire import IDENTITY_MAX, AnswerRefused, Lasting, read_answer
+from hookline.tools.approval_wire import request_json as _request_json
 
 if TYPE_CHECKING:
     import httpx
+
+    from hookline.permissions.session import SessionGrant
+
+__all__ = ["IDENTITY_MAX", "Approval", "ApprovalRequest", "Approver", "ChainApprover",
+           "HttpApprover", "NoApprover", "Unavailable", "request_approval"]  # fmt: skip
 
 logger = logging.getLogger(__name__)
 
 #: Seconds the HTTP approver waits for an answer: as long as Claude Code waits for a handler.
 APPROVER_TIMEOUT: Final = HANDLER_TIMEOUT
 DEFAULT_MAX_BYTES = 1 << 20  # an approver's answer, decompressed: 1 MiB
-IDENTITY_MAX = 200  # characters of the approver an answer names
 #: Where the CLI reads the HTTP approver's bearer token when ``--approver-token`` is not given.
 TOKEN_ENV = "HOOKLINE_APPROVER_TOKEN"
 #: Who "gave" the refusal of a request nobody answered, in ``Approval.approver`` and the audit.
@@ -57,9 +65,14 @@ class ApprovalRequest:
     source: str = ""  # the hook, rule or mode that asked
     user: str | None = None
     tenant: str | None = None
+    #: What an allow for the rest of the session would allow; None: only this call can be.
+    session_grant: SessionGrant | None = None
+    #: The folder the call runs in (the shell's, after a ``cd``), when known.
+    cwd: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The request as the approver protocol sends it (``approval-request.v1.json``)."""
+        return _request_json(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,10 +88,19 @@ class Approval:
     #: Where it came from: an approver, a PermissionRequest hook's answer, or nobody
     #: (``unanswered``). Not part of what it says, like ``Decision.origin``.
     origin: Origin = field(default="approver", compare=False)
+    #: ``session``: an allow that also runs, for the rest of the session, what the request's
+    #: ``session_grant`` names; ``once``: this call only.
+    scope: Lasting = "once"
 
     @classmethod
-    def allow(cls, *, updated_input: dict[str, Any] | None = None, approver: str = "") -> Approval:
-        return cls("allow", None, updated_input, approver)
+    def allow(
+        cls,
+        *,
+        updated_input: dict[str, Any] | None = None,
+        approver: str = "",
+        scope: Lasting = "once",
+    ) -> Approval:
+        return cls("allow", None, updated_input, approver, scope=scope)
 
     @classmethod
     def deny(cls, message: str, *, approver: str = "") -> Approval:
@@ -170,13 +192,16 @@ class HttpApprover(Approver):
     """POSTs ``request.to_dict()`` as JSON; reads the answer. Through ``clients`` when given
     (their owner closes them), else through a client of its own for each request, closed after it.
 
-    A 2xx ``{"behavior": "allow"|"deny", "message"?, "updatedInput"?, "approver"?}`` (Claude
-    Code's PermissionRequest decision, also read inside a whole hook answer) is the answer;
-    ``approver`` names the person who gave it, recorded as ``"<approver> via http:<host>"``. 202,
-    204 or ``{"behavior": "pending"}`` defers: the service holds the request. Any other status
-    (a redirect too: none is followed), body or encoding, an answer over ``max_bytes`` once
-    decompressed, no connection or the timeout is ``Unavailable`` saying which (also logged):
-    never an allow.
+    The protocol is versioned, with a JSON schema for each side shipped in the package
+    (``hookline.tools.approval_wire``). A 2xx ``{"behavior": "allow"|"deny", "message"?,
+    "updatedInput"?, "approver"?, "scope"?}`` (Claude Code's PermissionRequest decision, also
+    read inside a whole hook answer) is the answer; ``approver`` names the person who gave it,
+    recorded as ``"<approver> via http:<host>"``; ``"scope": "session"`` allows what the
+    request's ``session_scope`` names for the rest of the session. 202, 204 or
+    ``{"behavior": "pending"}`` defers: the service holds the request. Any other status (a
+    redirect too: none is followed), body or encoding, an answer the schema refuses, one over
+    ``max_bytes`` once decompressed, no connection or the timeout is ``Unavailable`` saying
+    which (also logged): never an allow.
 
     Trust: ``token`` goes as ``Authorization: Bearer <token>`` and is never shown; the URL must
     be https, or http to a loopback host, and carry no userinfo. The body is read and inflated
@@ -258,33 +283,17 @@ class HttpApprover(Approver):
             data = json.loads(content)
         except ValueError:
             data = None
-        specific = data.get("hookSpecificOutput") if isinstance(data, dict) else None
-        data = specific.get("decision", data) if isinstance(specific, dict) else data
-        if not isinstance(data, dict):
-            raise _NoAnswer(f"answered {status} with a body that is not a JSON object")
-        behavior, message, edited = (data.get(k) for k in ("behavior", "message", "updatedInput"))
-        if behavior == "pending":
+        try:
+            said = read_answer(data)
+        except AnswerRefused as exc:
+            raise _NoAnswer(f"answered {status} with {exc}") from None
+        if said.behavior == "pending":
             return Approval.defer(approver=f"http:{self.shown}")
-        if behavior not in ("allow", "deny"):
-            raise _NoAnswer(f'answered behavior {behavior!r}, not "allow", "deny" or "pending"')
-        if not isinstance(message, str | None) or not isinstance(edited, dict | None):
-            raise _NoAnswer("answered a message that is not a string or an input not an object")
-        who = self._who(data.get("approver"))
-        if behavior == "allow":
-            return Approval.allow(updated_input=edited, approver=who)
-        return Approval.deny(message or "Denied by the approver.", approver=who)
-
-    def _who(self, identity: Any) -> str:
-        """``Approval.approver``: the person the answer names, and this approver's host."""
-        if identity is None:
-            return f"http:{self.shown}"
-        if not isinstance(identity, str) or not 0 < len(identity) <= IDENTITY_MAX:
-            raise _NoAnswer(
-                f"answered an approver that is not a string of 1-{IDENTITY_MAX} characters"
-            )
-        if not identity.isprintable():
-            raise _NoAnswer("answered an approver with control or invisible characters")
-        return f"{identity} via http:{self.host}"
+        who = f"http:{self.shown}"  # and the person the answer names, if it names one
+        who = who if said.approver is None else f"{said.approver} via http:{self.host}"
+        if said.behavior == "allow":
+            return Approval.allow(updated_input=said.updated_input, approver=who, scope=said.scope)
+        return Approval.deny(said.message or "Denied by the approver.", approver=who)
 
     def _masked(self, text: str) -> str:
         return text.replace(self._token, "[token]") if self._token else text

@@ -17,11 +17,18 @@ The editor's approval answers an ask on the edited input, and a hook's defer of 
 run pauses again). When PreToolUse hooks rewrite the edited input, the editor never saw what
 would run: the approver is asked again, with the final input (``_ask_final``); it runs only if
 approved as it is (another edit there is refused), so an edit never recurses.
+
+An ask of the tiers (``tier:mutating``: no rule, mode or hook settled the call) carries a
+``session_grant`` (``hookline.permissions.session``): what an allow for the rest of the
+session would allow. An approval with ``scope="session"`` applies it (``grant``) after the
+listeners heard the answer: its allow rules join the policy's (where deny rules, the dangerous
+tier, ask rules, the protected set and a hook's ask still come first), or its mode is set.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +49,10 @@ from hookline.tools.base import Tool, ToolCall, ToolContext
 if TYPE_CHECKING:  # the permission layer is imported where there is one (or a hook asks)
     from hookline.permissions import PermissionPolicy, Verdict
     from hookline.permissions.policy import PathCheck
+    from hookline.permissions.session import SessionGrant
     from hookline.permissions.visibility import ReadFilter
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +96,8 @@ class Permit:
         self.listeners: list[Callable[[ApprovalRequest, Approval], None]] = []
         #: Told of every approval request, before anyone is asked.
         self.ask_listeners: list[Callable[[ApprovalRequest], None]] = []
+        #: Told of every session grant applied (the agent keeps them with the session).
+        self.grant_listeners: list[Callable[[SessionGrant], None]] = []
 
     @property
     def policy(self) -> PermissionPolicy | None:
@@ -136,8 +148,9 @@ class Permit:
             if verdict.permission == "ask":
                 return Outcome("allow", "approver", tool_input, approver=edited_by)
         if verdict.permission == "ask":
+            grant = self._grant_for(tool, tool_input, verdict, ctx)
             request = _request(
-                call, tool, tool_input, prepared, verdict.reason, verdict.source, scope
+                call, tool, tool_input, prepared, verdict.reason, verdict.source, scope, grant
             )
             approval = answer or await self._ask(request, scope)
             return self._answered(request, tool, approval, ctx)
@@ -145,6 +158,21 @@ class Permit:
             why = verdict.reason
             return Outcome(verdict.permission, verdict.origin, tool_input, why, why)
         return Outcome("allow", verdict.origin, tool_input, verdict.reason)
+
+    def grant(self, grant: SessionGrant) -> None:
+        """Allow what ``grant`` names for the rest of the session, and say so to the
+        ``grant_listeners``."""
+        self.restore((grant,))
+        for listener in self.grant_listeners:
+            listener(grant)
+
+    def restore(self, grants: Sequence[SessionGrant]) -> None:
+        """Apply grants given earlier in the session (a resumed session's), telling no one."""
+        policy = self.policy
+        if policy is not None:
+            for grant in grants:
+                policy = grant.applied(policy)
+            self.policy = policy
 
     def refused_path(
         self, call: ToolCall, prepared: dict[str, Any], ctx: ToolContext
@@ -200,6 +228,25 @@ class Permit:
             tool_input=tool_input,
             read_only=tool.read_only,
             hook=gate,
+            cwd=str(ctx.cwd),
+            project_dir=str(ctx.project_dir),
+        )
+
+    def _grant_for(
+        self, tool: Tool, tool_input: dict[str, Any], verdict: Verdict, ctx: ToolContext
+    ) -> SessionGrant | None:
+        """What an allow for the rest of the session would allow: offered for an ask of the
+        tiers only, which a rule or the mode can settle (no ask rule, protected path,
+        dangerous-tier doubt, hook's ask or unknowable line asked)."""
+        if self.policy is None or verdict.source != "tier:mutating":
+            return None
+        from hookline.permissions.session import grant_for
+
+        return grant_for(
+            self.policy,
+            tool_name=tool.name,
+            tool_input=tool_input,
+            read_only=tool.read_only,
             cwd=str(ctx.cwd),
             project_dir=str(ctx.project_dir),
         )
@@ -265,8 +312,11 @@ class Permit:
         tool_input, who, origin = request.tool_input, approval.approver or None, approval.origin
         if approval.permission == "defer":
             return Outcome("defer", origin, tool_input, f"waiting for approval: {request.reason}")
+        approval = _lasting(request, approval)
         for listener in self.listeners:
             listener(request, approval)
+        if approval.scope == "session" and request.session_grant is not None:
+            self.grant(request.session_grant)
         if approval.permission == "deny":
             message = approval.message or f"{tool.name} was denied by {who or 'the approver'}"
             return Outcome("deny", origin, tool_input, message, message, who)
@@ -281,6 +331,22 @@ class Permit:
         return Outcome("allow", origin, tool_input, approver=who, edit=edited)
 
 
+def _lasting(request: ApprovalRequest, approval: Approval) -> Approval:
+    """``approval``, allowing this call only when it cannot last the session: no grant was
+    offered, or it edits the input (the grant was worked out for the input as asked)."""
+    if approval.scope != "session":
+        return approval
+    if approval.permission == "allow" and not approval.updated_input and request.session_grant:
+        return approval
+    logger.warning(
+        "%s answered %s for the session; allowed for this call only: %s",
+        approval.approver or "the approver",
+        request.tool_name,
+        "no session scope was offered" if request.session_grant is None else "an edit or deny",
+    )
+    return replace(approval, scope="once")
+
+
 def _request(
     call: ToolCall,
     tool: Tool,
@@ -289,6 +355,7 @@ def _request(
     reason: str,
     source: str,
     scope: Scope,
+    grant: SessionGrant | None = None,
 ) -> ApprovalRequest:
     return ApprovalRequest(
         session_id=scope.session_id,
@@ -300,4 +367,6 @@ def _request(
         source=source,
         user=scope.user,
         tenant=scope.tenant,
+        session_grant=grant,
+        cwd=scope.cwd,
     )

@@ -7,7 +7,8 @@ assignments, redirect targets, here-strings, here-document bodies). Each command
 normalised as Bash would run it (quotes and backslashes removed, braces expanded, ``/usr/bin/x``
 and ``./x`` read as ``x``); wrappers (``env``, ``sudo``, ``timeout``, ``xargs``, ``find -exec``,
 ...) are unwrapped into the commands they run (``hookline.permissions.bash.programs``, and the
-launchers of ``hookline.permissions.bash.launchers``: ``runuser``, ``uv run``, ...), and code
+launchers of ``hookline.permissions.bash.launchers``: ``runuser``, ``uv run``, ..., and the
+containers of ``hookline.permissions.bash.containers``: ``docker exec``, ``kubectl exec``), and code
 strings (``bash -c``, ``eval``, a here-document fed to a shell, ``git ls-remote --upload-pack``,
 ``ssh HOST CMD``: ``hookline.permissions.bash.runners``) are parsed in turn; inline code of
 another language (``python3 -c``) cannot be known. ``hookline.permissions.bash.git`` splits a

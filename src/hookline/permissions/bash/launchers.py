@@ -10,11 +10,12 @@ or the read-only tier (it changes who, where or with what the command runs).
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
 from typing import Final
 
-from hookline.permissions.bash.options import Options, read
-from hookline.permissions.bash.runners import Runs
+from hookline.permissions.bash.options import Options, Read, read
+from hookline.permissions.bash.runners import SHELLS, Runs
 from hookline.permissions.bash.words import Word
 
 __all__ = ["runs"]
@@ -29,31 +30,38 @@ class _Launcher:
     positionals: int = 0
     #: Options whose value is shell code.
     code: tuple[str, ...] = ()
+    #: A word before the options, taken when it is not one (``setarch [ARCH] -R CMD``).
+    before: int = 0
+    #: Options after which nothing is run (``setpriv --dump``), space-separated.
+    no_command: str = ""
 
 
 _RESOURCES = ("--as --core --cpu --data --fsize --locks --memlock --msgqueue --nice --nofile "
               "--nproc --rss --rtprio --rttime --sigpending --stack")  # fmt: skip
 _LAUNCHERS: Final = {
-    "runuser": _Launcher(Options.of("lmpfP", "ugGcsw", "--login --preserve-environment --pty",
-                                    "--user --group --supp-group --command --session-command "
-                                    "--shell --whitelist-environment"),
-                         code=("c", "--command", "--session-command")),
     "sg": _Launcher(Options.of("", "c"), positionals=1, code=("c",)),
-    "setpriv": _Launcher(Options.of("d", "", "--dump --no-new-privs --clear-groups --keep-groups "
-                                    "--init-groups --reset-env", "--reuid --regid --groups "
-                                    "--inh-caps --ambient-caps --bounding-set --securebits "
-                                    "--pdeathsig --selinux-label --apparmor-profile")),
-    "nsenter": _Launcher(Options.of("aFZ", "tSGrw", "--all --no-fork --follow-context "
-                                    "--preserve-credentials", "--target --setuid --setgid "
-                                    "--root --wd", attached="muinpUCT")),
-    "systemd-run": _Launcher(Options.of("qGdPtS", "upMEr", "--user --system --scope --quiet "
+    "setpriv": _Launcher(Options.of("d", "", "--dump --nnp --no-new-privs --clear-groups "
+                                    "--keep-groups --init-groups --reset-env", "--ruid --euid "
+                                    "--rgid --egid --reuid --regid --groups --inh-caps "
+                                    "--ambient-caps --bounding-set --securebits --pdeathsig "
+                                    "--selinux-label --apparmor-profile"), no_command="d --dump"),
+    "nsenter": _Launcher(Options.of("aFZ", "tSGW", "--all --no-fork --follow-context "
+                                    "--preserve-credentials", "--target --setuid --setgid --wdns",
+                                    attached="muinpUCTrw", long_attached="--mount --uts --ipc "
+                                    "--net --pid --cgroup --user --time --root --wd")),
+    "systemd-run": _Launcher(Options.of("qGdPtSr", "upMEH", "--user --system --scope --quiet "
                                         "--wait --pipe --pty --collect --same-dir --no-block "
-                                        "--no-ask-password --shell --remain-after-exit",
+                                        "--no-ask-password --shell --remain-after-exit "
+                                        "--slice-inherit --send-sighup --on-timezone-change "
+                                        "--on-clock-change",
                                         "--unit --property --description --slice --machine "
                                         "--host --setenv --uid --gid --nice "
-                                        "--working-directory --service-type")),
-    "prlimit": _Launcher(Options.of("", "p", "--noheadings --raw --verbose",
-                                    f"--pid --output {_RESOURCES}", attached="AcdefilmnqrstuvxyT")),
+                                        "--working-directory --service-type --path-property "
+                                        "--socket-property --timer-property --on-active "
+                                        "--on-boot --on-startup --on-unit-active "
+                                        "--on-unit-inactive --on-calendar")),
+    "prlimit": _Launcher(Options.of("", "po", "--noheadings --raw --verbose", "--pid --output",
+                                    attached="cdefilmnqrstuvxy", long_attached=_RESOURCES)),
     "xvfb-run": _Launcher(Options.of("a", "nsfpwe", "--auto-servernum", "--server-num "
                                      "--server-args --auth-file --xauth-protocol --wait "
                                      "--error-file")),
@@ -65,8 +73,8 @@ _LAUNCHERS: Final = {
     "setarch": _Launcher(Options.of("vRFZLXBIST3", "", "--verbose --addr-no-randomize "
                                     "--fdpic-funcptrs --mmap-page-zero --addr-compat-layout "
                                     "--read-implies-exec --32bit --short-inode --whole-seconds "
-                                    "--sticky-timeouts --3gb --4gb --uname-2.6"),
-                         positionals=1),
+                                    "--sticky-timeouts --3gb --4gb --uname-2.6 --list"),
+                         before=1, no_command="--list"),
     "uv": _Launcher(Options.of("q", "", "--quiet --no-sync --frozen --locked --isolated",
                                "--with --python --project --directory --package"), verb="run"),
     "poetry": _Launcher(Options.of("q", "", "--quiet --no-interaction", "--directory"),
@@ -92,8 +100,6 @@ _UNREADABLE: Final = {
                        "display-popup", "popup", "source-file", "source", "-c"}),
     "screen": frozenset({"-X", "-c", "-d", "-D", "-m"}),
     "vim": frozenset({"-c", "--cmd", "-S", "-s", "-u", "+"}),
-    "gdb": frozenset({"-ex", "--ex", "-x", "--x", "--eval-command", "-iex", "-ix", "--command",
-                      "-batch", "--batch"}),
     "emacs": frozenset({"--eval", "-l", "--load", "-f", "--funcall", "--script", "-x"}),
 }  # fmt: skip
 _ALIASES: Final = {"nvim": "vim", "vi": "vim", "ex": "vim", "view": "vim", "gvim": "vim"}
@@ -102,8 +108,12 @@ _ALIASES: Final = {"nvim": "vim", "vi": "vim", "ex": "vim", "view": "vim", "gvim
 def runs(name: str, args: tuple[Word, ...]) -> Runs | None:
     """What the launcher ``name`` runs from ``args``; None when ``name`` is no launcher or runs
     nothing here (``uv sync``)."""
+    if name == "gdb":
+        return _gdb(args)
     if (unreadable := _UNREADABLE.get(_ALIASES.get(name, name))) is not None:
         return _unreadable(name, unreadable, args)
+    if name == "runuser":
+        return _runuser(args)
     launcher = _LAUNCHERS.get(name)
     if launcher is None:
         return None
@@ -112,9 +122,13 @@ def runs(name: str, args: tuple[Word, ...]) -> Runs | None:
         if not words or words[0].value != launcher.verb:
             return None
         words.pop(0)
+    if launcher.before and words and not (words[0].value or "-").startswith("-"):
+        words = words[launcher.before :]
     given = read(words, launcher.options, first_operand_ends=True)
-    if unknown := given.unknown:
-        return Runs(unknown=f"`{name}` has an option hookline does not know: {unknown.shown}")
+    if why := _why_unreadable(name, given):
+        return Runs(unknown=why)
+    if any(o.name in launcher.no_command.split() for o in given.options):
+        return None
     code = next((o for o in given.options if o.name in launcher.code), None)
     rest = list(given.operands)[launcher.positionals :]
     if name == "sg" and rest:  # `sg GROUP [-c] COMMAND`: sh -c runs it
@@ -122,6 +136,65 @@ def runs(name: str, args: tuple[Word, ...]) -> Runs | None:
     if code is not None:
         return _joined(name, [code.value] if code.value else [])
     return Runs(command=tuple(rest), label=name, wrapper=True) if rest else None
+
+
+def _why_unreadable(name: str, given: Read) -> str:
+    if unknown := given.unknown:
+        return f"`{name}` has an option hookline does not know: {unknown.shown}"
+    if name == "systemd-run":  # `-p ExecStartPre=CMD` runs a command of its own
+        for option in given.options:
+            value = option.value.value if option.value else ""
+            if option.name in _PROPERTIES and (value is None or "Exec" in value):
+                return f"`systemd-run {option.shown}` may run a command hookline does not read"
+    return ""
+
+
+_PROPERTIES = frozenset({"p", "--property", "--path-property", "--socket-property",
+                         "--timer-property"})  # fmt: skip
+_RUNUSER = Options.of("lmpfP", "ugGcsw", "--login --preserve-environment --pty --fast",
+                      "--user --group --supp-group --command --session-command --shell "
+                      "--whitelist-environment")  # fmt: skip
+
+
+def _runuser(args: tuple[Word, ...]) -> Runs | None:
+    """``runuser -u USER [--] CMD`` runs CMD; ``runuser [-] USER [-c CODE] [ARGS]`` runs a shell
+    with ARGS (``-c``: the code). Its options may come anywhere before ``--``, as su's do."""
+    given = read(args, _RUNUSER)
+    if unknown := given.unknown:
+        return Runs(unknown=f"`runuser` has an option hookline does not know: {unknown.shown}")
+    shell = given.named("s", "--shell")
+    if shell and posixpath.basename((shell.value and shell.value.value) or "?") not in SHELLS:
+        return Runs(unknown="`runuser -s` runs the code with a program hookline does not read")
+    code = given.named("c", "--command", "--session-command")
+    operands = list(given.operands)
+    if given.named("u", "--user"):
+        return Runs(command=tuple(operands), label="runuser", wrapper=True) if operands else None
+    if code is not None:
+        return _joined("runuser", [code.value] if code.value else [])
+    if operands and operands[0].value == "-":
+        operands.pop(0)
+    if len(operands) > 1:
+        return Runs(unknown="`runuser USER ARGS` gives its words to a shell, which runs a file")
+    return None
+
+
+#: gdb's options that run gdb commands (a string, or a file of them), in full: gdb reads its
+#: options with ``getopt_long_only``, so ``-eval-command``, ``--ev`` and ``-ex`` all count.
+_GDB = ("command", "init-command", "eval-command", "init-eval-command", "batch", "batch-silent")
+_GDB_SHORT = frozenset({"x", "ix", "ex", "iex"})
+
+
+def _gdb(args: tuple[Word, ...]) -> Runs | None:
+    for arg in args:
+        value = arg.value
+        name = (value or "").lstrip("-").partition("=")[0]
+        if value is None or (
+            value.startswith("-")
+            and (name in _GDB_SHORT or (len(name) > 1 and any(g.startswith(name) for g in _GDB)))
+        ):
+            shown = arg.raw if value is None else value
+            return Runs(unknown=f"`gdb {shown}` runs commands hookline cannot read")
+    return None
 
 
 def _unreadable(name: str, words: frozenset[str], args: tuple[Word, ...]) -> Runs | None:

@@ -5,7 +5,9 @@ one of them takes a value: then the rest of the cluster is its value, or the nex
 cluster ends there. ``--name`` and ``--name=value`` are long options, and a unique prefix stands
 for the whole name, as GNU programs allow (``--recu`` is ``--recursive``). ``--`` ends the
 options and ``-`` alone is an operand. Options and operands may mix (GNU style) unless
-``first_operand_ends``, as for a wrapper (``timeout 5 cmd -x``: ``-x`` is the command's).
+``first_operand_ends``, as for a wrapper (``timeout 5 cmd -x``: ``-x`` is the command's). A
+long option whose value is optional takes it only attached (``nsenter --mount=FILE``; ``--mount``
+alone takes none), as a short one in ``attached`` does.
 
 An option the spec does not list is kept with ``known=False``: whether it takes the next word
 as its value cannot be known, so a caller that depends on that treats the command as unknown.
@@ -32,15 +34,18 @@ class Options:
     attached: str = ""
     #: ``-5`` is an option (``nice -5``).
     numbers: bool = False
+    #: Long options whose value is optional, so only ever attached (``--mount[=FILE]``).
+    long_attached: frozenset[str] = frozenset()
 
     @classmethod
     def of(
         cls, flags: str = "", values: str = "", long_flags: str = "", long_values: str = "",
-        *, attached: str = "", numbers: bool = False,
+        *, attached: str = "", numbers: bool = False, long_attached: str = "",
     ) -> Options:  # fmt: skip
         """Options with the long names given space-separated: ``of("pv", "m", "--parents")``."""
         longs, valued = frozenset(long_flags.split()), frozenset(long_values.split())
-        return cls(flags, values, longs, valued, attached, numbers)
+        optional = frozenset(long_attached.split())
+        return cls(flags, values, longs, valued, attached, numbers, optional)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,11 +109,13 @@ def read(words: Sequence[Word], spec: Options, *, first_operand_ends: bool = Fal
 
 def _long(word: str, spec: Options, queue: list[Word]) -> Option:
     given, eq, attached = word.partition("=")
-    name = _full_name(given, spec.long_flags | spec.long_values)
+    name = _full_name(given, spec.long_flags | spec.long_values | spec.long_attached)
     if name is None:
         return Option(given, literal(attached) if eq else None, known=False)
     if name in spec.long_values:
         return Option(name, literal(attached) if eq else _take(queue))
+    if name in spec.long_attached:
+        return Option(name, literal(attached) if eq else None)
     return Option(name)
 
 

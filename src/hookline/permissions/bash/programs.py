@@ -13,13 +13,13 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Final, Literal
 
-from hookline.permissions.bash import launchers, runners
+from hookline.permissions.bash import containers, launchers, runners
 from hookline.permissions.bash.options import Options, read
+from hookline.permissions.bash.runners import SHELLS
 from hookline.permissions.bash.words import MAX_EXPANSIONS, Word, literal
 
 __all__ = ["MAX_EXPANSIONS", "Found", "changes_what_runs", "code_source", "is_shell", "unwrap"]
 
-SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash", "fish"})
 _INTERPRETER = re.compile(
     r"(python|pypy|perl|ruby|node|nodejs|php|lua|luajit|tclsh|wish|Rscript|osascript|deno|bun"
     r"|jshell|irb|awk|gawk|mawk|nawk)[\d.]*"
@@ -66,7 +66,7 @@ class _Wrapper:
     options: Options = field(default_factory=Options)
     positionals: int = 0
     transparent: bool = True
-    #: Options after which nothing is run (``command -v``, ``taskset -p``).
+    #: Options after which nothing is run (``command -v``, ``taskset -p``), space-separated.
     no_command: str = ""
 
 
@@ -74,22 +74,25 @@ _WRAPPERS: Final = {
     "env": _Wrapper(Options.of("i0v", "uCS", "--ignore-environment --null --debug",
                           "--unset --chdir --split-string")),
     "exec": _Wrapper(Options.of("cl", "a")),
-    "command": _Wrapper(Options.of("pvV"), no_command="vV"),
+    "command": _Wrapper(Options.of("pvV"), no_command="v V"),
     "builtin": _Wrapper(),
     "nohup": _Wrapper(),
     "coproc": _Wrapper(),
-    "busybox": _Wrapper(),
     "nice": _Wrapper(Options.of("", "n", long_values="--adjustment", numbers=True)),
-    "ionice": _Wrapper(Options.of("tp", "cnP", long_values="--class --classdata"), no_command="p"),
+    "ionice": _Wrapper(Options.of("t", "cnpPu", "--ignore", "--class --classdata --pid --pgid "
+                                  "--uid"), no_command="p P u --pid --pgid --uid"),
     "timeout": _Wrapper(Options.of("v", "sk", "--preserve-status --foreground --verbose",
                               "--signal --kill-after"), positionals=1),
     "stdbuf": _Wrapper(Options.of("", "ioe", long_values="--input --output --error")),
     "setsid": _Wrapper(Options.of("cfw", "", "--ctty --fork --wait")),
     "time": _Wrapper(Options.of("pqva", "fo", "--portability --verbose --append --quiet",
                            "--format --output")),
-    "chrt": _Wrapper(Options.of("abdfiorRvpm", "TPD"), positionals=1, no_command="pm"),
-    "taskset": _Wrapper(Options.of("acp", "", "--all-tasks --cpu-list"), positionals=1,
-                        no_command="p"),
+    "chrt": _Wrapper(Options.of("abdfiorRvpm", "TPD", "--all-tasks --batch --deadline --fifo "
+                                "--idle --other --rr --reset-on-fork --verbose --pid --max",
+                                "--sched-runtime --sched-period --sched-deadline"),
+                     positionals=1, no_command="p m --pid --max"),
+    "taskset": _Wrapper(Options.of("acp", "", "--all-tasks --cpu-list --pid"), positionals=1,
+                        no_command="p --pid"),
     "sudo": _Wrapper(Options.of("AbEHiKklnPSsV", "CDgpRrTtUuh"), transparent=False),
     "doas": _Wrapper(Options.of("Lns", "uC"), transparent=False),
     "pkexec": _Wrapper(Options.of(long_flags="--keep-cwd --disable-internal-agent",
@@ -99,16 +102,34 @@ _WRAPPERS: Final = {
                             "--arg-file --delimiter --max-args --max-procs --max-lines --replace "
                             "--eof --max-chars --process-slot-var", attached="iel")),
     # wrappers that change more than how a command runs: allow rules must name them too
+    "busybox": _Wrapper(transparent=False),  # its applets' options are not GNU's
     "flock": _Wrapper(Options.of("sxeunoFvhV", "wE", "--shared --exclusive --unlock "
                             "--nonblock --nb --close --no-fork --verbose",
                             "--timeout --wait --conflict-exit-code"), transparent=False),
     "chroot": _Wrapper(Options.of(long_flags="--skip-chdir", long_values="--userspec --groups"),
                        positionals=1, transparent=False),
-    "unshare": _Wrapper(Options.of("muinpUCTfrcS", "", "--mount --uts --ipc --net --pid --user "
-                              "--cgroup --time --fork --map-root-user --map-current-user "
-                              "--kill-child --mount-proc", "--propagation --setgroups "
-                              "--root --wd --setuid --setgid"), transparent=False),
-    "strace": _Wrapper(Options.of("fFqcCwrtTvVxyDkhZz", "eoOpPsSuEIaXAb"), transparent=False),
+    "unshare": _Wrapper(Options.of("fcr", "RwSG", "--fork --map-root-user --map-current-user "
+                                   "--map-auto --keep-caps", "--map-user --map-group --map-users "
+                                   "--map-groups --propagation --setgroups --root --wd --setuid "
+                                   "--setgid --monotonic --boottime", attached="muinpUCT",
+                                   long_attached="--mount --uts --ipc --net --pid --user "
+                                   "--cgroup --time --kill-child --mount-proc"),
+                        transparent=False),
+    "strace": _Wrapper(Options.of("fFqcCwrtTvVxyDkhZzinAY", "eoOpPsSuEIaXbU",
+                                  "--follow-forks --output-separately --successful-only "
+                                  "--failed-only --instruction-pointer --stack-traces "
+                                  "--syscall-number --output-append-mode --no-abbrev "
+                                  "--summary-only --summary --summary-wall-clock --debug "
+                                  "--seccomp-bpf",
+                                  "--env --attach --user --detach-on --interruptible --trace "
+                                  "--signal --status --trace-path --columns --abbrev --raw "
+                                  "--read --write --kvm --output --string-limit "
+                                  "--const-print-style --summary-syscall-overhead "
+                                  "--summary-sort-by --summary-columns --inject --fault "
+                                  "--decode-pids",
+                                  long_attached="--daemonize --relative-timestamps "
+                                  "--absolute-timestamps --syscall-times --strings-in-hex "
+                                  "--decode-fds --tips --quiet"), transparent=False),
     "ltrace": _Wrapper(Options.of("fhiLrStTCV", "aAeEnopsuwlDFx"), transparent=False),
     "fakeroot": _Wrapper(Options.of("u", "isb", "--unknown-is-real", "--lib --faked"),
                          transparent=False),
@@ -156,7 +177,7 @@ def unwrap(name: str, args: tuple[Word, ...]) -> Found:
 
 def _runner(name: str, args: tuple[Word, ...]) -> Found:
     """A program that runs code or a command given in its own words (``runners``)."""
-    found = runners.runs(name, args) or launchers.runs(name, args)
+    found = runners.runs(name, args) or launchers.runs(name, args) or containers.runs(name, args)
     if found is None:
         return Found()
     if found.unknown:
@@ -198,7 +219,7 @@ def _wrapper(name: str, spec: _Wrapper, words: list[Word]) -> Found:
     given = read(words, spec.options, first_operand_ends=True)
     if unknown := given.unknown:
         return Found(unknown=f"`{name}` has an option hookline does not know: {unknown.shown}")
-    if any(o.name in spec.no_command for o in given.options if len(o.name) == 1):
+    if any(o.name in spec.no_command.split() for o in given.options):
         return Found()
     rest = list(given.operands)
     if name == "env":
@@ -321,16 +342,20 @@ def _su(args: tuple[Word, ...]) -> Found:
     return Found()
 
 
+_WATCH = Options.of("bcegptwx", "qn", "--beep --color --errexit --chgexit --precise --no-title "
+                    "--no-wrap --exec", "--equexit --interval", attached="d",
+                    long_attached="--differences")  # fmt: skip
+
+
 def _watch(args: tuple[Word, ...]) -> Found:
-    words, direct = list(args), False
-    while words and (words[0].value or "").startswith("-"):
-        flag = words.pop(0).value or ""
-        if flag in ("-n", "--interval", "-q", "--equexit"):
-            _take(words)
-        direct |= flag in ("-x", "--exec")
+    """``watch [options] CODE...``: the words joined are run by ``sh -c``, or (``-x``) exec'd."""
+    given = read(args, _WATCH, first_operand_ends=True)
+    if unknown := given.unknown:
+        return Found(unknown=f"`watch` has an option hookline does not know: {unknown.shown}")
+    words = list(given.operands)
     if not words:
         return Found()
-    if direct:
+    if given.named("x", "--exec"):
         return Found((tuple(words),), label="watch -x", wrapper=True)
     return _code("watch", words, label="watch")
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from hookline.permissions.bash import builtins, nodes, programs, subset
+from hookline.permissions.bash import builtins, heredocs, nodes, programs, subset
 from hookline.permissions.bash.grammar import PARSE_BUDGET, parse
 from hookline.permissions.bash.parts import Command, Context, Redirect
 from hookline.permissions.bash.words import MAX_EXPANSIONS, Word, brace_expand, node_text, word_of
@@ -76,6 +76,8 @@ class Reader:
                 return
             if root.has_error:
                 self.unknown.append(f"it does not parse as Bash: {nodes.error_near(root, source)}")
+            elif b"<<" in source and (why := heredocs.reason(root, source)):
+                self.unknown.append(why)
             if "(" in line or "function" in line:  # else no function can be defined
                 self.functions |= nodes.function_names(root, source)
             self.sources.append(source)

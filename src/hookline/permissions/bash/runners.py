@@ -35,6 +35,9 @@ from hookline.permissions.bash.words import Word
 __all__ = ["Runs", "runs"]
 
 
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash", "fish"})
+
+
 @dataclass(frozen=True, slots=True)
 class Runs:
     """What a command runs from its own words: shell code, a command, or why it cannot be read."""
@@ -189,18 +192,18 @@ def _parallel(args: tuple[Word, ...]) -> Runs | None:
 _PLACEHOLDER = re.compile(r"\{[^{}\s]*\}")
 
 
+_SCRIPT = Options.of("aefqhV", "IOBTmEoc", "--append --return --flush --force --quiet",
+                     "--log-in --log-out --log-io --log-timing --logging-format --command --echo "
+                     "--output-limit", attached="t", long_attached="--timing")  # fmt: skip
+
+
 def _script(args: tuple[Word, ...]) -> Runs | None:
-    """util-linux ``script -c CMD``: shell code."""
-    words = [a.value for a in args]
-    for index, value in enumerate(words):
-        if value is None:
-            return Runs(unknown="`script` has an argument only run time knows")
-        if value in ("-c", "--command") or (value.startswith("-") and value.endswith("c")
-                                            and not value.startswith("--")):  # fmt: skip
-            return _joined("script -c", args[index + 1 : index + 2])
-        if value.startswith("--command="):
-            return Runs(code=value.partition("=")[2], label="script -c")
-    return None
+    """util-linux ``script -c CMD``: shell code (its options in any order, abbreviated too)."""
+    given = read(args, _SCRIPT)
+    if unknown := given.unknown:
+        return Runs(unknown=f"`script` has an option hookline does not know: {unknown.shown}")
+    code = given.named("c", "--command")
+    return _joined("script -c", [code.value] if code and code.value else []) if code else None
 
 
 def _joined(label: str, words: Sequence[Word]) -> Runs | None:
