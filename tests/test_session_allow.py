@@ -38,8 +38,7 @@ SCOPES = {
     "cargo build --release": "Bash(cargo build *)",
     "docker compose up -d": "Bash(docker compose *)",
     "kubectl get pods -n x": "Bash(kubectl get *)",
-    "git push": "Bash(git push *)",
-    "git push origin main": "Bash(git push *)",
+    "git push origin feature-x": "Bash(git push *)",
     "go test ./...": "Bash(go test *)",
     "yarn test": "Bash(yarn test *)",
     # npx runs prettier: an allow rule must name both (Claude Code: npx prettier * alone)
@@ -61,6 +60,8 @@ SCOPES = {
     "echo $(date) && touch x": None,  # a substitution
     "ls *.txt | xargs rm": None,  # words only run time knows
     "git push --force origin main": None,  # the dangerous tier asks, in every mode
+    "git push": None,  # so does a push whose destination is not a literal branch
+    "git push origin main": None,  # or is a protected one
 }
 # fmt: on
 
