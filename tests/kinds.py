@@ -82,6 +82,7 @@ E2E: Final = frozenset(
         "test_model_server.py",
         "test_models_anthropic.py",
         "test_models_cli.py",
+        "test_models_docs.py",
         "test_models_openai.py",
         "test_output_words.py",
         "test_permit.py",
