@@ -61,14 +61,15 @@ def run_at_a_terminal(tmp_path: Path, answers: list[tuple[str, str]]) -> str:
 
 
 def test_the_terminal_prompt_shows_the_call_and_an_approval_runs_it(tmp_path: Path) -> None:
-    shown = run_at_a_terminal(tmp_path, [("Approve? [a/d/e/?]", "a\n")])
+    shown = run_at_a_terminal(tmp_path, [("Approve? [a/s/d/e/?]", "a\n")])
     assert "Write" in shown and "approved" in shown  # the tool and its input were shown
+    assert "s allows for the rest of this session: file edits in the workspace" in shown
     assert (tmp_path / "out.txt").read_text() == "approved"
 
 
 def test_a_denial_at_the_terminal_reaches_the_model_and_nothing_is_written(tmp_path: Path) -> None:
     shown = run_at_a_terminal(
-        tmp_path, [("Approve? [a/d/e/?]", "d\n"), ("Message for the model", "use a branch\n")]
+        tmp_path, [("Approve? [a/s/d/e/?]", "d\n"), ("Message for the model", "use a branch\n")]
     )
     assert "tool Write blocked: use a branch" in shown
     assert not (tmp_path / "out.txt").exists()
