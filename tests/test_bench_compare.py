@@ -63,7 +63,6 @@ def test_the_quick_run_measures_memory_start_up_scale_and_command_hooks(
     assert all(s["median_ms"] > 0 and s["peak_mib"] > 0 for s in startup.values())
     commands = results["command_hooks"]["rows"]
     assert all(row["median_ms"] > 0 for row in commands.values())
-    assert commands["sleep_pair"]["median_ms"] < 2000  # the two 1 s hooks ran at once
     assert results["command_hooks"]["cpus"] >= 1
     dispatch = {row["hooks"]: row for row in results["dispatch"]["rows"]}
     assert {"none", "sdk", "python", "python-1"} <= set(dispatch)
