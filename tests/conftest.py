@@ -13,6 +13,9 @@ from hookline.events import Scope
 from hookline.models.providers import PROVIDERS
 from hookline.testing import RecordingHook
 
+#: Marks each test unit or e2e and checks the mark as the test runs (tests/kinds.py says how).
+pytest_plugins = ["kinds"]
+
 
 class ToolSpy:
     """A typed custom tool ``name(text: str)`` that records each input it runs with."""

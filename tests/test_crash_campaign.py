@@ -27,6 +27,10 @@ import pytest
 
 from crash.campaign import POINTS, TIMED, campaign
 
+#: The campaign runs in its first test's setup: minutes on a loaded machine, past the suite's
+#: per-test timeout (pyproject.toml), so this module has a longer one.
+pytestmark = pytest.mark.timeout(1200)
+
 SEED = int(os.environ.get("CRASH_SEED", "25"))
 KILLS = 200
 WORKERS = 4

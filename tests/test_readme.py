@@ -44,6 +44,7 @@ LIMIT = 300
 #: Each shell block that does not run here, found by a piece of its text, and why.
 UNMARKED = {
     ("README.md", "pip install -q -e ."): "installs from PyPI and runs the whole test suite",
+    ("docs/testing.md", "pytest -m unit"): "runs the test suite, in parts",
     ("docs/approvals-and-audit.md", "hookline sessions resume SESSION_ID"): (
         "names a paused session's id"
     ),
@@ -211,6 +212,14 @@ def test_every_unmarked_shell_block_is_listed_with_why() -> None:
     )
     used = {key for keys in listed.values() for key in keys}
     assert set(UNMARKED) - used == set(), "UNMARKED lists blocks that are gone or now marked"
+
+
+def test_ci_runs_the_readmes_test_command_verbatim() -> None:
+    """The quick start's second line (set up, then run the whole suite) is a line of .ci/run."""
+    (quick_start,) = [b for b in SHELL if b.page == "README.md" and "'.[dev]'" in b.code]
+    (command,) = [line for line in quick_start.code.splitlines() if "'.[dev]'" in line]
+    assert command.endswith(".venv/bin/python -m pytest")
+    assert command in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
 
 
 @pytest.mark.parametrize("block", JSON, ids=[block.id for block in JSON])

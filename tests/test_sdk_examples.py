@@ -1,11 +1,10 @@
 """The Claude Agent SDK's own hooks example runs on hookline with only its imports changed.
 
 The example (``hooks.py`` in the examples folder of the claude-agent-sdk sdist) is third-party
-code, so it is not kept here: the test downloads the sdist with pip (into a cache folder,
-checked against its sha256), reads the example out of it, rewrites ``claude_agent_sdk`` to
+code, so it is not kept here: the test reads it out of the sdist (tests/sdk_sdist.py fetches
+and checks it; without network the tests skip, except in CI), rewrites ``claude_agent_sdk`` to
 ``hookline`` in its two import lines and nothing else, and runs it as a program in a fresh
-folder against tests/fake_claude_api.py. Without network the tests skip, unless
-``HOOKLINE_REQUIRE_SDK_EXAMPLE=1`` (CI sets it), which makes that a failure.
+folder against tests/fake_claude_api.py.
 
 What each example must show is what the real SDK shows: the same example, unchanged, run on
 claude-agent-sdk 0.2.189 (its bundled Claude Code CLI 2.1.332) against the same fake API.
@@ -14,64 +13,31 @@ claude-agent-sdk 0.2.189 (its bundled Claude Code CLI 2.1.332) against the same 
 from __future__ import annotations
 
 import difflib
-import hashlib
 import os
 import re
 import subprocess
 import sys
-import tarfile
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+import sdk_sdist
 from fake_claude_api import ClaudeApi, fake_claude_api
 
-SDK = "claude-agent-sdk==0.2.189"
-SDIST = "claude_agent_sdk-0.2.189.tar.gz"
-SDIST_SHA256 = "1d859a142ee6cd97aef972215ed7ab5c09f623018194a6577c7dafbbfa481216"
-EXAMPLE = "claude_agent_sdk-0.2.189/examples/hooks.py"
-#: Read at import, before the tests' own empty home is set: the download is kept between runs.
-CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hookline-tests"
+#: The example, inside the sdist.
+EXAMPLE = "examples/hooks.py"
 #: The example's import lines and what they become.
 IMPORTS = re.compile(r"^from claude_agent_sdk(\.types)? import", re.MULTILINE)
 #: What a script ./foo.sh in the example's folder would create if it ran.
 FOO_RAN = "foo-ran"
 
 
-def fetch_sdist() -> Path:
-    """The sdist in the cache, downloaded with pip when it is not there yet."""
-    kept = CACHE / SDIST
-    if not kept.is_file():
-        CACHE.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=CACHE) as folder:
-            pip = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"]
-            done = subprocess.run(
-                [*pip, SDK, "-d", folder], capture_output=True, text=True, timeout=600
-            )
-            if done.returncode or not Path(folder, SDIST).is_file():
-                raise OSError(f"pip download {SDK} failed: {done.stderr.strip()[-500:]}")
-            os.replace(Path(folder, SDIST), kept)
-    return kept
-
-
 @pytest.fixture(scope="module")
 def original() -> str:
     """The example as the SDK ships it."""
-    try:
-        sdist = fetch_sdist()
-    except (OSError, subprocess.SubprocessError) as failure:
-        if os.environ.get("HOOKLINE_REQUIRE_SDK_EXAMPLE") == "1":
-            pytest.fail(f"HOOKLINE_REQUIRE_SDK_EXAMPLE=1 and the sdist is missing: {failure}")
-        pytest.skip(f"the claude-agent-sdk sdist could not be fetched (no network?): {failure}")
-    digest = hashlib.sha256(sdist.read_bytes()).hexdigest()
-    assert digest == SDIST_SHA256, f"{sdist} is not the sdist this test was written against"
-    with tarfile.open(sdist) as archive:
-        member = archive.extractfile(EXAMPLE)
-        assert member is not None
-        return member.read().decode()
+    return sdk_sdist.read(EXAMPLE)
 
 
 def on_hookline(source: str) -> str:

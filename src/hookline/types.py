@@ -33,8 +33,9 @@ NOT_PROVIDED: Final = frozenset({
     "list_subagents_from_store", "get_subagent_messages_from_store", "rename_session_via_store",
     "tag_session_via_store", "delete_session_via_store", "fork_session_via_store",
     "fold_session_summary", "project_key_for_directory", "import_session_to_store",
-    # plugins, task budgets, the CLI transport
-    "SdkPluginConfig", "TaskBudget", "Transport",
+    # plugins, task budgets, the CLI transport, the tool-annotations class (a tool's
+    # annotations are kept as given: a dict or mcp.types.ToolAnnotations)
+    "SdkPluginConfig", "TaskBudget", "Transport", "ToolAnnotations",
     # task, rate-limit, reset and hook-event messages
     "TaskStartedMessage", "TaskProgressMessage", "TaskUpdatedMessage", "TaskNotificationMessage",
     "TaskNotificationStatus", "TaskUpdatedStatus", "TaskUsage", "TERMINAL_TASK_STATUSES",
