@@ -430,15 +430,28 @@ def test_a_keeper_done_with_a_call_runs_the_next_and_one_killed_meanwhile_is_rep
 
 def test_inherited_descriptors_keep_their_numbers() -> None:
     read, write = os.pipe()
-    moved = os.dup2(write, 17, inheritable=False)
+    number = _free_descriptor(above=100)  # never one this process uses (a keeper's socket)
+    moved = os.dup2(write, number, inheritable=False)
     os.close(write)
     try:
-        done = _run(f"{PY} -c 'import os; os.write(17, b\"through\\n\")'", pass_fds=[17])
+        code = f"import os; os.write({number}, b'through\\n')"
+        done = _run(f'{PY} -c "{code}"', pass_fds=[number])
         os.close(moved)
         assert done.returncode == 0
         assert os.read(read, 100) == b"through\n"
     finally:
         os.close(read)
+
+
+def _free_descriptor(above: int) -> int:
+    """The first descriptor number over ``above`` that this process has not open."""
+    number = above
+    while True:
+        number += 1
+        try:
+            os.fstat(number)
+        except OSError:
+            return number
 
 
 def _running(argv: list[str]) -> bool:
