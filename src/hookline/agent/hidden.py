@@ -135,8 +135,8 @@ def _first_opened(key: bytes, nonce: bytes, data: bytes, mac: str) -> bytes | No
     mac_key = hmac.new(key, b"hookline state mac\0", hashlib.sha256).digest()
     if not hmac.compare_digest(mac, hmac.new(mac_key, nonce + data, hashlib.sha256).hexdigest()):
         return None
-    seed = hmac.new(key, b"hookline state encryption\0", hashlib.sha256).digest()
-    stream = hashlib.shake_256(seed + nonce).digest(len(data))
+    stream_key = hmac.new(key, b"hookline state encryption\0", hashlib.sha256).digest()
+    stream = hashlib.shake_256(stream_key + nonce).digest(len(data))
     plain = (int.from_bytes(data, "big") ^ int.from_bytes(stream, "big")).to_bytes(len(data), "big")
     return zlib.decompress(plain)
 
