@@ -16,6 +16,7 @@ import hookline
 from hookline import Agent, HookRegistry, ScriptedModel
 from hookline.claude.command import CommandHook
 from hookline.hooks.engine import HookRun
+from sentinel_agent import touch_agent
 
 
 def _agent(project: Path, command: str, **options: object) -> tuple[Agent, Path]:
@@ -95,17 +96,7 @@ BOM = "\\357\\273\\277"  # printf's octal for the UTF-8 byte-order mark
 def _prompted(project: Path, command: str, **options: object) -> tuple[hookline.RunResult, Path]:
     """A run whose model calls the ``touch`` tool (which writes the sentinel), with one
     UserPromptSubmit command hook."""
-    sentinel = project / "SENTINEL"
-
-    @hookline.tool
-    def touch(note: str) -> str:
-        """Write the sentinel file."""
-        sentinel.write_text(note)
-        return "touched"
-
-    call = {"id": "toolu_1", "name": "touch", "input": {"note": "ran"}}
-    model = ScriptedModel([{"tool_calls": [call]}, {"text": "done"}])
-    agent = Agent(model, tools=[touch], cwd=project)
+    agent, sentinel = touch_agent(project)
     hook = CommandHook(command, project_dir=str(project))
     agent.registry.add("UserPromptSubmit", hook, **options)  # type: ignore[arg-type]
     return agent.run_sync("write it"), sentinel

@@ -35,14 +35,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import hookline
-from hookline import Agent, Decision, ScriptedModel
+from hookline import Decision
 from hookline.claude.command import CommandHook
 from hookline.claude.http import HttpHook
 from hookline.hooks.engine import FAILED
 from hookline.hooks.protocol import MAX_ANSWER_DEPTH
 from hookline.hooks.runners import PythonHook
 from local_http import RecordingServer, serve
+from sentinel_agent import touch_agent
 
 GATE = "gate"
 EVENTS = ("PreToolUse", "UserPromptSubmit")
@@ -201,18 +201,7 @@ class Outcome:
 def outcome(project: Path, event: str, runner: Any, *, closed: bool) -> Outcome:
     """One agent run: the model calls ``touch``, which writes the sentinel; ``runner`` gates
     ``event``."""
-    sentinel = project / "SENTINEL"
-    sentinel.unlink(missing_ok=True)
-
-    @hookline.tool
-    def touch(note: str) -> str:
-        """Write the sentinel file."""
-        sentinel.write_text(note)
-        return "touched"
-
-    call = {"id": "toolu_1", "name": "touch", "input": {"note": "ran"}}
-    model = ScriptedModel([{"tool_calls": [call]}, {"text": "done"}])
-    agent = Agent(model, tools=[touch], cwd=project)
+    agent, sentinel = touch_agent(project)
     matcher = "touch" if event == "PreToolUse" else None
     agent.registry.add(event, runner, matcher=matcher, name=GATE,
                        failure="closed" if closed else "open")  # fmt: skip
