@@ -68,6 +68,7 @@ E2E: Final = frozenset(
         "test_first_hour_cli.py",
         "test_full_disk.py",
         "test_git_e2e.py",
+        "test_outsider_attacks.py",
         "test_gittree.py",
         "test_hook_answers.py",
         "test_hook_output_visible.py",
