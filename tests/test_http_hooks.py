@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import resource
 import socket
+import sys
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from email.message import Message
@@ -24,12 +26,12 @@ from hookline.claude.http import (
     url_allowed,
     url_refusal,
 )
-from hookline.claude.resources import HookResources
 from hookline.decisions import Decision
 from hookline.errors import ConfigError, InvalidHookOutput
 from hookline.events import PreToolUse, Scope
 from hookline.hooks.engine import Dispatch, HookEngine
 from hookline.hooks.registry import HookRegistry
+from hookline.hooks.resources import HookResources
 from local_http import RecordingHandler, RecordingServer, gzip_bomb, serve
 
 T = TypeVar("T")
@@ -444,3 +446,13 @@ def test_a_gzip_bomb_answer_is_a_failure_and_memory_stays_bounded() -> None:
     assert closed.decision.permission == "deny"
     assert "once decompressed" in (closed.decision.reason or "")
     assert grown_mib < 50
+
+
+def test_the_old_resources_module_warns_and_is_the_hooks_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The resources module moved from the adapter to the hooks layer; its old name warns."""
+    monkeypatch.delitem(sys.modules, "hookline.claude.resources", raising=False)
+    with pytest.warns(DeprecationWarning, match="moved to hookline.hooks.resources"):
+        old = importlib.import_module("hookline.claude.resources")
+    assert old.HookResources is HookResources

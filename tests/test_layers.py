@@ -29,10 +29,15 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ),
     ("hookline.hooks",),
     ("hookline.permissions",),
-    ("hookline.claude", "hookline.trust"),
     ("hookline.tools", "hookline.mcp"),
     ("hookline.agent",),
-    ("hookline.storage", "hookline.audit", "hookline.models"),
+    (
+        "hookline.claude",
+        "hookline.trust",
+        "hookline.storage",
+        "hookline.audit",
+        "hookline.models",
+    ),
     ("hookline.cli", "hookline.demo", "hookline.project", "hookline.sdk", "hookline.testing"),
     ("hookline",),
 )

@@ -44,7 +44,6 @@ from hookline.agent.session import Session
 from hookline.agent.state import Turn
 from hookline.agent.store import SessionStore, open_named
 from hookline.agent.watch import Idle, Watches, followed
-from hookline.claude.resources import HookResources
 from hookline.decisions import NO_DECISION, Decision
 from hookline.errors import ConfigError, ModelError
 from hookline.events import (
@@ -60,6 +59,7 @@ from hookline.events import (
 )
 from hookline.hooks.engine import HookEngine, HookRun
 from hookline.hooks.registry import HookRegistry
+from hookline.hooks.resources import HookResources
 from hookline.hooks.sdk import HookMatcher
 from hookline.tools.approvals import Approval
 from hookline.tools.base import Tool, Toolbox, ToolCall, ToolResult

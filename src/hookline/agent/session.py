@@ -14,11 +14,10 @@ from hookline._support.private import private_dir
 from hookline.agent.messages import Message
 from hookline.agent.options import AgentOptions
 from hookline.agent.transcript import Transcript, cut_after
-from hookline.claude.session_env import env_dir
 from hookline.errors import ConfigError
 from hookline.events import Scope
 from hookline.tools.base import ToolContext, ToolResult, Workspace
-from hookline.tools.shell import Shell
+from hookline.tools.shell import Shell, session_env_dir
 
 if TYPE_CHECKING:
     from hookline.permissions import PermissionPolicy
@@ -172,7 +171,7 @@ class Session:
             cwd=self.cwd,
             workspace=self.workspace,
             session_id=self.id,
-            env_dir=env_dir(self.id, self.scope.transcript_path),
+            env_dir=session_env_dir(self.id, self.scope.transcript_path),
             sandbox=self.sandbox,
             shell=self.shell,
             env=self.env,

@@ -18,9 +18,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar, cast
 
+from hookline._support.url_allow import url_allowed
 from hookline.claude.agent_hook import AGENT_TIMEOUT, AgentHook, InvestigatorFactory
 from hookline.claude.command import CommandHook
-from hookline.claude.http import HttpHook, url_allowed
+from hookline.claude.http import HttpHook
 from hookline.claude.mcp_tool import McpToolHook
 from hookline.claude.prompt_hook import PROMPT_TIMEOUT, JudgeFactory, PromptHook
 from hookline.errors import ConfigError, HookFailure

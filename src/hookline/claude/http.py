@@ -20,29 +20,32 @@ deadline (cancelling the request closes its connection). The pooled client sets 
 it serves hooks with different timeouts, and the runner is not told its own. Outside the engine,
 await ``run`` under a timeout of your own.
 
-Connections: an ``HttpClients`` keeps one pooled keep-alive ``httpx.AsyncClient`` per event loop,
-made on first use; its owner closes it on that loop before the loop ends (``aclose``). Each agent
-owns one (``hookline.agent.runtime.Runtime``) and lends it to the hooks its engine runs
-(``hookline.claude.resources``); closing one agent closes no other's. A hook given ``client``
-uses that pool wherever it runs; one run with no pool at all (``run`` outside an engine) sends
-through a client of its own, closed after the request. There is no process-wide pool.
+Connections: an ``HttpClients`` (``hookline._support.http_pool``) keeps one pooled keep-alive
+``httpx.AsyncClient`` per event loop, made on first use; its owner closes it on that loop before
+the loop ends (``aclose``). Each agent owns one (``hookline.agent.runtime.Runtime``) and lends it
+to the hooks its engine runs (``hookline.hooks.resources``); closing one agent closes no
+other's. A hook given ``client`` uses that pool wherever it runs; one run with no pool at all
+(``run`` outside an engine) sends through a client of its own, closed after the request. There
+is no process-wide pool.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
-from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Awaitable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from hookline._support.http_body import BodyRefused, read_capped
+from hookline._support.http_pool import DEFAULT_POOL as DEFAULT_POOL
+from hookline._support.http_pool import HttpClients as HttpClients
+from hookline._support.http_pool import pooled_or_once
 from hookline._support.process import STREAM_CAP
-from hookline.claude.resources import lent
+from hookline._support.url_allow import listed, url_refusal
+from hookline._support.url_allow import url_allowed as url_allowed
 from hookline.errors import ConfigError, HookFailure, HookTimeout, InvalidHookOutput
 from hookline.hooks.protocol import answer_text, decision_from_output, loads
+from hookline.hooks.resources import lent
 from hookline.hooks.runners import HookRunner
 
 if TYPE_CHECKING:
@@ -53,14 +56,6 @@ if TYPE_CHECKING:
 
 #: Bytes of an HTTP hook's answer read (after decompression), as for a command hook's stdout.
 MAX_ANSWER_BYTES = STREAM_CAP
-#: Hook servers are few and mostly local: a small pool, and idle connections kept across model
-#: turns (httpx's default 5 s expiry would drop them between most tool calls).
-DEFAULT_POOL: Final = {
-    "max_connections": 64,
-    "max_keepalive_connections": 16,
-    "keepalive_expiry": 60,
-}
-
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")  # printable ASCII: no line breaks, no controls
@@ -93,55 +88,6 @@ class AnswerOverCap(HttpHookFailure):
     read: it cannot be a decision."""
 
     kind = "output_over_cap"
-
-
-class HttpClients:
-    """One pooled ``httpx.AsyncClient`` per running event loop, made on first use (httpx is
-    imported then: a program that sends no HTTP request never loads it)."""
-
-    def __init__(self, *, limits: httpx.Limits | None = None) -> None:
-        self.limits = limits
-        self._clients: dict[asyncio.AbstractEventLoop, httpx.AsyncClient] = {}
-
-    def client(self) -> httpx.AsyncClient:
-        """The running loop's client."""
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None or client.is_closed:
-            import httpx
-
-            self._forget_closed_loops()
-            limits = self.limits or httpx.Limits(**DEFAULT_POOL)
-            client = httpx.AsyncClient(limits=limits, timeout=None, follow_redirects=False)
-            self._clients[loop] = client
-        return client
-
-    async def aclose(self) -> None:
-        """Close the running loop's client; forget those of loops already closed."""
-        client = self._clients.pop(asyncio.get_running_loop(), None)
-        self._forget_closed_loops()
-        if client is not None:
-            await client.aclose()
-
-    def _forget_closed_loops(self) -> None:
-        for loop in list(self._clients):  # a copy: other threads' loops may add clients
-            if loop.is_closed():
-                self._clients.pop(loop, None)
-
-
-@asynccontextmanager
-async def pooled_or_once(clients: HttpClients | None) -> AsyncIterator[httpx.AsyncClient]:
-    """The running loop's client of ``clients``; with no pool, a client for this one request,
-    closed after it (so nothing is left open that nobody owns)."""
-    if clients is not None:
-        yield clients.client()
-        return
-    import httpx
-
-    async with httpx.AsyncClient(
-        limits=httpx.Limits(**DEFAULT_POOL), timeout=None, follow_redirects=False
-    ) as client:
-        yield client
 
 
 def __getattr__(name: str) -> Any:
@@ -190,7 +136,7 @@ class HttpHook(HookRunner):
         self.allowed = self.refusal is None
         #: The pool this hook always posts through; None: its engine's (``run_with``).
         self.clients = client
-        names, source = _listed(allowed_env_vars), os.environ if env is None else env
+        names, source = listed(allowed_env_vars), os.environ if env is None else env
         filled = {k: interpolate(v, names, source) for k, v in (headers or {}).items()}
         self._headers = _checked_headers(filled)
 
@@ -253,86 +199,6 @@ def read_answer(event_name: str, body: bytes) -> Decision | None:
     return decision_from_output(event_name, data) if data else None
 
 
-def url_allowed(url: str, patterns: Sequence[str] | None) -> bool:
-    """Whether ``allowedHttpHookUrls`` lets ``url`` through.
-
-    With ``patterns`` None every URL is allowed, with ``[]`` none, with ``["*"]`` every one. A
-    pattern (``scheme://host[:port][/path]``, ``*`` standing for any run of characters inside
-    one part) is matched part by part on the parsed URL, never on its text: scheme and host
-    ignoring case, the port (a pattern without one allows only the scheme's default port), and
-    the path (a pattern without one allows any path; one with a ``..`` segment, even encoded,
-    never matches). So ``http://localhost:1@127.0.0.1/`` goes to 127.0.0.1 and does not match
-    ``http://localhost:*``."""
-    if patterns is None:
-        return True
-    import httpx
-
-    try:
-        parsed = httpx.URL(url)
-    except httpx.InvalidURL:
-        return False
-    if ".." in parsed.path.split("/"):
-        return False
-    return any(p == "*" or _UrlPattern.parse(p).matches(parsed) for p in _listed(patterns))
-
-
-def url_refusal(url: str, patterns: Sequence[str] | None) -> str | None:
-    """Why an HTTP hook may not POST to ``url``; None when it may. Besides ``url_allowed``, a
-    URL carrying userinfo (``http://user@host/``) is always refused: a reader, or a loose
-    pattern, takes the text before the ``@`` for the host."""
-    import httpx
-
-    try:
-        userinfo = httpx.URL(url).userinfo
-    except httpx.InvalidURL:
-        return "the URL cannot be parsed"
-    if userinfo:
-        return "the URL carries userinfo (user:password@), which hookline refuses"
-    if not url_allowed(url, patterns):
-        return "the URL does not match allowedHttpHookUrls"
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class _UrlPattern:
-    """One ``allowedHttpHookUrls`` entry, split into the parts a URL is matched on."""
-
-    scheme: str
-    host: str
-    port: str | None
-    path: str | None
-
-    @classmethod
-    def parse(cls, pattern: str) -> _UrlPattern:
-        """The parts of ``pattern``; one that is not ``scheme://host[:port][/path]`` (with
-        userinfo, say) matches nothing."""
-        found = _URL_PATTERN.fullmatch(pattern)
-        if found is None or "@" in found["host"]:
-            return _NOTHING
-        host = found["host"].removeprefix("[").removesuffix("]")
-        return cls(found["scheme"].lower(), host.lower(), found["port"], found["path"])
-
-    def matches(self, url: httpx.URL) -> bool:
-        if self is _NOTHING or not _glob(self.scheme).fullmatch(url.scheme):
-            return False
-        if not _glob(self.host).fullmatch(url.host.lower()):
-            return False
-        port = url.port if url.port is not None else _DEFAULT_PORTS.get(url.scheme)
-        wanted = _DEFAULT_PORTS.get(url.scheme) if self.port is None else self.port
-        if not _glob(str(wanted)).fullmatch(str(port)):
-            return False
-        return self.path is None or _glob(self.path).fullmatch(url.path) is not None
-
-
-_URL_PATTERN = re.compile(
-    r"(?P<scheme>[A-Za-z*][A-Za-z0-9+.*-]*)://(?P<host>\[[^\]/]*\]|[^:/]+)"
-    r"(?::(?P<port>[0-9*]+))?(?P<path>/.*)?",
-    re.DOTALL,
-)
-_NOTHING = _UrlPattern("", "", None, None)
-_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
-
-
 def interpolate(value: str, allowed: Sequence[str], env: Mapping[str, str]) -> str:
     """``value`` with ``$VAR`` / ``${VAR}`` filled for allowed names; others become empty."""
 
@@ -341,15 +207,6 @@ def interpolate(value: str, allowed: Sequence[str], env: Mapping[str, str]) -> s
         return env.get(name, "") if name in allowed else ""
 
     return _ENV_REF.sub(fill, value)
-
-
-def _listed(names: Sequence[str]) -> tuple[str, ...]:
-    """A bare string is one entry, not a list of characters (``"*"`` would allow everything)."""
-    return (names,) if isinstance(names, str) else tuple(names)
-
-
-def _glob(pattern: str) -> re.Pattern[str]:
-    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")))
 
 
 def _check_url(url: str) -> None:

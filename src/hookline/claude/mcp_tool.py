@@ -14,7 +14,7 @@ connected, or one that cannot answer is a failure of kind ``mcp_error``: like an
 hook it fails open, unless the handler says ``"onFailure": "block"``.
 
 The connections are the agent's: it lends its MCP servers, once started, to the hooks its
-engine runs (``hookline.claude.resources``), so a hook reaches only its own agent's servers, and
+engine runs (``hookline.hooks.resources``), so a hook reaches only its own agent's servers, and
 another agent closing its own never touches them. Run with none lent (``run`` outside an
 engine, or before the servers start), the server is not connected: a failure.
 """
@@ -24,12 +24,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Mapping
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final
 
 from hookline._support.process import Finished
 from hookline.claude.command import CommandHook
-from hookline.claude.resources import lent
 from hookline.errors import HookFailure, ToolError
+from hookline.hooks.resources import McpCaller as McpCaller
+from hookline.hooks.resources import lent
 from hookline.hooks.runners import HookRunner
 
 if TYPE_CHECKING:
@@ -37,17 +38,6 @@ if TYPE_CHECKING:
     from hookline.events import HookEvent
 
 _PLACEHOLDER: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)*)\}")
-
-
-class McpCaller(Protocol):
-    """What an ``mcp_tool`` hook calls through: its agent's MCP connections."""
-
-    async def call_text(
-        self, server: str, tool: str, arguments: dict[str, Any]
-    ) -> tuple[str, bool]:
-        """The tool's text output and whether it is an error; a ToolError when the server
-        cannot answer."""
-        ...
 
 
 class McpToolFailed(HookFailure):

@@ -30,10 +30,9 @@ import click
 from pydantic import ValidationError
 
 from hookline._support.display import shown
+from hookline._support.http_pool import HttpClients
 from hookline.agent.subagent_types import AGENT_TOOL
-from hookline.claude.http import HttpClients
 from hookline.claude.lint import lint
-from hookline.claude.resources import HookResources
 from hookline.cli.inventory import HookRow, rows
 from hookline.cli.own_stdout import hook_output_to_stderr
 from hookline.cli.render import echo, emit_json, say, warn
@@ -41,6 +40,7 @@ from hookline.decisions import UNCHANGED
 from hookline.errors import ConfigError, ToolInputError
 from hookline.events import event_class
 from hookline.hooks.engine import HookEngine
+from hookline.hooks.resources import HookResources
 from hookline.permissions import PermissionPolicy
 from hookline.project import load_hooks
 from hookline.tools.base import ToolContext, Workspace

@@ -123,7 +123,7 @@ class HookEngine:
     """Dispatches events to the hooks of a registry.
 
     ``resources``: what the engine's owner lends the hooks it runs, handed to each runner's
-    ``run_with`` (an agent lends its HTTP pool and MCP servers: ``hookline.claude.resources``).
+    ``run_with`` (an agent lends its HTTP pool and MCP servers: ``hookline.hooks.resources``).
     The owner closes them, never the engine; an engine given none lends nothing, and such a
     runner makes what it needs for the one call."""
 

@@ -4,7 +4,7 @@
 entries, a ``.mcp.json`` path, or the configs ``load_project`` found) and calls ``start``
 before SessionStart fires and ``close`` after SessionEnd: the servers' tools join the agent's
 toolbox as ``mcp__<server>__<tool>``, and the agent lends them to its own ``mcp_tool`` hooks
-(``hookline.claude.resources``): no other agent's hooks reach them. Servers start
+(``hookline.hooks.resources``): no other agent's hooks reach them. Servers start
 concurrently; one that cannot start leaves its tools out and a note for the model saying why,
 and the others run.
 

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from hookline._support.http_body import BodyRefused, read_capped
-from hookline.claude.http import HttpClients, pooled_or_once, url_allowed
+from hookline._support.http_pool import HttpClients, pooled_or_once
+from hookline._support.url_allow import url_allowed
 from hookline.decisions import Answer, Origin
 from hookline.errors import ConfigError
 from hookline.hooks.spec import HANDLER_TIMEOUT

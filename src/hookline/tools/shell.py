@@ -52,3 +52,9 @@ class Shell:
 
     def _inside(self, where: Path) -> bool:
         return any(where == root or root in where.parents for root in self.roots)
+
+
+def session_env_dir(session_id: str, transcript_path: str) -> Path:
+    """The folder of a session's env files (``CLAUDE_ENV_FILE``), which Bash sources before
+    each command: ``<state>/session-env/<session_id>/`` beside ``<state>/transcripts/``."""
+    return Path(transcript_path).parent.parent / "session-env" / session_id
