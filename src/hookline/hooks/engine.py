@@ -1,4 +1,4 @@
-"""The hook engine: select -> run -> merge, then let observers see the result.
+"""The hook engine: select -> run -> merge, telling its stream what it does.
 
 ``dispatch(event)`` picks the hooks registered for the event whose matcher accepts it, runs the
 transformers one after another (each sees the previous rewrite), then the gates concurrently on
@@ -15,6 +15,11 @@ Background hooks (``HookRunner.background``: ``async`` command hooks) are such o
 finished runs wait in ``take_late()`` for the loop to tell the model, and which
 ``stop_background()`` cancels (recorded with failure ``cancelled``) when the session ends.
 
+The engine tells the stream it was made with (``hookline._support.stream``) of each event it
+dispatches (``EventDispatched``, before its hooks run) and each hook run (``HookRun``, as it
+finishes), when someone subscribed to that kind: the audit log, the command line, a run's
+result. What its hooks answer is the separate, deciding channel.
+
 A dispatch may give its hooks one shared ``budget`` of seconds (SessionEnd's): each hook gets
 what is left of it, at most its own timeout, and one still running when it is spent is stopped
 (a command hook's process group killed) and recorded as a ``timeout`` that names the budget.
@@ -26,7 +31,7 @@ import asyncio
 import inspect
 import os
 import traceback
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from time import perf_counter
@@ -34,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from hookline._support.eager import run_eagerly
 from hookline._support.frozen import freeze
+from hookline._support.stream import Stream
 from hookline.decisions import NO_DECISION, UNCHANGED, Decision, merge
 from hookline.errors import HookFailure, InvalidHookOutput
 from hookline.hooks.registry import HookRegistry, Plan, plan_of
@@ -45,8 +51,13 @@ if TYPE_CHECKING:
 
 #: When a hook started (``perf_counter``), the seconds it may take, and the dispatch's budget.
 _Clock = tuple[float, float, "Budget | None"]
-#: Called with a HookRun (or, for event monitors, a HookEvent).
-Monitor = Callable[[Any], None]
+
+
+@dataclass(frozen=True, slots=True)
+class EventDispatched:
+    """A stream record: ``event`` is dispatched, before its hooks run."""
+
+    event: HookEvent
 
 
 @dataclass(slots=True)
@@ -125,29 +136,31 @@ class HookEngine:
     ``resources``: what the engine's owner lends the hooks it runs, handed to each runner's
     ``run_with`` (an agent lends its HTTP pool and MCP servers: ``hookline.claude.resources``).
     The owner closes them, never the engine; an engine given none lends nothing, and such a
-    runner makes what it needs for the one call."""
+    runner makes what it needs for the one call.
 
-    def __init__(self, registry: HookRegistry | None = None, *, resources: object = None) -> None:
+    ``stream``: where it tells what it does (``EventDispatched``, ``HookRun``); a new one of
+    its own when none is given."""
+
+    def __init__(
+        self,
+        registry: HookRegistry | None = None,
+        *,
+        resources: object = None,
+        stream: Stream | None = None,
+    ) -> None:
         self.registry = registry if registry is not None else HookRegistry()
         self.resources = resources
-        self._monitors: list[Monitor] = []
-        self._event_monitors: list[Monitor] = []
+        self.stream = stream if stream is not None else Stream()
         self._background: set[asyncio.Task[HookRun]] = set()
         #: Finished runs of background hooks, with their events, not yet shown to the model.
         self._late: list[tuple[HookEvent, HookRun]] = []
         #: The background hooks' tasks still running, for ``stop_background``.
         self._stoppable: set[asyncio.Task[HookRun]] = set()
 
-    def monitor(self, fn: Monitor, *, events: bool = False) -> Callable[[], None]:
-        """Call ``fn`` with every HookRun as it completes (and, with ``events``, with every
-        event as it is dispatched). Returns a function that stops it."""
-        subscribers = self._event_monitors if events else self._monitors
-        subscribers.append(fn)
-        return lambda: subscribers.remove(fn) if fn in subscribers else None
-
     def listens(self, event: str) -> bool:
-        """Whether dispatching ``event`` could matter: a hook or an event monitor wants it."""
-        return bool(self._event_monitors or self.registry.plan(event).specs)
+        """Whether dispatching ``event`` could matter: a hook or a subscriber to
+        ``EventDispatched`` wants it."""
+        return self.stream.wants(EventDispatched) or bool(self.registry.plan(event).specs)
 
     async def fire(self, scope: Scope, kind: type[HookEvent], **fields: Any) -> Dispatch | None:
         """Dispatch a ``kind`` event of ``scope`` with ``fields``; None, without building it,
@@ -160,8 +173,7 @@ class HookEngine:
     async def dispatch(self, event: HookEvent, *, budget: float | None = None) -> Dispatch:
         """Run the hooks that match ``event`` and merge their answers; ``budget``: seconds
         they share, observers started in the background included."""
-        for notify in self._event_monitors:
-            notify(event)
+        self.stream.tell(EventDispatched, event)
         plan = self.registry.plan(event.name)
         if not plan.specs:
             return Dispatch(event, NO_DECISION)
@@ -360,8 +372,7 @@ class HookEngine:
             trace,
             event.agent_id,
         )
-        for notify in self._monitors:
-            notify(run)
+        self.stream.emit(run)
         return run
 
 
