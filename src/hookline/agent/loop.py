@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 from hookline._support.run import run as run_to_end
 from hookline.agent import compaction, ending, pause, switch
@@ -34,7 +34,7 @@ from hookline.agent.messages import Message, ToolResultBlock
 from hookline.agent.model import ModelClient
 from hookline.agent.model_calls import RequestStopped, Unsendable, answered, prepared
 from hookline.agent.observers import Handle, Observer, Observers, Watcher, audit_log
-from hookline.agent.options import AgentOptions, ConvertsToAgentOptions
+from hookline.agent.options import AgentOptions, AgentSettings, ConvertsToAgentOptions
 from hookline.agent.pause import Answers, Persistence
 from hookline.agent.replies import contexts, late, refused, results_message
 from hookline.agent.result import RunResult
@@ -85,7 +85,7 @@ class Agent:
         hooks: Mapping[str, Sequence[HookMatcher]] | HookRegistry | None = None,
         options: AgentOptions | ConvertsToAgentOptions | None = None,
         runtime: Runtime | None = None,
-        **settings: Any,
+        **settings: Unpack[AgentSettings],
     ) -> None:
         self.model = model
         self.options = AgentOptions.resolve(options, settings)
