@@ -22,6 +22,7 @@ from hookline.agent.observers import Observer, install_audit
 from hookline.agent.store import SessionStore, install_opener
 
 if TYPE_CHECKING:  # the table below, for type checkers (a test keeps the two equal)
+    from hookline._support.version import __version__ as __version__
     from hookline.agent.loop import Agent as Agent
     from hookline.agent.messages import Message as Message
     from hookline.agent.model import ModelClient as ModelClient
@@ -143,6 +144,7 @@ if TYPE_CHECKING:  # the table below, for type checkers (a test keeps the two eq
 #: public package gives (``hookline.sdk``, ``hookline.types``, ``hookline.models``, ...) come
 #: from that package, which lists where they are defined.
 _EXPORTS: Final = Exports.of(__name__, {
+    "hookline._support.version": ("__version__",),
     "hookline.agent.loop": ("Agent",),
     "hookline.agent.messages": ("Message",),
     "hookline.agent.model": ("ModelClient", "StreamingModelClient"),
@@ -189,9 +191,7 @@ _EXPORTS: Final = Exports.of(__name__, {
     ),
 })  # fmt: skip
 
-__version__ = "0.1.0"
-
-__all__ = [*_EXPORTS.names, "__version__"]
+__all__ = _EXPORTS.names
 
 
 def __getattr__(name: str) -> Any:
