@@ -9,8 +9,8 @@ to the closing one.
 
 Every pattern is linear in the length of the text: each starts with a literal or at a token
 boundary (a lookbehind), and no two quantifiers can share the characters they consume, so no
-start position scans more than its own token. ``bench/bench_redact.py`` times 1 MB adversarial
-strings; ``tests/test_redact_corpus.py`` plants secrets of every kind.
+start position scans more than its own token. ``tests/test_redact_corpus.py`` plants secrets of
+every kind.
 
 Not a kind: password-like pairs in any case (``password=…``, ``"api_key": "…"``), matched
 where a keyword starts (``PAIR``), and values under secret-looking dict keys (``SECRET_KEY``).
