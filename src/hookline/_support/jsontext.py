@@ -22,9 +22,13 @@ def _refuse(value: Any) -> NoReturn:
 
 def _encoder(*, sort_keys: bool, allow_nan: bool, default: Callable[[Any], Any]) -> Any:
     encoder = json.JSONEncoder(
-        ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys, allow_nan=allow_nan,
-        default=default, check_circular=False,
-    )  # fmt: skip
+        ensure_ascii=False,
+        separators=(",", ":"),
+        sort_keys=sort_keys,
+        allow_nan=allow_nan,
+        default=default,
+        check_circular=False,
+    )
     return encoder.encode
 
 
