@@ -33,6 +33,7 @@ import re
 import sys
 import types
 import typing
+import warnings
 from collections.abc import Iterator
 from contextvars import ContextVar
 from pathlib import Path, PurePath
@@ -284,7 +285,9 @@ def load(package: str, root: Path) -> dict[str, Module]:
         parts = path.relative_to(root.parent).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        modules[name] = Module(name, tree, importlib.import_module(name))
+        with warnings.catch_warnings():  # an old name of a moved module warns as it imports
+            warnings.filterwarnings("ignore", r".* moved to ", DeprecationWarning)
+            modules[name] = Module(name, tree, importlib.import_module(name))
     return modules
 
 

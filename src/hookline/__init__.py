@@ -20,6 +20,7 @@ from hookline.agent.observers import Observer, install_audit
 from hookline.agent.store import SessionStore, install_opener
 
 if TYPE_CHECKING:  # the names __getattr__ gives, for type checkers and readers
+    from hookline._support.version import __version__
     from hookline.agent.loop import Agent
     from hookline.agent.messages import Message
     from hookline.agent.model import ModelClient
@@ -150,6 +151,7 @@ _WHERE: Final[dict[str, tuple[str, ...]]] = {
     "hookline.tools.approvals": ("Approval", "ApprovalRequest", "Approver", "Unavailable"),
     "hookline.tools.base": ("Tool", "ToolCall", "ToolContext", "ToolResult", "Workspace"),
     "hookline.tools.function": ("FunctionTool",),
+    "hookline._support.version": ("__version__",),
     "hookline.sdk.client": ("ClaudeSDKClient", "query"),
     "hookline.sdk.options": ("ClaudeAgentOptions",),
     "hookline.sdk.errors": (
@@ -215,8 +217,6 @@ def _named_model(spec: str) -> ModelClient:
 install_opener(_open_store)
 install_audit(_agent_audit)
 install_resolver(_named_model)
-
-__version__ = "0.1.0"
 
 __all__ = [
     "EVENTS",

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from hookline._support.private import FOLDER as PRIVATE
 from hookline.agent.imports import mentions, target
 from hookline.errors import ToolInputError
+from hookline.permissions.file_tools import PATH_KEYS
 
 if TYPE_CHECKING:  # the built-in tools are imported where a rule or a skill needs them
     from hookline.permissions.policy import PermissionPolicy
@@ -53,8 +54,6 @@ logger = logging.getLogger(__name__)
 
 #: Bytes an instruction file or SKILL.md may have; a larger one is left out, with a warning.
 MAX_BYTES = 64 * 1024
-#: The input keys of a tool call that name a path it touches (file tools, Glob, Grep).
-PATH_KEYS = ("file_path", "path", "notebook_path")
 #: How many imports deep files are followed (Claude Code's five hops): a file imported by a
 #: file imported five deep is not read.
 MAX_IMPORT_DEPTH = 5

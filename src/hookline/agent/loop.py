@@ -27,6 +27,7 @@ from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
+import hookline.wording as wording
 from hookline._support.run import run as run_to_end
 from hookline.agent import compaction, ending, pause, switch
 from hookline.agent.instructions import Instruction, Instructions, import_refusal, skill_tool
@@ -43,7 +44,6 @@ from hookline.agent.session import Session
 from hookline.agent.state import Turn
 from hookline.agent.store import SessionStore, open_named
 from hookline.agent.watch import Idle, Watches, followed
-from hookline.claude import wording
 from hookline.claude.resources import HookResources
 from hookline.decisions import NO_DECISION, Decision
 from hookline.errors import ConfigError, ModelError

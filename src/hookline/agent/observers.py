@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from hookline.agent.plug import Plug
 from hookline.errors import ConfigError
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from hookline.tools.pipeline import ToolStarted
 
     #: What ``agent.watch`` passes its function.
-    Progress = HookEvent | HookRun | ToolStarted | ToolResult | Message
+    Progress: TypeAlias = HookEvent | HookRun | ToolStarted | ToolResult | Message
 
 logger = logging.getLogger(__name__)
 

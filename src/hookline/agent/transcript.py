@@ -40,9 +40,9 @@ from hookline._support.jsontext import compact
 from hookline._support.private import open_private
 from hookline.agent.messages import Message, TextBlock, ToolResultBlock
 from hookline.agent.state import conversation
-from hookline.claude.wording import REMINDER_OPEN
 from hookline.errors import ConfigError, RecordError
 from hookline.tools.base import ToolCall, ToolResult
+from hookline.wording import REMINDER_OPEN
 
 VERSION = "hookline-0.1"
 

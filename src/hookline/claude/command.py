@@ -46,9 +46,9 @@ from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+import hookline.wording as wording
 from hookline._support.credentials import without_credentials
 from hookline._support.process import STREAM_CAP, Finished, run_process
-from hookline.claude import wording
 from hookline.claude.project_dir import guarded, shell_code_index
 from hookline.decisions import NO_DECISION, Decision
 from hookline.errors import HookFailure, InvalidHookOutput, ToolError, WrongHookEvent

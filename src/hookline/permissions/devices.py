@@ -22,12 +22,13 @@ import stat
 from collections.abc import Mapping
 from dataclasses import replace
 from fnmatch import fnmatchcase
-from typing import Any, Final
+from typing import Any
 
 from hookline.permissions import paths, proving, targets
 from hookline.permissions.bash import Analysis, Command
 from hookline.permissions.bash.options import Options, read
 from hookline.permissions.bash.words import Word
+from hookline.permissions.file_tools import WRITERS
 from hookline.permissions.proving import KERNEL, Place, Seen
 from hookline.permissions.readonly import why_command_not_read_only
 
@@ -190,13 +191,9 @@ def _kernel(path: str) -> bool:
     return not (_HARMLESS.fullmatch(path) or path.startswith(_SHARED))
 
 
-#: The file tools' path keys.
-_FILE_TOOLS: Final = {"Write": "file_path", "Edit": "file_path", "NotebookEdit": "notebook_path"}
-
-
 def file_write(tool_name: str, tool_input: Mapping[str, Any], place: Place) -> str | None:
     """ "disk", "kernel" or None for the path a file tool writes (``Write`` of ``/dev/sda``)."""
-    path = tool_input.get(_FILE_TOOLS.get(tool_name, ""))
+    path = tool_input.get(WRITERS.get(tool_name, ""))
     if not isinstance(path, str) or not path:
         return None
     return path_kind(paths.absolute(path, place.cwd, place.home))

@@ -36,16 +36,12 @@ from hookline.events import ToolEvent
 from hookline.layers import suggestion
 from hookline.matchers import Matcher
 from hookline.permissions.command_rules import command_matches
+from hookline.permissions.file_tools import RULE_FIELDS
 from hookline.permissions.paths import forms, real
 
 if TYPE_CHECKING:
     from hookline.events import HookEvent
 
-#: For each path rule, the tools it covers and the input field holding their path.
-_PATH_FIELDS: Final = {
-    "Read": {"Read": "file_path", "Glob": "path", "Grep": "path"},
-    "Edit": {"Edit": "file_path", "Write": "file_path", "NotebookEdit": "notebook_path"},
-}
 #: Path rules Claude Code accepts but never consults, and the rule to write instead.
 _UNCONSULTED: Final = {"Write": "Edit", "MultiEdit": "Edit", "NotebookEdit": "Edit", "Glob": "Read"}
 _NAME = re.compile(r"[A-Za-z0-9_.*-]+")
@@ -81,7 +77,7 @@ class PermissionRule:
         tool out of what the model is offered, as Claude Code does."""
         if self.specifier is not None and not (self.tool == "Bash" and self.specifier == "*"):
             return False
-        if self.tool in _PATH_FIELDS:  # Read covers Grep and Glob calls, but names only Read
+        if self.tool in RULE_FIELDS:  # Read covers Grep and Glob calls, but names only Read
             return tool_name == self.tool
         return _name_matches(self.tool, tool_name, every=False)
 
@@ -106,8 +102,8 @@ class PermissionRule:
         if self.tool == "Bash":
             command = tool_input.get("command")
             return isinstance(command, str) and command_matches(spec, command, every=every)
-        if self.tool in _PATH_FIELDS:
-            path = tool_input.get(_PATH_FIELDS[self.tool][tool_name])
+        if self.tool in RULE_FIELDS:
+            path = tool_input.get(RULE_FIELDS[self.tool][tool_name])
             if not isinstance(path, str):
                 return False
             home = home or str(Path.home())
@@ -118,7 +114,7 @@ class PermissionRule:
         """Whether this path rule covers ``path``, absolute and with no link on it, read from
         each ``(folder, home)`` of ``anchors`` (``./`` rules start at the folder): what
         ``matches`` does without resolving anything, for a walk of many paths."""
-        if self.tool not in _PATH_FIELDS:
+        if self.tool not in RULE_FIELDS:
             return False
         spec = self.specifier
         return spec is None or any(_form_matches(spec, path, cwd=c, home=h) for c, h in anchors)
@@ -227,8 +223,8 @@ def _balanced(text: str) -> bool:
 
 
 def _name_matches(rule_tool: str, tool_name: str, *, every: bool) -> bool:
-    if rule_tool in _PATH_FIELDS:
-        return tool_name in _PATH_FIELDS[rule_tool]
+    if rule_tool in RULE_FIELDS:
+        return tool_name in RULE_FIELDS[rule_tool]
     if "*" in rule_tool:  # allow rules take a name wildcard only after mcp__<server>__
         allowed = not every or re.match(r"mcp__[^*]+?__", rule_tool) is not None
         return allowed and _wildcard(rule_tool, ".*").fullmatch(tool_name) is not None

@@ -40,6 +40,7 @@ from hookline.errors import ConfigError
 from hookline.events import PermissionMode
 from hookline.permissions.bash import Command, analyze
 from hookline.permissions.command_rules import SAFE_ENV
+from hookline.permissions.file_tools import WRITERS
 from hookline.permissions.policy import SESSION_SOURCE, PermissionPolicy, evaluate
 from hookline.permissions.readonly import why_command_not_read_only
 from hookline.permissions.rules import PermissionRule
@@ -53,7 +54,6 @@ _NO_PREFIX: Final = words(
     "sudo doas su env bash sh zsh dash fish eval exec xargs python python3 node ruby perl php "
     "ssh nohup time timeout nice watch command builtin find awk sed"
 )
-_FILE_TOOLS: Final = {"Edit": "file_path", "Write": "file_path", "NotebookEdit": "notebook_path"}
 _GLOB = frozenset("*?[]{}")
 _EDIT_MODES: Final = frozenset({"default", "auto"})
 
@@ -130,8 +130,8 @@ def _rules(
     if tool_name == "Bash":
         command = tool_input.get("command")
         texts = _bash(command) if isinstance(command, str) else ()
-    elif tool_name in _FILE_TOOLS:
-        texts = [_folder_rule(tool_input.get(_FILE_TOOLS[tool_name]), cwd=cwd, home=home)]
+    elif tool_name in WRITERS:
+        texts = [_folder_rule(tool_input.get(WRITERS[tool_name]), cwd=cwd, home=home)]
     elif tool_name == "WebFetch":
         texts = [_domain_rule(tool_input.get("url"))]
     else:

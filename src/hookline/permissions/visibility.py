@@ -14,19 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
+from hookline.permissions.file_tools import READERS, WRITERS
 from hookline.permissions.paths import PRIVATE, absolute, protected_part
 from hookline.permissions.protected import protected_set
 
 if TYPE_CHECKING:
     from hookline.permissions.policy import PermissionPolicy
     from hookline.permissions.rules import PermissionRule
-
-#: The reading tools and the input field holding their path.
-READERS: Final = {"Read": "file_path", "Glob": "path", "Grep": "path"}
-#: The file-writing tools and the input field holding their path.
-WRITERS: Final = {"Write": "file_path", "Edit": "file_path", "NotebookEdit": "notebook_path"}
 
 
 def private_reason(
@@ -108,5 +104,5 @@ class ReadFilter:
 
     def hides(self, path: str) -> bool:
         """Whether a Read deny rule covers absolute ``path`` (as given or its real path)."""
-        given = {"file_path": path}
+        given = {READERS["Read"]: path}
         return any(r.matches("Read", given, cwd=self.cwd, home=self.home) for r in self.rules)

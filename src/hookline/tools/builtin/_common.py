@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from hookline._support.threads import Stop, in_thread
 from hookline.errors import ToolError, ToolInputError
+from hookline.permissions.file_tools import PATH_FIELDS
 from hookline.tools.base import Tool, ToolContext
 from hookline.tools.builtin._skipped import Skipped
 from hookline.tools.function import validate
@@ -43,7 +44,8 @@ class BuiltinTool(Tool, Generic[InputT]):
     """A built-in tool: its input model gives the schema, validation and path normalisation."""
 
     input_model: type[InputT]
-    #: The input key holding a path that ``prepare`` makes absolute, if any.
+    #: The input key holding a path that ``prepare`` makes absolute, if any: a file tool's
+    #: path field (``hookline.permissions.file_tools``).
     path_key: str | None = None
     #: The work awaits a thread or a process, so the pipeline's timeout applies.
     suspends = True
@@ -52,6 +54,8 @@ class BuiltinTool(Tool, Generic[InputT]):
         super().__init_subclass__(**kwargs)
         if "input_model" in cls.__dict__:
             cls.input_schema = schema_of(cls.input_model)
+        if "name" in cls.__dict__:
+            cls.path_key = PATH_FIELDS.get(cls.name)
 
     def parse(self, raw: Any) -> InputT:
         """``raw`` checked against the input model, or a ToolInputError."""

@@ -60,7 +60,6 @@ class Read(BlockingTool[ReadInput]):
         "fails; use Glob to list files instead. Bytes that are not UTF-8 are replaced."
     )
     input_model = ReadInput
-    path_key = "file_path"
     read_only = True
     timeout = 30.0
 
@@ -100,7 +99,6 @@ class Write(BlockingTool[WriteInput]):
         "change. Read an existing file first so you do not overwrite content you have not seen."
     )
     input_model = WriteInput
-    path_key = "file_path"
     timeout = 30.0
 
     def work(self, args: WriteInput, ctx: ToolContext, stop: Stop) -> Any:
@@ -132,7 +130,6 @@ class Edit(BlockingTool[EditInput]):
         "Use replace_all to rename something throughout the file."
     )
     input_model = EditInput
-    path_key = "file_path"
     timeout = 30.0
 
     def prepare(self, raw: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:

@@ -98,7 +98,6 @@ class Glob(BlockingTool[GlobInput]):
         "`.hookline` and files a Read deny rule covers. Use Grep to search file contents."
     )
     input_model = GlobInput
-    path_key = "path"
     read_only = True
     timeout = 60.0
 
@@ -147,7 +146,6 @@ class Grep(BuiltinTool[GrepInput]):
         "rule covers."
     )
     input_model = GrepInput
-    path_key = "path"
     read_only = True
     timeout = 60.0
 
