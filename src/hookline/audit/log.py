@@ -14,8 +14,8 @@ never ran. The call's hook runs ride in them, in ``data["hooks"]`` (``hookline.a
 gives them back as rows of their own): the PreToolUse and PermissionRequest runs in
 ``tool_started``, the later ones in ``tool``. Hook runs of other events are ``hook`` records, as
 are those of a call cut off before either record (written when the run ends or the agent
-closes). Two records per call instead of one per hook run: a call with five hooks cost half as
-much to record this way (bench/README.md).
+closes). Two records per call instead of one per hook run: a call with more hooks makes no more
+records.
 
 Written ahead: just before a tool body runs, everything queued is written to the file (an
 approval, and the ``tool_started`` record saying what let it run, with the input it runs with

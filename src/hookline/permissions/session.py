@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 from urllib.parse import urlsplit
 
+from hookline._support.words import words
 from hookline.decisions import NO_DECISION
 from hookline.errors import ConfigError
 from hookline.events import PermissionMode
@@ -49,11 +50,10 @@ SOURCE: Final = SESSION_SOURCE
 #: A command's second word that names a subcommand (``npm test``, ``docker compose``).
 _SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")
 #: Programs whose second word is code or a program to run, not a subcommand: exact rules only.
-_NO_PREFIX: Final = frozenset(
-    {"sudo", "doas", "su", "env", "bash", "sh", "zsh", "dash", "fish", "eval", "exec", "xargs",
-     "python", "python3", "node", "ruby", "perl", "php", "ssh", "nohup", "time", "timeout",
-     "nice", "watch", "command", "builtin", "find", "awk", "sed"}
-)  # fmt: skip
+_NO_PREFIX: Final = words(
+    "sudo doas su env bash sh zsh dash fish eval exec xargs python python3 node ruby perl php "
+    "ssh nohup time timeout nice watch command builtin find awk sed"
+)
 _GLOB = frozenset("*?[]{}")
 _EDIT_MODES: Final = frozenset({"default", "auto"})
 
