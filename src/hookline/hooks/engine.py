@@ -210,42 +210,22 @@ class HookEngine:
     async def _run_gates(
         self, gates: Sequence[HookSpec], event: HookEvent, budget: Budget | None
     ) -> list[HookRun]:
-        waiting = [s for s in gates if not s.runner.inline]
-        if len(waiting) < 2:
-            done: list[HookRun] = []
-            for spec in gates:  # most answer at once: no coroutine to await for them
-                started = self._start(spec, event, budget)
-                done.append(started if isinstance(started, HookRun) else await started)
-            return done
-        # By identity: a frozen HookSpec would hash every one of its fields, twice per hook.
-        runs = {id(s): await self._run(s, event, budget) for s in gates if s.runner.inline}
-        for index, spec in enumerate(waiting):  # one by one, while each answers at once
+        """The gates in turn while each answers at once; the first that has to wait goes on in
+        this task, the task it started in (a hook's cancel scopes and timeouts belong to one),
+        while the gates after it run concurrently, each in a task of its own."""
+        runs: list[HookRun] = []
+        for index, spec in enumerate(gates):
             started = self._start(spec, event, budget)
-            if isinstance(started, HookRun):
-                runs[id(spec)] = started
-                continue
-            runs.update(await self._together(started, spec, waiting[index + 1 :], event, budget))
-            break
-        return [runs[id(spec)] for spec in gates]
-
-    async def _together(
-        self,
-        started: Coroutine[Any, Any, HookRun],
-        spec: HookSpec,
-        rest: Sequence[HookSpec],
-        event: HookEvent,
-        budget: Budget | None,
-    ) -> dict[int, HookRun]:
-        """``spec``'s hook had to wait: it goes on in this task, the task it started in (a
-        hook's cancel scopes and timeouts belong to one), while the hooks after it run
-        concurrently, each in a task of its own. The runs by the ``id`` of their spec."""
-        others = asyncio.gather(*(self._run(s, event, budget) for s in rest))
-        try:
-            first = await started
-        except BaseException:
-            others.cancel()
-            raise
-        return {id(spec): first, **dict(zip(map(id, rest), await others, strict=True))}
+            if not isinstance(started, HookRun):
+                rest = asyncio.gather(*(self._run(s, event, budget) for s in gates[index + 1 :]))
+                try:
+                    runs.append(await started)
+                except BaseException:
+                    rest.cancel()
+                    raise
+                return runs + await rest
+            runs.append(started)
+        return runs
 
     async def _observe(
         self, observers: Sequence[HookSpec], event: HookEvent, budget: Budget | None
@@ -292,11 +272,7 @@ class HookEngine:
         start, runner = perf_counter(), spec.runner
         limit = spec.timeout if budget is None else budget.limit(spec.timeout)
         try:
-            answer: Any = (
-                runner.call(event)
-                if runner.inline
-                else run_eagerly(runner.run_with(event, self.resources))
-            )
+            answer: Any = run_eagerly(runner.run_with(event, self.resources))
             if not is_answer(answer):
                 return self._finish(spec, event, (start, limit, budget), answer)
             if perf_counter() - start > limit:
