@@ -43,9 +43,13 @@ PUBLIC = (
 LAZY = ("hookline", "hookline.models", "hookline.sdk")
 #: Where the pages and examples import from.
 TAUGHT = sorted(
-    [ROOT / "README.md", *ROOT.glob("docs/*.md"), *ROOT.glob("examples/**/*.md"),
-     *ROOT.glob("examples/**/*.py")]
-)  # fmt: skip
+    [
+        ROOT / "README.md",
+        *ROOT.glob("docs/*.md"),
+        *ROOT.glob("examples/**/*.md"),
+        *ROOT.glob("examples/**/*.py"),
+    ]
+)
 FROM_IMPORT = re.compile(r"\bfrom\s+(hookline(?:\.\w+)*)\s+import\s+(\([^)]*\)|[\w, \t]+)")
 PLAIN_IMPORT = re.compile(r"^\s*import\s+(hookline(?:\.\w+)*)", re.MULTILINE)
 

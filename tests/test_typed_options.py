@@ -30,11 +30,25 @@ def test_mypy_flags_a_misspelt_or_mistyped_agent_option(
     cache = request.config.cache.mkdir("mypy-typed-options") if request.config.cache else tmp_path
     source = Path(hookline.__file__).resolve().parent.parent  # this checkout's hookline
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-error-summary", "--hide-error-context",
-         "--cache-dir", str(cache), "--config-file", os.devnull, str(program)],
-        capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "MYPYPATH": str(source)},
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-error-summary",
+            "--hide-error-context",
+            "--cache-dir",
+            str(cache),
+            "--config-file",
+            os.devnull,
+            str(program),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "MYPYPATH": str(source)},
         check=False,
-    )  # fmt: skip
+    )
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
     assert [line.split(":")[1] for line in errors] == ["5", "6"], done.stdout + done.stderr
     assert 'Unexpected keyword argument "max_turn" for "Agent"' in errors[0]

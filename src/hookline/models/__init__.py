@@ -23,15 +23,18 @@ if TYPE_CHECKING:  # the table below, for type checkers (a test keeps the two eq
     from hookline.models.serve import ScriptServer as ScriptServer
 
 #: The public names, by where each is defined (``__all__`` is made from it).
-_EXPORTS: Final = Exports.of(__name__, {
-    "hookline.models.anthropic": ("AnthropicModel",),
-    "hookline.models.choice": ("model_from_spec",),
-    "hookline.models.fallback": ("FallbackModel",),
-    "hookline.models.openai": ("OpenAIModel",),
-    "hookline.models.rule_model": ("RuleModel",),
-    "hookline.models.scripted": ("Script", "ScriptedModel"),
-    "hookline.models.serve": ("ScriptServer",),
-})  # fmt: skip
+_EXPORTS: Final = Exports.of(
+    __name__,
+    {
+        "hookline.models.anthropic": ("AnthropicModel",),
+        "hookline.models.choice": ("model_from_spec",),
+        "hookline.models.fallback": ("FallbackModel",),
+        "hookline.models.openai": ("OpenAIModel",),
+        "hookline.models.rule_model": ("RuleModel",),
+        "hookline.models.scripted": ("Script", "ScriptedModel"),
+        "hookline.models.serve": ("ScriptServer",),
+    },
+)
 
 __all__ = _EXPORTS.names
 __getattr__ = _EXPORTS.get

@@ -26,15 +26,23 @@ if TYPE_CHECKING:  # the table below, for type checkers (a test keeps the two eq
     from hookline.sdk.tools import tool as tool
 
 #: The public names, by where each is defined (``__all__`` is made from it).
-_EXPORTS: Final = Exports.of(__name__, {
-    "hookline.sdk.client": ("ClaudeSDKClient", "query"),
-    "hookline.sdk.errors": (
-        "ClaudeSDKError", "CLIConnectionError", "CLIJSONDecodeError", "CLINotFoundError",
-        "MessageParseError", "ProcessError", "ResultError",
-    ),
-    "hookline.sdk.options": ("ClaudeAgentOptions",),
-    "hookline.sdk.tools": ("SdkMcpTool", "create_sdk_mcp_server", "tool"),
-})  # fmt: skip
+_EXPORTS: Final = Exports.of(
+    __name__,
+    {
+        "hookline.sdk.client": ("ClaudeSDKClient", "query"),
+        "hookline.sdk.errors": (
+            "ClaudeSDKError",
+            "CLIConnectionError",
+            "CLIJSONDecodeError",
+            "CLINotFoundError",
+            "MessageParseError",
+            "ProcessError",
+            "ResultError",
+        ),
+        "hookline.sdk.options": ("ClaudeAgentOptions",),
+        "hookline.sdk.tools": ("SdkMcpTool", "create_sdk_mcp_server", "tool"),
+    },
+)
 
 __all__ = _EXPORTS.names
 __getattr__ = _EXPORTS.get
