@@ -27,7 +27,8 @@ def test_mypy_flags_a_misspelt_or_mistyped_agent_option(
 ) -> None:
     program = tmp_path / "program.py"
     program.write_text(PROGRAM)
-    cache = request.config.cache.mkdir("mypy-typed-options") if request.config.cache else tmp_path
+    cached = getattr(request.config, "cache", None)  # absent under -p no:cacheprovider
+    cache = cached.mkdir("mypy-typed-options") if cached else tmp_path
     source = Path(hookline.__file__).resolve().parent.parent  # this checkout's hookline
     done = subprocess.run(
         [
