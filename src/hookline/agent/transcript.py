@@ -19,7 +19,11 @@ and strict UTF-8 readers see one entry a line.
 ``append`` buffers; ``flush`` writes. The loop flushes as soon as the model has answered, before
 any hook of that step runs, so a hook that reads the file finds everything up to that answer.
 
-An entry is one dict, in Claude Code's key order, written as compact JSON (``compact``).
+The transcript's one fast path: an entry is written as its fixed text around JSON-encoded
+values (``compact``), in ``_entry`` and the two methods that hand it a message, not as one
+dict encoded whole, which would cost as much again as the rest of the transcript's work on each
+tool call. The tests check that every line is exactly what ``json.dumps`` writes for the entry
+it holds.
 """
 
 from __future__ import annotations
@@ -55,6 +59,10 @@ def tool_use_result(block: ToolResultBlock, result: ToolResult | None) -> Any:
     return result.output if result and result.call.id == block.tool_use_id else None
 
 
+def _tool_use_result(block: ToolResultBlock, result: ToolResult | None) -> str:
+    return compact(tool_use_result(block, result))
+
+
 #: Line breaks to ``str.splitlines`` that JSON leaves raw: escaped so a line is one entry.
 _BREAKS: Final = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
 
@@ -76,21 +84,17 @@ class Transcript:
         self.path = path
         self._file: IO[str] | None = None
         self._pending: list[str] = []
-        self._parent: str | None = None  # the last entry's uuid
-        self._sources: dict[str, str] = {}  # tool_use id -> its assistant entry's uuid
+        self._parent = "null"  # the last entry's uuid, JSON-encoded
+        self._sources: dict[str, str] = {}  # tool_use id -> its assistant entry's encoded uuid
         p = uuid.uuid4().hex  # ids: a random prefix and a counter, UUID-shaped (no syscall)
-        self._ids = (f"{p[:8]}-{p[8:12]}-4{p[13:16]}-8{p[17:20]}-", f"msg_{p[:12]}")
+        self._ids = (f'"{p[:8]}-{p[8:12]}-4{p[13:16]}-8{p[17:20]}-', f"msg_{p[:12]}")
         self._count = 0
         self._second = (0, "")
-        self._shared = {
-            "userType": "external",
-            "cwd": cwd,
-            "sessionId": session_id,
-            "version": VERSION,
-        }  # the fields every entry ends with
+        shared = {"userType": "external", "cwd": cwd, "sessionId": session_id, "version": VERSION}
         if agent_id is not None:
-            self._shared["agentId"] = agent_id
-        self._sidechain = agent_id is not None
+            shared["agentId"] = agent_id
+        self._shared = compact(shared)[1:-1]  # the fields every entry shares, encoded once
+        self._sidechain = "true" if agent_id is not None else "false"
         if resumed:
             self._continue()
 
@@ -105,7 +109,7 @@ class Transcript:
                 continue  # a line cut short by a crash: chain past it
             if not _is_entry(entry):
                 continue  # a resume checks every line first (``first_bad_line``)
-            self._parent = entry["uuid"]
+            self._parent = compact(entry.get("uuid"))
             for block in (entry.get("message") or {}).get("content") or ():
                 if isinstance(block, dict) and block.get("type") == "tool_use":
                     self._sources[str(block.get("id"))] = self._parent
@@ -168,19 +172,14 @@ class Transcript:
     def _assistant(self, message: Message, model: str | None) -> None:
         """One entry per content block, all carrying the same message envelope."""
         calls = ToolCall in map(type, message.content)
-        reply = f"{self._ids[1]}{self._count:012x}"
+        name = compact(model)
+        envelope = f'"id":"{self._ids[1]}{self._count:012x}","type":"message","role":"assistant"'
+        head = f'{{{envelope},"model":{name},"content":['
+        tail = f'],"stop_reason":"{"tool_use" if calls else "end_turn"}","stop_sequence":null}}'
+        extra = f',"requestedModel":{name},"madeBy":"model","apiBlockIndex":'
         for index, block in enumerate(message.content or (None,)):
-            envelope = {
-                "id": reply,
-                "type": "message",
-                "role": "assistant",
-                "model": model,
-                "content": [block.to_dict()] if block is not None else [],
-                "stop_reason": "tool_use" if calls else "end_turn",
-                "stop_sequence": None,
-            }
-            extra = {"requestedModel": model, "madeBy": "model", "apiBlockIndex": index}
-            entry = self._entry("assistant", envelope, extra)
+            body = head + (compact(block.to_dict()) if block is not None else "") + tail
+            entry = self._entry("assistant", body, f"{extra}{index}")
             if type(block) is ToolCall:
                 self._sources[block.id] = entry
 
@@ -188,39 +187,26 @@ class Transcript:
         """One entry per tool result and per text: the prompt, or ``isMeta`` for hook text."""
         for block in message.content:
             if type(block) is ToolResultBlock:
-                output = tool_use_result(block, next(results, None))
+                output = _tool_use_result(block, next(results, None))
                 source = self._sources.pop(block.tool_use_id, self._parent)
-                body = {"role": "user", "content": [block.to_dict()]}
-                extra = {"toolUseResult": output, "sourceToolAssistantUUID": source}
+                body = f'{{"role":"user","content":[{compact(block.to_dict())}]}}'
+                extra = f',"toolUseResult":{output},"sourceToolAssistantUUID":{source}'
                 self._entry("user", body, extra, parent=source)
             elif type(block) is TextBlock:
-                meta = {"isMeta": True} if block.text.startswith(REMINDER_OPEN) else {}
-                self._entry("user", {"role": "user", "content": block.text}, meta)
+                meta = ',"isMeta":true' if block.text.startswith(REMINDER_OPEN) else ""
+                self._entry("user", f'{{"role":"user","content":{compact(block.text)}}}', meta)
 
-    def _entry(
-        self,
-        kind: str,
-        message: dict[str, Any],
-        extra: dict[str, Any],
-        *,
-        parent: str | None = None,
-    ) -> str:
-        """Buffer one entry; return its uuid, and make it the next entry's parent."""
+    def _entry(self, kind: str, body: str, extra: str = "", *, parent: str | None = None) -> str:
+        """Buffer one entry; return its uuid, JSON-encoded, and make it the next entry's parent."""
         self._count += 1
-        entry_id = f"{self._ids[0]}{self._count:012x}"
-        entry = {
-            "parentUuid": parent or self._parent,
-            "isSidechain": self._sidechain,
-            "type": kind,
-            "message": message,
-            "uuid": entry_id,
-            "timestamp": self._now(),
-            **extra,
-            **self._shared,
-        }
-        self._pending.append(compact(entry))
-        self._parent = entry_id
-        return entry_id
+        entry = f'{self._ids[0]}{self._count:012x}"'
+        self._pending.append(
+            f'{{"parentUuid":{parent or self._parent},"isSidechain":{self._sidechain},'
+            f'"type":"{kind}","message":{body},"uuid":{entry},"timestamp":"{self._now()}"'
+            f"{extra},{self._shared}}}"
+        )
+        self._parent = entry
+        return entry
 
     def _now(self) -> str:
         """UTC time in Claude Code's format, 2026-11-30T06:22:07.001Z (formatted once a second)."""
