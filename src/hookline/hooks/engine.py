@@ -7,10 +7,12 @@ to the observers. A hook that raises (anything, ``SystemExit`` included), times 
 nonsense is isolated: its failure is recorded on its ``HookRun`` with a kind and, for a
 fail-closed hook, becomes a deny. Only the cancellation of the run itself goes through.
 
-Plain (sync) Python hooks run inline on the event loop, so the common case costs a function
-call; their (default) timeout is checked when they return. ``async`` hooks, and sync hooks that
-declare a timeout or ``threaded=True`` (a worker thread), are awaited under their timeout
-(``PythonHook``). Observers that are not inline are fire-and-forget: ``drain()`` waits for them.
+Every hook runs one way, and that way is the hook layer's one fast path: its runner's
+``run_with`` goes as far as its first wait inside the dispatch (``run_eagerly``), so a hook that
+answers at once (a plain function, an ``async`` callback that never awaits) costs no task and
+no timer, and its timeout is checked when it returns; only a hook that waits (a thread, a
+process, a request) is awaited, under what is left of its timeout. Observers that are not
+``inline`` are fire-and-forget: ``drain()`` waits for them.
 Background hooks (``HookRunner.background``: ``async`` command hooks) are such observers whose
 finished runs wait in ``take_late()`` for the loop to tell the model, and which
 ``stop_background()`` cancels (recorded with failure ``cancelled``) when the session ends.
