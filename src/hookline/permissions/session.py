@@ -31,6 +31,7 @@ import posixpath
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -104,10 +105,11 @@ def grant_for(
     """The grant that would let this call (one the tiers asked about) run for the rest of the
     session, as Claude Code scopes it; None when there is none to offer."""
 
+    this_call = partial(evaluate, tool_name=tool_name, tool_input=tool_input, read_only=read_only)
+    judge = partial(this_call, hook=NO_DECISION, cwd=cwd, home=home, project_dir=project_dir)
+
     def runs(candidate: PermissionPolicy) -> str | None:
-        verdict = evaluate(candidate, tool_name=tool_name, tool_input=tool_input,
-                           read_only=read_only, hook=NO_DECISION, cwd=cwd, home=home,
-                           project_dir=project_dir)  # fmt: skip
+        verdict = judge(candidate)
         return verdict.source if verdict.permission == "allow" else None
 
     if policy.mode in _EDIT_MODES and runs(replace(policy, mode="acceptEdits")) == (
