@@ -84,7 +84,9 @@ class PythonHook(HookRunner):
 
     async def run(self, event: HookEvent) -> Decision | None:
         result = await in_thread(self.fn, event) if self.threaded else self.fn(event)
-        if not is_answer(result) and inspect.isawaitable(result):  # a coroutine, returned
+        if is_answer(result):
+            return result
+        if inspect.isawaitable(result):  # a plain function that returned a coroutine
             result = await result
         return _answer(event, result)
 
