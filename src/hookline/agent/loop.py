@@ -25,8 +25,9 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Unpack
 
+import hookline.wording as wording
 from hookline._support.run import run as run_to_end
 from hookline._support.stream import Stream
 from hookline.agent import compaction, ending, pause, switch
@@ -35,7 +36,7 @@ from hookline.agent.messages import Message, ToolResultBlock
 from hookline.agent.model import ModelClient
 from hookline.agent.model_calls import RequestStopped, Unsendable, answered, prepared
 from hookline.agent.observers import Handle, Observer, Watcher, audit_log
-from hookline.agent.options import AgentOptions, ConvertsToAgentOptions
+from hookline.agent.options import AgentOptions, AgentSettings, ConvertsToAgentOptions
 from hookline.agent.pause import Answers, Persistence
 from hookline.agent.replies import contexts, late, refused, results_message
 from hookline.agent.result import RunResult
@@ -55,7 +56,6 @@ from hookline.agent.told import (
     ToolFinished,
 )
 from hookline.agent.watch import Idle, Watches, followed
-from hookline.claude import wording
 from hookline.claude.resources import HookResources
 from hookline.decisions import NO_DECISION, Decision
 from hookline.errors import ConfigError, ModelError
@@ -97,7 +97,7 @@ class Agent:
         hooks: Mapping[str, Sequence[HookMatcher]] | HookRegistry | None = None,
         options: AgentOptions | ConvertsToAgentOptions | None = None,
         runtime: Runtime | None = None,
-        **settings: Any,
+        **settings: Unpack[AgentSettings],
     ) -> None:
         self.model = model
         self.options = AgentOptions.resolve(options, settings)

@@ -19,7 +19,7 @@ that cannot be saved must not look saved.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeAlias
 
 from hookline.agent.plug import Plug
 from hookline.errors import ConfigError
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from hookline.tools.pipeline import ToolStarted
 
     #: What ``agent.watch`` passes its function.
-    Progress = HookEvent | HookRun | ToolStarted | ToolResult | Message
+    Progress: TypeAlias = HookEvent | HookRun | ToolStarted | ToolResult | Message
 
 
 class Observer:

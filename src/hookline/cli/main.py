@@ -19,7 +19,6 @@ from typing import Any, Final, NoReturn
 
 import click
 
-from hookline import __version__
 from hookline.cli.lazy import Lazy, LazyGroup
 from hookline.errors import HooklineError
 
@@ -59,8 +58,25 @@ COMMANDS: Final = {
 }
 
 
+def _print_version(ctx: click.Context, _: click.Parameter, given: bool) -> None:
+    """``--version``: the installed package's version (its metadata is read only then)."""
+    if given and not ctx.resilient_parsing:
+        from hookline._support.version import __version__
+
+        click.echo(f"hookline, version {__version__}")
+        ctx.exit()
+
+
 @click.group(cls=LazyGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "-v", "--version", prog_name="hookline")
+@click.option(
+    "-v",
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
 def cli() -> None:
     """hookline: agents whose rules are kept by hooks, not by the model's memory."""
 

@@ -80,7 +80,7 @@ async def open_session(config: ServerConfig, errlog: TextIO) -> AsyncIterator[Cl
     require_sdk()
     from mcp import ClientSession, Implementation
 
-    from hookline import __version__
+    from hookline._support.version import __version__
 
     async with AsyncExitStack() as stack:
         try:

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from hookline.claude import wording
+import hookline.wording as wording
 from hookline.decisions import Answer, Decision, Origin
 from hookline.errors import ToolInputError
 from hookline.events import Notification, PermissionRequest, Scope

@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 from time import perf_counter
 from typing import Any, cast
 
+import hookline.wording as wording
 from hookline._support.frozen import copy_json
 from hookline._support.stream import Stream
-from hookline.claude import wording
 from hookline.decisions import NO_DECISION, UNCHANGED, Decision, Origin, Refusal
 from hookline.errors import RecordError, ToolError, ToolInputError
 from hookline.events import (
