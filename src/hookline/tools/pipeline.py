@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, replace
 from time import perf_counter
-from typing import Any, cast
+from typing import Any, Final, cast
 
 import hookline.wording as wording
 from hookline._support.frozen import copy_json
@@ -34,14 +34,11 @@ from hookline.tools.permit import Outcome, Permit
 
 
 @dataclass(frozen=True, slots=True)
-class Checked:
-    """A call after its PreToolUse check: the input to run, or the result that settled it."""
+class Grant:
+    """What let a call run (or would have): the checked call and the started one carry it."""
 
-    call: ToolCall
-    tool: Tool | None
-    input: dict[str, Any]
+    #: The merged PreToolUse decision.
     gate: Decision = NO_DECISION
-    settled: ToolResult | None = None
     #: Who approved the call, when it was asked.
     approver: str | None = None
     #: Why the permission layer let it run, when it had a say.
@@ -50,16 +47,44 @@ class Checked:
     origin: Origin | None = None
 
 
+#: A call nothing had a say about.
+NO_GRANT: Final = Grant()
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """A call after its PreToolUse check: the input to run, or the result that settled it."""
+
+    call: ToolCall
+    tool: Tool | None
+    input: dict[str, Any]
+    grant: Grant = NO_GRANT
+    settled: ToolResult | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class ToolStarted:
     """A call whose tool body is about to run: the input it runs with, and what let it run."""
 
     call: ToolCall
     input: dict[str, Any]
-    gate: Decision = NO_DECISION
-    approver: str | None = None
-    allowed: str | None = None
-    origin: Origin | None = None
+    grant: Grant = NO_GRANT
+
+    @property
+    def gate(self) -> Decision:
+        return self.grant.gate
+
+    @property
+    def approver(self) -> str | None:
+        return self.grant.approver
+
+    @property
+    def allowed(self) -> str | None:
+        return self.grant.allowed
+
+    @property
+    def origin(self) -> Origin | None:
+        return self.grant.origin
 
 
 class ToolPipeline:
@@ -116,7 +141,9 @@ class ToolPipeline:
         again = self.limits.fit(ToolCall(call.id, call.name, edited))
         again = ToolCall(call.id, call.name, copy_json(again.input))
         checked = await self._judge(again, scope, ctx, edited_by=edited_by)
-        return checked if checked.approver else replace(checked, approver=edited_by)
+        if checked.grant.approver:
+            return checked
+        return replace(checked, grant=replace(checked.grant, approver=edited_by))
 
     async def _judge(
         self,
@@ -162,10 +189,10 @@ class ToolPipeline:
             return await self.rejudge(call, outcome.edit, scope, ctx, edited_by=who)
         if outcome.permission == "allow":
             run_input = prepared if outcome.input is prepared else copy_json(outcome.input)
-            return Checked(call, tool, run_input, gate, approver=outcome.approver,
-                           allowed=outcome.reason, origin=outcome.origin)  # fmt: skip
+            grant = Grant(gate, outcome.approver, outcome.reason, outcome.origin)
+            return Checked(call, tool, run_input, grant)
         blocked = await self._blocked(call, outcome, scope)
-        return Checked(call, tool, prepared, gate, _with_pre(blocked, gate, tool.name))
+        return Checked(call, tool, prepared, Grant(gate), _with_pre(blocked, gate, tool.name))
 
     async def finish(self, checked: Checked, scope: Scope, ctx: ToolContext) -> ToolResult:
         """The second half: run the tool body (unless the check settled the call) and the post
@@ -174,10 +201,9 @@ class ToolPipeline:
             return checked.settled
         tool = cast(Tool, checked.tool)  # a call that is not settled has its tool
         ctx = self.permit.reading(ctx)  # Glob and Grep leave out what Read deny rules cover
-        self.stream.tell(ToolStarted, checked.call, checked.input, checked.gate,
-                         checked.approver, checked.allowed, checked.origin)  # fmt: skip
+        self.stream.tell(ToolStarted, checked.call, checked.input, checked.grant)
         result = await self._execute(tool, checked, scope, ctx)
-        return _with_pre(result, checked.gate, tool.name)
+        return _with_pre(result, checked.grant.gate, tool.name)
 
     async def _blocked(self, call: ToolCall, outcome: Outcome, scope: Scope) -> ToolResult:
         """A call that will not run now: ToolBlocked fires; the model reads why."""
@@ -208,7 +234,8 @@ class ToolPipeline:
     ) -> ToolResult:
         """Run the body of an allowed call; its result says who allowed it and how."""
         call, tool_input = checked.call, checked.input
-        grant = {"permission": "allow", "approver": checked.approver, "origin": checked.origin}
+        let = checked.grant
+        grant = {"permission": "allow", "approver": let.approver, "origin": let.origin}
         start = perf_counter()
         try:
             output = await _timed(tool, tool_input, ctx)
