@@ -162,8 +162,15 @@ class ToolPipeline:
             return await self.rejudge(call, outcome.edit, scope, ctx, edited_by=who)
         if outcome.permission == "allow":
             run_input = prepared if outcome.input is prepared else copy_json(outcome.input)
-            return Checked(call, tool, run_input, gate, approver=outcome.approver,
-                           allowed=outcome.reason, origin=outcome.origin)  # fmt: skip
+            return Checked(
+                call,
+                tool,
+                run_input,
+                gate,
+                approver=outcome.approver,
+                allowed=outcome.reason,
+                origin=outcome.origin,
+            )
         blocked = await self._blocked(call, outcome, scope)
         return Checked(call, tool, prepared, gate, _with_pre(blocked, gate, tool.name))
 
@@ -174,8 +181,15 @@ class ToolPipeline:
             return checked.settled
         tool = cast(Tool, checked.tool)  # a call that is not settled has its tool
         ctx = self.permit.reading(ctx)  # Glob and Grep leave out what Read deny rules cover
-        self.stream.tell(ToolStarted, checked.call, checked.input, checked.gate,
-                         checked.approver, checked.allowed, checked.origin)  # fmt: skip
+        self.stream.tell(
+            ToolStarted,
+            checked.call,
+            checked.input,
+            checked.gate,
+            checked.approver,
+            checked.allowed,
+            checked.origin,
+        )
         result = await self._execute(tool, checked, scope, ctx)
         return _with_pre(result, checked.gate, tool.name)
 
