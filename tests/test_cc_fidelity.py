@@ -14,10 +14,9 @@ from typing import Any
 import pytest
 
 from cc_scenarios import PROMPT, bash, calls, group, run_scenario, say, texts, tool_results
-from hookline import Agent, Decision, ScriptedModel
+from hookline import Agent, Decision, ScriptedModel, wording
 from hookline.agent.messages import ToolResultBlock
 from hookline.agent.session import Session
-from hookline.claude import wording
 from hookline.decisions import NO_DECISION
 from hookline.hooks.protocol import decision_from_output
 from hookline.permissions import PermissionPolicy, PermissionRule

@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "hookline.decisions",
         "hookline.matchers",
         "hookline.layers",
+        "hookline.wording",
     ),
     ("hookline.hooks",),
     ("hookline.permissions",),

@@ -23,7 +23,6 @@ from hookline import (
     query,
     tool,
 )
-from hookline.claude.wording import INTERRUPTED
 from hookline.sdk.build import model_for
 from hookline.sdk.errors import CLIConnectionError
 from hookline.sdk.options import system_prompt
@@ -42,6 +41,7 @@ from hookline.sdk.types import (
     UserMessage,
 )
 from hookline.tools.approvals import ApprovalRequest
+from hookline.wording import INTERRUPTED
 from model_servers import Events, anthropic_events, model_server
 from recording_model import RecordingModel
 

@@ -18,8 +18,8 @@ from hookline import Agent, Decision, ScriptedModel
 from hookline.agent import transcript
 from hookline.agent.messages import Message, ToolResultBlock
 from hookline.agent.transcript import Transcript
-from hookline.claude.wording import reminder
 from hookline.tools.base import ToolCall, ToolResult
+from hookline.wording import reminder
 
 REAL = Path(__file__).parent / "fixtures" / "claude_transcript" / "real.jsonl"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import hookline.wording as wording
 from hookline.agent.messages import Block, Message, TextBlock, ToolResultBlock
 from hookline.agent.state import Turn
-from hookline.claude import wording
 from hookline.decisions import Decision
 from hookline.tools.base import ToolResult
 

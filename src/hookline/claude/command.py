@@ -46,9 +46,9 @@ from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+import hookline.wording as wording
 from hookline._support.credentials import without_credentials
 from hookline._support.process import STREAM_CAP, Finished, run_process
-from hookline.claude import wording
 from hookline.claude.project_dir import guarded, shell_code_index
 from hookline.decisions import NO_DECISION, Decision
 from hookline.errors import HookFailure, InvalidHookOutput, ToolError, WrongHookEvent
@@ -149,9 +149,13 @@ class CommandHook(HookRunner):
                 argv, env, fds = launch.argv, launch.env, launch.pass_fds
             try:
                 finished = await run_process(
-                    argv, stdin=_stdin(event), cwd=where, env=env, kill_grace=self.kill_grace,
+                    argv,
+                    stdin=_stdin(event),
+                    cwd=where,
+                    env=env,
+                    kill_grace=self.kill_grace,
                     pass_fds=fds,
-                )  # fmt: skip
+                )
             except OSError as exc:
                 why = f"Error occurred while executing hook command: {exc}"
                 raise CommandNotStarted(why) from exc

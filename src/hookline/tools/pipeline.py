@@ -3,19 +3,20 @@
 A refused call never reaches its tool's body: ToolBlocked fires with the reason, and the refusal
 comes back as an error result the model can read. A tool that raises or overruns its timeout
 becomes a failed result, never a crash. Every outcome is a ``ToolResult``. Just before a body
-runs, the observers given to ``on_start`` see a ``ToolStarted`` (the audit log writes ahead there).
+runs, the pipeline tells its stream (the engine's) a ``ToolStarted``: the audit log writes ahead
+there, and an exception from a subscriber stops the call before the body.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from time import perf_counter
 from typing import Any, cast
 
+import hookline.wording as wording
 from hookline._support.frozen import copy_json
-from hookline.claude import wording
+from hookline._support.stream import Stream
 from hookline.decisions import NO_DECISION, UNCHANGED, Decision, Origin, Refusal
 from hookline.errors import RecordError, ToolError, ToolInputError
 from hookline.events import (
@@ -71,19 +72,15 @@ class ToolPipeline:
         permit: Permit | None = None,
         *,
         limits: InputLimits | None = None,
+        stream: Stream | None = None,
     ) -> None:
         self.tools = tools
         self.engine = engine
         self.permit = permit or Permit(engine)
         #: The size and depth a tool input may have; over them, the call fails before any hook.
         self.limits = limits or InputLimits()
-        self._starting: list[Callable[[ToolStarted], None]] = []
-
-    def on_start(self, fn: Callable[[ToolStarted], None]) -> Callable[[], None]:
-        """Call ``fn`` just before each tool body runs (an exception stops the call there);
-        returns the function that stops it."""
-        self._starting.append(fn)
-        return lambda: self._starting.remove(fn) if fn in self._starting else None
+        #: Where it tells of each body about to run (``ToolStarted``): the engine's, unless given.
+        self.stream = stream if stream is not None else engine.stream
 
     async def run(self, call: ToolCall, scope: Scope, ctx: ToolContext) -> ToolResult:
         """Run one call from the model and say what came of it."""
@@ -165,8 +162,15 @@ class ToolPipeline:
             return await self.rejudge(call, outcome.edit, scope, ctx, edited_by=who)
         if outcome.permission == "allow":
             run_input = prepared if outcome.input is prepared else copy_json(outcome.input)
-            return Checked(call, tool, run_input, gate, approver=outcome.approver,
-                           allowed=outcome.reason, origin=outcome.origin)  # fmt: skip
+            return Checked(
+                call,
+                tool,
+                run_input,
+                gate,
+                approver=outcome.approver,
+                allowed=outcome.reason,
+                origin=outcome.origin,
+            )
         blocked = await self._blocked(call, outcome, scope)
         return Checked(call, tool, prepared, gate, _with_pre(blocked, gate, tool.name))
 
@@ -177,11 +181,15 @@ class ToolPipeline:
             return checked.settled
         tool = cast(Tool, checked.tool)  # a call that is not settled has its tool
         ctx = self.permit.reading(ctx)  # Glob and Grep leave out what Read deny rules cover
-        if self._starting:
-            started = ToolStarted(checked.call, checked.input, checked.gate, checked.approver,
-                                  checked.allowed, checked.origin)  # fmt: skip
-            for fn in self._starting:
-                fn(started)
+        self.stream.tell(
+            ToolStarted,
+            checked.call,
+            checked.input,
+            checked.gate,
+            checked.approver,
+            checked.allowed,
+            checked.origin,
+        )
         result = await self._execute(tool, checked, scope, ctx)
         return _with_pre(result, checked.gate, tool.name)
 
