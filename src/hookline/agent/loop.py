@@ -699,8 +699,13 @@ def _let_go(session: Session) -> None:
 
 def _unknown_outcome(call: ToolCall) -> ToolResult:
     """The result of a call that started before its session stopped, and has none."""
-    return ToolResult(call=call, status="interrupted", content=pause.UNKNOWN_OUTCOME,
-                      input=call.input, reason=pause.UNKNOWN_OUTCOME)  # fmt: skip
+    return ToolResult(
+        call=call,
+        status="interrupted",
+        content=pause.UNKNOWN_OUTCOME,
+        input=call.input,
+        reason=pause.UNKNOWN_OUTCOME,
+    )
 
 
 def _unique(call: ToolCall, seen: set[str]) -> ToolCall:

@@ -166,8 +166,9 @@ class Permit:
         verdict = self._verdict(tool, tool_input, gate, ctx)
         if edited_by is not None and verdict.permission in ("ask", "allow"):
             if gate.updated_input is not None and tool_input != prepared:  # hooks changed it
-                return await self._ask_final(call, tool, tool_input, prepared, edited_by,
-                                             scope, ctx)  # fmt: skip
+                return await self._ask_final(
+                    call, tool, tool_input, prepared, edited_by, scope, ctx
+                )
             if verdict.permission == "ask":
                 return Outcome("allow", "approver", tool_input, approver=edited_by)
         if verdict.permission == "ask":
