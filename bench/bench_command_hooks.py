@@ -126,7 +126,7 @@ async def measure(
         ]
         hook_runs: list[HookRun] = []  # what the agents' hooks did, checked at the end
         for agent in agents:
-            agent.engine.monitor(hook_runs.append)
+            agent.stream.subscribe(HookRun, hook_runs.append)
         python_command = HookEngine(command_hooks(tmp, PY_COMMAND))
         python_settings = HookEngine(settings_hooks(Path(tmp)))
         sleepers = HookEngine(command_hooks(tmp, "sleep 1; true 1", "sleep 1; true 2"))

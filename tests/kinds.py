@@ -131,6 +131,7 @@ E2E: Final = frozenset(
         "test_threads.py",
         "test_transcript.py",
         "test_trust.py",
+        "test_typed_options.py",
         "test_visibility.py",
     }
 )

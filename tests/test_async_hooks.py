@@ -89,7 +89,7 @@ class Runs:
     def __init__(self, agent: Agent) -> None:
         self.all: list[HookRun] = []
         self.finished = asyncio.Event()
-        agent.engine.monitor(self._add)
+        agent.stream.subscribe(HookRun, self._add)
 
     def _add(self, run: HookRun) -> None:
         self.all.append(run)

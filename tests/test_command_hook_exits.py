@@ -116,7 +116,7 @@ def test_an_exit_2_blocks_beside_json_nested_past_what_is_read(
     failure = "closed" if closed else "open"
     agent, sentinel = _agent(project, _printing(project, printed, "exit 2"), failure=failure)
     runs: list[HookRun] = []
-    agent.engine.monitor(runs.append)
+    agent.stream.subscribe(HookRun, runs.append)
     assert _called(agent) == "blocked"
     assert not sentinel.exists()
     assert [(r.failure, r.decision) for r in runs] == [("invalid_json", "deny")]
@@ -146,7 +146,7 @@ def test_a_fail_closed_gate_whose_answer_behind_a_byte_order_mark_is_cut_denies(
     command = f'printf \'{BOM}{{"decision": "approve"\''
     agent, sentinel = _agent(project, command, failure="closed")
     runs: list[HookRun] = []
-    agent.engine.monitor(runs.append)
+    agent.stream.subscribe(HookRun, runs.append)
     assert _called(agent) == "blocked"
     assert not sentinel.exists()
     assert [(r.failure, r.decision) for r in runs] == [("invalid_json", "deny")]
@@ -172,7 +172,7 @@ def test_an_exit_2_blocks_when_reading_the_output_fails_in_hookline(
     monkeypatch.setattr(command_module, "answer_text", broken)
     agent, sentinel = _agent(project, "echo '{}'; exit 2")
     runs: list[HookRun] = []
-    agent.engine.monitor(runs.append)
+    agent.stream.subscribe(HookRun, runs.append)
     assert _called(agent) == "blocked"
     assert not sentinel.exists()
     assert [(r.failure, r.decision) for r in runs] == [("invalid", "deny")]

@@ -357,7 +357,7 @@ def test_monitor_sees_every_hook_run_until_stopped(pre_tool_use):
     registry.add("PreToolUse", lambda e: None, name="watch", kind="observer")
     engine = HookEngine(registry)
     seen = []
-    stop = engine.monitor(seen.append)
+    stop = engine.stream.subscribe(HookRun, seen.append)
     asyncio.run(engine.dispatch(pre_tool_use("Bash")))
     runs = [r for r in seen if isinstance(r, HookRun)]
     assert [(r.hook, r.event, r.decision, r.tool_use_id) for r in runs] == [
@@ -421,7 +421,7 @@ def test_a_fail_closed_gate_that_mutates_the_event_blocks_the_call(agent_with, s
     echo = spy()
     agent = agent_with([], [echo.tool])
     runs = []
-    agent.engine.monitor(lambda item: runs.append(item) if isinstance(item, HookRun) else None)
+    agent.stream.subscribe(HookRun, runs.append)
     agent.registry.add("PreToolUse", mutate, name="mutate")
     result = asyncio.run(agent.call_tool("echo", {"text": "hello"}))
     assert echo.inputs == [] and result.status == "blocked"

@@ -38,7 +38,7 @@ from hypothesis import strategies as st
 from hookline import Decision
 from hookline.claude.command import CommandHook
 from hookline.claude.http import HttpHook
-from hookline.hooks.engine import FAILED
+from hookline.hooks.failures import FAILED
 from hookline.hooks.protocol import MAX_ANSWER_DEPTH
 from hookline.hooks.runners import PythonHook
 from local_http import RecordingServer, serve

@@ -19,6 +19,7 @@ from hookline.audit import AuditError, AuditLog, unfolded
 from hookline.errors import ConfigError
 from hookline.storage import SqliteStore
 from hookline.tools.approvals import Approver, Unavailable
+from hookline.tools.pipeline import ToolStarted
 
 
 class Log(Observer):
@@ -188,11 +189,11 @@ def test_what_is_not_an_observer_is_refused_with_the_fix(tmp_path):
 
 def test_an_agent_nobody_watches_builds_nothing_for_observers(tmp_path, spy):
     agent = Agent(ScriptedModel([]), tools=[spy().tool], cwd=tmp_path)
-    assert not agent.engine.listens("PostToolBatch") and not agent.pipeline._starting
+    assert not agent.engine.listens("PostToolBatch") and not agent.stream.wants(ToolStarted)
     handle = agent.observe(Log())  # wants events and tool starts
-    assert agent.engine.listens("PostToolBatch") and agent.pipeline._starting
+    assert agent.engine.listens("PostToolBatch") and agent.stream.wants(ToolStarted)
     handle.remove()
-    assert not agent.engine.listens("PostToolBatch") and not agent.pipeline._starting
+    assert not agent.engine.listens("PostToolBatch") and not agent.stream.wants(ToolStarted)
 
 
 class Counting:

@@ -8,6 +8,7 @@ import pytest
 
 from hookline import Decision, ToolError, tool
 from hookline.events import Scope
+from hookline.hooks.engine import EventDispatched
 
 
 @pytest.fixture
@@ -143,7 +144,7 @@ def test_a_tool_event_is_built_only_when_a_hook_or_an_observer_listens(
     heard = call(agent, "echo", {"text": "b"})
     assert (heard.status, fired(), len(post.events)) == ("executed", ["PostToolUse"], 1)
     seen = []
-    agent.engine.monitor(seen.append, events=True)
+    agent.stream.subscribe(EventDispatched, lambda record: seen.append(record.event))
     call(agent, "echo", {"text": "c"})
     assert fired() == ["PreToolUse", "PostToolUse"]
     assert [e.name for e in seen if e.name in tool_events] == ["PreToolUse", "PostToolUse"]

@@ -116,7 +116,7 @@ def sdk() -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def tree() -> Callable[[str], ast.Module]:
-    """``tree("client.py")``: a file of the SDK's package, parsed."""
+    """``tree("types.py")``: a file of the SDK's package, parsed."""
     return lambda name: ast.parse(sdk_sdist.read(f"src/claude_agent_sdk/{name}"))
 
 

@@ -130,7 +130,7 @@ async def measure(rounds: int, warmup: int, sleeps: int) -> dict[str, list[float
         rows, agents = jobs(tmp, (json.dumps(event) + "\n").encode())
         runs: list[HookRun] = []
         for agent in agents:
-            agent.engine.monitor(runs.append)
+            agent.stream.subscribe(HookRun, runs.append)
         samples: dict[str, list[float]] = {name: [] for name in rows}
         fast = [name for name in rows if name != "sleep_pair"]
         for i in range(warmup + rounds):

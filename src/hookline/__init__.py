@@ -1,11 +1,12 @@
 """hookline: an agent harness whose rules live in lifecycle hooks.
 
-A prompt asks a model to follow a rule; a hook guarantees it. The public surface is listed in
-``__all__`` and checked by a test; everything else is internal.
+A prompt asks a model to follow a rule; a hook guarantees it. The public surface is ``__all__``
+here and in the public packages (docs/architecture.md, "Public boundary"), checked by a test;
+every other module is internal.
 
 This is also where the layers meet: the agent knows stores and the audit log only as
 interfaces, and the package plugs in its own (``store="..."`` URLs and paths, ``audit=True``),
-each imported when first used. So are the public names (``_WHERE``): ``import hookline`` costs
+each imported when first used. So are the public names (``_EXPORTS``): ``import hookline`` costs
 a few milliseconds, and a command or a script pays only for the modules it touches.
 """
 
@@ -15,166 +16,246 @@ import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from hookline._support.exports import Exports
 from hookline.agent.model import install_resolver
 from hookline.agent.observers import Observer, install_audit
 from hookline.agent.store import SessionStore, install_opener
 
-if TYPE_CHECKING:  # the names __getattr__ gives, for type checkers and readers
-    from hookline._support.version import __version__
-    from hookline.agent.loop import Agent
-    from hookline.agent.messages import Message
-    from hookline.agent.model import ModelClient
-    from hookline.agent.observers import Handle
-    from hookline.agent.options import AgentOptions
-    from hookline.agent.result import RunResult
-    from hookline.agent.subagent_types import AgentDefinition
-    from hookline.decisions import NO_DECISION, Decision, merge
-    from hookline.errors import (
-        ConfigError,
-        HookFailure,
-        HooklineError,
-        HookTimeout,
-        InvalidHookOutput,
-        ModelError,
-        ToolError,
-        ToolInputError,
-    )
-    from hookline.events import (
-        EVENTS,
-        ConfigChange,
-        CwdChanged,
-        FileChanged,
-        HookEvent,
-        InstructionsLoaded,
-        Notification,
-        PermissionMode,
-        PermissionRequest,
-        PostCompact,
-        PostModelResponse,
-        PostModelSwitch,
-        PostToolBatch,
-        PostToolUse,
-        PostToolUseFailure,
-        PreCompact,
-        PreModelRequest,
-        PreModelSwitch,
-        PreToolUse,
-        SessionEnd,
-        SessionStart,
-        Stop,
-        SubagentStart,
-        SubagentStop,
-        ToolBlocked,
-        TurnEnd,
-        TurnStart,
-        UserPromptSubmit,
-    )
-    from hookline.hooks.engine import Dispatch, HookEngine, HookRun
-    from hookline.hooks.registry import HookRegistry, Registration
-    from hookline.hooks.runners import HookRunner
-    from hookline.hooks.sdk import HookMatcher
-    from hookline.matchers import Matcher, all_of, any_of, arg, not_, tool_name
-    from hookline.models.rule_model import RuleModel
-    from hookline.models.scripted import ScriptedModel
-    from hookline.permissions import PermissionPolicy
-    from hookline.project import Project, load_project
-    from hookline.sdk.client import ClaudeSDKClient, query
-    from hookline.sdk.errors import (
-        ClaudeSDKError,
-        CLIConnectionError,
-        CLIJSONDecodeError,
-        CLINotFoundError,
-        ProcessError,
-        ResultError,
-    )
-    from hookline.sdk.options import ClaudeAgentOptions
-    from hookline.sdk.tools import SdkMcpTool, create_sdk_mcp_server, tool
-    from hookline.sdk.types import (
-        AssistantMessage,
-        CanUseTool,
-        ContentBlock,
-        HookCallback,
-        HookContext,
-        HookInput,
-        HookJSONOutput,
-        PermissionResult,
-        PermissionResultAllow,
-        PermissionResultDeny,
-        PermissionUpdate,
-        ResultMessage,
-        StreamEvent,
-        SystemMessage,
-        TextBlock,
-        ThinkingBlock,
-        ToolPermissionContext,
-        ToolResultBlock,
-        ToolUseBlock,
-        UserMessage,
-    )
-    from hookline.tools.approvals import Approval, ApprovalRequest, Approver, Unavailable
-    from hookline.tools.base import Tool, ToolCall, ToolContext, ToolResult, Workspace
-    from hookline.tools.function import FunctionTool
+if TYPE_CHECKING:  # the table below, for type checkers (a test keeps the two equal)
+    from hookline._support.version import __version__ as __version__
+    from hookline.agent.loop import Agent as Agent
+    from hookline.agent.messages import Message as Message
+    from hookline.agent.model import ModelClient as ModelClient
+    from hookline.agent.model import StreamingModelClient as StreamingModelClient
+    from hookline.agent.observers import Handle as Handle
+    from hookline.agent.observers import Observer as Observer
+    from hookline.agent.options import AgentOptions as AgentOptions
+    from hookline.agent.options import AgentSettings as AgentSettings
+    from hookline.agent.result import RunResult as RunResult
+    from hookline.agent.subagent_types import AgentDefinition as AgentDefinition
+    from hookline.audit import AuditError as AuditError
+    from hookline.decisions import NO_DECISION as NO_DECISION
+    from hookline.decisions import Decision as Decision
+    from hookline.decisions import merge as merge
+    from hookline.errors import ConfigError as ConfigError
+    from hookline.errors import HookFailure as HookFailure
+    from hookline.errors import HooklineError as HooklineError
+    from hookline.errors import HookTimeout as HookTimeout
+    from hookline.errors import InvalidHookOutput as InvalidHookOutput
+    from hookline.errors import ModelError as ModelError
+    from hookline.errors import RecordError as RecordError
+    from hookline.errors import ToolError as ToolError
+    from hookline.errors import ToolInputError as ToolInputError
+    from hookline.errors import WrongHookEvent as WrongHookEvent
+    from hookline.events import EVENTS as EVENTS
+    from hookline.events import ConfigChange as ConfigChange
+    from hookline.events import CwdChanged as CwdChanged
+    from hookline.events import FileChanged as FileChanged
+    from hookline.events import HookEvent as HookEvent
+    from hookline.events import InstructionsLoaded as InstructionsLoaded
+    from hookline.events import Notification as Notification
+    from hookline.events import PermissionMode as PermissionMode
+    from hookline.events import PermissionRequest as PermissionRequest
+    from hookline.events import PostCompact as PostCompact
+    from hookline.events import PostModelResponse as PostModelResponse
+    from hookline.events import PostModelSwitch as PostModelSwitch
+    from hookline.events import PostToolBatch as PostToolBatch
+    from hookline.events import PostToolUse as PostToolUse
+    from hookline.events import PostToolUseFailure as PostToolUseFailure
+    from hookline.events import PreCompact as PreCompact
+    from hookline.events import PreModelRequest as PreModelRequest
+    from hookline.events import PreModelSwitch as PreModelSwitch
+    from hookline.events import PreToolUse as PreToolUse
+    from hookline.events import SessionEnd as SessionEnd
+    from hookline.events import SessionStart as SessionStart
+    from hookline.events import Stop as Stop
+    from hookline.events import SubagentStart as SubagentStart
+    from hookline.events import SubagentStop as SubagentStop
+    from hookline.events import ToolBlocked as ToolBlocked
+    from hookline.events import TurnEnd as TurnEnd
+    from hookline.events import TurnStart as TurnStart
+    from hookline.events import UserPromptSubmit as UserPromptSubmit
+    from hookline.hooks.engine import Dispatch as Dispatch
+    from hookline.hooks.engine import HookEngine as HookEngine
+    from hookline.hooks.engine import HookRun as HookRun
+    from hookline.hooks.registry import HookRegistry as HookRegistry
+    from hookline.hooks.registry import Registration as Registration
+    from hookline.hooks.runners import HookRunner as HookRunner
+    from hookline.hooks.sdk import HookMatcher as HookMatcher
+    from hookline.matchers import Matcher as Matcher
+    from hookline.matchers import all_of as all_of
+    from hookline.matchers import any_of as any_of
+    from hookline.matchers import arg as arg
+    from hookline.matchers import not_ as not_
+    from hookline.matchers import tool_name as tool_name
+    from hookline.models import RuleModel as RuleModel
+    from hookline.models import ScriptedModel as ScriptedModel
+    from hookline.permissions import PermissionPolicy as PermissionPolicy
+    from hookline.project import Project as Project
+    from hookline.project import load_project as load_project
+    from hookline.sdk import ClaudeAgentOptions as ClaudeAgentOptions
+    from hookline.sdk import ClaudeSDKClient as ClaudeSDKClient
+    from hookline.sdk import ClaudeSDKError as ClaudeSDKError
+    from hookline.sdk import CLIConnectionError as CLIConnectionError
+    from hookline.sdk import CLIJSONDecodeError as CLIJSONDecodeError
+    from hookline.sdk import CLINotFoundError as CLINotFoundError
+    from hookline.sdk import MessageParseError as MessageParseError
+    from hookline.sdk import ProcessError as ProcessError
+    from hookline.sdk import ResultError as ResultError
+    from hookline.sdk import SdkMcpTool as SdkMcpTool
+    from hookline.sdk import create_sdk_mcp_server as create_sdk_mcp_server
+    from hookline.sdk import query as query
+    from hookline.sdk import tool as tool
+    from hookline.tools.approvals import Approval as Approval
+    from hookline.tools.approvals import ApprovalRequest as ApprovalRequest
+    from hookline.tools.approvals import Approver as Approver
+    from hookline.tools.approvals import Unavailable as Unavailable
+    from hookline.tools.base import Tool as Tool
+    from hookline.tools.base import ToolCall as ToolCall
+    from hookline.tools.base import ToolContext as ToolContext
+    from hookline.tools.base import ToolResult as ToolResult
+    from hookline.tools.base import Workspace as Workspace
+    from hookline.tools.function import FunctionTool as FunctionTool
+    from hookline.types import AssistantMessage as AssistantMessage
+    from hookline.types import CanUseTool as CanUseTool
+    from hookline.types import ContentBlock as ContentBlock
+    from hookline.types import HookCallback as HookCallback
+    from hookline.types import HookContext as HookContext
+    from hookline.types import HookInput as HookInput
+    from hookline.types import HookJSONOutput as HookJSONOutput
+    from hookline.types import PermissionResult as PermissionResult
+    from hookline.types import PermissionResultAllow as PermissionResultAllow
+    from hookline.types import PermissionResultDeny as PermissionResultDeny
+    from hookline.types import PermissionUpdate as PermissionUpdate
+    from hookline.types import ResultMessage as ResultMessage
+    from hookline.types import StreamEvent as StreamEvent
+    from hookline.types import SystemMessage as SystemMessage
+    from hookline.types import TextBlock as TextBlock
+    from hookline.types import ThinkingBlock as ThinkingBlock
+    from hookline.types import ToolPermissionContext as ToolPermissionContext
+    from hookline.types import ToolResultBlock as ToolResultBlock
+    from hookline.types import ToolUseBlock as ToolUseBlock
+    from hookline.types import UserMessage as UserMessage
 
-#: Where each public name lives. ``import hookline`` loads none of them: a name is imported
-#: on first use (``hookline.Agent``, ``from hookline import Agent``), so a command or a script
-#: pays only for what it touches (``hookline --version`` never builds an agent).
-_WHERE: Final[dict[str, tuple[str, ...]]] = {
-    "hookline.agent.loop": ("Agent",),
-    "hookline.agent.messages": ("Message",),
-    "hookline.agent.model": ("ModelClient",),
-    "hookline.agent.observers": ("Handle", "Observer"),
-    "hookline.agent.options": ("AgentOptions",),
-    "hookline.agent.result": ("RunResult",),
-    "hookline.agent.subagent_types": ("AgentDefinition",),
-    "hookline.decisions": ("NO_DECISION", "Decision", "merge"),
-    "hookline.errors": (
-        "ConfigError", "HookFailure", "HooklineError", "HookTimeout", "InvalidHookOutput",
-        "ModelError", "ToolError", "ToolInputError",
-    ),
-    "hookline.events": (
-        "EVENTS", "HookEvent", "InstructionsLoaded", "Notification", "PermissionRequest",
-        "PostModelResponse", "PostToolBatch", "PostToolUse", "PostToolUseFailure",
-        "PreModelRequest", "PreToolUse", "SessionEnd", "SessionStart", "Stop", "ToolBlocked",
-        "TurnEnd", "TurnStart", "UserPromptSubmit", "SubagentStart", "SubagentStop",
-        "PreCompact", "PostCompact", "CwdChanged", "FileChanged", "ConfigChange",
-        "PreModelSwitch", "PostModelSwitch", "PermissionMode",
-    ),
-    "hookline.hooks.engine": ("Dispatch", "HookEngine", "HookRun"),
-    "hookline.hooks.registry": ("HookRegistry", "Registration"),
-    "hookline.hooks.runners": ("HookRunner",),
-    "hookline.hooks.sdk": ("HookMatcher",),
-    "hookline.matchers": ("Matcher", "all_of", "any_of", "arg", "not_", "tool_name"),
-    "hookline.models.rule_model": ("RuleModel",),
-    "hookline.models.scripted": ("ScriptedModel",),
-    "hookline.permissions": ("PermissionPolicy",),
-    "hookline.project": ("Project", "load_project"),
-    "hookline.tools.approvals": ("Approval", "ApprovalRequest", "Approver", "Unavailable"),
-    "hookline.tools.base": ("Tool", "ToolCall", "ToolContext", "ToolResult", "Workspace"),
-    "hookline.tools.function": ("FunctionTool",),
-    "hookline._support.version": ("__version__",),
-    "hookline.sdk.client": ("ClaudeSDKClient", "query"),
-    "hookline.sdk.options": ("ClaudeAgentOptions",),
-    "hookline.sdk.errors": (
-        "ClaudeSDKError", "CLIConnectionError", "CLINotFoundError", "ProcessError", "ResultError",
-        "CLIJSONDecodeError",
-    ),
-    "hookline.sdk.tools": ("SdkMcpTool", "create_sdk_mcp_server", "tool"),
-    "hookline.sdk.types": (
-        "AssistantMessage", "UserMessage", "SystemMessage", "ResultMessage", "StreamEvent",
-        "TextBlock", "ThinkingBlock", "ToolUseBlock", "ToolResultBlock", "ContentBlock",
-        "PermissionUpdate", "PermissionResult", "PermissionResultAllow", "PermissionResultDeny",
-        "ToolPermissionContext", "CanUseTool", "HookCallback", "HookContext", "HookInput",
-        "HookJSONOutput",
-    ),
-}  # fmt: skip
-_MODULE: Final = {name: module for module, names in _WHERE.items() for name in names}
+#: The public names, by where each is defined: the one list of hookline's API at the top level
+#: (``__all__`` is made from it). ``import hookline`` loads none of them: a name is imported on
+#: first use (``hookline.Agent``, ``from hookline import Agent``), so a command or a script
+#: pays only for what it touches (``hookline --version`` never builds an agent). Names another
+#: public package gives (``hookline.sdk``, ``hookline.types``, ``hookline.models``, ...) come
+#: from that package, which lists where they are defined.
+_EXPORTS: Final = Exports.of(
+    __name__,
+    {
+        "hookline._support.version": ("__version__",),
+        "hookline.agent.loop": ("Agent",),
+        "hookline.agent.messages": ("Message",),
+        "hookline.agent.model": ("ModelClient", "StreamingModelClient"),
+        "hookline.agent.observers": ("Handle", "Observer"),
+        "hookline.agent.options": ("AgentOptions", "AgentSettings"),
+        "hookline.agent.result": ("RunResult",),
+        "hookline.agent.subagent_types": ("AgentDefinition",),
+        "hookline.audit": ("AuditError",),
+        "hookline.decisions": ("NO_DECISION", "Decision", "merge"),
+        "hookline.errors": (
+            "ConfigError",
+            "HookFailure",
+            "HooklineError",
+            "HookTimeout",
+            "InvalidHookOutput",
+            "ModelError",
+            "RecordError",
+            "ToolError",
+            "ToolInputError",
+            "WrongHookEvent",
+        ),
+        "hookline.events": (
+            "EVENTS",
+            "HookEvent",
+            "InstructionsLoaded",
+            "Notification",
+            "PermissionRequest",
+            "PostModelResponse",
+            "PostToolBatch",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "PreModelRequest",
+            "PreToolUse",
+            "SessionEnd",
+            "SessionStart",
+            "Stop",
+            "ToolBlocked",
+            "TurnEnd",
+            "TurnStart",
+            "UserPromptSubmit",
+            "SubagentStart",
+            "SubagentStop",
+            "PreCompact",
+            "PostCompact",
+            "CwdChanged",
+            "FileChanged",
+            "ConfigChange",
+            "PreModelSwitch",
+            "PostModelSwitch",
+            "PermissionMode",
+        ),
+        "hookline.hooks.engine": ("Dispatch", "HookEngine", "HookRun"),
+        "hookline.hooks.registry": ("HookRegistry", "Registration"),
+        "hookline.hooks.runners": ("HookRunner",),
+        "hookline.hooks.sdk": ("HookMatcher",),
+        "hookline.matchers": ("Matcher", "all_of", "any_of", "arg", "not_", "tool_name"),
+        "hookline.models": ("RuleModel", "ScriptedModel"),
+        "hookline.permissions": ("PermissionPolicy",),
+        "hookline.project": ("Project", "load_project"),
+        "hookline.sdk": (
+            "ClaudeAgentOptions",
+            "ClaudeSDKClient",
+            "SdkMcpTool",
+            "create_sdk_mcp_server",
+            "query",
+            "tool",
+            "ClaudeSDKError",
+            "CLIConnectionError",
+            "CLINotFoundError",
+            "ProcessError",
+            "ResultError",
+            "CLIJSONDecodeError",
+            "MessageParseError",
+        ),
+        "hookline.tools.approvals": ("Approval", "ApprovalRequest", "Approver", "Unavailable"),
+        "hookline.tools.base": ("Tool", "ToolCall", "ToolContext", "ToolResult", "Workspace"),
+        "hookline.tools.function": ("FunctionTool",),
+        "hookline.types": (
+            "AssistantMessage",
+            "UserMessage",
+            "SystemMessage",
+            "ResultMessage",
+            "StreamEvent",
+            "TextBlock",
+            "ThinkingBlock",
+            "ToolUseBlock",
+            "ToolResultBlock",
+            "ContentBlock",
+            "PermissionUpdate",
+            "PermissionResult",
+            "PermissionResultAllow",
+            "PermissionResultDeny",
+            "ToolPermissionContext",
+            "CanUseTool",
+            "HookCallback",
+            "HookContext",
+            "HookInput",
+            "HookJSONOutput",
+        ),
+    },
+)
+
+__all__ = _EXPORTS.names
 
 
 def __getattr__(name: str) -> Any:
-    module = _MODULE.get(name) or _sdk_module(name)
-    if module is None:
-        raise AttributeError(f"module 'hookline' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    if name in _EXPORTS.home or _sdk_module(name) is None:
+        return _EXPORTS.get(name)
+    value = getattr(importlib.import_module("hookline.types"), name)
     globals()[name] = value  # once: later lookups are plain module attributes
     return value
 
@@ -189,8 +270,7 @@ def _sdk_module(name: str) -> str | None:
     return "hookline.types" if name in types.__all__ or name in types.NOT_PROVIDED else None
 
 
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__dir__ = _EXPORTS.dir
 
 
 def _open_store(url_or_path: str | None, *, state_dir: Path) -> SessionStore:
@@ -217,114 +297,3 @@ def _named_model(spec: str) -> ModelClient:
 install_opener(_open_store)
 install_audit(_agent_audit)
 install_resolver(_named_model)
-
-__all__ = [
-    "EVENTS",
-    "NO_DECISION",
-    "Agent",
-    "AgentDefinition",
-    "AgentOptions",
-    "Approval",
-    "ApprovalRequest",
-    "Approver",
-    "AssistantMessage",
-    "CLIConnectionError",
-    "CLIJSONDecodeError",
-    "CLINotFoundError",
-    "CanUseTool",
-    "ClaudeAgentOptions",
-    "ClaudeSDKClient",
-    "ClaudeSDKError",
-    "ConfigChange",
-    "ConfigError",
-    "ContentBlock",
-    "CwdChanged",
-    "Decision",
-    "Dispatch",
-    "FileChanged",
-    "FunctionTool",
-    "Handle",
-    "HookCallback",
-    "HookContext",
-    "HookEngine",
-    "HookEvent",
-    "HookFailure",
-    "HookInput",
-    "HookJSONOutput",
-    "HookMatcher",
-    "HookRegistry",
-    "HookRun",
-    "HookRunner",
-    "HookTimeout",
-    "HooklineError",
-    "InstructionsLoaded",
-    "InvalidHookOutput",
-    "Matcher",
-    "Message",
-    "ModelClient",
-    "ModelError",
-    "Notification",
-    "Observer",
-    "PermissionMode",
-    "PermissionPolicy",
-    "PermissionRequest",
-    "PermissionResult",
-    "PermissionResultAllow",
-    "PermissionResultDeny",
-    "PermissionUpdate",
-    "PostCompact",
-    "PostModelResponse",
-    "PostModelSwitch",
-    "PostToolBatch",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PreCompact",
-    "PreModelRequest",
-    "PreModelSwitch",
-    "PreToolUse",
-    "ProcessError",
-    "Project",
-    "Registration",
-    "ResultError",
-    "ResultMessage",
-    "RuleModel",
-    "RunResult",
-    "ScriptedModel",
-    "SdkMcpTool",
-    "SessionEnd",
-    "SessionStart",
-    "Stop",
-    "StreamEvent",
-    "SubagentStart",
-    "SubagentStop",
-    "SystemMessage",
-    "TextBlock",
-    "ThinkingBlock",
-    "Tool",
-    "ToolBlocked",
-    "ToolCall",
-    "ToolContext",
-    "ToolError",
-    "ToolInputError",
-    "ToolPermissionContext",
-    "ToolResult",
-    "ToolResultBlock",
-    "ToolUseBlock",
-    "TurnEnd",
-    "TurnStart",
-    "Unavailable",
-    "UserMessage",
-    "UserPromptSubmit",
-    "Workspace",
-    "__version__",
-    "all_of",
-    "any_of",
-    "arg",
-    "create_sdk_mcp_server",
-    "load_project",
-    "merge",
-    "not_",
-    "query",
-    "tool",
-    "tool_name",
-]

@@ -223,8 +223,9 @@ def merge(
         only = answers[0]
         if only.updated_input is None or only.permission not in ("deny", "defer"):
             return only
-    elif _bare(answers[0]) and all(_bare(d) and d.permission == answers[0].permission
-                                   for d in answers):  # fmt: skip
+    elif _bare(answers[0]) and all(
+        _bare(d) and d.permission == answers[0].permission for d in answers
+    ):
         return answers[0]  # the same permission and nothing else, however often it was said
     permission = max((d.permission for d in answers), key=PRECEDENCE.__getitem__)
     keeps_input = permission not in ("deny", "defer")

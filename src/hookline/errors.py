@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 class HooklineError(Exception):
-    """Base class of every exception hookline raises on purpose. The whole tree::
+    """Base class of every exception hookline raises on purpose. The tree a caller handles::
 
     HooklineError
     ├── ConfigError          a user's input is wrong (file, key, flag): says where, and the fix
@@ -26,10 +26,14 @@ class HooklineError(Exception):
     │                        after retries); the loop ends the run with it as the stop reason
     ├── ToolError            a tool body could not do its work; becomes a failed tool result
     │   └── ToolInputError   the tool input does not fit the tool (bad path, missing field, ...)
-    ├── RecordError          the run's record could not be written (``hookline.audit``'s
-    │                        AuditError): the run stops, even from inside a tool (a subagent)
+    ├── RecordError          the run's record could not be written: the run stops, even from
+    │   │                    inside a tool (a subagent)
+    │   └── AuditError       ... the audit log's (``hookline.audit``)
     └── ClaudeSDKError       the Claude Agent SDK's errors, under its names (``hookline.sdk.errors``
                              draws their tree)
+
+    ``hookline`` exports every class drawn here and in ``hookline.sdk.errors`` (a test reads
+    both drawings).
     """
 
 

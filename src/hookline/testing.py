@@ -59,9 +59,6 @@ class FakeRunner(HookRunner):
         self.inline = True
 
     async def run(self, event: HookEvent) -> Decision | None:
-        return self.call(event)
-
-    def call(self, event: HookEvent) -> Decision | None:
         self.calls += 1
         return self.decision
 

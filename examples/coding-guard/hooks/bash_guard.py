@@ -21,8 +21,7 @@ from itertools import pairwise
 from file_guard import SECRET_ADVICE, inside, is_secret
 
 from hookline.permissions import DANGEROUS, targets
-from hookline.permissions.bash import Command, Word, analyze
-from hookline.permissions.bash.options import Options, read
+from hookline.permissions.bash import Command, Options, Word, analyze, read_options
 
 #: Branches no force push (or deletion) may reach; ``fnmatch`` patterns.
 PROTECTED_BRANCHES = ("main", "master", "release/*")
@@ -114,7 +113,7 @@ def _deleter_targets(command: Command) -> tuple[list[Word], str]:
     under_find = any(label.startswith("find") for label in command.via)
     # under find -exec, `{}` stands for what find finds: find's start folders are judged instead
     args = [arg for arg in command.args if not (under_find and arg.raw == "{}")]
-    given = read(args, _DELETER_OPTIONS)
+    given = read_options(args, _DELETER_OPTIONS)
     unknown = next((option for option in given.options if not option.name), None)
     if unknown is not None:
         return [], f"`{unknown.shown}` is only known at run time"

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from hookline._support.words import words
+
 #: Variables whose name starts with this are hookline's own.
 OWN_PREFIX = "HOOKLINE_"
 #: The model providers' keys and tokens hookline (or the client libraries it uses) reads.
-PROVIDER_KEYS = frozenset({
-    "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
-    "OPENAI_API_KEY", "OPENAI_ADMIN_KEY", "AZURE_OPENAI_API_KEY",
-})  # fmt: skip
+PROVIDER_KEYS = words(
+    "ANTHROPIC_API_KEY ANTHROPIC_AUTH_TOKEN CLAUDE_CODE_OAUTH_TOKEN OPENAI_API_KEY "
+    "OPENAI_ADMIN_KEY AZURE_OPENAI_API_KEY"
+)
 #: Set for a hook by hookline itself (not a credential): kept.
 _KEPT = frozenset({"HOOKLINE"})
 

@@ -4,11 +4,8 @@ Each form is one ``json.JSONEncoder`` built once with its options, so every call
 same bytes (Claude Code's transcripts are compact, ``ensure_ascii`` off). ``strict`` also writes a
 lone surrogate as its ``\\u`` escape: its text is always valid UTF-8.
 
-Only the public API: CPython's private C encoder, built once, was used here before. Against it,
-``JSONEncoder.encode`` (which builds that encoder on each call) put about 4% on the per-call
-cost of ``bench/bench_tool_calls.py`` with its five hooks and 6% without (medians of six
-runs, both interleaved in one process): within the bench's noise, not worth a private interface.
-``check_circular`` is off, as it was: these values are trees of plain data.
+Only the public API (``JSONEncoder.encode``), never CPython's private C encoder. ``check_circular``
+is off: these values are trees of plain data.
 """
 
 from __future__ import annotations
@@ -25,9 +22,13 @@ def _refuse(value: Any) -> NoReturn:
 
 def _encoder(*, sort_keys: bool, allow_nan: bool, default: Callable[[Any], Any]) -> Any:
     encoder = json.JSONEncoder(
-        ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys, allow_nan=allow_nan,
-        default=default, check_circular=False,
-    )  # fmt: skip
+        ensure_ascii=False,
+        separators=(",", ":"),
+        sort_keys=sort_keys,
+        allow_nan=allow_nan,
+        default=default,
+        check_circular=False,
+    )
     return encoder.encode
 
 

@@ -130,8 +130,9 @@ class _Call:
         """Hand a keeper the command's descriptors; OSError if there is no keeper to have."""
         if len(pass_fds) > watchdog.MAX_FDS - 3:
             raise OSError(f"a command inherits at most {watchdog.MAX_FDS - 3} descriptors")
-        request = marshal.dumps({"argv": list(argv), "env": dict(env), "cwd": cwd,
-                                 "fds": list(pass_fds)})  # fmt: skip
+        request = marshal.dumps(
+            {"argv": list(argv), "env": dict(env), "cwd": cwd, "fds": list(pass_fds)}
+        )
         ends = [os.pipe() for _ in range(3)]
         child = [ends[0][0], ends[1][1], ends[2][1]]
         try:

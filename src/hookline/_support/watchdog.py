@@ -228,10 +228,12 @@ def _start(request: dict[str, object], fds: list[int]) -> tuple[int, str]:
     try:
         os.chdir(cwd)  # the keeper's folder is the command's
         step, what = "exec", argv[0]
-        return os.posix_spawn(
-            _program(argv[0], env), argv, env, file_actions=_placed(fds, [0, 1, 2, *targets]),
-            setsid=True, setsigdef=_DEFAULTS,
-        ), ""  # fmt: skip
+        program = _program(argv[0], env)
+        actions = _placed(fds, [0, 1, 2, *targets])
+        pid = os.posix_spawn(
+            program, argv, env, file_actions=actions, setsid=True, setsigdef=_DEFAULTS
+        )
+        return pid, ""
     except OSError as exc:
         return -1, f"{exc.errno or 0} {step} {what}"
 

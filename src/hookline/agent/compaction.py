@@ -31,6 +31,7 @@ from hookline.agent.messages import Message, Usage
 from hookline.agent.model import ModelClient, StreamingModelClient
 from hookline.agent.model_calls import RequestStopped, Unsendable, answered, prepared
 from hookline.agent.replies import contexts
+from hookline.agent.told import MessageAdded, ModelCalled
 from hookline.agent.transcript import Transcript
 from hookline.errors import ModelError
 from hookline.events import (
@@ -207,7 +208,7 @@ async def _summarised(agent: Agent, request: Message) -> Message:
             reply = await model.complete(shown, [], system=SUMMARY_SYSTEM)
     except ModelError as exc:
         raise SummaryFailed(f"the summary request failed: {exc}") from None
-    agent.observers.model_called(agent.session, reply, model.name)
+    agent.stream.tell(ModelCalled, agent.session, reply, model.name)
     await answered(agent.engine, agent.session.scope, model.name, reply)
     return reply
 
@@ -272,4 +273,4 @@ async def _restarted(agent: Agent, trigger: Trigger, summary: str) -> None:
 
 def _add(agent: Agent, message: Message) -> None:
     agent.session.add(message)
-    agent.observers.message(agent.session, message)
+    agent.stream.tell(MessageAdded, agent.session, message)

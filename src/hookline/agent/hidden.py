@@ -77,8 +77,11 @@ def revealed(state: Any, *, where: str = "the saved session") -> Any:
         return state
     alg = box.get("alg")
     if alg not in (ALGORITHM, FIRST_ALGORITHM):
-        raise _cannot(where, f"its conversation is sealed with {alg!r}, which this hookline does "
-                             "not know (saved by a newer one?)")  # fmt: skip
+        raise _cannot(
+            where,
+            f"its conversation is sealed with {alg!r}, which this hookline does "
+            "not know (saved by a newer one?)",
+        )
     key = load_key(create=False)
     if key is None or box.get("key") != key_id(key):
         raise _cannot(where, f"its conversation was made with another key than {key_path()}")
@@ -92,8 +95,9 @@ def revealed(state: Any, *, where: str = "the saved session") -> Any:
     except (KeyError, TypeError, ValueError, zlib.error) as exc:
         raise _cannot(where, f"its conversation cannot be read ({exc})") from None
     if text is None:
-        raise _cannot(where, "its conversation was edited outside hookline, or moved from "
-                             "another session")  # fmt: skip
+        raise _cannot(
+            where, "its conversation was edited outside hookline, or moved from another session"
+        )
     if not isinstance(parts, dict) or set(parts) != set(PARTS):
         raise _cannot(where, "its conversation is not one hookline saved")
     return {**{k: v for k, v in state.items() if k != FIELD}, **parts}

@@ -11,10 +11,10 @@
     SessionEnd                                     on close() (and clear(): a new session)
 
 The loop knows nothing about any particular hook: it fires events and follows merged decisions.
-Nor does it know who watches: it tells its observers (``hookline.agent.observers``) what it does,
-and the audit log, session persistence and the CLI's views are observers. A subagent runs this
-same loop on a conversation of its own, asking SubagentStop where this asks Stop
-(``hookline.agent.subagents``).
+Nor does it know who watches: it tells its stream what it does (``hookline.agent.told``), to
+which the audit log, session persistence, the CLI's views and other observers subscribe. A
+subagent runs this same loop on a conversation of its own, asking SubagentStop where this asks
+Stop (``hookline.agent.subagents``).
 """
 
 from __future__ import annotations
@@ -25,17 +25,18 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 import hookline.wording as wording
 from hookline._support.run import run as run_to_end
+from hookline._support.stream import Stream
 from hookline.agent import compaction, ending, pause, switch
 from hookline.agent.instructions import Instruction, Instructions, import_refusal, skill_tool
 from hookline.agent.messages import Message, ToolResultBlock
 from hookline.agent.model import ModelClient
 from hookline.agent.model_calls import RequestStopped, Unsendable, answered, prepared
-from hookline.agent.observers import Handle, Observer, Observers, Watcher, audit_log
-from hookline.agent.options import AgentOptions, ConvertsToAgentOptions
+from hookline.agent.observers import Handle, Observer, Watcher, audit_log
+from hookline.agent.options import AgentOptions, AgentSettings, ConvertsToAgentOptions
 from hookline.agent.pause import Answers, Persistence
 from hookline.agent.replies import contexts, late, refused, results_message
 from hookline.agent.result import RunResult
@@ -43,6 +44,17 @@ from hookline.agent.runtime import Runtime
 from hookline.agent.session import Session
 from hookline.agent.state import Turn
 from hookline.agent.store import SessionStore, open_named
+from hookline.agent.told import (
+    Checkpointed,
+    Closed,
+    MessageAdded,
+    ModelCalled,
+    Observers,
+    Paused,
+    Resumed,
+    RunEnded,
+    ToolFinished,
+)
 from hookline.agent.watch import Idle, Watches, followed
 from hookline.decisions import NO_DECISION, Decision
 from hookline.errors import ConfigError, ModelError
@@ -63,7 +75,7 @@ from hookline.hooks.resources import HookResources
 from hookline.hooks.sdk import HookMatcher
 from hookline.tools.approvals import Approval
 from hookline.tools.base import Tool, Toolbox, ToolCall, ToolResult
-from hookline.tools.permit import Permit
+from hookline.tools.permit import Permit, SessionGranted
 from hookline.tools.pipeline import ToolPipeline
 
 if TYPE_CHECKING:
@@ -85,7 +97,7 @@ class Agent:
         hooks: Mapping[str, Sequence[HookMatcher]] | HookRegistry | None = None,
         options: AgentOptions | ConvertsToAgentOptions | None = None,
         runtime: Runtime | None = None,
-        **settings: Any,
+        **settings: Unpack[AgentSettings],
     ) -> None:
         self.model = model
         self.options = AgentOptions.resolve(options, settings)
@@ -95,7 +107,9 @@ class Agent:
         self._owns_runtime = runtime is None
         #: What its hooks reach: the runtime's HTTP pool, its MCP servers once started.
         self.lent = HookResources(http=self.runtime.http)
-        self.engine = HookEngine(self.registry, resources=self.lent)
+        #: Where the engine, the pipeline, the permission step and the loop tell what they do.
+        self.stream = Stream()
+        self.engine = HookEngine(self.registry, resources=self.lent, stream=self.stream)
         self.tools = Toolbox(tools if tools is not None else _builtin_tools())
         opts = self.options
         permit = Permit(
@@ -103,7 +117,7 @@ class Agent:
         )
         self.pipeline = ToolPipeline(self.tools, self.engine, permit)
         self.session = Session.create(opts)
-        permit.grant_listeners.append(lambda grant: self.session.granted(grant, permit.policy))
+        self.stream.subscribe(SessionGranted, self._granted)  # kept with the session
         #: The project's instruction files and skills, in the model's context (advisory).
         self.instructions = self._instructed()
         #: The subagents the Agent tool may start, the tool added where it fits.
@@ -118,7 +132,8 @@ class Agent:
         #: A SessionStart hook's ``continue: false``: the first prompt ends before the model.
         self._start_stopped = NO_DECISION
         #: Told of everything the agent does: the audit log, persistence, then the options'.
-        self.observers = self._observed(permit)
+        self.observers = Observers()
+        self.observers.attach(self.stream, self)
         for observer in self._plugged():
             self.observers.add(observer)
 
@@ -194,9 +209,9 @@ class Agent:
         claimed = pause.claim(self.store, session_id, answer, self.tools, by=by)
         try:  # nothing has run yet: if this fails, the session is paused again, as it was
             session = Session.restore(claimed.session, claimed.messages, self.options)
-            self.observers.resumed(session, claimed, by)  # the audit records who resumed
+            self.stream.tell(Resumed, session, claimed, by)  # the audit records who resumed
             claimed.turn.checkpointed = True  # saved at each step from here on
-            self.observers.checkpoint(session, claimed.turn)  # running, under this pid
+            self.stream.tell(Checkpointed, session, claimed.turn)  # running, under this pid
         except BaseException:
             pause.release(self.store, claimed)
             raise
@@ -210,7 +225,7 @@ class Agent:
     async def _recorded(self, work: Awaitable[Turn]) -> RunResult:
         await self._idle.stop()
         runs: list[HookRun] = []
-        stop_collecting = self.engine.monitor(runs.append)
+        stop_collecting = self.stream.subscribe(HookRun, runs.append)
         try:
             turn = await work
         except asyncio.CancelledError:  # cancelled (an interrupt, a timeout): the session goes on
@@ -233,7 +248,7 @@ class Agent:
             stop_detail=turn.detail,
             usage=turn.usage,
         )
-        self.observers.run_ended(self.session, turn, result)
+        self.stream.tell(RunEnded, self.session, turn, result)
         self._idle.arm(self.engine, self.session.scope)  # Notification idle_prompt, later
         return result
 
@@ -254,7 +269,7 @@ class Agent:
         call = ToolCall(tool_use_id or f"toolu_direct_{uuid.uuid4().hex[:20]}", name, tool_input)
         result = await self.pipeline.run(call, self.session.scope, self.session.tool_context)
         await followed(self.session, self.engine)
-        self.observers.tool_finished(self.session, result)
+        self.stream.tell(ToolFinished, self.session, result)
         return result
 
     async def compact(self, instructions: str | None = None) -> compaction.Compaction:
@@ -280,7 +295,7 @@ class Agent:
         self.engine.take_late()  # what its async hooks said was for the old conversation
         old = self.session
         _let_go(old)
-        self.observers.closed(old)
+        self.stream.tell(Closed, old)
         self.session = Session.create(self.options)
         self.session.grants = list(old.grants)  # as in Claude Code, /clear keeps them
         self.instructions = self._instructed()  # rules by path load again, for the new one
@@ -317,7 +332,7 @@ class Agent:
             await aclose()  # so are a remote model's (``hookline.agent.model``)
         _let_go(self.session)
         try:
-            self.observers.closed(self.session)  # before the store closes: the audit writes to it
+            self.stream.tell(Closed, self.session)  # before the store closes: the audit writes
         finally:
             if self._opened is not None:
                 self._opened.close()  # opened again on next use
@@ -403,7 +418,7 @@ class Agent:
             if reply.usage is not None:
                 turn.usage = reply.usage if turn.usage is None else turn.usage + reply.usage
             reply = self._within_limits(reply)
-            self.observers.model_called(self.session, reply, self.model.name)
+            self.stream.tell(ModelCalled, self.session, reply, self.model.name)
             await answered(self.engine, self.session.scope, self.model.name, reply)
             self._add(reply, model=self.model.name)
             self.session.transcript.flush()
@@ -422,7 +437,7 @@ class Agent:
         if self.options.checkpoint or turn.checkpointed:
             turn.checkpointed = True
             turn.new_batch([(call, None) for call in calls])
-            self.observers.checkpoint(self.session, turn)  # saved: a crash reruns none of it
+            self.stream.tell(Checkpointed, self.session, turn)  # saved: a crash reruns none of it
         return await self._settle(turn, await self._run_batch(calls, turn=turn))
 
     async def _settle(self, turn: Turn, results: list[ToolResult]) -> bool:
@@ -432,7 +447,7 @@ class Agent:
         if deferred:
             turn.new_batch([(r.call, None if r.status == "deferred" else r) for r in results])
             turn.stop_reason, turn.detail = "tool_deferred", deferred.reason
-            self.observers.paused(self.session, turn)  # saved, to be resumed with an answer
+            self.stream.tell(Paused, self.session, turn)  # saved, to be resumed with an answer
             return True
         turn.new_batch([])
         after = await self._after_batch(results)
@@ -468,11 +483,11 @@ class Agent:
         for item in checked:
             if saving is not None and item.settled is None:  # its body runs next
                 saving.started.append(item.call.id)  # before the audit's write-ahead record
-                self.observers.checkpoint(self.session, saving)
+                self.stream.tell(Checkpointed, self.session, saving)
             result = await pipeline.finish(item, scope, ctx)
             results.append(result)
             if saving is None:
-                self.observers.tool_finished(self.session, result)
+                self.stream.tell(ToolFinished, self.session, result)
             else:
                 self._finished(saving, result)
         await followed(self.session, self.engine)  # later events carry where a `cd` left it
@@ -544,9 +559,9 @@ class Agent:
 
     def _finished(self, turn: Turn, result: ToolResult) -> None:
         """Tell the observers of ``result`` and save it in ``turn``'s batch (a checkpoint)."""
-        self.observers.tool_finished(self.session, result)
+        self.stream.tell(ToolFinished, self.session, result)
         turn.settled(result)
-        self.observers.checkpoint(self.session, turn)
+        self.stream.tell(Checkpointed, self.session, turn)
 
     def _interrupted(self) -> None:
         """After a run stopped by a Ctrl-C or an error: its record in the store, if it has one,
@@ -633,24 +648,11 @@ class Agent:
 
     def _add(self, message: Message, **extra: Any) -> None:
         self.session.add(message, **extra)
-        self.observers.message(self.session, message)
+        self.stream.tell(MessageAdded, self.session, message)
 
-    def _observed(self, permit: Permit) -> Observers:
-        """The observers' hub, fed by the engine, the pipeline and the permission step for
-        what some observer wants (an agent nobody watches builds no event for them)."""
-        hub = Observers()
-        engine, pipeline = self.engine, self.pipeline
-        hub.feed("hook_run", lambda: engine.monitor(lambda r: hub.hook_run(self.session, r)))
-        hub.feed("event", lambda: engine.monitor(lambda e: hub.event(self.session, e), events=True))
-        hub.feed(
-            "tool_started",  # just before a body runs: an exception stops the call there
-            lambda: pipeline.on_start(lambda s: hub.tool_started(self.session, s)),
-        )
-        hub.feed("approval_asked", lambda: _listen(permit.ask_listeners,
-                 lambda q: hub.approval_asked(self.session, q)))  # fmt: skip
-        hub.feed("approval_answered", lambda: _listen(permit.listeners,
-                 lambda q, a: hub.approval_answered(self.session, q, a)))  # fmt: skip
-        return hub
+    def _granted(self, granted: SessionGranted) -> None:
+        """Keep a grant with the session (an allow for its rest, saved with it)."""
+        self.session.granted(granted.grant, granted.policy)
 
     def _plugged(self) -> list[Observer]:
         """The observers the options plug in: the audit log first (what led to a save is on
@@ -680,12 +682,6 @@ def _halted(decision: Decision, turn: Turn) -> bool:
     return not decision.continue_ and refused(replace(decision, permission=None), turn)
 
 
-def _listen(listeners: list[Any], fn: Any) -> Callable[[], None]:
-    """Add ``fn`` to ``listeners``; the function that takes it out again."""
-    listeners.append(fn)
-    return lambda: listeners.remove(fn) if fn in listeners else None
-
-
 def _builtin_tools() -> list[Tool]:
     from hookline.tools.builtin import builtin_tools
 
@@ -703,8 +699,13 @@ def _let_go(session: Session) -> None:
 
 def _unknown_outcome(call: ToolCall) -> ToolResult:
     """The result of a call that started before its session stopped, and has none."""
-    return ToolResult(call=call, status="interrupted", content=pause.UNKNOWN_OUTCOME,
-                      input=call.input, reason=pause.UNKNOWN_OUTCOME)  # fmt: skip
+    return ToolResult(
+        call=call,
+        status="interrupted",
+        content=pause.UNKNOWN_OUTCOME,
+        input=call.input,
+        reason=pause.UNKNOWN_OUTCOME,
+    )
 
 
 def _unique(call: ToolCall, seen: set[str]) -> ToolCall:

@@ -6,8 +6,8 @@
 An ``Observer`` has one method per thing the agent does, each given the session it happened
 in; the base class does nothing for any of them, so a subclass overrides only what it wants.
 Observers are called in the order they were added, on the agent's own task, and cannot change
-the run: what they return is ignored. The agent subscribes to the engine, the pipeline and the
-permission step only for what some observer overrides, so an agent nobody watches pays nothing.
+the run: what they return is ignored. Observers are subscribers of the agent's stream
+(``hookline.agent.told``), for what some observer overrides: an agent nobody watches pays nothing.
 
 When one raises, the run goes on: the error is logged (logger ``hookline.agent.observers``)
 and the other observers still hear of it, unless the observer says ``fail_closed = True``.
@@ -18,9 +18,8 @@ that cannot be saved must not look saved.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
+from typing import TYPE_CHECKING, ClassVar, TypeAlias
 
 from hookline.agent.plug import Plug
 from hookline.errors import ConfigError
@@ -40,8 +39,6 @@ if TYPE_CHECKING:
 
     #: What ``agent.watch`` passes its function.
     Progress: TypeAlias = HookEvent | HookRun | ToolStarted | ToolResult | Message
-
-logger = logging.getLogger(__name__)
 
 
 class Observer:
@@ -122,104 +119,8 @@ class Handle:
         self._remove()
 
 
-class Observers(Observer):
-    """An agent's observers in the order they were added: each method reaches those that
-    override it. ``feed`` connects a source (the engine, the pipeline) only while wanted."""
-
-    def __init__(self) -> None:
-        self._all: list[Observer] = []
-        self._by: dict[str, tuple[Observer, ...]] = dict.fromkeys(KINDS, ())
-        #: kind -> how to connect its source, and the undo while connected.
-        self._feeds: dict[str, tuple[Callable[[], Callable[[], None]], list[Callable[[], None]]]]
-        self._feeds = {}
-
-    def add(self, observer: Observer) -> Handle:
-        """Tell ``observer`` of what happens from now on, after those added before it."""
-        if not isinstance(observer, Observer):
-            raise ConfigError(
-                f"{observer!r} is not an Observer",
-                key="observers",
-                fix="subclass hookline.agent.observers.Observer (or pass a function to watch)",
-            )
-        self._all.append(observer)
-        self._changed()
-
-        def remove() -> None:
-            if observer in self._all:
-                self._all.remove(observer)
-                self._changed()
-
-        return Handle(remove)
-
-    def wants(self, kind: str) -> bool:
-        """Whether any observer overrides ``kind``."""
-        return bool(self._by[kind])
-
-    def feed(self, kind: str, connect: Callable[[], Callable[[], None]]) -> None:
-        """Call ``connect`` (which returns its undo) while some observer wants ``kind``."""
-        self._feeds[kind] = (connect, [])
-        self._changed()
-
-    def _changed(self) -> None:
-        self._by = {kind: tuple(o for o in self._all if _overrides(o, kind)) for kind in KINDS}
-        for kind, (connect, undo) in self._feeds.items():
-            if self._by[kind] and not undo:
-                undo.append(connect())
-            elif undo and not self._by[kind]:
-                undo.pop()()
-
-    def _each(self, kind: str, *args: Any) -> None:
-        for observer in self._by[kind]:  # a tuple: an observer may remove itself meanwhile
-            try:
-                getattr(observer, kind)(*args)
-            except Exception:
-                if observer.fail_closed:
-                    raise
-                logger.exception("observer %r failed on %s; the run goes on", observer, kind)
-
-    def event(self, session: Session, event: HookEvent) -> None:
-        self._each("event", session, event)
-
-    def hook_run(self, session: Session, run: HookRun) -> None:
-        self._each("hook_run", session, run)
-
-    def tool_started(self, session: Session, started: ToolStarted) -> None:
-        self._each("tool_started", session, started)
-
-    def tool_finished(self, session: Session, result: ToolResult) -> None:
-        self._each("tool_finished", session, result)
-
-    def approval_asked(self, session: Session, request: ApprovalRequest) -> None:
-        self._each("approval_asked", session, request)
-
-    def approval_answered(
-        self, session: Session, request: ApprovalRequest, answer: Approval
-    ) -> None:
-        self._each("approval_answered", session, request, answer)
-
-    def model_called(self, session: Session, reply: Message, model: str) -> None:
-        self._each("model_called", session, reply, model)
-
-    def message(self, session: Session, message: Message) -> None:
-        self._each("message", session, message)
-
-    def checkpoint(self, session: Session, turn: Turn) -> None:
-        self._each("checkpoint", session, turn)
-
-    def paused(self, session: Session, turn: Turn) -> None:
-        self._each("paused", session, turn)
-
-    def resumed(self, session: Session, claimed: Claimed, by: Resumer) -> None:
-        self._each("resumed", session, claimed, by)
-
-    def run_ended(self, session: Session, turn: Turn, result: RunResult) -> None:
-        self._each("run_ended", session, turn, result)
-
-    def closed(self, session: Session) -> None:
-        self._each("closed", session)
-
-
-def _overrides(observer: Observer, kind: str) -> bool:
+def overrides(observer: Observer, kind: str) -> bool:
+    """Whether ``observer`` has its own ``kind`` method (the base class's does nothing)."""
     return getattr(type(observer), kind) is not getattr(Observer, kind)
 
 

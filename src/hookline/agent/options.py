@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from hookline.errors import ConfigError
 from hookline.events import PermissionMode
@@ -110,7 +110,7 @@ class AgentOptions:
 
     @classmethod
     def resolve(
-        cls, options: AgentOptions | ConvertsToAgentOptions | None, settings: dict[str, Any]
+        cls, options: AgentOptions | ConvertsToAgentOptions | None, settings: Mapping[str, Any]
     ) -> AgentOptions:
         """``options`` (or the defaults) with ``settings`` (keyword options) applied. Options
         of another shape (the Agent SDK's ``ClaudeAgentOptions``) say what they mean here."""
@@ -141,3 +141,37 @@ class ConvertsToAgentOptions(Protocol):
     """Options of another shape that ``Agent`` takes too (``hookline.ClaudeAgentOptions``)."""
 
     def agent_options(self) -> AgentOptions: ...
+
+
+class AgentSettings(TypedDict, total=False):
+    """``AgentOptions``' fields as keyword options of ``Agent(model, **settings)``, so a type
+    checker sees a misspelt option (``max_turn=3``). Every field but ``hooks``, which ``Agent``
+    takes as a parameter of its own; a test keeps this equal to the dataclass."""
+
+    cwd: str | Path | None
+    max_turns: int
+    system_prompt: str | None
+    permission_mode: PermissionMode | None
+    roots: Sequence[str | Path]
+    state_dir: str | Path | None
+    stop_hook_block_cap: int
+    env: Mapping[str, str]
+    user: str | None
+    tenant: str | None
+    permissions: PermissionPolicy | None
+    sandbox: SandboxConfig | None
+    approver: Approver | None
+    defer_asks: bool
+    store: SessionStore | str | None
+    audit: bool
+    audit_delay: float
+    redact: Sequence[str]
+    checkpoint: bool
+    launch: Mapping[str, Any] | None
+    observers: Sequence[Observer]
+    mcp_servers: McpServersSpec
+    instructions: bool
+    agents: Mapping[str, AgentDefinition] | None
+    compact_at_tokens: int | None
+    settings_files: Sequence[tuple[str, str | Path]]
+    idle_after: float | None

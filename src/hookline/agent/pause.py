@@ -245,8 +245,16 @@ def claim(
             key="session",
             fix="a paused session resumes once; see hookline sessions show",
         )
-    return Claimed(session, checked.messages, turn, answers, checked.launch,
-                   checked.taken_from, checked.edited, held)  # fmt: skip
+    return Claimed(
+        session,
+        checked.messages,
+        turn,
+        answers,
+        checked.launch,
+        checked.taken_from,
+        checked.edited,
+        held,
+    )
 
 
 def release(store: SessionStore, claimed: Claimed) -> None:
@@ -322,8 +330,11 @@ def _edits(record: SessionRecord, *, trusted: bool) -> tuple[str, ...]:
                 file=where,
                 fix=f"check it with hookline sessions show {record.id}; {fix}",
             ) from None
-        raise ConfigError(f"its saved state cannot be checked: {exc}", file=where,
-                          fix=f"{fix}, if you know where it came from") from None  # fmt: skip
+        raise ConfigError(
+            f"its saved state cannot be checked: {exc}",
+            file=where,
+            fix=f"{fix}, if you know where it came from",
+        ) from None
     if edited and not trusted:
         raise ConfigError(
             f"its saved state was changed outside hookline ({', '.join(edited)})",

@@ -92,19 +92,25 @@ class AgentDefinition:
 
 #: The SDK's ``AgentDefinition`` fields a subagent cannot have here yet.
 _NOT_YET = (
-    "skills", "memory", "mcpServers", "initialPrompt", "background", "effort", "permissionMode",
-)  # fmt: skip
+    "skills",
+    "memory",
+    "mcpServers",
+    "initialPrompt",
+    "background",
+    "effort",
+    "permissionMode",
+)
 
 GENERAL = AgentDefinition(
     description=(
-        "For research and multi-step tasks: searching code and files, answering questions "
-        "that need several steps, and doing work whose details would crowd this conversation."
+        "For research and multi-step tasks: searching code and files, answering questions that "
+        "need several steps, and doing work whose details would crowd this conversation."
     ),
     prompt=(
         "You are a subagent: another agent gave you the task in the user message and will read "
         "only your final message. Use your tools to do the task fully, and nothing beyond it. "
-        "You cannot ask questions. End with a complete, concise report of what you found or "
-        "did, naming the files and commands that matter, with absolute paths."
+        "You cannot ask questions. End with a complete, concise report of what you found or did, "
+        "naming the files and commands that matter, with absolute paths."
     ),
 )
 

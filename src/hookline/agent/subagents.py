@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from hookline._support.private import private_dir
+from hookline._support.stream import Stream
 from hookline.agent.loop import Agent
 from hookline.agent.messages import Message, Usage
 from hookline.agent.replies import contexts
@@ -149,20 +150,25 @@ class Subagent(Agent):
             checkpoint=False,
         )
         self.tools = definition.toolbox(parent.tools)
+        #: Its own stream: its tool starts, results and messages are told as its session's.
+        self.stream = Stream()
         permit = _Undeferred(parent.pipeline.permit)
-        self.pipeline = ToolPipeline(self.tools, self.engine, permit, limits=parent.pipeline.limits)
-        self.pipeline.on_start(lambda started: self.observers.tool_started(self.session, started))
+        self.pipeline = ToolPipeline(
+            self.tools, self.engine, permit, limits=parent.pipeline.limits, stream=self.stream
+        )
         self.session = _conversation(parent.session, self.agent_id, agent_type)
         self.watches = _Unwatched()
 
     async def answer(self, prompt: str) -> Turn:
         """Work on ``prompt`` until done or stopped; the turn says which."""
-        started = await self._fire(SubagentStart)
-        self._add(Message.user(*contexts("SubagentStart", started), prompt))
-        turn = Turn(prompt)
+        detach = self.observers.attach(self.stream, self)
         try:
+            started = await self._fire(SubagentStart)
+            self._add(Message.user(*contexts("SubagentStart", started), prompt))
+            turn = Turn(prompt)
             await self._work(turn)
         finally:
+            detach()
             self.session.transcript.close()
         return turn
 
@@ -188,8 +194,7 @@ class _Undeferred(Permit):
 
     def __init__(self, parent: Permit) -> None:
         super().__init__(parent.engine, policy=parent.policy, approver=parent.approver)
-        self.listeners, self.ask_listeners = parent.listeners, parent.ask_listeners  # the audit
-        self.parent = parent
+        self.parent = parent  # its requests and answers are told on the agent's stream
 
     def grant(self, grant: SessionGrant) -> None:
         """An allow for the rest of the session is the session's: the parent's permit takes

@@ -19,11 +19,11 @@ and strict UTF-8 readers see one entry a line.
 ``append`` buffers; ``flush`` writes. The loop flushes as soon as the model has answered, before
 any hook of that step runs, so a hook that reads the file finds everything up to that answer.
 
-An entry is its fixed text around JSON-encoded values (``compact``), not one dict encoded whole:
-encoding whole entries doubled the transcript's cost, which put 10% on the per-call cost of
-``bench/bench_tool_calls.py`` with its five hooks and 16% without (medians of six runs, both
-interleaved in one process). The tests check that every line is exactly what ``json.dumps``
-writes for the entry it holds.
+The transcript's one fast path: an entry is written as its fixed text around JSON-encoded
+values (``compact``), in ``_entry`` and the two methods that hand it a message, not as one
+dict encoded whole, which would cost as much again as the rest of the transcript's work on each
+tool call. The tests check that every line is exactly what ``json.dumps`` writes for the entry
+it holds.
 """
 
 from __future__ import annotations

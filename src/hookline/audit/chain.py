@@ -536,10 +536,19 @@ def _row(record: Mapping[str, Any]) -> AuditRow | None:
     """The row a file's record holds, or None if a field is missing."""
     try:
         return AuditRow(
-            record["seq"], record["hash"], record["prev_hash"], record["time"],
-            record["session_id"], record["tool_use_id"], record["event"], record["kind"],
-            record["tool"], record["decision"], record["data"], record.get("permission"),
-        )  # fmt: skip
+            record["seq"],
+            record["hash"],
+            record["prev_hash"],
+            record["time"],
+            record["session_id"],
+            record["tool_use_id"],
+            record["event"],
+            record["kind"],
+            record["tool"],
+            record["decision"],
+            record["data"],
+            record.get("permission"),
+        )
     except KeyError:
         return None
 

@@ -58,14 +58,32 @@ _OPENSSL = _takes("k", words="-pass -passin -passout -kfile")
 _KEYTOOL = _takes(words="-storepass -keypass -srcstorepass -deststorepass -srckeypass -destkeypass")
 _LDAP = _takes("w")
 PROGRAMS: Final[dict[str, Takes]] = {
-    "sshpass": _takes("p"), "redis-cli": _takes("a"), "sqlcmd": _takes("P"),
-    "mongo": _takes("p"), "mongosh": _takes("p"), "mongodump": _takes("p"),
-    "mongorestore": _takes("p"), "mysql": _MYSQL, "mysqldump": _MYSQL, "mysqladmin": _MYSQL,
-    "mariadb": _MYSQL, "mariadb-dump": _MYSQL, "openssl": _OPENSSL, "keytool": _KEYTOOL,
-    "ldapsearch": _LDAP, "ldapadd": _LDAP, "ldapmodify": _LDAP, "ldapdelete": _LDAP,
-    "ldapwhoami": _LDAP, "zip": _takes("P"), "unzip": _takes("P"), "7z": _takes(attached="p"),
-    "mosquitto_pub": _takes("P"), "mosquitto_sub": _takes("P"), "curl": _takes("b"),
-}  # fmt: skip
+    "sshpass": _takes("p"),
+    "redis-cli": _takes("a"),
+    "sqlcmd": _takes("P"),
+    "mongo": _takes("p"),
+    "mongosh": _takes("p"),
+    "mongodump": _takes("p"),
+    "mongorestore": _takes("p"),
+    "mysql": _MYSQL,
+    "mysqldump": _MYSQL,
+    "mysqladmin": _MYSQL,
+    "mariadb": _MYSQL,
+    "mariadb-dump": _MYSQL,
+    "openssl": _OPENSSL,
+    "keytool": _KEYTOOL,
+    "ldapsearch": _LDAP,
+    "ldapadd": _LDAP,
+    "ldapmodify": _LDAP,
+    "ldapdelete": _LDAP,
+    "ldapwhoami": _LDAP,
+    "zip": _takes("P"),
+    "unzip": _takes("P"),
+    "7z": _takes(attached="p"),
+    "mosquitto_pub": _takes("P"),
+    "mosquitto_sub": _takes("P"),
+    "curl": _takes("b"),
+}
 #: Programs whose ``login`` subcommand takes ``-p PASS``.
 LOGINS = frozenset({"docker", "podman", "buildah", "skopeo", "nerdctl", "helm", "oras", "az"})
 #: Long options whose value is a secret (any program).

@@ -14,8 +14,8 @@ never ran. The call's hook runs ride in them, in ``data["hooks"]`` (``hookline.a
 gives them back as rows of their own): the PreToolUse and PermissionRequest runs in
 ``tool_started``, the later ones in ``tool``. Hook runs of other events are ``hook`` records, as
 are those of a call cut off before either record (written when the run ends or the agent
-closes). Two records per call instead of one per hook run: a call with five hooks cost half as
-much to record this way (bench/README.md).
+closes). Two records per call instead of one per hook run: a call with more hooks makes no more
+records.
 
 Written ahead: just before a tool body runs, everything queued is written to the file (an
 approval, and the ``tool_started`` record saying what let it run, with the input it runs with
@@ -75,7 +75,7 @@ if TYPE_CHECKING:
     from hookline.events import HookEvent
     from hookline.hooks.engine import HookRun
     from hookline.tools.approvals import Approval, ApprovalRequest
-    from hookline.tools.base import ToolResult
+    from hookline.tools.base import ToolCall, ToolResult
     from hookline.tools.pipeline import ToolStarted
 
 __all__ = ["JSONL_NAME", "PREVIEW", "AuditLog", "Flushed", "attach_audit", "input_diff"]
@@ -130,8 +130,8 @@ class AuditLog(AuditWriter, Observer):
         data["duration_ms"] = round(run.duration_ms, 3)
         context, messages = answer.additional_context, answer.system_message
         if run.reason or run.failure or context or messages:
-            self._put(data, reason=run.reason, failure=run.failure, error=run.error,
-                      context=context, system_message=messages)  # fmt: skip
+            self._put(data, reason=run.reason, failure=run.failure, error=run.error)
+            self._put(data, context=context, system_message=messages)
         self._put(data, agent_id=run.agent_id)  # a subagent's hook
         if answer.updated_input is not None:
             diff = input_diff(call.input if call else {}, answer.updated_input)
@@ -157,12 +157,9 @@ class AuditLog(AuditWriter, Observer):
             call.started = (started.input, shown)
             _ride(data, call)
         data.update(shown)
-        self._put(data, approver=started.approver, allowed=started.allowed,
-                  origin=started.origin, reason=started.gate.reason,
-                  agent_id=session.scope.agent_id)  # fmt: skip
-        self.add(AuditEntry(kind="tool_started", time=time(), session_id=session.id,
-                            tool_use_id=started.call.id, tool=started.call.name,
-                            decision="allow", permission="allow", data=data))  # fmt: skip
+        self._put(data, approver=started.approver, allowed=started.allowed, origin=started.origin)
+        self._put(data, reason=started.gate.reason, agent_id=session.scope.agent_id)
+        self.add(_on_call("tool_started", session.id, _named(started.call), "allow", "allow", data))
         self.flush(copy=False)  # the store's copy waits: a call on file as started starts
 
     def tool_finished(self, session: Session, result: ToolResult) -> None:
@@ -177,14 +174,12 @@ class AuditLog(AuditWriter, Observer):
         data.update(shown or shown_input(self.redactor, result.input))
         if result.output is not None:
             data["output_digest"] = digest(self.redactor.redact(result.output))
-        self._put(data, reason=result.reason, context=result.context,
-                  stop_reason=result.stop_reason, approver=result.approver,
-                  permission=result.permission, origin=result.origin,
-                  agent_id=session.scope.agent_id)  # fmt: skip
-        self.add(AuditEntry(kind="tool", time=time(), session_id=session.id,
-                            tool_use_id=result.call.id, tool=result.call.name,
-                            decision=result.status, permission=result.permission,
-                            data=data))  # fmt: skip
+        self._put(data, reason=result.reason, context=result.context)
+        self._put(data, stop_reason=result.stop_reason, approver=result.approver)
+        self._put(data, permission=result.permission, origin=result.origin)
+        self._put(data, agent_id=session.scope.agent_id)
+        verdict = (result.status, result.permission)
+        self.add(_on_call("tool", session.id, _named(result.call), *verdict, data))
         self.settle()
 
     def approval_answered(
@@ -195,11 +190,17 @@ class AuditLog(AuditWriter, Observer):
     def record_approval(self, request: ApprovalRequest, approval: Approval) -> None:
         """Record a person's (or an approver's) answer to an approval request, and flush."""
         self.redactor.learn(request.tool_input)  # the reason may quote its line
-        data = self.redactor.redact({
-            "user": request.user or self.user, "tenant": request.tenant or self.tenant,
-            "answered_by": approval.approver, "behavior": approval.permission,
-            "message": approval.message, "asked_by": request.source, "reason": request.reason,
-        })  # fmt: skip
+        data = self.redactor.redact(
+            {
+                "user": request.user or self.user,
+                "tenant": request.tenant or self.tenant,
+                "answered_by": approval.approver,
+                "behavior": approval.permission,
+                "message": approval.message,
+                "asked_by": request.source,
+                "reason": request.reason,
+            }
+        )
         data.update(shown_input(self.redactor, request.tool_input))
         data["scope"] = approval.scope
         if approval.scope == "session" and request.session_grant is not None:
@@ -207,10 +208,8 @@ class AuditLog(AuditWriter, Observer):
         if approval.updated_input is not None:
             diff = input_diff(request.tool_input, approval.updated_input)
             data["input_diff"] = clip(self.redactor.redact(diff), PREVIEW)
-        self.add(AuditEntry(kind="approval", time=time(), session_id=request.session_id,
-                            tool_use_id=request.tool_use_id, tool=request.tool_name,
-                            decision=approval.permission, permission=approval.permission,
-                            data=data))  # fmt: skip
+        named, said = (request.tool_use_id, request.tool_name), approval.permission
+        self.add(_on_call("approval", request.session_id, named, said, said, data))
         self.flush()
 
     def model_called(self, session: Session, reply: Message, model: str) -> None:
@@ -247,9 +246,7 @@ class AuditLog(AuditWriter, Observer):
             if answer is not None and answer.updated_input is not None:
                 diff = input_diff(call.input, answer.updated_input)
                 data["input_diff"] = clip(self.redactor.redact(diff), PREVIEW)
-            self.add(AuditEntry(kind="resume", time=time(), session_id=session.id,
-                                tool_use_id=call.id, tool=call.name, decision=data["answer"],
-                                data=data))  # fmt: skip
+            self.add(_on_call("resume", session.id, _named(call), data["answer"], None, data))
         self.flush()
 
     def run_ended(self, session: Session, turn: Turn, result: RunResult) -> None:
@@ -283,14 +280,24 @@ class AuditLog(AuditWriter, Observer):
         return data
 
     def _hook_entry(
-        self, session: Session, when: float, tool_use_id: str | None, tool: str | None,
+        self,
+        session: Session,
+        when: float,
+        tool_use_id: str | None,
+        tool: str | None,
         run: dict[str, Any],
-    ) -> AuditEntry:  # fmt: skip
+    ) -> AuditEntry:
         """A hook run's record of its own: its event, decision and permission as columns."""
         columns, data = run_columns(run)
-        return AuditEntry(kind="hook", time=when, session_id=session.id,
-                          tool_use_id=tool_use_id, tool=tool, data=self._base(session) | data,
-                          **columns)  # fmt: skip
+        return AuditEntry(
+            kind="hook",
+            time=when,
+            session_id=session.id,
+            tool_use_id=tool_use_id,
+            tool=tool,
+            data=self._base(session) | data,
+            **columns,
+        )
 
     def _strays(self, session: Session) -> None:
         """Hook runs of calls that will have no further record (a run cut off, a call that
@@ -346,3 +353,22 @@ def agent_audit(
         redactor=redactor if redactor is not None else Redactor(options.redact),
         max_delay=options.audit_delay if max_delay is None else max_delay,
     )
+
+
+def _on_call(
+    kind: str,
+    session_id: str | None,
+    named: tuple[str, str],
+    decision: str | None,
+    permission: str | None,
+    data: dict[str, Any],
+) -> AuditEntry:
+    """A record about one tool call (``named``: its id and tool), stamped now."""
+    tool_use_id, tool = named
+    columns = {"tool_use_id": tool_use_id, "tool": tool, "decision": decision}
+    columns["permission"] = permission
+    return AuditEntry(kind=kind, time=time(), session_id=session_id, data=data, **columns)
+
+
+def _named(call: ToolCall) -> tuple[str, str]:
+    return call.id, call.name

@@ -149,9 +149,13 @@ class CommandHook(HookRunner):
                 argv, env, fds = launch.argv, launch.env, launch.pass_fds
             try:
                 finished = await run_process(
-                    argv, stdin=_stdin(event), cwd=where, env=env, kill_grace=self.kill_grace,
+                    argv,
+                    stdin=_stdin(event),
+                    cwd=where,
+                    env=env,
+                    kill_grace=self.kill_grace,
                     pass_fds=fds,
-                )  # fmt: skip
+                )
             except OSError as exc:
                 why = f"Error occurred while executing hook command: {exc}"
                 raise CommandNotStarted(why) from exc

@@ -29,12 +29,14 @@ def passthrough(layers: Sequence[Layer]) -> tuple[tuple[str, ...], list[Settings
         if layer.name not in TRUSTED:
             why = f"ignored in {layer.name} settings: only your user settings, managed settings "
             fix = "move it to ~/.hookline/settings.json (or ~/.claude/settings.json)"
-            warnings.append(SettingsWarning(layer.path, why + "and --settings pass keys on",
-                                            _KEY, fix))  # fmt: skip
+            warnings.append(
+                SettingsWarning(layer.path, why + "and --settings pass keys on", _KEY, fix)
+            )
         elif not isinstance(value, list) or not all(isinstance(n, str) for n in value):
             fix = 'write a list of variable names: ["ANTHROPIC_API_KEY"]'
-            warnings.append(SettingsWarning(layer.path, "must be a list of names: ignored",
-                                            _KEY, fix))  # fmt: skip
+            warnings.append(
+                SettingsWarning(layer.path, "must be a list of names: ignored", _KEY, fix)
+            )
         else:
             names.extend(value)
     return tuple(dict.fromkeys(names)), warnings

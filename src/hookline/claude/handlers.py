@@ -34,7 +34,6 @@ from hookline.matchers import Matcher
 from hookline.permissions.rules import if_
 
 if TYPE_CHECKING:
-    from hookline.decisions import Decision
     from hookline.events import HookEvent
     from hookline.permissions.sandbox.run import Sandbox
 _FIX: Final = 'write {"type": "command", "command": "..."}'
@@ -121,11 +120,8 @@ class Unloadable(HookRunner):
         self.where = key
         self.handler = handler
 
-    def call(self, event: HookEvent) -> NoReturn:
+    async def run(self, event: HookEvent) -> NoReturn:
         raise NotLoaded(str(self.problem))
-
-    async def run(self, event: HookEvent) -> Decision | None:
-        self.call(event)
 
     def describe(self) -> str:
         return f"unloadable {self.handler} hook {self.where}"

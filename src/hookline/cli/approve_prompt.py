@@ -43,9 +43,23 @@ HELP = """  a, y: approve, run it as shown   d, n: deny, with a message for the 
   e: edit, type the input to run as a JSON object   Ctrl-D, Ctrl-C: deny (no answer)"""
 HELP_SESSION: Final = """
   s: approve, and don't ask again this session for: {grant}"""
-CHOICES: Final = {"a": "a", "y": "a", "yes": "a", "approve": "a", "d": "d", "n": "d", "no": "d",
-           "deny": "d", "e": "e", "edit": "e", "?": "?", "h": "?", "help": "?",
-           "s": "s", "session": "s"}  # fmt: skip
+CHOICES: Final = {
+    "a": "a",
+    "y": "a",
+    "yes": "a",
+    "approve": "a",
+    "d": "d",
+    "n": "d",
+    "no": "d",
+    "deny": "d",
+    "e": "e",
+    "edit": "e",
+    "?": "?",
+    "h": "?",
+    "help": "?",
+    "s": "s",
+    "session": "s",
+}
 
 
 class TerminalApprover(Approver):

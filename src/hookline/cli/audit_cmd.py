@@ -101,13 +101,18 @@ def _when(ctx: click.Context, param: click.Parameter, value: str | None) -> floa
 def _where(fn: F) -> F:
     """The options both commands share: the project and the store."""
     fn = click.option(
-        "--store", "store_url", default=None, metavar="URL",
+        "--store",
+        "store_url",
+        default=None,
+        metavar="URL",
         help="A postgresql:// URL, sqlite:/// URL or SQLite file (default: the state folder's).",
-    )(fn)  # fmt: skip
+    )(fn)
     return click.option(
-        "--cwd", type=click.Path(file_okay=False), default=".",
+        "--cwd",
+        type=click.Path(file_okay=False),
+        default=".",
         help="The project folder whose .hookline/state is read (default: the current one).",
-    )(fn)  # fmt: skip
+    )(fn)
 
 
 def _known_decision(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -123,13 +128,20 @@ def _known_decision(ctx: click.Context, param: click.Parameter, value: str | Non
 
 @click.group(invoke_without_command=True)
 @_where
-@click.option("--session", default=None,
-              help="Only this session's records: its id, or any unique start of it.")  # fmt: skip
+@click.option(
+    "--session",
+    default=None,
+    help="Only this session's records: its id, or any unique start of it.",
+)
 @click.option("--tenant", default=None, help="Only the records of this tenant's runs.")
 @click.option("--tool", default=None, help="Only records about this tool.")
-@click.option("--decision", default=None, callback=_known_decision,
-              help="Only this decision: deny (a hook's, an approver's or a permission rule's), "
-              "allow, ask, defer, blocked, executed, ...")  # fmt: skip
+@click.option(
+    "--decision",
+    default=None,
+    callback=_known_decision,
+    help="Only this decision: deny (a hook's, an approver's or a permission rule's), allow, ask, "
+    "defer, blocked, executed, ...",
+)
 @click.option("--since", metavar="TIME", callback=_when, help="From this time on (ISO 8601, 1h).")
 @click.option("--until", metavar="TIME", callback=_when, help="Before this time (ISO 8601, 30m).")
 @click.option("--unfinished", is_flag=True, help="Only calls started and never finished.")
@@ -175,10 +187,19 @@ def audit(
 
 @audit.command()
 @_where
-@click.option("--head", "kept", metavar="HASH", help="A head from `audit head` (HASH or SEQ:HASH): "
-              "exit 1 unless it is still in the chain, at its place.")  # fmt: skip
-@click.option("--file-only", is_flag=True, help="The audit was written without a store: verify "
-              "the file alone (else an empty or missing store is a difference).")  # fmt: skip
+@click.option(
+    "--head",
+    "kept",
+    metavar="HASH",
+    help="A head from `audit head` (HASH or SEQ:HASH): exit 1 unless it is still in the chain, "
+    "at its place.",
+)
+@click.option(
+    "--file-only",
+    is_flag=True,
+    help="The audit was written without a store: verify the file alone (else an empty or missing "
+    "store is a difference).",
+)
 def verify(cwd: str, store_url: str | None, kept: str | None, file_only: bool) -> None:
     """Check both hash chains, the notes under the key, and compare the file with the store;
     exit 1 on any difference."""
@@ -281,14 +302,12 @@ def _saying(lines: list[AuditRow], decision: str) -> list[AuditRow]:
     no other line of that call does (a rule's, the mode's or a tier's refusal)."""
     said = [line for line in lines if line.decision == decision]
     calls = {(line.session_id, line.tool_use_id) for line in said}
-    by_permission = {
-        line.seq
-        for line in lines
-        if line.kind == "tool" and line.permission == decision
-        and (line.session_id, line.tool_use_id) not in calls
-    }  # fmt: skip
-    return [line for line in lines if line.decision == decision or (
-        line.kind == "tool" and line.seq in by_permission)]  # fmt: skip
+
+    def by_permission(line: AuditRow) -> bool:
+        call = (line.session_id, line.tool_use_id)
+        return line.kind == "tool" and line.permission == decision and call not in calls
+
+    return [line for line in lines if line.decision == decision or by_permission(line)]
 
 
 def _unfinished(store: Store, rows: list[AuditRow]) -> set[int]:
@@ -348,8 +367,13 @@ def _cells(row: AuditRow, cut_off: set[int]) -> tuple[str, ...]:
     reason = str(data.get("reason") or data.get("message") or data.get("error") or "").rstrip()
     reason = _cut(reason) if reason else shown(data.get("allowed", ""))
     reason = UNFINISHED if _cut_off(row, cut_off) else reason
-    values = ((row.session_id or "-")[:SHORT_ID], row.tool or "-", row.event or row.kind,
-              who or "-", row.decision or "-")  # fmt: skip
+    values = (
+        (row.session_id or "-")[:SHORT_ID],
+        row.tool or "-",
+        row.event or row.kind,
+        who or "-",
+        row.decision or "-",
+    )
     return (when, *map(shown, values), reason)
 
 

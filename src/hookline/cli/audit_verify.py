@@ -83,8 +83,10 @@ class Verify:
         """For a file that is not there: True (a failure said) when hookline wrote to it."""
         written = self.kept("file")
         if written is not None:
-            self.fail(f"file {shown(self.path)}: RECORDS CUT: it is gone, but hookline wrote "
-                      f"{_records(written.seq)} to it ({_kept_at(self.path, 'file')})")  # fmt: skip
+            self.fail(
+                f"file {shown(self.path)}: RECORDS CUT: it is gone, but hookline wrote "
+                f"{_records(written.seq)} to it ({_kept_at(self.path, 'file')})"
+            )
         return self.failed
 
     def copied(self) -> Mark | None:
@@ -107,23 +109,29 @@ class Verify:
         why = missing_head(marks, kept.hash, kept.seq)
         if why is not None:
             copy = f"hookline copied records through {kept.seq} to it"
-            self.fail(f"store {self.where_store}: RECORDS CUT: {copy} "
-                      f"({_kept_at(self.path, 'stored')}); {shown(why)}")  # fmt: skip
+            self.fail(
+                f"store {self.where_store}: RECORDS CUT: {copy} "
+                f"({_kept_at(self.path, 'stored')}); {shown(why)}"
+            )
 
     def file_holds_its_head(self) -> None:
         kept = self.kept("file")
         if kept is None:
             if self.key is not None:
-                echo(f"file {shown(self.path)}: no head of it is kept beside the key (written "
-                     "before keyed chains, or moved here): a cut of its newest records is found "
-                     "only by a head kept elsewhere (--head)")  # fmt: skip
+                echo(
+                    f"file {shown(self.path)}: no head of it is kept beside the key (written "
+                    "before keyed chains, or moved here): a cut of its newest records is found "
+                    "only by a head kept elsewhere (--head)"
+                )
             return
         why = missing_head(marks_jsonl(self.path), kept.hash, kept.seq)
         if why is None:
             echo(f"file {shown(self.path)}: the head hookline keeps beside the key is in the chain")
         else:
-            self.fail(f"file {shown(self.path)}: RECORDS CUT: {shown(why)} "
-                      f"({_kept_at(self.path, 'file')})")  # fmt: skip
+            self.fail(
+                f"file {shown(self.path)}: RECORDS CUT: {shown(why)} "
+                f"({_kept_at(self.path, 'file')})"
+            )
 
     def chain(self, what: str, count: int, problem: Problem | None, tally: Tally) -> None:
         """Say what was checked and the first problem."""
@@ -164,13 +172,17 @@ class Verify:
         """The file against the store, record by record."""
         mismatch = compare(marks_jsonl(self.path), store_marks(store))
         if mismatch is None and self.failed:  # never read as all clear
-            echo("file and store: the same records, seq by seq and hash by hash, so both hold "
-                 "what failed above")  # fmt: skip
+            echo(
+                "file and store: the same records, seq by seq and hash by hash, so both hold "
+                "what failed above"
+            )
         elif mismatch is None:
             echo("file and store: the same records, seq by seq and hash by hash")
         elif mismatch.behind and (copied is None or mismatch.seq > copied.seq):
-            echo(f"file and store: the same records through {mismatch.seq - 1}; the file's newer "
-                 f"ones are not copied to the store yet ({NOT_YET})")  # fmt: skip
+            echo(
+                f"file and store: the same records through {mismatch.seq - 1}; the file's newer "
+                f"ones are not copied to the store yet ({NOT_YET})"
+            )
         else:
             self.fail(f"file and store DIFFER: {shown(mismatch)}")
 
@@ -203,8 +215,10 @@ def _formats(tally: Tally) -> str:
         first = f"the first {tally.plain} plain sha256, from before keyed chains"
         return f" ({tally.keyed} keyed; {first})"
     if tally.plain:
-        return (" (plain sha256, written before keyed chains: whoever could write it could have "
-                "rewritten it)")  # fmt: skip
+        return (
+            " (plain sha256, written before keyed chains: whoever could write it could have "
+            "rewritten it)"
+        )
     if tally.keyed:
         return f" (keyed: HMAC-SHA256 under the key at {shown(where_key())})"
     return ""

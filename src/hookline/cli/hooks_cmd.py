@@ -39,7 +39,7 @@ from hookline.cli.render import echo, emit_json, say, warn
 from hookline.decisions import UNCHANGED
 from hookline.errors import ConfigError, ToolInputError
 from hookline.events import event_class
-from hookline.hooks.engine import HookEngine
+from hookline.hooks.engine import HookEngine, HookRun
 from hookline.hooks.resources import HookResources
 from hookline.permissions import PermissionPolicy
 from hookline.project import load_hooks
@@ -49,7 +49,7 @@ from hookline.tools.builtin import builtin_tools
 if TYPE_CHECKING:
     from hookline.decisions import Decision
     from hookline.events import HookEvent
-    from hookline.hooks.engine import Dispatch, HookRun
+    from hookline.hooks.engine import Dispatch
     from hookline.hooks.registry import HookRegistry
     from hookline.layers import SettingsWarning
 
@@ -284,7 +284,7 @@ async def _run_hooks(registry: HookRegistry, event: HookEvent) -> tuple[Dispatch
     clients = HttpClients()
     engine = HookEngine(registry, resources=HookResources(http=clients))
     finished: list[HookRun] = []
-    engine.monitor(finished.append)
+    engine.stream.subscribe(HookRun, finished.append)
     try:
         done = await engine.dispatch(event)
         await engine.drain()

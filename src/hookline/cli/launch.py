@@ -175,8 +175,14 @@ class Launch:
                 fix="resume it from the program that started it, with Agent.resume()",
             )
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        for key in ("hooks", "settings", "allowed_tools", "disallowed_tools", "add_dirs",
-                    "mcp_config"):  # fmt: skip
+        for key in (
+            "hooks",
+            "settings",
+            "allowed_tools",
+            "disallowed_tools",
+            "add_dirs",
+            "mcp_config",
+        ):
             known[key] = tuple(known.get(key) or ())
         if known.get("setting_sources") is not None:
             known["setting_sources"] = tuple(known["setting_sources"])

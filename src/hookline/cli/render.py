@@ -276,8 +276,10 @@ class TextView:
 def _overrode(started: ToolStarted, mark: str) -> str:
     """The line saying a person's answer on resume overrode a PreToolUse hook's defer."""
     why = f": {_reason(started.gate.reason)}" if started.gate.reason else ""
-    return (f"tool {mark}{shown(started.call.name)} approved by {shown(started.approver or '')}, "
-            f"overriding a PreToolUse hook's defer{why}")  # fmt: skip
+    return (
+        f"tool {mark}{shown(started.call.name)} approved by {shown(started.approver or '')}, "
+        f"overriding a PreToolUse hook's defer{why}"
+    )
 
 
 class _Narration(Observer):

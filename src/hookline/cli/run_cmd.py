@@ -31,8 +31,8 @@ from hookline.storage import Store
     "model_spec",
     default=None,
     help="openai:NAME, anthropic:NAME, a Claude model name or alias (claude-..., sonnet, opus, "
-    "haiku), scripted:FILE (a script of model turns) or rules (the offline rule model). "
-    "Default: the first provider configured by OPENAI_* or ANTHROPIC_* variables, else rules.",
+    "haiku), scripted:FILE (a script of model turns) or rules (the offline rule model). Default: "
+    "the first provider configured by OPENAI_* or ANTHROPIC_* variables, else rules.",
 )
 @click.option(
     "--hooks",
@@ -73,8 +73,8 @@ from hookline.storage import Store
     type=click.IntRange(min=1),
     default=None,
     metavar="TOKENS",
-    help="Compact the conversation (summarise it, PreCompact and PostCompact hooks fire) once "
-    "it is estimated at this many tokens. Default: never.",
+    help="Compact the conversation (summarise it, PreCompact and PostCompact hooks fire) once it "
+    "is estimated at this many tokens. Default: never.",
 )
 @click.option(
     "--permission-mode",
@@ -96,10 +96,13 @@ from hookline.storage import Store
 )
 @click.option("--audit/--no-audit", default=True, show_default=True, help="Write the audit log.")
 @click.option(
-    "--audit-delay", type=click.FloatRange(min=0), default=0.0, metavar="SECONDS",
+    "--audit-delay",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    metavar="SECONDS",
     help="Group commit: a call's result may wait this long to be written with the next call's "
     "start (a crash can lose it; what lets a call run is still written before it runs).",
-)  # fmt: skip
+)
 @OUTPUT_FORMAT
 @click.option("-v", "--verbose", is_flag=True, help="Show the traceback of a hook that raised.")
 @claude_options

@@ -105,10 +105,19 @@ def sessions() -> None:
     default=None,
     help="Only sessions with this status.",
 )
-@click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True,
-              help="At most this many sessions, newest first.")  # fmt: skip
-@click.option("--json", "as_json", is_flag=True,
-              help="JSON Lines: one object per session (fields: docs/lifecycle.md).")  # fmt: skip
+@click.option(
+    "--limit",
+    default=100,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="At most this many sessions, newest first.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="JSON Lines: one object per session (fields: docs/lifecycle.md).",
+)
 @_TENANT
 def list_sessions(
     cwd: str | None,
@@ -170,8 +179,8 @@ def show_session(
 @click.option(
     "--rerun-interrupted",
     is_flag=True,
-    help="Run again the calls a crash cut off, whose outcome is unknown (recorded). Without "
-    "it they are not run again: the model reads that they were interrupted.",
+    help="Run again the calls a crash cut off, whose outcome is unknown (recorded). Without it "
+    "they are not run again: the model reads that they were interrupted.",
 )
 @LENIENT_SETTINGS
 @_CWD
@@ -211,8 +220,9 @@ def resume(
         launch = replace(launch, lenient_settings=True)
     changed = _settings_changed(session_id, launch, reload=reload_settings)
     agent = build_agent(launch)
-    by = Resumer(user, reload_settings, tuple(changed), trust_edited_state, tenant,
-                 rerun_interrupted)  # fmt: skip
+    by = Resumer(
+        user, reload_settings, tuple(changed), trust_edited_state, tenant, rerun_interrupted
+    )
     show(agent, Output(format=output_format), lambda: agent.resume(session_id, answer, by=by))
 
 
@@ -274,8 +284,11 @@ def _listed(
     stored: list[str | None] = [key for key, w in STATUS_WORDS.items() if w == looked_for]
     with warnings.catch_warnings(record=True) as corrupt:
         warnings.simplefilter("always", CorruptRecordWarning)
-        found = [r for s in stored or [None]
-                 for r in store.list_sessions(status=s, tenant=tenant, limit=limit)]  # fmt: skip
+        found = [
+            r
+            for s in stored or [None]
+            for r in store.list_sessions(status=s, tenant=tenant, limit=limit)
+        ]
         if word in ("resuming", "crashed"):  # a claim's status names its process: read them
             every = store.list_sessions(tenant=tenant, limit=_CLAIMS_SCAN)
             found += [r for r in every if claim_of(r.status) is not None]
@@ -383,11 +396,18 @@ def _print_details(details: Mapping[str, Any], record: SessionRecord) -> None:
         if details.get(key) not in (None, ""):
             lines.append((key, shown(details[key])))
     lines += [("done", _done(d)) for d in details.get("done", [])]
-    lines += [("waiting", f"{shown(w['name'])} ({shown(w['id'])}) {compact(w['input'])}")
-              for w in details["waiting"]]  # fmt: skip
-    lines += [("interrupted", f"{shown(w['name'])} ({shown(w['id'])}) {compact(w['input'])}"
-               " (outcome unknown; --rerun-interrupted runs it again)")
-              for w in details.get("interrupted", [])]  # fmt: skip
+    lines += [
+        ("waiting", f"{shown(w['name'])} ({shown(w['id'])}) {compact(w['input'])}")
+        for w in details["waiting"]
+    ]
+    lines += [
+        (
+            "interrupted",
+            f"{shown(w['name'])} ({shown(w['id'])}) {compact(w['input'])}"
+            " (outcome unknown; --rerun-interrupted runs it again)",
+        )
+        for w in details.get("interrupted", [])
+    ]
     if record.status in ("deferred", "running", "interrupted") or claim_of(record.status):
         # what a resume would use
         lines += _plan_lines(details.get("resume", {}))

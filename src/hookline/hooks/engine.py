@@ -1,4 +1,4 @@
-"""The hook engine: select -> run -> merge, then let observers see the result.
+"""The hook engine: select -> run -> merge, telling its stream what it does.
 
 ``dispatch(event)`` picks the hooks registered for the event whose matcher accepts it, runs the
 transformers one after another (each sees the previous rewrite), then the gates concurrently on
@@ -7,13 +7,20 @@ to the observers. A hook that raises (anything, ``SystemExit`` included), times 
 nonsense is isolated: its failure is recorded on its ``HookRun`` with a kind and, for a
 fail-closed hook, becomes a deny. Only the cancellation of the run itself goes through.
 
-Plain (sync) Python hooks run inline on the event loop, so the common case costs a function
-call; their (default) timeout is checked when they return. ``async`` hooks, and sync hooks that
-declare a timeout or ``threaded=True`` (a worker thread), are awaited under their timeout
-(``PythonHook``). Observers that are not inline are fire-and-forget: ``drain()`` waits for them.
+Every hook runs one way, and that way is the hook layer's one fast path: its runner's
+``run_with`` goes as far as its first wait inside the dispatch (``run_eagerly``), so a hook that
+answers at once (a plain function, an ``async`` callback that never awaits) costs no task and
+no timer, and its timeout is checked when it returns; only a hook that waits (a thread, a
+process, a request) is awaited, under what is left of its timeout. Observers that are not
+``inline`` are fire-and-forget: ``drain()`` waits for them.
 Background hooks (``HookRunner.background``: ``async`` command hooks) are such observers whose
 finished runs wait in ``take_late()`` for the loop to tell the model, and which
 ``stop_background()`` cancels (recorded with failure ``cancelled``) when the session ends.
+
+The engine tells the stream it was made with (``hookline._support.stream``) of each event it
+dispatches (``EventDispatched``, before its hooks run) and each hook run (``HookRun``, as it
+finishes), when someone subscribed to that kind: the audit log, the command line, a run's
+result. What its hooks answer is the separate, deciding channel.
 
 A dispatch may give its hooks one shared ``budget`` of seconds (SessionEnd's): each hook gets
 what is left of it, at most its own timeout, and one still running when it is spent is stopped
@@ -24,19 +31,19 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import os
-import traceback
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Coroutine, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from time import perf_counter
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from hookline._support.eager import run_eagerly
-from hookline._support.frozen import freeze
-from hookline.decisions import NO_DECISION, UNCHANGED, Decision, merge
+from hookline._support.stream import Stream
+from hookline.decisions import NO_DECISION, Decision
 from hookline.errors import HookFailure, InvalidHookOutput
-from hookline.hooks.registry import HookRegistry, Plan, plan_of
+from hookline.hooks import failures
+from hookline.hooks.budget import Budget
+from hookline.hooks.merging import decide, rewritten
+from hookline.hooks.registry import HookRegistry, once_each
 from hookline.hooks.runners import is_answer
 
 if TYPE_CHECKING:
@@ -45,8 +52,13 @@ if TYPE_CHECKING:
 
 #: When a hook started (``perf_counter``), the seconds it may take, and the dispatch's budget.
 _Clock = tuple[float, float, "Budget | None"]
-#: Called with a HookRun (or, for event monitors, a HookEvent).
-Monitor = Callable[[Any], None]
+
+
+@dataclass(frozen=True, slots=True)
+class EventDispatched:
+    """A stream record: ``event`` is dispatched, before its hooks run."""
+
+    event: HookEvent
 
 
 @dataclass(slots=True)
@@ -125,29 +137,31 @@ class HookEngine:
     ``resources``: what the engine's owner lends the hooks it runs, handed to each runner's
     ``run_with`` (an agent lends its HTTP pool and MCP servers: ``hookline.hooks.resources``).
     The owner closes them, never the engine; an engine given none lends nothing, and such a
-    runner makes what it needs for the one call."""
+    runner makes what it needs for the one call.
 
-    def __init__(self, registry: HookRegistry | None = None, *, resources: object = None) -> None:
+    ``stream``: where it tells what it does (``EventDispatched``, ``HookRun``); a new one of
+    its own when none is given."""
+
+    def __init__(
+        self,
+        registry: HookRegistry | None = None,
+        *,
+        resources: object = None,
+        stream: Stream | None = None,
+    ) -> None:
         self.registry = registry if registry is not None else HookRegistry()
         self.resources = resources
-        self._monitors: list[Monitor] = []
-        self._event_monitors: list[Monitor] = []
+        self.stream = stream if stream is not None else Stream()
         self._background: set[asyncio.Task[HookRun]] = set()
         #: Finished runs of background hooks, with their events, not yet shown to the model.
         self._late: list[tuple[HookEvent, HookRun]] = []
         #: The background hooks' tasks still running, for ``stop_background``.
         self._stoppable: set[asyncio.Task[HookRun]] = set()
 
-    def monitor(self, fn: Monitor, *, events: bool = False) -> Callable[[], None]:
-        """Call ``fn`` with every HookRun as it completes (and, with ``events``, with every
-        event as it is dispatched). Returns a function that stops it."""
-        subscribers = self._event_monitors if events else self._monitors
-        subscribers.append(fn)
-        return lambda: subscribers.remove(fn) if fn in subscribers else None
-
     def listens(self, event: str) -> bool:
-        """Whether dispatching ``event`` could matter: a hook or an event monitor wants it."""
-        return bool(self._event_monitors or self.registry.plan(event).specs)
+        """Whether dispatching ``event`` could matter: a hook or a subscriber to
+        ``EventDispatched`` wants it."""
+        return self.stream.wants(EventDispatched) or bool(self.registry.plan(event).specs)
 
     async def fire(self, scope: Scope, kind: type[HookEvent], **fields: Any) -> Dispatch | None:
         """Dispatch a ``kind`` event of ``scope`` with ``fields``; None, without building it,
@@ -160,13 +174,12 @@ class HookEngine:
     async def dispatch(self, event: HookEvent, *, budget: float | None = None) -> Dispatch:
         """Run the hooks that match ``event`` and merge their answers; ``budget``: seconds
         they share, observers started in the background included."""
-        for notify in self._event_monitors:
-            notify(event)
+        self.stream.tell(EventDispatched, event)
         plan = self.registry.plan(event.name)
         if not plan.specs:
             return Dispatch(event, NO_DECISION)
         if plan.keyed:
-            plan = _once_each(plan, event)
+            plan = once_each(plan, event)
         shared = None if budget is None else Budget.of(budget)
         runs: list[HookRun] = []
         answers: list[Decision] = []
@@ -175,17 +188,17 @@ class HookEngine:
             if spec.matcher(event):
                 run = await self._run(spec, seen, shared)
                 runs.append(run)
-                seen = _rewritten(seen, run.answer)
+                seen = rewritten(seen, run.answer)
                 answers.append(run.answer.without_rewrites())
         gates = [spec for spec in plan.gates if spec.matcher(event)]
         if gates:
             for run in await self._run_gates(gates, seen, shared):
                 runs.append(run)
                 answers.append(run.answer)
-        decision = _decide(answers, event, seen) if runs else NO_DECISION
+        decision = decide(answers, event, seen) if runs else NO_DECISION
         observers = [spec for spec in plan.observers if spec.matcher(event)]
         if observers:
-            runs.extend(await self._observe(observers, _rewritten(seen, decision), shared))
+            runs.extend(await self._observe(observers, rewritten(seen, decision), shared))
         return Dispatch(seen, decision, tuple(runs))
 
     async def drain(self) -> None:
@@ -210,42 +223,22 @@ class HookEngine:
     async def _run_gates(
         self, gates: Sequence[HookSpec], event: HookEvent, budget: Budget | None
     ) -> list[HookRun]:
-        waiting = [s for s in gates if not s.runner.inline]
-        if len(waiting) < 2:
-            done: list[HookRun] = []
-            for spec in gates:  # most answer at once: no coroutine to await for them
-                started = self._start(spec, event, budget)
-                done.append(started if isinstance(started, HookRun) else await started)
-            return done
-        # By identity: a frozen HookSpec would hash every one of its fields, twice per hook.
-        runs = {id(s): await self._run(s, event, budget) for s in gates if s.runner.inline}
-        for index, spec in enumerate(waiting):  # one by one, while each answers at once
+        """The gates in turn while each answers at once; the first that has to wait goes on in
+        this task, the task it started in (a hook's cancel scopes and timeouts belong to one),
+        while the gates after it run concurrently, each in a task of its own."""
+        runs: list[HookRun] = []
+        for index, spec in enumerate(gates):
             started = self._start(spec, event, budget)
-            if isinstance(started, HookRun):
-                runs[id(spec)] = started
-                continue
-            runs.update(await self._together(started, spec, waiting[index + 1 :], event, budget))
-            break
-        return [runs[id(spec)] for spec in gates]
-
-    async def _together(
-        self,
-        started: Coroutine[Any, Any, HookRun],
-        spec: HookSpec,
-        rest: Sequence[HookSpec],
-        event: HookEvent,
-        budget: Budget | None,
-    ) -> dict[int, HookRun]:
-        """``spec``'s hook had to wait: it goes on in this task, the task it started in (a
-        hook's cancel scopes and timeouts belong to one), while the hooks after it run
-        concurrently, each in a task of its own. The runs by the ``id`` of their spec."""
-        others = asyncio.gather(*(self._run(s, event, budget) for s in rest))
-        try:
-            first = await started
-        except BaseException:
-            others.cancel()
-            raise
-        return {id(spec): first, **dict(zip(map(id, rest), await others, strict=True))}
+            if not isinstance(started, HookRun):
+                rest = asyncio.gather(*(self._run(s, event, budget) for s in gates[index + 1 :]))
+                try:
+                    runs.append(await started)
+                except BaseException:
+                    rest.cancel()
+                    raise
+                return runs + await rest
+            runs.append(started)
+        return runs
 
     async def _observe(
         self, observers: Sequence[HookSpec], event: HookEvent, budget: Budget | None
@@ -292,11 +285,7 @@ class HookEngine:
         start, runner = perf_counter(), spec.runner
         limit = spec.timeout if budget is None else budget.limit(spec.timeout)
         try:
-            answer: Any = (
-                runner.call(event)
-                if runner.inline
-                else run_eagerly(runner.run_with(event, self.resources))
-            )
+            answer: Any = run_eagerly(runner.run_with(event, self.resources))
             if not is_answer(answer):
                 return self._finish(spec, event, (start, limit, budget), answer)
             if perf_counter() - start > limit:
@@ -329,9 +318,13 @@ class HookEngine:
             )
         if isinstance(exc, HookFailure):
             return self._record(spec, event, start, exc.kind, str(exc), exc.fallback)
-        if _run_cancelled(exc):  # else a hook's bug, even sys.exit(), must never end the run
+        if failures.run_cancelled(
+            exc
+        ):  # else a hook's bug, even sys.exit(), must never end the run
             raise exc
-        return self._record(spec, event, start, "exception", _named(exc), trace=_trace(exc))
+        return self._record(
+            spec, event, start, "exception", failures.named(exc), trace=failures.trace(exc)
+        )
 
     def _record(
         self,
@@ -345,7 +338,7 @@ class HookEngine:
         trace: str | None = None,
     ) -> HookRun:
         if failure:
-            answer = _failed(spec, event, failure, error or "", answer)
+            answer = failures.refusal(spec, event, failure, error or "", answer)
         run = HookRun(
             event.name,
             spec.name,
@@ -360,28 +353,8 @@ class HookEngine:
             trace,
             event.agent_id,
         )
-        for notify in self._monitors:
-            notify(run)
+        self.stream.emit(run)
         return run
-
-
-@dataclass(frozen=True, slots=True)
-class Budget:
-    """Seconds the hooks of one dispatch share, and when (event-loop time) they run out."""
-
-    seconds: float
-    ends: float
-
-    @classmethod
-    def of(cls, seconds: float) -> Budget:
-        return cls(seconds, asyncio.get_running_loop().time() + seconds)
-
-    def limit(self, timeout: float) -> float:
-        """What a hook whose own timeout is ``timeout`` may take from now."""
-        return min(timeout, max(0.0, self.ends - asyncio.get_running_loop().time()))
-
-    def spent(self, event: HookEvent) -> str:
-        return f"still running when the {event.name} hooks' budget of {self.seconds:g}s ran out"
 
 
 async def _within(seconds: float, pending: Awaitable[Any]) -> Decision | None:
@@ -393,115 +366,3 @@ async def _within(seconds: float, pending: Awaitable[Any]) -> Decision | None:
     if not is_answer(answer):
         raise InvalidHookOutput(f"answered {type(answer).__name__}, not a Decision")
     return answer
-
-
-def _run_cancelled(exc: BaseException) -> bool:
-    """Whether ``exc`` is the cancellation of the run, which goes on up; a CancelledError a
-    hook raised on its own, while nothing cancels the run, is the hook's failure."""
-    task = asyncio.current_task()
-    return isinstance(exc, asyncio.CancelledError) and task is not None and task.cancelling() > 0
-
-
-def _trace(exc: BaseException) -> str:
-    """The traceback of a hook's exception from the hook's own code: hookline's frames (the
-    engine, the runner) left out, unless that leaves none."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    own = [f for f in frames if not f.filename.startswith(_PACKAGE)] or frames
-    lines = traceback.format_list(own) + traceback.format_exception_only(exc)
-    return "Traceback (most recent call last):\n" + "".join(lines)
-
-
-#: Where hookline's own code lives, for ``_trace``.
-_PACKAGE = str(Path(__file__).resolve().parents[1]) + os.sep
-
-
-def _named(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-
-
-def _failed(
-    spec: HookSpec, event: HookEvent, failure: str, error: str, fallback: Decision | None
-) -> Decision:
-    """What a failed hook answers: if it fails open, its fallback (what Claude Code still reads
-    from such an answer) or nothing; if it fails closed, a refusal of what the event is about
-    (the call, the prompt), or a withheld output after a tool ran. Where the event refuses
-    nothing (``facts.refuses``; Stop: "keep working"), a failure gives no decision. A fallback
-    that denies already (a command hook's exit 2 beside unreadable JSON) stays as it is."""
-    refuses = event.facts.refuses
-    if spec.failure != "closed" or spec.kind == "observer" or refuses is None:
-        return fallback or NO_DECISION
-    if fallback is not None and fallback.permission == "deny":
-        return fallback
-    reason = (
-        f"The {event.name} hook {spec.name!r} {FAILED.get(failure, 'failed')} ({error}), and it "
-        "fails closed. It is a fault in the hook, not in your request: try again later or take "
-        "another approach."
-    )
-    withheld = f"[output withheld] {reason}" if refuses == "output" else UNCHANGED
-    return Decision(
-        permission="deny", reason=reason, updated_output=withheld, origin="hook_failure"
-    )
-
-
-#: How each kind of failure reads in a fail-closed hook's refusal (any other kind: "failed").
-FAILED: Final = {
-    "timeout": "did not answer in time",
-    "invalid": "gave an invalid answer",
-    "invalid_json": "gave an answer that is not valid JSON",
-    "output_over_cap": "gave an answer too long to read",
-    "wrong_event": "answered for another event",
-    "spawn_failed": "could not be started",
-    "signal": "was killed by a signal",
-    "exit": "exited with an error",
-    "exception": "raised an exception",
-    "not_loaded": "could not be loaded",
-    "http_status": "answered with an HTTP error status",
-    "connection": "could not be reached",
-    "blocked_url": "is not at an allowed URL",
-}
-
-
-def _once_each(plan: Plan, event: HookEvent) -> Plan:
-    """The plan without repeats: of matching hooks that share a runner key, the first runs."""
-    seen: set[object] = set()
-    kept: list[HookSpec] = []
-    for spec in plan.specs:
-        key = spec.runner.key
-        if key is not None and spec.matcher(event):
-            if key in seen:
-                continue
-            seen.add(key)
-        kept.append(spec)
-    return plan if len(kept) == len(plan.specs) else plan_of(tuple(kept))  # mostly no repeat
-
-
-def _decide(answers: list[Decision], event: HookEvent, seen: HookEvent) -> Decision:
-    """Merge the answers; rewrites are patches against the event as the gates saw it."""
-    merged = merge(
-        answers,
-        base_input=seen.tool_input if seen.rewrites_input else None,  # type: ignore[attr-defined]
-        base_output=seen.tool_response if seen.rewrites_output else UNCHANGED,  # type: ignore[attr-defined]
-    )
-    return _final(merged, event, seen)
-
-
-def _rewritten(event: HookEvent, answer: Decision) -> HookEvent:
-    """The event as a later hook sees it, with the answer's rewrites applied (read-only)."""
-    update: dict[str, Any] = {}
-    if event.rewrites_input and answer.updated_input is not None:
-        update["tool_input"] = freeze(answer.updated_input)
-    if event.rewrites_output and answer.updated_output is not UNCHANGED:
-        update["tool_response"] = freeze(answer.updated_output)
-    return event.model_copy(update=update) if update else event
-
-
-def _final(decision: Decision, event: HookEvent, seen: HookEvent) -> Decision:
-    """Carry the transformers' rewrites into the merged decision; the input's not if it blocks."""
-    if seen is event:
-        return decision
-    new_input, new_output = decision.updated_input, decision.updated_output
-    if new_input is None and event.rewrites_input and decision.permission not in ("deny", "defer"):
-        new_input = seen.tool_input  # type: ignore[attr-defined]
-    if new_output is UNCHANGED and event.rewrites_output:
-        new_output = seen.tool_response  # type: ignore[attr-defined]
-    return decision.with_rewrites(new_input, new_output)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Final, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeVar
 
 from hookline.errors import ConfigError
 from hookline.events import event_class
@@ -20,6 +20,9 @@ from hookline.hooks.spec import (
     default_failure,
 )
 from hookline.matchers import Matcher, as_matcher
+
+if TYPE_CHECKING:
+    from hookline.events import HookEvent
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -232,3 +235,17 @@ def _groups(event: str, groups: Any, file: str | None) -> Sequence[HookMatcher]:
             fix=f'write HOOKS = {{"{event}": [HookMatcher(matcher=..., hooks=[fn])]}}',
         )
     return groups
+
+
+def once_each(plan: Plan, event: HookEvent) -> Plan:
+    """The plan without repeats: of matching hooks that share a runner key, the first runs."""
+    seen: set[object] = set()
+    kept: list[HookSpec] = []
+    for spec in plan.specs:
+        key = spec.runner.key
+        if key is not None and spec.matcher(event):
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(spec)
+    return plan if len(kept) == len(plan.specs) else plan_of(tuple(kept))  # mostly no repeat

@@ -25,13 +25,14 @@ HOOK_FILE_MODULE_PREFIX = "hookline_hooks_"
 class HookRunner:
     """Runs one hook for one event and returns its answer (None: no opinion).
 
-    ``inline`` runners usually finish without suspending: the engine calls ``call`` directly,
-    which costs nothing on the hot path. ``call`` gives the answer (None or a Decision), or
-    something to await for it. An answer given inline is already late when its hook overran
-    its timeout: it then counts as a timeout, but nothing could stop the hook while it ran.
-    Everything else is awaited under the hook's timeout, which stops waiting for it.
+    The engine runs ``run`` up to its first wait in the dispatch itself, and awaits the rest,
+    if any, under the hook's timeout, which stops waiting for it. An answer given without
+    waiting is already late when its hook overran its timeout: it then counts as a timeout,
+    but nothing could stop the hook while it ran.
     """
 
+    #: Answers without waiting, on the event loop (a plain function): as an observer it runs
+    #: in the dispatch, where any other observer is started in a task of its own.
     inline: bool = False
     #: In-process hooks get the SDK's fail-closed default on gate events.
     in_process: bool = True
@@ -55,10 +56,6 @@ class HookRunner:
         there, so it reaches only the connections of the agent whose engine runs it."""
         return self.run(event)
 
-    def call(self, event: HookEvent) -> Decision | Awaitable[Decision | None] | None:
-        """The inline path; by default it is ``run``."""
-        return self.run(event)
-
     def describe(self) -> str:
         """What runs, for people: a function's qualified name, a command line, a URL."""
         return type(self).__name__
@@ -74,9 +71,9 @@ class PythonHook(HookRunner):
       timeout. On timeout the run moves on (a fail-closed gate denies) and the thread is left
       to finish; nothing can kill it. ``HookRegistry.add`` makes a sync function threaded when
       it is given a ``timeout``, and so do settings handlers with a ``"timeout"`` key.
-    - Other sync functions run inline, on the event loop: a plain call, the cheap path. The
-      default timeout is not a declared one: it is checked when the function returns, so a
-      late answer becomes a timeout, but a function that never returns holds up the run.
+    - Other sync functions run inline, on the event loop, as a plain call. The default
+      timeout is not a declared one: it is checked when the function returns, so a late
+      answer becomes a timeout, but a function that never returns holds up the run.
     """
 
     def __init__(self, fn: Callable[[HookEvent], Any], *, threaded: bool = False) -> None:
@@ -85,17 +82,11 @@ class PythonHook(HookRunner):
         self.threaded = threaded and not self.is_async
         self.inline = not (self.is_async or self.threaded)
 
-    def call(self, event: HookEvent) -> Decision | Awaitable[Decision | None] | None:
-        result = self.fn(event)
+    async def run(self, event: HookEvent) -> Decision | None:
+        result = await in_thread(self.fn, event) if self.threaded else self.fn(event)
         if is_answer(result):
             return result
         if inspect.isawaitable(result):  # a plain function that returned a coroutine
-            return _settle(event, result)
-        return _answer(event, result)
-
-    async def run(self, event: HookEvent) -> Decision | None:
-        result = await in_thread(self.fn, event) if self.threaded else self.fn(event)
-        if inspect.isawaitable(result):
             result = await result
         return _answer(event, result)
 
@@ -177,10 +168,6 @@ def _answer(event: HookEvent, result: Any) -> Decision | None:
     raise InvalidHookOutput(
         f"returned {type(result).__name__}; return a hookline Decision, a protocol dict or None"
     )
-
-
-async def _settle(event: HookEvent, pending: Awaitable[Any]) -> Decision | None:
-    return _answer(event, await pending)
 
 
 def _is_async(fn: Callable[..., Any]) -> bool:

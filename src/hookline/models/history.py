@@ -1,10 +1,9 @@
 """The conversation in a provider's shape, converted once per message.
 
 The loop passes the whole conversation to every model call, and it only grows; converting all
-of it each time would make each call cost more than the last (about 5 µs a message for the
-OpenAI shape). Messages are frozen, so what one became can be kept while the conversation
-still starts with the same message objects; anything else (a compacted or another
-conversation) is converted afresh from the first difference.
+of it each time would make each call cost more than the last. Messages are frozen, so what one
+became can be kept while the conversation still starts with the same message objects; anything
+else (a compacted or another conversation) is converted afresh from the first difference.
 """
 
 from __future__ import annotations

@@ -17,11 +17,9 @@ prompt tokens the server did not read from its cache; those are ``cache_read_inp
 The request goes out through the SDK's ``client.post`` (its documented way to send a body as
 it is), with the SDK's connection pool, retries, errors and server-sent-event parsing, and the
 answer comes back as the JSON it is (``cast_to=object``), read with ``hookline.models.partial``'s
-readers. Measured on the bench (bench/README.md): ``chat.completions.create`` first walks every
-message of the conversation against the SDK's typed dicts, about a millisecond per message on
-each call, so a run's cost grew with its length; and building the SDK's typed model of each
-streamed chunk added about 0.2 ms of CPU per chunk (2.1 ms to a 10-chunk answer whose request
-cost 2.9 ms in all).
+readers. ``chat.completions.create`` would first walk every message of the conversation against
+the SDK's typed dicts on each call, so a run's cost would grow with its length; and building the
+SDK's typed model of each streamed chunk costs more CPU than the rest of the request.
 
 Needs ``pip install 'hookline[openai]'``.
 """

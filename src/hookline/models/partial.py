@@ -24,8 +24,14 @@ from hookline.tools.limits import REFUSED_KEY
 #: Where a block sits in the message; blocks are put in order by it.
 Key = tuple[int, int]
 #: JSON's names for what ``json.loads`` gives.
-_JSON_TYPES: Final = {list: "an array", str: "a string", int: "a number", float: "a number",
-               bool: "a boolean", type(None): "null"}  # fmt: skip
+_JSON_TYPES: Final = {
+    list: "an array",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "a boolean",
+    type(None): "null",
+}
 
 
 @dataclass(slots=True)

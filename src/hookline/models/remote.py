@@ -94,9 +94,13 @@ class RemoteModel(Generic[Client]):
             return reply
         except Exception as exc:
             error = model_error(
-                exc, self._sdk, self._http, self.endpoint, retries=self.max_retries,
+                exc,
+                self._sdk,
+                self._http,
+                self.endpoint,
+                retries=self.max_retries,
                 timeout=self.timeout,
-            )  # fmt: skip
+            )
             if error is None:
                 raise
             raise error from None

@@ -161,11 +161,25 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/models"):
-            model = {"id": "scripted", "object": "model", "type": "model", "created": 0,
-                     "owned_by": "hookline", "display_name": "scripted",
-                     "created_at": "2025-01-01T00:00:00Z"}  # fmt: skip
-            self._json(200, {"object": "list", "data": [model], "has_more": False,
-                             "first_id": "scripted", "last_id": "scripted"})  # fmt: skip
+            model = {
+                "id": "scripted",
+                "object": "model",
+                "type": "model",
+                "created": 0,
+                "owned_by": "hookline",
+                "display_name": "scripted",
+                "created_at": "2025-01-01T00:00:00Z",
+            }
+            self._json(
+                200,
+                {
+                    "object": "list",
+                    "data": [model],
+                    "has_more": False,
+                    "first_id": "scripted",
+                    "last_id": "scripted",
+                },
+            )
         else:
             self._json(404, wire.openai_error(f"no such path {self.path}", "not_found_error"))
 

@@ -5,7 +5,8 @@
 - ``rules`` and ``command_rules``: permission rules in Claude Code's syntax (``Bash(git push *)``,
   ``Read(./.env)``), matched on the parsed line and on real paths;
 - ``readonly``, ``dangerous``, ``edits``: the read-only tier, the dangerous tier and what
-  acceptEdits may approve, on the parsed line; ``targets`` and ``paths``: where their paths lead;
+  acceptEdits may approve, on the parsed line; ``targets`` and ``paths``: where their paths lead
+  (``targets`` is public, for hooks that judge a command's paths themselves);
 - ``visibility``: hookline's private state and the files Grep and Glob leave out;
 - ``policy``: ``PermissionPolicy`` and ``evaluate``, the order in which they decide (each step
   in ``steps``, on the call as ``judged_call`` reads it, to a ``verdict``);
@@ -14,6 +15,7 @@
 - ``sandbox``: running Bash under bubblewrap.
 """
 
+from hookline.permissions import targets
 from hookline.permissions.dangerous import DANGEROUS, Danger
 from hookline.permissions.policy import READ_ONLY_TOOLS, PermissionPolicy, Verdict, evaluate
 from hookline.permissions.rules import PermissionRule, RuleCondition, if_
@@ -30,4 +32,5 @@ __all__ = [
     "Verdict",
     "evaluate",
     "if_",
+    "targets",
 ]

@@ -43,6 +43,7 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Any
 
+from hookline._support.words import words
 from hookline.permissions import devices, proving, pushes, targets
 from hookline.permissions.bash import Analysis, Command, analyze
 from hookline.permissions.bash.options import Options, Read, read
@@ -54,18 +55,18 @@ from hookline.permissions.rules import PermissionRule
 
 __all__ = ["DANGEROUS", "DEVICE", "SYSTEM_FOLDERS", "Danger", "Place", "reaches"]
 _EVERYTHING = re.compile(r"\.?(?:\*|\?|\[[!^][^]]+\]|\[[^]]*-[^]]+\])*")
-_DISK_TOOLS = frozenset({"mkfs", "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "cfdisk", "gdisk",
-                         "sgdisk", "parted", "blkdiscard"})  # fmt: skip
+_DISK_TOOLS = words("mkfs mke2fs mkswap wipefs fdisk sfdisk cfdisk gdisk sgdisk parted blkdiscard")
 _LISTS_ONLY = frozenset({"-l", "--list", "-s", "--show-size", "-p"})
 _PRIVILEGE = frozenset({"sudo", "su", "doas", "pkexec", "run0"})
 _POWER = frozenset({"shutdown", "reboot", "poweroff", "halt"})
 _SYSTEMCTL_POWER = frozenset({"poweroff", "reboot", "halt", "kexec", "soft-reboot"})
 _DELETERS = frozenset({"rm", "chmod", "chown", "chgrp", "shred", "unlink", "rmdir"})
 #: Tests that make ``find -delete`` pick some files: then only ``/`` and system folders count.
-_FIND_FILTERS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename",
-                           "-regex", "-iregex", "-lname", "-ilname", "-newer", "-mtime", "-mmin",
-                           "-atime", "-amin", "-ctime", "-cmin", "-size", "-empty", "-user",
-                           "-group", "-perm", "-links", "-inum", "-samefile"})  # fmt: skip
+_FIND_FILTERS = words(
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -lname -ilname -newer "
+    "-mtime -mmin -atime -amin -ctime -cmin -size -empty -user -group -perm -links -inum "
+    "-samefile"
+)
 _CODE_RUNNERS = frozenset({*SHELLS, "eval", "su", "watch"})
 Check = Callable[[Analysis, Place], bool]
 #: What a file tool's path leads to: "disk", "kernel" or None.
@@ -200,11 +201,19 @@ def _everything(part: str) -> bool:
 
 
 #: Options of the programs the tier reads; long names listed so abbreviations resolve.
-_RM = Options.of("fiIrRdv", "", "--force --interactive --one-file-system --no-preserve-root "
-                 "--preserve-root --recursive --dir --verbose")  # fmt: skip
-_CHANGE = Options.of("cfvRhHLP", "", "--changes --silent --quiet --verbose --no-preserve-root "
-                     "--preserve-root --recursive --dereference --no-dereference",
-                     "--reference --from")  # fmt: skip
+_RM = Options.of(
+    "fiIrRdv",
+    "",
+    "--force --interactive --one-file-system --no-preserve-root --preserve-root --recursive "
+    "--dir --verbose",
+)
+_CHANGE = Options.of(
+    "cfvRhHLP",
+    "",
+    "--changes --silent --quiet --verbose --no-preserve-root --preserve-root --recursive "
+    "--dereference --no-dereference",
+    "--reference --from",
+)
 _MODE = re.compile(r"-[rwxXstugo]*(?:[-+=][rwxXstugo]*)*(?:,[ugoa]*(?:[-+=][rwxXstugo]*)+)*")
 
 
@@ -378,17 +387,37 @@ _PLACES = "/, a system folder, the home folder or a workspace root"
 
 #: The built-in dangerous tier: commands that wreck a machine or shared history for good.
 DANGEROUS = (
-    Danger("rm-root", f"a recursive delete of {_PLACES}", check=_each(_recursive_delete),
-           prove=_prove_deletes),
-    Danger("chmod-root", f"a recursive chmod or chown of {_PLACES}",
-           check=_each(_recursive_change), prove=_prove_changes),
-    Danger("block-device", "a write onto a disk device", check=_each(devices.disk_write),
-           prove=devices.prove_writes, files=devices.file_write),
+    Danger(
+        "rm-root",
+        f"a recursive delete of {_PLACES}",
+        check=_each(_recursive_delete),
+        prove=_prove_deletes,
+    ),
+    Danger(
+        "chmod-root",
+        f"a recursive chmod or chown of {_PLACES}",
+        check=_each(_recursive_change),
+        prove=_prove_changes,
+    ),
+    Danger(
+        "block-device",
+        "a write onto a disk device",
+        check=_each(devices.disk_write),
+        prove=devices.prove_writes,
+        files=devices.file_write,
+    ),
     Danger("mkfs", "making a filesystem or changing partitions", check=_each(_disk_tool)),
     Danger("fork-bomb", "a fork bomb", check=_fork_bomb),
     Danger("shutdown", "shutting down or rebooting the machine", check=_each(_shutdown)),
-    Danger("force-push-main", "a force push to (or deletion of) a protected branch",
-           check=_each(_force_push_main), prove=_prove_pushes),
-    Danger("privilege", "running a command as another user (sudo, su, doas, pkexec, run0)",
-           check=_each(_privilege)),
-)  # fmt: skip
+    Danger(
+        "force-push-main",
+        "a force push to (or deletion of) a protected branch",
+        check=_each(_force_push_main),
+        prove=_prove_pushes,
+    ),
+    Danger(
+        "privilege",
+        "running a command as another user (sudo, su, doas, pkexec, run0)",
+        check=_each(_privilege),
+    ),
+)

@@ -206,9 +206,20 @@ def _is_block(path: str) -> bool:
         return False
 
 
-_SAMPLES = ("/dev/sda", "/dev/sda1", "/dev/hda", "/dev/vda", "/dev/xvda", "/dev/nvme0n1",
-            "/dev/mmcblk0", "/dev/loop0", "/dev/dm-0", "/dev/md0", "/dev/mapper/root",
-            "/dev/disk/by-id/x")  # fmt: skip
+_SAMPLES = (
+    "/dev/sda",
+    "/dev/sda1",
+    "/dev/hda",
+    "/dev/vda",
+    "/dev/xvda",
+    "/dev/nvme0n1",
+    "/dev/mmcblk0",
+    "/dev/loop0",
+    "/dev/dm-0",
+    "/dev/md0",
+    "/dev/mapper/root",
+    "/dev/disk/by-id/x",
+)
 
 
 def _glob_samples(pattern: str) -> list[str]:

@@ -49,35 +49,64 @@ class Editor:
 
 
 _FOLDER = "takes a folder hookline cannot check"
-_COPY: Final = {"t": f"`{{}} -t` {_FOLDER}",
-                "--target-directory": f"`{{}} --target-directory` {_FOLDER}",
-                "S": "`{} -S` names backups by a suffix hookline cannot check",
-                "--suffix": "`{} --suffix` names backups by a suffix hookline cannot check",
-                }  # fmt: skip
+_COPY: Final = {
+    "t": f"`{{}} -t` {_FOLDER}",
+    "--target-directory": f"`{{}} --target-directory` {_FOLDER}",
+    "S": "`{} -S` names backups by a suffix hookline cannot check",
+    "--suffix": "`{} --suffix` names backups by a suffix hookline cannot check",
+}
 EDITORS: Final = {
     "mkdir": Editor(Options.of("pv", "m", "--parents --verbose", "--mode")),
     "touch": Editor(Options.of("acmfh", "dt", "--no-create --no-dereference", "--date --time")),
-    "cp": Editor(Options.of("rRafinpvulPLHdxTb", "", "--recursive --archive --force "
-                            "--interactive --no-clobber --preserve --no-preserve --verbose "
-                            "--update --no-dereference --dereference --parents "
-                            "--no-target-directory --backup --one-file-system --link"),
-                 refused={**_COPY, "s": "`cp -s` makes symlinks, which can point anywhere",
-                          "--symbolic-link": "`cp --symbolic-link` makes symlinks"}),
-    "mv": Editor(Options.of("finvubT", "", "--force --interactive --no-clobber --verbose "
-                            "--update --backup --no-target-directory"), refused=dict(_COPY)),
-    "rm": Editor(Options.of("fivdI", "", "--force --verbose --dir --interactive "
-                            "--one-file-system --preserve-root"),
-                 refused={"r": "`rm -r` deletes recursively", "R": "`rm -R` deletes recursively",
-                          "--recursive": "`rm --recursive` deletes recursively"}),
-    "rmdir": Editor(Options.of("v", "", "--ignore-fail-on-non-empty --verbose"),
-                    refused={"p": "`rmdir -p` removes the folders above it too",
-                             "--parents": "`rmdir --parents` removes the folders above it too"}),
-    "chmod": Editor(Options.of("vcf", "", "--verbose --changes --silent --quiet"),
-                    refused={"R": "`chmod -R` changes a whole tree",
-                             "--recursive": "`chmod --recursive` changes a whole tree",
-                             "--reference": "`chmod --reference` reads a file hookline does not "
-                                            "check"}, mode=True),
-}  # fmt: skip
+    "cp": Editor(
+        Options.of(
+            "rRafinpvulPLHdxTb",
+            "",
+            "--recursive --archive --force --interactive --no-clobber --preserve --no-preserve "
+            "--verbose --update --no-dereference --dereference --parents --no-target-directory "
+            "--backup --one-file-system --link",
+        ),
+        refused={
+            **_COPY,
+            "s": "`cp -s` makes symlinks, which can point anywhere",
+            "--symbolic-link": "`cp --symbolic-link` makes symlinks",
+        },
+    ),
+    "mv": Editor(
+        Options.of(
+            "finvubT",
+            "",
+            "--force --interactive --no-clobber --verbose --update --backup --no-target-directory",
+        ),
+        refused=dict(_COPY),
+    ),
+    "rm": Editor(
+        Options.of(
+            "fivdI", "", "--force --verbose --dir --interactive --one-file-system --preserve-root"
+        ),
+        refused={
+            "r": "`rm -r` deletes recursively",
+            "R": "`rm -R` deletes recursively",
+            "--recursive": "`rm --recursive` deletes recursively",
+        },
+    ),
+    "rmdir": Editor(
+        Options.of("v", "", "--ignore-fail-on-non-empty --verbose"),
+        refused={
+            "p": "`rmdir -p` removes the folders above it too",
+            "--parents": "`rmdir --parents` removes the folders above it too",
+        },
+    ),
+    "chmod": Editor(
+        Options.of("vcf", "", "--verbose --changes --silent --quiet"),
+        refused={
+            "R": "`chmod -R` changes a whole tree",
+            "--recursive": "`chmod --recursive` changes a whole tree",
+            "--reference": "`chmod --reference` reads a file hookline does not check",
+        },
+        mode=True,
+    ),
+}
 
 
 def why_not_provable_edit(

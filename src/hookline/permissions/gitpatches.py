@@ -22,9 +22,14 @@ _HEADERS = ("diff --git ", "--- ", "+++ ", "rename from ", "rename to ", "copy f
 
 
 def why_protected(
-    shown: str, patches: tuple[Word, ...] | None, where: str, top: str,
-    protected: ProtectedSet, *, others_write: bool,
-) -> str | None:  # fmt: skip
+    shown: str,
+    patches: tuple[Word, ...] | None,
+    where: str,
+    top: str,
+    protected: ProtectedSet,
+    *,
+    others_write: bool,
+) -> str | None:
     """Why the patches ``shown`` (``git apply``, ``git am``) reads may write into the protected
     set, in a phrase that follows the line's name; None when none of them can."""
     if patches is None:

@@ -53,8 +53,9 @@ class Rewrite:
 
 
 _WHOLE = Rewrite()
-_WHOLE_TREE = frozenset({"merge", "pull", "cherry-pick", "revert", "rebase", "filter-branch",
-                         "sparse-checkout"})  # fmt: skip
+_WHOLE_TREE = frozenset(
+    {"merge", "pull", "cherry-pick", "revert", "rebase", "filter-branch", "sparse-checkout"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,32 +76,48 @@ class _Args:
 
 #: Per subcommand: its flags and the options that take the next word (or ``=``) as a value.
 _OPTIONS: Final = {
-    "checkout": ("-q --quiet --progress --no-progress -f --force --ours --theirs -m --merge -p "
-                 "--patch --overlay --no-overlay --detach --ignore-other-worktrees -l --guess "
-                 "--no-guess --no-track --ignore-skip-worktree-bits --recurse-submodules "
-                 "--no-recurse-submodules", "-b -B --orphan --conflict --pathspec-from-file"),
-    "switch": ("-q --quiet --progress --no-progress -f --force --discard-changes -m --merge "
-               "--detach -d --guess --no-guess --no-track --ignore-other-worktrees "
-               "--recurse-submodules --no-recurse-submodules",
-               "-c -C --create --force-create --orphan --conflict"),
-    "restore": ("-S --staged -W --worktree -q --quiet --progress --no-progress --ours --theirs "
-                "-m --merge --ignore-unmerged -p --patch --overlay --no-overlay "
-                "--recurse-submodules --no-recurse-submodules --ignore-skip-worktree-bits "
-                "--pathspec-file-nul", "-s --source --conflict --pathspec-from-file"),
-    "stash": ("-p --patch -S --staged -k --keep-index --no-keep-index -u --include-untracked "
-              "-a --all -q --quiet --pathspec-file-nul --index", "-m --message "
-              "--pathspec-from-file"),
-    "rm": ("-f --force -n --dry-run -r --cached --ignore-unmatch --sparse -q --quiet "
-           "--pathspec-file-nul", "--pathspec-from-file"),
+    "checkout": (
+        "-q --quiet --progress --no-progress -f --force --ours --theirs -m --merge -p --patch "
+        "--overlay --no-overlay --detach --ignore-other-worktrees -l --guess --no-guess "
+        "--no-track --ignore-skip-worktree-bits --recurse-submodules --no-recurse-submodules",
+        "-b -B --orphan --conflict --pathspec-from-file",
+    ),
+    "switch": (
+        "-q --quiet --progress --no-progress -f --force --discard-changes -m --merge --detach -d "
+        "--guess --no-guess --no-track --ignore-other-worktrees --recurse-submodules "
+        "--no-recurse-submodules",
+        "-c -C --create --force-create --orphan --conflict",
+    ),
+    "restore": (
+        "-S --staged -W --worktree -q --quiet --progress --no-progress --ours --theirs -m "
+        "--merge --ignore-unmerged -p --patch --overlay --no-overlay --recurse-submodules "
+        "--no-recurse-submodules --ignore-skip-worktree-bits --pathspec-file-nul",
+        "-s --source --conflict --pathspec-from-file",
+    ),
+    "stash": (
+        "-p --patch -S --staged -k --keep-index --no-keep-index -u --include-untracked -a --all "
+        "-q --quiet --pathspec-file-nul --index",
+        "-m --message --pathspec-from-file",
+    ),
+    "rm": (
+        "-f --force -n --dry-run -r --cached --ignore-unmatch --sparse -q --quiet "
+        "--pathspec-file-nul",
+        "--pathspec-from-file",
+    ),
     "mv": ("-f --force -k -n --dry-run -v --verbose --sparse", ""),
-    "checkout-index": ("-u --index -q --quiet -f --force -a --all -n --no-create --temp --stdin "
-                       "-z --ignore-skip-worktree-bits", "--stage --prefix"),
+    "checkout-index": (
+        "-u --index -q --quiet -f --force -a --all -n --no-create --temp --stdin -z "
+        "--ignore-skip-worktree-bits",
+        "--stage --prefix",
+    ),
     "clean": ("-d -f --force -i --interactive -n --dry-run -q --quiet -x -X", "-e --exclude"),
-    "apply": ("--stat --numstat --summary --check --index --intent-to-add -N --cached --apply "
-              "-3 --3way -R --reverse --reject -z --unidiff-zero --recount --inaccurate-eof -v "
-              "--verbose -q --quiet --allow-empty --no-add --allow-overlap",
-              "-p -C --whitespace --exclude --include --directory --build-fake-ancestor"),
-}  # fmt: skip
+    "apply": (
+        "--stat --numstat --summary --check --index --intent-to-add -N --cached --apply -3 "
+        "--3way -R --reverse --reject -z --unidiff-zero --recount --inaccurate-eof -v --verbose "
+        "-q --quiet --allow-empty --no-add --allow-overlap",
+        "-p -C --whitespace --exclude --include --directory --build-fake-ancestor",
+    ),
+}
 
 
 def rewrite(command_args: Sequence[Word]) -> tuple[gitwords.Git, Rewrite | None]:
@@ -222,7 +239,7 @@ def _apply(given: _Args) -> Rewrite | None:
         "--cached" in given.options
         or (given.options & reads_only and "--apply" not in given.options)
     ):
-        return None  # fmt: skip
+        return None
     if "--directory" in given.options or not given.exact:
         return Rewrite(paths=(), patch=None)  # its files go where an option says
     return Rewrite(paths=(), patch=tuple(given.paths) or None)
@@ -243,22 +260,34 @@ def _clean(given: _Args) -> Rewrite | None:
 
 
 _FINDERS: Final = {
-    "checkout": _checkout, "switch": _switch, "restore": _restore, "reset": _reset,
-    "stash": _stash, "rm": _rm, "mv": _paths, "checkout-index": _checkout_index,
-    "read-tree": _read_tree, "bisect": _bisect, "apply": _apply, "am": _am, "clean": _clean,
-}  # fmt: skip
+    "checkout": _checkout,
+    "switch": _switch,
+    "restore": _restore,
+    "reset": _reset,
+    "stash": _stash,
+    "rm": _rm,
+    "mv": _paths,
+    "checkout-index": _checkout_index,
+    "read-tree": _read_tree,
+    "bisect": _bisect,
+    "apply": _apply,
+    "am": _am,
+    "clean": _clean,
+}
 
 
 #: Files ``clean`` may walk through to prove it deletes nothing protected.
 MAX_WALK = 20_000
-_REPOSITORY_VARIABLES = frozenset({"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
-                                   "GIT_COMMON_DIR"})  # fmt: skip
+_REPOSITORY_VARIABLES = frozenset({"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"})
 
 
 def why_protected(
-    command: Command, folder: str | None, protected: ProtectedSet,
-    *, others_write: Callable[[], bool],
-) -> str | None:  # fmt: skip
+    command: Command,
+    folder: str | None,
+    protected: ProtectedSet,
+    *,
+    others_write: Callable[[], bool],
+) -> str | None:
     """What of the protected set the git ``command`` (run in ``folder``; None: only run time
     knows) may rewrite, in a phrase that follows the line's name; None when it rewrites nothing
     there (or is no git command that rewrites the work tree)."""
@@ -330,9 +359,12 @@ def _scope(paths: tuple[Word, ...] | None, where: str, top: str) -> tuple[str, .
 def _protected_tracked(top: str, paths: tuple[str, ...], protected: ProtectedSet) -> list[str]:
     """The tracked ``paths`` (below ``top``) that lie in the protected set."""
     codes = {posixpath.relpath(f, top) for f in protected.code_files if inside(f, top)}
-    return [path for path in paths
-            if ("/." in "/" + path or path in codes)
-            and protected.covers(posixpath.join(top, path), resolve=False)]  # fmt: skip
+    return [
+        path
+        for path in paths
+        if ("/." in "/" + path or path in codes)
+        and protected.covers(posixpath.join(top, path), resolve=False)
+    ]
 
 
 def _untracked(scope: tuple[str, ...] | None, top: str, protected: ProtectedSet) -> str:

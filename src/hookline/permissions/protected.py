@@ -49,8 +49,20 @@ HOME_NAMES = (".claude", ".hookline")
 #: Files under the home folder that later run as code (shell start-up files, git's and ssh's
 #: configuration): covered, never listed by ``paths()`` (the sandbox writes nothing outside
 #: its roots anyway).
-HOME_CODE = (".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
-             ".zshenv", ".zprofile", ".zlogin", ".gitconfig", ".config/git", ".ssh")  # fmt: skip
+HOME_CODE = (
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".gitconfig",
+    ".config/git",
+    ".ssh",
+)
 #: Where the key of hookline's state seals is, when not under ``~/.hookline``.
 KEY_ENV = "HOOKLINE_STATE_KEY_FILE"
 #: The folder beside the key where the audit keeps each log's heads.

@@ -25,28 +25,28 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from hookline._support.words import words
 from hookline.permissions import paths, targets
 from hookline.permissions.bash import Analysis, Command, analyze
 from hookline.permissions.bash.words import Word
 from hookline.permissions.readonly import why_command_not_read_only
 
 #: Programs whose use the tier judges (a hidden command is looked for by these names).
-SENSITIVE = frozenset({"rm", "chmod", "chown", "chgrp", "find", "dd", "tee", "cp", "mv",
-                       "install", "shred", "git", "pv", "ddrescue"})  # fmt: skip
+SENSITIVE = words("rm chmod chown chgrp find dd tee cp mv install shred git pv ddrescue")
 #: Programs that never run their arguments: no hidden command is looked for in them.
 NEVER_RUNS = frozenset({"echo", "printf", ":", "true", "false", "test", "["})
 #: Programs that cannot make a link or move a file: they do not change what a path leads to.
-_NO_LINKS = frozenset({"mkdir", "touch", "rm", "rmdir", "unlink", "chmod", "chown", "chgrp",
-                       "find", "tee", "dd", "shred", "truncate", "cd", "pushd", "popd", "alias",
-                       "hash", "export", "unset", "set", "shopt", "trap", "local", "declare",
-                       "readonly", "read", "exit", "return", "wait", "sleep", "true", "false",
-                       ":", "echo", "printf", "test", "["})  # fmt: skip
+_NO_LINKS = words(
+    "mkdir touch rm rmdir unlink chmod chown chgrp find tee dd shred truncate cd pushd popd "
+    "alias hash export unset set shopt trap local declare readonly read exit return wait sleep "
+    "true false : echo printf test ["
+)
 #: Runners that run their command in the same folder with the words as written (``xargs`` and
 #: ``find -exec +`` add arguments: the command says so itself).
-_KEEPS = frozenset({"env", "timeout", "nice", "ionice", "nohup", "stdbuf", "setsid", "time",
-                    "command", "builtin", "exec", "flock", "taskset", "chrt", "coproc", "eval",
-                    "find", "xargs", "watch", "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash",
-                    "rbash"})  # fmt: skip
+_KEEPS = words(
+    "env timeout nice ionice nohup stdbuf setsid time command builtin exec flock taskset chrt "
+    "coproc eval find xargs watch sh bash dash zsh ksh mksh ash rbash"
+)
 _DIRS = re.compile(r"~[+-]?\d*(?=/|$)(?<!~)")
 _TOKEN = re.compile(r"[^\s;&|()`{}<>]+")
 KERNEL = ("/dev/", "/proc/", "/sys/")
@@ -78,10 +78,35 @@ class Place:
 
 
 #: Top-level folders whose loss wrecks a machine (Linux and macOS).
-SYSTEM_FOLDERS = ("/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64",
-                  "/libx32", "/opt", "/proc", "/root", "/sbin", "/srv", "/sys", "/usr", "/var",
-                  "/snap", "/mnt", "/media", "/run", "/Users", "/System", "/Library",
-                  "/Applications", "/Volumes", "/private")  # fmt: skip
+SYSTEM_FOLDERS = (
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/home",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/opt",
+    "/proc",
+    "/root",
+    "/sbin",
+    "/srv",
+    "/sys",
+    "/usr",
+    "/var",
+    "/snap",
+    "/mnt",
+    "/media",
+    "/run",
+    "/Users",
+    "/System",
+    "/Library",
+    "/Applications",
+    "/Volumes",
+    "/private",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,9 +292,13 @@ def _hidden(command: Command, depth: int) -> list[Seen]:
     for index, word in enumerate(command.args):
         value = word.value
         if value is not None and posixpath.basename(value) in SENSITIVE:
-            inner = Command(posixpath.basename(value), command.args[index + 1 :],
-                            via=(*command.via, runner), cwd=command.cwd,
-                            more_args=command.more_args)  # fmt: skip
+            inner = Command(
+                posixpath.basename(value),
+                command.args[index + 1 :],
+                via=(*command.via, runner),
+                cwd=command.cwd,
+                more_args=command.more_args,
+            )
             found.append(Seen(inner, -1, runner))
         text = value if value is not None else _quoted(word.raw)
         if text and _mentions(text):
@@ -325,12 +354,16 @@ def _folder(word: Word, command: Command, place: Place) -> str | tuple[str]:
     relative = not word.tilde and not (word.value or "").startswith("/")
     if folder is None:
         if relative:
-            return (f"`{word.raw}` is relative to a folder only known at run time (a `cd` "
-                    "hookline cannot follow)",)  # fmt: skip
+            return (
+                f"`{word.raw}` is relative to a folder only known at run time (a `cd` "
+                "hookline cannot follow)",
+            )
         return "/"
     if relative and command.cwd and not os.path.isdir(folder):
-        return (f"`{word.raw}` is relative to `{folder}`, which does not exist: the `cd` there "
-                "may fail and leave the shell elsewhere",)  # fmt: skip
+        return (
+            f"`{word.raw}` is relative to `{folder}`, which does not exist: the `cd` there "
+            "may fail and leave the shell elsewhere",
+        )
     return folder
 
 
@@ -348,8 +381,10 @@ def changes_first(
         if other.name == "git" and "push" in other.words:
             continue
         if why_command_not_read_only(replace(other, redirects=())) is not None:
-            return (f"`{word.raw}` is judged as the file system is now, and `{other.name}` on the "
-                    "same line may change it first (a link made there)")  # fmt: skip
+            return (
+                f"`{word.raw}` is judged as the file system is now, and `{other.name}` on the "
+                "same line may change it first (a link made there)"
+            )
     return None
 
 

@@ -28,8 +28,9 @@ from hookline.permissions.bash.words import Word
 
 __all__ = ["Push", "judge", "protected_branches"]
 
-_FORCE = frozenset({"--force", "--force-with-lease", "--force-if-includes", "--mirror",
-                    "--delete", "--prune"})  # fmt: skip
+_FORCE = frozenset(
+    {"--force", "--force-with-lease", "--force-if-includes", "--mirror", "--delete", "--prune"}
+)
 _EVERYTHING = frozenset({"--all", "--branches", "--mirror"})
 _OPTIONS = Options.of(
     "fdnquv46",
@@ -44,8 +45,14 @@ _OPTIONS = Options.of(
 _ATTACHED = ("--force-with-lease", "--signed", "--recurse-submodules")
 _KNOWN_LONG = _OPTIONS.long_flags | _OPTIONS.long_values
 _MAIN = ("main", "master")
-_RULES = ("{}", "refs/{}", "refs/tags/{}", "refs/heads/{}", "refs/remotes/{}",
-          "refs/remotes/{}/HEAD")  # fmt: skip
+_RULES = (
+    "{}",
+    "refs/{}",
+    "refs/tags/{}",
+    "refs/heads/{}",
+    "refs/remotes/{}",
+    "refs/remotes/{}/HEAD",
+)
 
 
 @dataclass(frozen=True, slots=True)

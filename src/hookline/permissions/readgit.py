@@ -20,16 +20,17 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from hookline._support.words import words
 from hookline.permissions.bash.git import split
 from hookline.permissions.bash.words import literal
 from hookline.permissions.readspec import Spec, why_arguments
 
 __all__ = ["git_check", "remote_verb"]
 
-_GLOBALS = frozenset({"-C", "--namespace", "--no-pager", "-P", "--no-optional-locks",
-                      "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs",
-                      "--icase-pathspecs", "--no-replace-objects", "--no-advice",
-                      "--no-lazy-fetch"})  # fmt: skip
+_GLOBALS = words(
+    "-C --namespace --no-pager -P --no-optional-locks --literal-pathspecs --glob-pathspecs "
+    "--noglob-pathspecs --icase-pathspecs --no-replace-objects --no-advice --no-lazy-fetch"
+)
 #: Global options that point git at a repository by hand: its settings (``core.fsmonitor``,
 #: ``diff.external``) run programs, and a folder that is not a ``.git`` is not protected.
 _ELSEWHERE = frozenset({"--git-dir", "--work-tree", "--bare"})
@@ -43,10 +44,9 @@ _DIFF_FLAGS = (
     "--exit-code --quiet --check --no-prefix --default-prefix --color --no-color --color-moved "
     "--no-color-moved --word-diff --color-words --no-ext-diff --no-textconv "
     "--ita-invisible-in-index --ita-visible-in-index --ignore-submodules --submodule --abbrev "
-    "--no-abbrev --pickaxe-all "
-    "--pickaxe-regex --break-rewrites --cached --staged --merge-base --no-index -R -a -b -w -W "
-    "-D --full-diff -t -r -m -c --cc --root --combined-all-paths --no-diff-merges "
-    "--remerge-diff --base --ours --theirs -0 -1 -2 -3 -q"
+    "--no-abbrev --pickaxe-all --pickaxe-regex --break-rewrites --cached --staged --merge-base "
+    "--no-index -R -a -b -w -W -D --full-diff -t -r -m -c --cc --root --combined-all-paths "
+    "--no-diff-merges --remerge-diff --base --ours --theirs -0 -1 -2 -3 -q"
 )
 _DIFF_VALUES = (
     "-S -G -O -L --diff-filter --unified --inter-hunk-context --stat-width --stat-name-width "
@@ -58,103 +58,129 @@ _LOG_FLAGS = (
     "--oneline --graph --no-graph --all --decorate --no-decorate --abbrev-commit "
     "--no-abbrev-commit --reverse --merges --no-merges --first-parent --follow --date-order "
     "--topo-order --author-date-order --left-right --left-only --right-only --cherry-pick "
-    "--cherry-mark --cherry --boundary --no-walk --do-walk --remotes --branches --tags "
-    "--source --use-mailmap --mailmap --no-mailmap --log-size --parents --children "
-    "--simplify-by-decoration --ancestry-path --full-history --dense --sparse "
-    "--simplify-merges --regexp-ignore-case --basic-regexp --extended-regexp --fixed-strings "
-    "--perl-regexp --invert-grep --all-match --no-notes --notes --expand-tabs "
-    "--no-expand-tabs --show-linear-break --single-worktree --show-pulls --no-max-parents "
-    "--no-min-parents --ignore-missing --not --count --objects --objects-edge --reflog "
-    "--walk-reflogs --bisect --relative-date --timestamp --header --stdin -g -i -E -F -P"
+    "--cherry-mark --cherry --boundary --no-walk --do-walk --remotes --branches --tags --source "
+    "--use-mailmap --mailmap --no-mailmap --log-size --parents --children "
+    "--simplify-by-decoration --ancestry-path --full-history --dense --sparse --simplify-merges "
+    "--regexp-ignore-case --basic-regexp --extended-regexp --fixed-strings --perl-regexp "
+    "--invert-grep --all-match --no-notes --notes --expand-tabs --no-expand-tabs "
+    "--show-linear-break --single-worktree --show-pulls --no-max-parents --no-min-parents "
+    "--ignore-missing --not --count --objects --objects-edge --reflog --walk-reflogs --bisect "
+    "--relative-date --timestamp --header --stdin -g -i -E -F -P"
 )
 _LOG_VALUES = (
-    "-n --max-count --skip --since --after --until --before --author --committer --grep "
-    "--format --pretty --date --encoding --decorate-refs --decorate-refs-exclude --exclude "
-    "--glob --max-parents --min-parents --max-age --min-age --since-as-filter --show-notes"
+    "-n --max-count --skip --since --after --until --before --author --committer --grep --format "
+    "--pretty --date --encoding --decorate-refs --decorate-refs-exclude --exclude --glob "
+    "--max-parents --min-parents --max-age --min-age --since-as-filter --show-notes"
 )
 _LOG = Spec(
-    "pusznRabwWDtrmcgeiEFPq0123", "SGOLn",
-    f"{_DIFF_FLAGS} {_LOG_FLAGS}", f"{_DIFF_VALUES} {_LOG_VALUES}",
-    attached="UMClB", numbers=True, abbreviate=False,
-    harmful="--output --ext-diff --textconv", does="writes a file or runs a program",
-)  # fmt: skip
+    "pusznRabwWDtrmcgeiEFPq0123",
+    "SGOLn",
+    f"{_DIFF_FLAGS} {_LOG_FLAGS}",
+    f"{_DIFF_VALUES} {_LOG_VALUES}",
+    attached="UMClB",
+    numbers=True,
+    abbreviate=False,
+    harmful="--output --ext-diff --textconv",
+    does="writes a file or runs a program",
+)
 
 
-def _spec(flags: str = "", values: str = "", *, attached: str = "", operands: int | None = None,
-          numbers: bool = False, harmful: str = "", does: str = "") -> Spec:  # fmt: skip
+def _spec(
+    flags: str = "",
+    values: str = "",
+    *,
+    attached: str = "",
+    operands: int | None = None,
+    numbers: bool = False,
+    harmful: str = "",
+    does: str = "",
+) -> Spec:
     """A git subcommand's options, long and short written alike (``"-v --verbose"``)."""
     short = "".join(w[1] for w in flags.split() if len(w) == 2)
     short_values = "".join(w[1] for w in values.split() if len(w) == 2)
     longs = " ".join(w for w in flags.split() if len(w) > 2)
     long_values = " ".join(w for w in values.split() if len(w) > 2)
-    return Spec(short, short_values, longs, long_values, attached=attached, numbers=numbers,
-                abbreviate=False, max_operands=operands, harmful=harmful,
-                does=does or "writes a file")  # fmt: skip
+    return Spec(
+        short,
+        short_values,
+        longs,
+        long_values,
+        attached=attached,
+        numbers=numbers,
+        abbreviate=False,
+        max_operands=operands,
+        harmful=harmful,
+        does=does or "writes a file",
+    )
 
 
-_LOG_COMMANDS = ("log", "show", "diff", "whatchanged", "rev-list", "diff-tree", "diff-files",
-                 "diff-index", "shortlog")  # fmt: skip
+_LOG_COMMANDS = (
+    "log",
+    "show",
+    "diff",
+    "whatchanged",
+    "rev-list",
+    "diff-tree",
+    "diff-files",
+    "diff-index",
+    "shortlog",
+)
 _READS: Final[dict[str, Spec]] = dict.fromkeys(_LOG_COMMANDS, _LOG)
 _READS.update(
     {
         "status": _spec(
-            "-s --short -b --branch --porcelain --long -v --verbose --ignored -z "
-            "--column --no-column --ahead-behind --no-ahead-behind --renames "
-            "--no-renames --find-renames --show-stash --untracked-files "
-            "--ignore-submodules",
+            "-s --short -b --branch --porcelain --long -v --verbose --ignored -z --column "
+            "--no-column --ahead-behind --no-ahead-behind --renames --no-renames --find-renames "
+            "--show-stash --untracked-files --ignore-submodules",
             attached="uM",
         ),
         "blame": _spec(
             "-b --root --show-stats -l -t -s -f -n -e -p --porcelain --line-porcelain "
-            "--incremental -c -w --minimal --show-name --show-number --show-email "
-            "--abbrev --progress --no-progress --color-lines --color-by-age "
-            "--reverse --first-parent",
+            "--incremental -c -w --minimal --show-name --show-number --show-email --abbrev "
+            "--progress --no-progress --color-lines --color-by-age --reverse --first-parent",
             "-L -S --contents --date --ignore-rev --ignore-revs-file",
             attached="MC",
         ),
         "rev-parse": _spec(
-            "--abbrev-ref --short --verify --quiet -q --show-toplevel --git-dir "
-            "--git-common-dir --is-inside-work-tree --is-inside-git-dir "
-            "--is-bare-repository --show-prefix --show-cdup --absolute-git-dir "
-            "--symbolic --symbolic-full-name --all --branches --tags --remotes "
-            "--local-env-vars --show-superproject-working-tree --shared-index-path "
-            "--revs-only --no-revs --flags --no-flags --sq --sq-quote --not "
+            "--abbrev-ref --short --verify --quiet -q --show-toplevel --git-dir --git-common-dir "
+            "--is-inside-work-tree --is-inside-git-dir --is-bare-repository --show-prefix "
+            "--show-cdup --absolute-git-dir --symbolic --symbolic-full-name --all --branches "
+            "--tags --remotes --local-env-vars --show-superproject-working-tree "
+            "--shared-index-path --revs-only --no-revs --flags --no-flags --sq --sq-quote --not "
             "--is-shallow-repository --show-object-format --end-of-options",
-            "--default --git-path --prefix --since --until --after --before "
-            "--path-format --disambiguate --resolve-git-dir --exclude",
+            "--default --git-path --prefix --since --until --after --before --path-format "
+            "--disambiguate --resolve-git-dir --exclude",
         ),
         "ls-files": _spec(
-            "-c -d -m -o -i -s -u -k -z -t -v -f --cached --deleted --modified "
-            "--others --ignored --stage --unmerged --killed --directory "
-            "--no-empty-directory --eol --full-name --recurse-submodules "
-            "--error-unmatch --exclude-standard --debug --deduplicate --sparse "
-            "--abbrev",
+            "-c -d -m -o -i -s -u -k -z -t -v -f --cached --deleted --modified --others "
+            "--ignored --stage --unmerged --killed --directory --no-empty-directory --eol "
+            "--full-name --recurse-submodules --error-unmatch --exclude-standard --debug "
+            "--deduplicate --sparse --abbrev",
             "-x -X --exclude --exclude-from --exclude-per-directory --with-tree --format",
         ),
         "ls-tree": _spec(
-            "-d -r -t -l -z --name-only --name-status --object-only --full-name "
-            "--full-tree --long --abbrev",
+            "-d -r -t -l -z --name-only --name-status --object-only --full-name --full-tree "
+            "--long --abbrev",
             "--format",
         ),
         "cat-file": _spec(
-            "-t -s -e -p -Z --batch --batch-check --batch-all-objects --buffer "
-            "--unordered --follow-symlinks --allow-unknown-type --mailmap "
-            "--use-mailmap --no-mailmap",
+            "-t -s -e -p -Z --batch --batch-check --batch-all-objects --buffer --unordered "
+            "--follow-symlinks --allow-unknown-type --mailmap --use-mailmap --no-mailmap",
             "--path",
         ),
         "describe": _spec(
-            "--all --tags --contains --long --always --first-parent --exact-match "
-            "--debug --abbrev --dirty --broken",
+            "--all --tags --contains --long --always --first-parent --exact-match --debug "
+            "--abbrev --dirty --broken",
             "--candidates --match --exclude",
         ),
         "show-ref": _spec(
-            "--head --heads --tags --branches -d --dereference -s --hash --verify "
-            "--exists -q --quiet --abbrev"
+            "--head --heads --tags --branches -d --dereference -s --hash --verify --exists -q "
+            "--quiet --abbrev"
         ),
         "for-each-ref": _spec(
             "--shell --perl --python --tcl --ignore-case --omit-empty",
-            "--count --sort --format --points-at --merged --no-merged "
-            "--contains --no-contains --exclude",
+            "--count --sort --format --points-at --merged --no-merged --contains --no-contains "
+            "--exclude",
         ),
         "name-rev": _spec(
             "--tags --all --annotate-stdin --name-only --no-undefined --always", "--refs --exclude"
@@ -169,23 +195,22 @@ _READS.update(
             operands=0,
         ),
         "show-branch": _spec(
-            "-a --all -r --remotes --topo-order --date-order --current --color "
-            "--no-color --list --merge-base --independent --no-name --sha1-name "
-            "--topics -g --reflog --sparse --more"
+            "-a --all -r --remotes --topo-order --date-order --current --color --no-color --list "
+            "--merge-base --independent --no-name --sha1-name --topics -g --reflog --sparse "
+            "--more"
         ),
         "var": _spec("-l"),
         "grep": _spec(
-            "-i -I -w -v -h -H -n -l -L -c -o -q -z -r -a -E -G -F -P -W -p "
-            "--full-name --cached --untracked --no-index --exclude-standard "
-            "--no-exclude-standard --recurse-submodules --text --no-textconv "
-            "--ignore-case --word-regexp --invert-match --line-number --column "
-            "--name-only --files-with-matches --files-without-match --count "
-            "--only-matching --quiet --null --break --heading --show-function "
-            "--function-context --all-match --and --or --not --extended-regexp "
-            "--basic-regexp --fixed-strings --perl-regexp --color --no-color "
-            "--recursive --no-recursive",
-            "-e -f -A -B -C -m --max-depth --threads "
-            "--after-context --before-context --context --max-count",
+            "-i -I -w -v -h -H -n -l -L -c -o -q -z -r -a -E -G -F -P -W -p --full-name --cached "
+            "--untracked --no-index --exclude-standard --no-exclude-standard "
+            "--recurse-submodules --text --no-textconv --ignore-case --word-regexp "
+            "--invert-match --line-number --column --name-only --files-with-matches "
+            "--files-without-match --count --only-matching --quiet --null --break --heading "
+            "--show-function --function-context --all-match --and --or --not --extended-regexp "
+            "--basic-regexp --fixed-strings --perl-regexp --color --no-color --recursive "
+            "--no-recursive",
+            "-e -f -A -B -C -m --max-depth --threads --after-context --before-context --context "
+            "--max-count",
             numbers=True,
             harmful="-O --open-files-in-pager --textconv",
             does="runs a pager program",
@@ -195,8 +220,9 @@ _READS.update(
 )
 
 
-def _verb(command: str, verbs: dict[str, Spec], *, bare: str | None,
-          others: frozenset[str] = frozenset()) -> Spec:  # fmt: skip
+def _verb(
+    command: str, verbs: dict[str, Spec], *, bare: str | None, others: frozenset[str] = frozenset()
+) -> Spec:
     """A git command whose first word is a verb (``stash list``): checked by that verb's spec;
     ``bare``: the verb it means without one, whose words then hold none of its ``others``
     (git's option parser may still take one for the verb: ``reflog --all expire``)."""
@@ -250,24 +276,31 @@ def _remote(words: list[str]) -> str | None:
 
 
 _READS["remote"] = Spec(check=_remote, check_only=True)
-_READS["reflog"] = _verb("reflog", {"show": _LOG}, bare="show",
-                         others=frozenset({"expire", "delete"}))  # fmt: skip
+_READS["reflog"] = _verb(
+    "reflog", {"show": _LOG}, bare="show", others=frozenset({"expire", "delete"})
+)
 _READS["stash"] = _verb("stash", {"list": _LOG, "show": _LOG}, bare=None)
 _READS["worktree"] = _verb("worktree", {"list": _READS["worktree"]}, bare=None)
-_CONFIG = _spec("--global --system --local --worktree --show-origin --show-scope -z --null "
-                "--name-only --includes --no-includes --bool --int --bool-or-int --path "
-                "--expiry-date -l --list --get --get-all --get-regexp --get-urlmatch",
-                "-f --file --blob --type --default")  # fmt: skip
+_CONFIG = _spec(
+    "--global --system --local --worktree --show-origin --show-scope -z --null --name-only "
+    "--includes --no-includes --bool --int --bool-or-int --path --expiry-date -l --list --get "
+    "--get-all --get-regexp --get-urlmatch",
+    "-f --file --blob --type --default",
+)
 _CONFIG_READS = frozenset({"-l", "--list", "--get", "--get-all", "--get-regexp", "--get-urlmatch"})
-_LISTING_VALUES = ("--contains --no-contains --merged --no-merged --points-at --sort --format "
-                   "--column")  # fmt: skip
+_LISTING_VALUES = (
+    "--contains --no-contains --merged --no-merged --points-at --sort --format --column"
+)
 _BRANCH = _spec(
-    "-a --all -r --remotes -v --verbose --list -l --show-current --color "
-    "--no-color --no-column -i --ignore-case --omit-empty",
+    "-a --all -r --remotes -v --verbose --list -l --show-current --color --no-color --no-column "
+    "-i --ignore-case --omit-empty",
     _LISTING_VALUES,
 )
-_TAG = _spec("-l --list -i --ignore-case --color --no-color --no-column --omit-empty",
-             _LISTING_VALUES, attached="n")  # fmt: skip
+_TAG = _spec(
+    "-l --list -i --ignore-case --color --no-color --no-column --omit-empty",
+    _LISTING_VALUES,
+    attached="n",
+)
 
 
 def _read_only(command: str, spec: Spec, rest: list[str]) -> str | None:

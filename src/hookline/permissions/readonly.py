@@ -23,8 +23,14 @@ from hookline.permissions.readspec import Spec, why_arguments
 if TYPE_CHECKING:
     from hookline.permissions.bash import Analysis, Command
 
-__all__ = ["HARMLESS_TARGETS", "PROGRAMS", "SAFE_ENV", "Spec", "why_command_not_read_only",
-           "why_not_read_only"]  # fmt: skip
+__all__ = [
+    "HARMLESS_TARGETS",
+    "PROGRAMS",
+    "SAFE_ENV",
+    "Spec",
+    "why_command_not_read_only",
+    "why_not_read_only",
+]
 
 #: Write redirect targets that change no file.
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})

@@ -51,11 +51,17 @@ __all__ = ["MAX_WALKED", "DenyRules", "ReadRules", "why_line_reads_denied", "why
 #: Entries a walk of the folders a recursive reader names may look at.
 MAX_WALKED = 20_000
 #: Options whose value is a file of more file names (GNU spellings; find's has one dash).
-_NAME_LISTS = ("--files0-from", "-files0-from", "--fromfile", "--pathspec-from-file",
-               "--files-from")  # fmt: skip
+_NAME_LISTS = (
+    "--files0-from",
+    "-files0-from",
+    "--fromfile",
+    "--pathspec-from-file",
+    "--files-from",
+)
 _GREPS = frozenset({"grep", "egrep", "fgrep"})
-_GREP_RECURSES = frozenset({"r", "R", "d", "--recursive", "--dereference-recursive",
-                            "--directories"})  # fmt: skip
+_GREP_RECURSES = frozenset(
+    {"r", "R", "d", "--recursive", "--dereference-recursive", "--directories"}
+)
 #: Options that give grep, rg and ag their pattern: then every operand is a path.
 _PATTERN_GIVEN = frozenset({"e", "f", "--regexp", "--file"})
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, final
 from urllib.parse import urlsplit
 
+from hookline._support.words import words
 from hookline.errors import ConfigError
 from hookline.events import ToolEvent
 from hookline.layers import suggestion
@@ -190,13 +191,12 @@ def _problem(name: str, rest: str | None) -> tuple[str, str] | None:
 #: The tool names a settings rule may name: Claude Code's tools (hookline runs some of them;
 #: a rule for another still reads, for settings shared with Claude Code), besides ``mcp__``
 #: names and name patterns with ``*``.
-TOOL_NAMES: Final = frozenset(
-    {"Agent", "AskUserQuestion", "Bash", "BashOutput", "Edit", "EnterPlanMode", "ExitPlanMode",
-     "Glob", "Grep", "KillBash", "KillShell", "LS", "ListMcpResourcesTool", "LSP", "Monitor",
-     "MultiEdit", "NotebookEdit", "NotebookRead", "PowerShell", "Read", "ReadMcpResourceTool",
-     "Skill", "SlashCommand", "Task", "TaskOutput", "TaskStop", "TodoRead", "TodoWrite",
-     "WebFetch", "WebSearch", "Write"}
-)  # fmt: skip
+TOOL_NAMES: Final = words(
+    "Agent AskUserQuestion Bash BashOutput Edit EnterPlanMode ExitPlanMode Glob Grep KillBash "
+    "KillShell LS ListMcpResourcesTool LSP Monitor MultiEdit NotebookEdit NotebookRead "
+    "PowerShell Read ReadMcpResourceTool Skill SlashCommand Task TaskOutput TaskStop TodoRead "
+    "TodoWrite WebFetch WebSearch Write"
+)
 
 
 def unknown_tool(rule: PermissionRule) -> tuple[str, str] | None:

@@ -31,9 +31,11 @@ import posixpath
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, Final
 from urllib.parse import urlsplit
 
+from hookline._support.words import words
 from hookline.decisions import NO_DECISION
 from hookline.errors import ConfigError
 from hookline.events import PermissionMode
@@ -49,11 +51,10 @@ SOURCE: Final = SESSION_SOURCE
 #: A command's second word that names a subcommand (``npm test``, ``docker compose``).
 _SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")
 #: Programs whose second word is code or a program to run, not a subcommand: exact rules only.
-_NO_PREFIX: Final = frozenset(
-    {"sudo", "doas", "su", "env", "bash", "sh", "zsh", "dash", "fish", "eval", "exec", "xargs",
-     "python", "python3", "node", "ruby", "perl", "php", "ssh", "nohup", "time", "timeout",
-     "nice", "watch", "command", "builtin", "find", "awk", "sed"}
-)  # fmt: skip
+_NO_PREFIX: Final = words(
+    "sudo doas su env bash sh zsh dash fish eval exec xargs python python3 node ruby perl php "
+    "ssh nohup time timeout nice watch command builtin find awk sed"
+)
 _GLOB = frozenset("*?[]{}")
 _EDIT_MODES: Final = frozenset({"default", "auto"})
 
@@ -104,10 +105,11 @@ def grant_for(
     """The grant that would let this call (one the tiers asked about) run for the rest of the
     session, as Claude Code scopes it; None when there is none to offer."""
 
+    this_call = partial(evaluate, tool_name=tool_name, tool_input=tool_input, read_only=read_only)
+    judge = partial(this_call, hook=NO_DECISION, cwd=cwd, home=home, project_dir=project_dir)
+
     def runs(candidate: PermissionPolicy) -> str | None:
-        verdict = evaluate(candidate, tool_name=tool_name, tool_input=tool_input,
-                           read_only=read_only, hook=NO_DECISION, cwd=cwd, home=home,
-                           project_dir=project_dir)  # fmt: skip
+        verdict = judge(candidate)
         return verdict.source if verdict.permission == "allow" else None
 
     if policy.mode in _EDIT_MODES and runs(replace(policy, mode="acceptEdits")) == (

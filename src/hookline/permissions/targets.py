@@ -5,7 +5,8 @@ unquoted, joined to the folder the command runs in, ``..`` folded, and quoted ``
 so that only the globs Bash expands stay globs. ``expand`` matches such a pattern against the
 file system (hidden files included, as if ``dotglob`` were set, to err towards more paths);
 ``located`` resolves symlinks, and says why when it cannot (a loop, an unreadable folder).
-Nothing here runs a command.
+Nothing here runs a command. ``__all__`` is what a hook may use (``hookline.permissions`` lists
+this module as public); the rest serves the permission layer.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from hookline.permissions import paths
 if TYPE_CHECKING:
     from hookline.permissions.bash import Command
     from hookline.permissions.bash.words import Word
+
+__all__ = ["MAX_MATCHES", "TooManyMatches", "Unresolved", "expand", "folder", "located"]
 
 #: Matches one glob may have before it counts as unprovable.
 MAX_MATCHES = 10_000

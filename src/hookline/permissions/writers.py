@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING, Final
 
+from hookline._support.words import words
 from hookline.permissions.bash.containers import mounts
 from hookline.permissions.bash.git import split
 from hookline.permissions.bash.words import Word, literal
@@ -65,8 +66,9 @@ def write_targets(command: Command) -> list[Target] | str:
     return found + [Target(_value_of(w), strict=False) for w in named]
 
 
-_WRITE_OPTIONS = frozenset({"--output", "--output-file", "--out-file", "--outfile", "--log-file",
-                            "--output-document", "--directory-prefix"})  # fmt: skip
+_WRITE_OPTIONS = words(
+    "--output --output-file --out-file --outfile --log-file --output-document --directory-prefix"
+)
 #: Short options that name a file a program writes (``curl -o``, ``wget -O``, ``sort -o``):
 #: read on programs that are not read-only.
 _WRITE_SHORT = ("-o", "-O")
@@ -309,13 +311,25 @@ def _container(args: Sequence[Word]) -> list[Target]:
 
 
 WRITERS: Final[dict[str, Writer]] = {
-    **dict.fromkeys(("tee", "touch", "truncate", "mkdir", "shred", "unlink", "mkfifo", "mknod"),
-                    _plain()),
-    **dict.fromkeys(("rm", "rmdir", "chmod", "chown", "chgrp", "setfacl", "chattr"),
-                    _plain(tree=True)),
-    "cp": _copier(), "install": _copier(), "ln": _copier(), "mv": _copier(moves=True),
-    "rsync": _copier(syncs=True), "sed": _sed, "dd": _dd, "find": _find, "tar": _tar,
-    "unzip": lambda args: _here(args, "-d"), "patch": lambda args: _here(args, "-d", "--directory"),
-    "cpio": lambda args: _here(args, "-D", "--directory"), "git": _git,
-    "docker": _container, "podman": _container,
-}  # fmt: skip
+    **dict.fromkeys(
+        ("tee", "touch", "truncate", "mkdir", "shred", "unlink", "mkfifo", "mknod"), _plain()
+    ),
+    **dict.fromkeys(
+        ("rm", "rmdir", "chmod", "chown", "chgrp", "setfacl", "chattr"), _plain(tree=True)
+    ),
+    "cp": _copier(),
+    "install": _copier(),
+    "ln": _copier(),
+    "mv": _copier(moves=True),
+    "rsync": _copier(syncs=True),
+    "sed": _sed,
+    "dd": _dd,
+    "find": _find,
+    "tar": _tar,
+    "unzip": lambda args: _here(args, "-d"),
+    "patch": lambda args: _here(args, "-d", "--directory"),
+    "cpio": lambda args: _here(args, "-D", "--directory"),
+    "git": _git,
+    "docker": _container,
+    "podman": _container,
+}

@@ -67,8 +67,10 @@ def _git_tree(analysis: Analysis, index: int, cwd: str, protected: ProtectedSet)
     command = analysis.commands[index]
 
     def others_write() -> bool:
-        return any(i != index and not c.wrapper and why_command_not_read_only(c) is not None
-                   for i, c in enumerate(analysis.commands))  # fmt: skip
+        return any(
+            i != index and not c.wrapper and why_command_not_read_only(c) is not None
+            for i, c in enumerate(analysis.commands)
+        )
 
     folders: list[str | None] = [*_folders(command, cwd, protected.home)] or [None]
     for folder in folders:

@@ -630,4 +630,4 @@ __all__ = [
     "UserPromptSubmitHookInput",
     "UserPromptSubmitHookSpecificOutput",
     "WorktreeCreateHookSpecificOutput",
-]  # fmt: skip
+]

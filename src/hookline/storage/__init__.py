@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, Final
 
+from hookline._support.exports import Exports
 from hookline.agent.store import SessionRecord
 from hookline.errors import ConfigError
 from hookline.storage.base import (
@@ -28,6 +30,9 @@ from hookline.storage.base import (
 )
 from hookline.storage.sqlite import SqliteStore
 
+if TYPE_CHECKING:
+    from hookline.storage.postgres import PostgresStore as PostgresStore
+
 __all__ = [
     "SCHEMA_VERSION",
     "AuditEntry",
@@ -35,12 +40,17 @@ __all__ = [
     "Chain",
     "CorruptRecord",
     "CorruptRecordWarning",
+    "PostgresStore",
     "SessionRecord",
     "SqliteStore",
     "Store",
     "open_store",
     "verify_chain",
 ]
+
+#: ``PostgresStore`` is imported when first used: psycopg loads only for PostgreSQL.
+_LAZY: Final = Exports.of(__name__, {"hookline.storage.postgres": ("PostgresStore",)})
+__getattr__ = _LAZY.get
 
 #: The store's file in the project's state folder when no URL is given.
 DEFAULT_FILE = "hookline.db"

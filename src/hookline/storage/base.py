@@ -144,8 +144,20 @@ def place(
 
 def placed(e: AuditEntry, seq: int, hash: str, prev_hash: str | None) -> AuditRow:
     """The row ``e`` is at ``seq`` in a chain, after a record whose hash is ``prev_hash``."""
-    return AuditRow(seq, hash, prev_hash, e.time, e.session_id, e.tool_use_id, e.event, e.kind,
-                    e.tool, e.decision, e.data, e.permission)  # fmt: skip
+    return AuditRow(
+        seq,
+        hash,
+        prev_hash,
+        e.time,
+        e.session_id,
+        e.tool_use_id,
+        e.event,
+        e.kind,
+        e.tool,
+        e.decision,
+        e.data,
+        e.permission,
+    )
 
 
 def follows(last: Sequence[Any] | None, row: AuditRow) -> bool:
@@ -215,10 +227,34 @@ def sessions_from_rows(rows: Iterable[Sequence[Any]]) -> list[SessionRecord]:
 
 def audit_from_row(row: Sequence[Any]) -> AuditRow:
     seq, hash, prev, time, session_id, tool_use_id, event, kind, tool, decision, data, said = row
-    return AuditRow(seq, hash, prev, time, session_id, tool_use_id, event, kind, tool,
-                    decision, load_json(data), said)  # fmt: skip
+    return AuditRow(
+        seq,
+        hash,
+        prev,
+        time,
+        session_id,
+        tool_use_id,
+        event,
+        kind,
+        tool,
+        decision,
+        load_json(data),
+        said,
+    )
 
 
 def audit_params(r: AuditRow, data: str) -> tuple[Any, ...]:
-    return (r.seq, r.hash, r.prev_hash, r.time, r.session_id, r.tool_use_id, r.event, r.kind,
-            r.tool, r.decision, data, r.permission)  # fmt: skip
+    return (
+        r.seq,
+        r.hash,
+        r.prev_hash,
+        r.time,
+        r.session_id,
+        r.tool_use_id,
+        r.event,
+        r.kind,
+        r.tool,
+        r.decision,
+        data,
+        r.permission,
+    )

@@ -73,8 +73,8 @@ _UPSERT_SESSION = (
 )
 _INSERT_AUDIT = f"INSERT INTO hookline_audit ({AUDIT_COLUMNS}) VALUES ({', '.join('?' * 12)})"
 _SET_META = (
-    "INSERT INTO hookline_meta (key, value) VALUES (?, ?) "
-    "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+    "INSERT INTO hookline_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value "
+    "= excluded.value"
 )
 #: ``audit_rows``'s filters, in the order of its parameters (the tenant's is the backend's).
 _AUDIT_FILTERS = ("session_id = ?", "tool = ?", "decision = ?", "time >= ?", "time < ?", "seq > ?")
@@ -175,8 +175,16 @@ class SqlStore:
 
     def put_session(self, record: SessionRecord) -> None:
         r = record
-        params = (r.id, r.status, r.version, dump_json(r.state), r.user, r.tenant, r.created_at,
-                  r.updated_at)  # fmt: skip
+        params = (
+            r.id,
+            r.status,
+            r.version,
+            dump_json(r.state),
+            r.user,
+            r.tenant,
+            r.created_at,
+            r.updated_at,
+        )
         with self._transaction("write") as cur:
             cur.execute(self._sql(_UPSERT_SESSION), params)
 
@@ -275,8 +283,8 @@ class SqlStore:
     def _ids_starting(self, column: str, table: str, prefix: str, limit: int) -> list[str]:
         pattern = "".join("!" + c if c in "!%_" else c for c in prefix) + "%"
         sql = (
-            f"SELECT DISTINCT {column} FROM {table} WHERE {column} LIKE ? ESCAPE '!' "
-            f"ORDER BY {column} LIMIT ?"
+            f"SELECT DISTINCT {column} FROM {table} WHERE {column} LIKE ? ESCAPE '!' ORDER BY "
+            f"{column} LIMIT ?"
         )
         with self._transaction() as cur:
             cur.execute(self._sql(sql), (pattern, limit))

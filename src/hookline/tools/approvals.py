@@ -39,8 +39,17 @@ if TYPE_CHECKING:
 
     from hookline.permissions.session import SessionGrant
 
-__all__ = ["IDENTITY_MAX", "Approval", "ApprovalRequest", "Approver", "ChainApprover",
-           "HttpApprover", "NoApprover", "Unavailable", "request_approval"]  # fmt: skip
+__all__ = [
+    "IDENTITY_MAX",
+    "Approval",
+    "ApprovalRequest",
+    "Approver",
+    "ChainApprover",
+    "HttpApprover",
+    "NoApprover",
+    "Unavailable",
+    "request_approval",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -348,8 +357,8 @@ def _checked_token(token: str | None) -> str | None:
         return None
     if not _TOKEN.fullmatch(token):
         raise ConfigError(
-            "the approver token is empty, or has a space, line break or non-ASCII character "
-            "(the token is not shown)",
+            "the approver token is empty, or has a space, line break or non-ASCII character (the "
+            "token is not shown)",
             key=TOKEN_FLAG,
             fix=f"pass the token as issued, with {TOKEN_FLAG} or {TOKEN_ENV}",
         )

@@ -20,15 +20,17 @@ approved as it is (another edit there is refused), so an edit never recurses.
 
 An ask of the tiers (``tier:mutating``: no rule, mode or hook settled the call) carries a
 ``session_grant`` (``hookline.permissions.session``): what an allow for the rest of the
-session would allow. An approval with ``scope="session"`` applies it (``grant``) after the
-listeners heard the answer: its allow rules join the policy's (where deny rules, the dangerous
-tier, ask rules, the protected set and a hook's ask still come first), or its mode is set.
+session would allow. The permit tells its stream (the engine's) of each request asked
+(``ApprovalAsked``), each answer (``ApprovalAnswered``) and each grant (``SessionGranted``).
+An approval with ``scope="session"`` applies it (``grant``) after the answer was told: its
+allow rules join the policy's (where deny rules, the dangerous tier, ask rules, the protected
+set and a hook's ask still come first), or its mode is set.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +55,31 @@ if TYPE_CHECKING:  # the permission layer is imported where there is one (or a h
     from hookline.permissions.visibility import ReadFilter
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalAsked:
+    """A stream record: a call needs approval; PermissionRequest hooks, then the approver,
+    are asked."""
+
+    request: ApprovalRequest
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalAnswered:
+    """A stream record: someone (a hook, a person, an approver, a resume) answered."""
+
+    request: ApprovalRequest
+    answer: Approval
+
+
+@dataclass(frozen=True, slots=True)
+class SessionGranted:
+    """A stream record: ``grant`` allows what it names for the rest of the session, and
+    ``policy`` is the policy with it applied."""
+
+    grant: SessionGrant
+    policy: PermissionPolicy | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,12 +119,8 @@ class Permit:
         self.approver = approver or NoApprover()
         #: An ask nobody can answer now pauses the run, instead of refusing the call.
         self.defer_asks = defer_asks
-        #: Told of every answer to an approval request (the audit log records them).
-        self.listeners: list[Callable[[ApprovalRequest, Approval], None]] = []
-        #: Told of every approval request, before anyone is asked.
-        self.ask_listeners: list[Callable[[ApprovalRequest], None]] = []
-        #: Told of every session grant applied (the agent keeps them with the session).
-        self.grant_listeners: list[Callable[[SessionGrant], None]] = []
+        #: Where it tells of each request, answer and grant: the engine's stream.
+        self.stream = engine.stream
 
     @property
     def policy(self) -> PermissionPolicy | None:
@@ -143,8 +166,9 @@ class Permit:
         verdict = self._verdict(tool, tool_input, gate, ctx)
         if edited_by is not None and verdict.permission in ("ask", "allow"):
             if gate.updated_input is not None and tool_input != prepared:  # hooks changed it
-                return await self._ask_final(call, tool, tool_input, prepared, edited_by,
-                                             scope, ctx)  # fmt: skip
+                return await self._ask_final(
+                    call, tool, tool_input, prepared, edited_by, scope, ctx
+                )
             if verdict.permission == "ask":
                 return Outcome("allow", "approver", tool_input, approver=edited_by)
         if verdict.permission == "ask":
@@ -160,11 +184,10 @@ class Permit:
         return Outcome("allow", verdict.origin, tool_input, verdict.reason)
 
     def grant(self, grant: SessionGrant) -> None:
-        """Allow what ``grant`` names for the rest of the session, and say so to the
-        ``grant_listeners``."""
+        """Allow what ``grant`` names for the rest of the session, and tell the stream (the
+        agent keeps the grant with the session)."""
         self.restore((grant,))
-        for listener in self.grant_listeners:
-            listener(grant)
+        self.stream.tell(SessionGranted, grant, self.policy)
 
     def restore(self, grants: Sequence[SessionGrant]) -> None:
         """Apply grants given earlier in the session (a resumed session's), telling no one."""
@@ -254,8 +277,7 @@ class Permit:
     async def _ask(self, request: ApprovalRequest, scope: Scope) -> Approval:
         """PermissionRequest hooks first; then the approver (``request_approval``: a deferral
         when nobody can answer now and the run may pause, else a deny saying why)."""
-        for listener in self.ask_listeners:
-            listener(request)
+        self.stream.tell(ApprovalAsked, request)
         asked = await self.engine.dispatch(
             scope.event(
                 PermissionRequest, tool_name=request.tool_name, tool_input=request.tool_input
@@ -308,13 +330,12 @@ class Permit:
         self, request: ApprovalRequest, tool: Tool, approval: Approval, ctx: ToolContext
     ) -> Outcome:
         """The outcome of an answer. A deferral (nobody could answer now, or an approver holds
-        the request) pauses the run; the rest are told to the listeners first."""
+        the request) pauses the run; the rest are told to the stream first."""
         tool_input, who, origin = request.tool_input, approval.approver or None, approval.origin
         if approval.permission == "defer":
             return Outcome("defer", origin, tool_input, f"waiting for approval: {request.reason}")
         approval = _lasting(request, approval)
-        for listener in self.listeners:
-            listener(request, approval)
+        self.stream.tell(ApprovalAnswered, request, approval)
         if approval.scope == "session" and request.session_grant is not None:
             self.grant(request.session_grant)
         if approval.permission == "deny":

@@ -3,19 +3,20 @@
 A refused call never reaches its tool's body: ToolBlocked fires with the reason, and the refusal
 comes back as an error result the model can read. A tool that raises or overruns its timeout
 becomes a failed result, never a crash. Every outcome is a ``ToolResult``. Just before a body
-runs, the observers given to ``on_start`` see a ``ToolStarted`` (the audit log writes ahead there).
+runs, the pipeline tells its stream (the engine's) a ``ToolStarted``: the audit log writes ahead
+there, and an exception from a subscriber stops the call before the body.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from time import perf_counter
-from typing import Any, cast
+from typing import Any, Final, cast
 
 import hookline.wording as wording
 from hookline._support.frozen import copy_json
+from hookline._support.stream import Stream
 from hookline.decisions import NO_DECISION, UNCHANGED, Decision, Origin, Refusal
 from hookline.errors import RecordError, ToolError, ToolInputError
 from hookline.events import (
@@ -33,14 +34,11 @@ from hookline.tools.permit import Outcome, Permit
 
 
 @dataclass(frozen=True, slots=True)
-class Checked:
-    """A call after its PreToolUse check: the input to run, or the result that settled it."""
+class Grant:
+    """What let a call run (or would have): the checked call and the started one carry it."""
 
-    call: ToolCall
-    tool: Tool | None
-    input: dict[str, Any]
+    #: The merged PreToolUse decision.
     gate: Decision = NO_DECISION
-    settled: ToolResult | None = None
     #: Who approved the call, when it was asked.
     approver: str | None = None
     #: Why the permission layer let it run, when it had a say.
@@ -49,16 +47,44 @@ class Checked:
     origin: Origin | None = None
 
 
+#: A call nothing had a say about.
+NO_GRANT: Final = Grant()
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """A call after its PreToolUse check: the input to run, or the result that settled it."""
+
+    call: ToolCall
+    tool: Tool | None
+    input: dict[str, Any]
+    grant: Grant = NO_GRANT
+    settled: ToolResult | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class ToolStarted:
     """A call whose tool body is about to run: the input it runs with, and what let it run."""
 
     call: ToolCall
     input: dict[str, Any]
-    gate: Decision = NO_DECISION
-    approver: str | None = None
-    allowed: str | None = None
-    origin: Origin | None = None
+    grant: Grant = NO_GRANT
+
+    @property
+    def gate(self) -> Decision:
+        return self.grant.gate
+
+    @property
+    def approver(self) -> str | None:
+        return self.grant.approver
+
+    @property
+    def allowed(self) -> str | None:
+        return self.grant.allowed
+
+    @property
+    def origin(self) -> Origin | None:
+        return self.grant.origin
 
 
 class ToolPipeline:
@@ -71,19 +97,15 @@ class ToolPipeline:
         permit: Permit | None = None,
         *,
         limits: InputLimits | None = None,
+        stream: Stream | None = None,
     ) -> None:
         self.tools = tools
         self.engine = engine
         self.permit = permit or Permit(engine)
         #: The size and depth a tool input may have; over them, the call fails before any hook.
         self.limits = limits or InputLimits()
-        self._starting: list[Callable[[ToolStarted], None]] = []
-
-    def on_start(self, fn: Callable[[ToolStarted], None]) -> Callable[[], None]:
-        """Call ``fn`` just before each tool body runs (an exception stops the call there);
-        returns the function that stops it."""
-        self._starting.append(fn)
-        return lambda: self._starting.remove(fn) if fn in self._starting else None
+        #: Where it tells of each body about to run (``ToolStarted``): the engine's, unless given.
+        self.stream = stream if stream is not None else engine.stream
 
     async def run(self, call: ToolCall, scope: Scope, ctx: ToolContext) -> ToolResult:
         """Run one call from the model and say what came of it."""
@@ -119,7 +141,9 @@ class ToolPipeline:
         again = self.limits.fit(ToolCall(call.id, call.name, edited))
         again = ToolCall(call.id, call.name, copy_json(again.input))
         checked = await self._judge(again, scope, ctx, edited_by=edited_by)
-        return checked if checked.approver else replace(checked, approver=edited_by)
+        if checked.grant.approver:
+            return checked
+        return replace(checked, grant=replace(checked.grant, approver=edited_by))
 
     async def _judge(
         self,
@@ -165,10 +189,10 @@ class ToolPipeline:
             return await self.rejudge(call, outcome.edit, scope, ctx, edited_by=who)
         if outcome.permission == "allow":
             run_input = prepared if outcome.input is prepared else copy_json(outcome.input)
-            return Checked(call, tool, run_input, gate, approver=outcome.approver,
-                           allowed=outcome.reason, origin=outcome.origin)  # fmt: skip
+            grant = Grant(gate, outcome.approver, outcome.reason, outcome.origin)
+            return Checked(call, tool, run_input, grant)
         blocked = await self._blocked(call, outcome, scope)
-        return Checked(call, tool, prepared, gate, _with_pre(blocked, gate, tool.name))
+        return Checked(call, tool, prepared, Grant(gate), _with_pre(blocked, gate, tool.name))
 
     async def finish(self, checked: Checked, scope: Scope, ctx: ToolContext) -> ToolResult:
         """The second half: run the tool body (unless the check settled the call) and the post
@@ -177,13 +201,9 @@ class ToolPipeline:
             return checked.settled
         tool = cast(Tool, checked.tool)  # a call that is not settled has its tool
         ctx = self.permit.reading(ctx)  # Glob and Grep leave out what Read deny rules cover
-        if self._starting:
-            started = ToolStarted(checked.call, checked.input, checked.gate, checked.approver,
-                                  checked.allowed, checked.origin)  # fmt: skip
-            for fn in self._starting:
-                fn(started)
+        self.stream.tell(ToolStarted, checked.call, checked.input, checked.grant)
         result = await self._execute(tool, checked, scope, ctx)
-        return _with_pre(result, checked.gate, tool.name)
+        return _with_pre(result, checked.grant.gate, tool.name)
 
     async def _blocked(self, call: ToolCall, outcome: Outcome, scope: Scope) -> ToolResult:
         """A call that will not run now: ToolBlocked fires; the model reads why."""
@@ -214,7 +234,8 @@ class ToolPipeline:
     ) -> ToolResult:
         """Run the body of an allowed call; its result says who allowed it and how."""
         call, tool_input = checked.call, checked.input
-        grant = {"permission": "allow", "approver": checked.approver, "origin": checked.origin}
+        let = checked.grant
+        grant = {"permission": "allow", "approver": let.approver, "origin": let.origin}
         start = perf_counter()
         try:
             output = await _timed(tool, tool_input, ctx)

@@ -21,17 +21,22 @@ permission layer treats such a line as matching every deny rule and no allow rul
 
 Nothing is run or expanded against the environment: ``$HOME`` is read as ``~``, other
 variables as unknown words. Results are cached per line.
+
+``Options`` and ``read_options(words, spec)`` read one command's options as the program would
+(short clusters, values, long-name prefixes, ``--``), for a hook that judges a command itself.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
+from hookline.permissions.bash.options import Options
+from hookline.permissions.bash.options import read as read_options
 from hookline.permissions.bash.parts import Analysis, Command, Context, Redirect
 from hookline.permissions.bash.reader import Reader
 from hookline.permissions.bash.words import Word
 
-__all__ = ["Analysis", "Command", "Redirect", "Word", "analyze"]
+__all__ = ["Analysis", "Command", "Options", "Redirect", "Word", "analyze", "read_options"]
 
 
 @lru_cache(maxsize=2048)

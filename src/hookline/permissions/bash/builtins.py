@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
+from hookline._support.words import words
 from hookline.permissions.bash import programs
 from hookline.permissions.bash.subset import ARITHMETIC_VARIABLES
 from hookline.permissions.bash.words import Word, node_text
@@ -30,18 +31,20 @@ _STDIN = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 #: ``set`` options that change nothing about what runs (not ``-x``, which expands PS4, nor
 #: ``-k``, which turns every ``NAME=value`` argument into an assignment for the command).
 _SET_FLAGS = frozenset("abefhmnpuvBCEHPT")
-_SET_NAMES = frozenset({
-    "allexport", "braceexpand", "emacs", "errexit", "errtrace", "functrace", "hashall",
-    "histexpand", "history", "ignoreeof", "interactive-comments", "monitor", "noclobber",
-    "noexec", "noglob", "nolog", "notify", "nounset", "physical", "pipefail", "posix",
-    "privileged", "verbose", "vi",
-})  # fmt: skip
+_SET_NAMES = words(
+    "allexport braceexpand emacs errexit errtrace functrace hashall histexpand history ignoreeof "
+    "interactive-comments monitor noclobber noexec noglob nolog notify nounset physical pipefail "
+    "posix privileged verbose vi"
+)
 #: ``declare``-like flags that keep values plain (not ``-i``: integer, nor ``-n``: a name
 #: reference, both of which evaluate what is later assigned).
 DECLARE_FLAGS: Final = {
-    "declare": frozenset("aAfFgplrtux"), "typeset": frozenset("aAfFgplrtux"),
-    "local": frozenset("aAlrtux"), "export": frozenset("fnp"), "readonly": frozenset("aAfp"),
-}  # fmt: skip
+    "declare": frozenset("aAfFgplrtux"),
+    "typeset": frozenset("aAfFgplrtux"),
+    "local": frozenset("aAlrtux"),
+    "export": frozenset("fnp"),
+    "readonly": frozenset("aAfp"),
+}
 
 
 def name_reason(word: Word, builtin: str, *, sets: bool = True) -> str | None:
@@ -222,8 +225,9 @@ def _declaring(keyword: str) -> Check:
                 why = flags_reason(keyword, value, allowed)
             else:
                 name, equals, rest = value.partition("=")
-                why = name_reason(Word(name if word.value is not None else None, raw=word.raw),
-                                  keyword)  # fmt: skip
+                why = name_reason(
+                    Word(name if word.value is not None else None, raw=word.raw), keyword
+                )
                 if not why and equals and name in ARITHMETIC_VARIABLES and not rest.isdigit():
                     why = f"`{name}=` is evaluated as arithmetic, which Bash evaluates as code"
             if why:
@@ -247,33 +251,47 @@ def _hash(args: Sequence[Word]) -> str | None:
 
 def _listing_only(name: str, flags: str) -> Check:
     def check(args: Sequence[Word]) -> str | None:
-        if all(a.value is not None and a.value.startswith("-") and not a.value.strip("-" + flags)
-               for a in args):  # fmt: skip
+        if all(
+            a.value is not None and a.value.startswith("-") and not a.value.strip("-" + flags)
+            for a in args
+        ):
             return None
         return f"`{name}` with arguments is outside the known subset"
 
     return check
 
 
+#: Builtins any call of which is inside the subset.
+_ANY_CALL = words(
+    ": true false echo pwd cd pushd popd dirs exit return break continue shift type command "
+    "builtin exec times umask ulimit disown kill bg fg suspend logout help caller shopt unalias "
+    "alias coproc eval trap"
+)
 #: Every Bash builtin: None when any call is inside the subset, a check for its arguments, or
 #: the words that say why it is outside. Names not listed are programs, judged elsewhere.
 BUILTINS: Final[dict[str, Check | str | None]] = {
-    ":": None, "true": None, "false": None, "echo": None, "pwd": None, "cd": None,
-    "pushd": None, "popd": None, "dirs": None, "exit": None, "return": None, "break": None,
-    "continue": None, "shift": None, "type": None, "command": None, "builtin": None,
-    "exec": None, "times": None, "umask": None, "ulimit": None, "jobs": _jobs, "disown": None,
-    "kill": None, "bg": None, "fg": None, "suspend": None, "logout": None, "help": None,
-    "caller": None, "shopt": None, "unalias": None, "alias": None, "source": _source, ".": _source,
-    "coproc": None, "eval": None, "trap": None,
+    **dict.fromkeys(_ANY_CALL),
+    "jobs": _jobs,
+    "source": _source,
+    ".": _source,
     **{name: _declaring(name) for name in (*DECLARE_FLAGS, "unset")},
-    "read": _read, "printf": _printf, "mapfile": _mapfile, "readarray": _mapfile,
-    "getopts": _getopts, "wait": _wait, "test": _test, "[": _test, "set": _set, "hash": _hash,
-    "enable": _listing_only("enable", "aps"), "history": _listing_only("history", ""),
+    "read": _read,
+    "printf": _printf,
+    "mapfile": _mapfile,
+    "readarray": _mapfile,
+    "getopts": _getopts,
+    "wait": _wait,
+    "test": _test,
+    "[": _test,
+    "set": _set,
+    "hash": _hash,
+    "enable": _listing_only("enable", "aps"),
+    "history": _listing_only("history", ""),
     "let": "evaluates its arguments as arithmetic, which Bash evaluates as code",
     "bind": "binds keys to code (`bind -x`), outside the known subset",
     "compgen": "expands its word list and runs functions, outside the known subset",
     "complete": "runs functions and commands it is given, outside the known subset",
     "compopt": "is outside the known subset",
     "fc": "runs commands from the history, outside the known subset",
-}  # fmt: skip
+}
 _ACCEPTED: Check | str | None = None

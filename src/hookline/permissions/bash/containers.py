@@ -37,7 +37,8 @@ _EXEC = Options.of(
     "--detach-keys --env --env-file --user --workdir",
 )
 _RUN = Options.of(
-    "diPqt", "acehlmpuvw",
+    "diPqt",
+    "acehlmpuvw",
     "--detach --disable-content-trust --init --interactive --no-healthcheck --oom-kill-disable "
     "--privileged --publish-all --quiet --read-only --rm --sig-proxy --tty --use-api-socket",
     "--add-host --annotation --attach --blkio-weight --blkio-weight-device --cap-add --cap-drop "
@@ -46,24 +47,25 @@ _RUN = Options.of(
     "--detach-keys --device --device-cgroup-rule --device-read-bps --device-read-iops "
     "--device-write-bps --device-write-iops --dns --dns-option --dns-search --domainname "
     "--entrypoint --env --env-file --expose --gpus --group-add --health-cmd --health-interval "
-    "--health-retries --health-start-interval --health-start-period --health-timeout "
-    "--hostname --io-maxbandwidth --io-maxiops --ip --ip6 --ipc --isolation --kernel-memory "
-    "--label --label-file --link --link-local-ip --log-driver --log-opt --mac-address --memory "
+    "--health-retries --health-start-interval --health-start-period --health-timeout --hostname "
+    "--io-maxbandwidth --io-maxiops --ip --ip6 --ipc --isolation --kernel-memory --label "
+    "--label-file --link --link-local-ip --log-driver --log-opt --mac-address --memory "
     "--memory-reservation --memory-swap --memory-swappiness --mount --name --network "
     "--network-alias --oom-score-adj --pid --pids-limit --platform --publish --pull --restart "
     "--runtime --security-opt --shm-size --stop-signal --stop-timeout --storage-opt --sysctl "
     "--tmpfs --ulimit --user --userns --uts --volume --volume-driver --volumes-from --workdir",
-)  # fmt: skip
+)
 _DOCKER_VERBS: Final = {"exec": _EXEC, "run": _RUN, "create": _RUN}
 _KUBECTL = Options.of(
-    "itq", "nsvcf",
+    "itq",
+    "nsvcf",
     "--disable-compression --insecure-skip-tls-verify --match-server-version "
     "--warnings-as-errors --stdin --tty --quiet",
     "--as --as-group --as-uid --cache-dir --certificate-authority --client-certificate "
     "--client-key --cluster --context --kubeconfig --log-flush-frequency --namespace --password "
     "--profile --profile-output --request-timeout --server --tls-server-name --token --user "
     "--username --v --vmodule --container --filename --pod-running-timeout",
-)  # fmt: skip
+)
 
 
 def runs(name: str, args: tuple[Word, ...]) -> Runs | None:
@@ -132,7 +134,10 @@ def _mounted(word: Word, *, bind: bool) -> Word | None:
     if bind:
         fields = dict(f.partition("=")[::2] for f in value.split(","))
         if fields.get("type", "volume") != "bind" or fields.get("readonly", fields.get("ro")) in (
-            "", "true", "1"):  # fmt: skip
+            "",
+            "true",
+            "1",
+        ):
             return None
         source = fields.get("source", fields.get("src", ""))
     else:
@@ -141,8 +146,12 @@ def _mounted(word: Word, *, bind: bool) -> Word | None:
             return None
     if not source.startswith(("/", ".", "~")):
         return None  # a named volume, Docker's own
-    return Word(source, raw=source, tilde=word.tilde and source.startswith("~"),
-                mask=word.mask[: len(source)] if not bind else "q" * len(source))  # fmt: skip
+    return Word(
+        source,
+        raw=source,
+        tilde=word.tilde and source.startswith("~"),
+        mask=word.mask[: len(source)] if not bind else "q" * len(source),
+    )
 
 
 def _kubectl(args: tuple[Word, ...]) -> Runs | None:

@@ -22,21 +22,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from hookline._support.words import words
 from hookline.permissions.bash.options import Option
 from hookline.permissions.bash.words import Word, literal
 
 __all__ = ["Git", "split"]
 
 #: Global options that take a value: in the next word, or (``=``) attached, or both.
-_SEPARATE = frozenset({"-C", "-c", "--config-env", "--git-dir", "--work-tree", "--namespace",
-                       "--super-prefix", "--attr-source"})  # fmt: skip
-_ATTACHED = frozenset({"--config-env", "--git-dir", "--work-tree", "--namespace", "--list-cmds",
-                       "--super-prefix", "--attr-source", "--exec-path"})  # fmt: skip
-_FLAGS = frozenset({"-p", "--paginate", "-P", "--no-pager", "--no-replace-objects",
-                    "--no-lazy-fetch", "--no-optional-locks", "--no-advice", "--bare",
-                    "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs",
-                    "--icase-pathspecs", "--exec-path", "--html-path", "--man-path",
-                    "--info-path"})  # fmt: skip
+_SEPARATE = words(
+    "-C -c --config-env --git-dir --work-tree --namespace --super-prefix --attr-source"
+)
+_ATTACHED = words(
+    "--config-env --git-dir --work-tree --namespace --list-cmds --super-prefix --attr-source "
+    "--exec-path"
+)
+_FLAGS = words(
+    "-p --paginate -P --no-pager --no-replace-objects --no-lazy-fetch --no-optional-locks "
+    "--no-advice --bare --literal-pathspecs --glob-pathspecs --noglob-pathspecs "
+    "--icase-pathspecs --exec-path --html-path --man-path --info-path"
+)
 #: Flags that print and end git: no subcommand runs after them.
 _PRINTS = frozenset({"--html-path", "--man-path", "--info-path", "--list-cmds"})
 _AS_SUBCOMMAND: Final = {"--help": "help", "-h": "help", "--version": "version", "-v": "version"}

@@ -26,8 +26,10 @@ __all__ = ["reason"]
 
 _PLAIN = r"[A-Za-z0-9_][A-Za-z0-9_.+:/@%=-]*"
 #: The delimiter words whose meaning is certain: plain, or quoted whole (then the body is raw).
-_DELIMITER = re.compile(rf"(?P<plain>{_PLAIN})|'(?P<single>{_PLAIN})'|\"(?P<double>{_PLAIN})\""
-                        rf"|\\(?P<escaped>{_PLAIN})")  # fmt: skip
+_DELIMITER = re.compile(
+    rf"(?P<plain>{_PLAIN})|'(?P<single>{_PLAIN})'|\"(?P<double>{_PLAIN})\""
+    rf"|\\(?P<escaped>{_PLAIN})"
+)
 _BLANK = frozenset(b" \t\n")
 
 

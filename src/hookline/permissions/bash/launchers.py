@@ -14,6 +14,7 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Final
 
+from hookline._support.words import words
 from hookline.permissions.bash.options import Options, Read, read
 from hookline.permissions.bash.runners import SHELLS, Runs
 from hookline.permissions.bash.words import Word
@@ -36,72 +37,127 @@ class _Launcher:
     no_command: str = ""
 
 
-_RESOURCES = ("--as --core --cpu --data --fsize --locks --memlock --msgqueue --nice --nofile "
-              "--nproc --rss --rtprio --rttime --sigpending --stack")  # fmt: skip
+_RESOURCES = (
+    "--as --core --cpu --data --fsize --locks --memlock --msgqueue --nice --nofile --nproc --rss "
+    "--rtprio --rttime --sigpending --stack"
+)
 _LAUNCHERS: Final = {
     "sg": _Launcher(Options.of("", "c"), positionals=1, code=("c",)),
-    "setpriv": _Launcher(Options.of("d", "", "--dump --nnp --no-new-privs --clear-groups "
-                                    "--keep-groups --init-groups --reset-env", "--ruid --euid "
-                                    "--rgid --egid --reuid --regid --groups --inh-caps "
-                                    "--ambient-caps --bounding-set --securebits --pdeathsig "
-                                    "--selinux-label --apparmor-profile"), no_command="d --dump"),
-    "nsenter": _Launcher(Options.of("aFZ", "tSGW", "--all --no-fork --follow-context "
-                                    "--preserve-credentials", "--target --setuid --setgid --wdns",
-                                    attached="muinpUCTrw", long_attached="--mount --uts --ipc "
-                                    "--net --pid --cgroup --user --time --root --wd")),
-    "systemd-run": _Launcher(Options.of("qGdPtSr", "upMEH", "--user --system --scope --quiet "
-                                        "--wait --pipe --pty --collect --same-dir --no-block "
-                                        "--no-ask-password --shell --remain-after-exit "
-                                        "--slice-inherit --send-sighup --on-timezone-change "
-                                        "--on-clock-change",
-                                        "--unit --property --description --slice --machine "
-                                        "--host --setenv --uid --gid --nice "
-                                        "--working-directory --service-type --path-property "
-                                        "--socket-property --timer-property --on-active "
-                                        "--on-boot --on-startup --on-unit-active "
-                                        "--on-unit-inactive --on-calendar")),
-    "prlimit": _Launcher(Options.of("", "po", "--noheadings --raw --verbose", "--pid --output",
-                                    attached="cdefilmnqrstuvxy", long_attached=_RESOURCES)),
-    "xvfb-run": _Launcher(Options.of("a", "nsfpwe", "--auto-servernum", "--server-num "
-                                     "--server-args --auth-file --xauth-protocol --wait "
-                                     "--error-file")),
-    "dbus-launch": _Launcher(Options.of("", "", "--sh-syntax --csh-syntax --auto-syntax "
-                                        "--exit-with-session --exit-with-x11",
-                                        "--autolaunch --config-file")),
+    "setpriv": _Launcher(
+        Options.of(
+            "d",
+            "",
+            "--dump --nnp --no-new-privs --clear-groups --keep-groups --init-groups --reset-env",
+            "--ruid --euid --rgid --egid --reuid --regid --groups --inh-caps --ambient-caps "
+            "--bounding-set --securebits --pdeathsig --selinux-label --apparmor-profile",
+        ),
+        no_command="d --dump",
+    ),
+    "nsenter": _Launcher(
+        Options.of(
+            "aFZ",
+            "tSGW",
+            "--all --no-fork --follow-context --preserve-credentials",
+            "--target --setuid --setgid --wdns",
+            attached="muinpUCTrw",
+            long_attached="--mount --uts --ipc --net --pid --cgroup --user --time --root --wd",
+        )
+    ),
+    "systemd-run": _Launcher(
+        Options.of(
+            "qGdPtSr",
+            "upMEH",
+            "--user --system --scope --quiet --wait --pipe --pty --collect --same-dir --no-block "
+            "--no-ask-password --shell --remain-after-exit --slice-inherit --send-sighup "
+            "--on-timezone-change --on-clock-change",
+            "--unit --property --description --slice --machine --host --setenv --uid --gid "
+            "--nice --working-directory --service-type --path-property --socket-property "
+            "--timer-property --on-active --on-boot --on-startup --on-unit-active "
+            "--on-unit-inactive --on-calendar",
+        )
+    ),
+    "prlimit": _Launcher(
+        Options.of(
+            "",
+            "po",
+            "--noheadings --raw --verbose",
+            "--pid --output",
+            attached="cdefilmnqrstuvxy",
+            long_attached=_RESOURCES,
+        )
+    ),
+    "xvfb-run": _Launcher(
+        Options.of(
+            "a",
+            "nsfpwe",
+            "--auto-servernum",
+            "--server-num --server-args --auth-file --xauth-protocol --wait --error-file",
+        )
+    ),
+    "dbus-launch": _Launcher(
+        Options.of(
+            "",
+            "",
+            "--sh-syntax --csh-syntax --auto-syntax --exit-with-session --exit-with-x11",
+            "--autolaunch --config-file",
+        )
+    ),
     "ssh-agent": _Launcher(Options.of("cDdks", "aEPt")),
     "cgexec": _Launcher(Options.of("", "g", "--sticky")),
-    "setarch": _Launcher(Options.of("vRFZLXBIST3", "", "--verbose --addr-no-randomize "
-                                    "--fdpic-funcptrs --mmap-page-zero --addr-compat-layout "
-                                    "--read-implies-exec --32bit --short-inode --whole-seconds "
-                                    "--sticky-timeouts --3gb --4gb --uname-2.6 --list"),
-                         before=1, no_command="--list"),
-    "uv": _Launcher(Options.of("q", "", "--quiet --no-sync --frozen --locked --isolated",
-                               "--with --python --project --directory --package"), verb="run"),
-    "poetry": _Launcher(Options.of("q", "", "--quiet --no-interaction", "--directory"),
-                        verb="run"),
-    "pipenv": _Launcher(verb="run"), "pdm": _Launcher(verb="run"), "hatch": _Launcher(verb="run"),
-    "rye": _Launcher(verb="run"), "pixi": _Launcher(verb="run"), "devbox": _Launcher(verb="run"),
-    "conda": _Launcher(Options.of("", "np", "--no-capture-output --live-stream",
-                                  "--name --prefix --cwd"), verb="run"),
-    "bundle": _Launcher(verb="exec"), "asdf": _Launcher(verb="exec"),
-    "mise": _Launcher(verb="exec"), "direnv": _Launcher(verb="exec", positionals=1),
-    "nix-shell": _Launcher(Options.of("", "pI", "--pure", "--packages --run --command"),
-                           code=("--run", "--command")),
-}  # fmt: skip
+    "setarch": _Launcher(
+        Options.of(
+            "vRFZLXBIST3",
+            "",
+            "--verbose --addr-no-randomize --fdpic-funcptrs --mmap-page-zero "
+            "--addr-compat-layout --read-implies-exec --32bit --short-inode --whole-seconds "
+            "--sticky-timeouts --3gb --4gb --uname-2.6 --list",
+        ),
+        before=1,
+        no_command="--list",
+    ),
+    "uv": _Launcher(
+        Options.of(
+            "q",
+            "",
+            "--quiet --no-sync --frozen --locked --isolated",
+            "--with --python --project --directory --package",
+        ),
+        verb="run",
+    ),
+    "poetry": _Launcher(Options.of("q", "", "--quiet --no-interaction", "--directory"), verb="run"),
+    "pipenv": _Launcher(verb="run"),
+    "pdm": _Launcher(verb="run"),
+    "hatch": _Launcher(verb="run"),
+    "rye": _Launcher(verb="run"),
+    "pixi": _Launcher(verb="run"),
+    "devbox": _Launcher(verb="run"),
+    "conda": _Launcher(
+        Options.of("", "np", "--no-capture-output --live-stream", "--name --prefix --cwd"),
+        verb="run",
+    ),
+    "bundle": _Launcher(verb="exec"),
+    "asdf": _Launcher(verb="exec"),
+    "mise": _Launcher(verb="exec"),
+    "direnv": _Launcher(verb="exec", positionals=1),
+    "nix-shell": _Launcher(
+        Options.of("", "pI", "--pure", "--packages --run --command"), code=("--run", "--command")
+    ),
+}
 
 
 #: Programs that run commands in a language or session hookline does not read, when given
 #: these words (a subcommand, or an option as written or starting a word): what they run
 #: cannot be known.
 _UNREADABLE: Final = {
-    "tmux": frozenset({"new-session", "new", "new-window", "neww", "split-window", "splitw",
-                       "respawn-pane", "respawnp", "respawn-window", "respawnw", "run-shell",
-                       "run", "send-keys", "send", "if-shell", "if", "pipe-pane", "pipep",
-                       "display-popup", "popup", "source-file", "source", "-c"}),
+    "tmux": words(
+        "new-session new new-window neww split-window splitw respawn-pane respawnp respawn-window "
+        "respawnw run-shell run send-keys send if-shell if pipe-pane pipep display-popup popup "
+        "source-file source -c"
+    ),
     "screen": frozenset({"-X", "-c", "-d", "-D", "-m"}),
     "vim": frozenset({"-c", "--cmd", "-S", "-s", "-u", "+"}),
     "emacs": frozenset({"--eval", "-l", "--load", "-f", "--funcall", "--script", "-x"}),
-}  # fmt: skip
+}
 _ALIASES: Final = {"nvim": "vim", "vi": "vim", "ex": "vim", "view": "vim", "gvim": "vim"}
 
 
@@ -149,11 +205,15 @@ def _why_unreadable(name: str, given: Read) -> str:
     return ""
 
 
-_PROPERTIES = frozenset({"p", "--property", "--path-property", "--socket-property",
-                         "--timer-property"})  # fmt: skip
-_RUNUSER = Options.of("lmpfP", "ugGcsw", "--login --preserve-environment --pty --fast",
-                      "--user --group --supp-group --command --session-command --shell "
-                      "--whitelist-environment")  # fmt: skip
+_PROPERTIES = frozenset(
+    {"p", "--property", "--path-property", "--socket-property", "--timer-property"}
+)
+_RUNUSER = Options.of(
+    "lmpfP",
+    "ugGcsw",
+    "--login --preserve-environment --pty --fast",
+    "--user --group --supp-group --command --session-command --shell --whitelist-environment",
+)
 
 
 def _runuser(args: tuple[Word, ...]) -> Runs | None:

@@ -39,9 +39,16 @@ class Options:
 
     @classmethod
     def of(
-        cls, flags: str = "", values: str = "", long_flags: str = "", long_values: str = "",
-        *, attached: str = "", numbers: bool = False, long_attached: str = "",
-    ) -> Options:  # fmt: skip
+        cls,
+        flags: str = "",
+        values: str = "",
+        long_flags: str = "",
+        long_values: str = "",
+        *,
+        attached: str = "",
+        numbers: bool = False,
+        long_attached: str = "",
+    ) -> Options:
         """Options with the long names given space-separated: ``of("pv", "m", "--parents")``."""
         longs, valued = frozenset(long_flags.split()), frozenset(long_values.split())
         optional = frozenset(long_attached.split())

@@ -71,77 +71,119 @@ class _Wrapper:
 
 
 _WRAPPERS: Final = {
-    "env": _Wrapper(Options.of("i0v", "uCS", "--ignore-environment --null --debug",
-                          "--unset --chdir --split-string")),
+    "env": _Wrapper(
+        Options.of(
+            "i0v", "uCS", "--ignore-environment --null --debug", "--unset --chdir --split-string"
+        )
+    ),
     "exec": _Wrapper(Options.of("cl", "a")),
     "command": _Wrapper(Options.of("pvV"), no_command="v V"),
     "builtin": _Wrapper(),
     "nohup": _Wrapper(),
     "coproc": _Wrapper(),
     "nice": _Wrapper(Options.of("", "n", long_values="--adjustment", numbers=True)),
-    "ionice": _Wrapper(Options.of("t", "cnpPu", "--ignore", "--class --classdata --pid --pgid "
-                                  "--uid"), no_command="p P u --pid --pgid --uid"),
-    "timeout": _Wrapper(Options.of("v", "sk", "--preserve-status --foreground --verbose",
-                              "--signal --kill-after"), positionals=1),
+    "ionice": _Wrapper(
+        Options.of("t", "cnpPu", "--ignore", "--class --classdata --pid --pgid --uid"),
+        no_command="p P u --pid --pgid --uid",
+    ),
+    "timeout": _Wrapper(
+        Options.of("v", "sk", "--preserve-status --foreground --verbose", "--signal --kill-after"),
+        positionals=1,
+    ),
     "stdbuf": _Wrapper(Options.of("", "ioe", long_values="--input --output --error")),
     "setsid": _Wrapper(Options.of("cfw", "", "--ctty --fork --wait")),
-    "time": _Wrapper(Options.of("pqva", "fo", "--portability --verbose --append --quiet",
-                           "--format --output")),
-    "chrt": _Wrapper(Options.of("abdfiorRvpm", "TPD", "--all-tasks --batch --deadline --fifo "
-                                "--idle --other --rr --reset-on-fork --verbose --pid --max",
-                                "--sched-runtime --sched-period --sched-deadline"),
-                     positionals=1, no_command="p m --pid --max"),
-    "taskset": _Wrapper(Options.of("acp", "", "--all-tasks --cpu-list --pid"), positionals=1,
-                        no_command="p --pid"),
+    "time": _Wrapper(
+        Options.of("pqva", "fo", "--portability --verbose --append --quiet", "--format --output")
+    ),
+    "chrt": _Wrapper(
+        Options.of(
+            "abdfiorRvpm",
+            "TPD",
+            "--all-tasks --batch --deadline --fifo --idle --other --rr --reset-on-fork --verbose "
+            "--pid --max",
+            "--sched-runtime --sched-period --sched-deadline",
+        ),
+        positionals=1,
+        no_command="p m --pid --max",
+    ),
+    "taskset": _Wrapper(
+        Options.of("acp", "", "--all-tasks --cpu-list --pid"), positionals=1, no_command="p --pid"
+    ),
     "sudo": _Wrapper(Options.of("AbEHiKklnPSsV", "CDgpRrTtUuh"), transparent=False),
     "doas": _Wrapper(Options.of("Lns", "uC"), transparent=False),
-    "pkexec": _Wrapper(Options.of(long_flags="--keep-cwd --disable-internal-agent",
-                             long_values="--user"), transparent=False),
-    "xargs": _Wrapper(Options.of("0ortxp", "aEdILnPs",
-                            "--null --no-run-if-empty --verbose --exit --interactive --open-tty",
-                            "--arg-file --delimiter --max-args --max-procs --max-lines --replace "
-                            "--eof --max-chars --process-slot-var", attached="iel")),
+    "pkexec": _Wrapper(
+        Options.of(long_flags="--keep-cwd --disable-internal-agent", long_values="--user"),
+        transparent=False,
+    ),
+    "xargs": _Wrapper(
+        Options.of(
+            "0ortxp",
+            "aEdILnPs",
+            "--null --no-run-if-empty --verbose --exit --interactive --open-tty",
+            "--arg-file --delimiter --max-args --max-procs --max-lines --replace --eof "
+            "--max-chars --process-slot-var",
+            attached="iel",
+        )
+    ),
     # wrappers that change more than how a command runs: allow rules must name them too
     "busybox": _Wrapper(transparent=False),  # its applets' options are not GNU's
-    "flock": _Wrapper(Options.of("sxeunoFvhV", "wE", "--shared --exclusive --unlock "
-                            "--nonblock --nb --close --no-fork --verbose",
-                            "--timeout --wait --conflict-exit-code"), transparent=False),
-    "chroot": _Wrapper(Options.of(long_flags="--skip-chdir", long_values="--userspec --groups"),
-                       positionals=1, transparent=False),
-    "unshare": _Wrapper(Options.of("fcr", "RwSG", "--fork --map-root-user --map-current-user "
-                                   "--map-auto --keep-caps", "--map-user --map-group --map-users "
-                                   "--map-groups --propagation --setgroups --root --wd --setuid "
-                                   "--setgid --monotonic --boottime", attached="muinpUCT",
-                                   long_attached="--mount --uts --ipc --net --pid --user "
-                                   "--cgroup --time --kill-child --mount-proc"),
-                        transparent=False),
-    "strace": _Wrapper(Options.of("fFqcCwrtTvVxyDkhZzinAY", "eoOpPsSuEIaXbU",
-                                  "--follow-forks --output-separately --successful-only "
-                                  "--failed-only --instruction-pointer --stack-traces "
-                                  "--syscall-number --output-append-mode --no-abbrev "
-                                  "--summary-only --summary --summary-wall-clock --debug "
-                                  "--seccomp-bpf",
-                                  "--env --attach --user --detach-on --interruptible --trace "
-                                  "--signal --status --trace-path --columns --abbrev --raw "
-                                  "--read --write --kvm --output --string-limit "
-                                  "--const-print-style --summary-syscall-overhead "
-                                  "--summary-sort-by --summary-columns --inject --fault "
-                                  "--decode-pids",
-                                  long_attached="--daemonize --relative-timestamps "
-                                  "--absolute-timestamps --syscall-times --strings-in-hex "
-                                  "--decode-fds --tips --quiet"), transparent=False),
+    "flock": _Wrapper(
+        Options.of(
+            "sxeunoFvhV",
+            "wE",
+            "--shared --exclusive --unlock --nonblock --nb --close --no-fork --verbose",
+            "--timeout --wait --conflict-exit-code",
+        ),
+        transparent=False,
+    ),
+    "chroot": _Wrapper(
+        Options.of(long_flags="--skip-chdir", long_values="--userspec --groups"),
+        positionals=1,
+        transparent=False,
+    ),
+    "unshare": _Wrapper(
+        Options.of(
+            "fcr",
+            "RwSG",
+            "--fork --map-root-user --map-current-user --map-auto --keep-caps",
+            "--map-user --map-group --map-users --map-groups --propagation --setgroups --root "
+            "--wd --setuid --setgid --monotonic --boottime",
+            attached="muinpUCT",
+            long_attached="--mount --uts --ipc --net --pid --user --cgroup --time --kill-child "
+            "--mount-proc",
+        ),
+        transparent=False,
+    ),
+    "strace": _Wrapper(
+        Options.of(
+            "fFqcCwrtTvVxyDkhZzinAY",
+            "eoOpPsSuEIaXbU",
+            "--follow-forks --output-separately --successful-only --failed-only "
+            "--instruction-pointer --stack-traces --syscall-number --output-append-mode "
+            "--no-abbrev --summary-only --summary --summary-wall-clock --debug --seccomp-bpf",
+            "--env --attach --user --detach-on --interruptible --trace --signal --status "
+            "--trace-path --columns --abbrev --raw --read --write --kvm --output --string-limit "
+            "--const-print-style --summary-syscall-overhead --summary-sort-by --summary-columns "
+            "--inject --fault --decode-pids",
+            long_attached="--daemonize --relative-timestamps --absolute-timestamps "
+            "--syscall-times --strings-in-hex --decode-fds --tips --quiet",
+        ),
+        transparent=False,
+    ),
     "ltrace": _Wrapper(Options.of("fhiLrStTCV", "aAeEnopsuwlDFx"), transparent=False),
-    "fakeroot": _Wrapper(Options.of("u", "isb", "--unknown-is-real", "--lib --faked"),
-                         transparent=False),
+    "fakeroot": _Wrapper(
+        Options.of("u", "isb", "--unknown-is-real", "--lib --faked"), transparent=False
+    ),
     "faketime": _Wrapper(Options.of("fm", "p"), positionals=1, transparent=False),
     "torsocks": _Wrapper(Options.of("idqh", "uapP"), transparent=False),
     "proxychains": _Wrapper(Options.of("q", "f"), transparent=False),
     "proxychains4": _Wrapper(Options.of("q", "f"), transparent=False),
     "unbuffer": _Wrapper(Options.of("p"), transparent=False),
-    "dbus-run-session": _Wrapper(Options.of("", "", "", "--config-file --dbus-daemon"),
-                                 transparent=False),
+    "dbus-run-session": _Wrapper(
+        Options.of("", "", "", "--config-file --dbus-daemon"), transparent=False
+    ),
     "catchsegv": _Wrapper(transparent=False),
-}  # fmt: skip
+}
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 
@@ -342,9 +384,14 @@ def _su(args: tuple[Word, ...]) -> Found:
     return Found()
 
 
-_WATCH = Options.of("bcegptwx", "qn", "--beep --color --errexit --chgexit --precise --no-title "
-                    "--no-wrap --exec", "--equexit --interval", attached="d",
-                    long_attached="--differences")  # fmt: skip
+_WATCH = Options.of(
+    "bcegptwx",
+    "qn",
+    "--beep --color --errexit --chgexit --precise --no-title --no-wrap --exec",
+    "--equexit --interval",
+    attached="d",
+    long_attached="--differences",
+)
 
 
 def _watch(args: tuple[Word, ...]) -> Found:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from hookline._support.words import words
 from hookline.permissions.bash import builtins, heredocs, nodes, programs, subset
 from hookline.permissions.bash.grammar import PARSE_BUDGET, parse
 from hookline.permissions.bash.parts import Command, Context, Redirect
@@ -33,9 +34,10 @@ _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 _SCOPES = frozenset({*_SUBSTITUTIONS, "subshell"})
 _REDIRECTS = frozenset({"file_redirect", "herestring_redirect", "heredoc_redirect"})
 #: Nodes that hold no command: the walk does not go into them.
-_SKIP = frozenset({"comment", "heredoc_start", "heredoc_end", "word", "number", "raw_string",
-                   "ansi_c_string", "string_content", "heredoc_content", "variable_name",
-                   "special_variable_name", "file_descriptor", "test_operator"})  # fmt: skip
+_SKIP = words(
+    "comment heredoc_start heredoc_end word number raw_string ansi_c_string string_content "
+    "heredoc_content variable_name special_variable_name file_descriptor test_operator"
+)
 
 
 @dataclass
@@ -314,8 +316,9 @@ class Reader:
         found = self.builtin(name, args) if not path else programs.unwrap(name, args)
         if found.unknown:
             self.unknown.append(found.unknown)
-        command = Command(name, args, ctx.redirects, ctx.via, found.wrapper, found.transparent,
-                          where, path)  # fmt: skip
+        command = Command(
+            name, args, ctx.redirects, ctx.via, found.wrapper, found.transparent, where, path
+        )
         self.commands.append(command)
         self.stdin_moved |= name == "exec" and not found.inner and nodes.reads_stdin(command)
         self.aliases |= name == "alias" and bool(args)

@@ -56,8 +56,9 @@ SAFE_GIT_CONFIG = re.compile(
     r"|init\.defaultbranch|log\.(date|decorate|abbrevcommit)",
     re.IGNORECASE,
 )
-_FILTERS = tuple(f"--{k}-filter" for k in ("env", "tree", "index", "parent", "msg", "commit",
-                                           "tag-name"))  # fmt: skip
+_FILTERS = tuple(
+    f"--{k}-filter" for k in ("env", "tree", "index", "parent", "msg", "commit", "tag-name")
+)
 #: Per subcommand: its options whose value is shell code (long names, short letters).
 _GIT_CODE: Final[dict[str, tuple[tuple[str, ...], str]]] = {
     "ls-remote": (("--upload-pack",), "u"),
@@ -80,12 +81,19 @@ _ATTACHED_ONLY = frozenset({"O"})
 #: next word as a value (so it is not the script). After a long option it does not list, every
 #: later word is searched too: it may have taken the next word.
 _INLINE: Final = {
-    "python": ("c", (), "WX"), "pypy": ("c", (), "WX"), "perl": ("eEM", (), "Ix"),
-    "ruby": ("e", (), "IrCEFK"), "node": ("ep", ("--eval", "--print"), "rC"),
-    "nodejs": ("ep", ("--eval", "--print"), "rC"), "bun": ("e", ("--eval", "--print"), "r"),
-    "php": ("rRBE", ("--run", "--process-code"), "cdz"), "lua": ("e", (), "l"),
-    "luajit": ("e", (), "lj"), "Rscript": ("e", (), ""), "osascript": ("e", (), "l"),
-}  # fmt: skip
+    "python": ("c", (), "WX"),
+    "pypy": ("c", (), "WX"),
+    "perl": ("eEM", (), "Ix"),
+    "ruby": ("e", (), "IrCEFK"),
+    "node": ("ep", ("--eval", "--print"), "rC"),
+    "nodejs": ("ep", ("--eval", "--print"), "rC"),
+    "bun": ("e", ("--eval", "--print"), "r"),
+    "php": ("rRBE", ("--run", "--process-code"), "cdz"),
+    "lua": ("e", (), "l"),
+    "luajit": ("e", (), "lj"),
+    "Rscript": ("e", (), ""),
+    "osascript": ("e", (), "l"),
+}
 _INTERPRETER = re.compile(r"([A-Za-z]+?)[\d.]*")
 _AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
 _AWK_UNSAFE = re.compile(r"system|getline|[|>@]")
@@ -148,8 +156,11 @@ def _package_runner(name: str, args: tuple[Word, ...]) -> Runs:
 
 
 _SSH = Options.of("46AaCfGgKkMNnqsTtVvXxYy", "BbcDEeFIiJLlmOopQRSWw")
-_SSH_LOCAL = re.compile(r"(proxycommand|localcommand|permitlocalcommand|knownhostscommand"
-                        r"|proxyusefdpass|include|match)\b.*", re.IGNORECASE)  # fmt: skip
+_SSH_LOCAL = re.compile(
+    r"(proxycommand|localcommand|permitlocalcommand|knownhostscommand"
+    r"|proxyusefdpass|include|match)\b.*",
+    re.IGNORECASE,
+)
 
 
 def _ssh(args: tuple[Word, ...]) -> Runs | None:
@@ -164,10 +175,14 @@ def _ssh(args: tuple[Word, ...]) -> Runs | None:
     return _joined("ssh", given.operands[1:])
 
 
-_PARALLEL = Options.of("0kqvXmuge", "jNnIadSE", "--null --keep-order --quote --verbose --dry-run "
-                       "--will-cite --tag --bar --eta --progress --group --ungroup --line-buffer "
-                       "--halt-on-error", "--jobs --max-args --arg-file --delimiter --colsep "
-                       "--halt --results --joblog --timeout --retries --sshlogin")  # fmt: skip
+_PARALLEL = Options.of(
+    "0kqvXmuge",
+    "jNnIadSE",
+    "--null --keep-order --quote --verbose --dry-run --will-cite --tag --bar --eta --progress "
+    "--group --ungroup --line-buffer --halt-on-error",
+    "--jobs --max-args --arg-file --delimiter --colsep --halt --results --joblog --timeout "
+    "--retries --sshlogin",
+)
 
 
 def _parallel(args: tuple[Word, ...]) -> Runs | None:
@@ -192,9 +207,14 @@ def _parallel(args: tuple[Word, ...]) -> Runs | None:
 _PLACEHOLDER = re.compile(r"\{[^{}\s]*\}")
 
 
-_SCRIPT = Options.of("aefqhV", "IOBTmEoc", "--append --return --flush --force --quiet",
-                     "--log-in --log-out --log-io --log-timing --logging-format --command --echo "
-                     "--output-limit", attached="t", long_attached="--timing")  # fmt: skip
+_SCRIPT = Options.of(
+    "aefqhV",
+    "IOBTmEoc",
+    "--append --return --flush --force --quiet",
+    "--log-in --log-out --log-io --log-timing --logging-format --command --echo --output-limit",
+    attached="t",
+    long_attached="--timing",
+)
 
 
 def _script(args: tuple[Word, ...]) -> Runs | None:
@@ -216,8 +236,11 @@ def _joined(label: str, words: Sequence[Word]) -> Runs | None:
 
 
 def _expect(args: tuple[Word, ...]) -> Runs | None:
-    return Runs(unknown="`expect -c` runs Tcl code hookline cannot read") if any(
-        (a.value or "-c").startswith("-c") for a in args) else None  # fmt: skip
+    return (
+        Runs(unknown="`expect -c` runs Tcl code hookline cannot read")
+        if any((a.value or "-c").startswith("-c") for a in args)
+        else None
+    )
 
 
 _REMOTE_OR_TEMPLATE: Final = {

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from hookline._support.words import words
 from hookline.permissions.bash import programs
 from hookline.permissions.bash.words import Word
 
@@ -22,27 +23,27 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 #: Nodes that hold commands or words, and are read as they stand.
-STRUCTURE = frozenset({
-    "program", "list", "pipeline", "command", "command_name", "redirected_statement",
-    "subshell", "compound_statement", "negated_command", "if_statement", "elif_clause",
-    "else_clause", "while_statement", "for_statement", "do_group", "case_statement", "case_item",
-    "function_definition", "file_redirect", "heredoc_redirect", "herestring_redirect",
-    "heredoc_body", "command_substitution", "process_substitution", "variable_assignment",
-    "variable_assignments", "declaration_command", "unset_command", "test_command", "string",
-    "translated_string", "concatenation", "array", "brace_expression", "extglob_pattern", "regex",
-})  # fmt: skip
+STRUCTURE = words(
+    "program list pipeline command command_name redirected_statement subshell compound_statement "
+    "negated_command if_statement elif_clause else_clause while_statement for_statement do_group "
+    "case_statement case_item function_definition file_redirect heredoc_redirect "
+    "herestring_redirect heredoc_body command_substitution process_substitution "
+    "variable_assignment variable_assignments declaration_command unset_command test_command "
+    "string translated_string concatenation array brace_expression extglob_pattern regex"
+)
 #: Leaves: words and the tokens around them.
-LEAVES = frozenset({
-    "word", "number", "raw_string", "ansi_c_string", "string_content", "heredoc_content",
-    "heredoc_start", "heredoc_end", "variable_name", "special_variable_name", "file_descriptor",
-    "test_operator", "comment",
-})  # fmt: skip
+LEAVES = words(
+    "word number raw_string ansi_c_string string_content heredoc_content heredoc_start "
+    "heredoc_end variable_name special_variable_name file_descriptor test_operator comment"
+)
 #: Expansions: accepted only in their plain forms (see ``expansion_reason``).
 EXPANSIONS = frozenset({"simple_expansion", "expansion", "arithmetic_expansion"})
 #: Expressions: accepted only as the conditions of a test (``[[ -f x && $a == b ]]``) and as
 #: arithmetic on number literals alone (``$((2 * 3))``).
-EXPRESSIONS = frozenset({"binary_expression", "unary_expression", "parenthesized_expression",
-                         "ternary_expression", "postfix_expression"})  # fmt: skip
+EXPRESSIONS = words(
+    "binary_expression unary_expression parenthesized_expression ternary_expression "
+    "postfix_expression"
+)
 #: Every node type the reader accepts.
 NODE_TYPES = STRUCTURE | LEAVES | EXPANSIONS | EXPRESSIONS
 
@@ -172,8 +173,10 @@ def test_reason(node: Node, source: bytes, *, double: bool) -> str | None:
     if node.type not in ("binary_expression", "unary_expression", "parenthesized_expression"):
         return f"`{_shown(node, source)}` is an arithmetic expression, which Bash evaluates as code"
     if double and op in ARITHMETIC_TESTS:
-        if all(c.type in ("number", "word") and _INTEGER.fullmatch(node_text(c, source))
-               for c in operands):  # fmt: skip
+        if all(
+            c.type in ("number", "word") and _INTEGER.fullmatch(node_text(c, source))
+            for c in operands
+        ):
             return None
         return f"`[[ ... {op} ... ]]` compares as arithmetic, which Bash evaluates as code"
     if op in NAME_TESTS and not _names_only(operands, source):

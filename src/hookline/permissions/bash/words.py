@@ -23,9 +23,21 @@ _HOME = frozenset({"$HOME", "${HOME}"})
 #: Word nodes whose text is their value, when they hold no backslash.
 _PLAIN = frozenset({"word", "number"})
 _DQ_ESCAPES = frozenset('"\\$`')
-_C_ESCAPES: Final = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b",
-                     "E": "\x1b", "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"',
-                     "?": "?"}  # fmt: skip
+_C_ESCAPES: Final = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
 _C_NUMERIC = re.compile(r"x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.")
 _SEQUENCE = re.compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?")
 

@@ -177,9 +177,14 @@ class Sandbox:
                 seccomp_fd = _filter()
                 fds.append(seccomp_fd)
             bwrap = bwrap_argv(
-                inner, self.config, roots=self.roots, temp=temp, cwd=cwd,
-                seccomp_fd=seccomp_fd, plan=plan,
-            )  # fmt: skip
+                inner,
+                self.config,
+                roots=self.roots,
+                temp=temp,
+                cwd=cwd,
+                seccomp_fd=seccomp_fd,
+                plan=plan,
+            )
             yield Launch(bwrap, env, tuple(fds))
         finally:
             for fd in fds:

@@ -65,8 +65,8 @@ class Bash(BuiltinTool[BashInput]):
         "folder); variables do not, so chain such steps with `&&`. Stdin is empty, so "
         "interactive commands fail. "
         f"The command stops after `timeout` milliseconds (default {DEFAULT_TIMEOUT_MS}, max "
-        f"{MAX_TIMEOUT_MS}); a non-zero exit code is reported as an error. Each output stream "
-        f"is cut at {MAX_OUTPUT_CHARS} characters."
+        f"{MAX_TIMEOUT_MS}); a non-zero exit code is reported as an error. Each output stream is "
+        f"cut at {MAX_OUTPUT_CHARS} characters."
     )
     input_model = BashInput
     timeout = None  # Bash enforces its own, from the input.
@@ -143,9 +143,14 @@ async def _run(
             try:
                 async with asyncio.timeout(seconds):
                     done = await run_process(
-                        argv, stdin=b"", cwd=str(ctx.cwd), env=env, kill_grace=KILL_GRACE,
-                        pass_fds=fds, leftovers=ctx.leftovers,
-                    )  # fmt: skip
+                        argv,
+                        stdin=b"",
+                        cwd=str(ctx.cwd),
+                        env=env,
+                        kill_grace=KILL_GRACE,
+                        pass_fds=fds,
+                        leftovers=ctx.leftovers,
+                    )
             except TimeoutError:
                 raise ToolError(f"Command timed out after {seconds:g}s") from None
             except OSError as exc:
