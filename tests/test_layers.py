@@ -26,6 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "hookline.matchers",
         "hookline.layers",
         "hookline.wording",
+        "hookline.file_tools",
     ),
     ("hookline.hooks",),
     ("hookline.permissions",),

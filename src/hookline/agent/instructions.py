@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from hookline._support.private import FOLDER as PRIVATE
 from hookline.agent.imports import mentions, target
 from hookline.errors import ToolInputError
-from hookline.permissions.file_tools import PATH_KEYS
+from hookline.file_tools import PATH_KEYS
 
 if TYPE_CHECKING:  # the built-in tools are imported where a rule or a skill needs them
     from hookline.permissions.policy import PermissionPolicy

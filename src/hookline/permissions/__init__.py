@@ -10,7 +10,6 @@
 - ``visibility``: hookline's private state and the files Grep and Glob leave out;
 - ``policy``: ``PermissionPolicy`` and ``evaluate``, the order in which they decide (each step
   in ``steps``, on the call as ``judged_call`` reads it, to a ``verdict``);
-- ``file_tools``: the file tools and the input field holding each one's path;
 - ``config``: reading a policy from the settings layers;
 - ``sandbox``: running Bash under bubblewrap.
 """

@@ -24,11 +24,11 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 from typing import Any
 
+from hookline.file_tools import WRITERS
 from hookline.permissions import paths, proving, targets
 from hookline.permissions.bash import Analysis, Command
 from hookline.permissions.bash.options import Options, read
 from hookline.permissions.bash.words import Word
-from hookline.permissions.file_tools import WRITERS
 from hookline.permissions.proving import KERNEL, Place, Seen
 from hookline.permissions.readonly import why_command_not_read_only
 

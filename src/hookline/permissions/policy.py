@@ -45,9 +45,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from hookline.events import PermissionMode
+from hookline.file_tools import INPUT_CHECKED, PATH_FIELDS, READERS
 from hookline.permissions import visibility
 from hookline.permissions.dangerous import DANGEROUS, Danger
-from hookline.permissions.file_tools import INPUT_CHECKED, PATH_FIELDS, READERS
 from hookline.permissions.judged_call import judged_call
 from hookline.permissions.steps import decide, deny_rule, never
 from hookline.permissions.verdict import SESSION_SOURCE, SourcedRule, Verdict

@@ -33,10 +33,10 @@ from urllib.parse import urlsplit
 from hookline._support.words import words
 from hookline.errors import ConfigError
 from hookline.events import ToolEvent
+from hookline.file_tools import RULE_FIELDS
 from hookline.layers import suggestion
 from hookline.matchers import Matcher
 from hookline.permissions.command_rules import command_matches
-from hookline.permissions.file_tools import RULE_FIELDS
 from hookline.permissions.paths import forms, real
 
 if TYPE_CHECKING:

@@ -39,9 +39,9 @@ from hookline._support.words import words
 from hookline.decisions import NO_DECISION
 from hookline.errors import ConfigError
 from hookline.events import PermissionMode
+from hookline.file_tools import WRITERS
 from hookline.permissions.bash import Command, analyze
 from hookline.permissions.command_rules import SAFE_ENV
-from hookline.permissions.file_tools import WRITERS
 from hookline.permissions.policy import SESSION_SOURCE, PermissionPolicy, evaluate
 from hookline.permissions.readonly import why_command_not_read_only
 from hookline.permissions.rules import PermissionRule

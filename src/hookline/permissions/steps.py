@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from hookline.file_tools import WRITERS
 from hookline.permissions import command_rules, edits, paths, reads, visibility
-from hookline.permissions.file_tools import WRITERS
 from hookline.permissions.verdict import SESSION_SOURCE, SourcedRule, Verdict
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hookline.permissions.file_tools import READERS, WRITERS
+from hookline.file_tools import READERS, WRITERS
 from hookline.permissions.paths import PRIVATE, absolute, protected_part
 from hookline.permissions.protected import protected_set
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from hookline._support.threads import Stop, in_thread
 from hookline.errors import ToolError, ToolInputError
-from hookline.permissions.file_tools import PATH_FIELDS
+from hookline.file_tools import PATH_FIELDS
 from hookline.tools.base import Tool, ToolContext
 from hookline.tools.builtin._skipped import Skipped
 from hookline.tools.function import validate
@@ -45,7 +45,7 @@ class BuiltinTool(Tool, Generic[InputT]):
 
     input_model: type[InputT]
     #: The input key holding a path that ``prepare`` makes absolute, if any: a file tool's
-    #: path field (``hookline.permissions.file_tools``).
+    #: path field (``hookline.file_tools``).
     path_key: str | None = None
     #: The work awaits a thread or a process, so the pipeline's timeout applies.
     suspends = True
