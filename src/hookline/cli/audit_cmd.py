@@ -58,8 +58,9 @@ import click
 from hookline._support.display import shown
 from hookline.agent.session import STATE_DIR
 from hookline.audit import unfolded
-from hookline.audit.chain import AuditError, Mark, marks_jsonl
+from hookline.audit.chain import AuditError
 from hookline.audit.log import JSONL_NAME
+from hookline.audit.marks import Mark, marks_jsonl
 from hookline.audit.records import DECISIONS
 from hookline.audit.writer import catch_up
 from hookline.cli.audit_verify import NOT_YET, Verify, all_rows, where_of
