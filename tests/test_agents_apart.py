@@ -13,6 +13,7 @@ failed open, and the tool ran unjudged.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import socket
@@ -27,8 +28,8 @@ import pytest
 
 from hookline import Agent, ConfigError, HookRegistry, ScriptedModel
 from hookline.agent import sessions
-from hookline.agent.model import install_resolver, named
-from hookline.agent.runtime import Runtime
+from hookline.agent.model import named
+from hookline.agent.runtime import DEFAULTS, Runtime
 from hookline.agent.store import SessionStore
 from hookline.claude.http import HttpHook
 from hookline.project import load_project
@@ -336,8 +337,14 @@ def test_an_agent_opens_its_store_through_its_own_opener_only(tmp_path: Path) ->
         other.store.close()
 
 
-def test_the_default_resolver_cannot_be_swapped_for_every_agent() -> None:
-    with pytest.raises(ConfigError, match="plugged in once") as refused:
-        install_resolver(lambda spec: ScriptedModel([{"text": "hijacked"}]))
-    assert "runtime=Runtime" in str(refused.value)
-    assert type(named("rules")).__name__ == "RuleModel"  # the default still answers
+def test_each_runtime_holds_the_default_plug_ins_as_named_constants() -> None:
+    first, second = Runtime(), Runtime()
+    assert (first.opener, first.resolver, first.audit) == (
+        DEFAULTS["opener"],
+        DEFAULTS["resolver"],
+        DEFAULTS["audit"],
+    )
+    assert first.http is not second.http  # each its own pool, the plug-ins constants
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        DEFAULTS["resolver"].where = "elsewhere:hijack"  # type: ignore[misc]
+    assert type(named("rules", second.resolver)).__name__ == "RuleModel"

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import hookline
+from hookline.agent.runtime import DEFAULTS
 
 ROOT = Path(hookline.__file__).parent
 #: Bottom to top. Top-level modules are named ``hookline.NAME``; packages cover their children.
@@ -98,3 +99,11 @@ def test_an_upward_import_is_caught(tmp_path: Path) -> None:
     bad.write_text("from hookline.agent.loop import Agent\n")
     assert imports(bad) == [(1, "hookline.agent.loop")]
     assert layer_of("hookline.agent.loop") > layer_of("hookline.events")
+
+
+def test_the_runtime_names_only_plug_ins_beside_the_agent() -> None:
+    """A default the runtime names without importing it is a dependency all the same: each is
+    a function of the plug-in layer (never of the CLI or the SDK above it)."""
+    for named in DEFAULTS.values():
+        assert callable(named.resolve())
+        assert layer_of(named.module) == layer_of("hookline.storage"), named.where

@@ -8,8 +8,9 @@ could change, or close, under the other. Every module of ``hookline`` is importe
    dataclass of constants, an enum member, a stateless sentinel, or code (a module, class,
    function, typing construct). A dict, list or set is a constant table only when declared
    ``Final`` (``X: Final = {...}``): filled while the module loads, never after, as rule 2
-   checks. A logger is logging's own, by name; a ``Plug`` holds a default the ``hookline``
-   package plugs in once, when it loads, and that nothing can swap after.
+   checks. A logger is logging's own, by name. A default plugged in for every agent (an
+   installed resolver, opener or audit log) is state too: each agent's ``Runtime`` holds its own
+   (``hookline.agent.runtime``).
 2. No function anywhere in the library changes a module's global, its own module's or one
    imported from another: no ``global``, no item or attribute assignment or deletion, no
    augmented assignment, no mutating call (``append``, ``update``, ``pop``, ...).
@@ -41,7 +42,6 @@ from pathlib import Path, PurePath
 import pytest
 
 import hookline
-from hookline.agent.plug import Plug
 
 ROOT = Path(hookline.__file__).parent
 
@@ -135,8 +135,6 @@ def held_state(name: str, value: object, final: bool) -> str | None:
     """What is wrong with a global ``name`` holding ``value``; None when nothing is."""
     if name == "__all__" or isinstance(value, logging.Logger):
         return None
-    if isinstance(value, Plug):  # a package default: fixed once plugged (hookline.agent.plug)
-        return None if value.value is not None else "a Plug nothing plugged"
     if isinstance(value, _CONTAINERS):
         return None if final else f"a {type(value).__name__} not declared Final (a registry?)"
     return None if constant(value) else f"a {type(value).__qualname__}, which holds state"
@@ -334,13 +332,23 @@ PLANTED = """
 import itertools
 from typing import Final
 
-from hookline.claude.http import HttpClients
+from hookline._support.http_pool import HttpClients
 
 from planted_state import tables
 from planted_state.tables import TABLE
 
 POOL = HttpClients()
 CLOSE = POOL.aclose
+
+
+class Default:
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value: object = None
+
+
+RESOLVER = Default()
 _REGISTRY: dict[str, object] = {}
 CONSTANT: Final = {"x": (1, 2)}
 TICKETS = itertools.count()
@@ -349,6 +357,10 @@ counter = 0
 
 def register(key: str, value: object) -> None:
     _REGISTRY[key] = value
+
+
+def install_resolver(resolver: object) -> None:
+    RESOLVER.value = resolver
 
 
 def sneak() -> None:
@@ -392,12 +404,15 @@ def test_each_kind_of_shared_state_planted_in_a_package_is_named(tmp_path: Path)
     assert sorted(problems) == [
         "planted_state.pools.CLOSE is a method, which holds state",
         "planted_state.pools.POOL is a HttpClients, which holds state",
+        "planted_state.pools.RESOLVER is a Default, which holds state",
         "planted_state.pools.TICKETS is a count, which holds state",
         "planted_state.pools._REGISTRY is a dict not declared Final (a registry?)",
-        "planted_state.pools:19 changes planted_state.pools._REGISTRY: "
+        "planted_state.pools:29 changes planted_state.pools._REGISTRY: "
         "assign of an item or attribute",
-        "planted_state.pools:23 changes planted_state.tables.TABLE: assign of an item or attribute",
-        "planted_state.pools:24 changes planted_state.tables.ROWS: .append()",
-        "planted_state.pools:28 changes planted_state.pools.counter: rebinds it (global)",
-        "planted_state.pools:30 changes planted_state.pools.TICKETS: next()",
+        "planted_state.pools:33 changes planted_state.pools.RESOLVER: "
+        "assign of an item or attribute",
+        "planted_state.pools:37 changes planted_state.tables.TABLE: assign of an item or attribute",
+        "planted_state.pools:38 changes planted_state.tables.ROWS: .append()",
+        "planted_state.pools:42 changes planted_state.pools.counter: rebinds it (global)",
+        "planted_state.pools:44 changes planted_state.pools.TICKETS: next()",
     ]  # and nothing of CONSTANT, nor of what harmless() changes: its own objects

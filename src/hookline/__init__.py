@@ -4,22 +4,16 @@ A prompt asks a model to follow a rule; a hook guarantees it. The public surface
 here and in the public packages (docs/architecture.md, "Public boundary"), checked by a test;
 every other module is internal.
 
-This is also where the layers meet: the agent knows stores and the audit log only as
-interfaces, and the package plugs in its own (``store="..."`` URLs and paths, ``audit=True``),
-each imported when first used. So are the public names (``_EXPORTS``): ``import hookline`` costs
-a few milliseconds, and a command or a script pays only for the modules it touches.
+The public names are imported when first used (``_EXPORTS``): ``import hookline`` costs a few
+milliseconds, and a command or a script pays only for the modules it touches.
 """
 
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from hookline._support.exports import Exports
-from hookline.agent.model import install_resolver
-from hookline.agent.observers import Observer, install_audit
-from hookline.agent.store import SessionStore, install_opener
 
 if TYPE_CHECKING:  # the table below, for type checkers (a test keeps the two equal)
     from hookline._support.version import __version__ as __version__
@@ -271,29 +265,3 @@ def _sdk_module(name: str) -> str | None:
 
 
 __dir__ = _EXPORTS.dir
-
-
-def _open_store(url_or_path: str | None, *, state_dir: Path) -> SessionStore:
-    """``hookline.storage.open_store``, imported when a store is first opened."""
-    from hookline.storage import open_store
-
-    return open_store(url_or_path, state_dir=state_dir)
-
-
-def _agent_audit(agent: Agent) -> Observer:
-    """``hookline.audit.log.agent_audit``, imported when an agent first turns the audit on."""
-    from hookline.audit.log import agent_audit
-
-    return agent_audit(agent)
-
-
-def _named_model(spec: str) -> ModelClient:
-    """``hookline.models.choice.model_from_spec``, imported when a model is first named."""
-    from hookline.models.choice import model_from_spec
-
-    return model_from_spec(spec)
-
-
-install_opener(_open_store)
-install_audit(_agent_audit)
-install_resolver(_named_model)

@@ -10,9 +10,8 @@ extras a client may have, each found by looking, so a client without them still 
   event loop that is ending.
 
 A model named by a string (``Agent.switch_model("anthropic:claude-sonnet-4-5")``, a ``--model``
-value) becomes a client through the agent's runtime's resolver, or else the one the hookline
-package plugs in once (``hookline.models.choice.model_from_spec``, in a layer above the
-agent's): ``named``.
+value) becomes a client through the agent's runtime's resolver (by default
+``hookline.models.choice.model_from_spec``, in the plug-in layer beside the agent's): ``named``.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from hookline.agent.plug import Plug
 from hookline.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -56,25 +54,11 @@ class StreamingModelClient(ModelClient, Protocol):
 
 #: Turns a model name into a client.
 Resolver = Callable[[str], ModelClient]
-#: The default resolver, plugged in once by the ``hookline`` package.
-_RESOLVER: Plug[Resolver] = Plug("model resolver", "install_resolver")
 
 
-def install_resolver(resolver: Resolver) -> None:
-    """Plug in the default way a model name becomes a client (the hookline package does): once."""
-    _RESOLVER.plug(resolver)
-
-
-def named(spec: str, resolver: Resolver | None = None) -> ModelClient:
-    """The client ``spec`` names, through ``resolver`` (None: the default one); a ConfigError
-    without any."""
+def named(spec: str, resolver: Resolver) -> ModelClient:
+    """The client ``spec`` names, through ``resolver`` (the agent's runtime's); a ConfigError
+    for an empty name."""
     if not spec.strip():
         raise ConfigError("the model name is empty", key="model", fix="name a model")
-    resolver = resolver or _RESOLVER.value
-    if resolver is None:
-        raise ConfigError(
-            f"nothing turns the model name {spec!r} into a client here",
-            key="model",
-            fix="import hookline first, or pass a ModelClient",
-        )
     return resolver(spec)

@@ -21,9 +21,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar, TypeAlias
 
-from hookline.agent.plug import Plug
-from hookline.errors import ConfigError
-
 if TYPE_CHECKING:
     from hookline.agent.loop import Agent
     from hookline.agent.messages import Message
@@ -150,25 +147,11 @@ class Watcher(Observer):
         self.fn(message)
 
 
-#: ``factory(agent)``: the audit log ``audit=True`` plugs into an agent (``hookline.audit``,
-#: plugged in by the ``hookline`` package: the audit log lives in a layer above the agent's).
+#: ``factory(agent)``: the audit log ``audit=True`` plugs into an agent (the runtime's; by
+#: default ``hookline.audit``'s, in the plug-in layer beside the agent's).
 AuditFactory = Callable[["Agent"], Observer]
-#: The default factory, plugged in once by the ``hookline`` package.
-_AUDIT: Plug[AuditFactory] = Plug("audit log", "install_audit")
 
 
-def install_audit(factory: AuditFactory) -> None:
-    """Plug in what ``audit=True`` plugs into an agent by default: once."""
-    _AUDIT.plug(factory)
-
-
-def audit_log(agent: Agent, factory: AuditFactory | None = None) -> Observer:
-    """The audit log for ``agent`` (``audit=True``), through ``factory`` (None: the default)."""
-    factory = factory or _AUDIT.value
-    if factory is None:
-        raise ConfigError(
-            "audit=True needs the audit log, which the hookline package plugs in",
-            key="audit",
-            fix="import hookline before making the agent, or observe an AuditLog yourself",
-        )
+def audit_log(agent: Agent, factory: AuditFactory) -> Observer:
+    """The audit log for ``agent`` (``audit=True``), made by ``factory`` (its runtime's)."""
     return factory(agent)

@@ -5,9 +5,9 @@
 ``hookline.storage`` implements it (SQLite, PostgreSQL), together with the audit half the audit
 log writes to. An agent given a store object uses it and leaves closing it to its owner. An
 agent given a URL or path (``store="postgresql://..."``), or nothing (SQLite in the state
-folder), opens the store itself on first use, through its runtime's opener or else the one the
-``hookline`` package plugs in once (``install_opener``): the stores live in a layer above the
-agent, which never imports them.
+folder), opens the store itself on first use, through its runtime's opener (by default
+``hookline.storage.open_store``): the stores live in the plug-in layer beside the agent, which
+never imports them.
 """
 
 from __future__ import annotations
@@ -16,9 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from time import time as _now
 from typing import Any, Protocol, runtime_checkable
-
-from hookline.agent.plug import Plug
-from hookline.errors import ConfigError
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,24 +56,6 @@ class Opener(Protocol):
     def __call__(self, url_or_path: str | None, *, state_dir: Path) -> SessionStore: ...
 
 
-#: The default opener, plugged in once by the ``hookline`` package.
-_OPENER: Plug[Opener] = Plug("store opener", "install_opener")
-
-
-def install_opener(opener: Opener) -> None:
-    """Plug in the default way a store named by a URL or path (or None) is opened: once."""
-    _OPENER.plug(opener)
-
-
-def open_named(
-    url_or_path: str | None, state_dir: Path, opener: Opener | None = None
-) -> SessionStore:
-    """The store ``url_or_path`` names, through ``opener`` (None: the default one)."""
-    opener = opener or _OPENER.value
-    if opener is None:
-        raise ConfigError(
-            "no store can be opened from a URL or path here: hookline.storage is not loaded",
-            key="store",
-            fix="pass a store object: Agent(..., store=SqliteStore(path))",
-        )
+def open_named(url_or_path: str | None, state_dir: Path, opener: Opener) -> SessionStore:
+    """The store ``url_or_path`` names, opened by ``opener`` (the agent's runtime's)."""
     return opener(url_or_path, state_dir=state_dir)

@@ -10,8 +10,7 @@ new model reads it with its first request. Both events carry the model names, th
 asked for, and the conversation's estimated size in tokens (``compaction.estimate_tokens``).
 
 A model name (``"anthropic:claude-sonnet-4-5"``, a ``--model`` value) becomes a client through
-the agent's runtime's resolver, else the one the hookline package plugs in
-(``hookline.agent.model.named``).
+the agent's runtime's resolver (``hookline.agent.model.named``).
 """
 
 from __future__ import annotations
@@ -30,9 +29,9 @@ if TYPE_CHECKING:
     from hookline.hooks.engine import HookEngine
 
 
-def resolve(model: ModelClient | str, resolver: Resolver | None = None) -> tuple[ModelClient, str]:
-    """The client for ``model`` (a name, through ``resolver``: None, the default one) and the
-    name that was asked for; a ConfigError for neither."""
+def resolve(model: ModelClient | str, resolver: Resolver) -> tuple[ModelClient, str]:
+    """The client for ``model`` (a name, through ``resolver``) and the name that was asked
+    for; a ConfigError for neither."""
     if isinstance(model, str):
         return named(model, resolver), model
     if not isinstance(model, ModelClient):
