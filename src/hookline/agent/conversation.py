@@ -79,7 +79,7 @@ class Stores:
     or the default names, opened on first use and closed by ``close`` (opened again on the next
     use)."""
 
-    def __init__(self, given: SessionStore | str | None, opener: Opener | None) -> None:
+    def __init__(self, given: SessionStore | str | None, opener: Opener) -> None:
         self.given, self.opener = given, opener
         self._opened: SessionStore | None = None
 
