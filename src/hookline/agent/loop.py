@@ -24,13 +24,13 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import replace
-from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 import hookline.wording as wording
 from hookline._support.run import run as run_to_end
 from hookline._support.stream import Stream
 from hookline.agent import compaction, ending, pause, switch
+from hookline.agent.conversation import Conversation, Shared, Stores
 from hookline.agent.instructions import Instruction, Instructions, import_refusal, skill_tool
 from hookline.agent.messages import Message, ToolResultBlock
 from hookline.agent.model import ModelClient
@@ -43,7 +43,7 @@ from hookline.agent.result import RunResult
 from hookline.agent.runtime import Runtime
 from hookline.agent.session import Session
 from hookline.agent.state import Turn
-from hookline.agent.store import SessionStore, open_named
+from hookline.agent.store import SessionStore
 from hookline.agent.told import (
     Checkpointed,
     Closed,
@@ -99,54 +99,103 @@ class Agent:
         runtime: Runtime | None = None,
         **settings: Unpack[AgentSettings],
     ) -> None:
-        self.model = model
-        self.options = AgentOptions.resolve(options, settings)
-        self.registry = _registry(hooks, self.options)
-        #: Its connections and plug-ins: made here (and closed by ``close``), or given.
-        self.runtime = runtime if runtime is not None else Runtime()
-        self._owns_runtime = runtime is None
-        #: What its hooks reach: the runtime's HTTP pool, its MCP servers once started.
-        self.lent = HookResources(http=self.runtime.http)
-        #: Where the engine, the pipeline, the permission step and the loop tell what they do.
-        self.stream = Stream()
-        self.engine = HookEngine(self.registry, resources=self.lent, stream=self.stream)
-        self.tools = Toolbox(tools if tools is not None else _builtin_tools())
-        opts = self.options
-        permit = Permit(
-            self.engine, policy=opts.permissions, approver=opts.approver, defer_asks=opts.defer_asks
+        opts = AgentOptions.resolve(options, settings)
+        given = runtime is not None
+        runtime = runtime if runtime is not None else Runtime()
+        self._shared = Shared(
+            registry=_registry(hooks, opts),
+            runtime=runtime,
+            owns_runtime=not given,
+            lent=HookResources(http=runtime.http),
+            store=Stores(opts.store, runtime.opener),
         )
-        self.pipeline = ToolPipeline(self.tools, self.engine, permit)
-        self.session = Session.create(opts)
-        self.stream.subscribe(SessionGranted, self._granted)  # kept with the session
-        #: The project's instruction files and skills, in the model's context (advisory).
-        self.instructions = self._instructed()
+        self._seat(model, opts, Toolbox(tools if tools is not None else _builtin_tools()))
+        self._converse(Session.create(opts))
         #: The subagents the Agent tool may start, the tool added where it fits.
-        self.subagents = _subagents(self, builtin=tools is None)
+        self._shared.subagents = _subagents(self, builtin=tools is None)
         if opts.mcp_servers is not None:  # built now: a bad entry fails here, not in a run
             self.mcp  # noqa: B018
-        #: What the agent looks at between steps: watched files and settings (agent.watch).
-        self.watches = Watches(self.engine, self.session.cwd, opts.settings_files)
-        self._idle = Idle(opts.idle_after)
-        #: The store this agent opened (from a URL, a path or the default), which it closes.
-        self._opened: SessionStore | None = None
-        #: A SessionStart hook's ``continue: false``: the first prompt ends before the model.
-        self._start_stopped = NO_DECISION
-        #: Told of everything the agent does: the audit log, persistence, then the options'.
-        self.observers = Observers()
         self.observers.attach(self.stream, self)
         for observer in self._plugged():
             self.observers.add(observer)
+
+    def _seat(self, model: ModelClient, options: AgentOptions, tools: Toolbox) -> None:
+        """Take ``model``, ``options`` and ``tools`` over the shared parts: a stream, an engine
+        (its background hooks this agent's) and a permission step (its session grants this
+        agent's) of its own."""
+        self.model, self.options, self.tools = model, options, tools
+        #: Where the engine, the pipeline, the permission step and the loop tell what they do.
+        self.stream = Stream()
+        self.engine = HookEngine(self.registry, resources=self.lent, stream=self.stream)
+        permit = Permit(
+            self.engine,
+            policy=options.permissions,
+            approver=options.approver,
+            defer_asks=options.defer_asks,
+        )
+        self.pipeline = ToolPipeline(tools, self.engine, permit)
+        self.stream.subscribe(SessionGranted, self._granted)  # kept with the session
+
+    def _converse(self, session: Session) -> None:
+        """Go on in ``session``, a new conversation: the one place an agent's conversation is
+        replaced (``clear``, ``resume``, choosing a session: ``hookline.agent.sessions``)."""
+        self._conversation = Conversation(
+            session,
+            self._instructed(session),
+            Watches(self.engine, session.cwd, self.options.settings_files),
+            Idle(self.options.idle_after),
+        )
+
+    # -- what the agent is made of (``hookline.agent.conversation``) ----------------------------
+
+    @property
+    def session(self) -> Session:
+        """The session it works in now (a new one after ``clear``, another after ``resume``)."""
+        return self._conversation.session
+
+    @property
+    def instructions(self) -> Instructions:
+        """The project's instruction files and skills, in the model's context (advisory)."""
+        return self._conversation.instructions
+
+    @property
+    def watches(self) -> Watches:
+        """What the agent looks at between steps: watched files and settings (agent.watch)."""
+        return self._conversation.watches
+
+    @property
+    def registry(self) -> HookRegistry:
+        """Its hooks."""
+        return self._shared.registry
+
+    @property
+    def runtime(self) -> Runtime:
+        """Its connections and plug-ins: made with it (and closed by ``close``), or given."""
+        return self._shared.runtime
+
+    @property
+    def lent(self) -> HookResources:
+        """What its hooks reach: the runtime's HTTP pool, its MCP servers once started."""
+        return self._shared.lent
+
+    @property
+    def observers(self) -> Observers:
+        """Told of everything the agent does: the audit log, persistence, then the options'."""
+        return self._shared.observers
+
+    @property
+    def subagents(self) -> Subagents:
+        """The subagents the Agent tool may start."""
+        found = self._shared.subagents
+        if found is None:  # only while the agent is being made
+            raise AttributeError("subagents")
+        return found
 
     @property
     def store(self) -> SessionStore:
         """Where sessions (and the audit) are kept: the store given, or the one a URL, a path
         or the default names, opened on first use and closed by ``close``."""
-        given = self.options.store
-        if given is not None and not isinstance(given, str):
-            return given
-        if self._opened is None:
-            self._opened = open_named(given, self.session.state_dir, self.runtime.opener)
-        return self._opened
+        return self._shared.store.get(self.session.state_dir)
 
     # -- the public surface ---------------------------------------------------------------------
 
@@ -170,14 +219,16 @@ class Agent:
             return specs
         return [spec for spec in specs if not policy.hides(spec["name"])]
 
-    @cached_property
+    @property
     def mcp(self) -> McpServers:
         """MCP servers: started with the session, their tools joining ``tools`` (hookline.mcp).
         Built with the agent when it has servers, else when first asked for: an agent without
         any imports nothing of MCP."""
-        from hookline.mcp import McpServers
+        if self._shared.mcp is None:
+            from hookline.mcp import McpServers
 
-        return McpServers.of(self.options.mcp_servers, cwd=self.session.cwd)
+            self._shared.mcp = McpServers.of(self.options.mcp_servers, cwd=self.session.cwd)
+        return self._shared.mcp
 
     async def run(self, prompt: str) -> RunResult:
         """Work on ``prompt`` until the model stops, a hook stops it, or max_turns runs out."""
@@ -217,13 +268,14 @@ class Agent:
             raise
         if self.session.id != session.id:
             await ending.end(self, "resume")  # the session it was in ends (as /resume)
+        await self._conversation.idle.stop()
         self.session.transcript.close()
-        self.session = session
+        self._converse(session)
         self.pipeline.permit.restore(session.grants)  # what was allowed for its rest
         return await self._recorded(self._resumed(claimed, by))
 
     async def _recorded(self, work: Awaitable[Turn]) -> RunResult:
-        await self._idle.stop()
+        await self._conversation.idle.stop()
         runs: list[HookRun] = []
         stop_collecting = self.stream.subscribe(HookRun, runs.append)
         try:
@@ -249,7 +301,7 @@ class Agent:
             usage=turn.usage,
         )
         self.stream.tell(RunEnded, self.session, turn, result)
-        self._idle.arm(self.engine, self.session.scope)  # Notification idle_prompt, later
+        self._conversation.idle.arm(self.engine, self.session.scope)  # idle_prompt, later
         return result
 
     def run_sync(self, prompt: str) -> RunResult:
@@ -296,9 +348,8 @@ class Agent:
         old = self.session
         _let_go(old)
         self.stream.tell(Closed, old)
-        self.session = Session.create(self.options)
+        self._converse(Session.create(self.options))  # rules by path load again, for it
         self.session.grants = list(old.grants)  # as in Claude Code, /clear keeps them
-        self.instructions = self._instructed()  # rules by path load again, for the new one
         await self.start("clear")
 
     async def start(self, source: Literal["startup", "resume", "clear"] = "startup") -> None:
@@ -307,11 +358,11 @@ class Agent:
         if not self.session.started:
             self.session.started = True
             self.watches.begin()  # changes from here on fire FileChanged and ConfigChange
-            if "mcp" in vars(self):  # not built: no servers to start
+            if self._shared.mcp is not None:  # not built: no servers to start
                 self.session.opening_context += await self.mcp.start(self.session.id, self.tools)
                 self.lent.mcp = self.mcp  # for this agent's mcp_tool hooks, and no other's
             started = await self._fire(SessionStart, source=source)
-            self._start_stopped = started
+            self._conversation.start_stopped = started
             self.session.opening_context += contexts("SessionStart", started)
             await self._loaded([(f, None) for f in self.instructions.loaded], "session_start")
 
@@ -322,10 +373,10 @@ class Agent:
         close the store this agent opened, its MCP servers and the runtime it made (its HTTP
         hooks' pool on this event loop): never another agent's."""
         await self._end_session(ending.end_reason(reason))
-        if "mcp" in vars(self):
+        if self._shared.mcp is not None:
             self.lent.mcp = None
             await self.mcp.close()  # after SessionEnd: its mcp_tool hooks still had the servers
-        if self._owns_runtime:
+        if self._shared.owns_runtime:
             await self.runtime.aclose()  # a runtime given is closed by its owner
         aclose = getattr(self.model, "aclose", None)
         if aclose is not None:
@@ -334,14 +385,12 @@ class Agent:
         try:
             self.stream.tell(Closed, self.session)  # before the store closes: the audit writes
         finally:
-            if self._opened is not None:
-                self._opened.close()  # opened again on next use
-                self._opened = None
+            self._shared.store.close()  # opened again on next use
 
     async def _end_session(self, reason: SessionEndReason) -> None:
         """Fire SessionEnd, then stop async command hooks (cancelled) and wait for the other
         background hooks: what ``close`` and ``clear`` both do first."""
-        await self._idle.stop()
+        await self._conversation.idle.stop()
         await ending.end(self, reason)
         await self.engine.stop_background()
         await self.engine.drain()
@@ -357,7 +406,8 @@ class Agent:
     async def _prompted(self, prompt: str) -> Turn:
         await self.start()
         turn = Turn(prompt)
-        stopped_at_start, self._start_stopped = self._start_stopped, NO_DECISION
+        talk = self._conversation
+        stopped_at_start, talk.start_stopped = talk.start_stopped, NO_DECISION
         if _halted(stopped_at_start, turn):
             return turn
         self.session.new_prompt()
@@ -567,8 +617,7 @@ class Agent:
         """After a run stopped by a Ctrl-C or an error: its record in the store, if it has one,
         is marked interrupted rather than left looking alive (``pause.interrupted``). Best
         effort: the error that stopped the run is what the caller must see."""
-        given = self.options.store
-        store = given if given is not None and not isinstance(given, str) else self._opened
+        store = self._shared.store.current()
         if store is not None:
             with suppress(Exception):
                 pause.interrupted(store, self.session.id)
@@ -595,13 +644,13 @@ class Agent:
 
     # -- plumbing -------------------------------------------------------------------------------
 
-    def _instructed(self) -> Instructions:
-        """The instruction files and skills of the project (none when the options turn them
-        off), with the Skill tool added when there are skills."""
+    def _instructed(self, session: Session) -> Instructions:
+        """The instruction files and skills of ``session``'s project (none when the options
+        turn them off), with the Skill tool added when there are skills."""
         if not self.options.instructions:
-            return Instructions(self.session.cwd)
-        refuses = import_refusal(self.options.permissions, self.session.cwd)
-        found = Instructions.discover(self.session.cwd, refuses=refuses)
+            return Instructions(session.cwd)
+        refuses = import_refusal(self.options.permissions, session.cwd)
+        found = Instructions.discover(session.cwd, refuses=refuses)
         if found.skills and "Skill" not in self.tools:
             self.tools.add(skill_tool(found))
         return found

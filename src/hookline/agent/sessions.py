@@ -105,5 +105,4 @@ def _switch(agent: Agent, session: Session) -> None:
             fix="choose it when the agent is made",
         )
     agent.session.transcript.close()
-    agent.session = session
-    agent.instructions = agent._instructed()
+    agent._converse(session)

@@ -38,6 +38,7 @@ from pydantic import Field
 
 from hookline._support.private import private_dir
 from hookline._support.stream import Stream
+from hookline.agent.conversation import Conversation
 from hookline.agent.loop import Agent
 from hookline.agent.messages import Message, Usage
 from hookline.agent.replies import contexts
@@ -51,7 +52,7 @@ from hookline.agent.subagent_types import (
     offer,
 )
 from hookline.agent.transcript import Transcript
-from hookline.agent.watch import Watches
+from hookline.agent.watch import Idle, Watches
 from hookline.errors import RecordError, ToolError
 from hookline.events import HookEvent, Scope, SubagentStart, SubagentStop
 from hookline.tools.base import ToolContext
@@ -138,11 +139,12 @@ class Subagent(Agent):
     instruction files, on a conversation, toolbox, system prompt and transcript of its own."""
 
     def __init__(self, parent: Agent, agent_type: str, definition: AgentDefinition) -> None:
-        # Not a new agent: the same one on another conversation. It takes every part of the
-        # parent (all the loop reads), then replaces what is its own. A field added to Agent
-        # that belongs to one conversation must be replaced here too, or it is shared.
-        vars(self).update(vars(parent))
+        # Not a new agent: the same parts (``hookline.agent.conversation.Shared``), model and
+        # hook engine as its parent, with options, tools, a permission step that cannot wait
+        # and a conversation of its own. Each is named here: nothing of the parent is copied.
+        self._shared = parent._shared
         self.agent_id = "a" + secrets.token_hex(8)  # as Claude Code's: "a" and 16 hex digits
+        self.model = parent.model
         self.options = replace(
             parent.options,
             system_prompt=definition.prompt,
@@ -150,14 +152,15 @@ class Subagent(Agent):
             checkpoint=False,
         )
         self.tools = definition.toolbox(parent.tools)
+        self.engine = parent.engine  # its hooks run, and are told, as its session's
         #: Its own stream: its tool starts, results and messages are told as its session's.
         self.stream = Stream()
         permit = _Undeferred(parent.pipeline.permit)
         self.pipeline = ToolPipeline(
             self.tools, self.engine, permit, limits=parent.pipeline.limits, stream=self.stream
         )
-        self.session = _conversation(parent.session, self.agent_id, agent_type)
-        self.watches = _Unwatched()
+        session = _conversation(parent.session, self.agent_id, agent_type)
+        self._conversation = Conversation(session, parent.instructions, _Unwatched(), Idle(None))
 
     async def answer(self, prompt: str) -> Turn:
         """Work on ``prompt`` until done or stopped; the turn says which."""
