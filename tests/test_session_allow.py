@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from hookline import Agent, Decision, PermissionPolicy, ScriptedModel
+from hookline.permissions.call import CallContext
 from hookline.permissions.rules import PermissionRule
 from hookline.permissions.session import SessionGrant, grant_for
 from hookline.tools.approvals import Approval, ApprovalRequest, Approver, Unavailable
@@ -67,8 +68,7 @@ SCOPES = {
 
 
 def scope_of(tool: str, tool_input: dict[str, Any], cwd: Path, **policy: Any) -> str | None:
-    grant = grant_for(PermissionPolicy(**policy), tool_name=tool, tool_input=tool_input,
-                      read_only=False, cwd=str(cwd))  # fmt: skip
+    grant = grant_for(PermissionPolicy(**policy), CallContext(tool, tool_input, str(cwd)))
     if grant is None:
         return None
     return "edits" if grant.mode == "acceptEdits" and not grant.rules else grant.describe()

@@ -9,20 +9,29 @@
   (``targets`` is public, for hooks that judge a command's paths themselves);
 - ``visibility``: hookline's private state and the files Grep and Glob leave out;
 - ``policy``: ``PermissionPolicy`` and ``evaluate``, the order in which they decide (each step
-  in ``steps``, on the call as ``judged_call`` reads it, to a ``verdict``);
+  in ``steps``, on the call as ``judged_call`` reads it, to a ``verdict``); ``call``: the one
+  value a call is asked about in (``CallContext``, for ``evaluate_call``);
 - ``config``: reading a policy from the settings layers;
 - ``sandbox``: running Bash under bubblewrap.
 """
 
 from hookline.permissions import targets
+from hookline.permissions.call import CallContext
 from hookline.permissions.dangerous import DANGEROUS, Danger
-from hookline.permissions.policy import READ_ONLY_TOOLS, PermissionPolicy, Verdict, evaluate
+from hookline.permissions.policy import (
+    READ_ONLY_TOOLS,
+    PermissionPolicy,
+    Verdict,
+    evaluate,
+    evaluate_call,
+)
 from hookline.permissions.rules import PermissionRule, RuleCondition, if_
 from hookline.permissions.sandbox import SandboxConfig
 
 __all__ = [
     "DANGEROUS",
     "READ_ONLY_TOOLS",
+    "CallContext",
     "Danger",
     "PermissionPolicy",
     "PermissionRule",
@@ -30,6 +39,7 @@ __all__ = [
     "SandboxConfig",
     "Verdict",
     "evaluate",
+    "evaluate_call",
     "if_",
     "targets",
 ]

@@ -12,28 +12,22 @@ from hookline.permissions import readonly
 from hookline.permissions.bash import Analysis, analyze
 
 if TYPE_CHECKING:
+    from hookline.permissions.call import CallContext
     from hookline.permissions.dangerous import Danger
     from hookline.permissions.policy import PermissionPolicy
     from hookline.permissions.rules import PermissionRule
 
 
-def judged_call(
-    policy: PermissionPolicy,
-    tool_name: str,
-    tool_input: Mapping[str, Any],
-    read_only: bool,
-    cwd: str,
-    home: str | None,
-    project_dir: str | None,
-) -> JudgedCall:
+def judged_call(policy: PermissionPolicy, asked: CallContext) -> JudgedCall:
     """The call ``policy`` judges: a tool the policy lists as read-only counts as one, and
     the workspace is the project folder (``cwd`` if None) when the policy names none."""
-    read_only = read_only or tool_name in policy.read_only_tools
-    anchor = posixpath.normpath(project_dir or cwd)
+    name, cwd = asked.tool_name, asked.cwd
+    read_only = asked.read_only or name in policy.read_only_tools
+    anchor = posixpath.normpath(asked.project_dir or cwd)
     roots = policy.workspace or (anchor,)
-    home = home or posixpath.expanduser("~")
+    home = asked.home or posixpath.expanduser("~")
     where = {"cwd": cwd, "roots": roots, "home": home}
-    return JudgedCall(tool_name, tool_input, read_only, cwd, home, roots, anchor, where)
+    return JudgedCall(name, asked.tool_input, read_only, cwd, home, roots, anchor, where)
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from hookline.events import PermissionMode
 from hookline.file_tools import INPUT_CHECKED, PATH_FIELDS, READERS
 from hookline.permissions import visibility
+from hookline.permissions.call import CallContext
 from hookline.permissions.dangerous import DANGEROUS, Danger
 from hookline.permissions.judged_call import judged_call
 from hookline.permissions.steps import decide, deny_rule, never
@@ -135,33 +136,32 @@ def evaluate(
     """Decide one call by the order in the module docstring. No state; the file system is
     only read, to resolve paths (symlinks, globs) for acceptEdits and the protected folders.
     ``cwd`` is where relative paths start (the shell's folder, after a ``cd``); ``project_dir``
-    anchors ``./`` rules and is the workspace when the policy names none (``cwd`` if None)."""
-    call = judged_call(policy, tool_name, tool_input, read_only, cwd, home, project_dir)
-    verdict = decide(policy, call, hook, hook_name)
+    anchors ``./`` rules and is the workspace when the policy names none (``cwd`` if None).
+    ``evaluate_call`` takes the same as one ``CallContext``."""
+    asked = CallContext(tool_name, tool_input, cwd, read_only, project_dir, home)
+    return evaluate_call(policy, asked, hook, hook_name=hook_name)
+
+
+def evaluate_call(
+    policy: PermissionPolicy, asked: CallContext, hook: Decision, *, hook_name: str = "PreToolUse"
+) -> Verdict:
+    """``evaluate``, for a call given as one ``CallContext`` (as the tool pipeline has it)."""
+    verdict = decide(policy, judged_call(policy, asked), hook, hook_name)
     if verdict.permission != "ask" or policy.mode != "dontAsk":
         return verdict
     why = (
         f"{verdict.reason.rstrip('.')}. This session runs in dontAsk mode, which denies what needs "
     )
-    why += f"approval: do not retry {tool_name}; go on without it, or tell the user."
+    why += f"approval: do not retry {asked.tool_name}; go on without it, or tell the user."
     return Verdict("deny", why, "mode:dontAsk", "mode")
 
 
-def path_refusal(
-    policy: PermissionPolicy,
-    *,
-    tool_name: str,
-    tool_input: Mapping[str, Any],
-    cwd: str,
-    home: str | None = None,
-    project_dir: str | None = None,
-) -> Verdict | None:
+def path_refusal(policy: PermissionPolicy, asked: CallContext) -> Verdict | None:
     """The deny rule that refuses an ``INPUT_CHECKED`` tool's path, as its input check does
     before any hook runs; None when no rule does (or the tool is not one of them)."""
-    if tool_name not in INPUT_CHECKED or not policy.deny:
+    if asked.tool_name not in INPUT_CHECKED or not policy.deny:
         return None
-    call = judged_call(policy, tool_name, tool_input, False, cwd, home, project_dir)
-    return deny_rule(policy, call)
+    return deny_rule(policy, judged_call(policy, asked))
 
 
 @dataclass(frozen=True)
@@ -185,9 +185,8 @@ class PathCheck:
         key = PATH_FIELDS.get(tool_name)
         if key is None:
             return None
-        call = judged_call(
-            self.policy, tool_name, {key: real_path}, False, self.cwd, None, self.cwd
-        )
+        asked = CallContext(tool_name, {key: real_path}, self.cwd, project_dir=self.cwd)
+        call = judged_call(self.policy, asked)
         if refused := never(self.policy, call, resolve=False):  # no link left to follow
             return refused.reason
         where = {**call.where, "code_files": self.policy.code_files}  # no link left to follow

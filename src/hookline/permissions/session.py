@@ -31,7 +31,6 @@ import posixpath
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -41,8 +40,9 @@ from hookline.errors import ConfigError
 from hookline.events import PermissionMode
 from hookline.file_tools import WRITERS
 from hookline.permissions.bash import Command, analyze
+from hookline.permissions.call import CallContext
 from hookline.permissions.command_rules import SAFE_ENV
-from hookline.permissions.policy import SESSION_SOURCE, PermissionPolicy, evaluate
+from hookline.permissions.policy import SESSION_SOURCE, PermissionPolicy, evaluate_call
 from hookline.permissions.readonly import why_command_not_read_only
 from hookline.permissions.rules import PermissionRule
 
@@ -92,31 +92,20 @@ class SessionGrant:
         return cls(tuple(PermissionRule.parse(r, key="session.grants") for r in rules), mode)
 
 
-def grant_for(
-    policy: PermissionPolicy,
-    *,
-    tool_name: str,
-    tool_input: Mapping[str, Any],
-    read_only: bool,
-    cwd: str,
-    project_dir: str | None = None,
-    home: str | None = None,
-) -> SessionGrant | None:
+def grant_for(policy: PermissionPolicy, asked: CallContext) -> SessionGrant | None:
     """The grant that would let this call (one the tiers asked about) run for the rest of the
     session, as Claude Code scopes it; None when there is none to offer."""
 
-    this_call = partial(evaluate, tool_name=tool_name, tool_input=tool_input, read_only=read_only)
-    judge = partial(this_call, hook=NO_DECISION, cwd=cwd, home=home, project_dir=project_dir)
-
     def runs(candidate: PermissionPolicy) -> str | None:
-        verdict = judge(candidate)
+        verdict = evaluate_call(candidate, asked, NO_DECISION)
         return verdict.source if verdict.permission == "allow" else None
 
     if policy.mode in _EDIT_MODES and runs(replace(policy, mode="acceptEdits")) == (
         "mode:acceptEdits"
     ):
         return SessionGrant(mode="acceptEdits")
-    rules = _rules(tool_name, tool_input, cwd=cwd, home=home or posixpath.expanduser("~"))
+    home = asked.home or posixpath.expanduser("~")
+    rules = _rules(asked.tool_name, asked.tool_input, cwd=asked.cwd, home=home)
     if not rules:
         return None
     grant = SessionGrant(rules=rules)

@@ -50,6 +50,7 @@ from hookline.tools.base import Tool, ToolCall, ToolContext
 
 if TYPE_CHECKING:  # the permission layer is imported where there is one (or a hook asks)
     from hookline.permissions import PermissionPolicy, Verdict
+    from hookline.permissions.call import CallContext
     from hookline.permissions.policy import PathCheck
     from hookline.permissions.session import SessionGrant
     from hookline.permissions.visibility import ReadFilter
@@ -163,7 +164,8 @@ class Permit:
                 return Outcome("defer", gate.origin, tool_input, reason)
             request = _request(call, tool, tool_input, prepared, reason, "PreToolUse", scope)
             return self._answered(request, tool, answer, ctx)
-        verdict = self._verdict(tool, tool_input, gate, ctx)
+        asked = _asked(tool, tool_input, ctx)
+        verdict = self._verdict(asked, gate)
         if edited_by is not None and verdict.permission in ("ask", "allow"):
             if gate.updated_input is not None and tool_input != prepared:  # hooks changed it
                 return await self._ask_final(
@@ -172,7 +174,7 @@ class Permit:
             if verdict.permission == "ask":
                 return Outcome("allow", "approver", tool_input, approver=edited_by)
         if verdict.permission == "ask":
-            grant = self._grant_for(tool, tool_input, verdict, ctx)
+            grant = self._grant_for(asked, verdict)
             request = _request(
                 call, tool, tool_input, prepared, verdict.reason, verdict.source, scope, grant
             )
@@ -204,15 +206,11 @@ class Permit:
         input check, before PreToolUse fires, as in Claude Code (``path_refusal``)."""
         if self.policy is None:
             return None
+        from hookline.permissions.call import CallContext
         from hookline.permissions.policy import path_refusal
 
-        verdict = path_refusal(
-            self.policy,
-            tool_name=call.name,
-            tool_input=prepared,
-            cwd=str(ctx.cwd),
-            project_dir=str(ctx.project_dir),
-        )
+        asked = CallContext(call.name, prepared, str(ctx.cwd), project_dir=str(ctx.project_dir))
+        verdict = path_refusal(self.policy, asked)
         if verdict is None:
             return None
         content = wording.tool_use_error(wording.PATH_DENIED)
@@ -237,27 +235,15 @@ class Permit:
             last = self._reading = (ctx, ready)
         return last[1]
 
-    def _verdict(
-        self, tool: Tool, tool_input: dict[str, Any], gate: Decision, ctx: ToolContext
-    ) -> Verdict:
-        from hookline.permissions import Verdict, evaluate
+    def _verdict(self, asked: CallContext, gate: Decision) -> Verdict:
+        from hookline.permissions.policy import Verdict, evaluate_call
 
         if self.policy is None:  # no permission layer: only a hook's ask comes here (decide)
-            reason = gate.reason or f"{tool.name} needs approval"
+            reason = gate.reason or f"{asked.tool_name} needs approval"
             return Verdict("ask", reason, "PreToolUse", gate.origin)
-        return evaluate(
-            self.policy,
-            tool_name=tool.name,
-            tool_input=tool_input,
-            read_only=tool.read_only,
-            hook=gate,
-            cwd=str(ctx.cwd),
-            project_dir=str(ctx.project_dir),
-        )
+        return evaluate_call(self.policy, asked, gate)
 
-    def _grant_for(
-        self, tool: Tool, tool_input: dict[str, Any], verdict: Verdict, ctx: ToolContext
-    ) -> SessionGrant | None:
+    def _grant_for(self, asked: CallContext, verdict: Verdict) -> SessionGrant | None:
         """What an allow for the rest of the session would allow: offered for an ask of the
         tiers only, which a rule or the mode can settle (no ask rule, protected path,
         dangerous-tier doubt, hook's ask or unknowable line asked)."""
@@ -265,14 +251,7 @@ class Permit:
             return None
         from hookline.permissions.session import grant_for
 
-        return grant_for(
-            self.policy,
-            tool_name=tool.name,
-            tool_input=tool_input,
-            read_only=tool.read_only,
-            cwd=str(ctx.cwd),
-            project_dir=str(ctx.project_dir),
-        )
+        return grant_for(self.policy, asked)
 
     async def _ask(self, request: ApprovalRequest, scope: Scope) -> Approval:
         """PermissionRequest hooks first; then the approver (``request_approval``: a deferral
@@ -350,6 +329,14 @@ class Permit:
             why = f"the edited input does not fit {tool.name}: {exc}"
             return Outcome("deny", origin, tool_input, why, why, who)
         return Outcome("allow", origin, tool_input, approver=who, edit=edited)
+
+
+def _asked(tool: Tool, tool_input: dict[str, Any], ctx: ToolContext) -> CallContext:
+    """The call as the permission layer is asked about it: made once per decision."""
+    from hookline.permissions.call import CallContext
+
+    cwd, project = str(ctx.cwd), str(ctx.project_dir)
+    return CallContext(tool.name, tool_input, cwd, tool.read_only, project_dir=project)
 
 
 def _lasting(request: ApprovalRequest, approval: Approval) -> Approval:
