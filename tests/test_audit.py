@@ -38,8 +38,8 @@ from hookline.audit import (
     verify_jsonl,
     verify_rows,
 )
-from hookline.audit.chain import Mark, compare, marks_jsonl, missing_head, stored_mark
 from hookline.audit.keyed import chain_key
+from hookline.audit.marks import Mark, compare, marks_jsonl, missing_head, stored_mark
 from hookline.audit.writer import COPY_DELAY, catch_up
 from hookline.errors import ConfigError
 from hookline.storage import AuditEntry, AuditRow, SqliteStore
@@ -752,7 +752,7 @@ def test_a_record_edited_in_the_file_before_its_copy_is_not_copied(store, jsonl)
 def test_a_long_stretch_is_copied_in_steps_each_kept_up_to_an_edited_record(
     store, jsonl, monkeypatch
 ):
-    monkeypatch.setattr("hookline.audit.chain._BATCH", 2)
+    monkeypatch.setattr("hookline.audit.chained_file._BATCH", 2)
     dead = filled(store, jsonl, 7)
     dead._uncopied.clear()  # seven records in the file only
     rewrite(jsonl, lambda ls: [*ls[:5], ls[5].replace('"n":5', '"n":9'), ls[6]])

@@ -17,7 +17,8 @@ from hookline import Agent, Decision, ScriptedModel
 from hookline.audit import attach_audit
 from hookline.errors import ConfigError
 
-from hookline.cli.audit_cmd import UNFINISHED, audit  # isort: skip
+from hookline.cli.audit_cmd import audit  # isort: skip
+from hookline.cli.audit_rows import UNFINISHED  # isort: skip
 
 from cli_runner import hookline as run_hookline
 

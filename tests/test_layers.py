@@ -1,22 +1,29 @@
 """The layers of the package: a module imports only from its own layer or the ones below it.
 
 Read bottom-up, each layer knows nothing of those above it, so a change high in the stack cannot
-break one low in it, and the diagram in ``docs/architecture.md`` stays true. Imports inside
-``if TYPE_CHECKING:`` and inside functions count too: a type-only import upward is still a
-dependency a reader has to follow.
+break one low in it, and the diagram in ``docs/architecture.md`` stays true. Every import
+counts: inside ``if TYPE_CHECKING:`` and inside functions (a type-only import upward is still a
+dependency a reader has to follow), relative ones (``from ..agent import loop``), and
+``from hookline import X``, which is where ``X`` is defined (``hookline._EXPORTS``).
+
+A module belongs to the layer of its longest listed prefix; the root package claims only its
+own ``__init__``, so a new module no row claims fails until it is given a place. The SDK surface
+and the command line sit side by side and import nothing of each other (``APART``): what both
+need lives below them. The tests at the end feed the checker made-up modules, one per way an
+import can go wrong, and show each is named.
 """
 
 from __future__ import annotations
 
 import ast
-from pathlib import Path
-
-import pytest
+from collections.abc import Iterator, Mapping
+from pathlib import Path, PurePosixPath
 
 import hookline
 from hookline.agent.runtime import DEFAULTS
 
 ROOT = Path(hookline.__file__).parent
+PACKAGE = "hookline"
 #: Bottom to top. Top-level modules are named ``hookline.NAME``; packages cover their children.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("hookline._support",),
@@ -40,65 +47,114 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "hookline.audit",
         "hookline.models",
     ),
-    ("hookline.cli", "hookline.demo", "hookline.project", "hookline.sdk", "hookline.testing"),
+    ("hookline.project", "hookline.testing"),
+    ("hookline.sdk",),
+    ("hookline.types",),
+    ("hookline.cli", "hookline.demo"),
     ("hookline",),
 )
+#: Packages that import nothing of each other, in either direction, whatever their rows.
+APART: tuple[tuple[str, str], ...] = (("hookline.cli", "hookline.sdk"),)
 
 
-def layer_of(module: str) -> int:
-    """The index of the layer ``module`` belongs to (its longest listed prefix)."""
+def layer_of(module: str, layers: tuple[tuple[str, ...], ...] = LAYERS) -> int | None:
+    """The index of the layer ``module`` belongs to (its longest listed prefix; the root
+    package only itself), or None when no layer claims it."""
     best = (-1, -1)
-    for index, names in enumerate(LAYERS):
+    for index, names in enumerate(layers):
         for name in names:
-            if module == name or module.startswith(name + "."):
+            if module == name or (name != PACKAGE and module.startswith(name + ".")):
                 best = max(best, (len(name), index))
-    if best[1] < 0:
-        pytest.fail(f"{module} is in no layer: add it to LAYERS and docs/architecture.md")
-    return best[1]
+    return best[1] if best[1] >= 0 else None
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
 
 
-def imports(path: Path) -> list[tuple[int, str]]:
-    """Every ``hookline`` module ``path`` imports, with its line."""
-    found: list[tuple[int, str]] = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.append((node.lineno, node.module))
+def exported(name: str) -> str:
+    """The module ``from hookline import name`` takes ``name`` from: a submodule of that name,
+    its home in ``_EXPORTS``, ``hookline.types`` for the Agent SDK's other names, else the
+    package's own ``__init__``."""
+    if (ROOT / name).is_dir() or (ROOT / f"{name}.py").is_file():
+        return f"{PACKAGE}.{name}"
+    home = hookline._EXPORTS.home.get(name)
+    if home is not None:
+        return home
+    return "hookline.types" if hookline._sdk_module(name) else PACKAGE
+
+
+def module_of(path: str) -> tuple[str, bool]:
+    """The module a file is (its path from ``src``), and whether it is a package."""
+    parts = PurePosixPath(path).with_suffix("").parts
+    package = parts[-1] == "__init__"
+    return ".".join(parts[:-1] if package else parts), package
+
+
+def _base(node: ast.ImportFrom, module: str, package: bool) -> str:
+    """The absolute module a ``from ... import`` reads from (relative ones resolved)."""
+    if node.level == 0:
+        return node.module or ""
+    parts = (module if package else module.rpartition(".")[0]).split(".")
+    base = ".".join(parts[: len(parts) - node.level + 1])
+    return f"{base}.{node.module}" if node.module else base
+
+
+def imports(path: str, source: str) -> Iterator[tuple[int, str]]:
+    """Every ``hookline`` module the file at ``path`` imports, with its line."""
+    module, package = module_of(path)
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            base = _base(node, module, package)
+            if base == PACKAGE:
+                yield from ((node.lineno, exported(a.name)) for a in node.names)
+            elif _within(base, PACKAGE):
+                yield node.lineno, base
         elif isinstance(node, ast.Import):
-            found.extend((node.lineno, alias.name) for alias in node.names)
-    return [(line, name) for line, name in found if name.split(".")[0] == "hookline"]
+            names = (a.name for a in node.names)
+            yield from ((node.lineno, n) for n in names if _within(n, PACKAGE))
 
 
-def upward_imports() -> list[str]:
-    wrong = []
-    for path in sorted(ROOT.rglob("*.py")):
-        module = module_name(path)
-        here = layer_of(module)
-        for line, target in imports(path):
-            if target != "hookline" and layer_of(target) > here:
-                wrong.append(f"{module}:{line} imports {target}")
-    return wrong
+def problems(
+    files: Mapping[str, str],
+    layers: tuple[tuple[str, ...], ...] = LAYERS,
+    apart: tuple[tuple[str, str], ...] = APART,
+) -> list[str]:
+    """Each module no layer claims, and each import upward, unclaimed or between two packages
+    kept apart; ``files`` maps each file's path from ``src`` to its source."""
+    found = []
+    for path, source in sorted(files.items()):
+        module = module_of(path)[0]
+        here = layer_of(module, layers)
+        if here is None:
+            found.append(f"{module} is in no layer: add it to LAYERS and docs/architecture.md")
+            continue
+        for line, target in imports(path, source):
+            there = layer_of(target, layers)
+            if there is None:
+                found.append(f"{module}:{line} imports {target}, which is in no layer")
+            elif there > here:
+                found.append(f"{module}:{line} imports {target}, a layer above")
+            elif any(_within(module, a) and _within(target, b) for a, b in _both_ways(apart)):
+                found.append(f"{module}:{line} imports {target}: the two stay apart")
+    return found
 
 
-def test_no_module_imports_a_layer_above_its_own() -> None:
-    assert upward_imports() == []
+def _both_ways(pairs: tuple[tuple[str, str], ...]) -> Iterator[tuple[str, str]]:
+    for a, b in pairs:
+        yield a, b
+        yield b, a
 
 
-def test_every_module_belongs_to_a_layer() -> None:
-    for path in ROOT.rglob("*.py"):
-        assert layer_of(module_name(path)) >= 0
+def library() -> dict[str, str]:
+    return {
+        path.relative_to(ROOT.parent).as_posix(): path.read_text(encoding="utf-8")
+        for path in ROOT.rglob("*.py")
+    }
 
 
-def test_an_upward_import_is_caught(tmp_path: Path) -> None:
-    """The check itself can fail: a vocabulary module importing the agent is named."""
-    bad = tmp_path / "bad.py"
-    bad.write_text("from hookline.agent.loop import Agent\n")
-    assert imports(bad) == [(1, "hookline.agent.loop")]
-    assert layer_of("hookline.agent.loop") > layer_of("hookline.events")
+def test_every_module_is_in_a_layer_and_imports_none_above_it() -> None:
+    assert problems(library()) == []
 
 
 def test_the_runtime_names_only_plug_ins_beside_the_agent() -> None:
@@ -107,3 +163,62 @@ def test_the_runtime_names_only_plug_ins_beside_the_agent() -> None:
     for named in DEFAULTS.values():
         assert callable(named.resolve())
         assert layer_of(named.module) == layer_of("hookline.storage"), named.where
+
+
+# -- the checker fails on each kind of wrong import ---------------------------------------------
+
+
+def test_an_upward_import_is_named() -> None:
+    files = {"hookline/events/extra.py": "from hookline.agent.loop import Agent\n"}
+    assert problems(files) == ["hookline.events.extra:1 imports hookline.agent.loop, a layer above"]
+
+
+def test_a_relative_upward_import_is_named() -> None:
+    files = {
+        "hookline/events/extra.py": "from ..agent import loop\n",
+        "hookline/hooks/__init__.py": "from .. import matchers\nfrom ..tools import base\n",
+    }
+    assert problems(files) == [
+        "hookline.events.extra:1 imports hookline.agent, a layer above",
+        "hookline.hooks:2 imports hookline.tools, a layer above",
+    ]
+
+
+def test_an_import_from_the_package_is_where_the_name_is_defined() -> None:
+    files = {
+        "hookline/decisions.py": "def f():\n    from hookline import Agent, HookEvent\n",
+        "hookline/hooks/engine.py": "from hookline import AssistantMessage, _EXPORTS\n",
+        "hookline/matchers.py": "import hookline\n",
+    }
+    assert problems(files) == [
+        "hookline.decisions:2 imports hookline.agent.loop, a layer above",
+        "hookline.hooks.engine:1 imports hookline.types, a layer above",
+        "hookline.hooks.engine:1 imports hookline, a layer above",
+        "hookline.matchers:1 imports hookline, a layer above",
+    ]
+
+
+def test_a_module_no_layer_claims_fails_and_so_does_an_import_of_it() -> None:
+    files = {"hookline/newthing.py": "", "hookline/cli/x.py": "import hookline.newthing\n"}
+    assert problems(files) == [
+        "hookline.cli.x:1 imports hookline.newthing, which is in no layer",
+        "hookline.newthing is in no layer: add it to LAYERS and docs/architecture.md",
+    ]
+    assert layer_of("hookline.newthing") is None  # the root claims only its own __init__
+    assert layer_of("hookline") == len(LAYERS) - 1
+
+
+def test_the_sdk_surface_and_the_cli_import_nothing_of_each_other() -> None:
+    files = {
+        "hookline/cli/x.py": "from hookline.sdk.client import ClaudeSDKClient\n",
+        "hookline/sdk/y.py": "from hookline.cli import render\n",
+    }
+    assert problems(files) == [
+        "hookline.cli.x:1 imports hookline.sdk.client: the two stay apart",
+        "hookline.sdk.y:1 imports hookline.cli, a layer above",
+    ]
+    side_by_side = ((PACKAGE + ".sdk", PACKAGE + ".cli"),)
+    assert problems(files, layers=side_by_side) == [
+        "hookline.cli.x:1 imports hookline.sdk.client: the two stay apart",
+        "hookline.sdk.y:1 imports hookline.cli: the two stay apart",
+    ]

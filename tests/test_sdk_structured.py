@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from hookline import ClaudeAgentOptions, ClaudeSDKClient, ConfigError
-from hookline.sdk.structured import RETRIES
+from hookline.claude.structured import RETRIES
 from hookline.sdk.types import ResultMessage, ToolResultBlock, UserMessage
 from recording_model import RecordingModel
 

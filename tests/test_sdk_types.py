@@ -22,7 +22,7 @@ import hookline
 import hookline.agent.messages
 import hookline.types
 from hookline import Agent, ScriptedModel
-from hookline.cli.claude_output import ClaudeStream, Timing, result_object
+from hookline.claude.stream_json import ClaudeStream, Timing, result_object
 from hookline.errors import HooklineError
 from hookline.permissions import PermissionPolicy
 from hookline.permissions.rules import PermissionRule

@@ -68,7 +68,7 @@ def _after(cls: type, name: str, point: Callable[..., str | None]) -> None:
 
 def install() -> None:
     """Wrap hookline's own methods with the points the campaign aims at."""
-    from hookline.audit.chain import ChainedFile
+    from hookline.audit.chained_file import ChainedFile
     from hookline.audit.heads import Keeper
     from hookline.models.scripted import ScriptedModel
     from hookline.storage.sql import SqlStore

@@ -13,16 +13,14 @@ from __future__ import annotations
 
 from hookline.audit.chain import (
     AuditError,
-    Mark,
     Problem,
     canonical,
-    compare,
     link,
-    missing_head,
     verify_jsonl,
     verify_rows,
 )
 from hookline.audit.log import AuditLog, Flushed, attach_audit
+from hookline.audit.marks import Mark, compare, missing_head
 from hookline.audit.records import unfolded
 from hookline.audit.redact import Redactor
 from hookline.audit.writer import catch_up

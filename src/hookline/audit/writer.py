@@ -28,14 +28,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Self
 
 from hookline.audit.chain import (
     AuditError,
-    ChainedFile,
-    Mark,
     canonical,
     canonical_parts,
     keyed_link,
     store_chain,
 )
+from hookline.audit.chained_file import ChainedFile
 from hookline.audit.keyed import chain_key
+from hookline.audit.marks import Mark
 from hookline.audit.redact import Redactor
 from hookline.errors import ConfigError, HooklineError
 from hookline.storage.base import AuditEntry, AuditRow, placed

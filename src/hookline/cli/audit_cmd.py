@@ -47,7 +47,6 @@ import difflib
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import fields
 from datetime import datetime
 from pathlib import Path
 from time import time
@@ -58,11 +57,13 @@ import click
 from hookline._support.display import shown
 from hookline.agent.session import STATE_DIR
 from hookline.audit import unfolded
-from hookline.audit.chain import AuditError, Mark, marks_jsonl
+from hookline.audit.chain import AuditError
 from hookline.audit.log import JSONL_NAME
+from hookline.audit.marks import Mark, marks_jsonl
 from hookline.audit.records import DECISIONS
 from hookline.audit.writer import catch_up
-from hookline.cli.audit_verify import NOT_YET, Verify, all_rows, where_of
+from hookline.cli.audit_rows import COLUMNS, as_dict, cells, cut_off_call, saying, unfinished_calls
+from hookline.cli.audit_verify import NOT_YET, Verify, where_of
 from hookline.cli.columns import print_aligned
 from hookline.cli.ids import unique_start
 from hookline.cli.render import echo, emit_json, say
@@ -71,16 +72,12 @@ from hookline.storage import DEFAULT_FILE, open_store
 from hookline.storage.sql import SqlStore
 
 if TYPE_CHECKING:
-    from hookline.storage import AuditRow, Store
+    from hookline.storage import Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 _UNITS: Final = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _HEAD = re.compile(r"^\s*(?:(\d+)[\s:])?\s*((?:hmac:)?[0-9a-f]{64})\s*$")
-UNFINISHED = "started, not finished"
-#: The columns of ``hookline audit``; a session is shown by its first ``SHORT_ID`` characters.
-COLUMNS = ("TIME", "SESSION", "TOOL", "EVENT", "BY", "DECISION", "REASON")
-SHORT_ID = 8
 
 
 def _when(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
@@ -168,19 +165,19 @@ def audit(
         rows = store.audit_rows(
             session_id=session, tool=tool, since=since, until=until, tenant=tenant
         )
-        cut_off = _unfinished(store, rows)
+        cut_off = unfinished_calls(store, rows)
     lines = list(unfolded(rows))
     if decision is not None:
-        lines = _saying(lines, decision)
+        lines = saying(lines, decision)
     if unfinished:
-        lines = [line for line in lines if _cut_off(line, cut_off)]
+        lines = [line for line in lines if cut_off_call(line, cut_off)]
     if as_json:
         kept = {line.seq for line in lines}
         for row in rows:
             if row.seq in kept:
-                emit_json(_as_dict(row, cut_off))
+                emit_json(as_dict(row, cut_off))
     elif lines:
-        print_aligned(COLUMNS, [_cells(line, cut_off) for line in lines])
+        print_aligned(COLUMNS, [cells(line, cut_off) for line in lines])
     else:
         echo("no audit records match", err=True)
 
@@ -296,33 +293,6 @@ def _store_file(cwd: str, url: str | None) -> Path | None:
     return Path(url) if "://" not in url else None
 
 
-def _saying(lines: list[AuditRow], decision: str) -> list[AuditRow]:
-    """The lines that say ``decision``: in their decision column (a hook's answer, an
-    approval, a resume, a call's outcome), or a call's record whose permission says it while
-    no other line of that call does (a rule's, the mode's or a tier's refusal)."""
-    said = [line for line in lines if line.decision == decision]
-    calls = {(line.session_id, line.tool_use_id) for line in said}
-
-    def by_permission(line: AuditRow) -> bool:
-        call = (line.session_id, line.tool_use_id)
-        return line.kind == "tool" and line.permission == decision and call not in calls
-
-    return [line for line in lines if line.decision == decision or by_permission(line)]
-
-
-def _unfinished(store: Store, rows: list[AuditRow]) -> set[int]:
-    """The seqs of the ``tool_started`` records among ``rows`` that no result follows."""
-    started = {(r.session_id, r.tool_use_id): r.seq for r in rows if r.kind == "tool_started"}
-    if not started:
-        return set()
-    sessions = {session for session, _ in started}
-    only = next(iter(sessions)) if len(sessions) == 1 else None
-    for row in all_rows(store, after=min(started.values()), session_id=only):
-        if row.kind == "tool":
-            started.pop((row.session_id, row.tool_use_id), None)
-    return set(started.values())
-
-
 def _kept_head(value: str | None) -> tuple[str, int | None] | None:
     """``--head``: the hash, and the seq if given (``SEQ:HASH`` or ``SEQ HASH``)."""
     if value is None:
@@ -345,69 +315,9 @@ def _file_head(path: Path) -> Mark | None:
     return last
 
 
-def _cut_off(row: AuditRow, cut_off: set[int]) -> bool:
-    """A ``tool_started`` record with no result after it."""
-    return row.kind == "tool_started" and row.seq in cut_off
-
-
-def _as_dict(row: AuditRow, cut_off: set[int]) -> dict[str, Any]:
-    shown = {field.name: getattr(row, field.name) for field in fields(row)}
-    if row.kind == "tool_started":
-        shown["finished"] = row.seq not in cut_off
-    return shown
-
-
-def _cells(row: AuditRow, cut_off: set[int]) -> tuple[str, ...]:
-    """time, session (its first ``SHORT_ID`` characters), tool, event (or kind), hook (or who
-    answered, or where a call's permission came from: rule, mode, tier, ...), decision, reason;
-    every recorded value ``shown``, so one record is one line."""
-    data = row.data
-    when = datetime.fromtimestamp(row.time).isoformat(timespec="seconds")
-    who = decided_by(data)
-    reason = str(data.get("reason") or data.get("message") or data.get("error") or "").rstrip()
-    reason = _cut(reason) if reason else shown(data.get("allowed", ""))
-    reason = UNFINISHED if _cut_off(row, cut_off) else reason
-    values = (
-        (row.session_id or "-")[:SHORT_ID],
-        row.tool or "-",
-        row.event or row.kind,
-        who or "-",
-        row.decision or "-",
-    )
-    return (when, *map(shown, values), reason)
-
-
 def _session(store: Store, given: str | None) -> str | None:
     """The session ``--session`` names: its id, or the one id in the log that starts with it;
     a ConfigError listing them when several do."""
     if not given or store.audit_rows(session_id=given, limit=1) or not isinstance(store, SqlStore):
         return given
     return unique_start(given, store.audit_session_ids, key="--session") or given
-
-
-#: The most of a hook's name (a command line, a URL) the BY column shows.
-HOOK_CHARS = 48
-#: Where a call's permission came from, as the BY column names it (``Origin``'s values).
-_FROM_A_HOOK = frozenset({"hook", "json", "exit_code_2", "stdout", "hook_failure"})
-
-
-def decided_by(data: dict[str, Any]) -> str | None:
-    """Who a record's decision is from, said one way for all records: ``hook NAME``,
-    ``approver WHO``, ``permission rule`` (or ``mode``, ``tier``, ``sandbox``), ``unanswered``."""
-    if data.get("hook"):
-        name = str(data["hook"])
-        return f"hook {name if len(name) <= HOOK_CHARS else name[: HOOK_CHARS - 3] + '...'}"
-    who = data.get("answered_by") or data.get("approver")
-    if who:
-        return f"approver {who}"
-    origin = data.get("origin")
-    if origin in _FROM_A_HOOK:
-        return "hook"
-    if origin in ("approver", "unanswered"):
-        return str(origin)
-    return f"permission {origin}" if origin else None
-
-
-def _cut(reason: str, limit: int = 100) -> str:
-    """The first ``limit`` characters of a reason, ``shown``; ``...`` if there are more."""
-    return shown(reason[:limit]) + ("..." if len(reason) > limit else "")

@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 from hookline._support.display import shown
 from hookline.audit import verify_jsonl, verify_rows
-from hookline.audit.chain import Mark, Tally, compare, marks_jsonl, missing_head, stored_note
+from hookline.audit.chain import Tally
 from hookline.audit.heads import Noted, head_path, kept_head
 from hookline.audit.keyed import chain_key, where_key
+from hookline.audit.marks import Mark, compare, marks_jsonl, missing_head, stored_note
 from hookline.cli.render import echo, say
 
 if TYPE_CHECKING:

@@ -17,33 +17,33 @@ Each subcommand loads hooks as a run does: ``--cwd`` (the project), ``--settings
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import stat
-import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import click
-from pydantic import ValidationError
 
 from hookline._support.display import shown
 from hookline._support.http_pool import HttpClients
 from hookline.agent.subagent_types import AGENT_TOOL
 from hookline.claude.lint import lint
+from hookline.cli.hooks_test_event import (
+    as_in_a_run,
+    build_event,
+    flag_fields,
+    stdin_event,
+    stdin_is_piped,
+)
 from hookline.cli.inventory import HookRow, rows
 from hookline.cli.own_stdout import hook_output_to_stderr
 from hookline.cli.render import echo, emit_json, say, warn
 from hookline.decisions import UNCHANGED
-from hookline.errors import ConfigError, ToolInputError
-from hookline.events import event_class
+from hookline.errors import ConfigError
 from hookline.hooks.engine import HookEngine, HookRun
 from hookline.hooks.resources import HookResources
 from hookline.permissions import PermissionPolicy
 from hookline.project import load_hooks
-from hookline.tools.base import ToolContext, Workspace
 from hookline.tools.builtin import builtin_tools
 
 if TYPE_CHECKING:
@@ -55,27 +55,6 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: ``hookline hooks test``: values for required fields that neither flags nor stdin gave.
-FILLERS: Final[Mapping[str, Any]] = {
-    "session_id": "hooks-test",
-    "tool_input": {},
-    "tool_use_id": "toolu_hooks_test",
-    "prompt": "",
-    "turn": 1,
-    "steps": 0,
-    "stop_reason": "end_turn",
-    "error": "",
-    "decision": "deny",
-    "reason": "",
-}
-
-#: The flag that gives each event field (for the fix when one is missing).
-FLAGS: Final = {
-    "tool_name": "--tool NAME",
-    "tool_input": "--input JSON",
-    "tool_response": "--response JSON",
-    "prompt": "--prompt TEXT",
-}
 #: ``hooks test``'s exit code for the merged permission (none, or allow: 0).
 EXIT_CODES: Final[Mapping[str | None, int]] = {"deny": 2, "ask": 3, "defer": 3}
 
@@ -209,17 +188,17 @@ def try_event(
         raise ConfigError(
             f"unexpected argument {dash!r}", fix="give - to read the event from stdin"
         )
-    flags = _flag_fields(
+    flags = flag_fields(
         tool_name=tool_name, tool_input=tool_input, tool_response=tool_response, prompt=prompt
     )
-    piped = not flags and event_name is None and _stdin_is_piped()
-    payload = _stdin_event(empty_ok=piped) if dash == "-" or from_stdin or piped else {}
+    piped = not flags and event_name is None and stdin_is_piped()
+    payload = stdin_event(empty_ok=piped) if dash == "-" or from_stdin or piped else {}
     payload |= flags
     project = str(Path(cwd).resolve())
     with tempfile.TemporaryDirectory(prefix="hookline-hooks-test-") as state:
         transcript = str(Path(state, "transcripts", "hooks-test.jsonl"))
         event = build_event(
-            _as_in_a_run(payload, project), name=event_name, cwd=project, transcript=transcript
+            as_in_a_run(payload, project), name=event_name, cwd=project, transcript=transcript
         )
         registry, found = load_hooks(cwd, settings=settings, hook_files=hook_files)
         _warn(found.warnings)
@@ -236,32 +215,6 @@ def try_event(
     code = EXIT_CODES.get(done.decision.permission, 0)
     if code:
         raise SystemExit(code)
-
-
-def build_event(
-    payload: dict[str, Any], *, name: str | None, cwd: str, transcript: str
-) -> HookEvent:
-    """The event ``payload`` describes (its ``hook_event_name``, or ``name``), with the common
-    fields it lacks filled in; a ConfigError when it is not one."""
-    name = name or payload.get("hook_event_name") or _implied_event(payload)
-    cls = event_class(str(name), key="--event")
-    fields = {"transcript_path": transcript, "cwd": cwd, **payload, "hook_event_name": cls.name}
-    if cls.has_mode:
-        fields.setdefault("permission_mode", "default")
-    known = cls.model_fields
-    for key, value in FILLERS.items():
-        if key in known and known[key].is_required():
-            fields.setdefault(key, value)
-    if ignored := sorted(set(fields) - set(known)):
-        _warn([f"{cls.name} has no field {', '.join(ignored)}: ignored"])
-    try:
-        return cls.model_validate({key: fields[key] for key in fields if key in known})
-    except ValidationError as exc:
-        errors = exc.errors()
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors)
-        flags = [FLAGS[e["loc"][0]] for e in errors if e["loc"] and e["loc"][0] in FLAGS]
-        fix = f"give {' and '.join(flags)}" if flags else "correct the event JSON"
-        raise ConfigError(f"not a {cls.name} event: {problems}", key="event", fix=fix) from None
 
 
 def decision_dict(decision: Decision) -> dict[str, Any]:
@@ -294,84 +247,6 @@ async def _run_hooks(registry: HookRegistry, event: HookEvent) -> tuple[Dispatch
     late = [run for run in finished if all(run is not seen for seen in done.runs)]
     late.sort(key=lambda run: order.get((run.hook, run.source), len(order)))
     return done, [*done.runs, *late]
-
-
-def _flag_fields(**flags: str | None) -> dict[str, Any]:
-    """The event fields the flags give (``--input`` read as a JSON object, ``--response`` as
-    any JSON value)."""
-    fields: dict[str, Any] = {key: value for key, value in flags.items() if value is not None}
-    if "tool_input" in fields:
-        fields["tool_input"] = _json_object(fields["tool_input"], "--input")
-    if "tool_response" in fields:
-        fields["tool_response"] = _json_value(fields["tool_response"], "--response")
-    return fields
-
-
-def _as_in_a_run(payload: dict[str, Any], cwd: str) -> dict[str, Any]:
-    """``payload`` with a built-in tool's input prepared as a run prepares it before the hooks
-    see it (a relative path made absolute against ``cwd``). Input the tool would refuse
-    before any hook runs is kept as given, with a warning saying so."""
-    tool = next((t for t in builtin_tools() if t.name == payload.get("tool_name")), None)
-    given = payload.get("tool_input")
-    if tool is None or not isinstance(given, dict):
-        return payload
-    ctx = ToolContext(cwd=Path(cwd), workspace=Workspace.of(cwd))
-    try:
-        prepared = tool.prepare(dict(given), ctx)
-    except ToolInputError as exc:
-        _warn([f"a run would refuse this {tool.name} input before any hook runs: {exc}"])
-        return payload
-    return {**payload, "tool_input": prepared}
-
-
-def _implied_event(payload: Mapping[str, Any]) -> str:
-    if "tool_response" in payload:
-        return "PostToolUse"
-    if "tool_name" in payload:
-        return "PreToolUse"
-    if "prompt" in payload:
-        return "UserPromptSubmit"
-    raise ConfigError(
-        "no event to test",
-        key="--event",
-        fix="give --event NAME, --tool NAME or --prompt TEXT, or an event as JSON on stdin",
-    )
-
-
-def _stdin_is_piped() -> bool:
-    """Whether stdin is a pipe or a file (not a terminal, nor /dev/null)."""
-    try:
-        mode = os.fstat(sys.stdin.fileno()).st_mode
-    except (OSError, ValueError, AttributeError):  # no real stdin (closed, or a test's)
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
-
-
-def _stdin_event(*, empty_ok: bool = False) -> dict[str, Any]:
-    """The event JSON on stdin; ``empty_ok``: nothing there is no fields (stdin was only
-    piped, not asked for)."""
-    text = sys.stdin.read()
-    return {} if empty_ok and not text.strip() else _json_object(text, "stdin")
-
-
-def _json_value(text: str, key: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
-            key=key,
-            fix="""give a JSON object, as '{"command": "ls"}'""",
-        ) from None
-
-
-def _json_object(text: str, key: str) -> dict[str, Any]:
-    value = _json_value(text, key)
-    if not isinstance(value, dict):
-        raise ConfigError(
-            f"must be a JSON object, not {type(value).__name__}", key=key, fix="{...}"
-        )
-    return value
 
 
 # -- printing -----------------------------------------------------------------------------------

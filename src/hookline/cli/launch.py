@@ -18,6 +18,7 @@ import click
 
 from hookline import Agent, ConfigError
 from hookline.agent.session import STATE_DIR
+from hookline.claude import structured
 from hookline.claude.fingerprint import fingerprint
 from hookline.cli import claude_launch
 from hookline.cli.approve_prompt import TerminalApprover
@@ -28,7 +29,6 @@ from hookline.events import PermissionMode
 from hookline.models.choice import model_from_spec
 from hookline.permissions.sandbox import SandboxConfig
 from hookline.project import load_project
-from hookline.sdk import structured
 from hookline.storage import Store, open_store
 from hookline.tools.approvals import (
     APPROVER_TIMEOUT,

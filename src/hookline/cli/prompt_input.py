@@ -20,9 +20,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TextIO
 
+from hookline.claude.stream_json import user_text
 from hookline.cli.render import warn
 from hookline.errors import ConfigError
-from hookline.sdk.client import user_text
 
 #: How long a piped stdin may stay silent before a run with a PROMPT goes on without it.
 STDIN_WAIT = 3.0

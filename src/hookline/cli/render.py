@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 import click
@@ -327,26 +326,6 @@ def print_summary(
         f"-- {result.stop_reason}{detail} · {result.model_calls} model calls · "
         f"{len(result.tool_calls)} tool calls · transcript {shown(result.transcript_path)}",
     )
-
-
-class StreamView:
-    """hookline's own stream-json lines: one per event, hook run and tool result, as it
-    happens (messages are Claude Code's ``assistant`` and ``user`` lines:
-    ``hookline.cli.claude_output``)."""
-
-    def __init__(self, emit: Callable[[dict[str, Any]], None] | None = None) -> None:
-        self._emit = emit or emit_json
-
-    def __call__(self, item: object) -> None:
-        if isinstance(item, HookEvent):
-            line = {"type": "event", "event": item.name, "payload": item.to_payload()}
-        elif isinstance(item, HookRun):
-            line = {"type": "hook_run", **item.to_dict()}
-        elif isinstance(item, ToolResult):
-            line = {"type": "tool_call", **item.to_dict()}
-        else:
-            return
-        self._emit(line)
 
 
 def emit_json(data: dict[str, Any], *, indent: int | None = None) -> None:

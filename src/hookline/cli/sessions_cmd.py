@@ -8,33 +8,28 @@ print them for people (header, aligned columns, local times), or as JSON with ``
 
 from __future__ import annotations
 
-import json
-import time
-import warnings
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from hookline._support.display import shown
 from hookline.agent.observers import Observer
-from hookline.agent.owners import claim_of, owner_alive
-from hookline.agent.pause import Resumer, check, find, resumable, save
+from hookline.agent.pause import Resumer, check, find, save
 from hookline.agent.session import STATE_DIR
-from hookline.agent.state import Turn, load_state
+from hookline.agent.state import Turn
 from hookline.claude.fingerprint import changes, fingerprint
 from hookline.cli.answers import answer_from_cli
 from hookline.cli.columns import print_aligned
 from hookline.cli.ids import unique_start
 from hookline.cli.launch import LENIENT_SETTINGS, OUTPUT_FORMAT, Launch, build_agent
-from hookline.cli.paused import resume_lines
-from hookline.cli.render import compact, echo, emit_json, say
+from hookline.cli.render import emit_json, say
 from hookline.cli.resume_plan import masking, resume_plan
+from hookline.cli.session_listing import STATUSES, listed, print_details, row, summary_of
 from hookline.cli.show import Output, show
 from hookline.errors import ConfigError
-from hookline.storage import CorruptRecordWarning, SessionRecord, Store, open_store
+from hookline.storage import SessionRecord, Store, open_store
 from hookline.storage.sql import SqlStore
 
 if TYPE_CHECKING:
@@ -42,19 +37,6 @@ if TYPE_CHECKING:
     from hookline.agent.session import Session
     from hookline.agent.store import SessionStore
     from hookline.events import HookEvent
-
-#: A stored status in the one vocabulary the list, ``--json``, ``--status`` and hints use.
-STATUS_WORDS: Final = {
-    "deferred": "paused",
-    "done": "finished",
-    "started": "running",
-    "running": "running",  # checkpointed: a crashed one can be resumed
-    "resuming": "resuming",
-    "interrupted": "interrupted",  # a Ctrl-C or an error: resumable when it was checkpointed
-}
-#: The statuses ``--status`` takes: the words above, and ``crashed`` (a running session whose
-#: process is gone from this host).
-STATUSES: Final = ("paused", "running", "crashed", "resuming", "interrupted", "finished")
 
 _CWD = click.option(
     "--cwd",
@@ -66,9 +48,6 @@ _STORE = click.option("--store", default=None, help="postgresql:// URL or SQLite
 _TENANT = click.option(
     "--tenant", default=None, help="Only this tenant's sessions (another's: no such session)."
 )
-_TIME = "%Y-%m-%d %H:%M:%S"
-#: How many sessions ``--status resuming`` looks through for claims (each names its process).
-_CLAIMS_SCAN: Final = 10_000
 
 
 class RunListing(Observer):
@@ -129,8 +108,8 @@ def list_sessions(
 ) -> None:
     """The sessions in the store, newest first: finished, paused and running ones. One whose
     state cannot be read is left out, with a warning naming it."""
-    records = _listed(_store(cwd, store), status, tenant, limit)
-    summaries = [_summary(record) for record in records]
+    records = listed(_store(cwd, store), status, tenant, limit)
+    summaries = [summary_of(record) for record in records]
     if as_json:
         for summary in summaries:
             emit_json(summary)
@@ -138,7 +117,7 @@ def list_sessions(
         say("note", "no sessions", err=True)
     else:
         header = ("SESSION", "STATUS", "STARTED", "UPDATED", "USER", "DETAIL")
-        print_aligned(header, [_row(summary) for summary in summaries])
+        print_aligned(header, [row(summary) for summary in summaries])
 
 
 @sessions.command("show")
@@ -153,11 +132,11 @@ def show_session(
     """One session: its status, who it runs for, the calls waiting for an answer and how to
     answer them, and what a resume would use (permission mode, roots, hook sources, approver)."""
     record = _find(_store(cwd, store), session_id, tenant)
-    details = masking(record, cwd or ".").redact(_summary(record) | resume_plan(record))
+    details = masking(record, cwd or ".").redact(summary_of(record) | resume_plan(record))
     if as_json:
         emit_json(details, indent=2)
     else:
-        _print_details(details, record)
+        print_details(details, record)
 
 
 @sessions.command("resume")
@@ -272,170 +251,3 @@ def _find(store: Store, given: str, tenant: str | None) -> SessionRecord:
 def _tenant_of(store: Store, session_id: str) -> str | None:
     record = store.get_session(session_id)
     return None if record is None else record.tenant
-
-
-def _listed(
-    store: Store, status: str | None, tenant: str | None, limit: int
-) -> list[SessionRecord]:
-    """The records whose status word is ``status`` (any, if None), newest first; a warning on
-    stderr for each that cannot be read."""
-    word = status.lower() if status else None
-    looked_for = "running" if word == "crashed" else word
-    stored: list[str | None] = [key for key, w in STATUS_WORDS.items() if w == looked_for]
-    with warnings.catch_warnings(record=True) as corrupt:
-        warnings.simplefilter("always", CorruptRecordWarning)
-        found = [
-            r
-            for s in stored or [None]
-            for r in store.list_sessions(status=s, tenant=tenant, limit=limit)
-        ]
-        if word in ("resuming", "crashed"):  # a claim's status names its process: read them
-            every = store.list_sessions(tenant=tenant, limit=_CLAIMS_SCAN)
-            found += [r for r in every if claim_of(r.status) is not None]
-    if word is not None:
-        found = [record for record in found if status_word(record) == word]
-    for w in corrupt:
-        if issubclass(w.category, CorruptRecordWarning):
-            echo(f"warning: {shown(w.message)}", err=True)
-        else:
-            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
-    found.sort(key=lambda r: (-r.created_at, r.id))
-    return found[:limit]
-
-
-def _summary(record: SessionRecord) -> dict[str, Any]:
-    claimed = claim_of(record.status)
-    summary: dict[str, Any] = {
-        "session_id": record.id,
-        "status": status_word(record),
-        "resumable": _resumable(record),
-        "user": record.user,
-        "tenant": record.tenant,
-        "created_at": record.created_at,
-        "updated_at": record.updated_at,
-        "waiting": [],
-    }
-    if record.status in ("started", "running"):  # its process may be gone
-        summary["alive"] = owner_alive(record.state.get("owner"))
-    elif claimed is not None:  # so may the process that claimed it
-        summary["alive"] = not claimed.stale
-    try:
-        _, messages, turn = load_state(record.state, where=f"session {record.id}")
-    except ConfigError as exc:
-        summary["problem"] = str(exc)
-        return summary
-    summary["prompt"] = turn.prompt
-    summary["messages"] = len(messages)
-    summary["waiting"] = [
-        {"id": call.id, "name": call.name, "input": call.input} for call in turn.waiting
-    ]
-    summary["done"] = [r.to_dict() for _, r in turn.batch if r is not None]
-    summary["interrupted"] = [
-        {"id": call.id, "name": call.name, "input": call.input} for call in turn.interrupted
-    ]
-    summary["reason"] = turn.detail
-    plain: dict[str, Any] = json.loads(json.dumps(summary, default=str))
-    return plain
-
-
-def status_word(record: SessionRecord) -> str:
-    """The record's status in the one vocabulary (``STATUSES``): a running one whose process is
-    gone from this host is ``crashed``, and so is one a resume claimed before its process was
-    killed (``hookline.agent.owners``)."""
-    claimed = claim_of(record.status)
-    if claimed is not None:
-        return "crashed" if claimed.stale else "resuming"
-    word = STATUS_WORDS.get(record.status, record.status)
-    if word == "running" and not owner_alive(record.state.get("owner")):
-        return "crashed"
-    return word
-
-
-def _resumable(record: SessionRecord) -> bool:
-    try:
-        resumable(record)
-    except ConfigError:
-        return False
-    return True
-
-
-def _local(seconds: float) -> str:
-    return time.strftime(_TIME, time.localtime(seconds))
-
-
-def _row(summary: Mapping[str, Any]) -> tuple[str, ...]:
-    """One session in ``sessions list``: every cell ``shown``, so one line."""
-    waiting = ", ".join(f"{shown(w['name'])} ({shown(w['id'])})" for w in summary["waiting"])
-    prompt = shown(summary.get("prompt") or summary.get("problem") or "")
-    last = f"waits: {waiting}" if waiting else prompt[:60] + ("..." if len(prompt) > 60 else "")
-    word = summary["status"]
-    if word in ("crashed", "interrupted") and summary["resumable"]:
-        word += " (resumable)"
-    return (
-        shown(summary["session_id"]),
-        shown(word),
-        _local(summary["created_at"]),
-        _local(summary["updated_at"]),
-        shown(summary["user"] or "-"),
-        last,
-    )
-
-
-def _print_details(details: Mapping[str, Any], record: SessionRecord) -> None:
-    """``sessions show`` for people: one ``name  value`` line each, then how to go on."""
-    resumable_now = " (resumable)" if details["resumable"] and details["waiting"] == [] else ""
-    lines = [
-        ("session", shown(record.id)),
-        ("status", shown(details["status"]) + resumable_now),
-        ("user", shown(record.user or "-")),
-        ("tenant", shown(record.tenant or "-")),
-        ("started", _local(record.created_at)),
-        ("updated", _local(record.updated_at)),
-    ]
-    for key in ("problem", "prompt", "messages", "reason"):
-        if details.get(key) not in (None, ""):
-            lines.append((key, shown(details[key])))
-    lines += [("done", _done(d)) for d in details.get("done", [])]
-    lines += [
-        ("waiting", f"{shown(w['name'])} ({shown(w['id'])}) {compact(w['input'])}")
-        for w in details["waiting"]
-    ]
-    lines += [
-        (
-            "interrupted",
-            f"{shown(w['name'])} ({shown(w['id'])}) {compact(w['input'])}"
-            " (outcome unknown; --rerun-interrupted runs it again)",
-        )
-        for w in details.get("interrupted", [])
-    ]
-    if record.status in ("deferred", "running", "interrupted") or claim_of(record.status):
-        # what a resume would use
-        lines += _plan_lines(details.get("resume", {}))
-    width = max(len(name) for name, _ in lines) + 2
-    for name, value in lines:
-        echo(f"{name:<{width}}{value}")
-    if details["waiting"] and record.status == "deferred":
-        say("note", "run one of these to go on:")
-        for line in resume_lines(record.id, details["waiting"], record.state.get("launch")):
-            say("note", f"  {line}")
-
-
-def _done(result: Mapping[str, Any]) -> str:
-    name, status = shown(result.get("name", "?")), shown(result.get("status", "?"))
-    return f"{name} ({shown(result.get('tool_use_id') or result.get('id') or '?')}): {status}"
-
-
-def _plan_lines(plan: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """What a resume would use, one line each (its hook sources, one line per file)."""
-    lines = []
-    for key, value in plan.items():
-        if key in ("user", "tenant"):
-            continue  # shown above
-        label = "resume: " + key.replace("_", " ")
-        if key == "hook_sources" and isinstance(value, list):
-            lines += [(label, f"{shown(s['path'])} {shown(s['status'])}") for s in value]
-        elif isinstance(value, list):
-            lines.append((label, ", ".join(shown(v) for v in value)))
-        else:
-            lines.append((label, shown("-" if value is None else value)))
-    return lines

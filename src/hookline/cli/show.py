@@ -2,7 +2,7 @@
 
 ``text`` is for people (every hook, tool and model step, then the final text); with ``-p``
 (``claude -p``'s printing) it is the result alone, as a script reads it. ``json`` is one
-result object at the end and ``stream-json`` a line per step (``hookline.cli.claude_output``),
+result object at the end and ``stream-json`` a line per step (``hookline.claude.stream_json``),
 both Claude Code's shapes with hookline's fields beside them. Every format is redacted as the
 audit is (``hookline.audit.redact``; the shapes stay): stdout is often a log kept somewhere,
 and the transcript keeps the raw conversation. In the JSON formats and with ``-p``, whatever
@@ -29,14 +29,14 @@ from hookline._support.run import run as run_to_end
 from hookline.agent.model import StreamingModelClient
 from hookline.agent.observers import Observer
 from hookline.audit.redact import LineMasker, Redactor
-from hookline.cli.claude_output import ClaudeStream, Timing, result_object, text_delta
+from hookline.claude import structured
+from hookline.claude.stream_json import ClaudeStream, Timing, result_object, text_delta
 from hookline.cli.own_stdout import cli_stdout, hook_output_to_stderr
 from hookline.cli.paused import exit_interrupted, exit_paused
 from hookline.cli.reader import EXIT_READER_GONE, Reader, StopWhenGone
 from hookline.cli.render import TextView, emit_json, print_summary
 from hookline.cli.spinner import Spinner
 from hookline.errors import ModelError
-from hookline.sdk import structured
 from hookline.storage import Store
 
 if TYPE_CHECKING:

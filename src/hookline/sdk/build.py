@@ -15,7 +15,7 @@
   ``ANTHROPIC_*`` in the environment or ``env``; ``openai:NAME``, ``anthropic:NAME``,
   ``scripted:FILE`` and ``rules`` are ``hookline run``'s ``--model`` values; a ``ModelClient``
   object is used as it is; ``fallback_model`` stands behind it (``hookline.models.fallback``).
-* **Once made**: structured output (``hookline.sdk.structured``), the skills offered,
+* **Once made**: structured output (``hookline.claude.structured``), the skills offered,
   ``can_use_tool``'s permission updates (``hookline.sdk.updates``) and the session to work in
   (``resume``, ``fork_session``, ...: ``hookline.agent.sessions``).
 """
@@ -33,12 +33,13 @@ from typing import TYPE_CHECKING, Any, Final
 
 from hookline.agent import sessions
 from hookline.agent.loop import Agent
+from hookline.claude import structured
 from hookline.errors import ConfigError
 from hookline.mcp import McpServers
 from hookline.models.choice import model_from_spec
 from hookline.models.fallback import FallbackModel
 from hookline.project import Project, load_project
-from hookline.sdk import structured, updates
+from hookline.sdk import updates
 from hookline.sdk.permission import CanUseTool
 from hookline.sdk.tools import sdk_server_tools
 from hookline.tools.builtin import builtin_tools

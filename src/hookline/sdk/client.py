@@ -2,7 +2,7 @@
 
 The SDK starts a Claude Code process and reads its stream-json lines back as message objects.
 hookline runs the agent in this process instead, and its messages come the same way: the lines
-``hookline run --output-format stream-json`` prints (``hookline.cli.claude_output``), read
+``hookline run --output-format stream-json`` prints (``hookline.claude.stream_json``), read
 into the SDK's types (``hookline.sdk.parse``) as they happen. So a program that iterates
 ``receive_response()`` sees ``SystemMessage`` (init), ``AssistantMessage`` and ``UserMessage``
 (tool results) in order, then one ``ResultMessage``.
@@ -30,9 +30,17 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from hookline.agent.model import StreamingModelClient
-from hookline.cli.claude_output import ClaudeStream, TimedModel, Timing, result_object, text_delta
+from hookline.claude import structured
+from hookline.claude.stream_json import (
+    ClaudeStream,
+    TimedModel,
+    Timing,
+    result_object,
+    text_delta,
+    user_text,
+)
 from hookline.errors import ConfigError
-from hookline.sdk import structured, updates
+from hookline.sdk import updates
 from hookline.sdk.build import build, model_for, resumes
 from hookline.sdk.errors import CLIConnectionError
 from hookline.sdk.options import ClaudeAgentOptions
@@ -252,24 +260,6 @@ async def _texts(prompt: Prompt) -> AsyncIterator[str]:
         return
     async for message in prompt:
         yield user_text(message)
-
-
-def user_text(message: Mapping[str, Any]) -> str:
-    """The text of one streamed message ``{"type": "user", "message": {"content": ...}}``."""
-    body = message.get("message") if isinstance(message, Mapping) else None
-    content = body.get("content") if isinstance(body, Mapping) else None
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list) and all(
-        isinstance(b, Mapping) and b.get("type") == "text" for b in content
-    ):
-        return "\n".join(str(b.get("text", "")) for b in content)
-    raise ConfigError(
-        f"a streamed prompt must be a user message of text, not {message!r}",
-        key="prompt",
-        fix='yield {"type": "user", "message": {"role": "user", "content": "..."}} (hookline '
-        "takes text content only)",
-    )
 
 
 def _interrupted(agent: Agent, timing: Timing) -> dict[str, Any]:

@@ -9,7 +9,7 @@ goes through the whole pipeline (PreToolUse matchers, permission rules such as
 ``mcp__calc__add`` or ``mcp__calc``, approvals, PostToolUse, the audit). No ``mcp`` package
 is involved: a call is a call of the handler, in this process.
 
-* The input is checked against the tool's JSON Schema (``hookline.sdk.schema``) before any hook
+* The input is checked against the tool's JSON Schema (``hookline.tools.schema``) before any hook
   sees it and again before the handler runs (a hook may rewrite it). A mismatch is an error
   result the model reads; the handler does not run.
 * What the handler raises becomes ``Type: message`` for the model (no traceback); a result with
@@ -42,9 +42,9 @@ from typing import (
 from hookline._support.frozen import copy_json
 from hookline._support.threads import in_thread
 from hookline.errors import ConfigError, ToolError, ToolInputError
-from hookline.sdk.schema import Check, input_check, json_schema
 from hookline.tools import function
 from hookline.tools.base import Tool, ToolContext
+from hookline.tools.schema import Check, input_check, json_schema
 
 if TYPE_CHECKING:
     from hookline.sdk.types import McpSdkServerConfig

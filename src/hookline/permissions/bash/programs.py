@@ -3,30 +3,22 @@
 ``unwrap(name, args)`` says what a command runs besides itself: the command under a wrapper
 (``env``, ``sudo``, ``timeout``, ``xargs``, ...), the commands of ``find -exec``, or a code
 string (``bash -c``, ``eval``, ``su -c``, ``watch``). A wrapper option it does not know makes
-the rest unknowable: the option might take the next word as its value. ``code_source`` says
-where a shell or interpreter takes its code from when no code string is given.
+the rest unknowable: the option might take the next word as its value.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Final, Literal
+from typing import Final
 
-from hookline.permissions.bash import containers, launchers, runners
+from hookline.permissions.bash import containers, delegates, launchers, runners
 from hookline.permissions.bash.options import Options, read
 from hookline.permissions.bash.runners import SHELLS
 from hookline.permissions.bash.words import MAX_EXPANSIONS, Word, literal
 
-__all__ = ["MAX_EXPANSIONS", "Found", "changes_what_runs", "code_source", "is_shell", "unwrap"]
+__all__ = ["MAX_EXPANSIONS", "Found", "changes_what_runs", "is_shell", "unwrap"]
 
-_INTERPRETER = re.compile(
-    r"(python|pypy|perl|ruby|node|nodejs|php|lua|luajit|tclsh|wish|Rscript|osascript|deno|bun"
-    r"|jshell|irb|awk|gawk|mawk|nawk)[\d.]*"
-)
-#: Options that give an interpreter its code inline (or name a module), so stdin is data.
-_INLINE_CODE = frozenset({"-c", "-e", "-m", "-E", "--eval", "-r", "-p", "--print", "-x"})
-_STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 _RUNS_CODE = re.compile(
     r"PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|BASH_FUNC_.*|NODE_OPTIONS"
     r"|PERL5OPT|RUBYOPT|GIT_SSH_COMMAND|GIT_EXEC_PATH|GIT_CONFIG\w*|GIT_EXTERNAL_DIFF|GIT_PAGER"
@@ -219,7 +211,12 @@ def unwrap(name: str, args: tuple[Word, ...]) -> Found:
 
 def _runner(name: str, args: tuple[Word, ...]) -> Found:
     """A program that runs code or a command given in its own words (``runners``)."""
-    found = runners.runs(name, args) or launchers.runs(name, args) or containers.runs(name, args)
+    found = (
+        runners.runs(name, args)
+        or delegates.runs(name, args)
+        or launchers.runs(name, args)
+        or containers.runs(name, args)
+    )
     if found is None:
         return Found()
     if found.unknown:
@@ -227,33 +224,6 @@ def _runner(name: str, args: tuple[Word, ...]) -> Found:
     if found.command:
         return Found((found.command,), label=found.label, wrapper=found.wrapper)
     return Found(code=found.code, label=found.label) if found.code is not None else Found()
-
-
-def code_source(name: str, args: tuple[Word, ...]) -> Literal["stdin", "unknown"] | None:
-    """Where a shell, ``source`` or an interpreter reads its code when no string gives it:
-    "stdin", "unknown" (a file only run time knows), or None (not such a program, or the code
-    is in its arguments)."""
-    if name in ("source", "."):
-        target = args[0].value if args else None
-        return "stdin" if target in _STDIN_FILES else ("unknown" if target is None else None)
-    if name not in SHELLS and not _INTERPRETER.fullmatch(name):
-        return None
-    values = [a.value for a in args]
-    if any(v in _INLINE_CODE for v in values) or (name in SHELLS and _has_flag(values, "c")):
-        return None
-    positional = next((v for v in values if v is None or not v.startswith("-") or v == "-"), "")
-    if positional is None:
-        return "unknown"
-    if name in SHELLS and _has_flag(values, "s"):
-        return "stdin"
-    return "stdin" if positional in ("", *_STDIN_FILES) else None
-
-
-def _has_flag(values: list[str | None], letter: str) -> bool:
-    return any(
-        v is not None and re.fullmatch(rf"-[a-zA-Z]*{letter}[a-zA-Z]*", v) is not None
-        for v in values
-    )
 
 
 def _wrapper(name: str, spec: _Wrapper, words: list[Word]) -> Found:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from hookline._support.words import words
 from hookline.permissions.bash import builtins, heredocs, nodes, programs, subset
+from hookline.permissions.bash.code_source import code_source
 from hookline.permissions.bash.grammar import PARSE_BUDGET, parse
 from hookline.permissions.bash.parts import Command, Context, Redirect
 from hookline.permissions.bash.words import MAX_EXPANSIONS, Word, brace_expand, node_text, word_of
@@ -342,7 +343,7 @@ class Reader:
     def stdin_code(self, command: Command, ctx: Context) -> None:
         """A shell or interpreter reading its code from stdin, a file or a string."""
         name = command.name or ""
-        reads = programs.code_source(name, command.args)
+        reads = code_source(name, command.args)
         if reads is None:
             return
         if reads == "stdin":

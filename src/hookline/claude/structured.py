@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any, Final
 
 from hookline.decisions import Decision
 from hookline.errors import ConfigError, ToolInputError
-from hookline.sdk.schema import input_check
 from hookline.tools.base import Tool, ToolContext
+from hookline.tools.schema import input_check
 
 if TYPE_CHECKING:
     from hookline.agent.loop import Agent
     from hookline.events import HookEvent
-    from hookline.sdk.schema import Check
+    from hookline.tools.schema import Check
 
 NAME: Final = "StructuredOutput"
 #: Times the model is sent back to give the structured output before the response fails.

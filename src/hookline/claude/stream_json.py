@@ -13,13 +13,17 @@ between them.
 
 hookline does not price model calls: ``total_cost_usd`` is always 0. ``num_turns`` counts
 model calls as Claude Code does, one more when the turn limit ended the run.
+
+A prompt streamed in (``--input-format stream-json``, the SDK's ``query`` given an iterable) is a
+``user`` message of text: ``user_text``. The CLI and the SDK surface both speak this format;
+each passes its own way of writing a line (``emit``).
 """
 
 from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
@@ -27,15 +31,15 @@ from hookline.agent.messages import Message, ToolResultBlock, Usage
 from hookline.agent.observers import Observer
 from hookline.agent.subagent_types import AGENT_TOOL
 from hookline.agent.transcript import tool_use_result
-from hookline.cli.render import StreamView, emit_json
+from hookline.errors import ConfigError
+from hookline.events import HookEvent
+from hookline.hooks.engine import HookRun
+from hookline.tools.base import ToolResult
 
 if TYPE_CHECKING:
     from hookline import Agent, RunResult
     from hookline.agent.model import ModelClient
     from hookline.agent.session import Session
-    from hookline.events import HookEvent
-    from hookline.hooks.engine import HookRun
-    from hookline.tools.base import ToolResult
     from hookline.tools.pipeline import ToolStarted
 
 #: hookline's stop reasons that Claude Code reports as a failed run, by its subtype.
@@ -156,12 +160,12 @@ class ClaudeStream(Observer):
     def __init__(
         self,
         agent: Agent,
-        emit: Callable[[dict[str, Any]], None] = emit_json,
+        emit: Callable[[dict[str, Any]], None],
         *,
         own: bool = True,
         hook_events: bool = False,
     ) -> None:
-        """``emit`` takes each line (default: printed); ``own``: hookline's lines too;
+        """``emit`` takes each line; ``own``: hookline's lines too;
         ``hook_events``: Claude Code's ``hook_started`` / ``hook_response`` lines for each run."""
         self._agent, self._emit, self._started = agent, emit, False
         self._hook_events = hook_events
@@ -258,6 +262,43 @@ class ClaudeStream(Observer):
                 "uuid": str(uuid.uuid4()),
             }
         )
+
+
+class StreamView:
+    """hookline's own stream-json lines: one per event, hook run and tool result, as it
+    happens (messages are Claude Code's ``assistant`` and ``user`` lines: ``ClaudeStream``)."""
+
+    def __init__(self, emit: Callable[[dict[str, Any]], None]) -> None:
+        self._emit = emit
+
+    def __call__(self, item: object) -> None:
+        if isinstance(item, HookEvent):
+            line = {"type": "event", "event": item.name, "payload": item.to_payload()}
+        elif isinstance(item, HookRun):
+            line = {"type": "hook_run", **item.to_dict()}
+        elif isinstance(item, ToolResult):
+            line = {"type": "tool_call", **item.to_dict()}
+        else:
+            return
+        self._emit(line)
+
+
+def user_text(message: Mapping[str, Any]) -> str:
+    """The text of one streamed message ``{"type": "user", "message": {"content": ...}}``."""
+    body = message.get("message") if isinstance(message, Mapping) else None
+    content = body.get("content") if isinstance(body, Mapping) else None
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(
+        isinstance(b, Mapping) and b.get("type") == "text" for b in content
+    ):
+        return "\n".join(str(b.get("text", "")) for b in content)
+    raise ConfigError(
+        f"a streamed prompt must be a user message of text, not {message!r}",
+        key="prompt",
+        fix='yield {"type": "user", "message": {"role": "user", "content": "..."}} (hookline '
+        "takes text content only)",
+    )
 
 
 #: How a hook that failed ended, in Claude Code's words (``outcome``): "error" for the rest.
