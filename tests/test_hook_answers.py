@@ -38,7 +38,7 @@ from hypothesis import strategies as st
 from hookline import Decision
 from hookline.claude.command import CommandHook
 from hookline.claude.http import HttpHook
-from hookline.hooks.failures import FAILED
+from hookline.errors import HookFailure
 from hookline.hooks.protocol import MAX_ANSWER_DEPTH
 from hookline.hooks.runners import PythonHook
 from local_http import RecordingServer, serve
@@ -214,12 +214,17 @@ def outcome(project: Path, event: str, runner: Any, *, closed: bool) -> Outcome:
     return Outcome(blocked, sentinel.exists(), run.failure, run.decision)
 
 
+def failure_kinds(cls: type[HookFailure] = HookFailure) -> set[str]:
+    """The kinds of the failure classes loaded (each words itself: ``HookFailure.failed``)."""
+    return {cls.kind, *(kind for sub in cls.__subclasses__() for kind in failure_kinds(sub))}
+
+
 def judge(seen: Outcome, answer: Answer, *, failed: bool, closed: bool, blocks: bool) -> None:
     """The invariants. ``failed``: the answer cannot be read (or the hook failed otherwise);
     ``blocks``: an exit 2. An answer of unknown form (random bytes) is held to what any must."""
     assert not (seen.blocked and seen.sentinel), seen
     if seen.failure is not None:
-        assert seen.failure in FAILED, seen
+        assert seen.failure in failure_kinds(), seen
     if blocks or (closed and (failed or seen.failure is not None)):
         assert seen.blocked and not seen.sentinel, seen
     if answer.denies:

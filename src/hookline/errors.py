@@ -61,13 +61,16 @@ class ConfigError(HooklineError):
 
 
 class HookFailure(HooklineError):
-    """A hook did not give a usable answer. ``kind`` names the failure for the audit.
+    """A hook did not give a usable answer. ``kind`` names the failure for the audit;
+    ``failed`` says it in words, after "The PreToolUse hook 'name'", in a fail-closed hook's
+    refusal. A subclass that names a kind of its own words it too (a test checks).
 
     ``fallback`` is what the hook still answers when it fails open, where Claude Code reads
     something from a failed answer (invalid JSON on exit 0 is plain text); None: nothing.
     """
 
     kind = "exception"
+    failed = "raised an exception"
 
     def __init__(self, message: str = "", *, fallback: Decision | None = None) -> None:
         super().__init__(message)
@@ -78,18 +81,21 @@ class HookTimeout(HookFailure):
     """A hook did not answer within its timeout."""
 
     kind = "timeout"
+    failed = "did not answer in time"
 
 
 class InvalidHookOutput(HookFailure):
     """A hook answered with something that is not a decision."""
 
     kind = "invalid"
+    failed = "gave an invalid answer"
 
 
 class WrongHookEvent(InvalidHookOutput):
     """A hook answered for another event: its ``hookEventName`` is not the event's."""
 
     kind = "wrong_event"
+    failed = "answered for another event"
 
 
 class ModelError(HooklineError):

@@ -68,30 +68,35 @@ class CommandFailed(HookFailure):
     """A command hook exited with a code that reports an error without blocking."""
 
     kind = "exit"
+    failed = "exited with an error"
 
 
 class CommandNotStarted(HookFailure):
     """A command hook's executable (or its working directory) could not be started."""
 
     kind = "spawn_failed"
+    failed = "could not be started"
 
 
 class CommandKilled(HookFailure):
     """A command hook died by a signal before it could answer."""
 
     kind = "signal"
+    failed = "was killed by a signal"
 
 
 class InvalidJson(InvalidHookOutput):
     """A command hook's stdout starts like a JSON answer but does not parse."""
 
     kind = "invalid_json"
+    failed = "gave an answer that is not valid JSON"
 
 
 class OutputOverCap(HookFailure):
     """A command hook's JSON answer is longer than hookline reads, so it cannot be read."""
 
     kind = "output_over_cap"
+    failed = "gave an answer too long to read"
 
 
 class CommandHook(HookRunner):

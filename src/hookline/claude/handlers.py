@@ -107,6 +107,7 @@ class NotLoaded(HookFailure):
     """A handler that could not be loaded, and fails closed, was called."""
 
     kind = "not_loaded"
+    failed = "could not be loaded"
 
 
 class Unloadable(HookRunner):

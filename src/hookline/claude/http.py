@@ -69,18 +69,21 @@ class HttpStatusFailure(HttpHookFailure):
     """The server answered with a status outside 2xx."""
 
     kind = "http_status"
+    failed = "answered with an HTTP error status"
 
 
 class HttpConnectionFailure(HttpHookFailure):
     """The request did not get an answer: refused, DNS, TLS or protocol errors."""
 
     kind = "connection"
+    failed = "could not be reached"
 
 
 class BlockedUrl(HttpHookFailure):
     """The URL is not allowed by ``allowedHttpHookUrls``; nothing was sent."""
 
     kind = "blocked_url"
+    failed = "is not at an allowed URL"
 
 
 class AnswerOverCap(HttpHookFailure):
@@ -88,6 +91,7 @@ class AnswerOverCap(HttpHookFailure):
     read: it cannot be a decision."""
 
     kind = "output_over_cap"
+    failed = "gave an answer too long to read"
 
 
 def __getattr__(name: str) -> Any:

@@ -44,6 +44,7 @@ class McpToolFailed(HookFailure):
     """An ``mcp_tool`` hook's server is not connected, cannot answer, or reported an error."""
 
     kind = "mcp_error"
+    failed = "failed"
 
 
 class McpToolHook(HookRunner):

@@ -67,6 +67,7 @@ class JudgeFailed(HookFailure):
     """A prompt or agent hook's model could not be asked, or failed to answer."""
 
     kind = "judge_error"
+    failed = "failed"
 
 
 class JudgeHook(HookRunner):

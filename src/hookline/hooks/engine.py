@@ -268,7 +268,7 @@ class HookEngine:
         try:
             run = await self._run(spec, event, budget)
         except asyncio.CancelledError:
-            return self._record(spec, event, start, "cancelled", "still running at session end")
+            return self._record(spec, event, start, failures.Cancelled())
         self._late.append((event, run))
         return run
 
@@ -292,7 +292,7 @@ class HookEngine:
                 raise TimeoutError  # answered at once, too late (``HookRunner``)
         except BaseException as exc:
             return self._failed(spec, event, (start, limit, budget), exc)
-        return self._record(spec, event, start, None, None, answer)
+        return self._record(spec, event, start, None, answer)
 
     async def _finish(
         self, spec: HookSpec, event: HookEvent, clock: _Clock, pending: Any
@@ -303,7 +303,7 @@ class HookEngine:
             answer = await _within(limit - (perf_counter() - start), pending)
         except BaseException as exc:
             return self._failed(spec, event, clock, exc)
-        return self._record(spec, event, start, None, None, answer)
+        return self._record(spec, event, start, None, answer)
 
     def _failed(
         self, spec: HookSpec, event: HookEvent, clock: _Clock, exc: BaseException
@@ -311,34 +311,25 @@ class HookEngine:
         """The run of a hook that raised, timed out or answered nonsense; the cancellation of
         the run itself goes on up."""
         start, limit, budget = clock
-        if isinstance(exc, TimeoutError):
-            late = budget.spent(event) if budget and limit < spec.timeout else None
-            return self._record(
-                spec, event, start, "timeout", late or f"did not answer within {spec.timeout:g}s"
-            )
-        if isinstance(exc, HookFailure):
-            return self._record(spec, event, start, exc.kind, str(exc), exc.fallback)
-        if failures.run_cancelled(
-            exc
-        ):  # else a hook's bug, even sys.exit(), must never end the run
+        if failures.run_cancelled(exc):  # else a hook's bug, even sys.exit(), must never end it
             raise exc
-        return self._record(
-            spec, event, start, "exception", failures.named(exc), trace=failures.trace(exc)
-        )
+        late = budget.spent(event) if budget and limit < spec.timeout else None
+        failed = failures.failure(exc, timeout=late or f"did not answer within {spec.timeout:g}s")
+        trace = None if isinstance(exc, HookFailure | TimeoutError) else failures.trace(exc)
+        return self._record(spec, event, start, failed, trace=trace)
 
     def _record(
         self,
         spec: HookSpec,
         event: HookEvent,
         start: float,
-        failure: str | None,
-        error: str | None,
+        failure: HookFailure | None,
         answer: Decision | None = None,
         *,
         trace: str | None = None,
     ) -> HookRun:
-        if failure:
-            answer = failures.refusal(spec, event, failure, error or "", answer)
+        if failure is not None:
+            answer = failures.refusal(spec, event, failure)
         run = HookRun(
             event.name,
             spec.name,
@@ -346,8 +337,8 @@ class HookEngine:
             spec.kind,
             answer or NO_DECISION,
             (perf_counter() - start) * 1000,
-            failure,
-            error,
+            None if failure is None else failure.kind,
+            None if failure is None else str(failure),
             getattr(event, "tool_use_id", None),
             spec.runner.handler,
             trace,

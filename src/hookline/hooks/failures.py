@@ -1,9 +1,10 @@
 """A hook that fails: what its run records, and what it answers in place of an answer.
 
 A hook that raises (anything, ``SystemExit`` included), times out or answers nonsense is
-isolated by the engine: its failure is recorded on its ``HookRun`` with a kind (``FAILED``
-words each kind) and, for a fail-closed hook, becomes a refusal (``refusal``). Only the
-cancellation of the run itself goes through (``run_cancelled``).
+isolated by the engine: its failure becomes a ``HookFailure`` (``failure``), recorded on its
+``HookRun`` by kind and, for a fail-closed hook, a refusal worded by the failure itself
+(``refusal``; ``HookFailure.failed``). Only the cancellation of the run itself goes through
+(``run_cancelled``).
 """
 
 from __future__ import annotations
@@ -12,30 +13,49 @@ import asyncio
 import os
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 from hookline.decisions import NO_DECISION, UNCHANGED, Decision
+from hookline.errors import HookFailure, HookTimeout
 
 if TYPE_CHECKING:
     from hookline.events import HookEvent
     from hookline.hooks.spec import HookSpec
 
 
-def refusal(
-    spec: HookSpec, event: HookEvent, failure: str, error: str, fallback: Decision | None
-) -> Decision:
+class Cancelled(HookFailure):
+    """A background hook still running when the session ended, cancelled then."""
+
+    kind = "cancelled"
+    failed = "failed"
+
+    def __init__(self) -> None:
+        super().__init__("still running at session end")
+
+
+def failure(exc: BaseException, *, timeout: str) -> HookFailure:
+    """``exc`` as a hook's failure: itself if it is one; a ``TimeoutError`` a ``HookTimeout``
+    saying ``timeout``; anything else one of kind "exception" naming it."""
+    if isinstance(exc, HookFailure):
+        return exc
+    if isinstance(exc, TimeoutError):
+        return HookTimeout(timeout)
+    return HookFailure(named(exc))
+
+
+def refusal(spec: HookSpec, event: HookEvent, failure: HookFailure) -> Decision:
     """What a failed hook answers: if it fails open, its fallback (what Claude Code still reads
     from such an answer) or nothing; if it fails closed, a refusal of what the event is about
     (the call, the prompt), or a withheld output after a tool ran. Where the event refuses
     nothing (``facts.refuses``; Stop: "keep working"), a failure gives no decision. A fallback
     that denies already (a command hook's exit 2 beside unreadable JSON) stays as it is."""
-    refuses = event.facts.refuses
+    refuses, fallback = event.facts.refuses, failure.fallback
     if spec.failure != "closed" or spec.kind == "observer" or refuses is None:
         return fallback or NO_DECISION
     if fallback is not None and fallback.permission == "deny":
         return fallback
     reason = (
-        f"The {event.name} hook {spec.name!r} {FAILED.get(failure, 'failed')} ({error}), and it "
+        f"The {event.name} hook {spec.name!r} {failure.failed} ({failure}), and it "
         "fails closed. It is a fault in the hook, not in your request: try again later or take "
         "another approach."
     )
@@ -43,24 +63,6 @@ def refusal(
     return Decision(
         permission="deny", reason=reason, updated_output=withheld, origin="hook_failure"
     )
-
-
-#: How each kind of failure reads in a fail-closed hook's refusal (any other kind: "failed").
-FAILED: Final = {
-    "timeout": "did not answer in time",
-    "invalid": "gave an invalid answer",
-    "invalid_json": "gave an answer that is not valid JSON",
-    "output_over_cap": "gave an answer too long to read",
-    "wrong_event": "answered for another event",
-    "spawn_failed": "could not be started",
-    "signal": "was killed by a signal",
-    "exit": "exited with an error",
-    "exception": "raised an exception",
-    "not_loaded": "could not be loaded",
-    "http_status": "answered with an HTTP error status",
-    "connection": "could not be reached",
-    "blocked_url": "is not at an allowed URL",
-}
 
 
 def run_cancelled(exc: BaseException) -> bool:
