@@ -58,3 +58,17 @@ def test_clear_starts_a_new_conversation_that_keeps_the_grants(tmp_path: Path) -
     assert asyncio.run(clear())
     assert agent._conversation is not before and agent.session is not old
     assert agent.session.id != old.id and agent.session.grants == [grant]
+
+
+def test_making_an_agent_writes_nothing_to_disk(tmp_path: Path, monkeypatch) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(project)
+    agent = Agent(ScriptedModel([]))
+    assert agent.session.cwd == project.resolve()
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == [
+        Path("home"),
+        Path("project"),
+    ]

@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hookline._support.keepers import Leftovers
-from hookline._support.private import private_dir
 from hookline.agent.messages import Message
 from hookline.agent.options import AgentOptions
-from hookline.agent.transcript import Transcript, cut_after
+from hookline.agent.transcript import Transcript, cut_after, made_dir
 from hookline.errors import ConfigError
 from hookline.events import Scope
 from hookline.tools.base import ToolContext, ToolResult, Workspace
@@ -67,8 +66,7 @@ class Session:
         cwd = _existing_dir(options.cwd)
         sid = session_id or str(uuid.uuid4())
         state = (Path(options.state_dir) if options.state_dir else cwd / STATE_DIR).resolve()
-        path = transcript_path(state, sid)
-        _make_dir(path.parent)
+        path = transcript_path(state, sid)  # its folder is made on the first write
         mode = options.permission_mode or (
             options.permissions.mode if options.permissions else "default"
         )
@@ -118,7 +116,7 @@ class Session:
         give what is not saved with it (the sandbox)."""
         sid, cwd = saved["id"], _existing_dir(saved["cwd"])
         path = transcript_path(saved["state_dir"], sid)
-        _make_dir(path.parent)
+        made_dir(path.parent)
         if "transcript_size" in saved:  # what was written after that save is not gone on from
             cut_after(path, saved["transcript_size"])
         scope = Scope(
@@ -214,17 +212,6 @@ def _sandbox(options: AgentOptions, workspace: Workspace) -> Sandbox | None:
 
     code = options.permissions.code_files if options.permissions is not None else ()
     return Sandbox(config, roots=workspace.roots, code_files=code)  # code files read-only too
-
-
-def _make_dir(folder: Path) -> None:
-    try:
-        private_dir(folder)
-    except OSError as exc:
-        raise ConfigError(
-            f"cannot create the transcript folder {folder}: {exc.strerror}",
-            key="state_dir",
-            fix="point state_dir at a writable folder",
-        ) from None
 
 
 def _existing_dir(cwd: str | Path | None) -> Path:

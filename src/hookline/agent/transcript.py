@@ -41,7 +41,7 @@ from typing import IO, Any, Final
 from pydantic import ValidationError
 
 from hookline._support.jsontext import compact
-from hookline._support.private import open_private
+from hookline._support.private import open_private, private_dir
 from hookline.agent.messages import Message, TextBlock, ToolResultBlock
 from hookline.agent.state import conversation
 from hookline.errors import ConfigError, RecordError
@@ -155,6 +155,7 @@ class Transcript:
 
     def _open(self) -> IO[str]:
         if self._file is None:
+            made_dir(self.path.parent)  # made on the first write, not with the session
             fd = open_private(self.path, os.O_WRONLY | os.O_APPEND)
             self._file = os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace")
         return self._file
@@ -215,6 +216,19 @@ class Transcript:
         if second != self._second[0]:
             self._second = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
         return f"{self._second[1]}.{int((now - second) * 1000):03d}Z"
+
+
+def made_dir(folder: Path) -> None:
+    """Make the transcripts folder (private) if it is not there; a ConfigError saying which
+    option to change when it cannot be made."""
+    try:
+        private_dir(folder)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot create the transcript folder {folder}: {exc.strerror}",
+            key="state_dir",
+            fix="point state_dir at a writable folder",
+        ) from None
 
 
 def cut_after(path: Path, size: int) -> None:

@@ -20,8 +20,8 @@ from hookline.claude.command import CommandHook
 from hookline.claude.lint_commands import program_problem, project_dir_problem
 from hookline.events import ToolEvent, event_class
 from hookline.hooks.runners import PythonHook, SdkCallbackHook, takes
-from hookline.layers import PRECEDENCE, SettingsWarning, suggestion
 from hookline.matchers import AllOf, AnyOf, Matcher, NameIn, NameRegex
+from hookline.settings_layers import PRECEDENCE, SettingsWarning, suggestion
 
 if TYPE_CHECKING:
     from hookline.claude.settings import Settings
@@ -49,7 +49,9 @@ class Finding:
         event = self.event if self.event and self.event not in (self.hook or "") else None
         what = " ".join(part for part in (event, self.hook) if part)
         where = ": ".join(part for part in (self.source, what) if part)
-        text = f"{self.severity}: {where}: {self.message}"
+        # Where first, as a compiler says it: a finding's place stands where ``hookline: error:``
+        # puts the program's name, so the two kinds of line read apart.
+        text = f"{where}: {self.severity}: {self.message}"
         return f"{text} (fix: {self.fix})" if self.fix else text
 
 
