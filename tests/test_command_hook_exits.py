@@ -67,7 +67,7 @@ def test_an_exit_2_blocks_however_the_gate_gets_there(project: Path, command: st
 
 def test_a_gate_exit_no_one_could_read_is_a_deny_when_it_fails_closed(project: Path) -> None:
     """The gate kills the keeper that would have told its exit (see
-    ``hookline._support.watchdog``) and exits 0: that exit is never read as the success it
+    ``hookline._support.reaper``) and exits 0: that exit is never read as the success it
     was, but as a failure, and a fail-closed gate then denies."""
     agent, sentinel = _agent(project, "kill -9 $PPID; exit 0", failure="closed")
     assert _called(agent) == "blocked"

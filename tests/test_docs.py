@@ -30,6 +30,7 @@ import re
 import shlex
 import sys
 import tokenize
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -80,7 +81,9 @@ def _resolves(dotted: str) -> bool:
     parts = dotted.split(".")
     for cut in range(len(parts), 0, -1):
         try:
-            found: object = importlib.import_module(".".join(parts[:cut]))
+            with warnings.catch_warnings():  # a moved module's old name exists, and warns
+                warnings.filterwarnings("ignore", r".* moved to ", DeprecationWarning)
+                found: object = importlib.import_module(".".join(parts[:cut]))
         except ImportError:
             continue
         for attribute in parts[cut:]:

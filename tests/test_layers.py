@@ -32,6 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "hookline.events",
         "hookline.decisions",
         "hookline.matchers",
+        "hookline.settings_layers",
         "hookline.layers",
         "hookline.wording",
         "hookline.file_tools",

@@ -28,7 +28,7 @@ import pytest
 
 from cli_runner import HOOKLINE, src_env
 from hookline import Agent, HookEngine, HookRegistry, PreToolUse, ScriptedModel
-from hookline._support import process, watchdog
+from hookline._support import process, reaper
 from hookline._support.keepers import Leftovers, Watchdog
 from hookline._support.process import run_process
 from hookline.claude.command import CommandHook
@@ -308,7 +308,7 @@ def test_the_watchdog_ends_every_call_when_the_harness_goes() -> None:
     runs a call that leaves a ``setsid`` child. The harness's end of the socket closes (as when
     it is killed): the child ends, and the watchdog exits."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    dog = subprocess.Popen([sys.executable, "-I", "-S", watchdog.__file__], stdin=theirs,
+    dog = subprocess.Popen([sys.executable, "-I", "-S", reaper.__file__], stdin=theirs,
                            start_new_session=True)  # fmt: skip
     theirs.close()
     ours.send(b"n")
@@ -341,8 +341,8 @@ def test_where_the_kernel_gives_no_subreaper_what_stays_in_the_calls_session_sti
     """The weaker guarantee (``PR_SET_CHILD_SUBREAPER`` refused): a call's orphans are found by
     its session, so an ``&`` child or a ``nohup`` one ends with the call."""
     refusing = (
-        f"import sys; sys.path.insert(0, {str(Path(watchdog.__file__).parent)!r}); "
-        "import watchdog; watchdog.subreaper = lambda: False; watchdog.main()"
+        f"import sys; sys.path.insert(0, {str(Path(reaper.__file__).parent)!r}); "
+        "import reaper; reaper.subreaper = lambda: False; reaper.main()"
     )
     monkeypatch.setattr(process, "WATCHDOG", Watchdog([sys.executable, "-I", "-S", "-c", refusing]))
     try:

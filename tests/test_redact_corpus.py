@@ -18,7 +18,7 @@ from hookline.agent.hidden import revealed
 from hookline.audit.redact import MASK, LineMasker, Redactor, patterns_from_settings
 from hookline.claude.settings import load_settings
 from hookline.errors import ConfigError
-from hookline.layers import Layer
+from hookline.settings_layers import Layer
 from hookline.storage import open_store
 from postgres_schema import fresh_schema, rows_as_text
 

@@ -29,10 +29,10 @@ from hookline import Agent, HookEngine, HookRegistry, PreToolUse, ScriptedModel
 from hookline.claude.settings import load_settings
 from hookline.errors import ConfigError, ToolError
 from hookline.events import Scope
-from hookline.layers import Layer
 from hookline.permissions.sandbox.config import SandboxConfig, domain_allowed
 from hookline.permissions.sandbox.mounts import Placeholders
 from hookline.permissions.sandbox.run import Sandbox, bwrap_argv
+from hookline.settings_layers import Layer
 from hookline.tools.base import ToolContext, Workspace
 from hookline.tools.builtin import Bash
 

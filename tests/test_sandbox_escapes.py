@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 
 from hookline.errors import ToolError
-from hookline.layers import Layer
 from hookline.permissions.sandbox.config import SandboxConfig
 from hookline.permissions.sandbox.mounts import Placeholders
 from hookline.permissions.sandbox.run import Sandbox
+from hookline.settings_layers import Layer
 from hookline.tools.base import ToolContext, Workspace
 from hookline.tools.builtin import Bash
 

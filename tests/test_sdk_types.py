@@ -56,7 +56,7 @@ def test_positional_construction_fills_the_sdks_field_order() -> None:
 def test_the_sdk_names_hookline_has_its_own_of_are_hooklines() -> None:
     from hookline.agent.subagent_types import AgentDefinition
     from hookline.events import PermissionMode
-    from hookline.hooks.sdk import HookMatcher
+    from hookline.hooks.sdk_matchers import HookMatcher
     from hookline.sdk.options import ClaudeAgentOptions
 
     assert (t.HookMatcher, t.AgentDefinition, t.PermissionMode, t.ClaudeAgentOptions) == (

@@ -18,7 +18,7 @@ from hookline.claude.settings import MANAGED_DIR_ENV, Settings, load_settings
 from hookline.events import HookEvent, PreToolUse, Scope, SessionStart
 from hookline.hooks.engine import Dispatch, HookEngine
 from hookline.hooks.registry import HookRegistry
-from hookline.layers import Layer, by_precedence, winning
+from hookline.settings_layers import Layer, by_precedence, winning
 
 HOOK_MODULE = """
 from pathlib import Path

@@ -75,7 +75,7 @@ if TYPE_CHECKING:  # the table below, for type checkers (a test keeps the two eq
     from hookline.hooks.registry import HookRegistry as HookRegistry
     from hookline.hooks.registry import Registration as Registration
     from hookline.hooks.runners import HookRunner as HookRunner
-    from hookline.hooks.sdk import HookMatcher as HookMatcher
+    from hookline.hooks.sdk_matchers import HookMatcher as HookMatcher
     from hookline.matchers import Matcher as Matcher
     from hookline.matchers import all_of as all_of
     from hookline.matchers import any_of as any_of
@@ -195,7 +195,7 @@ _EXPORTS: Final = Exports.of(
         "hookline.hooks.engine": ("Dispatch", "HookEngine", "HookRun"),
         "hookline.hooks.registry": ("HookRegistry", "Registration"),
         "hookline.hooks.runners": ("HookRunner",),
-        "hookline.hooks.sdk": ("HookMatcher",),
+        "hookline.hooks.sdk_matchers": ("HookMatcher",),
         "hookline.matchers": ("Matcher", "all_of", "any_of", "arg", "not_", "tool_name"),
         "hookline.models": ("RuleModel", "ScriptedModel"),
         "hookline.permissions": ("PermissionPolicy",),

@@ -35,12 +35,12 @@ from hookline.claude.settings import Settings, load_settings, refuse_errors, set
 from hookline.errors import ConfigError
 from hookline.hooks.python_files import load_hooks_file
 from hookline.hooks.registry import HookRegistry
-from hookline.layers import Layer, SettingsWarning
 from hookline.mcp.config import ServerConfig, project_servers
 from hookline.models.choice import default_spec, model_from_spec
 from hookline.permissions import PermissionPolicy
 from hookline.permissions.code_files import code_files
 from hookline.permissions.sandbox import SandboxConfig
+from hookline.settings_layers import Layer, SettingsWarning
 from hookline.tools.builtin import Glob, Grep, Read
 from hookline.trust import Asker, decide, held_back
 

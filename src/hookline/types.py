@@ -1,4 +1,5 @@
-"""``claude_agent_sdk.types`` on hookline: ``from hookline.types import AssistantMessage``.
+"""The Claude Agent SDK types shim: ``claude_agent_sdk.types`` on hookline, so a program written
+for the SDK imports its types from here (``from hookline.types import AssistantMessage``).
 
 Every name hookline provides is defined in ``hookline.sdk.types`` and listed in its
 ``__all__``. A name of the SDK that hookline does not provide yet (session stores, plugins,

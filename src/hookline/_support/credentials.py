@@ -9,8 +9,8 @@ so ``printenv ANTHROPIC_API_KEY`` run by the model prints nothing. A name the us
 settings list in ``{"hookline": {"env": {"passthrough": [...]}}}`` is passed on by name
 (``hookline.claude.credentials``). Claude Code passes its whole environment on; this is a
 deliberate difference (docs/compatibility.md). An MCP server over stdio gets a smaller one still
-(``hookline.mcp.sdk``): a few variables such as ``PATH`` and ``HOME``, the ones passed on, and
-its own ``env``.
+(``hookline.mcp.mcp_client``): a few variables such as ``PATH`` and ``HOME``, the ones passed on,
+and its own ``env``.
 """
 
 from __future__ import annotations

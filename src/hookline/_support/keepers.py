@@ -1,4 +1,4 @@
-"""This process's link to its watchdog (``hookline._support.watchdog``), and the keepers of
+"""This process's link to its watchdog (``hookline._support.reaper``), and the keepers of
 calls whose processes outlive them.
 
 ``WATCHDOG`` starts the watchdog on first use (and again in a forked child, or after it was
@@ -18,7 +18,7 @@ import weakref
 from collections.abc import Sequence
 from contextlib import suppress
 
-from hookline._support import watchdog
+from hookline._support import reaper
 
 #: How many keepers wait, forked ahead, for calls to come (so that hooks started together
 #: find theirs ready), and how long the watchdog may take to hand over one that is not.
@@ -34,7 +34,7 @@ class Watchdog:
 
     def __init__(self, command: Sequence[str] | None = None) -> None:
         #: How the watchdog is started (its socket is its fd 0).
-        self.command = list(command or [sys.executable, "-I", "-S", watchdog.__file__])
+        self.command = list(command or [sys.executable, "-I", "-S", reaper.__file__])
         self._lock = threading.Lock()
         self._owner = 0  # the pid that started the watchdog: a forked child needs its own
         self._pid = 0

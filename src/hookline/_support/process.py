@@ -3,7 +3,7 @@ starts ended with its call.
 
 Shared by command hooks and the Bash tool (and Grep's ripgrep).
 
-``run_process`` has the watchdog (``hookline._support.watchdog``, one per harness process,
+``run_process`` has the watchdog (``hookline._support.reaper``, one per harness process,
 started on first use) fork a keeper for the call, which starts ``argv`` in a session of its own,
 with stdin, stdout and stderr on pipes to this process. It writes ``stdin`` and closes it, and
 collects stdout and stderr, keeping at most ``STREAM_CAP`` bytes of each (the rest is read and
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from shutil import which
 
-from hookline._support import watchdog
+from hookline._support import reaper
 from hookline._support.keepers import WATCHDOG, Leftovers
 
 #: Bytes kept of each output stream.
@@ -128,8 +128,8 @@ class _Call:
         cls, argv: Sequence[str], env: Mapping[str, str], cwd: str, pass_fds: Sequence[int]
     ) -> _Call:
         """Hand a keeper the command's descriptors; OSError if there is no keeper to have."""
-        if len(pass_fds) > watchdog.MAX_FDS - 3:
-            raise OSError(f"a command inherits at most {watchdog.MAX_FDS - 3} descriptors")
+        if len(pass_fds) > reaper.MAX_FDS - 3:
+            raise OSError(f"a command inherits at most {reaper.MAX_FDS - 3} descriptors")
         request = marshal.dumps(
             {"argv": list(argv), "env": dict(env), "cwd": cwd, "fds": list(pass_fds)}
         )

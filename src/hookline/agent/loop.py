@@ -72,7 +72,7 @@ from hookline.events import (
 from hookline.hooks.engine import HookEngine, HookRun
 from hookline.hooks.registry import HookRegistry
 from hookline.hooks.resources import HookResources
-from hookline.hooks.sdk import HookMatcher
+from hookline.hooks.sdk_matchers import HookMatcher
 from hookline.tools.approvals import Approval
 from hookline.tools.base import Tool, Toolbox, ToolCall, ToolResult
 from hookline.tools.permit import Permit, SessionGranted

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from hookline.errors import ConfigError
 from hookline.events import PermissionMode
-from hookline.hooks.sdk import HookMatcher
+from hookline.hooks.sdk_matchers import HookMatcher
 
 if TYPE_CHECKING:
     from hookline.agent.observers import Observer

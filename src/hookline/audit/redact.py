@@ -37,7 +37,7 @@ from hookline.audit.secrets import KINDS, PAIR, PAIR_WORDS, SECRET_KEY
 from hookline.errors import ConfigError
 
 if TYPE_CHECKING:
-    from hookline.layers import Layer
+    from hookline.settings_layers import Layer
 
 MASK = "[REDACTED]"
 #: The settings key whose list of regular expressions a team adds to the built-in kinds.

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from hookline.layers import Layer, SettingsWarning
+from hookline.settings_layers import Layer, SettingsWarning
 
 #: The layers a folder brings with it.
 FOLDER_LAYERS: Final = frozenset({"project", "local"})

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hookline.layers import Layer, SettingsWarning, layered
+from hookline.settings_layers import Layer, SettingsWarning, layered
 
 PATH = ("hookline", "env", "passthrough")
 #: The layers that may pass credentials on.

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from hookline.claude.settings import StrPath, _files, load_settings, managed_settings_dir
-from hookline.layers import Layer
+from hookline.settings_layers import Layer
 
 ABSENT: Final = "absent"
 #: Files under these folders belong to the system, not to the hooks (interpreters, tools).

@@ -29,9 +29,9 @@ from hookline.events import EVENTS, ToolEvent, event_class
 from hookline.hooks.python_files import import_target
 from hookline.hooks.runners import HookRunner, PythonHook, SdkCallbackHook, call_shape
 from hookline.hooks.spec import HANDLER_TIMEOUT, KINDS, FailurePolicy, HookKind
-from hookline.layers import is_strings
 from hookline.matchers import Matcher
 from hookline.permissions.rules import if_
+from hookline.settings_layers import is_strings
 
 if TYPE_CHECKING:
     from hookline.events import HookEvent

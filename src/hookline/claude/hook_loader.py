@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Final, TypeVar
 from hookline.claude.handlers import unloadable
 from hookline.errors import ConfigError
 from hookline.events import NOT_YET_SUPPORTED, event_class, foreign_event
-from hookline.layers import SettingsWarning, Severity
 from hookline.matchers import EVERYTHING, Matcher, tool_name
+from hookline.settings_layers import SettingsWarning, Severity
 
 if TYPE_CHECKING:
     from hookline.claude.handlers import Options

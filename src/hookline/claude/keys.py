@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
-from hookline.layers import SettingsWarning, suggestion
+from hookline.settings_layers import SettingsWarning, suggestion
 
 #: Claude Code's top-level settings keys (those hookline reads and those it leaves to Claude
 #: Code), and hookline's own.

@@ -20,8 +20,8 @@ from hookline.claude.command import CommandHook
 from hookline.claude.lint_commands import program_problem, project_dir_problem
 from hookline.events import ToolEvent, event_class
 from hookline.hooks.runners import PythonHook, SdkCallbackHook, takes
-from hookline.layers import PRECEDENCE, SettingsWarning, suggestion
 from hookline.matchers import AllOf, AnyOf, Matcher, NameIn, NameRegex
+from hookline.settings_layers import PRECEDENCE, SettingsWarning, suggestion
 
 if TYPE_CHECKING:
     from hookline.claude.settings import Settings

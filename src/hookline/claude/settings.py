@@ -33,7 +33,7 @@ from hookline.claude.handlers import Policy, build
 from hookline.claude.hook_loader import HookLoader
 from hookline.claude.keys import key_problems
 from hookline.errors import ConfigError
-from hookline.layers import Layer, SettingsWarning, ceiling, is_strings, joined, winning
+from hookline.settings_layers import Layer, SettingsWarning, ceiling, is_strings, joined, winning
 
 if TYPE_CHECKING:
     from hookline.claude.agent_hook import InvestigatorFactory

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from hookline.events import HookEvent
     from hookline.hooks.engine import Dispatch
     from hookline.hooks.registry import HookRegistry
-    from hookline.layers import SettingsWarning
+    from hookline.settings_layers import SettingsWarning
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from hookline import Agent, Message, ScriptedModel, ToolResult
 from hookline.errors import ConfigError
-from hookline.mcp.sdk import require_sdk
+from hookline.mcp.mcp_client import require_sdk
 from hookline.project import load_project
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeVar
 from hookline.errors import ConfigError
 from hookline.events import event_class
 from hookline.hooks.runners import HookRunner, PythonHook, SdkCallbackHook
-from hookline.hooks.sdk import HookMatcher
+from hookline.hooks.sdk_matchers import HookMatcher
 from hookline.hooks.spec import (
     KINDS,
     PYTHON_HOOK_TIMEOUT,

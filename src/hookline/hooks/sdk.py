@@ -1,17 +1,7 @@
-"""Claude Agent SDK hook configuration, taken unchanged: ``{"PreToolUse": [HookMatcher(...)]}``."""
+"""Moved to ``hookline.hooks.sdk_matchers``: this name warns, for one release."""
 
-from __future__ import annotations
+from hookline._support.moved import moved
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+moved(__name__, "hookline.hooks.sdk_matchers")
 
-
-@dataclass
-class HookMatcher:
-    """A matcher group as in ``claude_agent_sdk.HookMatcher``: callbacks that share a matcher."""
-
-    matcher: str | None = None
-    hooks: list[Callable[..., Any]] = field(default_factory=list)
-    timeout: float | None = None
-    on_failure: Literal["continue", "block"] | None = None
+from hookline.hooks.sdk_matchers import *  # noqa: E402, F403  (for readers and type checkers)

@@ -29,7 +29,15 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from hookline.errors import ConfigError
-from hookline.layers import Layer, Layered, SettingsWarning, is_strings, joined, layered, winning
+from hookline.settings_layers import (
+    Layer,
+    Layered,
+    SettingsWarning,
+    is_strings,
+    joined,
+    layered,
+    winning,
+)
 
 MCP_JSON: Final = ".mcp.json"
 KEY: Final = "mcpServers"

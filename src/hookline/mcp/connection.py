@@ -21,13 +21,13 @@ import tempfile
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from hookline.errors import ConfigError, ToolError
-from hookline.mcp import sdk
+from hookline.mcp import mcp_client
 
 if TYPE_CHECKING:
     from mcp import ClientSession
 
     from hookline.mcp.config import ServerConfig
-    from hookline.mcp.sdk import RemoteTool, Reply
+    from hookline.mcp.mcp_client import RemoteTool, Reply
 
 #: Characters of a stdio server's stderr kept to explain why it stopped.
 _STDERR_TAIL: Final = 300
@@ -74,16 +74,16 @@ class Connection:
             raise ToolError(self._down())
         try:
             async with asyncio.timeout(self.call_timeout):
-                return await sdk.call_tool(session, tool, arguments)
+                return await mcp_client.call_tool(session, tool, arguments)
         except TimeoutError:
             raise ToolError(
                 f"MCP server {self.name!r} did not answer {tool} within {self.call_timeout:g}s; "
                 "the call may still be running there"
             ) from None
-        except sdk.ServerGone as exc:
+        except mcp_client.ServerGone as exc:
             self._gone(str(exc))
             raise ToolError(self._down()) from None
-        except sdk.ServerError as exc:
+        except mcp_client.ServerError as exc:
             raise ToolError(f"MCP server {self.name!r} failed on {tool}: {exc}") from None
 
     async def close(self) -> None:
@@ -102,18 +102,18 @@ class Connection:
             self._stderr = stderr
             try:
                 await self._serve(stderr)
-            except (ConfigError, sdk.ServerError) as exc:
+            except (ConfigError, mcp_client.ServerError) as exc:
                 self.problem = self.problem or self._with_stderr(str(exc))
             except Exception as exc:  # the transport failed under the open session
-                self.problem = self.problem or self._with_stderr(sdk.describe(exc))
+                self.problem = self.problem or self._with_stderr(mcp_client.describe(exc))
             finally:
                 self._session, self._stderr = None, None
                 self.problem = self.problem or "it was stopped"
                 self._ready.set()
 
     async def _serve(self, stderr: TextIO) -> None:
-        async with sdk.open_session(self.config, stderr) as session:
-            self.tools = await sdk.list_tools(session)
+        async with mcp_client.open_session(self.config, stderr) as session:
+            self.tools = await mcp_client.list_tools(session)
             self._session = session
             self._ready.set()
             await self._stop.wait()

@@ -21,14 +21,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from hookline.errors import ConfigError, ToolError
-from hookline.layers import SettingsWarning
 from hookline.mcp.config import KEY, ServerConfig, parse_servers, read_mcp_json, safe_name
 from hookline.mcp.connection import Connection
-from hookline.mcp.sdk import require_sdk
+from hookline.mcp.mcp_client import require_sdk
 from hookline.mcp.tool import McpTool
+from hookline.settings_layers import SettingsWarning
 
 if TYPE_CHECKING:
-    from hookline.mcp.sdk import Reply
+    from hookline.mcp.mcp_client import Reply
     from hookline.tools.base import Toolbox
 
 #: What ``Agent(mcp_servers=...)`` takes.

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from hookline.errors import ToolError
 from hookline.mcp.config import safe_name
-from hookline.mcp.sdk import text_of
+from hookline.mcp.mcp_client import text_of
 from hookline.tools.base import Tool
 
 if TYPE_CHECKING:
     from hookline.mcp.config import ServerConfig
-    from hookline.mcp.sdk import RemoteTool, Reply
+    from hookline.mcp.mcp_client import RemoteTool, Reply
     from hookline.mcp.servers import McpServers
     from hookline.tools.base import ToolContext
 

@@ -20,10 +20,10 @@ from typing import Any, Literal, cast, get_args
 
 from hookline.errors import ConfigError
 from hookline.events import PermissionMode
-from hookline.layers import Layer, Layered, SettingsWarning, layered, winning
 from hookline.permissions.dangerous import DANGEROUS, Danger
 from hookline.permissions.policy import READ_ONLY_TOOLS, PermissionPolicy, Warnings
 from hookline.permissions.rules import PermissionRule, unknown_tool
+from hookline.settings_layers import Layer, Layered, SettingsWarning, layered, winning
 
 SourcedRule = tuple[PermissionRule, str]
 _MODES = frozenset(get_args(PermissionMode))

@@ -54,7 +54,7 @@ from hookline.permissions.verdict import SESSION_SOURCE, SourcedRule, Verdict
 
 if TYPE_CHECKING:
     from hookline.decisions import Decision
-    from hookline.layers import Layered, SettingsWarning
+    from hookline.settings_layers import Layered, SettingsWarning
 
 __all__ = [
     "INPUT_CHECKED",

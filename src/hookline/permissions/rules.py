@@ -34,10 +34,10 @@ from hookline._support.words import words
 from hookline.errors import ConfigError
 from hookline.events import ToolEvent
 from hookline.file_tools import RULE_FIELDS
-from hookline.layers import suggestion
 from hookline.matchers import Matcher
 from hookline.permissions.command_rules import command_matches
 from hookline.permissions.paths import forms, real
+from hookline.settings_layers import suggestion
 
 if TYPE_CHECKING:
     from hookline.events import HookEvent

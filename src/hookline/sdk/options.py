@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from hookline.agent.options import AgentOptions
 from hookline.errors import ConfigError
-from hookline.hooks.sdk import HookMatcher
+from hookline.hooks.sdk_matchers import HookMatcher
 
 if TYPE_CHECKING:
     from hookline.agent.model import ModelClient

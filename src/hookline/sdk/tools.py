@@ -241,7 +241,7 @@ def _text(blocks: list[dict[str, Any]]) -> str:
     """Content blocks as the model reads them, as for hookline's other MCP tools (imported
     here: ``hookline.mcp`` is loaded only by programs that use MCP, as ``hookline.tool`` is
     imported by every program with a tool of its own)."""
-    from hookline.mcp.sdk import text_of
+    from hookline.mcp.mcp_client import text_of
 
     return text_of(blocks)
 

@@ -21,7 +21,7 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 
 from hookline.agent.subagent_types import AgentDefinition
 from hookline.events import PermissionMode
-from hookline.hooks.sdk import HookMatcher
+from hookline.hooks.sdk_matchers import HookMatcher
 from hookline.sdk.hook_types import (
     AsyncHookJSONOutput,
     BackgroundTaskSummary,

@@ -36,9 +36,9 @@ from typing import Any, Final
 
 from hookline._support.process import find_program
 from hookline.errors import ConfigError
-from hookline.layers import Layer, Layered, SettingsWarning, layered, winning
 from hookline.permissions.rules import PermissionRule
 from hookline.permissions.sandbox import globs, seccomp
+from hookline.settings_layers import Layer, Layered, SettingsWarning, layered, winning
 
 #: Where to find bwrap when the config names none: this variable, else ``bwrap`` on PATH.
 BWRAP_ENV: Final = "HOOKLINE_BWRAP"

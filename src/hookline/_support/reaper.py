@@ -1,7 +1,8 @@
-"""The watchdog and its keepers: nothing a tool or a hook starts outlives its call, its session
-or the harness, however it detaches (``setsid``, a double fork, ``nohup``, a daemon).
+"""The reaper (the watchdog process) and its keepers: nothing a tool or a hook starts outlives
+its call, its session or the harness, however it detaches (``setsid``, a double fork, ``nohup``,
+a daemon).
 
-Run as a script with no imports beyond the standard library (``python -I -S watchdog.py``) by
+Run as a script with no imports beyond the standard library (``python -I -S reaper.py``) by
 ``hookline._support.process``, one watchdog per harness process. The process tree::
 
     harness ──(socket)── watchdog            a child subreaper, outside the harness's tree
