@@ -295,7 +295,7 @@ def test_validate_finds_a_duplicate_and_prints_one_line_per_finding(project: Pro
     assert done.exit_code == 0, done.output
     local = project.dir / ".claude" / "settings.local.json"
     assert done.stdout.splitlines() == [
-        f"warning: local:{local}: PreToolUse {SCRIPT}: also registered from "
+        f"local:{local}: PreToolUse {SCRIPT}: warning: also registered from "
         f"project:{project.settings} (matcher Bash): where both match it runs once "
         "per event, with the first registration's options (fix: keep one copy)",
         "5 hooks: 0 errors, 1 warning",
@@ -369,7 +369,8 @@ def test_validate_exit_codes_through_the_entry_point(tmp_path: Path) -> None:
     assert (clean.returncode, clean.stdout) == (0, "4 hooks: 0 errors, 0 warnings\n")
     assert bad.returncode == 2
     assert bad.stdout.splitlines()[-1] == "2 hooks: 2 errors, 3 warnings"
-    assert "error: " in bad.stdout and "is not a valid regular expression" in bad.stdout
+    assert ": error: " in bad.stdout and "is not a valid regular expression" in bad.stdout
+    assert not bad.stdout.startswith("error: ")
 
 
 def test_test_from_stdin_through_the_entry_point(project: Project) -> None:

@@ -86,7 +86,7 @@ def test_a_settings_problem_that_drops_a_guard_is_an_error_naming_file_and_event
     )
     assert found.source.endswith("settings.json")
     assert "not a valid regular expression" in found.message
-    assert str(found).startswith(f"error: {found.source}: hooks.PreToolUse[0].matcher: matcher")
+    assert str(found).startswith(f"{found.source}: hooks.PreToolUse[0].matcher: error: matcher")
 
 
 @pytest.mark.parametrize(

@@ -126,6 +126,16 @@ def test_a_broken_guard_stops_the_run_before_any_tool_runs(
     assert not (project / ".hookline" / "state").exists()  # nor did a session start
 
 
+def test_under_print_mode_a_broken_guard_exits_1_as_claude_p_does(project: Path) -> None:
+    path = write_settings(project, '{"permissions": {"deny": ["Reed(./.env)"]}}')
+
+    done = hookline("-p", *RUN[1:], cwd=project)
+
+    assert (done.returncode, done.stdout) == (1, ""), done.stderr
+    assert_one_error_line(done.stderr, f"{path}: permissions.deny[0]: ", "did you mean Read")
+    assert not (project / "sentinel").exists()
+
+
 @pytest.mark.parametrize("case", BROKEN.values(), ids=BROKEN.keys())
 def test_lenient_settings_drops_the_broken_guard_with_a_warning_as_claude_code_does(
     project: Path, case: tuple[str, str | None, str]

@@ -49,7 +49,9 @@ class Finding:
         event = self.event if self.event and self.event not in (self.hook or "") else None
         what = " ".join(part for part in (event, self.hook) if part)
         where = ": ".join(part for part in (self.source, what) if part)
-        text = f"{self.severity}: {where}: {self.message}"
+        # Where first, as a compiler says it: a finding's place stands where ``hookline: error:``
+        # puts the program's name, so the two kinds of line read apart.
+        text = f"{where}: {self.severity}: {self.message}"
         return f"{text} (fix: {self.fix})" if self.fix else text
 
 
