@@ -76,9 +76,65 @@ def test_the_tier_runs_only_what_it_proves_reads_no_denied_file(
     assert judge(ws, line) == expected
 
 
-@pytest.mark.parametrize("line", ['cat "$F"', "grep -r KEY .", "cat .env", "rg -uu KEY"])
+@pytest.mark.parametrize("line", ["grep -r KEY .", "cat .env", "rg -uu KEY", "echo $HOME"])
 def test_without_a_read_deny_rule_the_same_lines_run(ws: Path, line: str) -> None:
     assert judge(ws, line, rules=("Bash(rm:*)",)) == "allow"
+
+
+#: Lines that read (or may read) hookline's private state: the per-user key, the audit's kept
+#: heads, a workspace's .hookline. With no Read deny rule at all, none runs unasked.
+PRIVATE_READS = (
+    "cat ~/.hookline/keys/state.key",
+    "cat $HOME/.hookline/keys/state.key",
+    "cat ~/.hookline/keys/*",
+    "cat ~/.hook*/k*/s*",
+    "x=~/.hookline/keys/state.key; cat $x",
+    'cat "$F"',
+    "head -c 64 < ~/.hookline/keys/state.key",
+    "grep -r . ~/.hookline",
+    "grep -R hmac home",
+    "cat ~/../home/.hookline/keys/state.key",
+    "cat .hookline/state/transcripts/x.jsonl",
+    "grep -r sk_live .",
+    "cat keylink",
+    "git -C ~/.hookline/keys diff --no-index state.key /dev/null",
+)
+
+
+@pytest.fixture
+def private(tmp_path: Path) -> Path:
+    """A workspace with hookline's state in it, a home folder with its key, a link to the key."""
+    ws = tmp_path.resolve()
+    keys = ws / "home" / ".hookline" / "keys"
+    keys.mkdir(parents=True)
+    (keys / "state.key").write_text("00" * 32)
+    (ws / ".hookline" / "state" / "transcripts").mkdir(parents=True)
+    (ws / ".hookline" / "state" / "transcripts" / "x.jsonl").write_text("{}")
+    (ws / "notes.txt").write_text("x\n")
+    os.symlink(keys / "state.key", ws / "keylink")
+    return ws
+
+
+@pytest.mark.parametrize("line", PRIVATE_READS)
+def test_no_line_that_may_read_hooklines_private_state_runs_unasked(
+    private: Path, line: str
+) -> None:
+    assert judge(private, line, rules=()) == "ask"
+
+
+@pytest.mark.parametrize("line", ["cat notes.txt", "rg KEY", "git status", "ls -la", "ls home"])
+def test_the_everyday_reads_beside_the_private_state_still_run(private: Path, line: str) -> None:
+    assert judge(private, line, rules=()) == "allow"
+
+
+def test_the_private_reason_says_what_is_private(private: Path) -> None:
+    ws = private
+    policy = PermissionPolicy(workspace=(str(ws),))
+    verdict = evaluate(policy, tool_name="Bash", read_only=False, hook=Decision(), cwd=str(ws),
+                       tool_input={"command": "cat ~/.hookline/keys/state.key"},
+                       home=str(ws / "home"))  # fmt: skip
+    assert verdict.permission == "ask"
+    assert "which hookline keeps private (its state and keys)" in verdict.reason
 
 
 def test_a_reason_names_the_file_and_the_rule(ws: Path) -> None:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from hookline.agent.instructions import Instructions
+    from hookline.agent.loop import Agent
     from hookline.agent.runtime import Runtime
     from hookline.agent.session import Session
     from hookline.agent.store import Opener
@@ -72,6 +73,8 @@ class Shared:
     subagents: Subagents | None = None
     #: MCP servers, once made (``Agent.mcp``): an agent without any imports nothing of MCP.
     mcp: McpServers | None = None
+    #: The agent that made them, which closes them (``Agent.conversation`` makes others).
+    owner: Agent | None = None
 
 
 class Stores:

@@ -108,6 +108,7 @@ class Agent:
             owns_runtime=not given,
             lent=HookResources(http=runtime.http),
             store=Stores(opts.store, runtime.opener),
+            owner=self,
         )
         self._seat(model, opts, Toolbox(tools if tools is not None else _builtin_tools()))
         self._converse(Session.create(opts))
@@ -198,6 +199,20 @@ class Agent:
         return self._shared.store.get(self.session.state_dir)
 
     # -- the public surface ---------------------------------------------------------------------
+
+    def conversation(self) -> Agent:
+        """Another conversation on this agent's parts, in a new session: the same model,
+        options, hooks, tools, permission rules, runtime, store, observers and MCP servers; a
+        session, transcript, stream, hook engine (its background hooks) and permission step
+        (its session grants) of its own. Any number run at once on one event loop. ``close``
+        one to end its session; the parts stay open until this agent closes (close the
+        conversations first)."""
+        other = Agent.__new__(Agent)
+        other._shared = self._shared
+        other._seat(self.model, self.options, _own_tools(self.tools, other))
+        other._converse(Session.create(self.options))
+        other.observers.attach(other.stream, other)
+        return other
 
     def observe(self, observer: Observer) -> Handle:
         """Tell ``observer`` of everything this agent does from now on, after the observers
@@ -373,6 +388,18 @@ class Agent:
         close the store this agent opened, its MCP servers and the runtime it made (its HTTP
         hooks' pool on this event loop): never another agent's."""
         await self._end_session(ending.end_reason(reason))
+        owner = self._shared.owner is self  # another conversation's leaves the parts open
+        if owner:
+            await self._close_parts()
+        _let_go(self.session)
+        try:
+            self.stream.tell(Closed, self.session)  # before the store closes: the audit writes
+        finally:
+            if owner:
+                self._shared.store.close()  # opened again on next use
+
+    async def _close_parts(self) -> None:
+        """Close its MCP servers, the runtime it made and its model's connections."""
         if self._shared.mcp is not None:
             self.lent.mcp = None
             await self.mcp.close()  # after SessionEnd: its mcp_tool hooks still had the servers
@@ -381,11 +408,6 @@ class Agent:
         aclose = getattr(self.model, "aclose", None)
         if aclose is not None:
             await aclose()  # so are a remote model's (``hookline.agent.model``)
-        _let_go(self.session)
-        try:
-            self.stream.tell(Closed, self.session)  # before the store closes: the audit writes
-        finally:
-            self._shared.store.close()  # opened again on next use
 
     async def _end_session(self, reason: SessionEndReason) -> None:
         """Fire SessionEnd, then stop async command hooks (cancelled) and wait for the other
@@ -765,6 +787,22 @@ def _unique(call: ToolCall, seen: set[str]) -> ToolCall:
     while f"{call.id}~{n}" in seen:
         n += 1
     return replace(call, id=f"{call.id}~{n}")
+
+
+def _own_tools(tools: Toolbox, agent: Agent) -> Toolbox:
+    """``tools`` for another conversation: the same tools, but an Agent tool that starts its
+    subagents from ``agent`` (imported here, as in ``_subagents``)."""
+    from hookline.agent.subagent_types import AGENT_TOOL
+    from hookline.agent.subagents import AgentTool
+
+    copied = Toolbox()
+    for name in tools.names():
+        tool = tools.get(name)
+        if name == AGENT_TOOL and isinstance(tool, AgentTool):
+            tool = AgentTool(agent, tool.types)
+        if tool is not None:
+            copied.add(tool)
+    return copied
 
 
 def _subagents(agent: Agent, *, builtin: bool) -> Subagents:

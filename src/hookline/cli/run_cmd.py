@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from hookline.agent.seal import load_key
 from hookline.cli import claude_launch
 from hookline.cli.claude_flags import claude_options
 from hookline.cli.launch import (
@@ -170,5 +171,6 @@ def _agent(flags: dict[str, Any]) -> tuple[Any, str | None]:
     )
     agent = build_agent(launch)
     if isinstance(agent.options.store, Store):  # opened with the audit on: list the run in it
+        load_key(create=True)  # what the listing seals with: one unusable stops the run here
         agent.observe(RunListing(agent.options.store, agent.options.launch))
     return agent, note

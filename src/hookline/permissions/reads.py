@@ -67,7 +67,12 @@ _PATTERN_GIVEN = frozenset({"e", "f", "--regexp", "--file"})
 
 
 class ReadRules(Protocol):
-    """The Read deny rules, as the proof asks them."""
+    """The Read deny rules (or hookline's private places), as the proof asks them."""
+
+    @property
+    def what(self) -> str:
+        """What covers a path, as the reason says it: ``a file {what}``, ``which {what}``."""
+        ...
 
     def covers(self, path: str) -> bool:
         """Whether a rule covers absolute, normalised ``path``, as given or as its real path."""
@@ -92,6 +97,7 @@ class DenyRules:
     cwd: str
     home: str
     anchor: str
+    what: str = "a Read deny rule covers"
 
     @cached_property
     def _anchors(self) -> tuple[tuple[str, str], ...]:
@@ -151,10 +157,10 @@ def why_reads_denied(command: Command, *, cwd: str, home: str, rules: ReadRules)
             return f"`{name} {listed}` reads file names from a file"
         for path in (p for base in bases for p in _paths(word, base, home)):
             if isinstance(path, _Unknown):
-                return f"`{path.raw}` may name a file a Read deny rule covers"
+                return f"`{path.raw}` may name a file {rules.what}"
             if rules.covers(path):
                 shown = f"`{word.raw}`" if word.raw == path else f"{path} (`{word.raw}`)"
-                return f"`{name}` may read {shown}, which a Read deny rule covers"
+                return f"`{name}` may read {shown}, which {rules.what}"
             folders.append(path)
     reader = _reader(command)
     if folder is None or reader is None:
@@ -293,7 +299,7 @@ def _walked(name: str, folders: list[str], reader: _Reader, rules: ReadRules) ->
     walk = _Walk(rules, reader)
     for folder in folders:
         if rules.covers(folder):
-            return f"`{name}` reads {folder}, which a Read deny rule covers"
+            return f"`{name}` reads {folder}, which {rules.what}"
         places = [(folder, folder)] if reader.follows else list(walk.places(_real(folder)))
         for given, start in places:
             if why := walk.through(given, start):
@@ -337,7 +343,7 @@ class _Walk:
             seen.add(real)
             if self.rules.covers_real(shown) or self.rules.covers_real(real):
                 through = "" if real == shown else f" (through {shown})"
-                return f"{real}{through}, which a Read deny rule covers"
+                return f"{real}{through}, which {self.rules.what}"
             if not os.path.isdir(real):
                 continue
             try:

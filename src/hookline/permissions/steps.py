@@ -121,7 +121,9 @@ def _protected(call: JudgedCall, code_files: tuple[str, ...]) -> str | None:
 
 
 def _no_home(call: JudgedCall) -> dict[str, Any]:
-    return {"cwd": call.cwd, "roots": call.roots}
+    """Where the private check reads a path: ``~`` as the process's own home (a path given
+    as ``~/...`` is the user's), the per-user keys under the call's home."""
+    return {"cwd": call.cwd, "roots": call.roots, "home": call.home}
 
 
 def _named(rule: SourcedRule, kind: str = "deny") -> str:
@@ -176,10 +178,16 @@ def _read_rules(policy: PermissionPolicy, call: JudgedCall) -> reads.DenyRules |
 
 
 def _reads_denied(policy: PermissionPolicy, call: JudgedCall) -> str | None:
-    """Why a Bash line may read a file a Read deny rule covers (``hookline.permissions.reads``):
-    the read-only tier does not run it unasked. None when it is proven not to."""
-    if call.bash is None or (rules := _read_rules(policy, call)) is None:
+    """Why a Bash line may read hookline's private state or a file a Read deny rule covers
+    (``hookline.permissions.reads``): the read-only tier does not run it unasked. None when it
+    is proven not to."""
+    if call.bash is None:
         return None
+    home = call.home or posixpath.expanduser("~")
+    private = visibility.PrivateReads.of(call.roots, home)
+    why = reads.why_line_reads_denied(call.bash, cwd=call.cwd, home=home, rules=private)
+    if why is not None or (rules := _read_rules(policy, call)) is None:
+        return why
     return reads.why_line_reads_denied(call.bash, cwd=call.cwd, home=rules.home, rules=rules)
 
 

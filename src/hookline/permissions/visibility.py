@@ -1,7 +1,11 @@
 """What reading tools may see, and where file tools may not write unasked.
 
 - ``private_reason``: Read, Glob and Grep never reach ``.hookline`` (transcripts, the store, the
-  audit), on the path as given or on its real path; the permission layer denies them.
+  audit) nor the per-user keys (``protected.secret_paths``: the key that seals sessions and keys
+  the audit's chain, and the audit's kept heads), on the path as given or on its real path; the
+  permission layer denies them.
+- ``PrivateReads``: the same places, as the read-only tier proves a Bash line's reads against
+  them (``hookline.permissions.reads``): a line that may read one is not run unasked.
 - ``protected_write_reason``: Write, Edit and NotebookEdit into the protected set
   (``hookline.permissions.protected``: ``.claude``, ``.hookline``, ``.mcp.json``, the code parts
   of ``.git``, the settings' code files, ``~/.claude``, ``~/.hookline``; a symlink into one
@@ -12,13 +16,16 @@
 
 from __future__ import annotations
 
+import os
+import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from hookline.file_tools import READERS, WRITERS
-from hookline.permissions.paths import PRIVATE, absolute, protected_part
-from hookline.permissions.protected import protected_set
+from hookline.permissions.paths import PRIVATE, absolute, inside, protected_part, real
+from hookline.permissions.protected import KEY_ENV, protected_set, secret_paths
 
 if TYPE_CHECKING:
     from hookline.permissions.policy import PermissionPolicy
@@ -32,6 +39,7 @@ def private_reason(
     cwd: str,
     roots: Iterable[str],
     resolve: bool = True,
+    home: str | None = None,
 ) -> str | None:
     """Why a Read, Glob or Grep of hookline's private state is denied; None for any other call.
     The path is checked as given and (``resolve``) as its real path.
@@ -43,11 +51,51 @@ def private_reason(
     path = cwd if path is None and tool_name != "Read" else path
     if not isinstance(path, str):
         return None
-    found = _part(path, cwd, None, roots, (PRIVATE,), resolve)
+    found = _part(path, cwd, None, roots, (PRIVATE,), resolve) or _secret(path, cwd, home, resolve)
     if found is None:
         return None
     why = f"{tool_name} was refused: {found} holds hookline's private state (transcripts, the "
-    return why + "session store, the audit log), which no tool reads. Do not retry it."
+    return why + "session store, the audit log, its keys), which no tool reads. Do not retry it."
+
+
+def _secret(path: str, cwd: str, home: str | None, resolve: bool) -> str | None:
+    """The per-user key place ``path`` lies in (as given, or its real path), if any."""
+    try:
+        full = absolute(path, cwd, home)
+        forms = dict.fromkeys((full, real(full)) if resolve else (full,))
+    except ValueError:  # a NUL byte: no such file, and the tool refuses the path itself
+        return None
+    return next((p for p in secret_paths(home) for f in forms if inside(f, p)), None)
+
+
+@dataclass(frozen=True)
+class PrivateReads:
+    """hookline's private places as the read-only tier proves a Bash line's reads against them
+    (``hookline.permissions.reads.ReadRules``): each root's ``.hookline`` and the per-user keys.
+    A line that may read one (a literal path, a word only run time knows, a walk that reaches
+    one) is not run unasked."""
+
+    places: tuple[str, ...]
+    what: str = "hookline keeps private (its state and keys)"
+
+    @classmethod
+    def of(cls, roots: tuple[str, ...], home: str | None) -> PrivateReads:
+        return _private_reads(roots, home, os.environ.get(KEY_ENV, ""))
+
+    def covers(self, path: str) -> bool:
+        try:
+            forms = dict.fromkeys((path, real(path)))
+        except ValueError:  # a NUL byte: no such file
+            forms = {path: None}
+        return any(self.covers_real(form) for form in forms)
+
+    def covers_real(self, path: str) -> bool:
+        path = posixpath.normpath(path)
+        return any(inside(path, place) for place in self.places)
+
+    @property
+    def scopes(self) -> tuple[str, ...]:
+        return self.places
 
 
 def protected_write_reason(
@@ -106,3 +154,14 @@ class ReadFilter:
         """Whether a Read deny rule covers absolute ``path`` (as given or its real path)."""
         given = {READERS["Read"]: path}
         return any(r.matches("Read", given, cwd=self.cwd, home=self.home) for r in self.rules)
+
+
+@lru_cache(maxsize=64)
+def _private_reads(roots: tuple[str, ...], home: str | None, key: str) -> PrivateReads:
+    """Made once per workspace, home and key file (``key`` is in the cache key only: where
+    ``secret_paths`` finds it). The places are resolved now; a link that later moves one needs
+    a write into the protected set, which asks."""
+    tops = [top for root in roots for top in (root, real(root))]
+    found = [f"{top.rstrip('/')}/{PRIVATE}" for top in tops] + list(secret_paths(home))
+    found += [real(place) for place in found]
+    return PrivateReads(tuple(dict.fromkeys(found)))

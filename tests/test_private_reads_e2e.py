@@ -1,0 +1,71 @@
+"""hookline's key, end to end. In default mode, with no rule and no sandbox, a Bash line that
+reads the per-user key (which keys the audit's chain and seals paused sessions) or a session's
+transcript is not run unasked, so the key never reaches the model, the output or the store.
+The key is a canary: its text must appear nowhere in what the run printed. A key that
+cannot be used stops `hookline run` in one line, before the model is asked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cli_runner import hookline
+
+KEY = "c0ffee" * 10 + "beef"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "cat ~/.hookline/keys/state.key",
+        "cat $HOME/.hookline/keys/state.key",
+        "head -c 80 ~/.hook*/keys/*",
+        "grep -r . ~/.hookline",
+        "cat keylink",
+    ],
+)
+def test_a_read_of_the_key_is_not_run_unasked(tmp_path: Path, line: str) -> None:
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    keys = home / ".hookline" / "keys"
+    keys.mkdir(parents=True)
+    (keys / "state.key").write_text(KEY)
+    ws.mkdir()
+    (ws / "keylink").symlink_to(keys / "state.key")
+    script = {"turns": [{"tool_calls": [{"id": "t1", "name": "Bash", "input": {"command": line}}]},
+                        {"text": "done"}]}  # fmt: skip
+    (ws / "script.json").write_text(json.dumps(script))
+
+    done = hookline("run", "read the key", "--model", "scripted:script.json", "--output-format",
+                    "json", cwd=ws, env={"HOME": str(home)})  # fmt: skip
+
+    assert done.returncode == 0, done.stderr
+    (call,) = json.loads(done.stdout)["tool_calls"]
+    assert call["status"] != "executed", call
+    assert KEY not in done.stdout + done.stderr
+    assert (keys / "state.key").read_text() == KEY
+
+
+@pytest.mark.parametrize(("flag", "code"), [("run", 2), ("-p", 1)])
+def test_an_unusable_key_stops_the_run_in_one_line_before_the_model(
+    tmp_path: Path, flag: str, code: int
+) -> None:
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    keys = home / ".hookline" / "keys"
+    keys.mkdir(parents=True)
+    (keys / "state.key").write_text("not hex at all\n")
+    (keys / "state.key").chmod(0o600)
+    ws.mkdir()
+    script = {"turns": [{"tool_calls": [{"id": "t1", "name": "Bash",
+                                         "input": {"command": "touch sentinel"}}]},
+                        {"text": "done"}]}  # fmt: skip
+    (ws / "script.json").write_text(json.dumps(script))
+
+    done = hookline(flag, "go", "--model", "scripted:script.json", "--permission-mode",
+                    "bypassPermissions", cwd=ws, env={"HOME": str(home)})  # fmt: skip
+
+    assert (done.returncode, done.stdout) == (code, ""), done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"hookline: error: {keys / 'state.key'}: ") and "not hex" in line
+    assert not (ws / "sentinel").exists()
