@@ -341,7 +341,7 @@ def test_plain_lines_are_inside_the_subset(line: str) -> None:
 
 
 EVERYDAY = [
-    "ls -la", "cat a.txt", "grep -rn a .", "git status", "git log --oneline -3", "git diff",
+    "ls -la", "cat a.txt", "grep -rn a *.txt", "git status", "git log --oneline -3", "git diff",
     "git show --stat", "find . -name '*.txt'", "ls | grep a | wc -l", "cat a.txt | sort | uniq -c",
 ]  # fmt: skip
 
