@@ -24,6 +24,11 @@ KEY = "c0ffee" * 10 + "beef"
         "head -c 80 ~/.hook*/keys/*",
         "grep -r . ~/.hookline",
         "cat keylink",
+        "cd ~/.hookline && base64 keys/state.key",
+        "od -c ~/.hookline/keys/state.ke[y]",
+        "cat /proc/self/root$HOME/.hookline/keys/state.key",
+        "cat ../home/.hookline//keys/state.key",
+        "tar cf - ~/.hookline",
     ],
 )
 def test_a_read_of_the_key_is_not_run_unasked(tmp_path: Path, line: str) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hookline.file_tools import WRITERS
 from hookline.permissions import command_rules, edits, paths, reads, visibility
@@ -54,9 +54,8 @@ def never(policy: PermissionPolicy, call: JudgedCall, *, resolve: bool = True) -
     ``resolve`` is False)."""
     if denied := deny_rule(policy, call):
         return denied
-    where = _no_home(call)
     if private := visibility.private_reason(
-        call.tool_name, call.tool_input, **where, resolve=resolve
+        call.tool_name, call.tool_input, **call.where, resolve=resolve
     ):
         return Verdict("deny", private, "tier:private", "tier")
     return None
@@ -118,12 +117,6 @@ def _protected(call: JudgedCall, code_files: tuple[str, ...]) -> str | None:
         call.tool_name, call.tool_input, **call.where, code_files=code_files
     )
     return found and f"writes into {found}, which is protected"
-
-
-def _no_home(call: JudgedCall) -> dict[str, Any]:
-    """Where the private check reads a path: ``~`` as the process's own home (a path given
-    as ``~/...`` is the user's), the per-user keys under the call's home."""
-    return {"cwd": call.cwd, "roots": call.roots, "home": call.home}
 
 
 def _named(rule: SourcedRule, kind: str = "deny") -> str:
