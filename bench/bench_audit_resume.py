@@ -25,10 +25,10 @@ import hookline
 from bench_tool_calls import bump, five_hooks, gate, noop
 from benchkit import SCRATCH, p90
 from hookline import Agent, Decision, HookRegistry, ScriptedModel
+from hookline._tools.approvals import Approval
 from hookline.audit import AuditLog
-from hookline.audit.records import unfolded
+from hookline.audit._records import unfolded
 from hookline.storage import open_store
-from hookline.tools.approvals import Approval
 
 #: The CLI processes import the same hookline as this script.
 _PATH = [str(Path(hookline.__file__).parents[1]), *os.environ.get("PYTHONPATH", "").split(":")]
@@ -38,7 +38,7 @@ CLI_SCRIPT = {"turns": [{"tool_calls": [{"id": "t_w", "name": "Write",
                         {"text": "written"}]}  # fmt: skip
 #: ``hookline run``'s exit code when the session waits for an answer.
 PAUSED = 4
-CLI = ["python -c pass", "python -c 'import hookline.cli.main'", "hookline sessions resume"]
+CLI = ["python -c pass", "python -c 'import hookline._cli.main'", "hookline sessions resume"]
 _paid: list[float] = []  # when the deferred call's body started
 
 
@@ -216,10 +216,12 @@ def spawn(*args: str, cwd: str | None = None, code: int = 0) -> tuple[float, str
 
 async def cli_once(what: str) -> float:
     """One timed process; the resume gets a session that ``hookline run`` paused just before."""
-    cli = ("-m", "hookline.cli.main")
+    cli = ("-m", "hookline._cli.main")
     with tempfile.TemporaryDirectory(dir=SCRATCH) as tmp:  # every process starts in a fresh dir
         if what != CLI[2]:
-            return spawn("-c", "pass" if what == CLI[0] else "import hookline.cli.main", cwd=tmp)[0]
+            return spawn("-c", "pass" if what == CLI[0] else "import hookline._cli.main", cwd=tmp)[
+                0
+            ]
         (Path(tmp) / "script.json").write_text(json.dumps(CLI_SCRIPT))
         _, out = spawn(*cli, "run", "write it", "--model", "scripted:script.json", "--defer-asks",
                        "--output-format", "json", cwd=tmp, code=PAUSED)  # fmt: skip

@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from benchkit import main, p90
-from hookline.decisions import Decision
+from hookline._decisions import Decision
 from hookline.permissions import PermissionPolicy, PermissionRule, evaluate
 from hookline.permissions.bash import analyze
 

@@ -22,10 +22,10 @@ import benchkit  # beside this script; puts ../src on sys.path when needed
 import hookline
 from benchkit import SCRATCH, p90
 from hookline import Agent, HookEngine, HookRegistry, HookRun, PreToolUse, ScriptedModel
+from hookline._claude.command import CommandHook
+from hookline._claude.settings import load_settings
+from hookline._events import Scope
 from hookline._support.process import run_process
-from hookline.claude.command import CommandHook
-from hookline.claude.settings import load_settings
-from hookline.events import Scope
 
 TRUE = ["/bin/sh", "-c", "true 1"]  # what the one-hook configuration runs, spawned bare
 #: The ids and paths of a payload Claude Code sent (tests/reaction_hooks/payloads/PreToolUse.json).

@@ -46,7 +46,7 @@ import benchkit  # beside this script; puts ../src on sys.path when needed
 sys.path.insert(0, str(Path(__file__).parent / "peers"))
 from benchkit import p90
 from hookline import Decision, HookEngine, HookMatcher, HookRegistry, PostToolUse, PreToolUse
-from hookline.events import Scope
+from hookline._events import Scope
 
 SCOPE = Scope("bench", "/tmp/bench.jsonl", "/tmp")
 

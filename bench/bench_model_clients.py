@@ -148,11 +148,11 @@ def model_for(kind: str, server: Server | None, pieces: list[str]) -> Any:
         return None
     url = server.url("") if server is not None else "http://127.0.0.1:9"
     if kind.startswith("openai"):
-        from hookline.models.openai import OpenAIModel
+        from hookline.models._openai import OpenAIModel
 
         return OpenAIModel("bench-model", base_url=url + "/v1", api_key="unused",
                            on_text=pieces.append, stream=kind == "openai")  # fmt: skip
-    from hookline.models.anthropic import AnthropicModel
+    from hookline.models._anthropic import AnthropicModel
 
     return AnthropicModel("bench-model", base_url=url, api_key="unused", on_text=pieces.append)
 
@@ -247,10 +247,10 @@ def own_part(provider: str, rounds: int) -> dict[str, Any]:
     """hookline's own share of one streamed call, without I/O: the request's arguments for a
     21-message conversation (the history converted once, as in a run), then the reply put
     together from the events the server sends, parsed as the SDK hands them over. µs per call."""
-    from hookline.agent.messages import ToolResultBlock
-    from hookline.models import anthropic as anthropic_client
-    from hookline.models import openai as openai_client
-    from hookline.models.partial import Reply, obj, objs
+    import hookline.models._anthropic as anthropic_client
+    import hookline.models._openai as openai_client
+    from hookline._agent.messages import ToolResultBlock
+    from hookline.models._partial import Reply, obj, objs
     from model_servers import anthropic_events, fragments, openai_chunks
 
     call = ("call_9", "noop", fragments(json.dumps({"x": 9}), 3))

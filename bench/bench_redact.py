@@ -13,7 +13,7 @@ from time import perf_counter
 from typing import Any
 
 import benchkit  # puts ../src on sys.path when needed
-from hookline.audit.redact import Redactor
+from hookline.audit._redact import Redactor
 
 #: A tool-result record as the audit redacts it (short strings, some markers: -u, ://).
 RECORD = {

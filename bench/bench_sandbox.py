@@ -22,11 +22,11 @@ from typing import Any
 import benchkit  # beside this script; puts ../src on sys.path when needed
 from benchkit import p90
 from hookline._support.process import run_process
-from hookline.permissions.sandbox import seccomp
-from hookline.permissions.sandbox.config import HARDENING, NAMESPACES, SandboxConfig
-from hookline.permissions.sandbox.run import Sandbox
-from hookline.tools.base import ToolContext, Workspace
-from hookline.tools.builtin import Bash
+from hookline._tools.base import ToolContext, Workspace
+from hookline._tools.builtin import Bash
+from hookline.permissions._sandbox import seccomp
+from hookline.permissions._sandbox.config import HARDENING, NAMESPACES, SandboxConfig
+from hookline.permissions._sandbox.run import Sandbox
 
 COMMAND = "true"
 BASH = shutil.which("bash") or "/bin/sh"

@@ -35,7 +35,7 @@ _SCRIPT = Path(sys.executable).with_name("hookline")
 _CLI = (
     [str(_SCRIPT)]
     if _SCRIPT.is_file()
-    else [sys.executable, "-c", "import sys; from hookline.cli.main import main; sys.exit(main())"]
+    else [sys.executable, "-c", "import sys; from hookline._cli.main import main; sys.exit(main())"]
 )
 
 #: name -> (argv, target in ms or None). The first case is the floor the others stand on.
@@ -46,7 +46,7 @@ CASES: dict[str, tuple[list[str], float | None]] = {
         [sys.executable, "-c", "from hookline import Agent, Decision, tool"],
         None,
     ),
-    "import hookline.cli.main": ([sys.executable, "-c", "import hookline.cli.main"], None),
+    "import hookline._cli.main": ([sys.executable, "-c", "import hookline._cli.main"], None),
     "hookline --version": ([*_CLI, "--version"], 150.0),
     "hookline --help": ([*_CLI, "--help"], None),
 }

@@ -1,5 +1,5 @@
 """What encrypting a saved session's conversation costs per save and per read, and its size in
-the store: AES-256-GCM (``hookline.agent.hidden``) against the first format (zlib, a SHAKE-256
+the store: AES-256-GCM (``hookline._agent.hidden``) against the first format (zlib, a SHAKE-256
 keystream and an HMAC, rebuilt here as it was written) and against no encryption at all.
 
 Run ``python bench/bench_state_cipher.py`` (``--quick`` for a smoke check, ``--json`` for
@@ -23,8 +23,8 @@ from typing import Any
 
 import benchkit  # puts ../src on sys.path when needed
 from benchkit import p90
-from hookline.agent import hidden as cipher
-from hookline.agent.seal import KEY_ENV, key_id, load_key
+from hookline._agent import hidden as cipher
+from hookline._agent.seal import KEY_ENV, key_id, load_key
 
 SIZES = (10, 200, 1000)
 

@@ -18,7 +18,7 @@ import benchkit  # beside this script; puts ../src on sys.path when needed
 import hookline
 from benchkit import SCRATCH, p90
 from hookline import Agent, Decision, HookEngine, HookRegistry, PreToolUse, ScriptedModel
-from hookline.events import Scope
+from hookline._events import Scope
 
 _body_seconds = 0.0  # time spent inside the tool body, summed by the body itself
 _starts: list[float] = []  # when each call entered the tool body

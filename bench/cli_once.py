@@ -22,7 +22,7 @@ from pathlib import Path
 
 import benchkit  # noqa: F401  (beside this script; puts ../src on sys.path when needed)
 from benchkit import SCRATCH
-from hookline.cli.main import main
+from hookline._cli.main import main
 
 HOOKS_FILE = Path(__file__).parent / "peers" / "hookline_cli.py"
 

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from hookline import Agent, HookRegistry, Message, RunResult, ScriptedModel
-from hookline.agent.messages import TextBlock, ToolResultBlock
-from hookline.claude.session_env import env_file_for
-from hookline.claude.settings import load_settings
-from hookline.wording import REMINDER_CLOSE, REMINDER_OPEN
+from hookline._agent.messages import TextBlock, ToolResultBlock
+from hookline._claude.session_env import env_file_for
+from hookline._claude.settings import load_settings
+from hookline._wording import REMINDER_CLOSE, REMINDER_OPEN
 from reaction_hooks.hook import LOG_NAME
 
 HOOK_SCRIPT = Path(__file__).parent / "reaction_hooks" / "hook.py"

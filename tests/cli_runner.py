@@ -10,8 +10,8 @@ from pathlib import Path
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
-#: ``python -m hookline.cli.main``: the real entry point, with this interpreter.
-HOOKLINE = [sys.executable, "-m", "hookline.cli.main"]
+#: ``python -m hookline._cli.main``: the real entry point, with this interpreter.
+HOOKLINE = [sys.executable, "-m", "hookline._cli.main"]
 
 
 def src_env(

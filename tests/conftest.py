@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from hookline import Agent, FunctionTool, PreToolUse, ScriptedModel, tool
-from hookline.events import Scope
-from hookline.models.providers import PROVIDERS
+from hookline._events import Scope
+from hookline.models._providers import PROVIDERS
 from hookline.testing import RecordingHook
 
 #: Marks each test unit or e2e and checks the mark as the test runs (tests/kinds.py says how).

@@ -21,8 +21,8 @@ from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Generic, TypeVar
 
-from hookline.claude.http import HttpClients
-from hookline.tools.approvals import Approval, ApprovalRequest, HttpApprover, Unavailable
+from hookline._claude.http import HttpClients
+from hookline._tools.approvals import Approval, ApprovalRequest, HttpApprover, Unavailable
 
 T = TypeVar("T")
 

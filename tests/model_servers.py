@@ -9,7 +9,7 @@ keep-alive; ``hold`` makes it wait after that many events until ``server.proceed
 ``server.released`` says whether it was) or ``Raw`` (any bytes). ``server.busy`` sums the
 seconds the server spent answering.
 
-The answers' bodies come from the builders of ``hookline.models.wire`` (each wire format as
+The answers' bodies come from the builders of ``hookline.models._wire`` (each wire format as
 the providers document it), which ``hookline model-server`` answers with too.
 
 ``ask(model)`` makes one call of either client on a fresh event loop, offering ``BASH``.
@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any
 
+import hookline.models._wire as wire
 from hookline import Message
-from hookline.models import wire
-from hookline.models.remote import RemoteModel
-from hookline.models.wire import (  # noqa: F401  (the tests import them from here)
+from hookline.models._remote import RemoteModel
+from hookline.models._wire import (  # noqa: F401  (the tests import them from here)
     Call,
     anthropic_events,
     anthropic_message,

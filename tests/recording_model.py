@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from hookline import Message, ScriptedModel
-from hookline.agent.messages import TextBlock
+from hookline._agent.messages import TextBlock
 
 
 class Request(NamedTuple):

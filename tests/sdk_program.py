@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from hookline import ClaudeAgentOptions, ClaudeSDKClient
-from hookline.agent import messages as agent_messages
+from hookline._agent import messages as agent_messages
 from hookline.types import Message, ResultMessage, ToolResultBlock, UserMessage
 from recording_model import RecordingModel
 

@@ -11,9 +11,9 @@ import sys
 from typing import Any
 
 from hookline import Agent, PermissionPolicy, ScriptedModel
-from hookline.permissions.rules import PermissionRule
-from hookline.permissions.session import SessionGrant
-from hookline.tools.approvals import Approval, ApprovalRequest, Approver
+from hookline._tools.approvals import Approval, ApprovalRequest, Approver
+from hookline.permissions._rules import PermissionRule
+from hookline.permissions._session import SessionGrant
 
 #: The widest grant there is: every call of every tool hookline has.
 EVERYTHING = SessionGrant(tuple(PermissionRule.parse(t) for t in (

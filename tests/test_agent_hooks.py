@@ -12,12 +12,12 @@ import pytest
 from click.testing import CliRunner
 
 from hookline import Agent, ScriptedModel
-from hookline.agent.messages import Message
-from hookline.agent.result import RunResult
-from hookline.claude.agent_hook import AGENT_SYSTEM, AGENT_TURNS
-from hookline.cli.hooks_cmd import hooks
-from hookline.errors import ConfigError
-from hookline.project import load_project
+from hookline._agent.messages import Message
+from hookline._agent.result import RunResult
+from hookline._claude.agent_hook import AGENT_SYSTEM, AGENT_TURNS
+from hookline._cli.hooks_cmd import hooks
+from hookline._errors import ConfigError
+from hookline._project import load_project
 from recording_model import HeldModel, RecordingModel
 
 RULE = "Refuse any command that breaks POLICY.md. $ARGUMENTS"

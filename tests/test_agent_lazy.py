@@ -12,17 +12,17 @@ from pathlib import Path
 #: What an agent with its own tools, Python hooks and no permission layer never needs.
 UNUSED = (
     "hookline.permissions",
-    "hookline.tools.builtin",
-    "hookline.claude.handlers",
-    "hookline.claude.command",
+    "hookline._tools.builtin",
+    "hookline._claude.handlers",
+    "hookline._claude.command",
     "hookline.mcp",
-    "hookline.agent.subagents",
+    "hookline._agent.subagents",
 )
 
 RUN = """
 import json, sys
 from hookline import Agent, Decision, HookRegistry, ScriptedModel
-from hookline.tools.function import tool
+from hookline._tools.function import tool
 
 @tool
 def noop(x: int) -> str:
@@ -50,11 +50,11 @@ def loaded_by_run(cwd: Path, *, tools: str) -> list[str]:
 
 def test_a_run_with_its_own_tools_loads_no_permission_layer_builtins_or_mcp(tmp_path):
     modules = loaded_by_run(tmp_path, tools="[noop]")
-    assert "hookline.agent.loop" in modules
+    assert "hookline._agent.loop" in modules
     assert [m for m in modules if m.startswith(UNUSED)] == []
 
 
 def test_an_agent_with_the_builtin_tools_loads_them_and_the_agent_tool(tmp_path):
     modules = loaded_by_run(tmp_path, tools="None")
-    assert "hookline.tools.builtin.bash" in modules
-    assert "hookline.agent.subagents" in modules
+    assert "hookline._tools.builtin.bash" in modules
+    assert "hookline._agent.subagents" in modules

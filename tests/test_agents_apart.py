@@ -27,12 +27,12 @@ from typing import Any
 import pytest
 
 from hookline import Agent, ConfigError, HookRegistry, ScriptedModel
-from hookline.agent import sessions
-from hookline.agent.model import named
-from hookline.agent.runtime import DEFAULTS, Runtime
-from hookline.agent.store import SessionStore
-from hookline.claude.http import HttpHook
-from hookline.project import load_project
+from hookline._agent import sessions
+from hookline._agent.model import named
+from hookline._agent.runtime import DEFAULTS, Runtime
+from hookline._agent.store import SessionStore
+from hookline._claude.http import HttpHook
+from hookline._project import load_project
 from hookline.storage import SqliteStore
 from local_http import RecordingServer, serve
 

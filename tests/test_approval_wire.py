@@ -1,7 +1,7 @@
 """The approver protocol's JSON schemas and its code say the same thing.
 
 The schemas ship in the package (``hookline/schemas/approval-*.v1.json``); hookline reads an
-answer with hand-written checks (``hookline.tools.approval_wire``), so no schema library is
+answer with hand-written checks (``hookline._tools.approval_wire``), so no schema library is
 needed at run time. Here the ``jsonschema`` library holds the two to each other: every answer
 in a table, and thousands generated, is accepted by the schema exactly when the code accepts
 it; every request hookline sends, read off the wire by a real server, is one the request
@@ -19,10 +19,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hookline.permissions.rules import PermissionRule
-from hookline.permissions.session import SessionGrant
-from hookline.tools.approval_wire import INVISIBLE, AnswerRefused, read_answer, schema
-from hookline.tools.approvals import ApprovalRequest
+from hookline._tools.approval_wire import INVISIBLE, AnswerRefused, read_answer, schema
+from hookline._tools.approvals import ApprovalRequest
+from hookline.permissions._rules import PermissionRule
+from hookline.permissions._session import SessionGrant
 from local_http import RecordingServer, as_path_headers_body, ask_approver, serve
 
 ANSWER = jsonschema.Draft202012Validator(schema("approval-answer"))

@@ -20,13 +20,11 @@ from typing import Any
 import pytest
 
 from hookline import Agent, PermissionPolicy, ScriptedModel, tool
-from hookline.claude.http import HttpClients
-from hookline.cli.answers import answer_from_cli
-from hookline.cli.approve_prompt import DENIED_BY_USER, TerminalApprover
-from hookline.errors import ConfigError
-from hookline.permissions.rules import PermissionRule
-from hookline.permissions.session import SessionGrant
-from hookline.tools.approvals import (
+from hookline._claude.http import HttpClients
+from hookline._cli.answers import answer_from_cli
+from hookline._cli.approve_prompt import DENIED_BY_USER, TerminalApprover
+from hookline._errors import ConfigError
+from hookline._tools.approvals import (
     Approval,
     ApprovalRequest,
     Approver,
@@ -36,6 +34,8 @@ from hookline.tools.approvals import (
     Unavailable,
     request_approval,
 )
+from hookline.permissions._rules import PermissionRule
+from hookline.permissions._session import SessionGrant
 from local_http import RecordingServer, as_path_headers_body, ask_approver, serve
 
 REQUEST = ApprovalRequest(

@@ -19,10 +19,10 @@ import pytest
 import hookline
 from cli_runner import hookline as run_hookline
 from hookline import Agent, Decision, ScriptedModel
-from hookline.claude.http import HttpClients
-from hookline.cli.launch import Launch
-from hookline.errors import ConfigError
-from hookline.tools.approvals import (
+from hookline._claude.http import HttpClients
+from hookline._cli.launch import Launch
+from hookline._errors import ConfigError
+from hookline._tools.approvals import (
     DEFAULT_MAX_BYTES,
     Approval,
     ApprovalRequest,

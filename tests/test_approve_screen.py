@@ -23,8 +23,8 @@ import pyte
 import pytest
 
 from cli_runner import HOOKLINE, src_env
-from hookline.cli.approve_prompt import TerminalApprover
-from hookline.tools.approvals import Approval, ApprovalRequest
+from hookline._cli.approve_prompt import TerminalApprover
+from hookline._tools.approvals import Approval, ApprovalRequest
 
 COLUMNS, LINES = 80, 24
 WAIT = 30.0  # seconds: the bound on every wait for the screen; never reached when things work

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 
 from hookline import Agent, ScriptedModel, tool
-from hookline.agent.messages import Message, TextBlock, ToolResultBlock
-from hookline.claude.lint import lint
-from hookline.claude.settings import Settings, load_settings
-from hookline.hooks.engine import HookRun
-from hookline.hooks.registry import HookRegistry
+from hookline._agent.messages import Message, TextBlock, ToolResultBlock
+from hookline._claude.lint import lint
+from hookline._claude.settings import Settings, load_settings
+from hookline._hooks.engine import HookRun
+from hookline._hooks.registry import HookRegistry
 
 #: Waits (at most about 30 s, so a run that wrongly waited for it fails rather than hangs) for
 #: the file ``go`` that the test creates only once the tool result is back.

@@ -24,9 +24,9 @@ from click.testing import CliRunner
 
 from cli_runner import src_env
 from hookline import Agent, ConfigError
-from hookline.agent.pause import UNKNOWN_OUTCOME, Resumer
-from hookline.agent.transcript import read_conversation
-from hookline.cli.sessions_cmd import sessions
+from hookline._agent.pause import UNKNOWN_OUTCOME, Resumer
+from hookline._agent.transcript import read_conversation
+from hookline._cli.sessions_cmd import sessions
 from hookline.storage import open_store
 
 #: The agent of these tests: ``charge`` logs a charge, then waits at the barrier (a fifo,

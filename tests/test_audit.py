@@ -27,6 +27,8 @@ import pytest
 
 import hookline
 from hookline import Agent, Decision, ScriptedModel, ToolError
+from hookline._errors import ConfigError
+from hookline._tools.approvals import Approval, ApprovalRequest
 from hookline.audit import (
     AuditError,
     AuditLog,
@@ -38,13 +40,11 @@ from hookline.audit import (
     verify_jsonl,
     verify_rows,
 )
-from hookline.audit.keyed import chain_key
-from hookline.audit.marks import Mark, compare, marks_jsonl, missing_head, stored_mark
-from hookline.audit.writer import COPY_DELAY, catch_up
-from hookline.errors import ConfigError
+from hookline.audit._keyed import chain_key
+from hookline.audit._marks import Mark, compare, marks_jsonl, missing_head, stored_mark
+from hookline.audit._writer import COPY_DELAY, catch_up
 from hookline.storage import AuditEntry, AuditRow, SqliteStore
-from hookline.storage.base import chained
-from hookline.tools.approvals import Approval, ApprovalRequest
+from hookline.storage._base import chained
 from postgres_schema import fresh_schema, query
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
@@ -191,7 +191,7 @@ def test_hook_runs_of_a_call_cut_off_before_it_started_are_records_of_their_own(
 ):
     """A run cancelled while a call waits for its approval: the call never gets a record its
     PreToolUse run could ride in, so the run is written as a ``hook`` record of its own."""
-    from hookline.tools.approvals import Approver
+    from hookline._tools.approvals import Approver
 
     asked, ran = asyncio.Event(), []
 
@@ -334,7 +334,7 @@ def test_approvals_record_who_answered_and_the_edited_input(store, jsonl):
     reason="approvers are not in this tree yet",
 )
 def test_a_call_a_person_approved_says_who_in_its_tool_record(store, jsonl, tmp_path, spy):
-    from hookline.tools.approvals import Approver
+    from hookline._tools.approvals import Approver
 
     class Yes(Approver):
         async def approve(self, request: ApprovalRequest) -> Approval:
@@ -646,7 +646,7 @@ def test_a_failed_copy_to_the_store_raises_and_keeps_the_records_for_the_next(js
 def test_a_store_down_never_stops_a_call_the_file_says_started(jsonl, tmp_path, monkeypatch):
     """The copy is due at every flush here, but not at the write ahead of a body: the call the
     file says started does run; the run stops after it, at the copy that fails."""
-    monkeypatch.setattr("hookline.audit.writer.COPY_DELAY", 0.0)
+    monkeypatch.setattr("hookline.audit._writer.COPY_DELAY", 0.0)
 
     class Down(FakeStore):
         def copy_audit(self, rows: Any, texts: Any = None) -> bool:
@@ -706,7 +706,7 @@ def test_a_copy_is_due_a_second_after_the_oldest_record_waiting(store, jsonl, mo
     log = filled(store, jsonl, 1)
     assert store.audit_rows() == []
     clock = time.monotonic() + COPY_DELAY
-    monkeypatch.setattr("hookline.audit.writer.monotonic", lambda: clock)
+    monkeypatch.setattr("hookline.audit._writer.monotonic", lambda: clock)
     log.add(AuditEntry(kind="hook", data={"n": 1}))
     log.flush()
     assert [r.data["n"] for r in store.audit_rows()] == [0, 1] and same_copies(store, jsonl)
@@ -752,7 +752,7 @@ def test_a_record_edited_in_the_file_before_its_copy_is_not_copied(store, jsonl)
 def test_a_long_stretch_is_copied_in_steps_each_kept_up_to_an_edited_record(
     store, jsonl, monkeypatch
 ):
-    monkeypatch.setattr("hookline.audit.chained_file._BATCH", 2)
+    monkeypatch.setattr("hookline.audit._chained_file._BATCH", 2)
     dead = filled(store, jsonl, 7)
     dead._uncopied.clear()  # seven records in the file only
     rewrite(jsonl, lambda ls: [*ls[:5], ls[5].replace('"n":5', '"n":9'), ls[6]])

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from hookline.audit.chain import (
+from hookline.audit._chain import (
     canonical,
     canonical_json,
     canonical_parts,
@@ -22,8 +22,8 @@ from hookline.audit.chain import (
     verify_jsonl,
     verify_rows,
 )
-from hookline.audit.writer import AuditWriter
-from hookline.storage.base import (
+from hookline.audit._writer import AuditWriter
+from hookline.storage._base import (
     ENTRY_FIELDS,
     LATER_FIELDS,
     AuditEntry,
@@ -31,7 +31,7 @@ from hookline.storage.base import (
     dump_json,
     place,
 )
-from hookline.storage.sqlite import SqliteStore
+from hookline.storage._sqlite import SqliteStore
 
 
 def _as_one_dict(entry: AuditEntry | AuditRow) -> bytes:

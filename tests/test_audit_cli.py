@@ -14,22 +14,22 @@ from click.testing import CliRunner, Result
 
 import hookline
 from hookline import Agent, Decision, ScriptedModel
+from hookline._errors import ConfigError
 from hookline.audit import attach_audit
-from hookline.errors import ConfigError
 
-from hookline.cli.audit_cmd import audit  # isort: skip
-from hookline.cli.audit_rows import UNFINISHED  # isort: skip
+from hookline._cli.audit_cmd import audit  # isort: skip
+from hookline._cli.audit_rows import UNFINISHED  # isort: skip
 
 from cli_runner import hookline as run_hookline
 
 
 def _wired() -> bool:
-    from hookline.cli.main import cli
+    from hookline._cli.main import cli
 
     return "audit" in cli.commands
 
 
-wired = pytest.mark.skipif(not _wired(), reason="the audit group is not in hookline.cli.main yet")
+wired = pytest.mark.skipif(not _wired(), reason="the audit group is not in hookline._cli.main yet")
 
 
 @hookline.tool
@@ -271,7 +271,7 @@ def test_a_file_record_rehashed_the_plain_way_breaks_the_keyed_chain(project):
 def test_verify_finds_a_file_record_rewritten_under_the_key_by_the_store(project):
     """Whoever holds the key keeps the file's chain intact (the last line re-hashed under it);
     the store's copy still tells."""
-    from hookline.audit.keyed import chain_key
+    from hookline.audit._keyed import chain_key
 
     path = project[0]
     rehash_last_line(path, chain_key(create=False))
@@ -285,7 +285,7 @@ def test_verify_finds_a_file_record_rewritten_under_the_key_by_the_store(project
 def test_a_cut_from_both_copies_is_found_by_the_kept_heads(project, tmp_path):
     """Beside the key, hookline keeps the file's head and the store's: a cut of both copies
     is found. Whoever holds the key can remove those too; a head kept elsewhere still tells."""
-    from hookline.audit.heads import heads_folder
+    from hookline.audit._heads import heads_folder
 
     path = project[0]
     kept = run(path, "head")
@@ -364,7 +364,7 @@ def test_a_run_killed_mid_tool_leaves_the_call_started_not_finished(tmp_path):
     os.mkfifo(tmp_path / "marker")
     marker = os.open(tmp_path / "marker", os.O_RDONLY | os.O_NONBLOCK)  # before the writer
     harness = subprocess.Popen(
-        [sys.executable, "-m", "hookline.cli.main", "run", "go", "--model",
+        [sys.executable, "-m", "hookline._cli.main", "run", "go", "--model",
          "scripted:script.json", "--permission-mode", "bypassPermissions"],
         cwd=tmp_path, env=src_env(keep_pythonpath=False), stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
@@ -447,8 +447,8 @@ def write_old_shape(state: Path) -> None:
     schema-1 tables (no permission column), each record hashed with a decision only."""
     import hashlib
 
-    from hookline.storage.sql import META_TABLE
-    from hookline.storage.sqlite import MIGRATIONS
+    from hookline.storage._sql import META_TABLE
+    from hookline.storage._sqlite import MIGRATIONS
 
     state.mkdir(parents=True)
     prev, file_lines = None, []

@@ -18,9 +18,9 @@ from click.testing import CliRunner, Result
 
 import hookline
 from hookline import Agent, ScriptedModel
+from hookline._cli.audit_cmd import audit
 from hookline.audit import attach_audit
-from hookline.audit.heads import head_path
-from hookline.cli.audit_cmd import audit
+from hookline.audit._heads import head_path
 
 
 @hookline.tool
@@ -175,8 +175,8 @@ def test_a_kept_head_written_without_the_key_is_tampering(project):
 def test_the_key_and_the_kept_heads_are_in_the_protected_set(tmp_path, monkeypatch):
     """Wherever the key is (the home folder's, or one ``HOOKLINE_STATE_KEY_FILE`` names), the
     permission layer protects it and the heads beside it, and the sandbox keeps them read-only."""
-    from hookline.agent.seal import KEY_ENV, key_path
-    from hookline.permissions.protected import protected_set
+    from hookline._agent.seal import KEY_ENV, key_path
+    from hookline.permissions._protected import protected_set
 
     log = tmp_path / "ws" / ".hookline" / "state" / "audit.jsonl"
     for given in (None, str(tmp_path / "keys-elsewhere" / "state.key")):

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from hookline.agent.seal import KEY_ENV, key_path, load_key
-from hookline.audit.heads import Keeper, head_path
-from hookline.errors import ToolError
-from hookline.permissions.sandbox.config import SandboxConfig
-from hookline.permissions.sandbox.run import Sandbox
-from hookline.tools.base import ToolContext, Workspace
-from hookline.tools.builtin import Bash
+from hookline._agent.seal import KEY_ENV, key_path, load_key
+from hookline._errors import ToolError
+from hookline._tools.base import ToolContext, Workspace
+from hookline._tools.builtin import Bash
+from hookline.audit._heads import Keeper, head_path
+from hookline.permissions._sandbox.config import SandboxConfig
+from hookline.permissions._sandbox.run import Sandbox
 
 WHY_NOT = SandboxConfig(allow_all_unix_sockets=True).unavailable()
 pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=f"no sandbox here ({WHY_NOT})")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from hookline.permissions.bash import Analysis, analyze
-from hookline.permissions.bash.options import Options, read
-from hookline.permissions.bash.words import literal
+from hookline.permissions.bash._options import Options, read
+from hookline.permissions.bash._words import literal
 
 
 def texts(line: str) -> list[str]:

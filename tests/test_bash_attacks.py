@@ -26,9 +26,9 @@ from typing import Any
 
 import pytest
 
-from hookline.decisions import Decision
+from hookline._decisions import Decision
 from hookline.permissions import PermissionPolicy, Verdict, evaluate
-from hookline.permissions.rules import PermissionRule
+from hookline.permissions._rules import PermissionRule
 
 
 def _rules(*texts: str) -> tuple[tuple[PermissionRule, str], ...]:

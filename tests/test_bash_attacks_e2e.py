@@ -36,7 +36,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 _VENV_HOOKLINE = Path(__file__).resolve().parents[1] / ".venv" / "bin" / "hookline"
-#: The real entry point: the venv's console script, else ``python -m hookline.cli.main``.
+#: The real entry point: the venv's console script, else ``python -m hookline._cli.main``.
 ENTRY = [str(_VENV_HOOKLINE)] if _VENV_HOOKLINE.exists() else HOOKLINE
 
 #: What the CLI needs to start, re-bound read-only when it lives under the jail's fresh /tmp.

@@ -13,12 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hookline import PreToolUse
-from hookline.events import Scope
+from hookline._events import Scope
+from hookline.permissions._command_rules import command_matches
+from hookline.permissions._rules import PermissionRule, if_
 from hookline.permissions.bash import analyze
-from hookline.permissions.bash.git import split
-from hookline.permissions.bash.words import Word, literal
-from hookline.permissions.command_rules import command_matches
-from hookline.permissions.rules import PermissionRule, if_
+from hookline.permissions.bash._git import split
+from hookline.permissions.bash._words import Word, literal
 
 
 def words(line: str) -> list[Word]:

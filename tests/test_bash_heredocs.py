@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from hookline.permissions._readonly import why_not_read_only
 from hookline.permissions.bash import analyze
-from hookline.permissions.bash.heredocs import reason
-from hookline.permissions.readonly import why_not_read_only
+from hookline.permissions.bash._heredocs import reason
 from test_bash_subset import _agent_leaves_it_absent, _bash_runs_it, _fill
 
 _ENDS = "where Bash does not end it"
@@ -91,7 +91,7 @@ def test_a_here_document_read_only_line_still_runs_unasked() -> None:
 
 def test_the_check_compares_the_end_line_whole() -> None:
     """The reason names the line the tree ended at and the delimiter it wanted."""
-    from hookline.permissions.bash.grammar import parse
+    from hookline.permissions.bash._grammar import parse
 
     source = b"cat <<EOF\nx\nEOF ; ls\nEOF\n"
     root = parse(source)

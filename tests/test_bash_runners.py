@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from hookline.permissions._command_rules import command_matches, cover
 from hookline.permissions.bash import analyze
-from hookline.permissions.command_rules import command_matches, cover
 
 
 def texts(line: str) -> list[str]:

@@ -18,10 +18,12 @@ import pytest
 import tree_sitter
 import tree_sitter_bash
 
+import hookline.permissions.bash._builtins as builtins
+import hookline.permissions.bash._subset as subset
 from hookline import Agent, ScriptedModel
 from hookline.permissions import PermissionPolicy, PermissionRule, targets
-from hookline.permissions.bash import analyze, builtins, subset
-from hookline.permissions.readonly import why_not_read_only
+from hookline.permissions._readonly import why_not_read_only
+from hookline.permissions.bash import analyze
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "permissions.md"
 _VALUE = "x='a[$(touch @S@)]'; "

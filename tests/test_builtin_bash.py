@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from hookline.errors import ToolError, ToolInputError
-from hookline.tools.base import ToolContext, Workspace
-from hookline.tools.builtin import Bash
+from hookline._errors import ToolError, ToolInputError
+from hookline._tools.base import ToolContext, Workspace
+from hookline._tools.builtin import Bash
 
 
 @pytest.fixture

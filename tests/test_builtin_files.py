@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 
 from hookline import Agent, ScriptedModel
+from hookline._errors import ToolError, ToolInputError
+from hookline._hooks.engine import HookEngine
+from hookline._hooks.registry import HookRegistry
 from hookline._support.threads import WORKERS
-from hookline.errors import ToolError, ToolInputError
-from hookline.hooks.engine import HookEngine
-from hookline.hooks.registry import HookRegistry
-from hookline.tools.base import Tool, Toolbox, ToolCall, ToolContext, ToolResult, Workspace
-from hookline.tools.builtin import Edit, Read, Write
-from hookline.tools.pipeline import ToolPipeline
+from hookline._tools.base import Tool, Toolbox, ToolCall, ToolContext, ToolResult, Workspace
+from hookline._tools.builtin import Edit, Read, Write
+from hookline._tools.pipeline import ToolPipeline
 
 #: The structuredPatch real Claude Code gave for editing "two" -> "three" in "one\ntwo\n".
 ONE_TWO_TO_THREE = [

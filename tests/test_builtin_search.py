@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 
 from hookline import Agent, ScriptedModel
-from hookline.errors import ToolError, ToolInputError
-from hookline.hooks.engine import HookEngine
-from hookline.hooks.registry import HookRegistry
+from hookline._errors import ToolError, ToolInputError
+from hookline._hooks.engine import HookEngine
+from hookline._hooks.registry import HookRegistry
+from hookline._tools.base import Tool, Toolbox, ToolCall, ToolContext, Workspace
+from hookline._tools.builtin import Glob, Grep, search
+from hookline._tools.pipeline import ToolPipeline
 from hookline.permissions import PermissionPolicy
-from hookline.permissions.rules import PermissionRule
-from hookline.permissions.visibility import ReadFilter
-from hookline.tools.base import Tool, Toolbox, ToolCall, ToolContext, Workspace
-from hookline.tools.builtin import Glob, Grep, search
-from hookline.tools.pipeline import ToolPipeline
+from hookline.permissions._rules import PermissionRule
+from hookline.permissions._visibility import ReadFilter
 
 
 @pytest.fixture

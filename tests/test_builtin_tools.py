@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from hookline.errors import ToolInputError
-from hookline.tools.base import Tool, ToolContext, Workspace
-from hookline.tools.builtin import Bash, Edit, Glob, Grep, Read, Write, builtin_tools
-from hookline.tools.builtin._common import structured_patch, truncate
+from hookline._errors import ToolInputError
+from hookline._tools.base import Tool, ToolContext, Workspace
+from hookline._tools.builtin import Bash, Edit, Glob, Grep, Read, Write, builtin_tools
+from hookline._tools.builtin._common import structured_patch, truncate
 
 MINIMAL = {
     "Bash": {"command": "true"},

@@ -13,19 +13,20 @@ from typing import Any
 
 import pytest
 
+import hookline._wording as wording
 from cc_scenarios import PROMPT, bash, calls, group, run_scenario, say, texts, tool_results
-from hookline import Agent, Decision, ScriptedModel, wording
-from hookline.agent.messages import ToolResultBlock
-from hookline.agent.session import Session
-from hookline.decisions import NO_DECISION
-from hookline.hooks.protocol import decision_from_output
+from hookline import Agent, Decision, ScriptedModel
+from hookline._agent.messages import ToolResultBlock
+from hookline._agent.session import Session
+from hookline._decisions import NO_DECISION
+from hookline._hooks.protocol import decision_from_output
+from hookline._tools.approvals import Approval
+from hookline._tools.base import ToolResult
+from hookline._tools.builtin import Bash, Read, Write
+from hookline._tools.shell import RESET_NOTE
 from hookline.permissions import PermissionPolicy, PermissionRule
-from hookline.permissions.sandbox.config import SandboxConfig
+from hookline.permissions._sandbox.config import SandboxConfig
 from hookline.testing import RecordingHook
-from hookline.tools.approvals import Approval
-from hookline.tools.base import ToolResult
-from hookline.tools.builtin import Bash, Read, Write
-from hookline.tools.shell import RESET_NOTE
 from reaction_hooks.hook import REASON, STDERR, STOP_REASON
 
 PATH_DENIED = f"<tool_use_error>{wording.PATH_DENIED}</tool_use_error>"

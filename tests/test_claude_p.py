@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from cli_runner import hookline
-from hookline.cli.tool_rules import split_rules
-from hookline.errors import ConfigError
+from hookline._cli.tool_rules import split_rules
+from hookline._errors import ConfigError
 
 RECORDED = Path(__file__).parent / "fixtures" / "claude_p"
 SCENARIO = json.loads((RECORDED / "scenario.json").read_text())

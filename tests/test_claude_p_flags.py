@@ -21,8 +21,8 @@ import pytest
 
 from cli_runner import hookline
 from fake_claude_api import fake_claude_api
-from hookline.cli.claude_flags import NOT_SUPPORTED, refusal
-from hookline.models.choice import claude_model
+from hookline._cli.claude_flags import NOT_SUPPORTED, refusal
+from hookline.models._choice import claude_model
 
 FLAGS = Path(__file__).parent / "fixtures" / "claude_p" / "flags"
 SCENARIOS: dict[str, dict[str, Any]] = json.loads((FLAGS / "scenarios.json").read_text())
@@ -216,7 +216,7 @@ def test_a_claude_flag_hookline_lacks_is_refused_by_name_in_one_line(
 def test_every_claude_flag_is_taken_or_refused_with_a_reason() -> None:
     """Each flag of ``claude --help`` 2.1.332 is either one hookline run takes or one it
     refuses, saying why (the list is the recorded help's)."""
-    from hookline.cli.run_cmd import run
+    from hookline._cli.run_cmd import run
 
     taken = {name for param in run.params for name in (*param.opts, *param.secondary_opts)}
     claude = set((FLAGS / "claude_help_flags.txt").read_text().split())

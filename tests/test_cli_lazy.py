@@ -12,17 +12,17 @@ import click
 import pytest
 
 import hookline
-from hookline.cli.lazy import Lazy, LazyGroup
-from hookline.cli.main import COMMANDS, cli
+from hookline._cli.lazy import Lazy, LazyGroup
+from hookline._cli.main import COMMANDS, cli
 
 #: Modules a quick command must not load: the agent, the audit, the stores, the models, and
 #: the libraries behind them.
 HEAVY = (
-    "hookline.agent.loop",
+    "hookline._agent.loop",
     "hookline.audit",
     "hookline.storage",
     "hookline.models",
-    "hookline.events",
+    "hookline._events",
     "pydantic",
     "httpx",
     "asyncio",
@@ -41,9 +41,9 @@ def loaded_after(code: str) -> list[str]:
     "code",
     [
         "import hookline",
-        "from hookline.cli.main import main; main(['--version'])",
-        "from hookline.cli.main import main; main(['--help'])",
-        "from hookline.cli.main import main; main([])",
+        "from hookline._cli.main import main; main(['--version'])",
+        "from hookline._cli.main import main; main(['--help'])",
+        "from hookline._cli.main import main; main([])",
     ],
 )
 def test_quick_commands_load_nothing_heavy(code: str) -> None:
@@ -54,15 +54,15 @@ def test_quick_commands_load_nothing_heavy(code: str) -> None:
 
 def test_a_command_loads_what_it_uses() -> None:
     """The other side: running ``hooks --help`` imports the hooks command, not the audit's."""
-    modules = loaded_after("from hookline.cli.main import main; main(['hooks', '--help'])")
-    assert "hookline.cli.hooks_cmd" in modules
-    assert "hookline.cli.audit_cmd" not in modules
+    modules = loaded_after("from hookline._cli.main import main; main(['hooks', '--help'])")
+    assert "hookline._cli.hooks_cmd" in modules
+    assert "hookline._cli.audit_cmd" not in modules
 
 
 def test_public_names_load_on_first_use() -> None:
     modules = loaded_after("from hookline import Decision")
-    assert "hookline.decisions" in modules
-    assert "hookline.agent.loop" not in modules
+    assert "hookline._decisions" in modules
+    assert "hookline._agent.loop" not in modules
     assert "pydantic" not in modules
 
 
@@ -91,7 +91,7 @@ def test_the_commands_mapping_behaves_as_a_dict() -> None:
     def extra() -> None:
         """An extra command."""
 
-    group = LazyGroup(lazy={"hooks": Lazy("hookline.cli.hooks_cmd:hooks", "See hooks.")})
+    group = LazyGroup(lazy={"hooks": Lazy("hookline._cli.hooks_cmd:hooks", "See hooks.")})
     group.add_command(extra)
     assert "hooks" in group.commands
     assert group.commands.get("nope") is None

@@ -125,7 +125,7 @@ def test_a_raising_hook_is_one_line_and_with_verbose_its_traceback(project: Path
     assert re.fullmatch(r'      File ".*hooks\.py", line 11, in boom', trace[1]), trace
     assert trace[2:] == ['        raise RuntimeError("the hook broke")',
                          "    RuntimeError: the hook broke"]  # fmt: skip
-    assert not any("hookline/hooks/engine.py" in line for line in verbose)  # the hook's frames
+    assert not any("hookline/_hooks/engine.py" in line for line in verbose)  # the hook's frames
 
 
 def test_bare_hookline_prints_the_help_and_exits_0(tmp_path: Path) -> None:

@@ -14,8 +14,8 @@ import pytest
 
 import hookline
 from hookline import Agent, HookRegistry, ScriptedModel
-from hookline.claude.command import CommandHook
-from hookline.hooks.engine import HookRun
+from hookline._claude.command import CommandHook
+from hookline._hooks.engine import HookRun
 from sentinel_agent import touch_agent
 
 
@@ -164,7 +164,7 @@ def test_an_exit_2_blocks_when_reading_the_output_fails_in_hookline(
 ) -> None:
     """A fault of hookline's own while it reads the output (here: forced) is a failure of
     kind invalid, whose answer is the block."""
-    from hookline.claude import command as command_module
+    from hookline._claude import command as command_module
 
     def broken(raw: bytes, **options: object) -> str:
         raise LookupError("unknown encoding")

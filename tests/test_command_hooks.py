@@ -16,9 +16,8 @@ from typing import Any
 import pytest
 
 from hookline import Decision, HookEngine, HookRegistry
-from hookline._support.process import STREAM_CAP
-from hookline.claude.command import CommandFailed, CommandHook, CommandNotStarted, InvalidJson
-from hookline.events import (
+from hookline._claude.command import CommandFailed, CommandHook, CommandNotStarted, InvalidJson
+from hookline._events import (
     HookEvent,
     PermissionRequest,
     PostToolUse,
@@ -28,6 +27,7 @@ from hookline.events import (
     Stop,
     UserPromptSubmit,
 )
+from hookline._support.process import STREAM_CAP
 
 RECORD = Path(__file__).parent / "hook_scripts" / "record.py"
 PY = shlex.quote(sys.executable)

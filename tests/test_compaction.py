@@ -20,17 +20,17 @@ import pytest
 import hookline
 from cli_runner import hookline as hookline_cli
 from hookline import Agent, Decision, Message, ScriptedModel
-from hookline.agent.compaction import (
+from hookline._agent.compaction import (
     GO_ON,
     SUMMARY_SYSTEM,
     Compaction,
     due,
     estimate_tokens,
 )
-from hookline.agent.messages import TextBlock, Usage
-from hookline.agent.transcript import first_bad_line
+from hookline._agent.messages import TextBlock, Usage
+from hookline._agent.transcript import first_bad_line
+from hookline._errors import ConfigError, ModelError
 from hookline.audit import verify_jsonl, verify_rows
-from hookline.errors import ConfigError, ModelError
 from hookline.storage import SqliteStore
 from recording_model import RecordingModel
 

@@ -1,4 +1,4 @@
-"""An agent's conversations: what is shared (``hookline.agent.conversation.Shared``) and what
+"""An agent's conversations: what is shared (``hookline._agent.conversation.Shared``) and what
 each conversation has of its own, replaced in one place."""
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 
 from hookline import Agent, HookMatcher, ScriptedModel, tool
-from hookline.agent.messages import Message
-from hookline.agent.result import RunResult
-from hookline.agent.subagents import Subagent
-from hookline.agent.transcript import read_conversation
+from hookline._agent.messages import Message
+from hookline._agent.result import RunResult
+from hookline._agent.subagents import Subagent
+from hookline._agent.transcript import read_conversation
+from hookline._tools.base import ToolCall
 from hookline.permissions import PermissionPolicy
-from hookline.permissions.rules import PermissionRule
-from hookline.permissions.session import SessionGrant
-from hookline.tools.base import ToolCall
+from hookline.permissions._rules import PermissionRule
+from hookline.permissions._session import SessionGrant
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "hookline"
 COPIES = re.compile(r"vars\([^)]*\)\.update|__dict__\.update")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cli_runner import hookline
 from hookline._support.credentials import PROVIDER_KEYS, is_own, without_credentials
-from hookline.models.providers import PROVIDERS
+from hookline.models._providers import PROVIDERS
 
 TOKEN, KEY = "tokPLANTEDapprover41", "sk-ant-PLANTEDprovider42"
 PLANTED = {"HOOKLINE_APPROVER_TOKEN": TOKEN, "ANTHROPIC_API_KEY": KEY, "LANG_TEST_VAR": "kept"}

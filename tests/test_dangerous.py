@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from hookline.permissions.dangerous import DANGEROUS, Danger
-from hookline.permissions.rules import PermissionRule
+from hookline.permissions._dangerous import DANGEROUS, Danger
+from hookline.permissions._rules import PermissionRule
 
 CWD, HOME, ROOT = "/work/project", "/home/dev", "/work/project"
 

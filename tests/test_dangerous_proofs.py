@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from hookline.decisions import Decision
+from hookline._decisions import Decision
 from hookline.permissions import DANGEROUS, PermissionPolicy, Verdict, evaluate
-from hookline.permissions.rules import PermissionRule
+from hookline.permissions._rules import PermissionRule
 
 # (line, verdict in bypassPermissions, a phrase its reason holds). @WS@: the workspace.
 # fmt: off

@@ -8,7 +8,7 @@ from typing import get_args
 import pytest
 
 from hookline import NO_DECISION, Decision, merge
-from hookline.decisions import PRECEDENCE, UNCHANGED, Answer, Permission, Refusal
+from hookline._decisions import PRECEDENCE, UNCHANGED, Answer, Permission, Refusal
 
 allow, deny, ask, defer = Decision.allow, Decision.deny, Decision.ask, Decision.defer
 rewrite, replace_output, context = Decision.rewrite, Decision.replace_output, Decision.context

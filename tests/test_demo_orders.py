@@ -12,8 +12,8 @@ from typing import Any
 
 from cli_runner import hookline
 from hookline import Agent, ScriptedModel
-from hookline.demo.orders import ORDER, USER, prepare, run_orders_demo
-from hookline.project import load_project
+from hookline._demo.orders import ORDER, USER, prepare, run_orders_demo
+from hookline._project import load_project
 
 NO_SETTINGS_HOOKS = json.dumps({"disableAllHooks": True})
 REFUND = {"order_id": ORDER, "status": "refunded"}

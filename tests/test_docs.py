@@ -2,8 +2,8 @@
 
 Every page (``docs/*.md``, ``README.md``, ``bench/README.md``) is read for three kinds of name:
 
-- a module or an object in one (``hookline.claude.command``, ``hookline._support.display.shown``)
-  or a source file (``src/hookline/claude/command.py``, ``claude/command.py``): it must import,
+- a module or an object in one (``hookline._claude.command``, ``hookline._support.display.shown``)
+  or a source file (``src/hookline/_claude/command.py``, ``_claude/command.py``): it must import,
   or exist;
 - a path in the repository (``tests/reaction_hooks/payloads/``, a Markdown link, a ``*.md`` page):
   it must exist, and a relative path must not lead out of the repository (``../shared/x.md``),
@@ -37,8 +37,8 @@ from pathlib import Path
 import click
 import pytest
 
-from hookline.cli.claude_flags import NOT_SUPPORTED
-from hookline.cli.main import cli
+from hookline._cli.claude_flags import NOT_SUPPORTED
+from hookline._cli.main import cli
 from test_layers import LAYERS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,7 +58,7 @@ PAGE = re.compile(r"(?<![\w.-])([\w.-]+\.md)\b")
 PYTHON_FILE = re.compile(r"(?<![\w./-])([A-Za-z_][\w/.-]*\.py)\b")
 #: Python files the pages name as examples of what a user writes.
 EXAMPLE_FILES = frozenset(
-    {"FILE.py", "gate.py", "policies/refunds.py", "path/file.py", "my_hooks.py"}
+    {"FILE.py", "gate.py", "policies/refunds.py", "path/file.py", "my_hooks.py", "tool.py"}
 )
 #: Words that stand for a name in a pattern (``hookline.NAME``), and file suffixes
 #: (``hookline.db`` is a file, not a module).
@@ -289,8 +289,8 @@ def layer_table(page: str) -> tuple[tuple[str, ...], ...]:
 def test_the_architecture_page_draws_the_layers_the_layer_test_enforces() -> None:
     page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     assert layer_table(page) == LAYERS
-    assert layer_table("| 1 | `hookline.agent` | x |\n| 2 | `hookline._support` | y |") == (
-        ("hookline.agent",),
+    assert layer_table("| 1 | `hookline._agent` | x |\n| 2 | `hookline._support` | y |") == (
+        ("hookline._agent",),
         ("hookline._support",),
     )
 
@@ -298,10 +298,10 @@ def test_the_architecture_page_draws_the_layers_the_layer_test_enforces() -> Non
 def test_a_page_with_made_up_names_is_caught() -> None:
     page = ROOT / "docs" / "made-up.md"  # never written: the checks read only the text
     text = """
-Run `hookline.hooks.telepathy` or `hookline.decisions.Decision.maybe`; the engine is in
-`src/hookline/hooks/oracle.py` (`hooks/files.py`, `asyncio/base_events.py`), the facts in
-../../shared/reference/reactions.md (its §4), and [the guide](guide.md). `hookline.claude.command`,
-`hookline.decisions.Decision.deny`, [the rules](permissions.md), `tests/test_docs.py` and
+Run `hookline._hooks.telepathy` or `hookline._decisions.Decision.maybe`; the engine is in
+`src/hookline/_hooks/oracle.py` (`hooks/files.py`, `asyncio/base_events.py`), the facts in
+../../shared/reference/reactions.md (its §4), and [the guide](guide.md). `hookline._claude.command`,
+`hookline._decisions.Decision.deny`, [the rules](permissions.md), `tests/test_docs.py` and
 https://example.org/notes.md exist.
 
 ```sh
@@ -313,15 +313,15 @@ hookline sessions resume S1 --approve --yes
 With `--defer-asks` the run pauses; with `--no-such-flag` it flies.
 """
     assert missing_modules(text) == [
-        "hookline.decisions.Decision.maybe",
-        "hookline.hooks.telepathy",
+        "hookline._decisions.Decision.maybe",
+        "hookline._hooks.telepathy",
     ]
     assert missing_paths(text, page) == [
         "../../shared/reference/reactions.md leads out of the repository",
         "guide.md",
         "hooks/files.py",
         "reactions.md",
-        "src/hookline/hooks/oracle.py",
+        "src/hookline/_hooks/oracle.py",
         "§4 cites another document",
     ]
     assert unknown_flags(text) == [
@@ -338,13 +338,13 @@ def test_a_docstring_citing_what_is_not_here_is_caught(tmp_path: Path) -> None:
         '"""Payloads as in ../../shared/reference/payloads (protocol §3.1)."""\n'
         "RULE = 'Edit(docs/index.md)'  # data, not a citation\n"
         "def f():\n"
-        '    """Runs ``hookline.hooks.files.load``."""\n'
+        '    """Runs ``hookline._hooks.files.load``."""\n'
         "    # see docs/telepathy.md\n",
         encoding="utf-8",
     )
     prose = prose_of(source)
     assert "Edit(docs/index.md)" not in prose
-    assert missing_modules(prose) == ["hookline.hooks.files.load"]
+    assert missing_modules(prose) == ["hookline._hooks.files.load"]
     assert missing_paths(prose, ROOT / "src" / "made_up.py") == [
         "../../shared/reference/payloads leads out of the repository",
         "docs/telepathy.md",

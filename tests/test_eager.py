@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from hookline import Decision, HookEngine, HookMatcher, HookRegistry, PreToolUse
+from hookline._events import Scope
 from hookline._support.eager import Rest, run_eagerly
-from hookline.events import Scope
 
 SCOPE = Scope("s1", "/tmp/t.jsonl", "/tmp")
 

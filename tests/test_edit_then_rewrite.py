@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from hookline import Agent, Decision, ScriptedModel, tool
-from hookline.tools.approvals import HttpApprover
+from hookline._tools.approvals import HttpApprover
 
 EDIT = {"behavior": "allow", "updatedInput": {"target": "staging"}}
 APPROVE = {"behavior": "allow"}

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from hookline.permissions._edits import protected_write, why_not_provable_edit
 from hookline.permissions.bash import analyze
-from hookline.permissions.edits import protected_write, why_not_provable_edit
 
 
 @pytest.fixture

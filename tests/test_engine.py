@@ -19,7 +19,7 @@ from hookline import (
     Stop,
     UserPromptSubmit,
 )
-from hookline.hooks.runners import SdkCallbackHook
+from hookline._hooks.runners import SdkCallbackHook
 
 
 def dispatch(registry, event):

@@ -20,12 +20,12 @@ import pytest
 
 import hookline
 from hookline import Agent, Notification, ScriptedModel
-from hookline.claude.command import CommandHook
-from hookline.events import EVENTS, NOT_YET_SUPPORTED, EventFacts, HookEvent, Scope
-from hookline.hooks.engine import HookEngine
-from hookline.hooks.registry import HookRegistry
+from hookline._claude.command import CommandHook
+from hookline._events import EVENTS, NOT_YET_SUPPORTED, EventFacts, HookEvent, Scope
+from hookline._hooks.engine import HookEngine
+from hookline._hooks.registry import HookRegistry
+from hookline._tools.approvals import Approval, ApprovalRequest, Approver
 from hookline.permissions import PermissionPolicy
-from hookline.tools.approvals import Approval, ApprovalRequest, Approver
 
 SRC = Path(hookline.__file__).parent
 

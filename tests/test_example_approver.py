@@ -22,7 +22,7 @@ import jsonschema
 import pytest
 
 from cli_runner import hookline
-from hookline.tools.approval_wire import schema
+from hookline._tools.approval_wire import schema
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "approver"
 TOKEN = "s3cret-approver-token"

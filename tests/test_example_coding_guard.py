@@ -28,8 +28,8 @@ import pytest
 
 from cli_runner import HOOKLINE, SRC, hookline, src_env
 from hookline import Agent, HookEngine, HookRegistry, PreToolUse, RunResult, ScriptedModel
-from hookline.events import Scope
-from hookline.project import load_hooks, load_project
+from hookline._events import Scope
+from hookline._project import load_hooks, load_project
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coding-guard"
 SETTINGS = EXAMPLE / ".claude" / "settings.json"

@@ -21,8 +21,8 @@ import pytest
 
 from cli_runner import hookline
 from hookline import Agent, HookEngine, HookRegistry, PreToolUse, ScriptedModel
+from hookline._project import load_hooks
 from hookline._support.process import STREAM_CAP
-from hookline.project import load_hooks
 
 PY = shlex.quote(sys.executable)
 GATE = "gate_under_test"

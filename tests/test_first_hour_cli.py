@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from cli_runner import hookline
-from hookline.audit.chain import link
+from hookline.audit._chain import link
 from hookline.storage import AuditEntry, open_store
 
 WRITE = {"file_path": "out.txt", "content": "v1"}

@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 
 from hookline import Agent, ScriptedModel
+from hookline._tools.builtin import Bash
 from hookline.permissions import PermissionPolicy
-from hookline.tools.builtin import Bash
 
 _ENV = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "t",
         "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from hookline.permissions import gitindex, gittree
-from hookline.permissions.bash.words import literal
+import hookline.permissions._gitindex as gitindex
+import hookline.permissions._gittree as gittree
+from hookline.permissions.bash._words import literal
 
 _ENV = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
 

@@ -36,11 +36,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hookline import Decision
-from hookline.claude.command import CommandHook
-from hookline.claude.http import HttpHook
-from hookline.errors import HookFailure
-from hookline.hooks.protocol import MAX_ANSWER_DEPTH
-from hookline.hooks.runners import PythonHook
+from hookline._claude.command import CommandHook
+from hookline._claude.http import HttpHook
+from hookline._errors import HookFailure
+from hookline._hooks.protocol import MAX_ANSWER_DEPTH
+from hookline._hooks.runners import PythonHook
 from local_http import RecordingServer, serve
 from sentinel_agent import touch_agent
 

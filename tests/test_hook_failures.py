@@ -7,15 +7,15 @@ from collections.abc import Callable
 
 import pytest
 
-import hookline.claude.command
-import hookline.claude.handlers
-import hookline.claude.http
-import hookline.claude.mcp_tool
-import hookline.claude.prompt_hook  # noqa: F401  (each defines failure kinds of its own)
+import hookline._claude.command
+import hookline._claude.handlers
+import hookline._claude.http
+import hookline._claude.mcp_tool
+import hookline._claude.prompt_hook  # noqa: F401  (each defines failure kinds of its own)
 from hookline import HookRegistry, PreToolUse
-from hookline.errors import HookFailure, HookTimeout
-from hookline.hooks import failures
-from hookline.hooks.spec import HookSpec
+from hookline._errors import HookFailure, HookTimeout
+from hookline._hooks import failures
+from hookline._hooks.spec import HookSpec
 
 
 def failure_classes(cls: type[HookFailure] = HookFailure) -> list[type[HookFailure]]:

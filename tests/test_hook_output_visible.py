@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from cli_runner import hookline
-from hookline.cli.own_stdout import hook_output_to_stderr
-from hookline.cli.render import emit_json
+from hookline._cli.own_stdout import hook_output_to_stderr
+from hookline._cli.render import emit_json
 
 #: What a hook prints when it means to deny but its JSON is broken (issue 12).
 BROKEN = '{"hookSpecificOutput": {"permissionDecision": "deny", oops'

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from cli_runner import hookline
-from hookline.cli.hooks_cmd import hooks
+from hookline._cli.hooks_cmd import hooks
 
 NO_FORCE_PUSH_SH = """#!/bin/sh
 input=$(cat)
@@ -359,7 +359,7 @@ def test_test_lets_a_harmless_command_through(project: Project) -> None:
     assert out["decision"]["permission"] is None
 
 
-# -- through the real entry point: ``python -m hookline.cli.main hooks ...`` ---------------------
+# -- through the real entry point: ``python -m hookline._cli.main hooks ...`` ---------------------
 
 
 def test_validate_exit_codes_through_the_entry_point(tmp_path: Path) -> None:

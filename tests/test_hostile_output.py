@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from cli_runner import HOOKLINE, src_env
+from hookline._cli.render import OUTPUT
 from hookline._support.display import shown, shown_json
-from hookline.cli.render import OUTPUT
 
 CORPUS = [
     "\x1b[2A\x1b[2K",  # CSI: two lines up, clear the line

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
-from hookline.claude.http import (
+from hookline._claude.http import (
     BlockedUrl,
     HttpClients,
     HttpConnectionFailure,
@@ -26,12 +26,12 @@ from hookline.claude.http import (
     url_allowed,
     url_refusal,
 )
-from hookline.decisions import Decision
-from hookline.errors import ConfigError, InvalidHookOutput
-from hookline.events import PreToolUse, Scope
-from hookline.hooks.engine import Dispatch, HookEngine
-from hookline.hooks.registry import HookRegistry
-from hookline.hooks.resources import HookResources
+from hookline._decisions import Decision
+from hookline._errors import ConfigError, InvalidHookOutput
+from hookline._events import PreToolUse, Scope
+from hookline._hooks.engine import Dispatch, HookEngine
+from hookline._hooks.registry import HookRegistry
+from hookline._hooks.resources import HookResources
 from local_http import RecordingHandler, RecordingServer, gzip_bomb, serve
 
 T = TypeVar("T")
@@ -326,9 +326,9 @@ def test_without_any_pool_each_request_gets_a_client_of_its_own(server: HookServ
 
 def test_the_name_of_the_old_shared_pool_is_a_new_pool_each_time() -> None:
     with pytest.warns(DeprecationWarning, match="no longer shared"):
-        from hookline.claude.http import HTTP_CLIENTS as first
+        from hookline._claude.http import HTTP_CLIENTS as first
     with pytest.warns(DeprecationWarning, match="no longer shared"):
-        from hookline.claude.http import HTTP_CLIENTS as again
+        from hookline._claude.http import HTTP_CLIENTS as again
     assert isinstance(first, HttpClients) and first is not again
 
 
@@ -452,7 +452,7 @@ def test_the_old_resources_module_warns_and_is_the_hooks_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The resources module moved from the adapter to the hooks layer; its old name warns."""
-    monkeypatch.delitem(sys.modules, "hookline.claude.resources", raising=False)
-    with pytest.warns(DeprecationWarning, match="moved to hookline.hooks.resources"):
-        old = importlib.import_module("hookline.claude.resources")
+    monkeypatch.delitem(sys.modules, "hookline._claude.resources", raising=False)
+    with pytest.warns(DeprecationWarning, match="moved to hookline._hooks.resources"):
+        old = importlib.import_module("hookline._claude.resources")
     assert old.HookResources is HookResources

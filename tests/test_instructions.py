@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from hookline import Agent, ScriptedModel
-from hookline.agent.instructions import MAX_BYTES, Instructions, front_matter
-from hookline.events import InstructionsLoaded
+from hookline._agent.instructions import MAX_BYTES, Instructions, front_matter
+from hookline._events import InstructionsLoaded
 from hookline.testing import RecordingHook
 from recording_model import RecordingModel
 
@@ -146,7 +146,7 @@ def test_a_huge_or_non_utf8_file_is_left_out_with_a_warning_and_the_run_goes_on(
 ) -> None:
     write(tmp_path / "CLAUDE.md", content)
     write(tmp_path / "AGENTS.md", "Still here.")
-    with caplog.at_level(logging.WARNING, logger="hookline.agent.instructions"):
+    with caplog.at_level(logging.WARNING, logger="hookline._agent.instructions"):
         result, model, hook = run(tmp_path, [{"text": "ok"}])
     assert result.stop_reason == "end_turn"
     assert "Still here." in (model.systems[0] or "")

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from hookline import Agent, ScriptedModel
-from hookline.agent.imports import mentions
-from hookline.agent.instructions import MAX_BYTES, MAX_IMPORT_DEPTH, Instructions
+from hookline._agent.imports import mentions
+from hookline._agent.instructions import MAX_BYTES, MAX_IMPORT_DEPTH, Instructions
 from hookline.permissions import PermissionPolicy, PermissionRule
 from hookline.testing import RecordingHook
 from test_instructions import write
@@ -97,7 +97,7 @@ def test_a_missing_import_is_skipped_without_a_warning(
     project: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     write(project / "CLAUDE.md", "Ask @alice about @missing.md, or @gone/")
-    with caplog.at_level(logging.WARNING, logger="hookline.agent.instructions"):
+    with caplog.at_level(logging.WARNING, logger="hookline._agent.instructions"):
         found = Instructions.discover(project)
     assert loaded(found) == [("CLAUDE.md", None)]
     assert found.warnings == [] and caplog.records == []
@@ -154,7 +154,7 @@ def test_a_project_file_cannot_import_outside_the_project(
     write(project / "CLAUDE.local.md", f"@{secret}")
     write(project / "CLAUDE.md", "@../secret.txt and @link.md")
     (project / "link.md").symlink_to(secret)
-    with caplog.at_level(logging.WARNING, logger="hookline.agent.instructions"):
+    with caplog.at_level(logging.WARNING, logger="hookline._agent.instructions"):
         found = Instructions.discover(project)
     assert loaded(found) == [("CLAUDE.md", None), ("CLAUDE.local.md", None)]
     assert "SECRET-TOKEN" not in (found.system(None) or "")
@@ -214,7 +214,7 @@ def test_a_huge_or_non_utf8_import_is_left_out_with_the_usual_warning(
     write(project / "CLAUDE.md", "Main. @big.md @ok.md")
     write(project / "big.md", content)
     write(project / "ok.md", "Fine.")
-    with caplog.at_level(logging.WARNING, logger="hookline.agent.instructions"):
+    with caplog.at_level(logging.WARNING, logger="hookline._agent.instructions"):
         found = Instructions.discover(project)
     assert loaded(found) == [("CLAUDE.md", None), ("ok.md", "CLAUDE.md")]
     (line,) = [r.getMessage() for r in caplog.records]
@@ -280,7 +280,7 @@ def test_an_import_a_read_deny_rule_covers_never_reaches_the_model(
     write(project / "notes.md", "Plain notes.")
     model = _Seeing([{"text": "ok"}])
     agent = Agent(model, cwd=project, permissions=_denying("Read(./secrets/**)"))
-    with caplog.at_level(logging.WARNING, logger="hookline.agent.instructions"):
+    with caplog.at_level(logging.WARNING, logger="hookline._agent.instructions"):
         result = agent.run_sync("go")
     assert result.stop_reason == "end_turn"
     (system,) = model.systems
@@ -305,7 +305,7 @@ def test_an_import_of_hooklines_private_state_is_left_out(
     write(project / ".hookline" / "state" / "notes.md", "PRIVATE-STATE-7")
     (project / "private-link").symlink_to(project / ".hookline" / "state")
     write(project / "CLAUDE.md", f"Main.\n{spelling}\n")
-    with caplog.at_level(logging.WARNING, logger="hookline.agent.instructions"):
+    with caplog.at_level(logging.WARNING, logger="hookline._agent.instructions"):
         found = Instructions.discover(project)
     assert loaded(found) == [("CLAUDE.md", None)]
     assert "PRIVATE-STATE-7" not in str(found.system(None))

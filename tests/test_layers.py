@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 
 import hookline
-from hookline.agent.runtime import DEFAULTS
+from hookline._agent.runtime import DEFAULTS
 
 ROOT = Path(hookline.__file__).parent
 PACKAGE = "hookline"
@@ -28,34 +28,33 @@ PACKAGE = "hookline"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("hookline._support",),
     (
-        "hookline.errors",
-        "hookline.events",
-        "hookline.decisions",
-        "hookline.matchers",
-        "hookline.settings_layers",
-        "hookline.layers",
-        "hookline.wording",
-        "hookline.file_tools",
+        "hookline._errors",
+        "hookline._events",
+        "hookline._decisions",
+        "hookline._matchers",
+        "hookline._settings_layers",
+        "hookline._wording",
+        "hookline._file_tools",
     ),
-    ("hookline.hooks",),
+    ("hookline._hooks",),
     ("hookline.permissions",),
-    ("hookline.tools", "hookline.mcp"),
-    ("hookline.agent",),
+    ("hookline._tools", "hookline.mcp"),
+    ("hookline._agent",),
     (
-        "hookline.claude",
-        "hookline.trust",
+        "hookline._claude",
+        "hookline._trust",
         "hookline.storage",
         "hookline.audit",
         "hookline.models",
     ),
-    ("hookline.project", "hookline.testing"),
+    ("hookline._project", "hookline.testing"),
     ("hookline.sdk",),
     ("hookline.types",),
-    ("hookline.cli", "hookline.demo"),
+    ("hookline._cli", "hookline._demo", "hookline.__main__"),
     ("hookline",),
 )
 #: Packages that import nothing of each other, in either direction, whatever their rows.
-APART: tuple[tuple[str, str], ...] = (("hookline.cli", "hookline.sdk"),)
+APART: tuple[tuple[str, str], ...] = (("hookline._cli", "hookline.sdk"),)
 
 
 def layer_of(module: str, layers: tuple[tuple[str, ...], ...] = LAYERS) -> int | None:
@@ -170,39 +169,41 @@ def test_the_runtime_names_only_plug_ins_beside_the_agent() -> None:
 
 
 def test_an_upward_import_is_named() -> None:
-    files = {"hookline/events/extra.py": "from hookline.agent.loop import Agent\n"}
-    assert problems(files) == ["hookline.events.extra:1 imports hookline.agent.loop, a layer above"]
+    files = {"hookline/_events/extra.py": "from hookline._agent.loop import Agent\n"}
+    assert problems(files) == [
+        "hookline._events.extra:1 imports hookline._agent.loop, a layer above"
+    ]
 
 
 def test_a_relative_upward_import_is_named() -> None:
     files = {
-        "hookline/events/extra.py": "from ..agent import loop\n",
-        "hookline/hooks/__init__.py": "from .. import matchers\nfrom ..tools import base\n",
+        "hookline/_events/extra.py": "from .._agent import loop\n",
+        "hookline/_hooks/__init__.py": "from .. import _matchers\nfrom .._tools import base\n",
     }
     assert problems(files) == [
-        "hookline.events.extra:1 imports hookline.agent, a layer above",
-        "hookline.hooks:2 imports hookline.tools, a layer above",
+        "hookline._events.extra:1 imports hookline._agent, a layer above",
+        "hookline._hooks:2 imports hookline._tools, a layer above",
     ]
 
 
 def test_an_import_from_the_package_is_where_the_name_is_defined() -> None:
     files = {
-        "hookline/decisions.py": "def f():\n    from hookline import Agent, HookEvent\n",
-        "hookline/hooks/engine.py": "from hookline import AssistantMessage, _EXPORTS\n",
-        "hookline/matchers.py": "import hookline\n",
+        "hookline/_decisions.py": "def f():\n    from hookline import Agent, HookEvent\n",
+        "hookline/_hooks/engine.py": "from hookline import AssistantMessage, _EXPORTS\n",
+        "hookline/_matchers.py": "import hookline\n",
     }
     assert problems(files) == [
-        "hookline.decisions:2 imports hookline.agent.loop, a layer above",
-        "hookline.hooks.engine:1 imports hookline.types, a layer above",
-        "hookline.hooks.engine:1 imports hookline, a layer above",
-        "hookline.matchers:1 imports hookline, a layer above",
+        "hookline._decisions:2 imports hookline._agent.loop, a layer above",
+        "hookline._hooks.engine:1 imports hookline.types, a layer above",
+        "hookline._hooks.engine:1 imports hookline, a layer above",
+        "hookline._matchers:1 imports hookline, a layer above",
     ]
 
 
 def test_a_module_no_layer_claims_fails_and_so_does_an_import_of_it() -> None:
-    files = {"hookline/newthing.py": "", "hookline/cli/x.py": "import hookline.newthing\n"}
+    files = {"hookline/newthing.py": "", "hookline/_cli/x.py": "import hookline.newthing\n"}
     assert problems(files) == [
-        "hookline.cli.x:1 imports hookline.newthing, which is in no layer",
+        "hookline._cli.x:1 imports hookline.newthing, which is in no layer",
         "hookline.newthing is in no layer: add it to LAYERS and docs/architecture.md",
     ]
     assert layer_of("hookline.newthing") is None  # the root claims only its own __init__
@@ -211,15 +212,15 @@ def test_a_module_no_layer_claims_fails_and_so_does_an_import_of_it() -> None:
 
 def test_the_sdk_surface_and_the_cli_import_nothing_of_each_other() -> None:
     files = {
-        "hookline/cli/x.py": "from hookline.sdk.client import ClaudeSDKClient\n",
-        "hookline/sdk/y.py": "from hookline.cli import render\n",
+        "hookline/_cli/x.py": "from hookline.sdk._client import ClaudeSDKClient\n",
+        "hookline/sdk/y.py": "from hookline._cli import render\n",
     }
     assert problems(files) == [
-        "hookline.cli.x:1 imports hookline.sdk.client: the two stay apart",
-        "hookline.sdk.y:1 imports hookline.cli, a layer above",
+        "hookline._cli.x:1 imports hookline.sdk._client: the two stay apart",
+        "hookline.sdk.y:1 imports hookline._cli, a layer above",
     ]
-    side_by_side = ((PACKAGE + ".sdk", PACKAGE + ".cli"),)
+    side_by_side = ((PACKAGE + ".sdk", PACKAGE + "._cli"),)
     assert problems(files, layers=side_by_side) == [
-        "hookline.cli.x:1 imports hookline.sdk.client: the two stay apart",
-        "hookline.sdk.y:1 imports hookline.cli: the two stay apart",
+        "hookline._cli.x:1 imports hookline.sdk._client: the two stay apart",
+        "hookline.sdk.y:1 imports hookline._cli: the two stay apart",
     ]

@@ -17,10 +17,13 @@ from typing import Any
 import pytest
 
 from hookline import Agent, HookRegistry, PermissionPolicy, ScriptedModel, tool
-from hookline.permissions.rules import PermissionRule
-from hookline.project import load_project
-from hookline.tools.builtin import builtin_tools
-from test_agent_hooks import YES, tool_results
+from hookline._project import load_project
+from hookline._tools.builtin import builtin_tools
+from hookline.permissions._rules import PermissionRule
+from test_agent_hooks import (
+    YES,
+    tool_results,
+)
 from test_agent_hooks import run as run_with_agent_hook
 from test_agent_hooks import settings as agent_hook_settings
 

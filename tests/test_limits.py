@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from hookline import Agent, Decision, ScriptedModel
-from hookline.hooks.engine import HookEngine
-from hookline.hooks.registry import HookRegistry
-from hookline.tools.base import Toolbox, ToolCall, ToolContext, Workspace
-from hookline.tools.builtin import Read
-from hookline.tools.limits import REFUSED_KEY, InputLimits, measure
-from hookline.tools.pipeline import ToolPipeline
+from hookline._hooks.engine import HookEngine
+from hookline._hooks.registry import HookRegistry
+from hookline._tools.base import Toolbox, ToolCall, ToolContext, Workspace
+from hookline._tools.builtin import Read
+from hookline._tools.limits import REFUSED_KEY, InputLimits, measure
+from hookline._tools.pipeline import ToolPipeline
 
 
 def nested(depth: int) -> dict[str, Any]:

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from hookline import Decision, HookRegistry, arg, tool_name
-from hookline.claude import lint as lint_module
-from hookline.claude.command import CommandHook
-from hookline.claude.lint import (
+from hookline._claude import lint as lint_module
+from hookline._claude.command import CommandHook
+from hookline._claude.lint import (
     Finding,
     Subject,
     duplicates,
@@ -24,7 +24,7 @@ from hookline.claude.lint import (
     unquoted_project_dir,
     unreachable_matchers,
 )
-from hookline.claude.settings import load_settings
+from hookline._claude.settings import load_settings
 
 KNOWN = ("Bash", "Read", "Write", "Edit", "Glob", "Grep")
 SETTINGS = "project:/work/.claude/settings.json"

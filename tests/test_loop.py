@@ -237,7 +237,7 @@ def test_a_post_tool_batch_block_ends_the_run_before_the_next_model_call(agent_w
 
 def test_a_cancelled_run_answers_its_cut_calls_and_the_next_prompt_goes_on(tmp_path: Path) -> None:
     from hookline import Agent, tool
-    from hookline.wording import INTERRUPTED
+    from hookline._wording import INTERRUPTED
     from recording_model import RecordingModel
 
     started, after = asyncio.Event(), []

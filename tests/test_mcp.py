@@ -20,12 +20,12 @@ from typing import Any
 import pytest
 
 from hookline import Agent, ConfigError, Decision, ScriptedModel
+from hookline._claude.mcp_tool import fill
+from hookline._claude.settings import load_settings
+from hookline._project import load_project
 from hookline.audit import verify_jsonl
-from hookline.claude.mcp_tool import fill
-from hookline.claude.settings import load_settings
 from hookline.mcp import McpServers, project_servers
-from hookline.mcp.config import parse_server
-from hookline.project import load_project
+from hookline.mcp._config import parse_server
 
 SERVERS = Path(__file__).parent / "mcp_servers"
 PROBE = str(SERVERS / "probe.py")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from hookline import Agent, Decision, ScriptedModel
-from hookline.agent.messages import Message, Usage
+from hookline._agent.messages import Message, Usage
 
 SECRET = "sk-live-0123456789"
 

@@ -19,10 +19,10 @@ import pytest
 
 from cli_runner import HOOKLINE, hookline, src_env
 from hookline import Agent, Message, ToolCall
-from hookline.models.anthropic import AnthropicModel
-from hookline.models.openai import OpenAIModel
-from hookline.models.scripted import Script
-from hookline.models.serve import ScriptServer, Served, answer
+from hookline.models._anthropic import AnthropicModel
+from hookline.models._openai import OpenAIModel
+from hookline.models._scripted import Script
+from hookline.models._serve import ScriptServer, Served, answer
 
 SCRIPT = Script.model_validate(
     {

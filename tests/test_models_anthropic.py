@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from hookline import Agent, Message, ToolCall
-from hookline.agent.messages import ToolResultBlock, Usage
-from hookline.errors import ConfigError, ModelError
-from hookline.models.anthropic import DEFAULT_MAX_TOKENS, AnthropicModel
-from hookline.tools.limits import REFUSED_KEY
+from hookline._agent.messages import ToolResultBlock, Usage
+from hookline._errors import ConfigError, ModelError
+from hookline._tools.limits import REFUSED_KEY
+from hookline.models._anthropic import DEFAULT_MAX_TOKENS, AnthropicModel
 from model_servers import (
     BASH,
     Events,

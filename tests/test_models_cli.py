@@ -12,10 +12,10 @@ import pytest
 
 from cli_runner import hookline, src_env
 from hookline import RuleModel, ScriptedModel
-from hookline.errors import ConfigError
-from hookline.models.anthropic import AnthropicModel
-from hookline.models.choice import NO_PROVIDER, default_spec, model_from_spec
-from hookline.models.openai import OpenAIModel
+from hookline._errors import ConfigError
+from hookline.models._anthropic import AnthropicModel
+from hookline.models._choice import NO_PROVIDER, default_spec, model_from_spec
+from hookline.models._openai import OpenAIModel
 from model_servers import (
     Events,
     anthropic_events,
@@ -169,7 +169,7 @@ def test_a_missing_sdk_says_how_to_install_it(project: Path) -> None:
     """The SDK made unimportable in a fresh process: ``import openai`` fails as when it is not
     installed."""
     code = (
-        "import sys; sys.modules['openai'] = None; from hookline.cli.main import main; "
+        "import sys; sys.modules['openai'] = None; from hookline._cli.main import main; "
         "main(['run', 'hi', '--model', 'openai:gpt-4o'])"
     )
     done = subprocess.run(

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from hookline import Message
-from hookline.agent.messages import TextBlock
-from hookline.models.history import History
+from hookline._agent.messages import TextBlock
+from hookline.models._history import History
 
 
 def test_each_message_is_converted_once_while_the_conversation_grows() -> None:

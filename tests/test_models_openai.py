@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from hookline import Agent, Message, ToolCall
-from hookline.agent.messages import ToolResultBlock, Usage
-from hookline.errors import ConfigError, ModelError
-from hookline.models.openai import OpenAIModel
+from hookline._agent.messages import ToolResultBlock, Usage
+from hookline._errors import ConfigError, ModelError
+from hookline._tools.limits import REFUSED_KEY
+from hookline.models._openai import OpenAIModel
 from hookline.storage import SqliteStore
-from hookline.tools.limits import REFUSED_KEY
 from model_servers import (
     Events,
     Json,

@@ -9,9 +9,9 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "hookline"
 LIMIT = 400
 #: The one module allowed past the limit, by its path under src/hookline.
-#: agent/loop.py is being split by the runtime/conversation work (issue 26, item 1);
+#: _agent/loop.py is being split by the runtime/conversation work (issue 26, item 1);
 #: drop it from here when that lands.
-OVER_THE_LIMIT = frozenset({"agent/loop.py"})
+OVER_THE_LIMIT = frozenset({"_agent/loop.py"})
 
 
 def lines(path: Path) -> int:

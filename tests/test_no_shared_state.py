@@ -10,7 +10,7 @@ could change, or close, under the other. Every module of ``hookline`` is importe
    ``Final`` (``X: Final = {...}``): filled while the module loads, never after, as rule 2
    checks. A logger is logging's own, by name. A default plugged in for every agent (an
    installed resolver, opener or audit log) is state too: each agent's ``Runtime`` holds its own
-   (``hookline.agent.runtime``).
+   (``hookline._agent.runtime``).
 2. No function anywhere in the library changes a module's global, its own module's or one
    imported from another: no ``global``, no item or attribute assignment or deletion, no
    augmented assignment, no mutating call (``append``, ``update``, ``pop``, ...).
@@ -51,15 +51,15 @@ PROCESS_WIDE: typing.Final = types.MappingProxyType({
         "the one watchdog of the process: it outlives the process, to end what its calls started",
     "hookline._support.threads.WORKERS":
         "the daemon threads in_thread runs calls on: idle ones end on their own, none is closed",
-    "hookline.permissions.sandbox.mounts.PLACEHOLDERS":
+    "hookline.permissions._sandbox.mounts.PLACEHOLDERS":
         "mount points on the host's file system, counted per process and locked across them",
-    "hookline.cli.own_stdout._kept":
+    "hookline._cli.own_stdout._kept":
         "the process's file descriptor 1, set aside while the command line runs",
-    "hookline.permissions.bash.grammar._local":
+    "hookline.permissions.bash._grammar._local":
         "one tree-sitter parser per thread, reused; it holds no answer",
-    "hookline.permissions.proving._SEEN":
+    "hookline.permissions._proving._SEEN":
         "a memo of a pure function by identity: the same answer whoever asks",
-    "hookline.claude.session_env._numbers":
+    "hookline._claude.session_env._numbers":
         "a counter that keeps file names unique within the process",
     "hookline._support.jsontext.compact":
         "a configured JSON encoder's encode: it keeps nothing between calls",
@@ -316,7 +316,7 @@ def test_no_module_of_the_library_holds_or_changes_state_for_the_whole_process(
     problems = shared_state(library, PROCESS_WIDE)
     assert problems == [], (
         "module-level state is shared by every agent of the process: make it the agent's "
-        "(hookline.agent.runtime), a constant (declared Final, never changed), or, if it is "
+        "(hookline._agent.runtime), a constant (declared Final, never changed), or, if it is "
         "the process's by nature, list it in PROCESS_WIDE with why:\n" + "\n".join(problems)
     )
 

@@ -13,13 +13,13 @@ import pytest
 
 import hookline
 from hookline import Agent, Approval, ApprovalRequest, Decision, Message, ScriptedModel, ToolCall
-from hookline.agent.messages import Usage
-from hookline.agent.observers import Observer
+from hookline._agent.messages import Usage
+from hookline._agent.observers import Observer
+from hookline._errors import ConfigError
+from hookline._tools.approvals import Approver, Unavailable
+from hookline._tools.pipeline import ToolStarted
 from hookline.audit import AuditError, AuditLog, unfolded
-from hookline.errors import ConfigError
 from hookline.storage import SqliteStore
-from hookline.tools.approvals import Approver, Unavailable
-from hookline.tools.pipeline import ToolStarted
 
 
 class Log(Observer):
@@ -118,7 +118,7 @@ def test_an_observer_that_raises_is_logged_and_changes_nothing(tmp_path, spy, ca
 
     plain, ran_plain = run()
     after = Log()
-    with caplog.at_level(logging.ERROR, logger="hookline.agent.observers"):
+    with caplog.at_level(logging.ERROR, logger="hookline._agent.observers"):
         broken, ran_broken = run(Broken(), after)
     assert ran_plain == ran_broken == [{"text": "t1"}]  # the body ran once, as without it
     assert [r.to_dict() for r in broken.tool_calls] == [r.to_dict() for r in plain.tool_calls]
@@ -182,7 +182,7 @@ def test_what_is_not_an_observer_is_refused_with_the_fix(tmp_path):
     agent = Agent(ScriptedModel([]), cwd=tmp_path)
     with pytest.raises(ConfigError, match="not an Observer") as refused:
         agent.observe(print)  # type: ignore[arg-type]
-    assert "subclass hookline.agent.observers.Observer" in str(refused.value)
+    assert "subclass hookline._agent.observers.Observer" in str(refused.value)
     with pytest.raises(ConfigError, match="not an Observer"):
         Agent(ScriptedModel([]), cwd=tmp_path, observers=[print])
 

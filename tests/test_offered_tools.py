@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hookline import Agent, PermissionPolicy, tool
-from hookline.permissions.rules import PermissionRule
+from hookline.permissions._rules import PermissionRule
 from recording_model import RecordingModel
 
 

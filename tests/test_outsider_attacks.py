@@ -13,7 +13,7 @@ import pytest
 
 from hookline import Agent, ScriptedModel
 from hookline.permissions import PermissionPolicy
-from hookline.permissions.rules import PermissionRule
+from hookline.permissions._rules import PermissionRule
 
 CANARY = "SECRETCANARY"
 LINES = [

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from hookline.claude.settings import load_settings
-from hookline.decisions import NO_DECISION, Decision
-from hookline.events import PermissionMode
+from hookline._claude.settings import load_settings
+from hookline._decisions import NO_DECISION, Decision
+from hookline._events import PermissionMode
 from hookline.permissions import DANGEROUS, PermissionPolicy, Verdict, evaluate
-from hookline.permissions.rules import PermissionRule
+from hookline.permissions._rules import PermissionRule
 
 CWD, HOME = "/work/project", "/home/dev"
 ALLOW, DENY, ASK, DEFER = (

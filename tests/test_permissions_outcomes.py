@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from hookline.decisions import NO_DECISION
+from hookline._decisions import NO_DECISION
 from hookline.permissions import PermissionPolicy, evaluate
-from hookline.permissions.rules import PermissionRule
-from hookline.permissions.sandbox.config import SandboxConfig
+from hookline.permissions._rules import PermissionRule
+from hookline.permissions._sandbox.config import SandboxConfig
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "permissions.md"
 LINES = ["make test", 'python3 -c "$CODE"', "bash -c 'touch x'"]

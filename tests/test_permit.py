@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from hookline import Agent, Decision, ScriptedModel, ToolBlocked
-from hookline.claude.command import CommandHook
+from hookline._claude.command import CommandHook
+from hookline._tools.approvals import Approval, ApprovalRequest, Approver, Unavailable
 from hookline.permissions import PermissionPolicy
-from hookline.permissions.rules import PermissionRule
-from hookline.tools.approvals import Approval, ApprovalRequest, Approver, Unavailable
+from hookline.permissions._rules import PermissionRule
 
 
 def policy(*, allow=(), ask=(), deny=(), mode="default") -> PermissionPolicy:  # type: ignore[no-untyped-def]

@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from hookline import Decision, ToolError, tool
-from hookline.events import Scope
-from hookline.hooks.engine import EventDispatched
+from hookline._events import Scope
+from hookline._hooks.engine import EventDispatched
 
 
 @pytest.fixture

@@ -15,9 +15,9 @@ import pytest
 
 import hookline
 from hookline import Agent, ScriptedModel
+from hookline._claude.session_env import env_file_for
+from hookline._events import SessionStart
 from hookline._support.private import GITIGNORE, open_private, private_dir
-from hookline.claude.session_env import env_file_for
-from hookline.events import SessionStart
 from hookline.storage import SqliteStore
 
 

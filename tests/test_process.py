@@ -28,11 +28,11 @@ import pytest
 
 from cli_runner import HOOKLINE, src_env
 from hookline import Agent, HookEngine, HookRegistry, PreToolUse, ScriptedModel
+from hookline._claude.command import CommandHook
+from hookline._events import Scope
 from hookline._support import process, reaper
 from hookline._support.keepers import Leftovers, Watchdog
 from hookline._support.process import run_process
-from hookline.claude.command import CommandHook
-from hookline.events import Scope
 
 PY = shlex.quote(sys.executable)
 DAEMON = (

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from hookline.claude.command import CommandHook
-from hookline.claude.project_dir import guarded, references, shell_code_index
-from hookline.events import PreToolUse, Scope
+from hookline._claude.command import CommandHook
+from hookline._claude.project_dir import guarded, references, shell_code_index
+from hookline._events import PreToolUse, Scope
 
 SHELL_CODE = [
     "${CLAUDE_PROJECT_DIR}/x.sh",

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from hookline import Agent, ScriptedModel
-from hookline.agent.result import RunResult
-from hookline.errors import ConfigError
-from hookline.project import judge_model, load_project
+from hookline._agent.result import RunResult
+from hookline._errors import ConfigError
+from hookline._project import judge_model, load_project
 from recording_model import HeldModel
 
 RULE = "Refuse any command that writes files."

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from hookline.decisions import Decision
+from hookline._decisions import Decision
+from hookline._project import load_project
 from hookline.permissions import evaluate
-from hookline.permissions.protected import protected_set
-from hookline.project import load_project
+from hookline.permissions._protected import protected_set
 
 
 @pytest.fixture

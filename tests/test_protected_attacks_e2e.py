@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from hookline import Agent, ScriptedModel
+from hookline._tools.builtin import Bash
 from hookline.permissions import PermissionPolicy, PermissionRule
-from hookline.tools.builtin import Bash
 
 ORIG = "ORIGINAL\n"
 
@@ -244,7 +244,7 @@ FILE_TOOLS = [
 def test_the_file_tools_keep_out_of_the_protected_set(
     place: Path, mode: str, tool: str, path: str
 ) -> None:
-    from hookline.tools.builtin import Edit, Write
+    from hookline._tools.builtin import Edit, Write
 
     given = {"file_path": path, "content": "PWNED"}
     if tool == "Edit":
@@ -262,7 +262,7 @@ def test_the_file_tools_keep_out_of_the_protected_set(
 
 
 def test_a_file_tool_write_beside_the_set_runs(place: Path) -> None:
-    from hookline.tools.builtin import Write
+    from hookline._tools.builtin import Write
 
     script = [{"tool_calls": [{"id": "w", "name": "Write",
                                "input": {"file_path": ".git/description", "content": "ok"}}]},

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hookline import NO_DECISION, Decision, InvalidHookOutput
-from hookline.hooks.protocol import MAX_ANSWER_DEPTH, answer_text, decision_from_output, loads
+from hookline._hooks.protocol import MAX_ANSWER_DEPTH, answer_text, decision_from_output, loads
 
 
 def pre(**specific):

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 import hookline
-from hookline.agent.loop import Agent
-from hookline.agent.options import AgentOptions, AgentSettings
+from hookline._agent.loop import Agent
+from hookline._agent.options import AgentOptions, AgentSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The public packages (and the one public module a package lists, ``targets``).
@@ -144,9 +144,9 @@ def test_the_pages_and_examples_import_only_public_names() -> None:
 
 
 def test_the_scan_sees_an_internal_import(tmp_path: Path) -> None:
-    page = "text\n```python\nfrom hookline.agent.model import (\n    ModelClient,\n)\n```\n"
-    assert FROM_IMPORT.findall(page) == [("hookline.agent.model", "(\n    ModelClient,\n)")]
-    assert "hookline.agent.model" not in PUBLIC
+    page = "text\n```python\nfrom hookline._agent.model import (\n    ModelClient,\n)\n```\n"
+    assert FROM_IMPORT.findall(page) == [("hookline._agent.model", "(\n    ModelClient,\n)")]
+    assert "hookline._agent.model" not in PUBLIC
 
 
 DRAWN = re.compile(r"[├└]── (\w+)")
@@ -174,10 +174,10 @@ def test_the_tree_reader_follows_the_columns() -> None:
     assert drawn_tree(doc) == [("Base", "A"), ("A", "B"), ("Base", "C")]
 
 
-@pytest.mark.parametrize("source", ["hookline.errors", "hookline.sdk.errors"])
+@pytest.mark.parametrize("source", ["hookline._errors", "hookline.sdk._errors"])
 def test_every_drawn_exception_is_exported_under_its_drawn_parent(source: str) -> None:
     module = importlib.import_module(source)
-    doc = module.HooklineError.__doc__ if source == "hookline.errors" else module.__doc__
+    doc = module.HooklineError.__doc__ if source == "hookline._errors" else module.__doc__
     pairs = drawn_tree(doc or "")
     assert len(pairs) >= 6
     for parent, child in pairs:

@@ -14,9 +14,9 @@ import pytest
 
 from cli_runner import hookline
 from hookline import Agent, ScriptedModel
-from hookline.agent.messages import Message
-from hookline.hooks.runners import PythonHook, SdkCallbackHook, call_shape, takes
-from hookline.project import load_hooks
+from hookline._agent.messages import Message
+from hookline._hooks.runners import PythonHook, SdkCallbackHook, call_shape, takes
+from hookline._project import load_hooks
 
 GUARDS = '''
 from hookline import Decision

@@ -41,7 +41,7 @@ from cc_scenarios import (
     tool_results,
     unwrap,
 )
-from hookline.agent.messages import ToolResultBlock
+from hookline._agent.messages import ToolResultBlock
 from reaction_hooks.hook import (
     BAD_JSON,
     CONTEXT,

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from cli_runner import hookline
-from hookline.permissions.sandbox.config import SandboxConfig
+from hookline.permissions._sandbox.config import SandboxConfig
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 CANARY = "sk-live-CANARY-4b1d"

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from cli_runner import HOOKLINE, hookline, src_env
-from hookline.cli.reader import Reader
+from hookline._cli.reader import Reader
 
 #: Meets the test at ``barrier``, then waits until the test opens ``hold``.
 WAIT = "echo in-the-body > barrier; cat hold > /dev/null"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from hookline.permissions._readonly import why_not_read_only
 from hookline.permissions.bash import analyze
-from hookline.permissions.readonly import why_not_read_only
 
 READS = [
     "ls -la src", "cat a.txt | head -n 5", "tail -f log.txt", "wc -l *.py", "pwd", "echo hi",

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from hookline.permissions._readonly import why_not_read_only
 from hookline.permissions.bash import analyze
-from hookline.permissions.readonly import why_not_read_only
 
 EVERYDAY = [
     "ls", "ls -la src", "ls -lhS --color=auto", "cat a | grep -n x",

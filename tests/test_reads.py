@@ -1,5 +1,5 @@
 """The read-only tier runs a Bash line unasked only when it proves the line opens no file a
-Read deny rule covers (``hookline.permissions.reads``): every word read as a path, globs
+Read deny rule covers (``hookline.permissions._reads``): every word read as a path, globs
 expanded, words only run time knows counted as any file, folders read whole walked.
 
 Each row is judged by ``evaluate`` in a real folder (``.env``, a hidden folder, links, a
@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from hookline.decisions import Decision
-from hookline.permissions import PermissionPolicy, PermissionRule, evaluate, reads
+import hookline.permissions._reads as reads
+from hookline._decisions import Decision
+from hookline.permissions import PermissionPolicy, PermissionRule, evaluate
 
 RULES = ("Read(./.env)", "Read(./secrets/**)", "Read(*.pem)", "Read(~/.ssh/**)")
 # fmt: off

@@ -14,11 +14,11 @@ import pytest
 
 import hookline
 from hookline import Agent, ScriptedModel
-from hookline.agent.hidden import revealed
-from hookline.audit.redact import MASK, LineMasker, Redactor, patterns_from_settings
-from hookline.claude.settings import load_settings
-from hookline.errors import ConfigError
-from hookline.settings_layers import Layer
+from hookline._agent.hidden import revealed
+from hookline._claude.settings import load_settings
+from hookline._errors import ConfigError
+from hookline._settings_layers import Layer
+from hookline.audit._redact import MASK, LineMasker, Redactor, patterns_from_settings
 from hookline.storage import open_store
 from postgres_schema import fresh_schema, rows_as_text
 

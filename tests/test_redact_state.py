@@ -24,11 +24,11 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 import hookline
 from hookline import Agent, ScriptedModel
-from hookline.agent.hidden import ALGORITHM, FIELD, INSTALL_HINT, PARTS, hidden, revealed
-from hookline.agent.seal import KEY_ENV, load_key
-from hookline.agent.state import load_state
-from hookline.audit.keyed import chain_key
-from hookline.errors import ConfigError
+from hookline._agent.hidden import ALGORITHM, FIELD, INSTALL_HINT, PARTS, hidden, revealed
+from hookline._agent.seal import KEY_ENV, load_key
+from hookline._agent.state import load_state
+from hookline._errors import ConfigError
+from hookline.audit._keyed import chain_key
 from hookline.storage import open_store
 from postgres_schema import fresh_schema, query, rows_as_text
 

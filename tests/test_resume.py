@@ -15,11 +15,11 @@ import pytest
 
 from cli_runner import src_env
 from hookline import Agent, ConfigError, Decision, ScriptedModel, tool
-from hookline.agent.hidden import revealed
-from hookline.agent.state import STATE_VERSION
+from hookline._agent.hidden import revealed
+from hookline._agent.state import STATE_VERSION
+from hookline._tools.approvals import Approval
 from hookline.permissions import PermissionPolicy
 from hookline.storage import SessionRecord, open_store
-from hookline.tools.approvals import Approval
 
 #: The agent every process of these tests builds: two tools that leave a trace in files.
 AGENT_MODULE = '''
@@ -94,8 +94,8 @@ def resume_in_another_process(
         import asyncio, json, sys
         sys.path.insert(0, {str(project)!r})
         from agent_module import build
-        from hookline.tools.approvals import Approval
-        from hookline.errors import ConfigError
+        from hookline._tools.approvals import Approval
+        from hookline._errors import ConfigError
         answer = {answer}
         agent = build({str(project)!r}, store={store!r})
         async def go():

@@ -13,10 +13,10 @@ import pytest
 
 from cli_runner import hookline
 from hookline import Agent, Decision, ScriptedModel
-from hookline.agent.hidden import revealed
+from hookline._agent.hidden import revealed
+from hookline._tools.approvals import Approval, ApprovalRequest, Approver
 from hookline.permissions import PermissionPolicy
 from hookline.storage import SessionRecord, open_store
-from hookline.tools.approvals import Approval, ApprovalRequest, Approver
 
 SCRIPT = {"turns": [
     {"tool_calls": [{"id": "t_b", "name": "Bash", "input": {"command": "echo deploy"}}]},

@@ -17,10 +17,10 @@ import pytest
 
 from cli_runner import hookline
 from hookline import Agent, ConfigError, Decision, ScriptedModel
-from hookline.agent import seal
-from hookline.agent.session import Session
+from hookline._agent import seal
+from hookline._agent.session import Session
+from hookline._tools.approvals import Approval
 from hookline.storage import SessionRecord, open_store
-from hookline.tools.approvals import Approval
 
 #: t1 asks (nobody can answer: the run pauses, --defer-asks); after it, t2 asks as well in the
 #: default mode, and runs unasked in bypassPermissions.

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from hookline import ConfigError, PostToolUse, PreToolUse, Stop, tool_name
-from hookline.events import Scope
-from hookline.permissions.rules import PermissionRule, RuleCondition, if_
+from hookline._events import Scope
+from hookline.permissions._rules import PermissionRule, RuleCondition, if_
 
 CWD, HOME = "/work/app", "/home/ada"
 

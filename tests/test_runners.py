@@ -21,9 +21,9 @@ import pytest
 
 from cli_runner import src_env
 from hookline import Agent, Decision, ScriptedModel, tool
-from hookline.claude.settings import load_settings
-from hookline.hooks.registry import HookRegistry
-from hookline.hooks.runners import PythonHook
+from hookline._claude.settings import load_settings
+from hookline._hooks.registry import HookRegistry
+from hookline._hooks.runners import PythonHook
 
 #: Seconds a held hook waits at most: a guard, so that a hook run where its timeout cannot stop
 #: it fails its test (late) instead of hanging it. Never a timing assertion.

@@ -26,15 +26,15 @@ import pytest
 
 from cli_runner import hookline, src_env
 from hookline import Agent, HookEngine, HookRegistry, PreToolUse, ScriptedModel
-from hookline.claude.settings import load_settings
-from hookline.errors import ConfigError, ToolError
-from hookline.events import Scope
-from hookline.permissions.sandbox.config import SandboxConfig, domain_allowed
-from hookline.permissions.sandbox.mounts import Placeholders
-from hookline.permissions.sandbox.run import Sandbox, bwrap_argv
-from hookline.settings_layers import Layer
-from hookline.tools.base import ToolContext, Workspace
-from hookline.tools.builtin import Bash
+from hookline._claude.settings import load_settings
+from hookline._errors import ConfigError, ToolError
+from hookline._events import Scope
+from hookline._settings_layers import Layer
+from hookline._tools.base import ToolContext, Workspace
+from hookline._tools.builtin import Bash
+from hookline.permissions._sandbox.config import SandboxConfig, domain_allowed
+from hookline.permissions._sandbox.mounts import Placeholders
+from hookline.permissions._sandbox.run import Sandbox, bwrap_argv
 
 INSTALL = (
     "command -v bwrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap; }"
@@ -344,10 +344,10 @@ def test_connect_tunnels_reach_allowed_domains_only(ws: Path, server: int) -> No
 
 HARNESS = """
 import asyncio, sys
-from hookline.permissions.sandbox import SandboxConfig
-from hookline.permissions.sandbox.run import Sandbox
-from hookline.tools.base import ToolContext, Workspace
-from hookline.tools.builtin import Bash
+from hookline.permissions._sandbox import SandboxConfig
+from hookline.permissions._sandbox.run import Sandbox
+from hookline._tools.base import ToolContext, Workspace
+from hookline._tools.builtin import Bash
 ws = sys.argv[1]
 ctx = ToolContext(cwd=ws, workspace=Workspace.of(ws),
                   sandbox=Sandbox(SandboxConfig(enabled=True), roots=[ws]))
@@ -539,7 +539,7 @@ def test_a_hook_whose_sandbox_flag_is_not_a_boolean_is_a_warning(ws: Path) -> No
     assert [w.key for w in settings.warnings] == ["hooks.PreToolUse[0].hooks[0].sandbox"]
 
 
-FORWARDER = Path(__file__).parents[1] / "src/hookline/permissions/sandbox/forward.py"
+FORWARDER = Path(__file__).parents[1] / "src/hookline/permissions/_sandbox/forward.py"
 
 
 @pytest.mark.parametrize(("script", "code"), [("exit 7", 7), ("kill -TERM $$", 128 + 15)])

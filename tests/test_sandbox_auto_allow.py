@@ -16,7 +16,7 @@ import pytest
 
 from hookline import Agent, ScriptedModel
 from hookline.permissions import PermissionPolicy, PermissionRule
-from hookline.permissions.sandbox.config import SandboxConfig
+from hookline.permissions._sandbox.config import SandboxConfig
 
 WHY_NOT = SandboxConfig(enabled=True).unavailable()
 pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=f"no sandbox here: {WHY_NOT}")

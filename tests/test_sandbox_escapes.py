@@ -21,13 +21,13 @@ from typing import Any
 
 import pytest
 
-from hookline.errors import ToolError
-from hookline.permissions.sandbox.config import SandboxConfig
-from hookline.permissions.sandbox.mounts import Placeholders
-from hookline.permissions.sandbox.run import Sandbox
-from hookline.settings_layers import Layer
-from hookline.tools.base import ToolContext, Workspace
-from hookline.tools.builtin import Bash
+from hookline._errors import ToolError
+from hookline._settings_layers import Layer
+from hookline._tools.base import ToolContext, Workspace
+from hookline._tools.builtin import Bash
+from hookline.permissions._sandbox.config import SandboxConfig
+from hookline.permissions._sandbox.mounts import Placeholders
+from hookline.permissions._sandbox.run import Sandbox
 
 INSTALL = "apt-get install bubblewrap libseccomp2"
 #: Only a missing bwrap skips: without libseccomp the sandbox refuses to start, and says so.

@@ -20,13 +20,13 @@ import pytest
 
 from cli_runner import hookline
 from hookline import Agent, ScriptedModel
-from hookline.errors import ToolError
+from hookline._errors import ToolError
+from hookline._tools.base import ToolContext, Workspace
+from hookline._tools.builtin import Bash
 from hookline.permissions import PermissionPolicy
-from hookline.permissions.sandbox.config import SandboxConfig
-from hookline.permissions.sandbox.mounts import Placeholders
-from hookline.permissions.sandbox.run import Sandbox
-from hookline.tools.base import ToolContext, Workspace
-from hookline.tools.builtin import Bash
+from hookline.permissions._sandbox.config import SandboxConfig
+from hookline.permissions._sandbox.mounts import Placeholders
+from hookline.permissions._sandbox.run import Sandbox
 
 WHY_NOT = SandboxConfig(allow_all_unix_sockets=True).unavailable()
 needs_bwrap = pytest.mark.skipif(

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from hookline import ClaudeAgentOptions, ClaudeSDKClient, ConfigError, ScriptedModel
-from hookline.sdk.types import (
+from hookline.sdk._types import (
     PermissionResultAllow,
     PermissionRuleValue,
     PermissionUpdate,

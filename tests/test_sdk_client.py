@@ -23,11 +23,13 @@ from hookline import (
     query,
     tool,
 )
-from hookline.sdk.build import model_for
-from hookline.sdk.errors import CLIConnectionError
-from hookline.sdk.options import system_prompt
-from hookline.sdk.permission import CanUseTool
-from hookline.sdk.types import (
+from hookline._tools.approvals import ApprovalRequest
+from hookline._wording import INTERRUPTED
+from hookline.sdk._build import model_for
+from hookline.sdk._errors import CLIConnectionError
+from hookline.sdk._options import system_prompt
+from hookline.sdk._permission import CanUseTool
+from hookline.sdk._types import (
     AssistantMessage,
     HookEventMessage,
     PermissionResultAllow,
@@ -40,8 +42,6 @@ from hookline.sdk.types import (
     ToolResultBlock,
     UserMessage,
 )
-from hookline.tools.approvals import ApprovalRequest
-from hookline.wording import INTERRUPTED
 from model_servers import Events, anthropic_events, model_server
 from recording_model import RecordingModel
 

@@ -39,16 +39,16 @@ from typing import Any
 import pytest
 
 import hookline
-import hookline.sdk.errors
-import hookline.sdk.types
+import hookline.sdk._errors
+import hookline.sdk._types
 import hookline.types
 import sdk_sdist
-from hookline.agent.model import ModelClient
+from hookline._agent.model import ModelClient
 
 Shape = frozenset[tuple[Any, ...]]
 ANY: Shape = frozenset({("any",)})
 #: The names hookline's own annotations use that its modules import only for type checkers.
-SHIM_NAMES = {**vars(hookline.sdk.types), "ModelClient": ModelClient}
+SHIM_NAMES = {**vars(hookline.sdk._types), "ModelClient": ModelClient}
 NOT_PROVIDED = hookline.types.NOT_PROVIDED
 
 _MAPPING = "any mapping: the SDK's TypedDict is a dict when the program runs"
@@ -350,7 +350,7 @@ def test_the_sdks_errors_are_hooklines_with_the_sdks_bases(
     classes = [n for n in tree("_errors.py").body if isinstance(n, ast.ClassDef)]
     assert len(classes) >= 7
     for node in classes:
-        ours = getattr(hookline.sdk.errors, node.name)
+        ours = getattr(hookline.sdk._errors, node.name)
         assert {ast.unparse(b) for b in node.bases} <= {c.__name__ for c in ours.__mro__}
 
 

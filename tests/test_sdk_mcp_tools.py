@@ -13,10 +13,11 @@ from typing import Annotated, Any, NotRequired, TypedDict
 import pytest
 
 from hookline import Agent, HookMatcher, PermissionPolicy, RunResult
-from hookline.agent.messages import ToolResultBlock
-from hookline.errors import ConfigError
-from hookline.permissions.rules import PermissionRule
-from hookline.sdk.tools import (
+from hookline._agent.messages import ToolResultBlock
+from hookline._errors import ConfigError
+from hookline._tools.function import FunctionTool
+from hookline.permissions._rules import PermissionRule
+from hookline.sdk._tools import (
     SdkMcpServer,
     SdkMcpTool,
     SdkServerTool,
@@ -24,8 +25,7 @@ from hookline.sdk.tools import (
     sdk_server_tools,
     tool,
 )
-from hookline.sdk.types import McpSdkServerConfig
-from hookline.tools.function import FunctionTool
+from hookline.sdk._types import McpSdkServerConfig
 from recording_model import RecordingModel
 
 Args = dict[str, Any]

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from hookline import ClaudeAgentOptions, ClaudeSDKClient, ConfigError, HookMatcher
-from hookline.agent.transcript import read_conversation
-from hookline.sdk.types import ResultMessage
+from hookline._agent.transcript import read_conversation
+from hookline.sdk._types import ResultMessage
 from recording_model import RecordingModel
 
 SID = "0b7f4c4e-2f0a-4a8e-9f59-3d1f0c6a7b21"

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from hookline import ClaudeAgentOptions, ClaudeSDKClient, ConfigError
-from hookline.claude.structured import RETRIES
-from hookline.sdk.types import ResultMessage, ToolResultBlock, UserMessage
+from hookline._claude.structured import RETRIES
+from hookline.sdk._types import ResultMessage, ToolResultBlock, UserMessage
 from recording_model import RecordingModel
 
 SCHEMA = {

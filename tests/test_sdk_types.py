@@ -19,16 +19,16 @@ from typing import Any
 import pytest
 
 import hookline
-import hookline.agent.messages
+import hookline._agent.messages
+import hookline.sdk._hook_types as hook_types
+import hookline.sdk._types as t
 import hookline.types
 from hookline import Agent, ScriptedModel
-from hookline.claude.stream_json import ClaudeStream, Timing, result_object
-from hookline.errors import HooklineError
+from hookline._claude.stream_json import ClaudeStream, Timing, result_object
+from hookline._errors import HooklineError
 from hookline.permissions import PermissionPolicy
-from hookline.permissions.rules import PermissionRule
-from hookline.sdk import hook_types
-from hookline.sdk import types as t
-from hookline.sdk.errors import (
+from hookline.permissions._rules import PermissionRule
+from hookline.sdk._errors import (
     ClaudeSDKError,
     CLIConnectionError,
     CLIJSONDecodeError,
@@ -37,7 +37,7 @@ from hookline.sdk.errors import (
     ProcessError,
     ResultError,
 )
-from hookline.sdk.parse import parse_message
+from hookline.sdk._parse import parse_message
 
 
 def test_positional_construction_fills_the_sdks_field_order() -> None:
@@ -54,10 +54,10 @@ def test_positional_construction_fills_the_sdks_field_order() -> None:
 
 
 def test_the_sdk_names_hookline_has_its_own_of_are_hooklines() -> None:
-    from hookline.agent.subagent_types import AgentDefinition
-    from hookline.events import PermissionMode
-    from hookline.hooks.sdk_matchers import HookMatcher
-    from hookline.sdk.options import ClaudeAgentOptions
+    from hookline._agent.subagent_types import AgentDefinition
+    from hookline._events import PermissionMode
+    from hookline._hooks.sdk_matchers import HookMatcher
+    from hookline.sdk._options import ClaudeAgentOptions
 
     assert (t.HookMatcher, t.AgentDefinition, t.PermissionMode, t.ClaudeAgentOptions) == (
         HookMatcher,
@@ -421,7 +421,7 @@ def test_hookline_types_gives_the_sdk_types_module_names() -> None:
     assert hookline.types.__all__ == t.__all__
     assert all(getattr(hookline.types, name) is getattr(t, name) for name in t.__all__)
     assert hookline.types.Message is t.Message
-    assert hookline.Message is hookline.agent.messages.Message  # hookline's own stays its own
+    assert hookline.Message is hookline._agent.messages.Message  # hookline's own stays its own
 
 
 def test_an_sdk_name_hookline_lacks_is_an_import_error_pointing_to_the_docs() -> None:
@@ -441,9 +441,9 @@ def test_a_name_the_sdk_lacks_too_is_the_usual_attribute_error() -> None:
 def test_the_top_level_names_load_the_sdk_types_only_when_used() -> None:
     script = (
         "import sys, hookline\n"
-        "assert 'hookline.sdk.types' not in sys.modules\n"
+        "assert 'hookline.sdk._types' not in sys.modules\n"
         "from hookline import AssistantMessage, ClaudeSDKError, PermissionResultAllow\n"
-        "import hookline.sdk.types as t, hookline.sdk.errors as e\n"
+        "import hookline.sdk._types as t, hookline.sdk._errors as e\n"
         "assert AssistantMessage is t.AssistantMessage and ClaudeSDKError is e.ClaudeSDKError\n"
         "assert hookline.PermissionResultAllow is t.PermissionResultAllow\n"
         "print('ok')\n"

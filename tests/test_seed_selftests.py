@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from hookline import Decision, PostToolUse, PreToolUse, ToolBlocked, tool
-from hookline.agent.messages import ToolResultBlock
+from hookline._agent.messages import ToolResultBlock
 
 DANGEROUS_PATTERNS = ["rm -rf", "rm -r", "mkfs", "dd if", "shutdown", "reboot", "format"]
 

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from hookline import Agent, Decision, PermissionPolicy, ScriptedModel
-from hookline.permissions.call import CallContext
-from hookline.permissions.rules import PermissionRule
-from hookline.permissions.session import SessionGrant, grant_for
-from hookline.tools.approvals import Approval, ApprovalRequest, Approver, Unavailable
+from hookline._tools.approvals import Approval, ApprovalRequest, Approver, Unavailable
+from hookline.permissions._call import CallContext
+from hookline.permissions._rules import PermissionRule
+from hookline.permissions._session import SessionGrant, grant_for
 
 # -- the scope ----------------------------------------------------------------------------------
 
@@ -315,7 +315,7 @@ def test_a_grant_holds_in_subagents_and_theirs_holds_in_the_session(project: Pat
 def test_sessions_show_says_what_the_session_was_allowed(project: Path) -> None:
     """``hookline sessions show`` (its resume plan) lists a paused session's grants, and the
     mode they set."""
-    from hookline.cli.resume_plan import resume_plan
+    from hookline._cli.resume_plan import resume_plan
     from hookline.storage import open_store
 
     turns = [

@@ -15,16 +15,16 @@ import pytest
 import hookline
 from cc_scenarios import bash, calls, say
 from hookline import Agent, ConfigError, Decision, HookRegistry, HookRun, ScriptedModel, tool
-from hookline.agent import watch
-from hookline.agent.ending import BUDGET_ENV, session_end_budget
-from hookline.agent.switch import ModelSwitch
-from hookline.agent.watch import IDLE_MESSAGE
-from hookline.audit.chain import verify_rows
-from hookline.claude.settings import MANAGED_DIR_ENV
-from hookline.events import HookEvent
-from hookline.hooks.spec import HookSpec
+from hookline._agent import watch
+from hookline._agent.ending import BUDGET_ENV, session_end_budget
+from hookline._agent.switch import ModelSwitch
+from hookline._agent.watch import IDLE_MESSAGE
+from hookline._claude.settings import MANAGED_DIR_ENV
+from hookline._events import HookEvent
+from hookline._hooks.spec import HookSpec
+from hookline._tools.approvals import Approval
+from hookline.audit._chain import verify_rows
 from hookline.storage import SqliteStore
-from hookline.tools.approvals import Approval
 
 #: A command hook that appends its payload to ``events.jsonl`` in the project.
 RECORD = 'cat >> "$CLAUDE_PROJECT_DIR/events.jsonl"'

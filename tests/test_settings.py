@@ -13,16 +13,16 @@ from typing import Any
 import httpx
 import pytest
 
-from hookline.claude.http import BlockedUrl, HttpClients, HttpHook
-from hookline.claude.settings import MANAGED_DIR_ENV, Settings, load_settings
-from hookline.events import HookEvent, PreToolUse, Scope, SessionStart
-from hookline.hooks.engine import Dispatch, HookEngine
-from hookline.hooks.registry import HookRegistry
-from hookline.settings_layers import Layer, by_precedence, winning
+from hookline._claude.http import BlockedUrl, HttpClients, HttpHook
+from hookline._claude.settings import MANAGED_DIR_ENV, Settings, load_settings
+from hookline._events import HookEvent, PreToolUse, Scope, SessionStart
+from hookline._hooks.engine import Dispatch, HookEngine
+from hookline._hooks.registry import HookRegistry
+from hookline._settings_layers import Layer, by_precedence, winning
 
 HOOK_MODULE = """
 from pathlib import Path
-from hookline.decisions import Decision
+from hookline._decisions import Decision
 
 def deny(event):
     return Decision.deny("python says no to " + event.tool_input["command"])

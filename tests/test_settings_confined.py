@@ -17,8 +17,8 @@ import pytest
 
 from cli_runner import hookline
 from hookline import Agent, ScriptedModel, load_project
-from hookline.errors import ConfigError
-from hookline.permissions.sandbox import SandboxConfig
+from hookline._errors import ConfigError
+from hookline.permissions._sandbox import SandboxConfig
 
 needs_bwrap = pytest.mark.skipif(
     SandboxConfig().unavailable() is not None, reason="the sandbox cannot start here"

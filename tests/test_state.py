@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 
 from hookline import Agent, ConfigError, Decision, ScriptedModel, tool
-from hookline.agent.hidden import revealed
-from hookline.agent.messages import Message, ToolResultBlock
-from hookline.agent.state import STATE_VERSION, Turn, dump_state, load_state
+from hookline._agent.hidden import revealed
+from hookline._agent.messages import Message, ToolResultBlock
+from hookline._agent.state import STATE_VERSION, Turn, dump_state, load_state
+from hookline._tools.approvals import Approval
+from hookline._tools.base import LOOP_ONLY, ToolCall, ToolResult
 from hookline.storage import open_store
-from hookline.tools.approvals import Approval
-from hookline.tools.base import LOOP_ONLY, ToolCall, ToolResult
 
 SESSION = {
     "id": "sess-1",

@@ -26,8 +26,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from hookline.audit.chain import link as sha256_chain
-from hookline.errors import ConfigError
+from hookline._errors import ConfigError
+from hookline.audit._chain import link as sha256_chain
 from hookline.storage import (
     SCHEMA_VERSION,
     AuditEntry,
@@ -272,7 +272,7 @@ def test_threads_sharing_one_store_make_one_unbroken_chain(store: Store):
 _CRASH_CHILD = """
 import sys
 from pathlib import Path
-from hookline.audit.chain import link as sha256_chain
+from hookline.audit._chain import link as sha256_chain
 from hookline.storage import AuditEntry, open_store
 
 store = open_store(sys.argv[1], state_dir=Path(sys.argv[2]))
@@ -343,7 +343,7 @@ def test_a_database_with_a_newer_schema_version_is_refused(backend: Backend):
     if backend.name == "sqlite":
         assert refused.value.file == backend.url
     else:
-        from hookline.storage.postgres import redact
+        from hookline.storage._postgres import redact
 
         assert refused.value.file == redact(backend.url)
         assert str(urlsplit(backend.url).password) not in str(refused.value)
@@ -378,7 +378,7 @@ def test_open_store_takes_sqlite_urls_and_plain_paths(
 
 @pytest.mark.parametrize("backend", ["postgres"], indirect=True)
 def test_open_store_takes_both_postgres_schemes(backend: Backend):
-    from hookline.storage.postgres import PostgresStore
+    from hookline.storage._postgres import PostgresStore
 
     for url in (backend.url, backend.url.replace("postgresql://", "postgres://", 1)):
         store = open_store(url, state_dir=backend.state_dir)
@@ -412,7 +412,7 @@ def test_postgres_without_psycopg_names_the_install_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     monkeypatch.setitem(sys.modules, "psycopg", None)
-    monkeypatch.delitem(sys.modules, "hookline.storage.postgres", raising=False)
+    monkeypatch.delitem(sys.modules, "hookline.storage._postgres", raising=False)
     with pytest.raises(ConfigError, match="psycopg") as refused:
         open_store("postgresql://localhost/db", state_dir=tmp_path)
     assert refused.value.fix == "pip install 'hookline[postgres]'"

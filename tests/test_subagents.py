@@ -44,17 +44,17 @@ from hookline import (
     RunResult,
     tool,
 )
-from hookline.agent.session import Session
-from hookline.agent.state import Turn
-from hookline.agent.subagent_types import AgentDefinition
+from hookline._agent.session import Session
+from hookline._agent.state import Turn
+from hookline._agent.subagent_types import AgentDefinition
+from hookline._claude.session_env import env_file_for
+from hookline._claude.settings import load_settings
+from hookline._errors import ConfigError, ModelError
+from hookline._events import HookEvent
+from hookline._tools.base import ToolResult
 from hookline.audit import unfolded
-from hookline.claude.session_env import env_file_for
-from hookline.claude.settings import load_settings
-from hookline.errors import ConfigError, ModelError
-from hookline.events import HookEvent
-from hookline.permissions.rules import PermissionRule
+from hookline.permissions._rules import PermissionRule
 from hookline.storage import SqliteStore
-from hookline.tools.base import ToolResult
 from reaction_hooks.hook import CONTEXT, REASON
 from recording_model import RecordingModel, Request
 from test_conformance import differences, fixed_values, observed

@@ -2,7 +2,7 @@
 
 ``fixtures/claude_transcript/real.jsonl`` is an excerpt of a transcript the real CLI wrote
 (see the README beside it); hookline's entries must have its keys and JSON types, except for the
-deliberate differences named here and in the module docstring of ``hookline.agent.transcript``.
+deliberate differences named here and in the module docstring of ``hookline._agent.transcript``.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from hookline import Agent, Decision, ScriptedModel
-from hookline.agent import transcript
-from hookline.agent.messages import Message, ToolResultBlock
-from hookline.agent.transcript import Transcript
-from hookline.tools.base import ToolCall, ToolResult
-from hookline.wording import reminder
+from hookline._agent import transcript
+from hookline._agent.messages import Message, ToolResultBlock
+from hookline._agent.transcript import Transcript
+from hookline._tools.base import ToolCall, ToolResult
+from hookline._wording import reminder
 
 REAL = Path(__file__).parent / "fixtures" / "claude_transcript" / "real.jsonl"
 

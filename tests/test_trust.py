@@ -18,7 +18,7 @@ import pytest
 
 from cli_runner import HOOKLINE, hookline, src_env
 from hookline import load_project
-from hookline.trust import TrustStore
+from hookline._trust import TrustStore
 
 SCRIPT = {"turns": [
     {"tool_calls": [{"id": "t1", "name": "Bash", "input": {"command": "true"}}]},

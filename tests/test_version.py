@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 import hookline
-from hookline.cli.main import cli
+from hookline._cli.main import cli
 
 PYPROJECT = Path(__file__).parents[1] / "pyproject.toml"
 

@@ -12,11 +12,11 @@ import pytest
 
 import hookline
 from hookline import Agent, ScriptedModel
+from hookline._tools.base import Tool, ToolContext, Workspace
+from hookline._tools.builtin import Glob, Grep, Read, Write
 from hookline.permissions import PermissionPolicy
-from hookline.permissions.rules import PermissionRule
-from hookline.permissions.visibility import ReadFilter, private_reason, protected_write_reason
-from hookline.tools.base import Tool, ToolContext, Workspace
-from hookline.tools.builtin import Glob, Grep, Read, Write
+from hookline.permissions._rules import PermissionRule
+from hookline.permissions._visibility import ReadFilter, private_reason, protected_write_reason
 
 SECRET = "SENTINEL-SECRET-7f3a9c"
 TRANSCRIPT = "SENTINEL-TRANSCRIPT-51be"
@@ -330,8 +330,8 @@ def test_a_read_opens_only_the_file_it_checked(jail: Path) -> None:
     """``resolve`` checked the file ``notes.txt`` in the folder ``docs``; before the open,
     ``docs`` became a link to a folder of secrets (or the file itself became a link). The file
     opened is not the one checked: nothing is read."""
-    from hookline.errors import ToolError
-    from hookline.tools.builtin._common import read_text
+    from hookline._errors import ToolError
+    from hookline._tools.builtin._common import read_text
 
     ctx = context(jail)
     (jail / "vault").mkdir()
@@ -347,8 +347,8 @@ def test_a_read_opens_only_the_file_it_checked(jail: Path) -> None:
 
 
 def test_a_write_writes_only_the_file_it_checked(jail: Path) -> None:
-    from hookline.errors import ToolError
-    from hookline.tools.builtin._common import write_text
+    from hookline._errors import ToolError
+    from hookline._tools.builtin._common import write_text
 
     (jail / "vault").mkdir()
     (jail / "vault" / "notes.txt").write_text("kept\n")
@@ -427,7 +427,7 @@ def test_a_rule_added_mid_session_holds_in_the_body_of_a_later_call(jail: Path) 
 def test_an_approved_write_into_git_named_as_such_still_runs(jail: Path) -> None:
     """The body's check refuses only what was not judged: a write whose own path is in
     ``.git`` was asked for, and a person approved it."""
-    from hookline.tools.approvals import Approval, ApprovalRequest, Approver
+    from hookline._tools.approvals import Approval, ApprovalRequest, Approver
 
     class Yes(Approver):
         async def approve(self, request: ApprovalRequest) -> Approval:

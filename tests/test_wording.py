@@ -3,14 +3,9 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
-
-import pytest
-
-from hookline import wording
-from hookline.decisions import Decision, merge
-from hookline.hooks.engine import HookRun
+import hookline._wording as wording
+from hookline._decisions import Decision, merge
+from hookline._hooks.engine import HookRun
 
 
 def stop_run(hook: str, answer: Decision, *, handler: str = "command") -> HookRun:
@@ -53,11 +48,3 @@ def test_text_that_reads_like_stdout_is_still_worded_when_a_hook_gave_it_as_cont
     assert wording.contexts("UserPromptSubmit", None, lookalike) == [
         "UserPromptSubmit hook additional context: UserPromptSubmit hook success: not really"
     ]
-
-
-def test_the_old_module_name_warns_and_is_the_same_module(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delitem(sys.modules, "hookline.claude.wording", raising=False)
-    with pytest.warns(DeprecationWarning, match="moved to hookline.wording"):
-        old = importlib.import_module("hookline.claude.wording")
-    assert old is wording
-    assert old.reminder("x") == wording.reminder("x")

@@ -26,7 +26,7 @@ from pathlib import Path
 import peerkit
 
 from benchkit import SCRATCH
-from hookline.cli.main import main
+from hookline._cli.main import main
 
 HOOKS_FILE = "from hookline_sdk import matchers\n\nHOOKS = matchers({hooks}, tool='Read')\n"
 

@@ -13,80 +13,93 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any, Final
 
+from hookline._support import moved
 from hookline._support.exports import Exports
 
+moved.install()  # the old names of modules that moved still import, with a warning
+
 if TYPE_CHECKING:  # the table below, for type checkers (a test keeps the two equal)
+    from hookline._agent.loop import Agent as Agent
+    from hookline._agent.messages import Message as Message
+    from hookline._agent.model import ModelClient as ModelClient
+    from hookline._agent.model import StreamingModelClient as StreamingModelClient
+    from hookline._agent.observers import Handle as Handle
+    from hookline._agent.observers import Observer as Observer
+    from hookline._agent.options import AgentOptions as AgentOptions
+    from hookline._agent.options import AgentSettings as AgentSettings
+    from hookline._agent.result import RunResult as RunResult
+    from hookline._agent.subagent_types import AgentDefinition as AgentDefinition
+    from hookline._decisions import NO_DECISION as NO_DECISION
+    from hookline._decisions import Decision as Decision
+    from hookline._decisions import merge as merge
+    from hookline._errors import ConfigError as ConfigError
+    from hookline._errors import HookFailure as HookFailure
+    from hookline._errors import HooklineError as HooklineError
+    from hookline._errors import HookTimeout as HookTimeout
+    from hookline._errors import InvalidHookOutput as InvalidHookOutput
+    from hookline._errors import ModelError as ModelError
+    from hookline._errors import RecordError as RecordError
+    from hookline._errors import ToolError as ToolError
+    from hookline._errors import ToolInputError as ToolInputError
+    from hookline._errors import WrongHookEvent as WrongHookEvent
+    from hookline._events import EVENTS as EVENTS
+    from hookline._events import ConfigChange as ConfigChange
+    from hookline._events import CwdChanged as CwdChanged
+    from hookline._events import FileChanged as FileChanged
+    from hookline._events import HookEvent as HookEvent
+    from hookline._events import InstructionsLoaded as InstructionsLoaded
+    from hookline._events import Notification as Notification
+    from hookline._events import PermissionMode as PermissionMode
+    from hookline._events import PermissionRequest as PermissionRequest
+    from hookline._events import PostCompact as PostCompact
+    from hookline._events import PostModelResponse as PostModelResponse
+    from hookline._events import PostModelSwitch as PostModelSwitch
+    from hookline._events import PostToolBatch as PostToolBatch
+    from hookline._events import PostToolUse as PostToolUse
+    from hookline._events import PostToolUseFailure as PostToolUseFailure
+    from hookline._events import PreCompact as PreCompact
+    from hookline._events import PreModelRequest as PreModelRequest
+    from hookline._events import PreModelSwitch as PreModelSwitch
+    from hookline._events import PreToolUse as PreToolUse
+    from hookline._events import SessionEnd as SessionEnd
+    from hookline._events import SessionStart as SessionStart
+    from hookline._events import Stop as Stop
+    from hookline._events import SubagentStart as SubagentStart
+    from hookline._events import SubagentStop as SubagentStop
+    from hookline._events import ToolBlocked as ToolBlocked
+    from hookline._events import TurnEnd as TurnEnd
+    from hookline._events import TurnStart as TurnStart
+    from hookline._events import UserPromptSubmit as UserPromptSubmit
+    from hookline._hooks.engine import Dispatch as Dispatch
+    from hookline._hooks.engine import HookEngine as HookEngine
+    from hookline._hooks.engine import HookRun as HookRun
+    from hookline._hooks.registry import HookRegistry as HookRegistry
+    from hookline._hooks.registry import Registration as Registration
+    from hookline._hooks.runners import HookRunner as HookRunner
+    from hookline._hooks.sdk_matchers import HookMatcher as HookMatcher
+    from hookline._matchers import Matcher as Matcher
+    from hookline._matchers import all_of as all_of
+    from hookline._matchers import any_of as any_of
+    from hookline._matchers import arg as arg
+    from hookline._matchers import not_ as not_
+    from hookline._matchers import tool_name as tool_name
+    from hookline._project import Project as Project
+    from hookline._project import load_project as load_project
     from hookline._support.version import __version__ as __version__
-    from hookline.agent.loop import Agent as Agent
-    from hookline.agent.messages import Message as Message
-    from hookline.agent.model import ModelClient as ModelClient
-    from hookline.agent.model import StreamingModelClient as StreamingModelClient
-    from hookline.agent.observers import Handle as Handle
-    from hookline.agent.observers import Observer as Observer
-    from hookline.agent.options import AgentOptions as AgentOptions
-    from hookline.agent.options import AgentSettings as AgentSettings
-    from hookline.agent.result import RunResult as RunResult
-    from hookline.agent.subagent_types import AgentDefinition as AgentDefinition
+    from hookline._tools.approvals import Approval as Approval
+    from hookline._tools.approvals import ApprovalRequest as ApprovalRequest
+    from hookline._tools.approvals import Approver as Approver
+    from hookline._tools.approvals import Unavailable as Unavailable
+    from hookline._tools.base import Tool as Tool
+    from hookline._tools.base import ToolCall as ToolCall
+    from hookline._tools.base import ToolContext as ToolContext
+    from hookline._tools.base import ToolResult as ToolResult
+    from hookline._tools.base import Workspace as Workspace
+    from hookline._tools.function import FunctionTool as FunctionTool
     from hookline.audit import AuditError as AuditError
-    from hookline.decisions import NO_DECISION as NO_DECISION
-    from hookline.decisions import Decision as Decision
-    from hookline.decisions import merge as merge
-    from hookline.errors import ConfigError as ConfigError
-    from hookline.errors import HookFailure as HookFailure
-    from hookline.errors import HooklineError as HooklineError
-    from hookline.errors import HookTimeout as HookTimeout
-    from hookline.errors import InvalidHookOutput as InvalidHookOutput
-    from hookline.errors import ModelError as ModelError
-    from hookline.errors import RecordError as RecordError
-    from hookline.errors import ToolError as ToolError
-    from hookline.errors import ToolInputError as ToolInputError
-    from hookline.errors import WrongHookEvent as WrongHookEvent
-    from hookline.events import EVENTS as EVENTS
-    from hookline.events import ConfigChange as ConfigChange
-    from hookline.events import CwdChanged as CwdChanged
-    from hookline.events import FileChanged as FileChanged
-    from hookline.events import HookEvent as HookEvent
-    from hookline.events import InstructionsLoaded as InstructionsLoaded
-    from hookline.events import Notification as Notification
-    from hookline.events import PermissionMode as PermissionMode
-    from hookline.events import PermissionRequest as PermissionRequest
-    from hookline.events import PostCompact as PostCompact
-    from hookline.events import PostModelResponse as PostModelResponse
-    from hookline.events import PostModelSwitch as PostModelSwitch
-    from hookline.events import PostToolBatch as PostToolBatch
-    from hookline.events import PostToolUse as PostToolUse
-    from hookline.events import PostToolUseFailure as PostToolUseFailure
-    from hookline.events import PreCompact as PreCompact
-    from hookline.events import PreModelRequest as PreModelRequest
-    from hookline.events import PreModelSwitch as PreModelSwitch
-    from hookline.events import PreToolUse as PreToolUse
-    from hookline.events import SessionEnd as SessionEnd
-    from hookline.events import SessionStart as SessionStart
-    from hookline.events import Stop as Stop
-    from hookline.events import SubagentStart as SubagentStart
-    from hookline.events import SubagentStop as SubagentStop
-    from hookline.events import ToolBlocked as ToolBlocked
-    from hookline.events import TurnEnd as TurnEnd
-    from hookline.events import TurnStart as TurnStart
-    from hookline.events import UserPromptSubmit as UserPromptSubmit
-    from hookline.hooks.engine import Dispatch as Dispatch
-    from hookline.hooks.engine import HookEngine as HookEngine
-    from hookline.hooks.engine import HookRun as HookRun
-    from hookline.hooks.registry import HookRegistry as HookRegistry
-    from hookline.hooks.registry import Registration as Registration
-    from hookline.hooks.runners import HookRunner as HookRunner
-    from hookline.hooks.sdk_matchers import HookMatcher as HookMatcher
-    from hookline.matchers import Matcher as Matcher
-    from hookline.matchers import all_of as all_of
-    from hookline.matchers import any_of as any_of
-    from hookline.matchers import arg as arg
-    from hookline.matchers import not_ as not_
-    from hookline.matchers import tool_name as tool_name
     from hookline.models import RuleModel as RuleModel
     from hookline.models import ScriptedModel as ScriptedModel
     from hookline.permissions import PermissionPolicy as PermissionPolicy
-    from hookline.project import Project as Project
-    from hookline.project import load_project as load_project
     from hookline.sdk import ClaudeAgentOptions as ClaudeAgentOptions
     from hookline.sdk import ClaudeSDKClient as ClaudeSDKClient
     from hookline.sdk import ClaudeSDKError as ClaudeSDKError
@@ -100,16 +113,6 @@ if TYPE_CHECKING:  # the table below, for type checkers (a test keeps the two eq
     from hookline.sdk import create_sdk_mcp_server as create_sdk_mcp_server
     from hookline.sdk import query as query
     from hookline.sdk import tool as tool
-    from hookline.tools.approvals import Approval as Approval
-    from hookline.tools.approvals import ApprovalRequest as ApprovalRequest
-    from hookline.tools.approvals import Approver as Approver
-    from hookline.tools.approvals import Unavailable as Unavailable
-    from hookline.tools.base import Tool as Tool
-    from hookline.tools.base import ToolCall as ToolCall
-    from hookline.tools.base import ToolContext as ToolContext
-    from hookline.tools.base import ToolResult as ToolResult
-    from hookline.tools.base import Workspace as Workspace
-    from hookline.tools.function import FunctionTool as FunctionTool
     from hookline.types import AssistantMessage as AssistantMessage
     from hookline.types import CanUseTool as CanUseTool
     from hookline.types import ContentBlock as ContentBlock
@@ -141,16 +144,16 @@ _EXPORTS: Final = Exports.of(
     __name__,
     {
         "hookline._support.version": ("__version__",),
-        "hookline.agent.loop": ("Agent",),
-        "hookline.agent.messages": ("Message",),
-        "hookline.agent.model": ("ModelClient", "StreamingModelClient"),
-        "hookline.agent.observers": ("Handle", "Observer"),
-        "hookline.agent.options": ("AgentOptions", "AgentSettings"),
-        "hookline.agent.result": ("RunResult",),
-        "hookline.agent.subagent_types": ("AgentDefinition",),
+        "hookline._agent.loop": ("Agent",),
+        "hookline._agent.messages": ("Message",),
+        "hookline._agent.model": ("ModelClient", "StreamingModelClient"),
+        "hookline._agent.observers": ("Handle", "Observer"),
+        "hookline._agent.options": ("AgentOptions", "AgentSettings"),
+        "hookline._agent.result": ("RunResult",),
+        "hookline._agent.subagent_types": ("AgentDefinition",),
         "hookline.audit": ("AuditError",),
-        "hookline.decisions": ("NO_DECISION", "Decision", "merge"),
-        "hookline.errors": (
+        "hookline._decisions": ("NO_DECISION", "Decision", "merge"),
+        "hookline._errors": (
             "ConfigError",
             "HookFailure",
             "HooklineError",
@@ -162,7 +165,7 @@ _EXPORTS: Final = Exports.of(
             "ToolInputError",
             "WrongHookEvent",
         ),
-        "hookline.events": (
+        "hookline._events": (
             "EVENTS",
             "HookEvent",
             "InstructionsLoaded",
@@ -192,14 +195,14 @@ _EXPORTS: Final = Exports.of(
             "PostModelSwitch",
             "PermissionMode",
         ),
-        "hookline.hooks.engine": ("Dispatch", "HookEngine", "HookRun"),
-        "hookline.hooks.registry": ("HookRegistry", "Registration"),
-        "hookline.hooks.runners": ("HookRunner",),
-        "hookline.hooks.sdk_matchers": ("HookMatcher",),
-        "hookline.matchers": ("Matcher", "all_of", "any_of", "arg", "not_", "tool_name"),
+        "hookline._hooks.engine": ("Dispatch", "HookEngine", "HookRun"),
+        "hookline._hooks.registry": ("HookRegistry", "Registration"),
+        "hookline._hooks.runners": ("HookRunner",),
+        "hookline._hooks.sdk_matchers": ("HookMatcher",),
+        "hookline._matchers": ("Matcher", "all_of", "any_of", "arg", "not_", "tool_name"),
         "hookline.models": ("RuleModel", "ScriptedModel"),
         "hookline.permissions": ("PermissionPolicy",),
-        "hookline.project": ("Project", "load_project"),
+        "hookline._project": ("Project", "load_project"),
         "hookline.sdk": (
             "ClaudeAgentOptions",
             "ClaudeSDKClient",
@@ -215,9 +218,9 @@ _EXPORTS: Final = Exports.of(
             "CLIJSONDecodeError",
             "MessageParseError",
         ),
-        "hookline.tools.approvals": ("Approval", "ApprovalRequest", "Approver", "Unavailable"),
-        "hookline.tools.base": ("Tool", "ToolCall", "ToolContext", "ToolResult", "Workspace"),
-        "hookline.tools.function": ("FunctionTool",),
+        "hookline._tools.approvals": ("Approval", "ApprovalRequest", "Approver", "Unavailable"),
+        "hookline._tools.base": ("Tool", "ToolCall", "ToolContext", "ToolResult", "Workspace"),
+        "hookline._tools.function": ("FunctionTool",),
         "hookline.types": (
             "AssistantMessage",
             "UserMessage",

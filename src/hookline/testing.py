@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookline.decisions import Decision
-from hookline.events import EVENTS, HookEvent
-from hookline.hooks.registry import HookRegistry, Registration
-from hookline.hooks.runners import HookRunner
-from hookline.models.scripted import ScriptedModel
+from hookline._decisions import Decision
+from hookline._events import EVENTS, HookEvent
+from hookline._hooks.registry import HookRegistry, Registration
+from hookline._hooks.runners import HookRunner
+from hookline.models._scripted import ScriptedModel
 
 __all__ = ["FakeRunner", "RecordingHook", "ScriptedModel"]
 

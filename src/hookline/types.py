@@ -1,7 +1,7 @@
 """The Claude Agent SDK types shim: ``claude_agent_sdk.types`` on hookline, so a program written
 for the SDK imports its types from here (``from hookline.types import AssistantMessage``).
 
-Every name hookline provides is defined in ``hookline.sdk.types`` and listed in its
+Every name hookline provides is defined in ``hookline.sdk._types`` and listed in its
 ``__all__``. A name of the SDK that hookline does not provide yet (session stores, plugins,
 task and rate-limit messages, ...) is an ImportError that says so and where the coverage is
 written down, rather than Python's bare "cannot import name"; any other unknown name is the
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from hookline.sdk import types as _sdk_types
-from hookline.sdk.types import *  # noqa: F403  (exactly hookline.sdk.types.__all__)
+import hookline.sdk._types as _sdk_types
+from hookline.sdk._types import *  # noqa: F403  (exactly hookline.sdk._types.__all__)
 
 __all__ = list(_sdk_types.__all__)
 

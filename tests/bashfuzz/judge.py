@@ -27,7 +27,7 @@ from typing import Literal
 from bashfuzz.jail import Jail, Run
 from bashfuzz.known import INCIDENTAL_EXECS, incidental
 from bashfuzz.trace import Change
-from hookline.decisions import NO_DECISION
+from hookline._decisions import NO_DECISION
 from hookline.permissions import PermissionPolicy, evaluate
 from hookline.permissions.bash import analyze
 

@@ -1,6 +1,6 @@
 """The simple commands the fuzzer builds: programs with their real options, and builtins.
 
-``READ_ONLY`` holds the programs of the read-only tier (``hookline.permissions.readonly``) with
+``READ_ONLY`` holds the programs of the read-only tier (``hookline.permissions._readonly``) with
 options they take, harmless ones and those that write or run code side by side, so lines land
 on both sides of the tier's line. ``WRITERS`` are file-editing and other programs; ``GIT``
 git's verbs with their options; ``BUILTINS`` Bash's builtins, the name-taking ones among them

@@ -32,12 +32,12 @@ from click.testing import CliRunner
 from crash.gate import MARK_VAR
 from crash.story import Story
 from crash.victim import LEDGER
-from hookline.agent.messages import ToolResultBlock
-from hookline.agent.owners import owner_alive
-from hookline.agent.pause import check
-from hookline.agent.transcript import read_conversation
-from hookline.cli.main import cli
-from hookline.errors import ConfigError
+from hookline._agent.messages import ToolResultBlock
+from hookline._agent.owners import owner_alive
+from hookline._agent.pause import check
+from hookline._agent.transcript import read_conversation
+from hookline._cli.main import cli
+from hookline._errors import ConfigError
 from hookline.storage import open_store
 
 #: How long the processes of a killed run get to end on their own (the keepers of its calls

@@ -68,10 +68,10 @@ def _after(cls: type, name: str, point: Callable[..., str | None]) -> None:
 
 def install() -> None:
     """Wrap hookline's own methods with the points the campaign aims at."""
-    from hookline.audit.chained_file import ChainedFile
-    from hookline.audit.heads import Keeper
-    from hookline.models.scripted import ScriptedModel
-    from hookline.storage.sql import SqlStore
+    from hookline.audit._chained_file import ChainedFile
+    from hookline.audit._heads import Keeper
+    from hookline.models._scripted import ScriptedModel
+    from hookline.storage._sql import SqlStore
 
     _before(ScriptedModel, "complete", lambda *a, **k: "model")
     _before(ChainedFile, "append", lambda *a, **k: "audit:write")
@@ -84,7 +84,7 @@ def install() -> None:
 def agent(how: list[str]) -> None:
     """The library agent: ``run``, or ``resume ID [--approve]``."""
     from hookline import Agent, ScriptedModel, load_project, tool
-    from hookline.tools.approvals import Approval
+    from hookline._tools.approvals import Approval
 
     @tool
     def ledger(entry: str) -> str:
@@ -113,7 +113,7 @@ def agent(how: list[str]) -> None:
 def main(argv: list[str]) -> None:
     install()
     if argv[0] == "cli":
-        from hookline.cli.main import main as hookline
+        from hookline._cli.main import main as hookline
 
         sys.argv = ["hookline", *argv[1:]]
         hookline()

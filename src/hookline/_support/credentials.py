@@ -7,9 +7,9 @@ Bash commands and command hooks inherit the process environment without these: e
 the model providers' keys (``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY`` and the other names below),
 so ``printenv ANTHROPIC_API_KEY`` run by the model prints nothing. A name the user's or managed
 settings list in ``{"hookline": {"env": {"passthrough": [...]}}}`` is passed on by name
-(``hookline.claude.credentials``). Claude Code passes its whole environment on; this is a
+(``hookline._claude.credentials``). Claude Code passes its whole environment on; this is a
 deliberate difference (docs/compatibility.md). An MCP server over stdio gets a smaller one still
-(``hookline.mcp.mcp_client``): a few variables such as ``PATH`` and ``HOME``, the ones passed on,
+(``hookline.mcp._mcp_client``): a few variables such as ``PATH`` and ``HOME``, the ones passed on,
 and its own ``env``.
 """
 

@@ -2,8 +2,8 @@
 made the pool.
 
 An ``HttpClients`` makes its loop's client on first use and its owner closes it on that loop
-before the loop ends (``aclose``). Each agent owns one (``hookline.agent.runtime.Runtime``) and
-lends it to the HTTP hooks its engine runs (``hookline.hooks.resources``) and to its HTTP
+before the loop ends (``aclose``). Each agent owns one (``hookline._agent.runtime.Runtime``) and
+lends it to the HTTP hooks its engine runs (``hookline._hooks.resources``) and to its HTTP
 approver; closing one agent closes no other's. ``pooled_or_once`` serves a request with no pool
 through a client of its own, closed after it. There is no process-wide pool. The pool sets no
 httpx timeout: it serves requests with different deadlines, each awaited under its own.

@@ -8,7 +8,7 @@
 A record is a small frozen value; its kind is its exact class. The engine, the tool pipeline,
 the permission step and the agent loop are each given one stream when they are made and tell
 it what they do; the audit log, session persistence, the command line's views and user
-observers subscribe to it (``hookline.agent.observers``). Subscribers are called in the order
+observers subscribe to it (``hookline._agent.observers``). Subscribers are called in the order
 they subscribed, on the producer's own task; an exception from one goes to the producer.
 
 This is the one fast path for work nobody watches: ``wants`` is a dictionary lookup, and

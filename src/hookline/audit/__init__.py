@@ -11,7 +11,7 @@ unfolded      rows with the hook runs a tool call's records carry as rows of the
 
 from __future__ import annotations
 
-from hookline.audit.chain import (
+from hookline.audit._chain import (
     AuditError,
     Problem,
     canonical,
@@ -19,11 +19,11 @@ from hookline.audit.chain import (
     verify_jsonl,
     verify_rows,
 )
-from hookline.audit.log import AuditLog, Flushed, attach_audit
-from hookline.audit.marks import Mark, compare, missing_head
-from hookline.audit.records import unfolded
-from hookline.audit.redact import Redactor
-from hookline.audit.writer import catch_up
+from hookline.audit._log import AuditLog, Flushed, attach_audit
+from hookline.audit._marks import Mark, compare, missing_head
+from hookline.audit._records import unfolded
+from hookline.audit._redact import Redactor
+from hookline.audit._writer import catch_up
 
 __all__ = [
     "AuditError",

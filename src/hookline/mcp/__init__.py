@@ -9,11 +9,11 @@ streamable HTTP, with the official ``mcp`` SDK (``pip install 'hookline[mcp]'``)
 
 Every MCP tool goes through the tool pipeline like any other, so hooks, matchers, permission
 rules, the audit and the transcript apply to it; ``mcp_tool`` hooks
-(``hookline.claude.mcp_tool``) call through the same connections.
+(``hookline._claude.mcp_tool``) call through the same connections.
 """
 
-from hookline.mcp.config import ServerConfig, project_servers
-from hookline.mcp.servers import McpServers
-from hookline.mcp.tool import McpTool
+from hookline.mcp._config import ServerConfig, project_servers
+from hookline.mcp._servers import McpServers
+from hookline.mcp._tool import McpTool
 
 __all__ = ["McpServers", "McpTool", "ServerConfig", "project_servers"]

@@ -13,26 +13,26 @@ from typing import TYPE_CHECKING, Final
 from hookline._support.exports import Exports
 
 if TYPE_CHECKING:  # the table below, for type checkers (a test keeps the two equal)
-    from hookline.models.anthropic import AnthropicModel as AnthropicModel
-    from hookline.models.choice import model_from_spec as model_from_spec
-    from hookline.models.fallback import FallbackModel as FallbackModel
-    from hookline.models.openai import OpenAIModel as OpenAIModel
-    from hookline.models.rule_model import RuleModel as RuleModel
-    from hookline.models.scripted import Script as Script
-    from hookline.models.scripted import ScriptedModel as ScriptedModel
-    from hookline.models.serve import ScriptServer as ScriptServer
+    from hookline.models._anthropic import AnthropicModel as AnthropicModel
+    from hookline.models._choice import model_from_spec as model_from_spec
+    from hookline.models._fallback import FallbackModel as FallbackModel
+    from hookline.models._openai import OpenAIModel as OpenAIModel
+    from hookline.models._rule_model import RuleModel as RuleModel
+    from hookline.models._scripted import Script as Script
+    from hookline.models._scripted import ScriptedModel as ScriptedModel
+    from hookline.models._serve import ScriptServer as ScriptServer
 
 #: The public names, by where each is defined (``__all__`` is made from it).
 _EXPORTS: Final = Exports.of(
     __name__,
     {
-        "hookline.models.anthropic": ("AnthropicModel",),
-        "hookline.models.choice": ("model_from_spec",),
-        "hookline.models.fallback": ("FallbackModel",),
-        "hookline.models.openai": ("OpenAIModel",),
-        "hookline.models.rule_model": ("RuleModel",),
-        "hookline.models.scripted": ("Script", "ScriptedModel"),
-        "hookline.models.serve": ("ScriptServer",),
+        "hookline.models._anthropic": ("AnthropicModel",),
+        "hookline.models._choice": ("model_from_spec",),
+        "hookline.models._fallback": ("FallbackModel",),
+        "hookline.models._openai": ("OpenAIModel",),
+        "hookline.models._rule_model": ("RuleModel",),
+        "hookline.models._scripted": ("Script", "ScriptedModel"),
+        "hookline.models._serve": ("ScriptServer",),
     },
 )
 

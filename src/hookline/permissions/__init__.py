@@ -16,17 +16,17 @@
 """
 
 from hookline.permissions import targets
-from hookline.permissions.call import CallContext
-from hookline.permissions.dangerous import DANGEROUS, Danger
-from hookline.permissions.policy import (
+from hookline.permissions._call import CallContext
+from hookline.permissions._dangerous import DANGEROUS, Danger
+from hookline.permissions._policy import (
     READ_ONLY_TOOLS,
     PermissionPolicy,
     Verdict,
     evaluate,
     evaluate_call,
 )
-from hookline.permissions.rules import PermissionRule, RuleCondition, if_
-from hookline.permissions.sandbox import SandboxConfig
+from hookline.permissions._rules import PermissionRule, RuleCondition, if_
+from hookline.permissions._sandbox import SandboxConfig
 
 __all__ = [
     "DANGEROUS",

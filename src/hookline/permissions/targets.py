@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING
 
-from hookline.permissions import paths
+import hookline.permissions._paths as paths
 
 if TYPE_CHECKING:
     from hookline.permissions.bash import Command
-    from hookline.permissions.bash.words import Word
+    from hookline.permissions.bash._words import Word
 
 __all__ = ["MAX_MATCHES", "TooManyMatches", "Unresolved", "expand", "folder", "located"]
 

@@ -11,26 +11,26 @@ from typing import TYPE_CHECKING, Final
 from hookline._support.exports import Exports
 
 if TYPE_CHECKING:  # the table below, for type checkers (a test keeps the two equal)
-    from hookline.sdk.client import ClaudeSDKClient as ClaudeSDKClient
-    from hookline.sdk.client import query as query
-    from hookline.sdk.errors import ClaudeSDKError as ClaudeSDKError
-    from hookline.sdk.errors import CLIConnectionError as CLIConnectionError
-    from hookline.sdk.errors import CLIJSONDecodeError as CLIJSONDecodeError
-    from hookline.sdk.errors import CLINotFoundError as CLINotFoundError
-    from hookline.sdk.errors import MessageParseError as MessageParseError
-    from hookline.sdk.errors import ProcessError as ProcessError
-    from hookline.sdk.errors import ResultError as ResultError
-    from hookline.sdk.options import ClaudeAgentOptions as ClaudeAgentOptions
-    from hookline.sdk.tools import SdkMcpTool as SdkMcpTool
-    from hookline.sdk.tools import create_sdk_mcp_server as create_sdk_mcp_server
-    from hookline.sdk.tools import tool as tool
+    from hookline.sdk._client import ClaudeSDKClient as ClaudeSDKClient
+    from hookline.sdk._client import query as query
+    from hookline.sdk._errors import ClaudeSDKError as ClaudeSDKError
+    from hookline.sdk._errors import CLIConnectionError as CLIConnectionError
+    from hookline.sdk._errors import CLIJSONDecodeError as CLIJSONDecodeError
+    from hookline.sdk._errors import CLINotFoundError as CLINotFoundError
+    from hookline.sdk._errors import MessageParseError as MessageParseError
+    from hookline.sdk._errors import ProcessError as ProcessError
+    from hookline.sdk._errors import ResultError as ResultError
+    from hookline.sdk._options import ClaudeAgentOptions as ClaudeAgentOptions
+    from hookline.sdk._tools import SdkMcpTool as SdkMcpTool
+    from hookline.sdk._tools import create_sdk_mcp_server as create_sdk_mcp_server
+    from hookline.sdk._tools import tool as tool
 
 #: The public names, by where each is defined (``__all__`` is made from it).
 _EXPORTS: Final = Exports.of(
     __name__,
     {
-        "hookline.sdk.client": ("ClaudeSDKClient", "query"),
-        "hookline.sdk.errors": (
+        "hookline.sdk._client": ("ClaudeSDKClient", "query"),
+        "hookline.sdk._errors": (
             "ClaudeSDKError",
             "CLIConnectionError",
             "CLIJSONDecodeError",
@@ -39,8 +39,8 @@ _EXPORTS: Final = Exports.of(
             "ProcessError",
             "ResultError",
         ),
-        "hookline.sdk.options": ("ClaudeAgentOptions",),
-        "hookline.sdk.tools": ("SdkMcpTool", "create_sdk_mcp_server", "tool"),
+        "hookline.sdk._options": ("ClaudeAgentOptions",),
+        "hookline.sdk._tools": ("SdkMcpTool", "create_sdk_mcp_server", "tool"),
     },
 )
 

@@ -6,7 +6,7 @@
     open_store("path/to/file.db", ...)             SQLite at that path
 
 Relative paths are relative to the working directory, as anywhere else on the command line.
-Every store here is also the ``SessionStore`` the agent takes (``hookline.agent.store``).
+Every store here is also the ``SessionStore`` the agent takes (``hookline._agent.store``).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from hookline._agent.store import SessionRecord
+from hookline._errors import ConfigError
 from hookline._support.exports import Exports
-from hookline.agent.store import SessionRecord
-from hookline.errors import ConfigError
-from hookline.storage.base import (
+from hookline.storage._base import (
     SCHEMA_VERSION,
     AuditEntry,
     AuditRow,
@@ -28,10 +28,10 @@ from hookline.storage.base import (
     Store,
     verify_chain,
 )
-from hookline.storage.sqlite import SqliteStore
+from hookline.storage._sqlite import SqliteStore
 
 if TYPE_CHECKING:
-    from hookline.storage.postgres import PostgresStore as PostgresStore
+    from hookline.storage._postgres import PostgresStore as PostgresStore
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 #: ``PostgresStore`` is imported when first used: psycopg loads only for PostgreSQL.
-_LAZY: Final = Exports.of(__name__, {"hookline.storage.postgres": ("PostgresStore",)})
+_LAZY: Final = Exports.of(__name__, {"hookline.storage._postgres": ("PostgresStore",)})
 __getattr__ = _LAZY.get
 
 #: The store's file in the project's state folder when no URL is given.
@@ -70,7 +70,7 @@ def open_store(url_or_path: str | None, *, state_dir: Path) -> Store:
         return SqliteStore(Path(url_or_path))
     name = scheme.group(1).lower()
     if name in ("postgresql", "postgres"):
-        from hookline.storage.postgres import PostgresStore  # psycopg only when asked for
+        from hookline.storage._postgres import PostgresStore  # psycopg only when asked for
 
         return PostgresStore(url_or_path)
     if name == "sqlite":

@@ -6,13 +6,14 @@ bodies, and inside ``$(...)``, backticks and ``<(...)`` wherever they stand (arg
 assignments, redirect targets, here-strings, here-document bodies). Each command's name is
 normalised as Bash would run it (quotes and backslashes removed, braces expanded, ``/usr/bin/x``
 and ``./x`` read as ``x``); wrappers (``env``, ``sudo``, ``timeout``, ``xargs``, ``find -exec``,
-...) are unwrapped into the commands they run (``hookline.permissions.bash.programs``, and the
-launchers of ``hookline.permissions.bash.launchers``: ``runuser``, ``uv run``, ..., and the
-containers of ``hookline.permissions.bash.containers``: ``docker exec``, ``kubectl exec``), and code
-strings (``bash -c``, ``eval``, a here-document fed to a shell, ``git ls-remote --upload-pack``,
-``ssh HOST CMD``: ``hookline.permissions.bash.runners``) are parsed in turn; inline code of
-another language (``python3 -c``) cannot be known. ``hookline.permissions.bash.git`` splits a
-git command as git does (global options, subcommand, its words).
+...) are unwrapped into the commands they run (``hookline.permissions.bash._programs``, and the
+launchers of ``hookline.permissions.bash._launchers``: ``runuser``, ``uv run``, ..., and the
+containers of ``hookline.permissions.bash._containers``: ``docker exec``, ``kubectl exec``),
+and code strings (``bash -c``, ``eval``, a here-document fed to a shell,
+``git ls-remote --upload-pack``, ``ssh HOST CMD``: ``hookline.permissions.bash._runners``) are
+parsed in turn; inline code of another language (``python3 -c``) cannot be known.
+``hookline.permissions.bash._git`` splits a git command as git does (global options, subcommand,
+its words).
 
 What cannot be known statically is said, not guessed: a variable or substitution as a command
 name, ``eval`` of a non-literal, data piped into a shell or interpreter, an assignment to
@@ -30,11 +31,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from hookline.permissions.bash.options import Options
-from hookline.permissions.bash.options import read as read_options
-from hookline.permissions.bash.parts import Analysis, Command, Context, Redirect
-from hookline.permissions.bash.reader import Reader
-from hookline.permissions.bash.words import Word
+from hookline.permissions.bash._options import Options
+from hookline.permissions.bash._options import read as read_options
+from hookline.permissions.bash._parts import Analysis, Command, Context, Redirect
+from hookline.permissions.bash._reader import Reader
+from hookline.permissions.bash._words import Word
 
 __all__ = ["Analysis", "Command", "Options", "Redirect", "Word", "analyze", "read_options"]
 

@@ -1,5 +1,0 @@
-"""``hookline demo``: four scenarios, offline, in a throwaway workspace."""
-
-from hookline.demo.scenarios import run_demo
-
-__all__ = ["run_demo"]

@@ -1,0 +1,83 @@
+"""A tool call as the permission steps read it (``hookline.permissions._steps``)."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import hookline.permissions._readonly as readonly
+from hookline.permissions.bash import Analysis, analyze
+
+if TYPE_CHECKING:
+    from hookline.permissions._call import CallContext
+    from hookline.permissions._dangerous import Danger
+    from hookline.permissions._policy import PermissionPolicy
+    from hookline.permissions._rules import PermissionRule
+
+
+def judged_call(policy: PermissionPolicy, asked: CallContext) -> JudgedCall:
+    """The call ``policy`` judges: a tool the policy lists as read-only counts as one, and
+    the workspace is the project folder (``cwd`` if None) when the policy names none."""
+    name, cwd = asked.tool_name, asked.cwd
+    read_only = asked.read_only or name in policy.read_only_tools
+    anchor = posixpath.normpath(asked.project_dir or cwd)
+    roots = policy.workspace or (anchor,)
+    home = asked.home or posixpath.expanduser("~")
+    where = {"cwd": cwd, "roots": roots, "home": home}
+    return JudgedCall(name, asked.tool_input, read_only, cwd, home, roots, anchor, where)
+
+
+@dataclass(frozen=True)
+class JudgedCall:
+    """One tool call as the permission steps read it: its input, where it runs, and (made
+    once, on first use) the Bash line as Bash reads it and why it does more than read."""
+
+    tool_name: str
+    tool_input: Mapping[str, Any]
+    read_only: bool
+    cwd: str
+    home: str | None
+    roots: tuple[str, ...]
+    #: Where ``./`` rules start: the project folder, wherever the shell is.
+    anchor: str
+    #: ``cwd``, ``roots`` and ``home`` as the path checks take them (made once per call: every
+    #: entry of the dangerous tier is given them).
+    where: dict[str, Any]
+
+    def matches(self, rule: PermissionRule, *, every: bool = False) -> bool:
+        name, given, anchor = self.tool_name, self.tool_input, self.anchor
+        return rule.matches(name, given, cwd=self.cwd, home=self.home, every=every, anchor=anchor)
+
+    def meets(self, danger: Danger) -> bool:
+        return danger.matches(self.tool_name, self.tool_input, **self.where)
+
+    def unproven(self, danger: Danger) -> str | None:
+        return danger.unproven(self.tool_name, self.tool_input, **self.where)
+
+    @property
+    def command(self) -> str | None:
+        command = self.tool_input.get("command")
+        return command if self.tool_name == "Bash" and isinstance(command, str) else None
+
+    @cached_property
+    def bash(self) -> Analysis | None:
+        """The Bash line as Bash reads it; None for other tools."""
+        return None if self.command is None else analyze(self.command)
+
+    @cached_property
+    def not_read_only(self) -> str | None:
+        """Why the call does more than read; None when it only reads."""
+        if self.bash is not None:
+            return readonly.why_not_read_only(self.bash)
+        return None if self.read_only else f"{self.tool_name} can change files"
+
+    @property
+    def what(self) -> str:
+        """The call in a few words: ``Bash command `rm -rf build` `` or just the tool's name."""
+        command = self.command
+        if command is None:
+            return self.tool_name
+        return f"Bash command `{command if len(command) < 60 else command[:57] + '...'}`"
