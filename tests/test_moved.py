@@ -45,14 +45,14 @@ def test_an_old_module_name_warns_and_is_the_new_module(
 def test_a_moved_name_is_the_same_object_as_the_public_one(monkeypatch: pytest.MonkeyPatch) -> None:
     import hookline
 
-    monkeypatch.delitem(sys.modules, "hookline._agent.loop", raising=False)
+    monkeypatch.delitem(sys.modules, "hookline.agent.loop", raising=False)
     with pytest.warns(DeprecationWarning):
-        from hookline._agent.loop import Agent  # type: ignore[import-not-found]
+        from hookline.agent.loop import Agent  # type: ignore[import-not-found]
     assert Agent is hookline.Agent
 
 
 def test_a_name_that_never_existed_is_not_found_and_warns_nothing() -> None:
-    for name in ("hookline.no_such_module", "hookline.storage.no_such", "hookline._agent.no_such"):
+    for name in ("hookline.no_such_module", "hookline.storage.no_such", "hookline.agent.no_such"):
         with pytest.raises(ModuleNotFoundError):
             importlib.import_module(name)
 
