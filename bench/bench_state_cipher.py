@@ -1,6 +1,6 @@
 """What encrypting a saved session's conversation costs per save and per read, and its size in
-the store: AES-256-GCM (``hookline._agent.hidden``) against the first format (zlib, a SHAKE-256
-keystream and an HMAC, rebuilt here as it was written) and against no encryption at all.
+the store: AES-256-GCM (``hookline._agent.saved.hidden``) against the first format (zlib, a
+SHAKE-256 keystream and an HMAC, rebuilt here as it was written) and against no encryption at all.
 
 Run ``python bench/bench_state_cipher.py`` (``--quick`` for a smoke check, ``--json`` for
 JSON). The method is written down in bench/README.md.
@@ -23,8 +23,8 @@ from typing import Any
 
 import benchkit  # puts ../src on sys.path when needed
 from benchkit import p90
-from hookline._agent import hidden as cipher
-from hookline._agent.seal import KEY_ENV, key_id, load_key
+from hookline._agent.saved import hidden as cipher
+from hookline._agent.saved.seal import KEY_ENV, key_id, load_key
 
 SIZES = (10, 200, 1000)
 

@@ -30,7 +30,7 @@ from hookline import Agent, ConfigError, HookRegistry, ScriptedModel
 from hookline._agent import sessions
 from hookline._agent.model import named
 from hookline._agent.runtime import DEFAULTS, Runtime
-from hookline._agent.store import SessionStore
+from hookline._agent.saved.store import SessionStore
 from hookline._claude.http import HttpHook
 from hookline._project import load_project
 from hookline.storage import SqliteStore

@@ -24,7 +24,7 @@ from click.testing import CliRunner
 
 from cli_runner import src_env
 from hookline import Agent, ConfigError
-from hookline._agent.pause import UNKNOWN_OUTCOME, Resumer
+from hookline._agent.saved.pause import UNKNOWN_OUTCOME, Resumer
 from hookline._agent.transcript import read_conversation
 from hookline._cli.sessions_cmd import sessions
 from hookline.storage import open_store

@@ -175,7 +175,7 @@ def test_a_kept_head_written_without_the_key_is_tampering(project):
 def test_the_key_and_the_kept_heads_are_in_the_protected_set(tmp_path, monkeypatch):
     """Wherever the key is (the home folder's, or one ``HOOKLINE_STATE_KEY_FILE`` names), the
     permission layer protects it and the heads beside it, and the sandbox keeps them read-only."""
-    from hookline._agent.seal import KEY_ENV, key_path
+    from hookline._agent.saved.seal import KEY_ENV, key_path
     from hookline.permissions._protected import protected_set
 
     log = tmp_path / "ws" / ".hookline" / "state" / "audit.jsonl"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hookline._agent.seal import KEY_ENV, key_path, load_key
+from hookline._agent.saved.seal import KEY_ENV, key_path, load_key
 from hookline._errors import ToolError
 from hookline._tools.base import ToolContext, Workspace
 from hookline._tools.builtin import Bash

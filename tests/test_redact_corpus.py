@@ -14,7 +14,7 @@ import pytest
 
 import hookline
 from hookline import Agent, ScriptedModel
-from hookline._agent.hidden import revealed
+from hookline._agent.saved.hidden import revealed
 from hookline._claude.settings import load_settings
 from hookline._errors import ConfigError
 from hookline._settings_layers import Layer

@@ -24,9 +24,9 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 import hookline
 from hookline import Agent, ScriptedModel
-from hookline._agent.hidden import ALGORITHM, FIELD, INSTALL_HINT, PARTS, hidden, revealed
-from hookline._agent.seal import KEY_ENV, load_key
-from hookline._agent.state import load_state
+from hookline._agent.saved.hidden import ALGORITHM, FIELD, INSTALL_HINT, PARTS, hidden, revealed
+from hookline._agent.saved.seal import KEY_ENV, load_key
+from hookline._agent.saved.state import load_state
 from hookline._errors import ConfigError
 from hookline.audit._keyed import chain_key
 from hookline.storage import open_store

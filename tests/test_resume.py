@@ -15,8 +15,8 @@ import pytest
 
 from cli_runner import src_env
 from hookline import Agent, ConfigError, Decision, ScriptedModel, tool
-from hookline._agent.hidden import revealed
-from hookline._agent.state import STATE_VERSION
+from hookline._agent.saved.hidden import revealed
+from hookline._agent.saved.state import STATE_VERSION
 from hookline._tools.approvals import Approval
 from hookline.permissions import PermissionPolicy
 from hookline.storage import SessionRecord, open_store

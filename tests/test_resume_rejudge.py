@@ -13,7 +13,7 @@ import pytest
 
 from cli_runner import hookline
 from hookline import Agent, Decision, ScriptedModel
-from hookline._agent.hidden import revealed
+from hookline._agent.saved.hidden import revealed
 from hookline._tools.approvals import Approval, ApprovalRequest, Approver
 from hookline.permissions import PermissionPolicy
 from hookline.storage import SessionRecord, open_store

@@ -17,7 +17,7 @@ import pytest
 
 from cli_runner import hookline
 from hookline import Agent, ConfigError, Decision, ScriptedModel
-from hookline._agent import seal
+from hookline._agent.saved import seal
 from hookline._agent.session import Session
 from hookline._tools.approvals import Approval
 from hookline.storage import SessionRecord, open_store

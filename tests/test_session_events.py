@@ -15,10 +15,10 @@ import pytest
 import hookline
 from cc_scenarios import bash, calls, say
 from hookline import Agent, ConfigError, Decision, HookRegistry, HookRun, ScriptedModel, tool
-from hookline._agent import watch
+from hookline._agent import surroundings
 from hookline._agent.ending import BUDGET_ENV, session_end_budget
+from hookline._agent.surroundings import IDLE_MESSAGE
 from hookline._agent.switch import ModelSwitch
-from hookline._agent.watch import IDLE_MESSAGE
 from hookline._claude.settings import MANAGED_DIR_ENV
 from hookline._events import HookEvent
 from hookline._hooks.spec import HookSpec
@@ -304,10 +304,10 @@ def test_nothing_is_looked_at_when_no_hook_watches(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     looked: list[Path] = []
-    monkeypatch.setattr(watch, "_stat", lambda path: looked.append(path))
+    monkeypatch.setattr(surroundings, "_stat", lambda path: looked.append(path))
     project = project_with(tmp_path, {"Stop": [group(command(RECORD))]})
     agent = agent_in(project, [calls(bash("echo hi > notes.md")), say()])
-    assert agent.watches.settings  # the settings files are known, yet nobody listens
+    assert agent.surroundings.settings  # the settings files are known, yet nobody listens
     agent.run_sync("write")
     assert looked == [] and len(received(project, "Stop")) == 1
 

@@ -9,8 +9,8 @@ import shlex
 from pathlib import Path
 
 from cli_runner import hookline
+from hookline._agent.saved.store import SessionRecord
 from hookline._agent.session import STATE_DIR
-from hookline._agent.store import SessionRecord
 from hookline.storage import open_store
 from test_first_hour_cli import PAUSED, finish, pause, session_of
 

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from hookline import Agent, ConfigError, Decision, ScriptedModel, tool
-from hookline._agent.hidden import revealed
 from hookline._agent.messages import Message, ToolResultBlock
-from hookline._agent.state import STATE_VERSION, Turn, dump_state, load_state
+from hookline._agent.saved.hidden import revealed
+from hookline._agent.saved.state import STATE_VERSION, Turn, dump_state, load_state
 from hookline._tools.approvals import Approval
 from hookline._tools.base import LOOP_ONLY, ToolCall, ToolResult
 from hookline.storage import open_store

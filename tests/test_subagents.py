@@ -44,8 +44,8 @@ from hookline import (
     RunResult,
     tool,
 )
+from hookline._agent.saved.state import Turn
 from hookline._agent.session import Session
-from hookline._agent.state import Turn
 from hookline._agent.subagent_types import AgentDefinition
 from hookline._claude.session_env import env_file_for
 from hookline._claude.settings import load_settings

@@ -33,8 +33,8 @@ from crash.gate import MARK_VAR
 from crash.story import Story
 from crash.victim import LEDGER
 from hookline._agent.messages import ToolResultBlock
-from hookline._agent.owners import owner_alive
-from hookline._agent.pause import check
+from hookline._agent.saved.owners import owner_alive
+from hookline._agent.saved.pause import check
 from hookline._agent.transcript import read_conversation
 from hookline._cli.main import cli
 from hookline._errors import ConfigError

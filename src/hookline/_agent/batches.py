@@ -17,18 +17,18 @@ import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from hookline._agent import pause
 from hookline._agent.replies import results_message
+from hookline._agent.saved import pause
+from hookline._agent.surroundings import followed
 from hookline._agent.told import Checkpointed, Paused, ToolFinished
-from hookline._agent.watch import followed
 from hookline._decisions import NO_DECISION, Decision
 from hookline._events import PostToolBatch
 from hookline._tools.base import ToolCall, ToolResult
 
 if TYPE_CHECKING:
     from hookline._agent.conversation import Conversation, Seat
+    from hookline._agent.saved.state import Turn
     from hookline._agent.session import Session
-    from hookline._agent.state import Turn
     from hookline._tools.approvals import Approval
 
 

@@ -43,8 +43,8 @@ from hookline._events import (
 if TYPE_CHECKING:
     from hookline._agent.conversation import Seat
     from hookline._agent.options import AgentOptions
+    from hookline._agent.saved.state import Turn
     from hookline._agent.session import Session
-    from hookline._agent.state import Turn
 
 Trigger = Literal["manual", "auto"]
 

@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from hookline._agent.store import SessionStore, open_named
-from hookline._agent.told import MessageAdded, Observers
+from hookline._agent.saved.store import SessionStore, open_named
+from hookline._agent.told import MessageAdded, ObserverHub
 from hookline._decisions import NO_DECISION, Decision
 from hookline._events import InstructionsLoaded, Stop, SubagentStop
 from hookline._hooks.engine import HookEngine
@@ -45,10 +45,10 @@ if TYPE_CHECKING:
     from hookline._agent.model import ModelClient
     from hookline._agent.options import AgentOptions
     from hookline._agent.runtime import Runtime
+    from hookline._agent.saved.store import Opener
     from hookline._agent.session import Session
-    from hookline._agent.store import Opener
     from hookline._agent.subagent_types import Subagents
-    from hookline._agent.watch import Idle, Watches
+    from hookline._agent.surroundings import Idle, Surroundings
     from hookline._events import HookEvent
     from hookline._hooks.registry import HookRegistry
     from hookline._hooks.resources import HookResources
@@ -64,7 +64,7 @@ class Conversation:
     #: The project's instruction files and skills, in the model's context (advisory).
     instructions: Instructions
     #: What the agent looks at between steps: watched files and settings (agent.watch).
-    watches: Watches
+    surroundings: Surroundings
     #: Notification ``idle_prompt`` while it waits for the next prompt.
     idle: Idle
     #: A SessionStart hook's ``continue: false``: the first prompt ends before the model.
@@ -89,7 +89,7 @@ class Shared:
     lent: HookResources
     store: Stores
     #: Told of everything the agent does: the audit log, persistence, then the options'.
-    observers: Observers = field(default_factory=Observers)
+    observers: ObserverHub = field(default_factory=ObserverHub)
     #: The subagents the Agent tool may start.
     subagents: Subagents | None = None
     #: MCP servers, once made (``Agent.mcp``): an agent without any imports nothing of MCP.

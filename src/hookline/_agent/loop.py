@@ -15,21 +15,22 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Generic, Literal, Self, TypeVar, Unpack, cast, overload
 
-from hookline._agent import compaction, ending, pause, switch, turns
+from hookline._agent import compaction, ending, switch, turns
 from hookline._agent.batches import run_one
 from hookline._agent.conversation import Conversation, Seat, Shared, Stores
 from hookline._agent.instructions import Instructions, import_refusal, skill_tool
 from hookline._agent.model import ModelClient
-from hookline._agent.observers import Handle, Observer, Watcher, audit_log
+from hookline._agent.observers import FunctionObserver, Handle, Observer, audit_log
 from hookline._agent.options import AgentOptions, AgentSettings, ConvertsToAgentOptions
-from hookline._agent.pause import Answers, Persistence
 from hookline._agent.result import RunResult
 from hookline._agent.runtime import Runtime
+from hookline._agent.saved import pause
+from hookline._agent.saved.pause import Answers, Persistence
+from hookline._agent.saved.store import SessionStore
 from hookline._agent.session import Session
-from hookline._agent.store import SessionStore
 from hookline._agent.subagent_types import offer, own_tools
-from hookline._agent.told import Checkpointed, Observers, Resumed
-from hookline._agent.watch import Idle, Watches
+from hookline._agent.surroundings import Idle, Surroundings
+from hookline._agent.told import Checkpointed, ObserverHub, Resumed
 from hookline._errors import ConfigError
 from hookline._hooks.engine import HookEngine
 from hookline._hooks.registry import HookRegistry
@@ -124,7 +125,7 @@ class Agent:
         self._conversation = Conversation(
             session,
             self._instructed(session),
-            Watches(self.engine, session.cwd, self.options.settings_files),
+            Surroundings(self.engine, session.cwd, self.options.settings_files),
             Idle(self.options.idle_after),
         )
 
@@ -154,9 +155,9 @@ class Agent:
         return self._conversation.instructions
 
     @property
-    def watches(self) -> Watches:
+    def surroundings(self) -> Surroundings:
         """What the agent looks at between steps: watched files and settings (agent.watch)."""
-        return self._conversation.watches
+        return self._conversation.surroundings
 
     @property
     def registry(self) -> HookRegistry:
@@ -174,7 +175,7 @@ class Agent:
         return self._seat.shared.lent
 
     @property
-    def observers(self) -> Observers:
+    def observers(self) -> ObserverHub:
         """Told of everything the agent does: the audit log, persistence, then the options'."""
         return self._seat.shared.observers
 
@@ -215,7 +216,7 @@ class Agent:
     def watch(self, fn: Callable[[Any], None]) -> Handle:
         """Call ``fn`` with each event, hook run, tool start and result, and message as it
         happens; call the handle to stop."""
-        return self.observe(Watcher(fn))
+        return self.observe(FunctionObserver(fn))
 
     def offered(self) -> list[dict[str, Any]]:
         """The specs of the tools the model is offered: every tool but those a deny rule names

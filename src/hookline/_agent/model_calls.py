@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from hookline._agent.messages import Message, TextBlock
 from hookline._agent.replies import contexts
-from hookline._agent.state import conversation
+from hookline._agent.saved.state import conversation
 from hookline._events import PostModelResponse, PreModelRequest
 from hookline._hooks.engine import HookRun
 

@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, ClassVar, TypeAlias
 if TYPE_CHECKING:
     from hookline._agent.loop import Agent
     from hookline._agent.messages import Message
-    from hookline._agent.pause import Claimed, Resumer
     from hookline._agent.result import RunResult
+    from hookline._agent.saved.pause import Claimed, Resumer
+    from hookline._agent.saved.state import Turn
     from hookline._agent.session import Session
-    from hookline._agent.state import Turn
     from hookline._events import HookEvent
     from hookline._hooks.engine import HookRun
     from hookline._tools.approvals import Approval, ApprovalRequest
@@ -121,7 +121,7 @@ def overrides(observer: Observer, kind: str) -> bool:
     return getattr(type(observer), kind) is not getattr(Observer, kind)
 
 
-class Watcher(Observer):
+class FunctionObserver(Observer):
     """``agent.watch(fn)``: ``fn`` called with each event, hook run, tool start and result, and
     message, as it happens (the CLI's text and stream-json views)."""
 
@@ -129,7 +129,7 @@ class Watcher(Observer):
         self.fn = fn
 
     def __repr__(self) -> str:
-        return f"Watcher({self.fn!r})"
+        return f"FunctionObserver({self.fn!r})"
 
     def event(self, session: Session, event: HookEvent) -> None:
         self.fn(event)

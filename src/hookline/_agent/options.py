@@ -14,7 +14,7 @@ from hookline._hooks.sdk_matchers import HookMatcher
 
 if TYPE_CHECKING:
     from hookline._agent.observers import Observer
-    from hookline._agent.store import SessionStore
+    from hookline._agent.saved.store import SessionStore
     from hookline._agent.subagent_types import AgentDefinition
     from hookline._tools.approvals import Approver
     from hookline.mcp._servers import McpServersSpec
@@ -93,7 +93,7 @@ class AgentOptions:
     #: Settings files whose change mid-session fires ConfigChange, as (source, path) pairs
     #: (``("project_settings", ".claude/settings.json")``, relative to ``cwd``;
     #: ``load_project`` fills it). A change is never applied to the running session
-    #: (``hookline._agent.watch``).
+    #: (``hookline._agent.surroundings``).
     settings_files: Sequence[tuple[str, str | Path]] = ()
     #: Seconds after a run ends before Notification ``idle_prompt`` fires (once; the next
     #: run or ``close`` calls it off), as Claude Code's 60. None: never.

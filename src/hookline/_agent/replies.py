@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import hookline._wording as wording
 from hookline._agent.messages import Block, Message, TextBlock, ToolResultBlock
-from hookline._agent.state import Turn
+from hookline._agent.saved.state import Turn
 from hookline._decisions import Decision
 from hookline._tools.base import ToolResult
 

@@ -31,7 +31,7 @@ from hookline._support.named import NamedFunction
 if TYPE_CHECKING:
     from hookline._agent.model import Resolver
     from hookline._agent.observers import AuditFactory
-    from hookline._agent.store import Opener
+    from hookline._agent.saved.store import Opener
 
 #: The plug-ins a runtime has unless it is given its own, each named where it lives (a layer the
 #: agent does not import; ``tests/test_layers.py`` checks each name against the layers).

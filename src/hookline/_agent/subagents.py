@@ -41,8 +41,8 @@ from hookline._agent.conversation import Conversation, Seat
 from hookline._agent.loop import Agent
 from hookline._agent.messages import Message, Usage
 from hookline._agent.replies import contexts
+from hookline._agent.saved.state import Turn
 from hookline._agent.session import Session
-from hookline._agent.state import Turn
 from hookline._agent.subagent_types import (
     AGENT_TOOL,
     GENERAL_PURPOSE,
@@ -50,8 +50,8 @@ from hookline._agent.subagent_types import (
     Subagents,
     offer,
 )
+from hookline._agent.surroundings import Idle, Surroundings
 from hookline._agent.transcript import Transcript
-from hookline._agent.watch import Idle, Watches
 from hookline._errors import RecordError, ToolError
 from hookline._events import Scope, SubagentStart, SubagentStop
 from hookline._support.private import private_dir
@@ -162,7 +162,7 @@ class Subagent(Agent):
         self._conversation = Conversation(
             session,
             parent.instructions,
-            _Unwatched(),
+            _NoSurroundings(),
             Idle(None),
             asks_stop=SubagentStop,
             takes_late_notes=False,  # what background hooks say is for the main conversation
@@ -214,13 +214,13 @@ class _Undeferred(Permit):
         return replace(outcome, permission="deny", reason=why, content=why)
 
 
-class _Unwatched(Watches):
+class _NoSurroundings(Surroundings):
     """What a subagent looks at between its steps: nothing. Files and settings belong to the
     session: the main conversation looks at them before its next request, right after the Agent
     call, so a change made in a subagent fires its hooks once, there, and a refused ConfigChange
     ends the whole run, not the subagent alone."""
 
-    def __init__(self) -> None:  # nothing to look at, so nothing of Watches' own state
+    def __init__(self) -> None:  # nothing to look at, so nothing of Surroundings' own state
         pass
 
     async def check(self, scope: Scope) -> str | None:

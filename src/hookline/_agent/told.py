@@ -2,7 +2,7 @@
 
 The engine, the tool pipeline and the permission step tell the agent's stream
 (``hookline._support.stream``) of events, hook runs, tool starts and approvals; the loop tells
-it the records below (each carrying the session it happened in). ``Observers`` subscribes to
+it the records below (each carrying the session it happened in). ``ObserverHub`` subscribes to
 that stream, for the kinds of record some observer overrides, and turns each record into one
 ``Observer`` call (``hookline._agent.observers``): an agent nobody watches subscribes to
 nothing, so the engine, pipeline and loop build no record for anyone.
@@ -24,10 +24,10 @@ from hookline._tools.pipeline import ToolStarted
 
 if TYPE_CHECKING:
     from hookline._agent.messages import Message
-    from hookline._agent.pause import Claimed, Resumer
     from hookline._agent.result import RunResult
+    from hookline._agent.saved.pause import Claimed, Resumer
+    from hookline._agent.saved.state import Turn
     from hookline._agent.session import Session
-    from hookline._agent.state import Turn
     from hookline._support.stream import Stream
     from hookline._tools.base import ToolResult
 
@@ -127,7 +127,7 @@ class HasSession(Protocol):
     def session(self) -> Session: ...
 
 
-class Observers:
+class ObserverHub:
     """An agent's observers in the order they were added, subscribed to the streams attached
     (``attach``) for each kind some observer overrides, and for no other."""
 
@@ -185,9 +185,9 @@ class Observers:
 
 
 class _Attached:
-    """One stream an ``Observers`` listens to: its subscriptions, by kind of record."""
+    """One stream an ``ObserverHub`` listens to: its subscriptions, by kind of record."""
 
-    def __init__(self, hub: Observers, stream: Stream, owner: HasSession) -> None:
+    def __init__(self, hub: ObserverHub, stream: Stream, owner: HasSession) -> None:
         self.hub, self.stream, self.owner = hub, stream, owner
         self.stops: dict[type, Callable[[], None]] = {}
 

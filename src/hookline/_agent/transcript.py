@@ -41,7 +41,7 @@ from typing import IO, Any, Final
 from pydantic import ValidationError
 
 from hookline._agent.messages import Message, TextBlock, ToolResultBlock
-from hookline._agent.state import conversation
+from hookline._agent.saved.state import conversation
 from hookline._errors import ConfigError, RecordError
 from hookline._support.jsontext import compact
 from hookline._support.private import open_private, private_dir

@@ -32,13 +32,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import hookline._wording as wording
-from hookline._agent import compaction, pause
+from hookline._agent import compaction
 from hookline._agent.batches import act, finished, run_batch, settle, unknown_outcome
 from hookline._agent.messages import Message, ToolResultBlock
 from hookline._agent.model_calls import RequestStopped, Unsendable, answered, prepared
 from hookline._agent.replies import contexts, late, refused
 from hookline._agent.result import RunResult
-from hookline._agent.state import Turn
+from hookline._agent.saved import pause
+from hookline._agent.saved.state import Turn
 from hookline._agent.told import ModelCalled, RunEnded
 from hookline._decisions import NO_DECISION, Decision
 from hookline._errors import ModelError
@@ -67,7 +68,7 @@ async def start(
     if session.started:
         return
     session.started = True
-    talk.watches.begin()  # changes from here on fire FileChanged and ConfigChange
+    talk.surroundings.begin()  # changes from here on fire FileChanged and ConfigChange
     if shared.mcp is not None:  # not built: no servers to start
         session.opening_context += await shared.mcp.start(session.id, seat.tools)
         shared.lent.mcp = shared.mcp  # for this agent's mcp_tool hooks, and no other's
@@ -211,7 +212,7 @@ async def _before_request(
     hook ended the run.
     Built only when a hook listens: it would copy the conversation on every model call."""
     session = talk.session
-    if (refused_change := await talk.watches.check(session.scope)) is not None:
+    if (refused_change := await talk.surroundings.check(session.scope)) is not None:
         turn.stop_reason, turn.detail = "hook_stopped", refused_change
         return None
     try:

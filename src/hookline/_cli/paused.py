@@ -13,8 +13,8 @@ import shlex
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
-from hookline._agent.pause import resumable
-from hookline._agent.store import SessionStore
+from hookline._agent.saved.pause import resumable
+from hookline._agent.saved.store import SessionStore
 from hookline._cli.render import compact, say
 from hookline._errors import ConfigError
 from hookline._support.display import shown

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hookline._agent import seal
-from hookline._agent.state import load_state
+from hookline._agent.saved import seal
+from hookline._agent.saved.state import load_state
 from hookline._claude.fingerprint import ABSENT, digest, fingerprint
 from hookline._claude.settings import load_settings
 from hookline._cli.launch import Launch

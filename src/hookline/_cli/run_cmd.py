@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from hookline._agent.seal import load_key
+from hookline._agent.saved.seal import load_key
 from hookline._cli import claude_launch
 from hookline._cli.claude_flags import claude_options
 from hookline._cli.launch import (

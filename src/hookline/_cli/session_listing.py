@@ -12,9 +12,9 @@ import warnings
 from collections.abc import Mapping
 from typing import Any, Final
 
-from hookline._agent.owners import claim_of, owner_alive
-from hookline._agent.pause import resumable
-from hookline._agent.state import load_state
+from hookline._agent.saved.owners import claim_of, owner_alive
+from hookline._agent.saved.pause import resumable
+from hookline._agent.saved.state import load_state
 from hookline._cli.paused import resume_lines
 from hookline._cli.render import compact, echo, say
 from hookline._errors import ConfigError
@@ -103,7 +103,7 @@ def summary_of(record: SessionRecord) -> dict[str, Any]:
 def status_word(record: SessionRecord) -> str:
     """The record's status in the one vocabulary (``STATUSES``): a running one whose process is
     gone from this host is ``crashed``, and so is one a resume claimed before its process was
-    killed (``hookline._agent.owners``)."""
+    killed (``hookline._agent.saved.owners``)."""
     claimed = claim_of(record.status)
     if claimed is not None:
         return "crashed" if claimed.stale else "resuming"

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from hookline._agent.observers import Observer
-from hookline._agent.pause import Resumer, check, find, save
+from hookline._agent.saved.pause import Resumer, check, find, save
+from hookline._agent.saved.state import Turn
 from hookline._agent.session import STATE_DIR
-from hookline._agent.state import Turn
 from hookline._claude.fingerprint import changes, fingerprint
 from hookline._cli.answers import answer_from_cli
 from hookline._cli.columns import print_aligned
@@ -34,8 +34,8 @@ from hookline.storage._sql import SqlStore
 
 if TYPE_CHECKING:
     from hookline._agent.result import RunResult
+    from hookline._agent.saved.store import SessionStore
     from hookline._agent.session import Session
-    from hookline._agent.store import SessionStore
     from hookline._events import HookEvent
 
 _CWD = click.option(

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 #: What came of a call. Which permission settled it, and where from, are separate fields of
 #: ToolResult (``permission``, ``origin``): a blocked call was denied by a hook, a rule, ...
 #: ``interrupted``: it started before its session stopped (a crash, a kill), and what came of it
-#: is unknown; a resume says so instead of running it again (``hookline._agent.pause``).
+#: is unknown; a resume says so instead of running it again (``hookline._agent.saved.pause``).
 ToolStatus = Literal["executed", "failed", "blocked", "deferred", "interrupted"]
 
 
@@ -78,7 +78,7 @@ class ToolResult:
 
     def dump(self) -> dict[str, Any]:
         """Every field by the one typed model of a result (``result_model``), the call as a
-        dict; a paused session saves the same model, as JSON (``hookline._agent.state``)."""
+        dict; a paused session saves the same model, as JSON (``hookline._agent.saved.state``)."""
         dumped: dict[str, Any] = result_model().dump_python(self, warnings=False)
         return dumped
 

@@ -28,7 +28,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Literal, NamedTuple
 
-from hookline._agent.seal import key_path
+from hookline._agent.saved.seal import key_path
 from hookline._support.private import open_private
 from hookline.audit._keyed import HASH_WIDTH, is_keyed, mac, same
 

@@ -10,8 +10,8 @@ A record's ``hash`` says its format:
 
 A plain record never follows a keyed one (``intact``): an append by someone without the key,
 hashed the plain way, breaks the chain there. The chain key is derived from the per-user key
-that seals paused sessions (``hookline._agent.seal``: ``~/.hookline/keys/state.key``, 0600, made
-on first use, outside every project), so one key serves both and machines that share a store
+that seals paused sessions (``hookline._agent.saved.seal``: ``~/.hookline/keys/state.key``, 0600,
+made on first use, outside every project), so one key serves both and machines that share a store
 share that one file.
 """
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from hookline._agent.seal import key_path, load_key
+from hookline._agent.saved.seal import key_path, load_key
 
 #: What starts a keyed (format 2) hash.
 KEYED = "hmac:"

@@ -68,10 +68,10 @@ from hookline.storage._base import AuditEntry, Store
 if TYPE_CHECKING:
     from hookline._agent.loop import Agent
     from hookline._agent.messages import Message
-    from hookline._agent.pause import Claimed, Resumer
     from hookline._agent.result import RunResult
+    from hookline._agent.saved.pause import Claimed, Resumer
+    from hookline._agent.saved.state import Turn
     from hookline._agent.session import Session
-    from hookline._agent.state import Turn
     from hookline._events import HookEvent
     from hookline._hooks.engine import HookRun
     from hookline._tools.approvals import Approval, ApprovalRequest

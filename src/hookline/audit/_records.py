@@ -16,7 +16,7 @@ from hookline.audit._redact import Redactor, clip
 from hookline.storage._base import AuditRow
 
 if TYPE_CHECKING:
-    from hookline._agent.pause import Claimed, Resumer
+    from hookline._agent.saved.pause import Claimed, Resumer
     from hookline._events import HookEvent
     from hookline._tools.approvals import Approval
 

@@ -6,7 +6,7 @@
     open_store("path/to/file.db", ...)             SQLite at that path
 
 Relative paths are relative to the working directory, as anywhere else on the command line.
-Every store here is also the ``SessionStore`` the agent takes (``hookline._agent.store``).
+Every store here is also the ``SessionStore`` the agent takes (``hookline._agent.saved.store``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from hookline._agent.store import SessionRecord
+from hookline._agent.saved.store import SessionRecord
 from hookline._errors import ConfigError
 from hookline._support.exports import Exports
 from hookline.storage._base import (

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from time import time as _now
 from typing import Any, Protocol, runtime_checkable
 
-from hookline._agent.store import SessionRecord, SessionStore
+from hookline._agent.saved.store import SessionRecord, SessionStore
 from hookline._errors import ConfigError
 from hookline._support.jsontext import strict
 
@@ -73,7 +73,7 @@ LATER_FIELDS = ("permission",)
 @runtime_checkable
 class Store(SessionStore, Protocol):
     """Sessions and the audit log. Each call is one short transaction; all are thread-safe.
-    The session half the agent needs is ``hookline._agent.store.SessionStore``."""
+    The session half the agent needs is ``hookline._agent.saved.store.SessionStore``."""
 
     def list_sessions(
         self, *, status: str | None = None, tenant: str | None = None, limit: int = 100

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from time import time as _now
 from typing import Any, Literal, Protocol
 
-from hookline._agent.store import SessionRecord
+from hookline._agent.saved.store import SessionRecord
 from hookline._errors import ConfigError
 from hookline.storage._base import (
     SCHEMA_VERSION,

@@ -14,7 +14,7 @@ package) and bound to the session's id (associated data), so a conversation move
 session's row does not decrypt.
 
 Keys and nonces. The cipher's key is derived from the per-user key that seals paused sessions
-(``hookline._agent.seal``) by HMAC-SHA256 with a label of its own, as the audit chain's key is
+(``hookline._agent.saved.seal``) by HMAC-SHA256 with a label of its own, as the audit chain's key is
 with another label: the three never share a key. Each save draws a fresh random 96-bit nonce;
 that stays safe for 2**32 saves under one key, far more than a user makes. Nothing is
 compressed first: a compressed length would say how much of a secret matches text a tool
@@ -35,7 +35,7 @@ import secrets
 import zlib
 from typing import TYPE_CHECKING, Any
 
-from hookline._agent.seal import key_id, key_path, load_key
+from hookline._agent.saved.seal import key_id, key_path, load_key
 from hookline._errors import ConfigError
 
 if TYPE_CHECKING:

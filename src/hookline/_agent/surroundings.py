@@ -65,7 +65,7 @@ async def followed(session: Session, engine: HookEngine) -> None:
         await engine.fire(session.scope, CwdChanged, old_cwd=left, new_cwd=session.scope.cwd)
 
 
-class Watches:
+class Surroundings:
     """The files FileChanged hooks name and the run's settings files, looked at between steps."""
 
     def __init__(

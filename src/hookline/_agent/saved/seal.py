@@ -41,7 +41,7 @@ from hookline._support.jsontext import canonical
 from hookline._support.private import FOLDER, open_private
 
 if TYPE_CHECKING:
-    from hookline._agent.store import SessionRecord
+    from hookline._agent.saved.store import SessionRecord
 
 #: Where the key is, when ``$HOOKLINE_STATE_KEY_FILE`` does not say.
 KEY_ENV = "HOOKLINE_STATE_KEY_FILE"

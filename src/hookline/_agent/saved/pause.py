@@ -2,7 +2,7 @@
 
 A session's record moves ``running`` (only when checkpointing) → ``deferred`` (paused, waiting
 for an answer) → ``resuming`` (claimed by one process: a compare-and-set, so two processes
-trying at once cannot both win; the status names the process, ``hookline._agent.owners``) →
+trying at once cannot both win; the status names the process, ``hookline._agent.saved.owners``) →
 ``running`` (saved at once by the process that claimed it, under its pid, and at every step
 after) → ``done`` or ``deferred`` again. A ``running`` record whose process died (its pid is
 gone on this host) can be claimed too: a crashed session resumes from its last checkpoint. So
@@ -19,8 +19,8 @@ The mark lives in the sealed state the resume claims, so it is there with the au
 call without it never reached its body.
 
 Everything is checked before the claim (``check``): the state against its typed model and its
-keyed hash (``hookline._agent.seal``: a state edited outside hookline, or saved without one, is
-refused unless the resumer trusts it), and every line of the transcript. A failure is one
+keyed hash (``hookline._agent.saved.seal``: a state edited outside hookline, or saved without one,
+is refused unless the resumer trusts it), and every line of the transcript. A failure is one
 ConfigError and the session stays as it was. Should anything fail once the session is taken
 and before its first step, ``release`` gives the claim back. With a tenant (``--tenant``), a
 session of another tenant is "no such session", exactly as one that does not exist.
@@ -41,14 +41,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hookline._agent import seal
-from hookline._agent.hidden import hidden
 from hookline._agent.messages import Message
 from hookline._agent.observers import Observer
-from hookline._agent.owners import RESUMING, claim_of, claim_status, is_claimed, owner_alive
+from hookline._agent.saved import seal
+from hookline._agent.saved.hidden import hidden
+from hookline._agent.saved.owners import RESUMING, claim_of, claim_status, is_claimed, owner_alive
+from hookline._agent.saved.state import SEALED_SINCE, STATE_VERSION, Turn, dump_state, load_state
+from hookline._agent.saved.store import SessionRecord, SessionStore
 from hookline._agent.session import transcript_path
-from hookline._agent.state import SEALED_SINCE, STATE_VERSION, Turn, dump_state, load_state
-from hookline._agent.store import SessionRecord, SessionStore
 from hookline._agent.transcript import first_bad_line
 from hookline._errors import ConfigError, ToolInputError
 from hookline._tools.approvals import Approval

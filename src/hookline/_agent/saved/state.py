@@ -17,7 +17,7 @@ Versions: 4 (this one) keeps, in a batch, the calls whose body started and whose
 saved yet (``Turn.started``): the one place a resume, crash recovery and a checkpoint read to
 tell whether a call may have run, so none runs twice on its own. It also notes, for a session
 interrupted (Ctrl-C, an error) while it ran, the status it had (``interrupted_from``). 3 is
-sealed: the save adds a keyed hash (``hookline._agent.seal``), so a resume can refuse a state
+sealed: the save adds a keyed hash (``hookline._agent.saved.seal``), so a resume can refuse a state
 edited outside hookline. 2 saves, in the CLI's launch, a fingerprint
 of every settings layer and hook file the run was built with, so a resume can refuse settings
 changed under a paused session; it has no seal. 1 had no fingerprints; it is read the same way,
@@ -38,9 +38,9 @@ from typing import Annotated, Any, Literal, NotRequired, cast
 from pydantic import Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
-from hookline._agent.hidden import revealed
 from hookline._agent.messages import Block, Message, TextBlock, ToolResultBlock, Usage
 from hookline._agent.result import StopReason
+from hookline._agent.saved.hidden import revealed
 from hookline._errors import ConfigError
 from hookline._events import PermissionMode
 from hookline._tools.base import ToolCall, ToolResult
@@ -121,7 +121,7 @@ def dump_state(session: dict[str, Any], messages: list[Message], turn: Turn) -> 
 
 
 def load_state(data: Any, *, where: str) -> tuple[dict[str, Any], list[Message], Turn]:
-    """The parts of a saved state (its conversation decrypted: ``hookline._agent.hidden``); a
+    """The parts of a saved state (its conversation decrypted: ``hookline._agent.saved.hidden``); a
     ConfigError naming ``where`` if it is not one we know."""
     data = revealed(data, where=where)
     if not isinstance(data, dict):
@@ -240,9 +240,9 @@ class SavedState(TypedDict):
     launch: NotRequired[dict[str, Any] | None]
     #: The process that saved it (host, pid): a crashed run's can be resumed.
     owner: NotRequired[dict[str, Any] | None]
-    #: The status it had when a Ctrl-C or an error interrupted it (``hookline._agent.pause``).
+    #: The status it had when a Ctrl-C or an error interrupted it (``hookline._agent.saved.pause``).
     interrupted_from: NotRequired[str]
-    #: The keyed hash of the rest (``hookline._agent.seal``), from version 3 on.
+    #: The keyed hash of the rest (``hookline._agent.saved.seal``), from version 3 on.
     seal: NotRequired[dict[str, Any]]
 
 
