@@ -395,9 +395,9 @@ def test_a_subagents_conversation_is_never_compacted(tmp_path: Path) -> None:
 
     agent = agent_in(project(tmp_path), Recording([]), compact_at_tokens=1)
     agent.session.messages = [Message.user("go"), Message.assistant("long " * 100)]
-    assert due(agent)
+    assert due(agent.options, agent.session)
     agent.session.scope = replace(agent.session.scope, agent_id="a1", agent_type="Explore")
-    assert not due(agent)
+    assert not due(agent.options, agent.session)
 
 
 def test_the_estimate_counts_the_last_reported_usage_and_the_characters_after_it() -> None:

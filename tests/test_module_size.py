@@ -8,10 +8,6 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "hookline"
 LIMIT = 400
-#: The one module allowed past the limit, by its path under src/hookline.
-#: agent/loop.py is being split by the runtime/conversation work (issue 26, item 1);
-#: drop it from here when that lands.
-OVER_THE_LIMIT = frozenset({"agent/loop.py"})
 
 
 def lines(path: Path) -> int:
@@ -28,11 +24,7 @@ def too_long(root: Path, *, limit: int = LIMIT, allowed: frozenset[str] = frozen
 
 
 def test_no_module_is_over_400_lines() -> None:
-    assert too_long(SRC, allowed=OVER_THE_LIMIT) == []
-
-
-def test_the_module_allowed_over_the_limit_exists() -> None:
-    assert all((SRC / name).is_file() for name in OVER_THE_LIMIT), "drop a module that is gone"
+    assert too_long(SRC) == []
 
 
 @pytest.mark.parametrize(("count", "over"), [(LIMIT, False), (LIMIT + 1, True)])

@@ -31,7 +31,7 @@ from hookline.agent.messages import Message, Usage
 from hookline.agent.model import ModelClient, StreamingModelClient
 from hookline.agent.model_calls import RequestStopped, Unsendable, answered, prepared
 from hookline.agent.replies import contexts
-from hookline.agent.told import MessageAdded, ModelCalled
+from hookline.agent.told import ModelCalled
 from hookline.agent.transcript import Transcript
 from hookline.errors import ModelError
 from hookline.events import (
@@ -41,7 +41,9 @@ from hookline.events import (
 )
 
 if TYPE_CHECKING:
-    from hookline.agent.loop import Agent
+    from hookline.agent.conversation import Seat
+    from hookline.agent.options import AgentOptions
+    from hookline.agent.session import Session
     from hookline.agent.state import Turn
 
 Trigger = Literal["manual", "auto"]
@@ -114,25 +116,25 @@ def estimate_tokens(messages: Sequence[Message]) -> int:
     return counted + chars // 4
 
 
-def due(agent: Agent) -> bool:
+def due(options: AgentOptions, session: Session) -> bool:
     """Whether the conversation is over its budget: only the main conversation's (a subagent's
     is never compacted), and only once the model has answered since it began or was last
     compacted (so a summary over the budget is not summarised again and again)."""
-    budget = agent.options.compact_at_tokens
-    if budget is None or agent.session.scope.agent_id is not None:
+    budget = options.compact_at_tokens
+    if budget is None or session.scope.agent_id is not None:
         return False
-    messages = agent.session.messages
+    messages = session.messages
     if not any(m.role == "assistant" for m in reversed(messages)):
         return False
     return estimate_tokens(messages) >= budget
 
 
-async def auto(agent: Agent, turn: Turn) -> bool:
+async def auto(seat: Seat, session: Session, turn: Turn) -> bool:
     """Compact before the next model request if the conversation is over its budget; True when
     the run must end: the summary failed (a PreCompact block lets the run go on uncompacted)."""
-    if not due(agent):
+    if not due(seat.options, session):
         return False
-    done = await compact(agent, "auto")
+    done = await compact(seat, session, "auto")
     if done.usage is not None:
         turn.usage = done.usage if turn.usage is None else turn.usage + done.usage
     if done.status != "failed":
@@ -141,15 +143,16 @@ async def auto(agent: Agent, turn: Turn) -> bool:
     return True
 
 
-async def compact(agent: Agent, trigger: Trigger, instructions: str | None = None) -> Compaction:
-    """Summarise ``agent``'s conversation and go on from the summary (see the module)."""
-    session = agent.session
+async def compact(
+    seat: Seat, session: Session, trigger: Trigger, instructions: str | None = None
+) -> Compaction:
+    """Summarise ``session``'s conversation and go on from the summary (see the module)."""
     instructions = instructions.strip() if instructions and instructions.strip() else None
     if problem := _unfit(session.messages):
         return Compaction("failed", trigger, problem)
     session.transcript.flush()  # PreCompact hooks read the whole transcript
     event = session.scope.event(PreCompact, trigger=trigger, custom_instructions=instructions)
-    asked = (await agent.engine.dispatch(event)).decision
+    asked = (await seat.engine.dispatch(event)).decision
     if asked.permission == "deny":
         reason = (asked.reason or "").strip() or "no reason given"
         detail = f"Compaction blocked by PreCompact hook: {reason}"
@@ -157,18 +160,18 @@ async def compact(agent: Agent, trigger: Trigger, instructions: str | None = Non
     # a command's plain stdout is here as it printed it (facts.plain_stdout "instructions")
     request = summary_request(instructions, asked.additional_context)
     try:
-        reply = await _summarised(agent, Message.user(request))
+        reply = await _summarised(seat, session, Message.user(request))
     except SummaryFailed as exc:
         return Compaction("failed", trigger, str(exc))
     summary = reply.text.strip()
     if problem := _unusable(reply, summary):
         return Compaction("failed", trigger, problem, usage=reply.usage)
     try:
-        archive = _archived(agent)
+        archive = _archived(session)
     except OSError as exc:
         why = f"the transcript could not be archived: {exc.strerror or exc}"
         return Compaction("failed", trigger, why, usage=reply.usage)
-    await _restarted(agent, trigger, summary)
+    await _restarted(seat, session, trigger, summary)
     return Compaction("compacted", trigger, summary=summary, archive=archive, usage=reply.usage)
 
 
@@ -198,27 +201,29 @@ def _unusable(reply: Message, summary: str) -> str | None:
     return None
 
 
-async def _summarised(agent: Agent, request: Message) -> Message:
+async def _summarised(seat: Seat, session: Session, request: Message) -> Message:
     """The model's answer to the conversation followed by ``request``, with no tools; its
     text is not streamed to ``on_text`` (it is no answer of the conversation)."""
-    model = agent.model
-    shown = await _before_request(agent, [*agent.session.messages, request])
+    model = seat.model
+    shown = await _before_request(seat, session, [*session.messages, request])
     try:
         with _unstreamed(model):
             reply = await model.complete(shown, [], system=SUMMARY_SYSTEM)
     except ModelError as exc:
         raise SummaryFailed(f"the summary request failed: {exc}") from None
-    agent.stream.tell(ModelCalled, agent.session, reply, model.name)
-    await answered(agent.engine, agent.session.scope, model.name, reply)
+    seat.stream.tell(ModelCalled, session, reply, model.name)
+    await answered(seat.engine, session.scope, model.name, reply)
     return reply
 
 
-async def _before_request(agent: Agent, messages: list[Message]) -> Sequence[Message]:
+async def _before_request(
+    seat: Seat, session: Session, messages: list[Message]
+) -> Sequence[Message]:
     """``messages`` as PreModelRequest hooks redact them and add to them (as for every request:
     a hook that hides secrets from the model hides them from the summary request too)."""
-    scope, name = agent.session.scope, agent.model.name
+    scope, name = session.scope, seat.model.name
     try:
-        return await prepared(agent.engine, scope, name, messages, system=SUMMARY_SYSTEM, tools=[])
+        return await prepared(seat.engine, scope, name, messages, system=SUMMARY_SYSTEM, tools=[])
     except RequestStopped as exc:
         why = str(exc) or "no reason given"
         raise SummaryFailed(f"a PreModelRequest hook stopped the summary request: {why}") from None
@@ -239,10 +244,9 @@ def _unstreamed(model: ModelClient) -> Iterator[None]:
         model.on_text = sink
 
 
-def _archived(agent: Agent) -> Path:
+def _archived(session: Session) -> Path:
     """Move the transcript so far to the first free ``<stem>.<n>.pre-compact.jsonl`` beside it
     and start the session's transcript again, empty, at the same path."""
-    session = agent.session
     old = session.transcript
     old.touch()  # written out, and the file exists even if nothing was appended yet
     old.close()
@@ -254,23 +258,17 @@ def _archived(agent: Agent) -> Path:
     return archive
 
 
-async def _restarted(agent: Agent, trigger: Trigger, summary: str) -> None:
+async def _restarted(seat: Seat, session: Session, trigger: Trigger, summary: str) -> None:
     """The conversation is the summary; then SessionStart (source compact), whose context
     follows the summary, and PostCompact."""
-    session = agent.session
     opening = [CONTINUED, summary, *([GO_ON] if trigger == "auto" else [])]
     session.messages = []
-    _add(agent, Message.user("\n\n".join(opening)))
+    seat.add(session, Message.user("\n\n".join(opening)))
     session.transcript.flush()  # SessionStart and PostCompact hooks read it from the file
-    start = session.scope.event(SessionStart, source="compact", model=agent.model.name)
-    started = (await agent.engine.dispatch(start)).decision
+    start = session.scope.event(SessionStart, source="compact", model=seat.model.name)
+    started = (await seat.engine.dispatch(start)).decision
     if notes := contexts(SessionStart.name, started):
-        _add(agent, Message.user(*notes))
+        seat.add(session, Message.user(*notes))
         session.transcript.flush()
     event = session.scope.event(PostCompact, trigger=trigger, compact_summary=summary)
-    await agent.engine.dispatch(event)
-
-
-def _add(agent: Agent, message: Message) -> None:
-    agent.session.add(message)
-    agent.stream.tell(MessageAdded, agent.session, message)
+    await seat.engine.dispatch(event)

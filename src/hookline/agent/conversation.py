@@ -3,12 +3,17 @@
     Shared          made once with the agent: its hook registry, runtime (HTTP clients, how
                     stores and models are opened, the audit plug-in), what hooks may reach, its
                     observers, its store (opened on first use), MCP servers and subagent types
-    the agent       its model, options, tools and permission step, over those parts: a
-                    subagent has a toolbox and permission scope of its own; ``conversation()``
-                    makes another agent on the same parts
+    Seat            one agent's working parts over those: its model, options, tools, stream,
+                    hook engine and tool pipeline (with its permission step); a subagent has a
+                    toolbox and permission step of its own; ``conversation()`` makes another
+                    agent on the same shared parts
     Conversation    one session: the session itself (id, messages, transcript, shell, grants),
-                    the instruction files found for it, the files it watches, its idle timer
-                    and what SessionStart said of it
+                    the instruction files found for it, the files it watches, its idle timer,
+                    what SessionStart said of it, and whether it is a subagent's (which Stop
+                    event it asks, whether late notes of background hooks reach it)
+
+The loop of one prompt is a function of a seat and a conversation (``hookline.agent.turns``);
+the agent holds one of each.
 
 An agent replaces its conversation in one place (``Agent._converse``): ``clear``, ``resume``
 and choosing a session before the first prompt (``hookline.agent.sessions``) each start a new
@@ -18,26 +23,37 @@ another: what is shared is one ``Shared`` object, what is not is made anew.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
+from hookline._support.stream import Stream
 from hookline.agent.store import SessionStore, open_named
-from hookline.agent.told import Observers
+from hookline.agent.told import MessageAdded, Observers
 from hookline.decisions import NO_DECISION, Decision
+from hookline.events import InstructionsLoaded, Stop, SubagentStop
+from hookline.hooks.engine import HookEngine
+from hookline.tools.permit import Permit
+from hookline.tools.pipeline import ToolPipeline
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from hookline.agent.instructions import Instructions
+    from hookline.agent.instructions import Instruction, Instructions
     from hookline.agent.loop import Agent
+    from hookline.agent.messages import Message
+    from hookline.agent.model import ModelClient
+    from hookline.agent.options import AgentOptions
     from hookline.agent.runtime import Runtime
     from hookline.agent.session import Session
     from hookline.agent.store import Opener
     from hookline.agent.subagent_types import Subagents
     from hookline.agent.watch import Idle, Watches
+    from hookline.events import HookEvent
     from hookline.hooks.registry import HookRegistry
     from hookline.hooks.resources import HookResources
     from hookline.mcp import McpServers
+    from hookline.tools.base import Toolbox
 
 
 @dataclass(eq=False)
@@ -53,6 +69,11 @@ class Conversation:
     idle: Idle
     #: A SessionStart hook's ``continue: false``: the first prompt ends before the model.
     start_stopped: Decision = NO_DECISION
+    #: The event that asks whether the model may stop: Stop, or a subagent's SubagentStop.
+    asks_stop: type[Stop] | type[SubagentStop] = Stop
+    #: Whether what background hooks finish meanwhile is told to its model (a subagent's leaves
+    #: it to the main conversation: ``hookline.agent.subagents``).
+    takes_late_notes: bool = True
 
 
 @dataclass(eq=False)
@@ -75,6 +96,84 @@ class Shared:
     mcp: McpServers | None = None
     #: The agent that made them, which closes them (``Agent.conversation`` makes others).
     owner: Agent | None = None
+
+
+@dataclass(eq=False, slots=True)
+class Seat:
+    """One agent's working parts, over the shared ones: made with the agent (a conversation, a
+    subagent) and never replaced; only ``model`` changes, when something switches it
+    (``hookline.agent.switch``)."""
+
+    shared: Shared
+    model: ModelClient
+    options: AgentOptions
+    tools: Toolbox
+    #: Where the engine, the pipeline, the permission step and the loop tell what they do.
+    stream: Stream
+    #: Its hooks' engine: its background hooks are this agent's.
+    engine: HookEngine
+    #: Its tools' pipeline, with a permission step (its session grants) of its own.
+    pipeline: ToolPipeline
+
+    @classmethod
+    def made(
+        cls, shared: Shared, model: ModelClient, options: AgentOptions, tools: Toolbox
+    ) -> Seat:
+        """``model``, ``options`` and ``tools`` over ``shared``: with a stream, an engine and
+        a permission step of their own."""
+        stream = Stream()
+        engine = HookEngine(shared.registry, resources=shared.lent, stream=stream)
+        permit = Permit(
+            engine,
+            policy=options.permissions,
+            approver=options.approver,
+            defer_asks=options.defer_asks,
+        )
+        return cls(
+            shared, model, options, tools, stream, engine, ToolPipeline(tools, engine, permit)
+        )
+
+    def offered(self) -> list[dict[str, Any]]:
+        """The specs of the tools the model is offered: every tool but those a deny rule names
+        whole (``Bash``, ``mcp__server``), which Claude Code leaves out of the model's context
+        too. A call to one is still refused by the rule."""
+        specs = self.tools.specs()
+        policy = self.pipeline.permit.policy
+        if policy is None or not policy.deny:
+            return specs
+        return [spec for spec in specs if not policy.hides(spec["name"])]
+
+    def add(self, session: Session, message: Message, **extra: Any) -> None:
+        """Add ``message`` to ``session``'s conversation, and tell the stream."""
+        session.add(message, **extra)
+        self.stream.tell(MessageAdded, session, message)
+
+    async def fire(self, session: Session, kind: type[HookEvent], **fields: Any) -> Decision:
+        """Dispatch a ``kind`` event of ``session`` (built only when someone listens:
+        ``HookEngine.fire``); its decision."""
+        fired = await self.engine.fire(session.scope, kind, **fields)
+        return NO_DECISION if fired is None else fired.decision
+
+    async def loaded(
+        self,
+        session: Session,
+        files: Sequence[tuple[Instruction, str | None]],
+        reason: Literal["session_start", "path_glob_match"],
+    ) -> None:
+        """Fire InstructionsLoaded for each file (with the path that matched, for a rule; an
+        ``@path`` import with ``include`` and the file that imports it)."""
+        for file, trigger in files:
+            parent = None if file.parent is None else str(file.parent)
+            await self.fire(
+                session,
+                InstructionsLoaded,
+                file_path=str(file.path),
+                memory_type=file.memory_type,
+                load_reason=reason if parent is None else "include",
+                globs=list(file.globs) or None,
+                trigger_file_path=trigger,
+                parent_file_path=parent,
+            )
 
 
 class Stores:

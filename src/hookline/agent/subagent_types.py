@@ -296,3 +296,19 @@ def offer(agent: Agent, *, builtin: bool) -> Subagents:
 
         agent.tools.add(AgentTool(agent, found))
     return found
+
+
+def own_tools(tools: Toolbox, agent: Agent) -> Toolbox:
+    """``tools`` for another conversation of an agent: the same tools, but an Agent tool that
+    starts its subagents from ``agent`` (imported only when there is one, as in ``offer``)."""
+    copied = Toolbox()
+    for name in tools.names():
+        tool = tools.get(name)
+        if name == AGENT_TOOL and tool is not None:
+            from hookline.agent.subagents import AgentTool
+
+            if isinstance(tool, AgentTool):
+                tool = AgentTool(agent, tool.types)
+        if tool is not None:
+            copied.add(tool)
+    return copied

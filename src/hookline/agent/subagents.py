@@ -38,7 +38,8 @@ from pydantic import Field
 
 from hookline._support.private import private_dir
 from hookline._support.stream import Stream
-from hookline.agent.conversation import Conversation
+from hookline.agent import turns
+from hookline.agent.conversation import Conversation, Seat
 from hookline.agent.loop import Agent
 from hookline.agent.messages import Message, Usage
 from hookline.agent.replies import contexts
@@ -54,7 +55,7 @@ from hookline.agent.subagent_types import (
 from hookline.agent.transcript import Transcript
 from hookline.agent.watch import Idle, Watches
 from hookline.errors import RecordError, ToolError
-from hookline.events import HookEvent, Scope, SubagentStart, SubagentStop
+from hookline.events import Scope, SubagentStart, SubagentStop
 from hookline.tools.base import ToolContext
 from hookline.tools.builtin._common import BuiltinTool, ToolInput
 from hookline.tools.permit import Outcome, Permit
@@ -139,37 +140,43 @@ class Subagent(Agent):
     instruction files, on a conversation, toolbox, system prompt and transcript of its own."""
 
     def __init__(self, parent: Agent, agent_type: str, definition: AgentDefinition) -> None:
-        # Not a new agent: the same parts (``hookline.agent.conversation.Shared``), model and
-        # hook engine as its parent, with options, tools, a permission step that cannot wait
-        # and a conversation of its own. Each is named here: nothing of the parent is copied.
-        self._shared = parent._shared
+        # Not a new agent: the same shared parts (``hookline.agent.conversation.Shared``),
+        # model and hook engine as its parent, with options, tools, a stream, a permission step
+        # that cannot wait and a conversation of its own. Each is named here: nothing of the
+        # parent is copied.
         self.agent_id = "a" + secrets.token_hex(8)  # as Claude Code's: "a" and 16 hex digits
-        self.model = parent.model
-        self.options = replace(
+        options = replace(
             parent.options,
             system_prompt=definition.prompt,
             max_turns=definition.maxTurns or parent.options.max_turns,
             checkpoint=False,
         )
-        self.tools = definition.toolbox(parent.tools)
-        self.engine = parent.engine  # its hooks run, and are told, as its session's
-        #: Its own stream: its tool starts, results and messages are told as its session's.
-        self.stream = Stream()
+        tools = definition.toolbox(parent.tools)
+        engine = parent.engine  # its hooks run, and are told, as its session's
+        stream = Stream()  # its tool starts, results and messages are told as its session's
         permit = _Undeferred(parent.pipeline.permit)
-        self.pipeline = ToolPipeline(
-            self.tools, self.engine, permit, limits=parent.pipeline.limits, stream=self.stream
-        )
+        pipeline = ToolPipeline(tools, engine, permit, limits=parent.pipeline.limits, stream=stream)
+        shared = parent._seat.shared
+        self._seat = Seat(shared, parent.model, options, tools, stream, engine, pipeline)
         session = _conversation(parent.session, self.agent_id, agent_type)
-        self._conversation = Conversation(session, parent.instructions, _Unwatched(), Idle(None))
+        self._conversation = Conversation(
+            session,
+            parent.instructions,
+            _Unwatched(),
+            Idle(None),
+            asks_stop=SubagentStop,
+            takes_late_notes=False,  # what background hooks say is for the main conversation
+        )
 
     async def answer(self, prompt: str) -> Turn:
         """Work on ``prompt`` until done or stopped; the turn says which."""
         detach = self.observers.attach(self.stream, self)
+        seat, talk = self._seat, self._conversation
         try:
-            started = await self._fire(SubagentStart)
-            self._add(Message.user(*contexts("SubagentStart", started), prompt))
+            started = await seat.fire(talk.session, SubagentStart)
+            seat.add(talk.session, Message.user(*contexts("SubagentStart", started), prompt))
             turn = Turn(prompt)
-            await self._work(turn)
+            await turns.work(seat, talk, turn)
         finally:
             detach()
             self.session.transcript.close()
@@ -178,17 +185,6 @@ class Subagent(Agent):
     async def close(self, reason: str = "other") -> None:
         """Nothing: its runtime, MCP servers and store are its parent's, which closes them
         (its transcript is closed when ``answer`` ends)."""
-
-    def _stop_event(self, turn: Turn) -> HookEvent:
-        return self.session.scope.event(
-            SubagentStop,
-            stop_hook_active=turn.stop_blocks > 0,
-            agent_transcript_path=str(self.session.transcript.path),
-            last_assistant_message=turn.final_text,
-        )
-
-    def _late_notes(self) -> list[str]:
-        return []  # what background hooks say is for the main conversation
 
 
 class _Undeferred(Permit):

@@ -25,7 +25,8 @@ from hookline.errors import ConfigError
 from hookline.events import PostModelSwitch, PreModelSwitch, Scope
 
 if TYPE_CHECKING:
-    from hookline.agent.loop import Agent
+    from hookline.agent.conversation import Seat
+    from hookline.agent.session import Session
     from hookline.hooks.engine import HookEngine
 
 
@@ -61,19 +62,18 @@ class ModelSwitch:
         return data
 
 
-async def switch(agent: Agent, model: ModelClient | str) -> ModelSwitch:
-    """``Agent.switch_model``: ask PreModelSwitch, swap, release the old client, announce."""
-    new, requested = resolve(model, agent.runtime.resolver)
-    await agent.start()
-    old, scope, messages = agent.model, agent.session.scope, agent.session.messages
-    asked = ModelSwitch(old.name, new.name, requested, compaction.estimate_tokens(messages))
-    if (why := await _refusal(agent.engine, scope, asked)) is not None:
+async def switch(seat: Seat, session: Session, new: ModelClient, requested: str) -> ModelSwitch:
+    """``Agent.switch_model`` in a started ``session``, to ``new`` (``requested``, as
+    ``resolve`` gives them): ask PreModelSwitch, swap, release the old client, announce."""
+    old, scope = seat.model, session.scope
+    asked = ModelSwitch(old.name, new.name, requested, compaction.estimate_tokens(session.messages))
+    if (why := await _refusal(seat.engine, scope, asked)) is not None:
         return replace(asked, reason=why)
-    agent.model = new
+    seat.model = new
     if old is not new:
         await _release(old)
-    post = await agent.engine.dispatch(scope.event(PostModelSwitch, **asked.fields()))
-    agent.session.opening_context += contexts("PostModelSwitch", post.decision)
+    post = await seat.engine.dispatch(scope.event(PostModelSwitch, **asked.fields()))
+    session.opening_context += contexts("PostModelSwitch", post.decision)
     return replace(asked, switched=True)
 
 

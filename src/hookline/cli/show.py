@@ -137,7 +137,7 @@ def _show(
 
     try:
         result, line, printed = run_to_end(runs())
-    except KeyboardInterrupt:  # Ctrl-C: the session is marked interrupted (agent.loop)
+    except KeyboardInterrupt:  # Ctrl-C: the session is marked interrupted (agent.turns)
         exit_interrupted(agent)
     finally:
         streamed = view.finish() if view else ""  # the spinner is gone, whatever happened
