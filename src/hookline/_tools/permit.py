@@ -46,7 +46,8 @@ from hookline._tools.approvals import (
     NoApprover,
     request_approval,
 )
-from hookline._tools.base import Tool, ToolCall, ToolContext
+from hookline._tools.base import ToolContext
+from hookline._tools.pending import PendingCall
 
 if TYPE_CHECKING:  # the permission layer is imported where there is one (or a hook asks)
     from hookline.permissions import PermissionPolicy, Verdict
@@ -136,25 +137,13 @@ class Permit:
         self._filters.clear()
         self._reading = None
 
-    async def decide(
-        self,
-        call: ToolCall,
-        tool: Tool,
-        prepared: dict[str, Any],
-        gate: Decision,
-        scope: Scope,
-        ctx: ToolContext,
-        answer: Approval | None = None,
-        *,
-        edited_by: str | None = None,
-    ) -> Outcome:
-        """Run, refuse or defer ``call``, whose hooks answered ``gate``. ``edited_by``: the
-        input is an edit being judged again; whoever made it approved it, so an ask runs."""
-        tool_input = prepared if gate.updated_input is None else gate.updated_input
+    async def decide(self, pending: PendingCall) -> Outcome:
+        """Run, refuse or defer a call whose hooks have answered (``pending.gate``). An edit
+        judged again (``pending.edited_by``) was approved by whoever made it, so an ask runs."""
+        gate, answer, tool_input = pending.gate, pending.answer, pending.input
         if answer is not None and answer.permission == "deny":  # a person said no: it holds
             reason = answer.message or "denied by the person who answered"
-            request = _request(call, tool, tool_input, prepared, reason, "answer", scope)
-            return self._answered(request, tool, answer, ctx)
+            return self._answered(pending, pending.request(reason, "answer"), answer)
         if self.policy is None and gate.permission not in ("ask", "defer"):
             origin = gate.origin if gate.permission else None  # no permission layer: hooks only
             return Outcome("allow", origin, tool_input)
@@ -162,24 +151,20 @@ class Permit:
             reason = gate.reason or "deferred by a hook"
             if answer is None:
                 return Outcome("defer", gate.origin, tool_input, reason)
-            request = _request(call, tool, tool_input, prepared, reason, "PreToolUse", scope)
-            return self._answered(request, tool, answer, ctx)
-        asked = _asked(tool, tool_input, ctx)
+            return self._answered(pending, pending.request(reason, "PreToolUse"), answer)
+        asked = pending.asked()
         verdict = self._verdict(asked, gate)
-        if edited_by is not None and verdict.permission in ("ask", "allow"):
-            if gate.updated_input is not None and tool_input != prepared:  # hooks changed it
-                return await self._ask_final(
-                    call, tool, tool_input, prepared, edited_by, scope, ctx
-                )
+        if pending.edited_by is not None and verdict.permission in ("ask", "allow"):
+            rewritten = gate.updated_input is not None and tool_input != pending.prepared
+            if rewritten:  # hooks changed the edit: its editor did not see what would run
+                return await self._ask_final(pending)
             if verdict.permission == "ask":
-                return Outcome("allow", "approver", tool_input, approver=edited_by)
+                return Outcome("allow", "approver", tool_input, approver=pending.edited_by)
         if verdict.permission == "ask":
             grant = self._grant_for(asked, verdict)
-            request = _request(
-                call, tool, tool_input, prepared, verdict.reason, verdict.source, scope, grant
-            )
-            approval = answer or await self._ask(request, scope)
-            return self._answered(request, tool, approval, ctx)
+            request = pending.request(verdict.reason, verdict.source, grant)
+            approval = answer or await self._ask(request, pending.scope)
+            return self._answered(pending, request, approval)
         if verdict.permission in ("deny", "defer"):
             why = verdict.reason
             return Outcome(verdict.permission, verdict.origin, tool_input, why, why)
@@ -199,22 +184,18 @@ class Permit:
                 policy = grant.applied(policy)
             self.policy = policy
 
-    def refused_path(
-        self, call: ToolCall, prepared: dict[str, Any], ctx: ToolContext
-    ) -> Outcome | None:
+    def refused_path(self, pending: PendingCall) -> Outcome | None:
         """A deny rule covering the path of a Read, Edit or Write: refused by the tool's own
         input check, before PreToolUse fires, as in Claude Code (``path_refusal``)."""
         if self.policy is None:
             return None
-        from hookline.permissions._call import CallContext
         from hookline.permissions._policy import path_refusal
 
-        asked = CallContext(call.name, prepared, str(ctx.cwd), project_dir=str(ctx.project_dir))
-        verdict = path_refusal(self.policy, asked)
+        verdict = path_refusal(self.policy, pending.asked())
         if verdict is None:
             return None
         content = wording.tool_use_error(wording.PATH_DENIED)
-        return Outcome("deny", verdict.origin, prepared, verdict.reason, content)
+        return Outcome("deny", verdict.origin, pending.prepared, verdict.reason, content)
 
     def reading(self, ctx: ToolContext) -> ToolContext:
         """``ctx`` with the policy's Read deny rules, which Glob and Grep apply in a folder, and
@@ -273,27 +254,19 @@ class Permit:
             await self._notify(request, scope)
         return await request_approval(self.approver, request, can_defer=self.defer_asks)
 
-    async def _ask_final(
-        self,
-        call: ToolCall,
-        tool: Tool,
-        final: dict[str, Any],
-        edited: dict[str, Any],
-        edited_by: str,
-        scope: Scope,
-        ctx: ToolContext,
-    ) -> Outcome:
+    async def _ask_final(self, pending: PendingCall) -> Outcome:
         """An edit that PreToolUse hooks then rewrote: whoever approved the edit did not see
         what would run, so they are asked again with the final input (the edit as the
         ``original_input``). Approving runs it; another edit is refused (an edit of an edit
         would never end), as is nobody answering."""
+        edited_by, final = pending.edited_by, pending.input
         reason = f"a PreToolUse hook changed the input {edited_by} edited: approve what will run"
-        request = _request(call, tool, final, edited, reason, "PreToolUse", scope)
-        approval = await self._ask(request, scope)
+        request = pending.request(reason, "PreToolUse")
+        approval = await self._ask(request, pending.scope)
         if approval.permission == "allow" and approval.updated_input is not None:
             why = "the input was edited again after hooks rewrote the edit; approve or deny it"
             return Outcome("deny", approval.origin, final, why, why, approval.approver or None)
-        return self._answered(request, tool, approval, ctx)
+        return self._answered(pending, request, approval)
 
     async def _notify(self, request: ApprovalRequest, scope: Scope) -> None:
         """Fire Notification (``permission_prompt``) before the approver is asked; its hooks run
@@ -306,11 +279,12 @@ class Permit:
             await self.engine.dispatch(notice)
 
     def _answered(
-        self, request: ApprovalRequest, tool: Tool, approval: Approval, ctx: ToolContext
+        self, pending: PendingCall, request: ApprovalRequest, approval: Approval
     ) -> Outcome:
         """The outcome of an answer. A deferral (nobody could answer now, or an approver holds
         the request) pauses the run; the rest are told to the stream first."""
-        tool_input, who, origin = request.tool_input, approval.approver or None, approval.origin
+        tool, tool_input = pending.tool, request.tool_input
+        who, origin = approval.approver or None, approval.origin
         if approval.permission == "defer":
             return Outcome("defer", origin, tool_input, f"waiting for approval: {request.reason}")
         approval = _lasting(request, approval)
@@ -324,19 +298,11 @@ class Permit:
             return Outcome("allow", origin, tool_input, approver=who)
         edited = dict(approval.updated_input)
         try:
-            tool.prepare(dict(edited), ctx)
+            tool.prepare(dict(edited), pending.ctx)
         except ToolInputError as exc:
             why = f"the edited input does not fit {tool.name}: {exc}"
             return Outcome("deny", origin, tool_input, why, why, who)
         return Outcome("allow", origin, tool_input, approver=who, edit=edited)
-
-
-def _asked(tool: Tool, tool_input: dict[str, Any], ctx: ToolContext) -> CallContext:
-    """The call as the permission layer is asked about it: made once per decision."""
-    from hookline.permissions._call import CallContext
-
-    cwd, project = str(ctx.cwd), str(ctx.project_dir)
-    return CallContext(tool.name, tool_input, cwd, tool.read_only, project_dir=project)
 
 
 def _lasting(request: ApprovalRequest, approval: Approval) -> Approval:
@@ -353,28 +319,3 @@ def _lasting(request: ApprovalRequest, approval: Approval) -> Approval:
         "no session scope was offered" if request.session_grant is None else "an edit or deny",
     )
     return replace(approval, scope="once")
-
-
-def _request(
-    call: ToolCall,
-    tool: Tool,
-    tool_input: dict[str, Any],
-    prepared: dict[str, Any],
-    reason: str,
-    source: str,
-    scope: Scope,
-    grant: SessionGrant | None = None,
-) -> ApprovalRequest:
-    return ApprovalRequest(
-        session_id=scope.session_id,
-        tool_use_id=call.id,
-        tool_name=tool.name,
-        tool_input=tool_input,
-        original_input=prepared if tool_input is not prepared else None,
-        reason=reason,
-        source=source,
-        user=scope.user,
-        tenant=scope.tenant,
-        session_grant=grant,
-        cwd=scope.cwd,
-    )

@@ -30,6 +30,7 @@ from hookline._support.stream import Stream
 from hookline._tools.approvals import Approval
 from hookline._tools.base import Tool, Toolbox, ToolCall, ToolContext, ToolResult
 from hookline._tools.limits import InputLimits
+from hookline._tools.pending import PendingCall
 from hookline._tools.permit import Outcome, Permit
 
 
@@ -166,12 +167,18 @@ class ToolPipeline:
             prepared = tool.prepare(copy_json(call.input), ctx)
         except ToolInputError as exc:
             return Checked(call, None, call.input, settled=_failed(call, call.input, str(exc)))
-        if refused := self.permit.refused_path(call, prepared, ctx):  # before any hook
+        pending = PendingCall(call, tool, prepared, scope, ctx, answer=answer, edited_by=edited_by)
+        if refused := self.permit.refused_path(pending):  # before any hook
             return Checked(call, tool, prepared, settled=await self._blocked(call, refused, scope))
         pre = await self.engine.fire(
             scope, PreToolUse, tool_name=tool.name, tool_input=prepared, tool_use_id=call.id
         )
-        gate = NO_DECISION if pre is None else pre.decision
+        return await self._permitted(pending.gated(NO_DECISION if pre is None else pre.decision))
+
+    async def _permitted(self, pending: PendingCall) -> Checked:
+        """After PreToolUse: the hooks' deny, else the permission step; an approved edit is
+        judged again (``rejudge``)."""
+        call, tool, prepared, gate = pending.call, pending.tool, pending.prepared, pending.gate
         rewritten = gate.updated_input
         if rewritten is not None and (too_big := self.limits.problem(rewritten, tool.name)):
             why = f"a PreToolUse hook rewrote the input to one it cannot take: {too_big}"
@@ -181,17 +188,15 @@ class ToolPipeline:
             content = wording.denied("PreToolUse", call.name, reason)
             outcome = Outcome("deny", gate.origin, prepared, reason, content)
         else:
-            outcome = await self.permit.decide(
-                call, tool, prepared, gate, scope, ctx, answer, edited_by=edited_by
-            )
+            outcome = await self.permit.decide(pending)
         if outcome.edit is not None:  # an approved edit (never of a rejudged call: see decide)
             who = outcome.approver or "approver"
-            return await self.rejudge(call, outcome.edit, scope, ctx, edited_by=who)
+            return await self.rejudge(call, outcome.edit, pending.scope, pending.ctx, edited_by=who)
         if outcome.permission == "allow":
             run_input = prepared if outcome.input is prepared else copy_json(outcome.input)
             grant = Grant(gate, outcome.approver, outcome.reason, outcome.origin)
             return Checked(call, tool, run_input, grant)
-        blocked = await self._blocked(call, outcome, scope)
+        blocked = await self._blocked(call, outcome, pending.scope)
         return Checked(call, tool, prepared, Grant(gate), _with_pre(blocked, gate, tool.name))
 
     async def finish(self, checked: Checked, scope: Scope, ctx: ToolContext) -> ToolResult:
@@ -234,8 +239,6 @@ class ToolPipeline:
     ) -> ToolResult:
         """Run the body of an allowed call; its result says who allowed it and how."""
         call, tool_input = checked.call, checked.input
-        let = checked.grant
-        grant = {"permission": "allow", "approver": let.approver, "origin": let.origin}
         start = perf_counter()
         try:
             output = await _timed(tool, tool_input, ctx)
@@ -249,7 +252,7 @@ class ToolPipeline:
             error = f"{tool.name} failed: {type(exc).__name__}: {exc}"
         else:
             took, scope = perf_counter() - start, _where_now(scope, ctx)
-            return await self._succeeded(tool, call, tool_input, output, scope, took, grant)
+            return await self._succeeded(tool, checked, output, scope, took)
         took, scope = perf_counter() - start, _where_now(scope, ctx)
         post = await self.engine.fire(
             scope,
@@ -260,18 +263,13 @@ class ToolPipeline:
             error=error,
             duration_ms=int(took * 1000),
         )
-        return _after(_failed(call, tool_input, error, took, **grant), post, tool.name)
+        failed = _failed(call, tool_input, error, took, **_granted(checked.grant))
+        return _after(failed, post, tool.name)
 
     async def _succeeded(
-        self,
-        tool: Tool,
-        call: ToolCall,
-        tool_input: dict[str, Any],
-        output: Any,
-        scope: Scope,
-        took: float,
-        grant: dict[str, Any],
+        self, tool: Tool, checked: Checked, output: Any, scope: Scope, took: float
     ) -> ToolResult:
+        call, tool_input = checked.call, checked.input
         post = await self.engine.fire(
             scope,
             PostToolUse,
@@ -290,9 +288,14 @@ class ToolPipeline:
             input=tool_input,
             output=output,
             duration_ms=took * 1000,
-            **grant,
+            **_granted(checked.grant),
         )
         return _after(result, post, tool.name)
+
+
+def _granted(let: Grant) -> dict[str, Any]:
+    """What the result of a call ``let`` let run says of it: allowed, by whom and how."""
+    return {"permission": "allow", "approver": let.approver, "origin": let.origin}
 
 
 def _where_now(scope: Scope, ctx: ToolContext) -> Scope:

@@ -10,9 +10,8 @@ from typing import Any
 @dataclass(frozen=True, slots=True)
 class CallContext:
     """What the permission layer is asked about one tool call: the tool, its input, whether
-    the tool only reads, and where it runs. The tool pipeline makes one per call from the
-    prepared input (``with_input`` when a hook rewrote it); ``evaluate`` makes one from its
-    keywords."""
+    the tool only reads, and where it runs. The tool pipeline makes one per call, from the
+    input as its hooks left it; ``evaluate`` makes one from its keywords."""
 
     tool_name: str
     tool_input: Mapping[str, Any]
