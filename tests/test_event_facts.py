@@ -140,7 +140,7 @@ def test_no_module_but_events_keeps_a_set_of_event_names() -> None:
     kept = {
         str(path.relative_to(SRC)): lines
         for path in sorted(SRC.rglob("*.py"))
-        if SRC / "events" not in path.parents
+        if SRC / "_events" not in path.parents
         and (lines := event_name_collections(path.read_text(encoding="utf-8")))
     }
     assert kept == {}, "ask the event class (event_class(name).facts) instead"

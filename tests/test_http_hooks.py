@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import resource
 import socket
-import sys
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from email.message import Message
@@ -446,13 +444,3 @@ def test_a_gzip_bomb_answer_is_a_failure_and_memory_stays_bounded() -> None:
     assert closed.decision.permission == "deny"
     assert "once decompressed" in (closed.decision.reason or "")
     assert grown_mib < 50
-
-
-def test_the_old_resources_module_warns_and_is_the_hooks_one(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The resources module moved from the adapter to the hooks layer; its old name warns."""
-    monkeypatch.delitem(sys.modules, "hookline._claude.resources", raising=False)
-    with pytest.warns(DeprecationWarning, match="moved to hookline._hooks.resources"):
-        old = importlib.import_module("hookline._claude.resources")
-    assert old.HookResources is HookResources

@@ -77,7 +77,7 @@ TYPOS: dict[str, tuple[Any, str, str, str]] = {
         {"hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [{**GUARD, "if": "raed(.env)"}]}]}},
         "hooks.PreToolUse[0].hooks[0].if", "names no tool: 'raed'", "did you mean Read(.env)?"),
     "misspelt dangerous rule": ({"hookline": {"permissions": {"dangerous": ["Raed(./.env)"]}}},
-                                "hookline.permissions._dangerous[0]", "names no tool",
+                                "hookline.permissions.dangerous[0]", "names no tool",
                                 "did you mean Read(./.env)?"),
 }  # fmt: skip
 
