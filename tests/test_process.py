@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Coroutine, Iterator
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -379,6 +380,45 @@ def test_stdin_larger_than_a_pipe_holds_is_fed_whole() -> None:
     data = os.urandom(300_000)
     done = asyncio.run(run_process(["cat"], stdin=data, cwd="/", env=os.environ, kill_grace=1))
     assert done.stdout_bytes == data
+
+
+@pytest.mark.parametrize(
+    "holder",
+    [
+        "exec 3<&0; sleep 300 > /dev/null 2>&1 &",  # holds stdin, unread, with a write pending
+        "sleep 300 &",  # holds stdout and stderr
+    ],
+)
+def test_every_pipe_of_a_call_is_closed_as_it_returns_though_a_child_still_holds_one(
+    holder: str,
+) -> None:
+    """Closed then, not a turn of the event loop later nor never: a transport still open when
+    the loop ends is left to the garbage collector, which warns (an error under pytest). The
+    child is kept by ``leftovers``, so it surely holds its pipe past the call."""
+    leftovers = Leftovers()
+
+    async def go() -> tuple[int, list[str]]:
+        before = _open_pipes()
+        done = await _call(f"{holder} exit 2", stdin=b"x" * 300_000, leftovers=leftovers)
+        return done.returncode, sorted(_open_pipes() - before)
+
+    try:
+        returncode, left_open = asyncio.run(go())
+        kept = len(leftovers)
+    finally:
+        leftovers.close()
+    assert (returncode, kept) == (2, 1)
+    assert left_open == []
+
+
+def _open_pipes() -> set[str]:
+    """The pipes this process has open, as ``/proc`` names them."""
+    pipes = set()
+    for fd in os.listdir("/proc/self/fd"):
+        with suppress(OSError):  # the one listdir opened, closed by now
+            if (target := os.readlink(f"/proc/self/fd/{fd}")).startswith("pipe:"):
+                pipes.add(f"{fd} {target}")
+    return pipes
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,10 @@ started on first use) fork a keeper for the call, which starts ``argv`` in a ses
 with stdin, stdout and stderr on pipes to this process. It writes ``stdin`` and closes it, and
 collects stdout and stderr, keeping at most ``STREAM_CAP`` bytes of each (the rest is read and
 dropped, so a chatty hook never blocks on a full pipe). It returns when the command exits: like
-Claude Code, it does not wait for a background child that still holds the output pipes open.
+Claude Code, it does not wait for a background child that still holds the output pipes open,
+nor for one that holds stdin unread (what was not written of it is dropped). Every pipe of the
+call is closed by the time it returns or raises: none is left to a transport that the event
+loop, once it ends, leaves to the garbage collector (a ``ResourceWarning`` then).
 
 What the command leaves running when it exits (``sleep 300 &``, a ``setsid`` child, a daemon
 that double-forked) ends then too, unless the call hands it to ``leftovers`` (``Leftovers``: a
@@ -49,6 +52,9 @@ STREAM_CAP = 1 << 20
 _PIPES_GRACE = 0.1
 #: After SIGKILL, how long to wait for the keeper to tell the exit.
 _REAP_WAIT = 1.0
+#: At most how long the closed transports get to let go of their pipes (they do on the next
+#: turn of the event loop: a guard against a hang, never waited out).
+_LET_GO_WAIT = 1.0
 
 
 @dataclass(frozen=True)
@@ -88,7 +94,7 @@ async def run_process(
     ``stream_cap``: the bytes kept of each output stream; ``pass_fds``: descriptors the command
     inherits under the same numbers; ``leftovers``: who keeps what the command leaves running
     (None: it ends with the call)."""
-    with _Call.spawn(argv, env, cwd, pass_fds) as call:
+    async with _Call.spawn(argv, env, cwd, pass_fds) as call:
         output = await call.connect(stream_cap)
         await call.send()
         await call.feed(stdin)  # now: the command finds it there as it starts
@@ -111,14 +117,14 @@ async def run_process(
 
 
 class _Call:
-    """One call: its socket to its keeper, and this side of the command's three pipes (each
-    closed on exit, unless handed on)."""
+    """One call: its socket to its keeper, and this side of the command's three pipes, all
+    closed when its ``async with`` ends (the socket unless handed on)."""
 
     def __init__(self, sock: socket.socket, pipes: list[int], request: bytes) -> None:
         self.sock: socket.socket | None = sock
         self._pipes = pipes  # stdin's write end, stdout's and stderr's read ends; -1: handed on
         self._request = request
-        self._transports: list[asyncio.BaseTransport] = []
+        self._transports: list[tuple[asyncio.BaseTransport, _Pipe]] = []
         self._pending = b""
         #: Whether the command left processes running when it exited (unknown: True).
         self.left = True
@@ -146,18 +152,23 @@ class _Call:
                 os.close(fd)
         return cls(keeper, [ends[0][1], ends[1][0], ends[2][0]], request)
 
-    def __enter__(self) -> _Call:
+    async def __aenter__(self) -> _Call:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        """Close what is left: the socket's closing has the keeper end the call's processes."""
-        for transport in self._transports:
-            transport.close()
+    async def __aexit__(self, *exc: object) -> None:
+        """Close what is left (the socket's closing has the keeper end the call's processes),
+        and wait until the transports let go of their pipes: a transport closes its pipe one turn
+        of the event loop after it is closed."""
+        for transport, _ in self._transports:
+            _let_go(transport)
         for fd in self._pipes:
             if fd >= 0:
                 os.close(fd)
         if self.sock is not None:
             self.sock.close()
+        with suppress(TimeoutError):  # a guard: a closed transport lets go on the next turn
+            async with asyncio.timeout(_LET_GO_WAIT):
+                await _closed([pipe for _, pipe in self._transports])
 
     def detach(self) -> socket.socket:
         """The call's socket, handed on: whoever holds it keeps the call's processes."""
@@ -172,7 +183,7 @@ class _Call:
             pipe = os.fdopen(self._pipes[index], "rb", buffering=0)
             self._pipes[index] = -1
             transport, _ = await loop.connect_read_pipe(lambda s=stream: s, pipe)  # type: ignore[misc]
-            self._transports.append(transport)
+            self._transports.append((transport, stream))
         return streams
 
     async def send(self) -> None:
@@ -200,7 +211,8 @@ class _Call:
             return
         pipe = os.fdopen(fd, "wb", buffering=0)
         loop = asyncio.get_running_loop()
-        transport, _ = await loop.connect_write_pipe(asyncio.Protocol, pipe)
+        transport, stdin = await loop.connect_write_pipe(_Pipe, pipe)
+        self._transports.append((transport, stdin))
         transport.write(data)
         transport.close()  # once what was written is flushed, or the pipe broke
 
@@ -267,27 +279,42 @@ def _handed(head: bytes, fds: list[int]) -> socket.socket:
         return keeper
 
 
-class _Stream(asyncio.Protocol):
+def _let_go(transport: asyncio.BaseTransport) -> None:
+    """Close ``transport`` now; stdin's drops what it has not written yet (no one read it)."""
+    if isinstance(transport, asyncio.WriteTransport) and transport.get_write_buffer_size():
+        transport.abort()
+    else:
+        transport.close()  # closing already (at end-of-file, flushed, broken): nothing to do
+
+
+class _Pipe(asyncio.Protocol):
+    """This side of one of the command's pipes: ``closed`` once its transport let go of it."""
+
+    def __init__(self) -> None:
+        self.closed = asyncio.Event()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed.set()
+
+
+class _Stream(_Pipe):
     """Collects one output stream, keeping ``cap`` bytes and counting the rest."""
 
     def __init__(self, cap: int) -> None:
+        super().__init__()
         self.cap = cap
         self.kept = bytearray()
         self.dropped = 0
-        self.closed = asyncio.Event()
 
     def data_received(self, data: bytes) -> None:
         room = max(self.cap - len(self.kept), 0)
         self.kept += data[:room]
         self.dropped += max(len(data) - room, 0)
 
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.closed.set()
 
-
-async def _closed(output: list[_Stream]) -> None:
-    for stream in output:
-        await stream.closed.wait()
+async def _closed(pipes: Sequence[_Pipe]) -> None:
+    for pipe in pipes:
+        await pipe.closed.wait()
 
 
 def find_program(name: str) -> str | None:
