@@ -156,7 +156,7 @@ class Agent:
 
     @property
     def surroundings(self) -> Surroundings:
-        """What the agent looks at between steps: watched files and settings (agent.watch)."""
+        """What the agent looks at between steps: watched files and settings."""
         return self._conversation.surroundings
 
     @property
