@@ -11,7 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from cc_scenarios import bash, calls, say
 from cli_runner import hookline
+from hookline import Agent, ScriptedModel
+from hookline._tools.builtin import Bash
+from hookline.permissions import PermissionPolicy, _protected
 
 KEY = "c0ffee" * 10 + "beef"
 
@@ -74,3 +78,38 @@ def test_an_unusable_key_stops_the_run_in_one_line_before_the_model(
     (line,) = done.stderr.splitlines()
     assert line.startswith(f"hookline: error: {keys / 'state.key'}: ") and "not hex" in line
     assert not (ws / "sentinel").exists()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "cat {account}/.hookline/keys/state.key",
+        "cat {account}//.hookline/./keys/state.key",
+        "head -c 80 {account}/.hook*/keys/*",
+        "grep -r . {account}/.hookline",
+    ],
+)
+def test_the_accounts_key_is_not_read_unasked_where_home_names_another_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str
+) -> None:
+    """``$HOME`` need not be the account's home, where ``~user`` leads: the key kept there is
+    hookline's too, and a line that reads it is not run unasked (in-process, so the account's
+    home can be a folder of the test's; the key is the canary)."""
+    home, account, ws = tmp_path / "home", tmp_path / "account", tmp_path / "ws"
+    keys = account / ".hookline" / "keys"
+    keys.mkdir(parents=True)
+    (keys / "state.key").write_text(KEY)
+    home.mkdir()
+    ws.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setattr(_protected, "account_home", lambda: str(account))
+    command = line.format(account=account)
+    turns = [calls(bash(command)), say("done")]
+    agent = Agent(ScriptedModel(turns), tools=[Bash()], cwd=ws, permissions=PermissionPolicy())
+
+    result = agent.run_sync("read the key")
+
+    (call,) = result.tool_calls
+    assert call.status != "executed", call
+    assert KEY not in json.dumps([m.to_dict() for m in agent.session.messages], default=str)
+    assert KEY not in Path(result.transcript_path).read_text()

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import pwd
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -201,12 +202,24 @@ def secret_paths(home: str | None = None) -> tuple[str, ...]:
     """What a sandboxed command must not even read: hookline's per-user keys
     (``~/.hookline/keys``: the key and the audit's kept heads) and the key file
     ``$HOOKLINE_STATE_KEY_FILE`` names, with the heads beside it. Whoever reads the key can
-    forge the audit's chain and a paused session's seal."""
-    home = posixpath.normpath(home or posixpath.expanduser("~"))
+    forge the audit's chain and a paused session's seal. The keys folder of every home the
+    user may go by: ``home`` (the one judged), ``$HOME`` (where this process keeps its key) and
+    the account's home in the password database (where ``~user`` leads, whatever ``$HOME``
+    says)."""
+    homes = (home, posixpath.expanduser("~"), account_home())
     key = os.environ.get(KEY_ENV, "")
-    found = [posixpath.join(home, ".hookline", "keys")]
+    found = [posixpath.join(posixpath.normpath(h), ".hookline", "keys") for h in homes if h]
     found += [posixpath.abspath(key), _key_heads(key)] if key else []
-    return tuple(found)
+    return tuple(dict.fromkeys(found))
+
+
+@lru_cache(maxsize=1)
+def account_home() -> str | None:
+    """This process's user's home in the password database (None where there is none)."""
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir or None
+    except KeyError:  # a uid with no entry (a container's arbitrary user)
+        return None
 
 
 def _key_heads(key: str) -> str:
