@@ -63,7 +63,7 @@ class Conversation:
     session: Session
     #: The project's instruction files and skills, in the model's context (advisory).
     instructions: Instructions
-    #: What the agent looks at between steps: watched files and settings (agent.watch).
+    #: What the agent looks at between steps: watched files and settings.
     surroundings: Surroundings
     #: Notification ``idle_prompt`` while it waits for the next prompt.
     idle: Idle

@@ -8,7 +8,7 @@ as one ``ApprovalRequest`` (``request``): each is built from it in one place.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hookline._decisions import NO_DECISION, Decision
@@ -45,8 +45,12 @@ class PendingCall:
         return self.prepared if rewritten is None else rewritten
 
     def gated(self, gate: Decision) -> PendingCall:
-        """The same call, once its PreToolUse hooks have answered ``gate``."""
-        return replace(self, gate=gate)
+        """The same call, once its PreToolUse hooks have answered ``gate`` (made directly, not
+        by ``dataclasses.replace``, which costs twice as much on every tool call)."""
+        return PendingCall(
+            self.call, self.tool, self.prepared, self.scope, self.ctx, gate, self.answer,
+            self.edited_by,
+        )  # fmt: skip
 
     def asked(self) -> CallContext:
         """The call as the permission layer is asked about it."""
