@@ -113,3 +113,34 @@ def test_the_accounts_key_is_not_read_unasked_where_home_names_another_folder(
     assert call.status != "executed", call
     assert KEY not in json.dumps([m.to_dict() for m in agent.session.messages], default=str)
     assert KEY not in Path(result.transcript_path).read_text()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "cat /proc/self/cwd/../home/.hookline/keys/state.key",
+        "cat /proc/thread-self/cwd/../home/.hookline/keys/state.key",
+        "head -c 80 /proc/self/cwd/../home/.hook*/keys/*",
+    ],
+)
+def test_a_read_through_the_commands_own_view_in_proc_is_not_run_unasked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str
+) -> None:
+    """``/proc/self/cwd`` is the shell's folder when the command runs, and hookline's own
+    when hookline resolves it: an agent whose process works in another folder than its session
+    (in-process here: the test's folder is the repository) must not read the key that way."""
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    keys = home / ".hookline" / "keys"
+    keys.mkdir(parents=True)
+    (keys / "state.key").write_text(KEY)
+    ws.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    assert Path.cwd() != ws
+    agent = Agent(ScriptedModel([calls(bash(line)), say("done")]), tools=[Bash()], cwd=ws,
+                  permissions=PermissionPolicy())  # fmt: skip
+
+    result = agent.run_sync("read the key")
+
+    (call,) = result.tool_calls
+    assert call.status != "executed", call
+    assert KEY not in Path(result.transcript_path).read_text()

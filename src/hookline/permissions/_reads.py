@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import pairwise
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 import hookline.permissions._paths as paths
 from hookline.permissions import targets
@@ -210,13 +210,18 @@ def _paths(word: Word, folder: str | None, home: str) -> Iterator[str | _Unknown
             continue
         where = folder or "/"
         unfolded = targets.literal(form, where, home, fold=False)  # `link/..`: the kernel's way
-        if unfolded is None:
+        if unfolded is None or _PROCESS_VIEW.match(unfolded):
             yield _Unknown(form.raw)
             continue
         try:
             yield from dict.fromkeys([*targets.expand(form, where, home), unfolded])
         except targets.TooManyMatches:
             yield _Unknown(form.raw)
+
+
+#: A process's own view of the files (``/proc/self/cwd``, ``/proc/1234/root``, ``/dev/fd/3``):
+#: resolved here, it would be this process's, not the command's, so only run time knows it.
+_PROCESS_VIEW: Final = re.compile(r"/proc/(self|thread-self|\d+)(/|$)|/dev/fd(/|$)")
 
 
 def _real(path: str) -> str:
