@@ -1056,10 +1056,10 @@ def test_a_failed_write_ahead_stops_the_call_before_its_body(store, jsonl, tmp_p
     log.attach(agent)
     real = log.file.append
 
-    def append(bodies: Any) -> Any:  # the disk fills up just as the call is to start
+    def append(bodies: Any, **options: Any) -> Any:  # the disk fills up as the call is to start
         if any(b'"kind":"tool_started"' in body for body in bodies):
             raise OSError(28, "No space left on device")
-        return real(bodies)
+        return real(bodies, **options)
 
     with patch.object(log.file, "append", append), pytest.raises(AuditError, match="No space"):
         agent.run_sync("go")

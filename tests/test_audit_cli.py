@@ -524,19 +524,19 @@ HOOKS = {"PreToolUse": [HookMatcher(hooks=[peek])]}
 
 
 @pytest.mark.parametrize(("delay", "before_second"), [
-    (None, ["tool_started", "tool"]),  # the default: a call's result is written when it ends
+    ("0", ["tool_started", "tool"]),  # no group commit: a call's result is written when it ends
     ("60", ["tool_started"]),  # it waits to ride with the next call's start
 ])  # fmt: skip
 def test_audit_delay_lets_a_result_wait_for_the_next_write(
-    tmp_path: Path, delay: str | None, before_second: list[str]
+    tmp_path: Path, delay: str, before_second: list[str]
 ) -> None:
     (tmp_path / "note.txt").write_text("one line\n")
     (tmp_path / "hooks.py").write_text(PEEK_HOOKS)
     turns = [call(f"r{n}", "Read", file_path="note.txt") for n in (1, 2)]
     (tmp_path / "script.json").write_text(json.dumps({"turns": [*turns, {"text": "ok"}]}))
-    flags = ["--audit-delay", delay] if delay else []
     done = run_hookline("run", "--model", "scripted:script.json", "--hooks", "hooks.py",
-                        "--output-format", "json", *flags, "go", cwd=tmp_path)  # fmt: skip
+                        "--output-format", "json", "--audit-delay", delay, "go",
+                        cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "seen.json").read_text()) == before_second
     kinds = [r.kind for r in records_of(tmp_path)]

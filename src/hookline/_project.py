@@ -9,8 +9,8 @@ that is not JSON, a missing ``--settings`` file, a hook entry for an event hookl
 cannot load) raises a ``ConfigError`` naming the file, key and fix, unlike Claude Code, which
 skips it; ``lenient=True`` loads what loads and keeps such problems as ``warnings``, as Claude
 Code does. Harmless problems (an event hookline does not run yet, a value of the wrong type
-that is ignored) are always kept as ``warnings``. A hooks file that cannot load, or bad
-``redact`` patterns, always raise.
+that is ignored) are always kept as ``warnings``. A hooks file that cannot load, bad
+``redact`` patterns or an ``auditSync`` that is not true or false always raise.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 from hookline._agent.loop import Agent
 from hookline._agent.messages import Message
 from hookline._claude.agent_hook import AGENT_TURNS
+from hookline._claude.audit_sync import audit_sync
 from hookline._claude.credentials import passthrough
 from hookline._claude.lint import run_stoppers
 from hookline._claude.prompt_hook import JudgeFailed
@@ -74,6 +75,8 @@ class Project:
     #: hookline's own credentials the settings pass on to Bash and to the project's MCP
     #: servers (``env.passthrough``).
     env: Mapping[str, str] | None = None
+    #: ``auditSync`` (under ``hookline``): the audit's write ahead of each tool body is fsync'd.
+    audit_sync: bool = False
 
     def agent_options(self) -> dict[str, Any]:
         """The keyword arguments ``Agent`` takes for this project's configuration."""
@@ -86,6 +89,7 @@ class Project:
             **({"mcp_servers": self.mcp_servers} if self.mcp_servers else {}),
             "settings_files": self.settings_files,
             **({"env": dict(self.env)} if self.env else {}),
+            "audit_sync": self.audit_sync,
         }
 
 
@@ -258,7 +262,17 @@ def load_project(
     passed = _passed_on(found)
     servers = tuple(replace(server, passthrough=passed) for server in servers)
     return Project(
-        where, registry, found, policy, sandbox, redact, warnings, servers, watched, passed
+        where,
+        registry,
+        found,
+        policy,
+        sandbox,
+        redact,
+        warnings,
+        servers,
+        watched,
+        passed,
+        audit_sync=audit_sync(found.layers),
     )
 
 

@@ -64,6 +64,9 @@ class AgentOptions:
     #: Group commit for the audit: records may wait this many seconds to share one write
     #: (a crash can lose that window). 0: each call's records are written when it ends.
     audit_delay: float = 0.0
+    #: fsync the audit file's write ahead of each tool body, so what let a call run survives a
+    #: power cut, not only a killed process (costs a disk flush per call; ``auditSync``).
+    audit_sync: bool = False
     #: Regular expressions the audit masks besides its built-in kinds of secret (the ``redact``
     #: settings key; ``hookline.audit._redact``).
     redact: Sequence[str] = ()
@@ -165,6 +168,7 @@ class AgentSettings(TypedDict, total=False):
     store: SessionStore | str | None
     audit: bool
     audit_delay: float
+    audit_sync: bool
     redact: Sequence[str]
     checkpoint: bool
     launch: Mapping[str, Any] | None

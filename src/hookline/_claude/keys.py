@@ -91,7 +91,7 @@ PERMISSIONS: Final = frozenset(
         "disableAutoMode",
     }
 )
-HOOKLINE: Final = frozenset({"permissions", "requireTrust", "env"})
+HOOKLINE: Final = frozenset({"permissions", "requireTrust", "env", "auditSync"})
 HOOKLINE_PERMISSIONS: Final = frozenset(
     {"dangerous", "dangerousDefaults", "mutating", "readOnlyTools"}
 )

@@ -39,6 +39,10 @@ from hookline.models._choice import model_from_spec
 from hookline.permissions._sandbox import SandboxConfig
 from hookline.storage import Store, open_store
 
+#: ``hookline run``'s group commit by default (``--audit-delay``): a call's result may wait this
+#: many seconds to share the next write; the library's default (``Agent(audit_delay=...)``) is 0.
+AUDIT_DELAY = 0.05
+
 #: ``run`` and ``sessions resume``: Claude Code's way with a broken settings file.
 LENIENT_SETTINGS = click.option(
     "--lenient-settings",
@@ -114,7 +118,10 @@ class Launch:
     store: str | None = None
     audit: bool = True
     #: ``--audit-delay``: group commit (``AgentOptions.audit_delay``).
-    audit_delay: float = 0.0
+    audit_delay: float = AUDIT_DELAY
+    #: ``--audit-sync``: fsync the write ahead of each tool body (``AgentOptions.audit_sync``;
+    #: the ``auditSync`` setting, under ``hookline``, turns it on too).
+    audit_sync: bool = False
     #: ``claude -p``'s flags (``hookline._cli.claude_launch``): the system prompt's text, more
     #: workspace folders, ``--mcp-config`` values (files made absolute, or JSON), the settings
     #: files read (None: all), ``--agents`` and ``--json-schema`` JSON, fallback models.
@@ -226,6 +233,8 @@ def build_agent(launch: Launch) -> Agent:
     )
     if launch.add_dirs:
         configured["roots"] = (launch.cwd, *launch.add_dirs)
+    if launch.audit_sync:
+        configured["audit_sync"] = True
     store = _store(launch) if launch.audit else launch.store  # last: opening it writes
     agent = Agent(
         model,

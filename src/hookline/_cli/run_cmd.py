@@ -10,6 +10,7 @@ from hookline._agent.saved.seal import load_key
 from hookline._cli import claude_launch
 from hookline._cli.claude_flags import claude_options
 from hookline._cli.launch import (
+    AUDIT_DELAY,
     LENIENT_SETTINGS,
     OUTPUT_FORMAT,
     Launch,
@@ -99,10 +100,21 @@ from hookline.storage import Store
 @click.option(
     "--audit-delay",
     type=click.FloatRange(min=0),
-    default=0.0,
+    default=AUDIT_DELAY,
+    show_default=True,
     metavar="SECONDS",
-    help="Group commit: a call's result may wait this long to be written with the next call's "
-    "start (a crash can lose it; what lets a call run is still written before it runs).",
+    help="Group commit: calls' results gather for up to this long to ride with the next audit "
+    "write (the model's next reply or the next call's start). A crash then leaves at most the "
+    "calls that ended in that window 'started, not finished', which `hookline audit` shows; what "
+    "lets a call run is always written before it runs. 0: each result is written when its call "
+    "ends.",
+)
+@click.option(
+    "--audit-sync",
+    is_flag=True,
+    help="fsync the audit file before each tool body runs, so what let a call run survives a "
+    "power cut or an OS crash, not only a killed process (costs a disk flush per call; settings: "
+    '"hookline": {"auditSync": true}).',
 )
 @OUTPUT_FORMAT
 @click.option("-v", "--verbose", is_flag=True, help="Show the traceback of a hook that raised.")

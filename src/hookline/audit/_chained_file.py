@@ -1,9 +1,9 @@
 """The audit log's JSONL file: an append-only file with its own hash chain, shared through flock.
 
 Each append is one ``write(2)`` of whole lines under ``flock`` (the line format is in
-``hookline.audit._chain``); the next writer cuts off a last line a crash left without its
-newline. The file notes how far the store has it (``stored``), and copies to the store what the
-store lacks (``rows_after``).
+``hookline.audit._chain``), followed, when asked, by an ``fsync`` that puts it on disk; the next
+writer cuts off a last line a crash left without its newline. The file notes how far the store
+has it (``stored``), and copies to the store what the store lacks (``rows_after``).
 """
 
 from __future__ import annotations
@@ -57,8 +57,10 @@ class ChainedFile:
         finally:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
 
-    def append(self, bodies: Sequence[bytes]) -> list[Link]:
-        """Chain and append canonical records, under ``locked()``; where each one went."""
+    def append(self, bodies: Sequence[bytes], *, sync: bool = False) -> list[Link]:
+        """Chain and append canonical records, under ``locked()``; where each one went.
+        ``sync``: on disk (``fsync``) before this returns; a write or an fsync that fails
+        takes the records back out, so the file never keeps what it did not acknowledge."""
         size = self._end()
         seq, prev = self._last
         lines, links = [], []
@@ -76,6 +78,8 @@ class ChainedFile:
             written = 0
             while written < len(data):  # one write(2) unless the disk is nearly full
                 written += os.write(self._fd, data[written:])
+            if sync:
+                os.fsync(self._fd)
         except BaseException:
             with suppress(OSError):
                 os.ftruncate(self._fd, size)  # no half record left behind

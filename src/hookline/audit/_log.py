@@ -22,12 +22,13 @@ approval, and the ``tool_started`` record saying what let it run, with the input
 and the hook runs that decided it), and the body starts only once that write has returned; the
 store gets its copy in groups (``hookline.audit._writer``). A failed write raises
 ``AuditError`` into the run, which stops before the body: nothing runs unrecorded. The result
-follows: written when the call ends, or with group commit (``max_delay``) when the delay is up
-or at the next tool start, whichever comes first. A process killed in between leaves the call
-on record as started and not finished. Records are also written after each hook run of an
-event outside a tool call (SessionStart, UserPromptSubmit, Stop, ...), on an approval, before
-the session is saved (a pause, a checkpoint), at the end of each run, and when the agent
-closes.
+follows: written when the call ends, or with group commit (``max_delay``) at the first record
+once the delay is up (the model's next reply, say) or at the next tool start, whichever comes
+first. A process killed in between leaves the call on record as started and not finished. With
+``sync`` (``audit_sync``), the write ahead is fsync'd too: on disk, not only in the page cache,
+before the body starts. Records are also written after each hook run of an event outside a
+tool call (SessionStart, UserPromptSubmit, Stop, ...), on an approval, before the session is
+saved (a pause, a checkpoint), at the end of each run, and when the agent closes.
 
 A tool call's record keeps its outcome (``status``: executed, failed, blocked, deferred; the
 ``decision`` column, as before) apart from its permission (the ``permission`` column: allow,
@@ -160,7 +161,7 @@ class AuditLog(AuditWriter, Observer):
         self._put(data, approver=started.approver, allowed=started.allowed, origin=started.origin)
         self._put(data, reason=started.gate.reason, agent_id=session.scope.agent_id)
         self.add(_on_call("tool_started", session.id, _named(started.call), "allow", "allow", data))
-        self.flush(copy=False)  # the store's copy waits: a call on file as started starts
+        self.write_ahead()  # the store's copy waits: a call on file as started starts
 
     def tool_finished(self, session: Session, result: ToolResult) -> None:
         call = self._calls.pop((session.id, result.call.id), None)
@@ -339,7 +340,8 @@ def agent_audit(
     agent: Agent, *, redactor: Redactor | None = None, max_delay: float | None = None
 ) -> AuditLog:
     """The audit log ``audit=True`` plugs into ``agent``: its store (as it is at each flush),
-    ``<state dir>/audit.jsonl``, its ``redact`` patterns and its ``audit_delay``."""
+    ``<state dir>/audit.jsonl``, its ``redact`` patterns, its ``audit_delay`` and
+    ``audit_sync``."""
     options = agent.options
     if options.store is not None and not isinstance(options.store, str | Store):
         raise ConfigError(
@@ -352,6 +354,7 @@ def agent_audit(
         jsonl_path=agent.session.state_dir / JSONL_NAME,
         redactor=redactor if redactor is not None else Redactor(options.redact),
         max_delay=options.audit_delay if max_delay is None else max_delay,
+        sync=options.audit_sync,
     )
 
 

@@ -11,9 +11,11 @@ to the store in the file's order. A store that does not follow the file (one sha
 of other files) is appended to on its own chain instead. Without a file, each flush is one
 store transaction; without a store, the file is all. A failed write raises ``AuditError``:
 records the file did not take wait for the next flush; those it took wait for the next copy.
-The write ahead of a tool body never copies: once the file says a call started, a store in
-trouble does not keep it from running; the copy after it fails instead, and stops the run.
-Group commit (``max_delay``) lets records wait a little before the file too.
+The write ahead of a tool body (``write_ahead``) never copies: once the file says a call
+started, a store in trouble does not keep it from running; the copy after it fails instead, and
+stops the run. With ``sync``, that write is also ``fsync``'d before the body starts, so what let
+a call run survives a power cut or kernel crash, not only a killed process; an fsync that fails
+fails the write. Group commit (``max_delay``) lets records wait a little before the file too.
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ class AuditWriter:
         user: str | None = None,
         tenant: str | None = None,
         max_delay: float = 0.0,
+        sync: bool = False,
         key: bytes | None = None,
     ) -> None:
         if store is None and jsonl_path is None:
@@ -95,6 +98,8 @@ class AuditWriter:
         #: A record is acknowledged once written: a crash loses at most this window.
         self.max_delay = max_delay
         self._oldest = 0.0
+        #: The write ahead of a tool body is on disk (fsync) before the body starts.
+        self.sync = sync
 
     @classmethod
     def open(cls, state_dir: str | Path, *, store: str | None = None, **options: Any) -> Self:
@@ -124,11 +129,16 @@ class AuditWriter:
         if waited >= self.max_delay or len(self._pending) >= _GROUP_LIMIT:
             self.flush()
 
-    def flush(self, *, copy: bool | None = None) -> Flushed | None:
+    def write_ahead(self) -> Flushed | None:
+        """The write a tool body waits for: what is queued, to the file, not copied to the
+        store now (once the file says a call started, the store's trouble must not stop it),
+        and on disk first if ``sync``."""
+        return self.flush(copy=False, sync=self.sync)
+
+    def flush(self, *, copy: bool | None = None, sync: bool = False) -> Flushed | None:
         """Write the queued records: one append to the file (or, without one, one store
         transaction). ``copy``: True, copy what waits to the store now; None, when a copy is
-        due; False, not now (a write ahead of a tool body: once the file says a call started,
-        the store's trouble must not stop it)."""
+        due; False, not now. ``sync``: the file's append is fsync'd before this returns."""
         with self._lock:
             entries, self._pending = self._pending, []
             if not entries and not (copy and self._uncopied):
@@ -136,7 +146,7 @@ class AuditWriter:
             try:
                 if self.file is None:
                     return self._to_store(entries)
-                return self._to_file(self.file, entries, copy)
+                return self._to_file(self.file, entries, copy, sync)
             except Exception as exc:
                 if isinstance(exc, HooklineError):
                     raise
@@ -154,7 +164,9 @@ class AuditWriter:
             raise
         return Flushed(len(entries), rows[-1].seq if rows else None, None)
 
-    def _to_file(self, file: ChainedFile, entries: list[AuditEntry], copy: bool | None) -> Flushed:
+    def _to_file(
+        self, file: ChainedFile, entries: list[AuditEntry], copy: bool | None, sync: bool
+    ) -> Flushed:
         store = self.store_of()
         try:  # the store's text of each record's data: one it would refuse is refused here
             texts, bodies = _encoded(entries, for_store=store is not None)
@@ -163,7 +175,7 @@ class AuditWriter:
                 with file.locked():
                     if store is not None and self._uncopied and file.opened != self._opened:
                         self._copy(file, store)  # what waits went to a file since let go
-                    links = file.append(bodies)
+                    links = file.append(bodies, sync=sync)
                     self._opened = file.opened
         except BaseException:
             self._pending[:0] = entries
