@@ -28,8 +28,8 @@ from hookline._agent.model import StreamingModelClient
 from hookline._agent.observers import Observer
 from hookline._claude import structured
 from hookline._claude.stream_json import ClaudeStream, Timing, result_object, text_delta
-from hookline._cli.own_stdout import cli_stdout, hook_output_to_stderr
 from hookline._cli import program_gc
+from hookline._cli.own_stdout import cli_stdout, hook_output_to_stderr
 from hookline._cli.paused import exit_interrupted, exit_paused
 from hookline._cli.reader import EXIT_READER_GONE, Reader, StopWhenGone
 from hookline._cli.render import TextView, emit_json, print_summary
@@ -82,9 +82,9 @@ def show(
     as ``output`` asks."""
     reader = Reader()
     try:
-        with hook_output_to_stderr(divert=not output.for_people, reader=reader):
-            with program_gc.tuned():
-                _show(agent, output, work, next_prompt, reader)
+        divert = not output.for_people
+        with hook_output_to_stderr(divert=divert, reader=reader), program_gc.tuned():
+            _show(agent, output, work, next_prompt, reader)
     except asyncio.CancelledError:
         if not reader.gone:
             raise
