@@ -80,8 +80,8 @@ def test_the_quick_run_prints_the_tables_and_plots_or_says_why_not(
     assert "Targets" in stdout
     judged = {r["target"]: r for r in results["targets"]["rows"]}
     assert results["targets"]["speed"] > 0
-    assert {"hookline run (CLI), defaults, 5 hooks", "import hookline",
-            "sessions at once, 5 hooks", "one `true` command hook"} <= set(judged)  # fmt: skip
+    assert {CLI_SHORT, CLI_LONG, "import hookline", RATE, MEMORY,
+            "one `true` command hook"} <= set(judged)  # fmt: skip
     assert all(r["met"] in (True, False, None) for r in judged.values())
     if importlib.util.find_spec("matplotlib") is None:
         assert not png.exists()
@@ -131,16 +131,25 @@ def _targets_module() -> Any:
     return targets
 
 
-def _results(*, cli_us: float, loop_us: float, rate: float, hookline_mib: float) -> dict[str, Any]:
+def _results(*, cli_us: float, loop_us: float, rate: float, session_mib: float) -> dict[str, Any]:
     """A compare.py result with just what the targets read: the library loop at 112 µs is
-    twice the reference loop (56), so the scaled limits are twice the written ones."""
+    twice the reference loop (56), so the scaled limits are twice the written ones. The CLI
+    costs ``cli_us`` at 1,000 calls and twice the loop at 10; Strands 10x the loop at 10 calls
+    and 100x at 1,000; ``session_mib``: hookline's peak with 1,000 sessions at once, over 40
+    MiB after import (Strands': 150 KiB a session)."""
     per_call = [
-        {"framework": "hookline", "hooks": 5, "calls": n, "median_us": loop_us} for n in (10, 1000)
-    ] + [{"framework": "hookline-cli", "hooks": 5, "calls": 1000, "median_us": cli_us}]
+        {"framework": fw, "hooks": hooks, "calls": n, "median_us": us}
+        for fw, hooks, n, us in [
+            ("hookline", 5, 10, loop_us), ("hookline", 5, 1000, loop_us),
+            ("hookline-cli", 5, 10, 2 * loop_us), ("hookline-cli", 5, 1000, cli_us),
+            ("strands", 5, 10, 10 * loop_us), ("strands", 5, 1000, 100 * loop_us),
+        ]
+    ]  # fmt: skip
     return {
         "per_call": per_call,
         "hook_overhead": [
-            {"framework": "hookline-sdk", "hooks": 1, "calls": 1000, "added_us": 60.0}
+            {"framework": "hookline-sdk", "hooks": 1, "calls": 1000, "added_us": 60.0},
+            {"framework": "hookline", "hooks": 5, "calls": 1000, "added_us": 40.0},
         ],
         "growth": [
             {"framework": "hookline", "hooks": 5, "calls": [10, 1000], "ratio": 1.19},
@@ -151,11 +160,25 @@ def _results(*, cli_us: float, loop_us: float, rate: float, hookline_mib: float)
             {"what": "hookline --version", "median_ms": 150.0},
         ],
         "memory": [
-            {"framework": "hookline", "peak_rss_mib": hookline_mib},
-            {"framework": "strands", "peak_rss_mib": 64.8},
-            {"framework": "langchain", "peak_rss_mib": 90.0},
+            {"framework": "hookline", "import_rss_mib": 40.0},
+            {"framework": "strands", "import_rss_mib": 60.0},
         ],
-        "scale": [{"framework": "hookline", "calls_per_s": rate, "sessions": 1000, "calls": 10}],
+        "scale": [
+            {
+                "framework": "hookline",
+                "calls_per_s": rate,
+                "sessions": 1000,
+                "calls": 10,
+                "peak_rss_mib": session_mib,
+            },
+            {
+                "framework": "strands",
+                "calls_per_s": 600.0,
+                "sessions": 1000,
+                "calls": 10,
+                "peak_rss_mib": 60.0 + 150 * 1000 / 1024,
+            },
+        ],
         "dispatch": {
             "rows": [
                 {"hooks": "python", "added_us": 4.0},
@@ -175,29 +198,42 @@ def _results(*, cli_us: float, loop_us: float, rate: float, hookline_mib: float)
     }
 
 
+CLI_SHORT = "hookline run (CLI) / library loop, 5 hooks, 10 calls"
+CLI_LONG = "hookline run (CLI) / library loop, 5 hooks, longer runs"
+RATE, MEMORY = (
+    "sessions at once, 5 hooks: tool calls/s",
+    "sessions at once, 5 hooks: memory a session",
+)
+
+
 def test_targets_are_judged_as_written_and_scaled_to_the_machine() -> None:
     judged = _targets_module().judge(
-        _results(cli_us=150.0, loop_us=112.0, rate=6000.0, hookline_mib=32.4)
+        _results(cli_us=250.0, loop_us=112.0, rate=6000.0, session_mib=40.0 + 50 * 1000 / 1024)
     )
     assert judged["speed"] == 2.0
     rows = {r["target"]: r for r in judged["rows"]}
     verdicts = {name: (r["met"], r["scaled"]) for name, r in rows.items()}
     assert verdicts == {
-        "hookline run (CLI), defaults, 5 hooks": (False, True),  # 150 µs: > 100, ≤ 200
+        CLI_SHORT: (True, True),  # 2x the loop at 10 calls: ≤ 2.5x
+        CLI_LONG: (False, False),  # 250 / 112 = 2.2x: > 2x, a ratio, so not scaled
+        "library loop, 5 hooks, below the fastest peer": (True, True),  # 10x and 100x
+        "five Python hooks, added to a loop call": (False, True),  # 40 µs: > 25, ≤ 50
         "hook dispatch, 5 Python hooks": (True, True),  # 4.0 ≤ Strands' 4.1
         "hook dispatch, 1 Python hook": (None, None),  # no strands-1 row: cannot tell
         "an Agent SDK callback": (False, True),  # 60 µs: > 50, ≤ 100
         "cost a call at 1000 calls / at 10": (True, True),  # 1.19; the peer's 9.0 not counted
         "import hookline": (False, True),  # 101 ms
         "hookline --version": (True, True),  # 150 ms, the limit itself
-        "peak memory, a 200-call run": (True, True),  # 32.4 ≤ 64.8 / 2: Strands, the lightest
-        "sessions at once, 5 hooks": (False, True),  # 6,000/s: < 10,000, ≥ 5,000
+        RATE: (True, True),  # 6,000/s: 10x Strands' 600
+        MEMORY: (True, True),  # 50 KiB a session: 1/3 of Strands' 150
         "one `true` command hook": (False, False),  # 1.31 > 1.3 (the pidfd floor's), not scaled
         "five `true` command hooks": (None, None),  # 2 cores: 5 bare spawns cost 3.9x one
     }
-    assert "8.5x" not in rows["hookline run (CLI), defaults, 5 hooks"]["measured"]
-    assert "1.3x the library loop" in rows["hookline run (CLI), defaults, 5 hooks"]["measured"]
-    assert "half of strands's" in rows["peak memory, a 200-call run"]["measured"]
+    assert rows[CLI_LONG]["measured"] == "2.2x at 1000 calls (250 µs)"
+    assert rows["library loop, 5 hooks, below the fastest peer"]["measured"] == (
+        "10.0x at 10 (strands), 100.0x at 1000 (strands)"
+    )
+    assert rows[MEMORY]["measured"] == "50 KiB vs 150 (strands's)"
     assert rows["one `true` command hook"]["measured"] == (
         "1.31x the pidfd spawn (1.20x asyncio's spawn)"
     )
@@ -205,33 +241,34 @@ def test_targets_are_judged_as_written_and_scaled_to_the_machine() -> None:
 
 def test_targets_tip_over_at_their_limits() -> None:
     judge = _targets_module().judge
-    slower = judge(_results(cli_us=201.0, loop_us=112.0, rate=4999.0, hookline_mib=32.5))
+    slower = judge(_results(cli_us=225.0, loop_us=112.0, rate=5999.0, session_mib=40.0 + 0.05))
     verdicts = {r["target"]: (r["met"], r["scaled"]) for r in slower["rows"]}
-    assert verdicts["hookline run (CLI), defaults, 5 hooks"] == (False, False)
-    assert verdicts["sessions at once, 5 hooks"] == (False, False)
-    assert verdicts["peak memory, a 200-call run"] == (False, False)
-    faster = judge(_results(cli_us=100.0, loop_us=56.0, rate=10_000.0, hookline_mib=20.0))
-    assert faster["speed"] == 1.0
-    verdicts = {r["target"]: (r["met"], r["scaled"]) for r in faster["rows"]}
-    assert verdicts["hookline run (CLI), defaults, 5 hooks"] == (True, True)
-    assert verdicts["sessions at once, 5 hooks"] == (True, True)
+    assert verdicts[CLI_LONG] == (False, False)  # 2.01x
+    assert verdicts[RATE] == (False, False)  # 9.998x
+    assert verdicts[MEMORY] == (True, True)  # 51 bytes a session
+    fatter = judge(_results(cli_us=224.0, loop_us=112.0, rate=6000.0, session_mib=40.0 + 0.0489))
+    assert {r["target"]: r["met"] for r in fatter["rows"]}[CLI_LONG] is True  # 2x exactly
+    heavy = judge(
+        _results(cli_us=224.0, loop_us=112.0, rate=6000.0, session_mib=40.0 + 50.1 * 1000 / 1024)
+    )
+    assert {r["target"]: r["met"] for r in heavy["rows"]}[MEMORY] is False  # 50.1 KiB > 50
 
 
 def test_targets_not_measured_are_left_out_or_say_why() -> None:
-    results = _results(cli_us=150.0, loop_us=112.0, rate=6000.0, hookline_mib=30.0)
-    results["memory"] = [m for m in results["memory"] if m["framework"] == "hookline"]
+    results = _results(cli_us=150.0, loop_us=112.0, rate=6000.0, session_mib=80.0)
+    results["scale"] = [s for s in results["scale"] if s["framework"] == "hookline"]
     results["dispatch"]["rows"] = [{"hooks": "python", "added_us": 4.0}]
-    results["per_call"] = [r for r in results["per_call"] if r["framework"] != "hookline-cli"]
+    results["per_call"] = [r for r in results["per_call"] if r["framework"] == "hookline"]
     rows = {r["target"]: r for r in _targets_module().judge(results)["rows"]}
-    assert "hookline run (CLI), defaults, 5 hooks" not in rows
-    assert rows["peak memory, a 200-call run"]["met"] is None
-    assert "no peer measured" in rows["peak memory, a 200-call run"]["measured"]
+    assert CLI_SHORT not in rows and CLI_LONG not in rows
+    for name in (RATE, MEMORY, "library loop, 5 hooks, below the fastest peer"):
+        assert rows[name]["met"] is None and "no peer measured" in rows[name]["measured"]
     assert rows["hook dispatch, 5 Python hooks"]["met"] is None
     assert "Strands not installed" in rows["hook dispatch, 5 Python hooks"]["measured"]
 
 
 def test_a_command_hook_without_a_pidfd_spawn_is_judged_against_asyncios() -> None:
-    results = _results(cli_us=150.0, loop_us=112.0, rate=6000.0, hookline_mib=30.0)
+    results = _results(cli_us=150.0, loop_us=112.0, rate=6000.0, session_mib=80.0)
     del results["command_hooks"]["ratios"]["true: 1 hook added / bare spawn, pidfd"]
     rows = {r["target"]: r for r in _targets_module().judge(results)["rows"]}
     one = rows["one `true` command hook"]

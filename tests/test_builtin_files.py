@@ -1,4 +1,5 @@
-"""Read, Write and Edit: Claude Code's shapes, path handling and the workspace boundary."""
+"""Read, Write and Edit: Claude Code's shapes, path handling, the workspace boundary, and where
+Read reads (a small regular file on the event loop, any other in a worker thread)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ from hookline._hooks.engine import HookEngine
 from hookline._hooks.registry import HookRegistry
 from hookline._support.threads import WORKERS
 from hookline._tools.base import Tool, Toolbox, ToolCall, ToolContext, ToolResult, Workspace
-from hookline._tools.builtin import Edit, Read, Write
+from hookline._tools.builtin import Edit, Read, Write, files
+from hookline._tools.builtin._common import resolve
+from hookline._tools.builtin._file_io import INLINE_READ_BYTES
 from hookline._tools.pipeline import ToolPipeline
 
 #: The structuredPatch real Claude Code gave for editing "two" -> "three" in "one\ntwo\n".
@@ -124,6 +127,105 @@ def test_read_refuses_a_symlink_that_escapes_the_workspace(ctx: ToolContext, out
     assert prepared == {"file_path": str(ctx.cwd / "link.txt")}  # prepare does not check
     with pytest.raises(ToolInputError, match="outside the workspace"):
         asyncio.run(Read().execute(prepared, ctx))
+
+
+# -- where Read reads: on the event loop, or in a worker thread --------------------------------
+
+
+@pytest.fixture
+def handed(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The calls handed to a worker thread (``WORKERS.submit``); they still run there."""
+    calls: list[object] = []
+    submit = WORKERS.submit
+
+    def spy(job: Callable[[], None]) -> None:
+        calls.append(job)
+        submit(job)
+
+    monkeypatch.setattr(WORKERS, "submit", spy)
+    return calls
+
+
+def test_read_of_a_small_regular_file_is_done_on_the_event_loop(
+    ctx: ToolContext, handed: list[object]
+) -> None:
+    (ctx.cwd / "a.txt").write_text("one\n")
+    (ctx.cwd / "limit.txt").write_bytes(b"x" * INLINE_READ_BYTES)
+    assert run(Read(), {"file_path": "a.txt"}, ctx)["file"]["content"] == "one\n"
+    at_limit = run(Read(), {"file_path": "limit.txt"}, ctx)["file"]["content"]
+    assert at_limit == "x" * INLINE_READ_BYTES
+    assert handed == []
+
+
+def test_read_of_a_file_over_the_limit_is_done_in_a_worker_thread(
+    ctx: ToolContext, handed: list[object]
+) -> None:
+    (ctx.cwd / "big.txt").write_text("x\n" * (INLINE_READ_BYTES // 2) + "end")
+    output = run(Read(), {"file_path": "big.txt", "offset": INLINE_READ_BYTES // 2 + 1}, ctx)
+    assert (output["file"]["content"], output["file"]["totalLines"]) == (
+        "end",
+        INLINE_READ_BYTES // 2 + 1,
+    )
+    assert len(handed) == 1
+
+
+def test_an_empty_file_is_read_in_a_worker_thread_and_still_says_it_is_empty(
+    ctx: ToolContext, handed: list[object]
+) -> None:
+    """Its size, 0, is what ``/proc`` gives every file: a size that is not known."""
+    (ctx.cwd / "empty.txt").write_text("")
+    output = run(Read(), {"file_path": "empty.txt"}, ctx)
+    assert Read().render(output) == "(the file exists but is empty)"
+    assert len(handed) == 1
+
+
+@pytest.mark.parametrize(
+    ("folder", "name", "expected"),
+    [("/proc/self", "status", "Name:"), ("/sys/devices/system/cpu", "online", "0")],
+    ids=["proc-size-0", "sysfs-no-blocks"],
+)
+def test_a_file_the_kernel_makes_up_is_read_in_a_worker_thread(
+    handed: list[object], folder: str, name: str, expected: str
+) -> None:
+    """``/proc`` gives a size of 0, sysfs one of a page, and neither has disk blocks: their
+    real size is not known, and reading them may wait."""
+    path = Path(folder, name)
+    if not path.is_file() or path.stat().st_blocks:
+        pytest.skip(f"{path} is not a made-up file here")
+    real = Path(os.path.realpath(folder))
+    ctx = ToolContext(cwd=real, workspace=Workspace.of(real))
+    assert expected in run(Read(), {"file_path": str(real / name)}, ctx)["file"]["content"]
+    assert len(handed) == 1
+
+
+def test_read_refuses_a_link_swapped_in_after_the_check(
+    ctx: ToolContext, outside: Path, monkeypatch: pytest.MonkeyPatch, handed: list[object]
+) -> None:
+    """``resolve`` checked a small regular file; before the open it became a link out of the
+    workspace. The open on the event loop does not follow it: nothing is read."""
+    checked = ctx.cwd / "a.txt"
+    checked.write_text("mine\n")
+
+    def resolve_then_swap(path: str, context: ToolContext, tool: str) -> tuple[str, Path]:
+        shown_and_real = resolve(path, context, tool)
+        checked.unlink()
+        checked.symlink_to(outside)
+        return shown_and_real
+
+    monkeypatch.setattr(files, "resolve", resolve_then_swap)
+    expected = f"Cannot read {checked}: {os.strerror(errno.ELOOP)}"
+    with pytest.raises(ToolError, match=re.escape(expected)) as refused:
+        run(Read(), {"file_path": "a.txt"}, ctx)
+    assert "SECRET" not in str(refused.value)
+    assert handed == []
+
+
+def test_read_of_a_folder_leaves_no_file_open(ctx: ToolContext) -> None:
+    (ctx.cwd / "folder").mkdir()
+    before = sorted(os.listdir("/proc/self/fd"))
+    with pytest.raises(ToolError, match="is a directory"):
+        run(Read(), {"file_path": "folder"}, ctx)
+    assert sorted(os.listdir("/proc/self/fd")) == before
 
 
 def test_write_creates_a_file_and_its_folders(ctx: ToolContext) -> None:
@@ -304,6 +406,48 @@ def test_a_file_tool_held_by_a_fifo_times_out_with_a_clear_error(
     assert (result.status, result.content) == ("failed", f"{tool.name} timed out after 0.2s")
     release()  # the worker thread still waits in open()
     finish_workers(tool)
+
+
+def test_read_of_a_fifo_waits_for_its_writer_in_a_thread_while_the_loop_runs_on(
+    ctx: ToolContext, handed: list[object]
+) -> None:
+    """The open on the event loop does not wait for a writer; the FIFO is left to the thread,
+    and the loop runs another coroutine, then lets the writer in. A Read whose open waited on
+    the loop would hold it until the guard came with a writer of its own."""
+    fifo = ctx.cwd / "pipe"
+    os.mkfifo(fifo)
+
+    def write_late() -> None:
+        writer = open_writer(fifo)
+        os.write(writer, b"late\n")
+        os.close(writer)
+
+    async def another() -> str:
+        await asyncio.sleep(0)
+        return "ran"
+
+    async def main() -> Any:
+        reading = asyncio.create_task(Read().execute({"file_path": str(fifo)}, ctx))
+        assert await another() == "ran"
+        assert not reading.done()
+        await asyncio.to_thread(write_late)
+        return await reading
+
+    guarded: list[bool] = []
+
+    def guard_opens() -> None:
+        guarded.append(True)
+        os.close(open_writer(fifo))
+
+    guard = threading.Timer(GUARD, guard_opens)
+    guard.start()
+    try:
+        output = asyncio.run(main())
+    finally:
+        guard.cancel()
+    assert guarded == []  # the loop let the writer in itself
+    assert output["file"]["content"] == "late\n"
+    assert len(handed) == 1
 
 
 def test_a_write_held_by_a_fifo_times_out_and_may_still_land_later(ctx: ToolContext) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import hookline
 from hookline import Agent, ScriptedModel
 from hookline._tools.base import Tool, ToolContext, Workspace
 from hookline._tools.builtin import Glob, Grep, Read, Write
+from hookline._tools.builtin._file_io import read_small, read_text
 from hookline.permissions import PermissionPolicy
 from hookline.permissions._rules import PermissionRule
 from hookline.permissions._visibility import ReadFilter, private_reason, protected_write_reason
@@ -326,29 +328,31 @@ def test_a_link_repointed_after_a_write_was_allowed_leaves_the_denied_file_alone
 # -- a folder on the checked path replaced by a link before the open ---------------------------
 
 
-def test_a_read_opens_only_the_file_it_checked(jail: Path) -> None:
+@pytest.mark.parametrize("read", [read_text, read_small], ids=["in-a-thread", "on-the-loop"])
+def test_a_read_opens_only_the_file_it_checked(
+    jail: Path, read: Callable[[Path, ToolContext], str | None]
+) -> None:
     """``resolve`` checked the file ``notes.txt`` in the folder ``docs``; before the open,
     ``docs`` became a link to a folder of secrets (or the file itself became a link). The file
-    opened is not the one checked: nothing is read."""
+    opened is not the one checked: nothing is read, in a worker thread or on the event loop."""
     from hookline._errors import ToolError
-    from hookline._tools.builtin._common import read_text
 
     ctx = context(jail)
     (jail / "vault").mkdir()
     (jail / "vault" / "notes.txt").write_text(f"{SECRET}\n")
     (jail / "docs").symlink_to(jail / "vault")  # where a real folder stood when it was checked
     with pytest.raises(ToolError, match="changed while it was being opened") as folder:
-        read_text(jail / "docs" / "notes.txt", ctx)
+        read(jail / "docs" / "notes.txt", ctx)
     (jail / "plain.txt").symlink_to(jail / ".env")
     with pytest.raises(ToolError, match="Cannot read") as last:
-        read_text(jail / "plain.txt", ctx)
+        read(jail / "plain.txt", ctx)
     for refused in (folder, last):
         assert SECRET not in str(refused.value)
 
 
 def test_a_write_writes_only_the_file_it_checked(jail: Path) -> None:
     from hookline._errors import ToolError
-    from hookline._tools.builtin._common import write_text
+    from hookline._tools.builtin._file_io import write_text
 
     (jail / "vault").mkdir()
     (jail / "vault" / "notes.txt").write_text("kept\n")

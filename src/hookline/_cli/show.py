@@ -28,6 +28,7 @@ from hookline._agent.model import StreamingModelClient
 from hookline._agent.observers import Observer
 from hookline._claude import structured
 from hookline._claude.stream_json import ClaudeStream, Timing, result_object, text_delta
+from hookline._cli import program_gc
 from hookline._cli.own_stdout import cli_stdout, hook_output_to_stderr
 from hookline._cli.paused import exit_interrupted, exit_paused
 from hookline._cli.reader import EXIT_READER_GONE, Reader, StopWhenGone
@@ -81,7 +82,8 @@ def show(
     as ``output`` asks."""
     reader = Reader()
     try:
-        with hook_output_to_stderr(divert=not output.for_people, reader=reader):
+        divert = not output.for_people
+        with hook_output_to_stderr(divert=divert, reader=reader), program_gc.tuned():
             _show(agent, output, work, next_prompt, reader)
     except asyncio.CancelledError:
         if not reader.gone:

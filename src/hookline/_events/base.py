@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, TypeVar, cast
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, PrivateAttr
+from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from hookline._events.facts import EventFacts
 from hookline._support.frozen import freeze
@@ -59,8 +59,6 @@ class HookEvent(BaseModel):
     tenant: str | None = None
     if TYPE_CHECKING:  # a field of each event class, made by ``__init_subclass__``
         hook_event_name: str = ""
-    #: Not in the payload: the session's project folder (see ``project_dir``).
-    _project_dir: str | None = PrivateAttr(default=None)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Name an event after its class, once: ``name``, and the payload's ``hook_event_name``
@@ -78,7 +76,7 @@ class HookEvent(BaseModel):
     def project_dir(self) -> str:
         """The project folder: command hooks run there, and ``./`` rules in ``if`` conditions
         are anchored there, wherever a ``cd`` took the shell (``cwd``)."""
-        return self._project_dir or self.cwd
+        return cast(str | None, self.__dict__.get(_PROJECT_DIR)) or self.cwd
 
     def match_value(self) -> str | None:
         """The value a matcher filters on (a tool name, a session source, ...)."""
@@ -113,6 +111,10 @@ class HookEvent(BaseModel):
 
 #: Where ``HookEvent.to_payload`` keeps its snapshot (a leading ``_``: ``dict(event)`` skips it).
 _SNAPSHOT = "_payload_snapshot"
+#: Where an event keeps its session's project folder: beside its fields, as the snapshot is (not
+#: a pydantic private attribute, which would cost every event a post-init step), so a copy
+#: (a hook's rewrite) keeps it and the payload never shows it.
+_PROJECT_DIR = "_project_dir"
 
 
 E = TypeVar("E", bound=HookEvent)
@@ -148,5 +150,6 @@ class Scope:
             tenant=self.tenant,
             **fields,
         )
-        event._project_dir = self.project_dir
+        if self.project_dir is not None:
+            event.__dict__[_PROJECT_DIR] = self.project_dir
         return event

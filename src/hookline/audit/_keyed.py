@@ -49,7 +49,7 @@ def hashed(prev_hash: str | None, body: bytes, key: bytes | None = None) -> str:
     data = (prev_hash or "").encode() + body
     if key is None:
         return hashlib.sha256(data).hexdigest()
-    return KEYED + hmac.new(key, data, hashlib.sha256).hexdigest()
+    return KEYED + hmac.digest(key, data, "sha256").hex()
 
 
 def is_keyed(hash: str | None) -> bool:
@@ -59,7 +59,7 @@ def is_keyed(hash: str | None) -> bool:
 def mac(key: bytes, *parts: object) -> str:
     """HMAC-SHA256 (hex) of ``parts``, each as text, NUL between them (a note, a kept head)."""
     text = "\0".join(str(part) for part in parts).encode("utf-8", "surrogatepass")
-    return hmac.new(key, text, hashlib.sha256).hexdigest()
+    return hmac.digest(key, text, "sha256").hex()
 
 
 def same(a: str, b: str) -> bool:

@@ -171,7 +171,7 @@ class PathCheck:
     call of the same batch, or by a process in the background while a hook or a person
     answered), so the body goes by where the path leads now. Deny rules and hookline's private
     state are judged again; no answer lifts either, so a refusal here is always right. The
-    file tools then open what was judged and nothing else (``read_text``, ``write_text``)."""
+    file tools then open what was judged and nothing else (``hookline._tools.builtin._file_io``)."""
 
     policy: PermissionPolicy
     #: Where ``./`` rules start: the project folder.

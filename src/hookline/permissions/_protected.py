@@ -206,10 +206,17 @@ def secret_paths(home: str | None = None) -> tuple[str, ...]:
     user may go by: ``home`` (the one judged), ``$HOME`` (where this process keeps its key) and
     the account's home in the password database (where ``~user`` leads, whatever ``$HOME``
     says)."""
-    homes = (home, posixpath.expanduser("~"), account_home())
     key = os.environ.get(KEY_ENV, "")
+    homes = (home, posixpath.expanduser("~"), account_home())
+    return _secret_places(homes, posixpath.abspath(key) if key else "")
+
+
+@lru_cache(maxsize=16)
+def _secret_places(homes: tuple[str | None, ...], key: str) -> tuple[str, ...]:
+    """``secret_paths`` of these homes and absolute key file (the same every call of a
+    session)."""
     found = [posixpath.join(posixpath.normpath(h), ".hookline", "keys") for h in homes if h]
-    found += [posixpath.abspath(key), _key_heads(key)] if key else []
+    found += [key, _key_heads(key)] if key else []
     return tuple(dict.fromkeys(found))
 
 

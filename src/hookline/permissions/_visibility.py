@@ -51,20 +51,36 @@ def private_reason(
     path = cwd if path is None and tool_name != "Read" else path
     if not isinstance(path, str):
         return None
-    found = _part(path, cwd, None, roots, (PRIVATE,), resolve) or _secret(path, cwd, home, resolve)
+    try:
+        judged = _forms(path, cwd, home, resolve)
+        # ``~`` as this process has it for the workspace's state, as ``home`` has it for the keys
+        own = (
+            judged if home is None or not path.startswith("~") else _forms(path, cwd, None, resolve)
+        )
+    except ValueError:  # a NUL byte: no such file, and the tool refuses the path itself
+        return None
+    found = _private_part(own, roots) or _secret(judged, home)
     if found is None:
         return None
     why = f"{tool_name} was refused: {found} holds hookline's private state (transcripts, the "
     return why + "session store, the audit log, its keys), which no tool reads. Do not retry it."
 
 
-def _secret(path: str, cwd: str, home: str | None, resolve: bool) -> str | None:
-    """The per-user key place ``path`` lies in (as given, or its real path), if any."""
-    try:
-        full = absolute(path, cwd, home)
-        forms = dict.fromkeys((full, real(full)) if resolve else (full,))
-    except ValueError:  # a NUL byte: no such file, and the tool refuses the path itself
-        return None
+def _forms(path: str, cwd: str, home: str | None, resolve: bool) -> tuple[str, ...]:
+    """``path`` made absolute, and (``resolve``) its real path when that differs."""
+    full = absolute(path, cwd, home)
+    return tuple(dict.fromkeys((full, real(full)) if resolve else (full,)))
+
+
+def _private_part(forms: Iterable[str], roots: Iterable[str]) -> str | None:
+    """The ``.hookline`` folder below a root that one of ``forms`` (absolute) lies in."""
+    tops = tuple(roots)
+    found = (protected_part(f, tops, names=(PRIVATE,), resolve=False) for f in forms)
+    return next((part for part in found if part is not None), None)
+
+
+def _secret(forms: Iterable[str], home: str | None) -> str | None:
+    """The per-user key place one of ``forms`` (absolute) lies in, if any."""
     return next((p for p in secret_paths(home) for f in forms if inside(f, p)), None)
 
 

@@ -4,6 +4,7 @@ Every built-in declares a time limit, and every one can be held up by the file s
 hung network mount, a huge folder), so none does blocking work on the event loop: file work and
 folder walks run in a worker thread (``BlockingTool``), commands and Grep's regex work in a
 process. The pipeline's timeout then stops the wait; a walk also stops itself, at its next file.
+Read's one exception, a small regular file read on the loop, is in ``_file_io``.
 """
 
 from __future__ import annotations
@@ -119,64 +120,6 @@ def resolve(path: str, ctx: ToolContext, tool: str) -> tuple[str, Path]:
     if ctx.path_check is not None and (why := ctx.path_check.refusal(tool, str(real), shown)):
         raise ToolError(f"{shown} leads to {real} now: {why}")
     return shown, real
-
-
-def read_text(real: Path, ctx: ToolContext, *, errors: str = "replace") -> str:
-    """The text of the file at ``real`` (checked by ``resolve``), or a ToolError the model can
-    act on. What is read is that file: the last part of the path is not followed if it became
-    a link, and the file opened is checked to be ``real`` (``_opened_as``)."""
-    try:
-        fd = os.open(real, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
-        with open(fd, "rb") as file:
-            _opened_as(file.fileno(), real)
-            return file.read().decode("utf-8", errors)
-    except FileNotFoundError:
-        raise ToolError(
-            f"File does not exist. Note: your current working directory is {ctx.cwd}."
-        ) from None
-    except IsADirectoryError:
-        raise ToolError(f"{real} is a directory, not a file; use Glob to list it.") from None
-    except UnicodeDecodeError:
-        raise ToolError(f"{real} is not UTF-8 text; it cannot be edited as text.") from None
-    except OSError as exc:
-        raise ToolError(f"Cannot read {real}: {exc.strerror}") from None
-
-
-def write_text(real: Path, content: str) -> None:
-    """Write ``content`` as UTF-8 to the file at ``real`` (checked by ``resolve``), creating
-    parent folders; a ToolError when that fails. The folder is opened and checked to be
-    ``real``'s (``_opened_as``), and the file is opened in that folder without following a
-    link: what is written is ``real``."""
-    try:
-        real.parent.mkdir(parents=True, exist_ok=True)
-        folder = os.open(real.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        try:
-            _opened_as(folder, real.parent)
-            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
-            with open(os.open(real.name, flags, 0o666, dir_fd=folder), "wb") as file:
-                file.write(content.encode("utf-8"))
-        finally:
-            os.close(folder)
-    except IsADirectoryError:
-        raise ToolError(f"{real} is a directory; give a file path.") from None
-    except OSError as exc:
-        raise ToolError(f"Cannot write {real}: {exc.strerror}") from None
-
-
-def _opened_as(fd: int, real: Path) -> None:
-    """A ToolError unless the open file ``fd`` is ``real``. ``resolve`` checked ``real`` against
-    the rules; a folder on it replaced by a link before the open would have led elsewhere.
-    Linux names an open file in ``/proc/self/fd``; where that is missing, this check is not
-    made (the file's last part is still not followed: ``O_NOFOLLOW``)."""
-    try:
-        opened = os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
-        return
-    if opened != str(real):
-        raise ToolError(
-            f"{real} changed while it was being opened (it led to {opened}): nothing was read or "
-            "written. Do not retry it; tell the user the file moved under you."
-        )
 
 
 def split_lines(text: str) -> list[str]:

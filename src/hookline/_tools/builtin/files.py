@@ -1,7 +1,8 @@
 """Read, Write and Edit: the file tools, with Claude Code's names, inputs and outputs.
 
-Each works in a worker thread (``BlockingTool``), so its time limit applies even when the file
-blocks (a FIFO with no writer, a hung network mount).
+Write and Edit work in a worker thread (``BlockingTool``), so their time limit applies even when
+the file blocks (a FIFO with no writer, a hung network mount). Read does too, except for a small
+regular file, which it reads on the event loop (``read_small``).
 """
 
 from __future__ import annotations
@@ -11,16 +12,16 @@ from typing import Any
 from pydantic import Field
 
 from hookline._errors import ToolError
-from hookline._support.threads import Stop
+from hookline._support.threads import Stop, in_thread
 from hookline._tools.base import ToolContext
 from hookline._tools.builtin._common import (
     BlockingTool,
+    BuiltinTool,
     ToolInput,
-    read_text,
     resolve,
     structured_patch,
-    write_text,
 )
+from hookline._tools.builtin._file_io import read_small, read_text, write_text
 
 DEFAULT_LIMIT = 2000
 _PATH_HELP = "Absolute path of the file (a relative path is taken from the working directory)."
@@ -50,7 +51,7 @@ class EditInput(ToolInput):
     )
 
 
-class Read(BlockingTool[ReadInput]):
+class Read(BuiltinTool[ReadInput]):
     name = "Read"
     description = (
         "Read a text file from the local filesystem. Give an absolute file_path. By default it "
@@ -63,9 +64,15 @@ class Read(BlockingTool[ReadInput]):
     read_only = True
     timeout = 30.0
 
-    def work(self, args: ReadInput, ctx: ToolContext, stop: Stop) -> Any:
+    async def execute(self, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
+        """A small regular file is read here, on the event loop; any other in a worker thread,
+        where the time limit applies while it waits (``read_small``)."""
+        args = self.parse(tool_input)
         shown, real = resolve(args.file_path, ctx, self.name)
-        lines = read_text(real, ctx).split("\n")
+        text = read_small(real, ctx)
+        if text is None:
+            text = await in_thread(read_text, real, ctx)
+        lines = text.split("\n")
         start = max(args.offset or 1, 1)
         chosen = lines[start - 1 : start - 1 + (args.limit or DEFAULT_LIMIT)]
         file = {
