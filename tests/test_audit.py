@@ -1010,6 +1010,36 @@ def test_group_commit_lets_records_wait_until_the_delay_or_close(tmp_path):
     store.close()
 
 
+def test_group_commit_writes_a_result_when_its_delay_is_up_while_the_model_thinks(
+    store, jsonl, tmp_path
+):
+    """A long model call after a tool call: its result does not wait for the next write."""
+    on_file: list[list[str]] = []
+
+    class Slow(ScriptedModel):
+        async def complete(self, messages: Any, tools: Any, **kw: Any) -> Any:
+            if self.calls == 1:  # the call after the tool's: thinks until the result is on file
+                for _ in range(1000):
+                    kinds = [r["kind"] for r in records(jsonl)] if jsonl.exists() else []
+                    if "tool" in kinds:
+                        break
+                    await asyncio.sleep(0.01)
+                on_file.append(kinds)
+            return await super().complete(messages, tools, **kw)
+
+    @hookline.tool
+    def probe(n: int) -> str:
+        """Do nothing."""
+        return "ok"
+
+    agent = Agent(Slow([call("probe", "t1", n=1), {"text": "ok"}]), tools=[probe], cwd=tmp_path)
+    log = AuditLog(store, jsonl_path=jsonl, max_delay=0.02)
+    log.attach(agent)
+    agent.run_sync("go")
+    log.close()
+    assert on_file == [["tool_started", "tool"]]  # written by the timer, the model still waiting
+
+
 # -- written ahead; the two copies compared; a head kept elsewhere -------------------------------
 
 

@@ -104,7 +104,8 @@ from hookline.storage import Store
     show_default=True,
     metavar="SECONDS",
     help="Group commit: calls' results gather for up to this long to ride with the next audit "
-    "write (the model's next reply or the next call's start). A crash then leaves at most the "
+    "write (most often the next call's start), and are written when it is up. A crash then "
+    "leaves at most the "
     "calls that ended in that window 'started, not finished', which `hookline audit` shows; what "
     "lets a call run is always written before it runs. 0: each result is written when its call "
     "ends.",

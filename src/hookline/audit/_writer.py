@@ -20,9 +20,11 @@ fails the write. Group commit (``max_delay``) lets records wait a little before 
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 from time import monotonic
@@ -97,6 +99,7 @@ class AuditWriter:
         #: are written, so one write serves many calls. 0: written at the end of each call.
         #: A record is acknowledged once written: a crash loses at most this window.
         self.max_delay = max_delay
+        self._timer: asyncio.TimerHandle | None = None  # writes what waits when the delay is up
         self._oldest = 0.0
         #: The write ahead of a tool body is on disk (fsync) before the body starts.
         self.sync = sync
@@ -119,7 +122,26 @@ class AuditWriter:
         with self._lock:
             if not self._pending:
                 self._oldest = monotonic()
+                if self.max_delay > 0:
+                    self._arm()
             self._pending.append(entry)
+
+    def _arm(self) -> None:
+        """Group commit's bound: the records queued now are written once the delay is up, even
+        when nothing else writes by then (a long model call). On the running event loop, where
+        records are added; elsewhere the next write takes them."""
+        if self._timer is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._timer = loop.call_later(self.max_delay, self._due)
+
+    def _due(self) -> None:
+        self._timer = None
+        with suppress(AuditError):  # they stay queued, and the next write raises into the run
+            self.flush()
 
     def settle(self) -> None:
         """Write now, unless group commit lets the queued records wait a little longer."""
@@ -221,6 +243,9 @@ class AuditWriter:
         """Flush and copy, then let the file go (the next write reopens it); the store stays
         open."""
         with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
             try:
                 self.flush(copy=True)
             finally:
