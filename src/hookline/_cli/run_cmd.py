@@ -105,10 +105,9 @@ from hookline.storage import Store
     metavar="SECONDS",
     help="Group commit: calls' results gather for up to this long to ride with the next audit "
     "write (most often the next call's start), and are written when it is up. A crash then "
-    "leaves at most the "
-    "calls that ended in that window 'started, not finished', which `hookline audit` shows; what "
-    "lets a call run is always written before it runs. 0: each result is written when its call "
-    "ends.",
+    "leaves at most the calls that ended in that window 'started, not finished', which "
+    "`hookline audit` shows; what lets a call run is always written before it runs. 0: each "
+    "result is written when its call ends.",
 )
 @click.option(
     "--audit-sync",

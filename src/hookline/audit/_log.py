@@ -22,9 +22,8 @@ approval, and the ``tool_started`` record saying what let it run, with the input
 and the hook runs that decided it), and the body starts only once that write has returned; the
 store gets its copy in groups (``hookline.audit._writer``). A failed write raises
 ``AuditError`` into the run, which stops before the body: nothing runs unrecorded. The result
-follows: written when the call ends, or with group commit (``max_delay``) at the first record
-once the delay is up (the model's next reply, say) or at the next tool start, whichever comes
-first. A process killed in between leaves the call on record as started and not finished. With
+follows: written when the call ends, or with group commit (``max_delay``) at the next tool
+start or when the delay is up, whichever comes first. A process killed in between leaves the call on record as started and not finished. With
 ``sync`` (``audit_sync``), the write ahead is fsync'd too: on disk, not only in the page cache,
 before the body starts. Records are also written after each hook run of an event outside a
 tool call (SessionStart, UserPromptSubmit, Stop, ...), on an approval, before the session is
