@@ -23,9 +23,9 @@ and the hook runs that decided it), and the body starts only once that write has
 store gets its copy in groups (``hookline.audit._writer``). A failed write raises
 ``AuditError`` into the run, which stops before the body: nothing runs unrecorded. The result
 follows: written when the call ends, or with group commit (``max_delay``) at the next tool
-start or when the delay is up, whichever comes first. A process killed in between leaves the call on record as started and not finished. With
-``sync`` (``audit_sync``), the write ahead is fsync'd too: on disk, not only in the page cache,
-before the body starts. Records are also written after each hook run of an event outside a
+start or when the delay is up, whichever comes first. A process killed in between leaves the
+call on record as started and not finished. With ``sync`` (``audit_sync``), the write ahead is
+fsync'd too: on disk, not only in the page cache, before the body starts. Records are also written after each hook run of an event outside a
 tool call (SessionStart, UserPromptSubmit, Stop, ...), on an approval, before the session is
 saved (a pause, a checkpoint), at the end of each run, and when the agent closes.
 
