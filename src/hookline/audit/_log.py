@@ -20,14 +20,15 @@ records.
 Written ahead: just before a tool body runs, everything queued is written to the file (an
 approval, and the ``tool_started`` record saying what let it run, with the input it runs with
 and the hook runs that decided it), and the body starts only once that write has returned; the
-store gets its copy in groups (``hookline.audit._writer``). A failed write raises
-``AuditError`` into the run, which stops before the body: nothing runs unrecorded. The result
-follows: written when the call ends, or with group commit (``max_delay``) at the next tool
-start or when the delay is up, whichever comes first. A process killed in between leaves the
-call on record as started and not finished. With ``sync`` (``audit_sync``), the write ahead is
-fsync'd too: on disk, not only in the page cache, before the body starts. Records are also written after each hook run of an event outside a
-tool call (SessionStart, UserPromptSubmit, Stop, ...), on an approval, before the session is
-saved (a pause, a checkpoint), at the end of each run, and when the agent closes.
+store gets its copy in groups (``hookline.audit._writer``). A failed write raises ``AuditError``
+into the run, which stops before the body: nothing runs unrecorded. The result follows: written
+when the call ends, or with group commit (``max_delay``) at the next tool start or when the
+delay is up, whichever comes first. A process killed in between leaves the call on record as
+started and not finished. With ``sync`` (``audit_sync``), the write ahead is fsync'd too: on
+disk, not only in the page cache, before the body starts. Records are also written after each
+hook run of an event outside a tool call (SessionStart, UserPromptSubmit, Stop, ...), on an
+approval, before the session is saved (a pause, a checkpoint), at the end of each run, and when
+the agent closes.
 
 A tool call's record keeps its outcome (``status``: executed, failed, blocked, deferred; the
 ``decision`` column, as before) apart from its permission (the ``permission`` column: allow,
