@@ -36,7 +36,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import suppress
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import Any, Final
 
 from pydantic import ValidationError
 
@@ -82,7 +82,7 @@ class Transcript:
         """``agent_id``: a subagent's transcript, whose entries are a side chain, as Claude
         Code marks them (``isSidechain``, ``agentId``)."""
         self.path = path
-        self._file: IO[str] | None = None
+        self._fd = -1  # the file, opened on the first write (a descriptor: no buffer to hold)
         self._pending: list[str] = []
         self._parent = "null"  # the last entry's uuid, JSON-encoded
         self._sources: dict[str, str] = {}  # tool_use id -> its assistant entry's encoded uuid
@@ -132,14 +132,16 @@ class Transcript:
         """Write what was appended since the last flush, in one write."""
         if not self._pending:
             return
-        file = self._open()
+        fd = self._open()
         text = "\n".join(self._pending) + "\n"
         if not text.isascii():
             for char, escape in _BREAKS.items():
                 text = text.replace(char, escape)
+        data = text.encode("utf-8", "backslashreplace")
         try:
-            file.write(text)
-            file.flush()
+            written = 0
+            while written < len(data):  # one write(2) unless the disk is nearly full
+                written += os.write(fd, data[written:])
         except OSError as exc:  # a full disk, a quota: the run stops, saying so in one line
             why = exc.strerror or type(exc).__name__
             raise RecordError(f"the transcript {self.path} could not be written: {why}") from None
@@ -153,22 +155,21 @@ class Transcript:
         except FileNotFoundError:
             return 0
 
-    def _open(self) -> IO[str]:
-        if self._file is None:
+    def _open(self) -> int:
+        if self._fd < 0:
             made_dir(self.path.parent)  # made on the first write, not with the session
-            fd = open_private(self.path, os.O_WRONLY | os.O_APPEND)
-            self._file = os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace")
-        return self._file
+            self._fd = open_private(self.path, os.O_WRONLY | os.O_APPEND)
+        return self._fd
 
     def close(self) -> None:
         """Write what waits, then close the file (closed even when the write fails)."""
         try:
             self.flush()
         finally:
-            if self._file is not None:
+            if self._fd >= 0:
                 with suppress(OSError):  # what could not be written is not written again
-                    self._file.close()
-                self._file = None
+                    os.close(self._fd)
+                self._fd = -1
 
     def _assistant(self, message: Message, model: str | None) -> None:
         """One entry per content block, all carrying the same message envelope."""
