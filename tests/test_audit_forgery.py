@@ -186,3 +186,39 @@ def test_the_key_and_the_kept_heads_are_in_the_protected_set(tmp_path, monkeypat
         for path in (key_path(), head_path(log, "file"), head_path(log, "stored")):
             assert found.covers(str(path)) is not None, path
         assert any(str(head_path(log, "file")).startswith(p) for p in found.paths())
+
+
+def test_a_process_killed_while_making_a_kept_head_leaves_none_not_an_empty_one(
+    tmp_path, monkeypatch
+):
+    """The kill a crash campaign found: between making the head's file and writing it. The
+    head is written whole beside its place and renamed in, so a kill there leaves no head
+    (the log verifies) and never an empty one (which verify must call forged)."""
+    from hookline.audit._heads import Keeper, kept_head
+    from hookline.audit._keyed import chain_key
+
+    log = tmp_path / "audit.jsonl"
+    key = chain_key(create=True)
+    assert key is not None
+
+    def killed(*args: Any) -> None:
+        raise SystemExit("killed before the head's line was written")
+
+    monkeypatch.setattr("hookline.audit._heads.os.write", killed)
+    monkeypatch.setattr("hookline.audit._heads.os.pwrite", killed)
+    with pytest.raises(SystemExit):
+        Keeper(log, key).keep("stored", 3, "hmac:" + "a" * 64)
+    assert not head_path(log, "stored").exists()
+    assert kept_head(log, "stored", key) is None  # none kept: nothing said about the log
+    monkeypatch.undo()
+    keeper = Keeper(log, key)
+    keeper.keep("stored", 3, "hmac:" + "a" * 64)
+    keeper.keep("stored", 4, "hmac:" + "b" * 64)  # rewritten in place
+    keeper.close()
+    noted = kept_head(log, "stored", key)
+    assert noted is not None and (noted.seq, noted.hash, noted.forged) == (
+        4,
+        "hmac:" + "b" * 64,
+        None,
+    )
+    assert head_path(log, "stored").stat().st_mode & 0o777 == 0o600

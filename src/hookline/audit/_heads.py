@@ -87,18 +87,35 @@ class Keeper:
         self._fds: dict[Which, int] = {}
 
     def keep(self, which: Which, seq: int, hash: str) -> None:
+        signed = mac(self.key, _HEAD, which, self.log, seq, hash)
+        line = f"{seq:>20} {hash:>{HASH_WIDTH}} {signed}\n".encode()
         fd = self._fds.get(which)
         if fd is None:
-            flags = os.O_WRONLY | os.O_NOFOLLOW
-            fd = self._fds[which] = open_private(head_path(self.log, which), flags)
-        signed = mac(self.key, _HEAD, which, self.log, seq, hash)
-        os.pwrite(fd, f"{seq:>20} {hash:>{HASH_WIDTH}} {signed}\n".encode(), 0)
+            fd = self._fds[which] = _rewritable(head_path(self.log, which), line)
+        os.pwrite(fd, line, 0)
 
     def close(self) -> None:
         for fd in self._fds.values():
             with suppress(OSError):
                 os.close(fd)
         self._fds.clear()
+
+
+def _rewritable(path: Path, line: bytes) -> int:
+    """A descriptor to rewrite the head at ``path`` in place (one fixed-width ``pwrite``). A
+    missing head is made whole first, written beside it and renamed into place, so a process
+    killed while making it never leaves an empty head, which ``audit verify`` would call forged."""
+    flags = os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+    with suppress(FileNotFoundError):
+        return os.open(path, flags)
+    spare = path.with_name(f".{path.name}.{os.getpid()}")
+    fd = open_private(spare, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
+    os.replace(spare, path)
+    return os.open(path, flags)
 
 
 def kept_head(log: str | os.PathLike[str], which: Which, key: bytes) -> Noted | None:
