@@ -1021,7 +1021,7 @@ def test_group_commit_writes_a_result_when_its_delay_is_up_while_the_model_think
             if self.calls == 1:  # the call after the tool's: thinks until the result is on file
                 for _ in range(1000):
                     kinds = [r["kind"] for r in records(jsonl)] if jsonl.exists() else []
-                    if "tool" in kinds:
+                    if kinds.count("tool") == kinds.count("tool_started"):  # this call's too
                         break
                     await asyncio.sleep(0.01)
                 on_file.append(kinds)
@@ -1032,12 +1032,18 @@ def test_group_commit_writes_a_result_when_its_delay_is_up_while_the_model_think
         """Do nothing."""
         return "ok"
 
-    agent = Agent(Slow([call("probe", "t1", n=1), {"text": "ok"}]), tools=[probe], cwd=tmp_path)
     log = AuditLog(store, jsonl_path=jsonl, max_delay=0.02)
-    log.attach(agent)
-    agent.run_sync("go")
+    for _ in range(2):  # a second run, on an event loop of its own, is bounded too
+        script = [call("probe", "t1", n=1), {"text": "ok"}]
+        agent = Agent(Slow(script), tools=[probe], cwd=tmp_path, audit=False)
+        agent.registry.add("Stop", lambda e: None, name="noted")  # a record as the run ends
+        detach = log.attach(agent)
+        asyncio.run(agent.run("go"))  # an event loop of its own, the agent still open at its end
+        detach()
+        asyncio.run(agent.close())
     log.close()
-    assert on_file == [["tool_started", "tool"]]  # written by the timer, the model still waiting
+    first = ["tool_started", "tool"]  # written by the timer, the model still waiting
+    assert on_file == [first, [*first, "hook", *first]]  # the Stop hook's run, then the second
 
 
 # -- written ahead; the two copies compared; a head kept elsewhere -------------------------------

@@ -163,6 +163,9 @@ class AuditWriter:
         due; False, not now. ``sync``: the file's append is fsync'd before this returns."""
         with self._lock:
             entries, self._pending = self._pending, []
+            if self._timer is not None:  # nothing waits for it now (a loop may end before it)
+                self._timer.cancel()
+                self._timer = None
             if not entries and not (copy and self._uncopied):
                 return None
             try:
@@ -243,9 +246,6 @@ class AuditWriter:
         """Flush and copy, then let the file go (the next write reopens it); the store stays
         open."""
         with self._lock:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
             try:
                 self.flush(copy=True)
             finally:
