@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from hookline._errors import ConfigError
-from hookline._support.private import FOLDER, open_private
+from hookline._support.private import FOLDER, replace_private
 
 if TYPE_CHECKING:
     from hookline._claude.settings import Settings
@@ -88,14 +88,7 @@ class TrustStore:
     def _write(self, entries: Mapping[str, Any]) -> None:
         """Write a new file beside the old one (0600) and put it in its place."""
         text = json.dumps({"folders": dict(sorted(entries.items()))}, indent=2) + "\n"
-        fresh = self.file.with_name(f".{self.file.name}.{os.getpid()}")
-        fd = open_private(fresh, os.O_WRONLY | os.O_TRUNC)
-        try:
-            os.write(fd, text.encode())
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(fresh, self.file)
+        replace_private(self.file, text.encode())
 
 
 def _key(folder: str | os.PathLike[str]) -> str:

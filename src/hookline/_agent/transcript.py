@@ -44,7 +44,7 @@ from hookline._agent.messages import Message, TextBlock, ToolResultBlock
 from hookline._agent.saved.state import conversation
 from hookline._errors import ConfigError, RecordError
 from hookline._support.jsontext import compact
-from hookline._support.private import open_private, private_dir
+from hookline._support.private import open_private, private_dir, write_all
 from hookline._tools.base import ToolCall, ToolResult
 from hookline._wording import REMINDER_OPEN
 
@@ -139,9 +139,7 @@ class Transcript:
                 text = text.replace(char, escape)
         data = text.encode("utf-8", "backslashreplace")
         try:
-            written = 0
-            while written < len(data):  # one write(2) unless the disk is nearly full
-                written += os.write(fd, data[written:])
+            write_all(fd, data)
         except OSError as exc:  # a full disk, a quota: the run stops, saying so in one line
             why = exc.strerror or type(exc).__name__
             raise RecordError(f"the transcript {self.path} could not be written: {why}") from None

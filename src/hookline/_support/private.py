@@ -58,6 +58,26 @@ def open_private(path: str | os.PathLike[str], flags: int) -> int:
     return fd
 
 
+def write_all(fd: int, data: bytes) -> None:
+    """All of ``data`` written at ``fd``: one ``write(2)`` unless the disk is nearly full."""
+    written = 0
+    while written < len(data):
+        written += os.write(fd, data[written:])
+
+
+def replace_private(path: Path, data: bytes) -> None:
+    """The file ``path`` holding ``data`` whole: written beside it (0600), on disk, then renamed
+    into its place, so no reader and no crash ever finds it empty or half written."""
+    fresh = path.with_name(f".{path.name}.{os.getpid()}")
+    fd = open_private(fresh, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW)
+    try:
+        write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(fresh, path)
+
+
 def touch_private(path: str | os.PathLike[str]) -> None:
     """Make sure the file ``path`` exists, private (for files another library opens)."""
     os.close(open_private(path, os.O_RDONLY))

@@ -17,7 +17,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from hookline._support.private import open_private
+from hookline._support.private import open_private, write_all
 from hookline.audit._chain import AuditError, canonical, line_record
 from hookline.audit._heads import Keeper, note_line
 from hookline.audit._keyed import Unkeyed, chain_key, hashed, intact
@@ -75,9 +75,7 @@ class ChainedFile:
             prev = this
         data = b"".join(lines)
         try:
-            written = 0
-            while written < len(data):  # one write(2) unless the disk is nearly full
-                written += os.write(self._fd, data[written:])
+            write_all(self._fd, data)
             if sync:
                 os.fsync(self._fd)
         except BaseException:

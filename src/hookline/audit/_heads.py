@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 from hookline._agent.saved.seal import key_path
-from hookline._support.private import open_private
+from hookline._support.private import replace_private
 from hookline.audit._keyed import HASH_WIDTH, is_keyed, mac, same
 
 Which = Literal["file", "stored"]
@@ -108,13 +108,7 @@ def _rewritable(path: Path, line: bytes) -> int:
     flags = os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC
     with suppress(FileNotFoundError):
         return os.open(path, flags)
-    spare = path.with_name(f".{path.name}.{os.getpid()}")
-    fd = open_private(spare, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW)
-    try:
-        os.write(fd, line)
-    finally:
-        os.close(fd)
-    os.replace(spare, path)
+    replace_private(path, line)
     return os.open(path, flags)
 
 

@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from hookline._file_tools import READERS, WRITERS
-from hookline.permissions._paths import PRIVATE, absolute, inside, protected_part, real
+from hookline.permissions._paths import PRIVATE, absolute, forms, inside, protected_part, real
 from hookline.permissions._protected import KEY_ENV, protected_set, secret_paths
 
 if TYPE_CHECKING:
@@ -68,8 +68,7 @@ def private_reason(
 
 def _forms(path: str, cwd: str, home: str | None, resolve: bool) -> tuple[str, ...]:
     """``path`` made absolute, and (``resolve``) its real path when that differs."""
-    full = absolute(path, cwd, home)
-    return tuple(dict.fromkeys((full, real(full)) if resolve else (full,)))
+    return forms(path, cwd, home) if resolve else (absolute(path, cwd, home),)
 
 
 def _private_part(forms: Iterable[str], roots: Iterable[str]) -> str | None:
