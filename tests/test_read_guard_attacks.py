@@ -13,6 +13,7 @@ it out, as docs/permissions.md says: the same calls run, and the canary still st
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -113,3 +114,35 @@ def test_in_bypass_permissions_only_the_sandbox_deny_read_keeps_it_out(tmp_path:
     assert statuses["cat .en?"] != "blocked" and statuses["cat .env"] == "blocked"  # the hook
     assert CANARY not in seen and CONTROL in seen
     shutil.rmtree(folder)
+
+
+def test_a_hard_link_to_the_key_in_the_workspace_is_neither_read_nor_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rules judge names; a hard link is the key under a name they allow. The canary stays
+    out of what the model sees, and the key is not overwritten (acceptEdits allows the Write)."""
+    from hookline import Agent, ScriptedModel
+    from hookline.permissions import PermissionPolicy
+
+    home, work = tmp_path / "home", tmp_path / "work"
+    keys = home / ".hookline" / "keys"
+    keys.mkdir(parents=True)
+    work.mkdir()
+    key = keys / "state.key"
+    key.write_text("KEY-CANARY\n")
+    os.link(key, work / "notes.txt")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("HOOKLINE_STATE_KEY_FILE", raising=False)
+    target = str(work / "notes.txt")
+    script = [
+        {"tool_calls": [{"id": "t1", "name": "Read", "input": {"file_path": target}}]},
+        {"tool_calls": [{"id": "t2", "name": "Write",
+                         "input": {"file_path": target, "content": "forged"}}]},
+        {"text": "ok"},
+    ]  # fmt: skip
+    agent = Agent(ScriptedModel(script), cwd=work, instructions=False,
+                  permissions=PermissionPolicy(mode="acceptEdits"))  # fmt: skip
+    result = agent.run_sync("go")
+    assert [c.status for c in result.tool_calls] == ["failed", "failed"]
+    assert "KEY-CANARY" not in repr(result.tool_calls) + repr(agent.session.messages)
+    assert key.read_text() == "KEY-CANARY\n"

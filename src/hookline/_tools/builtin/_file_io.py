@@ -15,12 +15,13 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Final
 
 from hookline._errors import ToolError
 from hookline._tools.base import ToolContext
+from hookline.permissions._protected import secret_paths
 
 #: The largest regular file ``read_small`` reads on the event loop.
 INLINE_READ_BYTES: Final = 256 * 1024
@@ -39,8 +40,7 @@ def read_small(real: Path, ctx: ToolContext) -> str | None:
     it may be read on the event loop (``_small``); else None, for ``read_text``. The open
     itself does not wait: a FIFO's waits for no writer (``O_NONBLOCK``)."""
     with _reading(real, ctx), open(real, "rb", opener=_not_waiting) as file:
-        _opened_as(file.fileno(), real)
-        if not _small(os.fstat(file.fileno())):
+        if not _small(_opened_as(file.fileno(), real)):
             return None
         return file.read().decode("utf-8", "replace")
 
@@ -90,8 +90,10 @@ def write_text(real: Path, content: str) -> None:
         folder = os.open(real.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
             _opened_as(folder, real.parent)
-            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+            flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
             with open(os.open(real.name, flags, 0o666, dir_fd=folder), "wb") as file:
+                if stat.S_ISREG(_opened_as(file.fileno(), real).st_mode):  # checked, then cut
+                    file.truncate(0)
                 file.write(content.encode("utf-8"))
         finally:
             os.close(folder)
@@ -101,17 +103,36 @@ def write_text(real: Path, content: str) -> None:
         raise ToolError(f"Cannot write {real}: {exc.strerror}") from None
 
 
-def _opened_as(fd: int, real: Path) -> None:
-    """A ToolError unless the open file ``fd`` is ``real``. ``resolve`` checked ``real`` against
-    the rules; a folder on it replaced by a link before the open would have led elsewhere.
-    Linux names an open file in ``/proc/self/fd``; where that is missing, this check is not
-    made (the file's last part is still not followed: ``O_NOFOLLOW``)."""
-    try:
+def _opened_as(fd: int, real: Path) -> os.stat_result:
+    """The open file ``fd``'s status; a ToolError unless it is ``real``, and not one of
+    hookline's per-user keys under another name. ``resolve`` checked ``real`` against the
+    rules; a folder on it replaced by a link before the open would have led elsewhere. Linux
+    names an open file in ``/proc/self/fd``; where that is missing, that check is not made (the
+    file's last part is still not followed: ``O_NOFOLLOW``)."""
+    with suppress(OSError):
         opened = os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
-        return
-    if opened != str(real):
+        if opened != str(real):
+            raise ToolError(
+                f"{real} changed while it was being opened (it led to {opened}): nothing was "
+                "read or written. Do not retry it; tell the user the file moved under you."
+            )
+    found = os.fstat(fd)
+    if stat.S_ISREG(found.st_mode) and found.st_nlink > 1 and _is_key(found):
         raise ToolError(
-            f"{real} changed while it was being opened (it led to {opened}): nothing was read or "
-            "written. Do not retry it; tell the user the file moved under you."
+            f"{real} is a hard link to hookline's private key (the rules judge names, and a hard "
+            "link is the same file under another one): nothing was read or written. Do not "
+            "retry it; tell the user."
         )
+    return found
+
+
+def _is_key(found: os.stat_result) -> bool:
+    """Whether ``found`` is one of the per-user key files (the key, the audit's kept heads):
+    asked only of a file with more than one name, so the folders are walked rarely."""
+    for place in secret_paths():
+        below = (os.path.join(top, name) for top, _, names in os.walk(place) for name in names)
+        for path in (place, *below):
+            with suppress(OSError):
+                if os.path.samestat(found, os.stat(path)):
+                    return True
+    return False
