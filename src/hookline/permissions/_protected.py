@@ -32,7 +32,9 @@ from __future__ import annotations
 import os
 import posixpath
 import pwd
+import stat
 from collections.abc import Iterable, Iterator
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -218,6 +220,22 @@ def _secret_places(homes: tuple[str | None, ...], key: str) -> tuple[str, ...]:
     found = [posixpath.join(posixpath.normpath(h), ".hookline", "keys") for h in homes if h]
     found += [key, _key_heads(key)] if key else []
     return tuple(dict.fromkeys(found))
+
+
+def is_key_file(found: os.stat_result) -> bool:
+    """Whether the file ``found`` describes is one of the per-user key files (the key, the
+    audit's kept heads) under whatever name: a hard link is the same file under a name the
+    rules allow. Only a regular file with more than one name can be, so the key folders are
+    walked only for those."""
+    if not stat.S_ISREG(found.st_mode) or found.st_nlink < 2:
+        return False
+    for place in secret_paths():
+        below = (os.path.join(top, name) for top, _, names in os.walk(place) for name in names)
+        for path in (place, *below):
+            with suppress(OSError):
+                if os.path.samestat(found, os.stat(path)):
+                    return True
+    return False
 
 
 @lru_cache(maxsize=1)

@@ -21,7 +21,7 @@ from typing import Final
 
 from hookline._errors import ToolError
 from hookline._tools.base import ToolContext
-from hookline.permissions._protected import secret_paths
+from hookline.permissions._protected import is_key_file
 
 #: The largest regular file ``read_small`` reads on the event loop.
 INLINE_READ_BYTES: Final = 256 * 1024
@@ -117,22 +117,10 @@ def _opened_as(fd: int, real: Path) -> os.stat_result:
                 "read or written. Do not retry it; tell the user the file moved under you."
             )
     found = os.fstat(fd)
-    if stat.S_ISREG(found.st_mode) and found.st_nlink > 1 and _is_key(found):
+    if is_key_file(found):
         raise ToolError(
             f"{real} is a hard link to hookline's private key (the rules judge names, and a hard "
             "link is the same file under another one): nothing was read or written. Do not "
             "retry it; tell the user."
         )
     return found
-
-
-def _is_key(found: os.stat_result) -> bool:
-    """Whether ``found`` is one of the per-user key files (the key, the audit's kept heads):
-    asked only of a file with more than one name, so the folders are walked rarely."""
-    for place in secret_paths():
-        below = (os.path.join(top, name) for top, _, names in os.walk(place) for name in names)
-        for path in (place, *below):
-            with suppress(OSError):
-                if os.path.samestat(found, os.stat(path)):
-                    return True
-    return False

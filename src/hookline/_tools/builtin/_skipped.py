@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hookline.permissions._paths import PRIVATE, protected_part
+from hookline.permissions._protected import is_key_file
 
 if TYPE_CHECKING:
     from hookline._tools.base import ToolContext
@@ -33,7 +35,13 @@ class Skipped:
     def keeps_file(self, path: Path, ctx: ToolContext) -> bool:
         """Whether the walk shows ``path``; a link into ``.hookline`` is private state too."""
         roots = [str(root) for root in ctx.workspace.roots]
-        if path.is_symlink() and protected_part(str(path), roots, names=(PRIVATE,)):
+        try:
+            found = path.lstat()
+        except OSError:
+            return self._allowed(path, ctx)  # gone: the search finds nothing in it
+        if is_key_file(found) or (
+            stat.S_ISLNK(found.st_mode) and protected_part(str(path), roots, names=(PRIVATE,))
+        ):
             self.private += 1
             return False
         return self._allowed(path, ctx)
