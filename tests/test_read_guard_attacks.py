@@ -116,7 +116,7 @@ def test_in_bypass_permissions_only_the_sandbox_deny_read_keeps_it_out(tmp_path:
     shutil.rmtree(folder)
 
 
-def test_a_hard_link_to_the_key_in_the_workspace_is_neither_read_searched_nor_written(
+def test_a_hard_link_to_the_key_in_the_workspace_is_not_read_catted_searched_or_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The rules judge names; a hard link is the key under a name they allow. The canary stays
@@ -136,6 +136,8 @@ def test_a_hard_link_to_the_key_in_the_workspace_is_neither_read_searched_nor_wr
     target = str(work / "notes.txt")
     script = [
         {"tool_calls": [{"id": "t1", "name": "Read", "input": {"file_path": target}}]},
+        {"tool_calls": [{"id": "tb", "name": "Bash", "input": {"command": "cat notes.txt"}}]},
+        {"tool_calls": [{"id": "tk", "name": "Bash", "input": {"command": f"cat {key}"}}]},
         {"tool_calls": [{"id": "t0", "name": "Grep",
                          "input": {"pattern": "CANARY", "output_mode": "content"}}]},
         {"tool_calls": [{"id": "t2", "name": "Write",
@@ -145,7 +147,10 @@ def test_a_hard_link_to_the_key_in_the_workspace_is_neither_read_searched_nor_wr
     agent = Agent(ScriptedModel(script), cwd=work, instructions=False,
                   permissions=PermissionPolicy(mode="acceptEdits"))  # fmt: skip
     result = agent.run_sync("go")
-    assert [c.status for c in result.tool_calls] == ["failed", "executed", "failed"]
-    assert result.tool_calls[1].output["skipped"] == 1  # the walk leaves it out, and says so
+    statuses = [c.status for c in result.tool_calls]
+    # acceptEdits took a line that only reads for an edit, and never asked what it reads: the
+    # key by its own name, or by another; both ask now (and nobody answers here)
+    assert statuses == ["failed", "blocked", "blocked", "executed", "failed"]
+    assert result.tool_calls[3].output["skipped"] == 1  # the walk leaves it out, and says so
     assert "KEY-CANARY" not in repr(result.tool_calls) + repr(agent.session.messages)
     assert key.read_text() == "KEY-CANARY\n"

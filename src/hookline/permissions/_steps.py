@@ -140,7 +140,7 @@ def _by_mode(policy: PermissionPolicy, call: JudgedCall) -> Verdict | None:
         return Verdict("allow", why, "mode:bypassPermissions", "mode")
     if mode == "plan" and call.not_read_only:
         return _plan_refusal(name)
-    if mode == "acceptEdits" and _provable_edit(policy, call):
+    if mode == "acceptEdits" and _provable_edit(policy, call) and not _reads_denied(policy, call):
         return Verdict("allow", f"acceptEdits mode runs {name} here", "mode:acceptEdits", "mode")
     return None
 

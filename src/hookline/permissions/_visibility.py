@@ -19,13 +19,14 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Iterable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from hookline._file_tools import READERS, WRITERS
 from hookline.permissions._paths import PRIVATE, absolute, forms, inside, protected_part, real
-from hookline.permissions._protected import KEY_ENV, protected_set, secret_paths
+from hookline.permissions._protected import KEY_ENV, is_key_file, protected_set, secret_paths
 
 if TYPE_CHECKING:
     from hookline.permissions._policy import PermissionPolicy
@@ -102,7 +103,7 @@ class PrivateReads:
             forms = dict.fromkeys((path, real(path)))
         except ValueError:  # a NUL byte: no such file
             forms = {path: None}
-        return any(self.covers_real(form) for form in forms)
+        return any(self.covers_real(form) for form in forms) or _a_key_by_another_name(path)
 
     def covers_real(self, path: str) -> bool:
         path = posixpath.normpath(path)
@@ -111,6 +112,14 @@ class PrivateReads:
     @property
     def scopes(self) -> tuple[str, ...]:
         return self.places
+
+
+def _a_key_by_another_name(path: str) -> bool:
+    """Whether ``path`` is one of the per-user keys under a name no place covers (a hard link):
+    the places are names, and a hard link is the same file under any name."""
+    with suppress(OSError, ValueError):
+        return is_key_file(os.stat(path))
+    return False
 
 
 def protected_write_reason(
