@@ -119,6 +119,7 @@ E2E: Final = frozenset(
         "test_sdk_examples.py",
         "test_sdk_sessions.py",
         "test_sdk_types.py",
+        "test_serve.py",
         "test_session_allow.py",
         "test_session_allow_attacks.py",
         "test_session_events.py",

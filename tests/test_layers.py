@@ -48,6 +48,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "hookline.models",
     ),
     ("hookline._project", "hookline.testing"),
+    ("hookline._serve",),
     ("hookline.sdk",),
     ("hookline.types",),
     ("hookline._cli", "hookline._demo", "hookline.__main__"),

@@ -15,15 +15,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from pydantic import ValidationError
-
 from hookline._cli.render import warn
 from hookline._errors import ConfigError, ToolInputError
 from hookline._events import event_class
+from hookline._hooks.wire import event_from_payload
 from hookline._tools.base import ToolContext, Workspace
 from hookline._tools.builtin import builtin_tools
 
 if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
+
     from hookline._events import HookEvent
 
 #: ``hookline hooks test``: values for required fields that neither flags nor stdin gave.
@@ -63,16 +64,16 @@ def build_event(
     for key, value in FILLERS.items():
         if key in known and known[key].is_required():
             fields.setdefault(key, value)
-    if ignored := sorted(set(fields) - set(known)):
+    event, ignored = event_from_payload(fields, fix=_fix)
+    if ignored:
         warn(f"{cls.name} has no field {', '.join(ignored)}: ignored")
-    try:
-        return cls.model_validate({key: fields[key] for key in fields if key in known})
-    except ValidationError as exc:
-        errors = exc.errors()
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors)
-        flags = [FLAGS[e["loc"][0]] for e in errors if e["loc"] and e["loc"][0] in FLAGS]
-        fix = f"give {' and '.join(flags)}" if flags else "correct the event JSON"
-        raise ConfigError(f"not a {cls.name} event: {problems}", key="event", fix=fix) from None
+    return event
+
+
+def _fix(errors: list[ErrorDetails]) -> str:
+    """The flags that give the fields an event lacks, else: correct the JSON."""
+    flags = [FLAGS[e["loc"][0]] for e in errors if e["loc"] and e["loc"][0] in FLAGS]
+    return f"give {' and '.join(flags)}" if flags else "correct the event JSON"
 
 
 def flag_fields(**flags: str | None) -> dict[str, Any]:

@@ -46,6 +46,10 @@ COMMANDS: Final = {
         "hookline._cli.trust_cmd:trust",
         "The folders whose own hooks and MCP servers may run (workspace trust).",
     ),
+    "serve": Lazy(
+        "hookline._cli.serve_cmd:serve",
+        "Answer Claude Code's HTTP hooks with this folder's hooks and permission rules.",
+    ),
     "model-server": Lazy(
         "hookline._cli.model_server_cmd:model_server",
         "Answer as the OpenAI and Anthropic APIs do, from a script, on 127.0.0.1.",

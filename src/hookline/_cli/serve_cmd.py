@@ -1,0 +1,144 @@
+"""``hookline serve``: answer Claude Code's HTTP hooks with this folder's policies.
+
+    hookline serve [--cwd FOLDER] [--port N] [--host 127.0.0.1]
+
+The folder's settings are loaded as ``hookline run`` loads them (``load_project``: every
+settings layer, ``--settings``, ``--hooks`` files, the permission rules); each hook event
+posted to ``/claude-code`` is judged with them (``hookline._serve``) and recorded in the
+folder's audit log. It serves until Ctrl-C (or SIGTERM). Needs ``hookline[serve]``.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+import click
+
+from hookline._agent.session import STATE_DIR
+from hookline._cli.launch import LENIENT_SETTINGS
+from hookline._cli.render import echo, warn
+from hookline._cli.trust_cmd import terminal_asker
+from hookline._errors import ConfigError
+from hookline._project import load_project
+from hookline.audit._redact import Redactor
+from hookline.audit._writer import AuditWriter
+
+if TYPE_CHECKING:
+    from types import FrameType, ModuleType
+
+#: The port it listens on unless told otherwise.
+DEFAULT_PORT: Final = 8377
+EXTRA_HINT: Final = "pip install 'hookline[serve]'"
+#: What the serve extra installs.
+_EXTRA: Final = frozenset({"starlette", "uvicorn"})
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="The address to listen on (another than loopback lets other machines post events).",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=DEFAULT_PORT,
+    show_default=True,
+    help="The port (0: a free one, printed on the first line).",
+)
+@click.option(
+    "--cwd",
+    "--settings-dir",
+    "cwd",
+    type=click.Path(file_okay=False, exists=True),
+    default=".",
+    help="The server's policy folder, whose settings are read as `hookline run` reads a "
+    "project's (default: the current one).",
+)
+@click.option(
+    "--settings",
+    "settings",
+    multiple=True,
+    metavar="FILE|JSON",
+    help="A settings file, or inline JSON, on top of the folder's layers. Repeatable.",
+)
+@click.option(
+    "--hooks",
+    "hook_files",
+    multiple=True,
+    metavar="FILE.py",
+    help="A Python file with a HOOKS mapping and/or register(registry). Repeatable.",
+)
+@LENIENT_SETTINGS
+@click.option(
+    "--state-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Where the audit log is kept (default: the folder's .hookline/state).",
+)
+@click.option("--store", default=None, help="The audit's store: a path or URL (default: SQLite).")
+def serve(
+    host: str,
+    port: int,
+    cwd: str,
+    settings: tuple[str, ...],
+    hook_files: tuple[str, ...],
+    lenient_settings: bool,
+    state_dir: str | None,
+    store: str | None,
+) -> None:
+    """Answer Claude Code's HTTP hooks with this folder's hooks and permission rules.
+
+    Each event Claude Code posts to /claude-code (a hook of type "http") gets the decision a
+    `hookline run` here would give: its Python and command hooks, its permission rules, the
+    Bash analysis and the dangerous tier. Every decision is in the folder's audit log.
+    """
+    uvicorn_server, app_module = _server_modules()
+    project = load_project(
+        cwd,
+        settings=settings,
+        hook_files=hook_files,
+        lenient=lenient_settings,
+        trust=terminal_asker(),
+    )
+    for warning in project.warnings:
+        warn(warning)
+    sock = uvicorn_server.bind(host, port)
+    from hookline._serve.judge import Judge
+
+    state = Path(state_dir) if state_dir else Path(project.cwd) / STATE_DIR
+    with AuditWriter.open(state, store=store, redactor=Redactor(project.redact)) as audit:
+        app = app_module.create_app(Judge(project), audit)
+        where = uvicorn_server.url(sock)
+        echo(f"hookline serve: {project.cwd} on {where}{app_module.CLAUDE_CODE_PATH}")
+        sys.stdout.flush()
+        signal.signal(signal.SIGTERM, _stop)  # uvicorn hands it back once it has shut down
+        try:
+            uvicorn_server.server(app).run(sockets=[sock])
+        except KeyboardInterrupt:
+            pass
+        finally:
+            sock.close()
+    echo("hookline serve: stopped", err=True)
+
+
+def _server_modules() -> tuple[ModuleType, ModuleType]:
+    """The server and app modules; a ConfigError with the install hint without the extra."""
+    try:
+        from hookline._serve import app, server
+    except ImportError as exc:
+        missing = (exc.name or "").partition(".")[0]
+        if missing not in _EXTRA:
+            raise
+        raise ConfigError(
+            f"hookline serve needs the serve extra ({missing} is not installed)", fix=EXTRA_HINT
+        ) from None
+    return server, app
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt  # SIGTERM stops it as Ctrl-C does: quietly, the audit closed

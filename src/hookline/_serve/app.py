@@ -1,0 +1,109 @@
+"""The ASGI app of ``hookline serve`` (Starlette): HTTP in, ``Judge.rule``, the answer out.
+
+    POST /claude-code    a Claude Code HTTP hook (``type: "http"``): the body is the hook's
+                         event JSON, the answer the JSON decision Claude Code reads (200)
+    GET  /health         200 ``{"ok": true}`` while the server answers
+
+Claude Code reads an HTTP hook's decision only from a 2xx JSON body: a status code cannot block.
+So a refusing event (PreToolUse, PermissionRequest) that goes wrong here is still a 200 with a
+deny saying what went wrong, never a 500; a body that is not an event at all is a 400 with one
+line saying so (with ``onFailure: "block"`` on the hook, the host blocks the call on it too).
+Every ruling is on record (``hookline._serve.record``) before it is answered; a record that
+cannot be written turns a refusing event's answer into a deny.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import TYPE_CHECKING, Any, Final
+
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse, PlainTextResponse
+from starlette.routing import Route
+
+from hookline._errors import ConfigError
+from hookline._hooks.protocol import answer_text, loads
+from hookline._serve.judge import REFUSING, failed_closed
+from hookline._serve.record import record
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+    from hookline._serve.judge import Judge
+    from hookline.audit._writer import AuditWriter
+
+#: Where Claude Code's HTTP hooks post, and the host named on each record.
+CLAUDE_CODE_PATH: Final = "/claude-code"
+CLAUDE_CODE: Final = "claude-code"
+#: The largest body read: a hook event with a large tool input (a Write's content) fits.
+MAX_BODY: Final = 16 << 20
+
+
+def create_app(judge: Judge, audit: AuditWriter) -> Starlette:
+    """The app that answers hook events with ``judge`` and records each in ``audit``."""
+
+    async def claude_code(request: Request) -> Response:
+        return await _answer(request, judge, audit, host=CLAUDE_CODE)
+
+    async def health(_: Request) -> Response:
+        return JSONResponse({"ok": True})
+
+    routes = [
+        Route(CLAUDE_CODE_PATH, claude_code, methods=["POST"]),
+        Route("/health", health, methods=["GET"]),
+    ]
+    return Starlette(routes=routes, lifespan=_closing(judge))
+
+
+def _closing(judge: Judge) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
+    """The app's lifespan: the judge's connections are closed when the server stops."""
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await judge.aclose()
+
+    return lifespan
+
+
+async def _answer(request: Request, judge: Judge, audit: AuditWriter, *, host: str) -> Response:
+    """One hook call: the body read, judged, recorded, answered."""
+    try:
+        payload = _event_json(await request.body())
+        ruling = await judge.rule(payload)
+    except ConfigError as exc:
+        return _bad_request(str(exc))
+    try:
+        record(audit, ruling, payload, host=host)
+    except Exception as exc:
+        if ruling.event not in REFUSING:
+            raise
+        what = f"its audit record could not be written: {exc}"
+        ruling = failed_closed(ruling.event, payload, what)
+    return JSONResponse(ruling.answer)
+
+
+def _event_json(body: bytes) -> dict[str, Any]:
+    """The body as a JSON object; a ConfigError saying why it is not one."""
+    if len(body) > MAX_BODY:
+        raise ConfigError(f"the body is over {MAX_BODY} bytes", fix="send one hook event")
+    try:
+        value = loads(answer_text(body, errors="strict"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"the body is not JSON: {exc}", fix="send the hook's event JSON"
+        ) from None
+    if not isinstance(value, dict):
+        raise ConfigError(
+            f"the body must be a JSON object, not {type(value).__name__}",
+            fix="send the hook's event JSON",
+        )
+    return value
+
+
+def _bad_request(message: str) -> Response:
+    return PlainTextResponse(message + "\n", status_code=400)

@@ -1,0 +1,267 @@
+"""One hook event from a host, judged as hookline's own run would judge it: ``Judge.rule``.
+
+The transport (``hookline._serve.app``) only reads bytes and writes the answer; everything
+decided is decided here, with the pieces a ``hookline run`` uses. A tool call (PreToolUse) goes
+through the tool pipeline's check (``ToolPipeline.check``): the tool's input check, the path
+deny rules, the PreToolUse hooks, the permission layer (rules, mode, the Bash analysis, the
+dangerous tier) and, where it asks, the PermissionRequest hooks. A host's PermissionRequest goes
+through the permission step alone (``Permit.decide``): its PreToolUse hooks ran when the host
+sent PreToolUse. Every other event is dispatched to its hooks.
+
+What nobody here can answer is handed back to the host: an ask becomes ``ask`` (the host's own
+prompt asks its user). Tools hookline does not have (the host's TodoWrite, its MCP tools) are
+judged by the hooks and the rules only; the tiers' "needs approval" is left to the host.
+
+A refusing event (PreToolUse, PermissionRequest) fails closed: anything that goes wrong while
+judging it (a payload it cannot read, a crash) is a deny that says what went wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
+
+from hookline._decisions import NO_DECISION, Decision
+from hookline._errors import ConfigError
+from hookline._events import PermissionRequest, PreToolUse, Scope
+from hookline._hooks.engine import HookEngine
+from hookline._hooks.resources import HookResources
+from hookline._hooks.wire import answer_for, event_from_payload
+from hookline._support.http_pool import HttpClients
+from hookline._tools.approvals import Approval, ApprovalRequest, NoApprover, Unavailable
+from hookline._tools.base import Tool, Toolbox, ToolCall, ToolContext, Workspace
+from hookline._tools.builtin import builtin_tools
+from hookline._tools.pending import PendingCall
+from hookline._tools.permit import Permit
+from hookline._tools.pipeline import Checked, ToolPipeline
+from hookline.permissions import PermissionPolicy
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from hookline._decisions import Origin
+    from hookline._events import HookEvent, PermissionMode
+    from hookline._project import Project
+    from hookline._tools.permit import Outcome
+
+#: Events whose deny refuses a tool call: an error judging them is a deny, never an allow.
+REFUSING: Final = frozenset({PreToolUse.name, PermissionRequest.name})
+#: A decision, and where it came from (None: nothing decided).
+Judged: TypeAlias = "tuple[Decision, Origin | None]"
+#: The id a PermissionRequest's call is judged under (the host sends none).
+_NO_CALL_ID: Final = "permission-request"
+
+
+@dataclass(frozen=True, slots=True)
+class Ruling:
+    """What was decided for one event, and the JSON answer the host reads."""
+
+    event: str
+    decision: Decision
+    answer: dict[str, Any]
+    #: Where the decision came from: a hook, a rule, the mode, a tier, ... (None: nowhere).
+    origin: Origin | None = None
+    session_id: str | None = None
+    cwd: str | None = None
+    tool: str | None = None
+    tool_use_id: str | None = None
+    #: Fields of the payload hookline's event has not (left out, on record).
+    ignored: tuple[str, ...] = ()
+    #: What went wrong while judging, when it failed closed.
+    failure: str | None = None
+
+
+class HostPrompt(NoApprover):
+    """The approver of a served call: nobody here answers; the host's own prompt will. Keeps
+    the request, so an ask is told apart from a hook's defer."""
+
+    def __init__(self) -> None:
+        self.asked: ApprovalRequest | None = None
+
+    async def approve(self, request: ApprovalRequest) -> Approval | Unavailable:
+        self.asked = request
+        return Unavailable("the host asks its user")
+
+
+class HostTool(Tool):
+    """A tool of the host's that hookline does not have: judged by hooks and rules only."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class Judge:
+    """Judges host events with one project's hooks and permission policy."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        #: The pool HTTP hooks post through; ``aclose`` closes it.
+        self.http = HttpClients()
+        self.engine = HookEngine(project.hooks, resources=HookResources(http=self.http))
+        self._tools = {tool.name: tool for tool in builtin_tools()}
+        self._policies: dict[PermissionMode | None, PermissionPolicy] = {}
+
+    async def rule(self, payload: Mapping[str, Any]) -> Ruling:
+        """The ruling for one host payload; a ConfigError when it is not an event (or names
+        one hookline does not run) and the event does not refuse anything."""
+        name = payload.get("hook_event_name")
+        try:
+            event, ignored = event_from_payload(payload)
+            decision, origin = await self._decide(event)
+        except Exception as exc:
+            if name not in REFUSING:
+                raise
+            what = str(exc) if isinstance(exc, ConfigError) else f"{type(exc).__name__}: {exc}"
+            return failed_closed(str(name), payload, what)
+        return _ruled(event, decision, origin, ignored)
+
+    async def _decide(self, event: HookEvent) -> Judged:
+        """The decision for ``event``, and where it came from (None: nothing decided)."""
+        if isinstance(event, PreToolUse):
+            return await self._tool_call(event)
+        if isinstance(event, PermissionRequest):
+            return await self._permission(event)
+        decision = (await self.engine.dispatch(event)).decision
+        return decision, decision.origin if decision.label else None
+
+    async def _tool_call(self, event: PreToolUse) -> Judged:
+        tool, call, scope, ctx = self._call(event, event.tool_use_id)
+        asker = HostPrompt()
+        permit = self._permit(event, asker)
+        checked = await ToolPipeline(Toolbox([tool]), self.engine, permit).check(call, scope, ctx)
+        return _checked_decision(checked, asker, stand_in=isinstance(tool, HostTool))
+
+    async def _permission(self, event: PermissionRequest) -> Judged:
+        tool, call, scope, ctx = self._call(event, _NO_CALL_ID)
+        pending = PendingCall(call, tool, tool.prepare(dict(call.input), ctx), scope, ctx)
+        permit = self._permit(event, HostPrompt())
+        outcome = permit.refused_path(pending) or await permit.decide(pending)
+        return _outcome_decision(outcome)
+
+    def _permit(self, event: PreToolUse | PermissionRequest, asker: HostPrompt) -> Permit:
+        """The permission step for one call: the policy in the host's mode; an ask nobody
+        here answers is handed back (``asker`` keeps it)."""
+        policy = self.policy(event.permission_mode)
+        return Permit(self.engine, policy=policy, approver=asker, defer_asks=True)
+
+    def _call(
+        self, event: PreToolUse | PermissionRequest, call_id: str
+    ) -> tuple[Tool, ToolCall, Scope, ToolContext]:
+        """The host's call as the pipeline takes one: the tool, the call, where it runs."""
+        tool = self._tools.get(event.tool_name) or HostTool(event.tool_name)
+        cwd = event.cwd
+        ctx = ToolContext(cwd=Path(cwd), workspace=Workspace.of(cwd), session_id=event.session_id)
+        call = ToolCall(call_id, event.tool_name, dict(event.tool_input))
+        return tool, call, _scope(event), ctx
+
+    async def aclose(self) -> None:
+        """Close the HTTP hooks' connections (on the loop that served)."""
+        await self.http.aclose()
+
+    def policy(self, mode: PermissionMode | None) -> PermissionPolicy:
+        """The project's policy in the host's permission mode (None: the settings' own); a
+        mode the settings refuse (bypassPermissions where it is disabled) keeps theirs."""
+        known = self._policies.get(mode)
+        if known is None:
+            base = self.project.permissions
+            try:
+                made, _ = PermissionPolicy.from_settings(
+                    self.project.settings, mode=mode, cwd=self.project.cwd
+                )
+            except ConfigError:
+                made = base
+            known = self._policies[mode] = replace(made, code_files=base.code_files)
+        return known
+
+
+def _scope(event: HookEvent) -> Scope:
+    """The session's scope, as the host's event gives it."""
+    return Scope(
+        session_id=event.session_id,
+        transcript_path=event.transcript_path,
+        cwd=event.cwd,
+        permission_mode=event.permission_mode or "default",
+        prompt_id=event.prompt_id,
+        agent_id=event.agent_id,
+        agent_type=event.agent_type,
+    )
+
+
+def _checked_decision(checked: Checked, asker: HostPrompt, *, stand_in: bool) -> Judged:
+    """A PreToolUse check's outcome, and its origin (where a run's record of the call has it)."""
+    settled = checked.settled
+    origin = checked.grant.origin if settled is None else settled.origin
+    return _checked_answer(checked, asker, stand_in=stand_in), origin
+
+
+def _checked_answer(checked: Checked, asker: HostPrompt, *, stand_in: bool) -> Decision:
+    """A PreToolUse check's outcome in the words the host reads; the hooks' context and stop
+    go with it, as a run folds them into the call's result."""
+    gate, settled = checked.grant.gate, checked.settled
+    said = Decision(
+        additional_context=gate.additional_context,
+        continue_=gate.continue_,
+        stop_reason=gate.stop_reason,
+    )
+    if settled is None:
+        rewritten = checked.input if gate.updated_input is not None else None
+        if checked.grant.origin is None:  # nothing had a say: the host's own flow decides
+            return replace(said, updated_input=rewritten)
+        return replace(
+            said, permission="allow", reason=checked.grant.allowed, updated_input=rewritten
+        )
+    if settled.status != "deferred":  # blocked, or failed before any hook (its input)
+        return replace(said, permission="deny", reason=settled.reason or settled.content)
+    if asker.asked is None:  # a hook's defer
+        return Decision("defer", settled.reason)
+    if stand_in and asker.asked.source == "tier:mutating":  # the host's tool: its own prompt
+        return said
+    return replace(said, permission="ask", reason=asker.asked.reason)
+
+
+def _outcome_decision(outcome: Outcome) -> Judged:
+    """The permission step's outcome for a host's PermissionRequest: allow or deny, or nothing
+    (the host's prompt asks); and its origin."""
+    if outcome.permission == "deny":
+        return Decision("deny", outcome.reason or outcome.content), outcome.origin
+    if outcome.permission == "allow" and outcome.origin is not None:
+        return Decision("allow", outcome.reason, outcome.edit), outcome.origin
+    return NO_DECISION, None
+
+
+def _ruled(
+    event: HookEvent, decision: Decision, origin: Origin | None, ignored: tuple[str, ...]
+) -> Ruling:
+    return Ruling(
+        event.name,
+        decision,
+        answer_for(event.name, decision),
+        origin=origin,
+        session_id=event.session_id,
+        cwd=event.cwd,
+        tool=getattr(event, "tool_name", None),
+        tool_use_id=getattr(event, "tool_use_id", None),
+        ignored=ignored,
+    )
+
+
+def failed_closed(name: str, payload: Mapping[str, Any], what: str) -> Ruling:
+    """A deny that says ``what`` went wrong while judging a refusing event."""
+    reason = f"hookline serve could not judge this {name}, so it is refused: {what}"
+    decision = Decision("deny", reason, origin="hook_failure")
+    return Ruling(
+        name,
+        decision,
+        answer_for(name, decision),
+        origin="hook_failure",
+        session_id=_text(payload.get("session_id")),
+        cwd=_text(payload.get("cwd")),
+        tool=_text(payload.get("tool_name")),
+        tool_use_id=_text(payload.get("tool_use_id")),
+        failure=what,
+    )
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None

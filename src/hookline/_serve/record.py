@@ -1,0 +1,53 @@
+"""The audit record of each ruling: who asked (session, folder, host), about what, and the answer.
+
+One ``served`` record per hook event the server judged, through the audit writer ``hookline run``
+writes with (``hookline.audit._writer``): redacted, hash-chained, in ``<state>/audit.jsonl`` and
+the store, so ``hookline audit`` shows them beside a run's. ``record`` returns once the record is
+written; a record that cannot be written raises ``AuditError`` (the app then refuses what it
+would have let run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from hookline.audit._records import shown_input
+from hookline.storage._base import AuditEntry
+
+if TYPE_CHECKING:
+    from hookline._serve.judge import Ruling
+    from hookline.audit._writer import AuditWriter
+
+#: The ``kind`` of a ruling's record.
+KIND: Final = "served"
+
+
+def record(writer: AuditWriter, ruling: Ruling, payload: Mapping[str, Any], *, host: str) -> None:
+    """Write the record of ``ruling`` (for ``payload``, from ``host``) now."""
+    writer.add(entry(writer, ruling, payload, host=host))
+    writer.flush()
+
+
+def entry(
+    writer: AuditWriter, ruling: Ruling, payload: Mapping[str, Any], *, host: str
+) -> AuditEntry:
+    """The record of ``ruling``, redacted as every audit record is."""
+    decision = ruling.decision
+    data: dict[str, Any] = {"host": host, "cwd": ruling.cwd}
+    said = {"origin": ruling.origin, "reason": decision.reason, "failure": ruling.failure}
+    data |= {key: value for key, value in said.items() if value}
+    if ruling.ignored:
+        data["ignored"] = list(ruling.ignored)
+    if isinstance(payload.get("tool_input"), dict):
+        data |= shown_input(writer.redactor, payload["tool_input"])
+    return AuditEntry(
+        kind=KIND,
+        session_id=ruling.session_id,
+        tool_use_id=ruling.tool_use_id,
+        event=ruling.event,
+        tool=ruling.tool,
+        decision=decision.label or "none",
+        permission=decision.permission,
+        data=writer.redactor.redact(data),
+    )

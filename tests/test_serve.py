@@ -1,0 +1,235 @@
+"""``hookline serve`` answering Claude Code HTTP hooks: a real uvicorn server on 127.0.0.1,
+driven with httpx, with payloads shaped as the real CLI sends them."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from hookline._project import load_project
+from hookline._serve.app import CLAUDE_CODE_PATH, create_app
+from hookline._serve.judge import Judge
+from hookline._serve.server import bind, server, url
+from hookline.audit._redact import Redactor
+from hookline.audit._writer import JSONL_NAME, AuditWriter
+
+#: The policy folder's Python hooks (named in its settings as "guard:...").
+GUARD = """
+from hookline import Decision
+
+def no_writes(event):
+    return Decision.deny("no writes through this server")
+
+def broken(event):
+    raise RuntimeError("the guard has a bug")
+"""
+
+SETTINGS = {
+    "hooks": {
+        "PreToolUse": [
+            {"matcher": "Write", "hooks": [{"type": "python", "callable": "guard:no_writes"}]},
+            {"matcher": "Glob", "hooks": [{"type": "python", "callable": "guard:broken"}]},
+            {
+                "matcher": "Edit",
+                "hooks": [{"type": "command", "command": "echo 'edits are frozen' >&2; exit 2"}],
+            },
+        ]
+    }
+}
+
+
+@pytest.fixture
+def policy(tmp_path: Path) -> Path:
+    """The server's own folder: settings with a Python hook and a command hook."""
+    folder = tmp_path / "policy"
+    (folder / ".claude").mkdir(parents=True)
+    (folder / ".claude" / "settings.json").write_text(json.dumps(SETTINGS))
+    (folder / "guard.py").write_text(GUARD)
+    return folder
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """Where the agent works (the payloads' cwd)."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("hello\n")
+    return folder
+
+
+@contextmanager
+def running(policy: Path, state: Path) -> Iterator[str]:
+    """A real server for ``policy`` on a free port of 127.0.0.1, stopped on exit: its URL."""
+    project = load_project(policy, trust=True)
+    with AuditWriter.open(state, redactor=Redactor(project.redact)) as audit:
+        sock = bind("127.0.0.1", 0)
+        served = server(create_app(Judge(project), audit))
+        thread = threading.Thread(target=served.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        try:
+            while not served.started:  # readiness, polled (the test's timeout bounds it)
+                assert thread.is_alive(), "the server stopped before it started"
+                time.sleep(0.01)
+            yield url(sock) + CLAUDE_CODE_PATH
+        finally:
+            served.should_exit = True
+            thread.join(timeout=30)
+            sock.close()
+    assert not thread.is_alive(), "the server did not stop"
+
+
+@pytest.fixture
+def endpoint(policy: Path, tmp_path: Path) -> Iterator[str]:
+    with running(policy, tmp_path / "state") as where:
+        yield where
+
+
+def payload(cwd: Path, event: str = "PreToolUse", **fields: Any) -> dict[str, Any]:
+    """A hook event as Claude Code 2.1.332 sends it (the observed payloads' fields)."""
+    common = {
+        "session_id": "d0bec9ad-936a-48ca-a213-75c3297749fd",
+        "transcript_path": "/home/u/.claude/projects/p/d0bec9ad.jsonl",
+        "cwd": str(cwd),
+        "prompt_id": "f267b3ef-a3d7-40f2-9d49-cb4f8c52f502",
+        "permission_mode": "default",
+        "effort": {"level": "medium"},
+        "hook_event_name": event,
+    }
+    return {**common, **fields}
+
+
+def tool_call(cwd: Path, name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
+    return payload(cwd, tool_name=name, tool_input=tool_input, tool_use_id=f"toolu_{name}")
+
+
+def decided(answer: httpx.Response) -> dict[str, Any]:
+    """The PreToolUse part of a 200 answer."""
+    assert answer.status_code == 200, answer.text
+    specific: dict[str, Any] = answer.json()["hookSpecificOutput"]
+    assert specific["hookEventName"] == "PreToolUse"
+    return specific
+
+
+def test_a_recursive_delete_of_root_is_denied_by_the_dangerous_tier(
+    endpoint: str, workspace: Path
+) -> None:
+    said = decided(httpx.post(endpoint, json=tool_call(workspace, "Bash", {"command": "rm -rf /"})))
+    assert said["permissionDecision"] == "deny"
+    assert "dangerous tier" in said["permissionDecisionReason"]
+
+
+def test_a_read_is_answered_as_the_engine_answers_it_in_process(
+    endpoint: str, policy: Path, workspace: Path
+) -> None:
+    """One function, two transports: the HTTP answer is the in-process ruling's."""
+    asked = tool_call(workspace, "Read", {"file_path": str(workspace / "notes.txt")})
+    over_http = httpx.post(endpoint, json=asked)
+    in_process = _in_process(policy, asked)
+    assert over_http.json() == in_process
+    assert decided(over_http)["permissionDecision"] == "allow"  # the read-only tier's
+
+
+def _in_process(policy: Path, asked: dict[str, Any]) -> dict[str, Any]:
+    import asyncio
+
+    async def rule() -> dict[str, Any]:
+        judge = Judge(load_project(policy, trust=True))
+        try:
+            return (await judge.rule(asked)).answer
+        finally:
+            await judge.aclose()
+
+    return asyncio.run(rule())
+
+
+def test_a_python_hook_of_the_servers_settings_denies_a_write(
+    endpoint: str, workspace: Path
+) -> None:
+    asked = tool_call(workspace, "Write", {"file_path": str(workspace / "x.txt"), "content": "x"})
+    said = decided(httpx.post(endpoint, json=asked))
+    assert said["permissionDecision"] == "deny"
+    assert said["permissionDecisionReason"] == "no writes through this server"
+    assert not (workspace / "x.txt").exists()
+
+
+def test_a_command_hook_that_exits_2_blocks(endpoint: str, workspace: Path) -> None:
+    edit = {"file_path": str(workspace / "notes.txt"), "old_string": "hello", "new_string": "bye"}
+    said = decided(httpx.post(endpoint, json=tool_call(workspace, "Edit", edit)))
+    assert said["permissionDecision"] == "deny"
+    assert "edits are frozen" in said["permissionDecisionReason"]
+    assert (workspace / "notes.txt").read_text() == "hello\n"
+
+
+def test_a_hook_that_raises_fails_closed(endpoint: str, workspace: Path) -> None:
+    said = decided(httpx.post(endpoint, json=tool_call(workspace, "Glob", {"pattern": "*.txt"})))
+    assert said["permissionDecision"] == "deny"
+    assert "'guard:broken' raised an exception (RuntimeError" in said["permissionDecisionReason"]
+
+
+def test_a_tool_call_that_cannot_be_read_is_denied_saying_why(
+    endpoint: str, workspace: Path
+) -> None:
+    asked = payload(workspace, tool_name="Bash", tool_input="rm -rf /", tool_use_id="toolu_1")
+    said = decided(httpx.post(endpoint, json=asked))
+    assert said["permissionDecision"] == "deny"
+    assert "tool_input" in said["permissionDecisionReason"]
+
+
+def test_a_permission_request_for_a_dangerous_command_is_denied(
+    endpoint: str, workspace: Path
+) -> None:
+    asked = payload(
+        workspace, "PermissionRequest", tool_name="Bash", tool_input={"command": "rm -rf /"}
+    )
+    answer = httpx.post(endpoint, json=asked)
+    assert answer.status_code == 200
+    verdict = answer.json()["hookSpecificOutput"]["decision"]
+    assert verdict["behavior"] == "deny"
+    assert "dangerous tier" in verdict["message"]
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (b"{not json", "the body is not JSON"),
+        (b"[1, 2]", "must be a JSON object, not list"),
+        (b'{"session_id": "s"}', "no hook_event_name"),
+    ],
+)
+def test_a_body_that_is_not_an_event_is_a_400_with_one_line(
+    endpoint: str, body: bytes, said: str
+) -> None:
+    answer = httpx.post(endpoint, content=body, headers={"Content-Type": "application/json"})
+    assert answer.status_code == 400
+    assert said in answer.text
+    assert answer.text.count("\n") == 1
+
+
+def test_every_ruling_is_in_the_audit_with_session_cwd_and_tool(
+    policy: Path, workspace: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    with running(policy, state) as where:
+        httpx.post(where, json=tool_call(workspace, "Bash", {"command": "rm -rf /"}))
+        httpx.post(where, json=tool_call(workspace, "Glob", {"pattern": "*"}))
+    lines = (state / JSONL_NAME).read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    served = [r for r in records if r["kind"] == "served"]
+    assert [(r["tool"], r["permission"]) for r in served] == [("Bash", "deny"), ("Glob", "deny")]
+    for r in served:
+        assert r["session_id"] == "d0bec9ad-936a-48ca-a213-75c3297749fd"
+        assert r["event"] == "PreToolUse"
+        assert r["data"]["cwd"] == str(workspace)
+        assert r["data"]["host"] == "claude-code"
+    assert served[0]["data"]["input"] == {"command": "rm -rf /"}
+    assert "dangerous tier" in served[0]["data"]["reason"]
+    assert [r["data"]["origin"] for r in served] == ["tier", "hook_failure"]
+    assert served[0]["data"]["ignored"] == ["effort"]  # what hookline's event has no field for
