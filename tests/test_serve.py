@@ -4,16 +4,19 @@ driven with httpx, with payloads shaped as the real CLI sends them."""
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from cli_runner import HOOKLINE, src_env
 from hookline._project import load_project
 from hookline._serve.app import CLAUDE_CODE_PATH, create_app
 from hookline._serve.judge import Judge
@@ -28,6 +31,14 @@ from hookline import Decision
 def no_writes(event):
     return Decision.deny("no writes through this server")
 
+def touch_is_fine(event):
+    if event.tool_input.get("command", "").startswith("touch "):
+        return Decision.allow("touch is fine here")
+    return None
+
+def keep_going(event):
+    return Decision.block("the tests have not run yet")
+
 def broken(event):
     raise RuntimeError("the guard has a bug")
 """
@@ -41,7 +52,11 @@ SETTINGS = {
                 "matcher": "Edit",
                 "hooks": [{"type": "command", "command": "echo 'edits are frozen' >&2; exit 2"}],
             },
-        ]
+        ],
+        "PermissionRequest": [
+            {"matcher": "Bash", "hooks": [{"type": "python", "callable": "guard:touch_is_fine"}]}
+        ],
+        "Stop": [{"hooks": [{"type": "python", "callable": "guard:keep_going"}]}],
     }
 }
 
@@ -66,10 +81,13 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @contextmanager
-def running(policy: Path, state: Path) -> Iterator[str]:
-    """A real server for ``policy`` on a free port of 127.0.0.1, stopped on exit: its URL."""
+def running(policy: Path, state: Path, *, audit: AuditWriter | None = None) -> Iterator[str]:
+    """A real server for ``policy`` on a free port of 127.0.0.1, stopped on exit: its URL.
+    ``audit``: where it records, left open (default: ``state``'s audit log, closed on exit)."""
     project = load_project(policy, trust=True)
-    with AuditWriter.open(state, redactor=Redactor(project.redact)) as audit:
+    owned = AuditWriter.open(state, redactor=Redactor(project.redact)) if audit is None else None
+    with owned or nullcontext(audit) as audit:
+        assert audit is not None
         sock = bind("127.0.0.1", 0)
         served = server(create_app(Judge(project), audit))
         thread = threading.Thread(target=served.run, kwargs={"sockets": [sock]}, daemon=True)
@@ -233,3 +251,84 @@ def test_every_ruling_is_in_the_audit_with_session_cwd_and_tool(
     assert "dangerous tier" in served[0]["data"]["reason"]
     assert [r["data"]["origin"] for r in served] == ["tier", "hook_failure"]
     assert served[0]["data"]["ignored"] == ["effort"]  # what hookline's event has no field for
+
+
+def test_a_change_no_rule_allows_is_handed_to_the_hosts_prompt_as_ask(
+    endpoint: str, workspace: Path
+) -> None:
+    said = decided(httpx.post(endpoint, json=tool_call(workspace, "Bash", {"command": "mv a b"})))
+    assert said["permissionDecision"] == "ask"
+    assert "mv" in said["permissionDecisionReason"]
+
+
+def test_an_ask_the_servers_permission_request_hook_allows_is_allowed(
+    endpoint: str, workspace: Path
+) -> None:
+    """As in a run: the permission layer asks, the PermissionRequest hooks answer first."""
+    asked = tool_call(workspace, "Bash", {"command": "touch made.txt"})
+    said = decided(httpx.post(endpoint, json=asked))
+    assert said["permissionDecision"] == "allow"
+    assert not (workspace / "made.txt").exists()
+
+
+def test_a_tool_hookline_does_not_have_is_left_to_the_host(endpoint: str, workspace: Path) -> None:
+    answer = httpx.post(endpoint, json=tool_call(workspace, "TodoWrite", {"todos": []}))
+    assert answer.status_code == 200
+    assert answer.json() == {}
+
+
+def test_a_stop_hook_of_the_server_blocks_in_the_stop_pattern(
+    endpoint: str, workspace: Path
+) -> None:
+    stop = payload(workspace, "Stop", stop_hook_active=False, last_assistant_message="done")
+    answer = httpx.post(endpoint, json=stop)
+    assert answer.status_code == 200
+    assert answer.json() == {"decision": "block", "reason": "the tests have not run yet"}
+
+
+def test_an_event_hookline_does_not_run_is_a_400_naming_it(endpoint: str, workspace: Path) -> None:
+    answer = httpx.post(endpoint, json=payload(workspace, "MessageDisplay", turn_id="t"))
+    assert answer.status_code == 400
+    assert "MessageDisplay" in answer.text
+
+
+def test_a_ruling_that_cannot_be_recorded_is_a_deny(
+    policy: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """Nothing is let through unrecorded: the audit file cannot be written (its folder is a
+    file), so even a harmless Read is refused, saying why."""
+    (tmp_path / "blocked").write_text("a file where the audit's folder would be")
+    audit = AuditWriter(None, jsonl_path=tmp_path / "blocked" / JSONL_NAME)
+    with running(policy, tmp_path / "state", audit=audit) as where:
+        asked = tool_call(workspace, "Read", {"file_path": str(workspace / "notes.txt")})
+        said = decided(httpx.post(where, json=asked))
+    assert said["permissionDecision"] == "deny"
+    assert "its audit record could not be written" in said["permissionDecisionReason"]
+
+
+def test_the_command_serves_until_sigterm_and_records_what_it_answered(
+    policy: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """``hookline serve --port 0``: the first line says where; SIGTERM stops it quietly, with
+    what it answered on record."""
+    state = tmp_path / "state"
+    args = [*HOOKLINE, "serve", "--cwd", str(policy), "--port", "0", "--state-dir", str(state)]
+    process = subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=src_env()
+    )
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()  # blocks until it listens (the test's timeout bounds it)
+        where = first.split(" on ", 1)[1].strip()
+        assert where.startswith("http://127.0.0.1:") and where.endswith(CLAUDE_CODE_PATH)
+        asked = tool_call(workspace, "Bash", {"command": "rm -rf /"})
+        assert decided(httpx.post(where, json=asked))["permissionDecision"] == "deny"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert err.strip().splitlines()[-1] == "hookline serve: stopped"
+    records = [json.loads(line) for line in (state / JSONL_NAME).read_text().splitlines()]
+    assert [(r["kind"], r["tool"], r["permission"]) for r in records] == [
+        ("served", "Bash", "deny")
+    ]

@@ -28,6 +28,7 @@ from hookline._events import PermissionRequest, PreToolUse, Scope
 from hookline._hooks.engine import HookEngine
 from hookline._hooks.resources import HookResources
 from hookline._hooks.wire import answer_for, event_from_payload
+from hookline._support.frozen import copy_json
 from hookline._support.http_pool import HttpClients
 from hookline._tools.approvals import Approval, ApprovalRequest, NoApprover, Unavailable
 from hookline._tools.base import Tool, Toolbox, ToolCall, ToolContext, Workspace
@@ -134,7 +135,7 @@ class Judge:
 
     async def _permission(self, event: PermissionRequest) -> Judged:
         tool, call, scope, ctx = self._call(event, _NO_CALL_ID)
-        pending = PendingCall(call, tool, tool.prepare(dict(call.input), ctx), scope, ctx)
+        pending = PendingCall(call, tool, tool.prepare(copy_json(call.input), ctx), scope, ctx)
         permit = self._permit(event, HostPrompt())
         outcome = permit.refused_path(pending) or await permit.decide(pending)
         return _outcome_decision(outcome)
@@ -152,7 +153,7 @@ class Judge:
         tool = self._tools.get(event.tool_name) or HostTool(event.tool_name)
         cwd = event.cwd
         ctx = ToolContext(cwd=Path(cwd), workspace=Workspace.of(cwd), session_id=event.session_id)
-        call = ToolCall(call_id, event.tool_name, dict(event.tool_input))
+        call = ToolCall(call_id, event.tool_name, copy_json(event.tool_input))
         return tool, call, _scope(event), ctx
 
     async def aclose(self) -> None:
