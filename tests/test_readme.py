@@ -58,6 +58,12 @@ UNMARKED = {
     ("docs/models.md", "hookline model-server --script"): (
         "starts a server in the background and races it: test_model_server runs the command"
     ),
+    ("docs/serve.md", "pip install 'hookline[serve]'"): (
+        "installs from PyPI, then serves until Ctrl-C: test_serve runs the command"
+    ),
+    ("docs/serve.md", "hookline serve --cwd ~/policy --port 8377"): (
+        "serves until Ctrl-C, from a folder of the reader's: test_serve runs the command"
+    ),
 }
 
 

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from hookline._decisions import UNCHANGED
 from hookline._errors import ConfigError
-from hookline._events import event_class
+from hookline._events import PermissionRequest, PreToolUse, event_class
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -34,20 +34,6 @@ if TYPE_CHECKING:
     Fixer: TypeAlias = Callable[[list[ErrorDetails]], str]
 
 _SEND: Final = "send the hook's event JSON"
-#: Events whose hooks block with a top-level ``decision: "block"`` and a ``reason``.
-_BLOCKING: Final = frozenset(
-    {
-        "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Stop",
-        "SubagentStop", "PreCompact", "ConfigChange",
-    }
-)  # fmt: skip
-#: Events whose answer may carry ``hookSpecificOutput.additionalContext``.
-_CONTEXT: Final = frozenset(
-    {
-        "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "UserPromptSubmit",
-        "SessionStart", "SubagentStart", "Stop", "SubagentStop",
-    }
-)  # fmt: skip
 
 
 def event_from_payload(
@@ -73,19 +59,21 @@ def event_from_payload(
 
 
 def answer_for(event_name: str, decision: Decision) -> dict[str, Any]:
-    """``decision`` as the JSON answer Claude Code reads from a hook of ``event_name``: ``{}``
-    when it says nothing."""
+    """``decision`` as the JSON answer Claude Code reads from a hook of ``event_name`` (one
+    hookline runs): ``{}`` when it says nothing. What each event can say is its facts'
+    (``EventFacts``): a deny blocks with a top-level ``decision`` where exit code 2 blocks."""
+    facts = event_class(event_name).facts
     answer: dict[str, Any] = {}
     specific: dict[str, Any] = {}
-    if event_name == "PreToolUse":
+    if event_name == PreToolUse.name:
         specific = _pre_tool_use(decision)
-    elif event_name == "PermissionRequest":
+    elif event_name == PermissionRequest.name:
         specific = _permission_request(decision)
-    elif event_name in _BLOCKING and decision.permission == "deny":
+    elif facts.exit_2 == "blocks" and decision.permission == "deny":
         answer |= {"decision": "block", "reason": decision.reason or "blocked by hookline"}
-    if event_name == "PostToolUse" and decision.updated_output is not UNCHANGED:
+    if facts.refuses == "output" and decision.updated_output is not UNCHANGED:
         specific["updatedToolOutput"] = decision.updated_output
-    if event_name in _CONTEXT and decision.additional_context:
+    if "context" in facts.answers and decision.additional_context:
         specific["additionalContext"] = "\n\n".join(decision.additional_context)
     if specific:
         answer["hookSpecificOutput"] = {"hookEventName": event_name, **specific}
