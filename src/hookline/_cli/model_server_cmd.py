@@ -16,7 +16,7 @@ import click
 
 from hookline._cli.render import echo
 from hookline._errors import ConfigError
-from hookline.models._scripted import ScriptedModel
+from hookline.models._scripted import load_script
 from hookline.models._serve import ScriptServer, Served
 
 
@@ -43,7 +43,7 @@ def model_server(script_file: str, port: int) -> None:
     anthropic:NAME. Streamed (server-sent events) and whole answers; each request gets the turn
     after the assistant messages it already holds, so sessions can share it and resume.
     """
-    script = ScriptedModel.from_file(script_file).script
+    script = load_script(script_file)
     try:
         server = ScriptServer(script, port=port, on_request=_said)
     except OSError as exc:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -45,11 +45,20 @@ class Script(BaseModel):
     final_text: str = DEFAULT_FINAL_TEXT
 
 
+class _Turn(NamedTuple):
+    """A turn as a model keeps it once read: its text and its calls (id, name, input)."""
+
+    text: str
+    calls: tuple[tuple[str | None, str, dict[str, Any]], ...]
+
+
 class ScriptedModel:
     """Answers from a script, one turn per call; ``shown(i)`` is what call ``i`` was shown.
 
     The turn is the number of model answers the conversation already has, so a fresh model
-    given a resumed session picks up where the paused one stopped.
+    given a resumed session picks up where the paused one stopped. The script is checked as a
+    whole when the model is made, then kept as plain tuples: a thousand sessions at once each
+    hold one.
     """
 
     name = "scripted"
@@ -57,7 +66,11 @@ class ScriptedModel:
     def __init__(self, script: Script | Sequence[ScriptTurn | dict[str, Any]]) -> None:
         if not isinstance(script, Script):
             script = _parse({"turns": list(script)}, source="script")
-        self.script = script
+        self.turns = tuple(
+            _Turn(t.text, tuple((c.id, c.name, c.input) for c in t.tool_calls))
+            for t in script.turns
+        )
+        self.final_text = script.final_text
         self.calls = 0
         #: How many messages each call was shown (the conversation only ever grows).
         self.requests: list[int] = []
@@ -68,22 +81,7 @@ class ScriptedModel:
     @classmethod
     def from_file(cls, path: str | Path) -> ScriptedModel:
         """Load a script file; a malformed one is a ConfigError naming the file and key."""
-        file = str(path)
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(
-                "no such file", file=file, fix="check the path after scripted:"
-            ) from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read it: {exc}", file=file) from None
-        except json.JSONDecodeError as exc:
-            raise ConfigError(
-                f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
-                file=file,
-                fix='write {"turns": [{"text": "done"}]}',
-            ) from None
-        return cls(_parse(data, source=file))
+        return cls(load_script(path))
 
     def shown(self, call: int) -> list[Message]:
         """The messages model call ``call`` (0-based) was shown."""
@@ -102,14 +100,32 @@ class ScriptedModel:
             self._offset = sum(1 for m in messages if m.role == "assistant")
         index = self._offset + self.calls
         self.calls += 1
-        if index >= len(self.script.turns):
-            return Message.assistant(self.script.final_text)
-        turn = self.script.turns[index]
+        if index >= len(self.turns):
+            return Message.assistant(self.final_text)
+        turn = self.turns[index]
         calls = tuple(
-            ToolCall(c.id or f"toolu_{index + 1:02d}_{n}", c.name, dict(c.input))
-            for n, c in enumerate(turn.tool_calls, start=1)
+            ToolCall(id or f"toolu_{index + 1:02d}_{n}", name, dict(input))
+            for n, (id, name, input) in enumerate(turn.calls, start=1)
         )
         return Message.assistant(turn.text, calls)
+
+
+def load_script(path: str | Path) -> Script:
+    """A script file, checked; a malformed one is a ConfigError naming the file and key."""
+    file = str(path)
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError("no such file", file=file, fix="check the path after scripted:") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read it: {exc}", file=file) from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
+            file=file,
+            fix='write {"turns": [{"text": "done"}]}',
+        ) from None
+    return _parse(data, source=file)
 
 
 def _parse(data: Any, *, source: str) -> Script:
