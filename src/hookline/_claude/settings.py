@@ -251,6 +251,12 @@ def settings_files(
     return [(CONFIG_SOURCES[name], path) for name, path in found]
 
 
+def claude_code_file(scope: str, project: Path, home: Path) -> Path:
+    """Claude Code's own settings file of ``scope`` (user, project, local or managed), where
+    ``hookline install`` writes."""
+    return dict(_files(project, home, managed_settings_dir())[:4])[scope]
+
+
 def _files(project: Path, home: Path, managed: Path) -> list[tuple[str, Path]]:
     dropins = sorted(p for p in (managed / "managed-settings.d").glob("*.json") if p.name[0] != ".")
     return [

@@ -50,6 +50,14 @@ COMMANDS: Final = {
         "hookline._cli.serve_cmd:serve",
         "Answer Claude Code's HTTP hooks with this folder's hooks and permission rules.",
     ),
+    "install": Lazy(
+        "hookline._cli.install_cmd:install",
+        "Point a host's hooks (claude-code) at hookline serve, failing closed.",
+    ),
+    "uninstall": Lazy(
+        "hookline._cli.install_cmd:uninstall",
+        "Take hookline's hooks out of a host's settings again.",
+    ),
     "model-server": Lazy(
         "hookline._cli.model_server_cmd:model_server",
         "Answer as the OpenAI and Anthropic APIs do, from a script, on 127.0.0.1.",
