@@ -42,6 +42,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("hookline._agent",),
     (
         "hookline._claude",
+        "hookline._hosts",
         "hookline._trust",
         "hookline.storage",
         "hookline.audit",

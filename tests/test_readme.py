@@ -64,6 +64,9 @@ UNMARKED = {
     ("docs/serve.md", "hookline serve --cwd ~/policy --port 8377"): (
         "serves until Ctrl-C, from a folder of the reader's: test_serve runs the command"
     ),
+    ("docs/serve.md", "hookline break-glass --minutes 15"): (
+        "stands in for a server that is down until the time is up: test_break_glass runs it"
+    ),
 }
 
 

@@ -61,35 +61,46 @@ SETTINGS = {
 }
 
 
-@pytest.fixture
-def policy(tmp_path: Path) -> Path:
+def policy_folder(root: Path) -> Path:
     """The server's own folder: settings with a Python hook and a command hook."""
-    folder = tmp_path / "policy"
+    folder = root / "policy"
     (folder / ".claude").mkdir(parents=True)
     (folder / ".claude" / "settings.json").write_text(json.dumps(SETTINGS))
     (folder / "guard.py").write_text(GUARD)
     return folder
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
+def work_folder(root: Path) -> Path:
     """Where the agent works (the payloads' cwd)."""
-    folder = tmp_path / "work"
+    folder = root / "work"
     folder.mkdir()
     (folder / "notes.txt").write_text("hello\n")
     return folder
 
 
+@pytest.fixture
+def policy(tmp_path: Path) -> Path:
+    return policy_folder(tmp_path)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    return work_folder(tmp_path)
+
+
 @contextmanager
-def running(policy: Path, state: Path, *, audit: AuditWriter | None = None) -> Iterator[str]:
+def running(
+    policy: Path, state: Path, *, audit: AuditWriter | None = None, glass_dir: Path | None = None
+) -> Iterator[str]:
     """A real server for ``policy`` on a free port of 127.0.0.1, stopped on exit: its URL.
-    ``audit``: where it records, left open (default: ``state``'s audit log, closed on exit)."""
+    ``audit``: where it records, left open (default: ``state``'s audit log, closed on exit);
+    ``glass_dir``: where it looks for a broken glass."""
     project = load_project(policy, trust=True)
     owned = AuditWriter.open(state, redactor=Redactor(project.redact)) if audit is None else None
     with owned or nullcontext(audit) as audit:
         assert audit is not None
         sock = bind("127.0.0.1", 0)
-        served = server(create_app(Judge(project), audit))
+        served = server(create_app(Judge(project), audit, glass_dir=glass_dir))
         thread = threading.Thread(target=served.run, kwargs={"sockets": [sock]}, daemon=True)
         thread.start()
         try:

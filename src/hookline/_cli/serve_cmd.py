@@ -19,9 +19,10 @@ import click
 
 from hookline._agent.session import STATE_DIR
 from hookline._cli.launch import LENIENT_SETTINGS
-from hookline._cli.render import echo, warn
+from hookline._cli.render import echo, say, warn
 from hookline._cli.trust_cmd import terminal_asker
 from hookline._errors import ConfigError
+from hookline._hosts.claude_code import DEFAULT_PORT
 from hookline._project import load_project
 from hookline.audit._redact import Redactor
 from hookline.audit._writer import AuditWriter
@@ -29,8 +30,6 @@ from hookline.audit._writer import AuditWriter
 if TYPE_CHECKING:
     from types import FrameType, ModuleType
 
-#: The port it listens on unless told otherwise.
-DEFAULT_PORT: Final = 8377
 EXTRA_HINT: Final = "pip install 'hookline[serve]'"
 #: What the serve extra installs.
 _EXTRA: Final = frozenset({"starlette", "uvicorn"})
@@ -108,11 +107,15 @@ def serve(
     for warning in project.warnings:
         warn(warning)
     sock = uvicorn_server.bind(host, port)
+    from hookline._serve.itself import leave_out_itself
     from hookline._serve.judge import Judge
+
+    for hook in leave_out_itself(project.hooks, host, sock.getsockname()[1]):
+        say("note", f"left out {hook}: a hook of the settings that posts to this server", err=True)
 
     state = Path(state_dir) if state_dir else Path(project.cwd) / STATE_DIR
     with AuditWriter.open(state, store=store, redactor=Redactor(project.redact)) as audit:
-        app = app_module.create_app(Judge(project), audit)
+        app = app_module.create_app(Judge(project), audit, glass_dir=state)
         where = uvicorn_server.url(sock)
         echo(f"hookline serve: {project.cwd} on {where}{app_module.CLAUDE_CODE_PATH}")
         sys.stdout.flush()

@@ -61,7 +61,7 @@ class Registration:
         self.spec = spec
 
     def remove(self) -> None:
-        self._registry._discard(self.spec)
+        self._registry.discard(self.spec)
 
     __call__ = remove
 
@@ -201,7 +201,8 @@ class HookRegistry:
     def __len__(self) -> int:
         return len(self._specs)
 
-    def _discard(self, spec: HookSpec) -> None:
+    def discard(self, spec: HookSpec) -> None:
+        """Unregister ``spec`` (nothing if it is not registered)."""
         if spec in self._specs:
             self._specs.remove(spec)
             self._plans.pop(spec.event, None)

@@ -28,8 +28,10 @@ from hookline._hosts import settings_file
 
 Scope = Literal["user", "project", "local", "managed"]
 SCOPES: Final = ("user", "project", "local", "managed")
-#: Where ``hookline serve`` listens unless told otherwise, and its Claude Code route.
-DEFAULT_URL: Final = "http://127.0.0.1:8377/claude-code"
+#: The port ``hookline serve`` listens on unless told otherwise, and its Claude Code route.
+DEFAULT_PORT: Final = 8377
+CLAUDE_CODE_PATH: Final = "/claude-code"
+DEFAULT_URL: Final = f"http://127.0.0.1:{DEFAULT_PORT}{CLAUDE_CODE_PATH}"
 #: The events installed by default: each one Claude Code lets an HTTP hook answer and hookline's
 #: server decides (a gate before a tool, the permission prompt, the prompt, after a tool, the
 #: end of a turn). SessionStart and Setup take command hooks only.

@@ -24,28 +24,33 @@ from starlette.routing import Route
 
 from hookline._errors import ConfigError
 from hookline._hooks.protocol import answer_text, loads
+from hookline._hosts.claude_code import CLAUDE_CODE_PATH
+from hookline._serve.break_glass import Glass, holding
 from hookline._serve.judge import REFUSING, failed_closed
 from hookline._serve.record import record
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from starlette.requests import Request
     from starlette.responses import Response
 
     from hookline._serve.judge import Judge
     from hookline.audit._writer import AuditWriter
 
-#: Where Claude Code's HTTP hooks post, and the host named on each record.
-CLAUDE_CODE_PATH: Final = "/claude-code"
+#: The host named on each record of Claude Code's HTTP hooks (which post to CLAUDE_CODE_PATH).
 CLAUDE_CODE: Final = "claude-code"
 #: The largest body read: a hook event with a large tool input (a Write's content) fits.
 MAX_BODY: Final = 16 << 20
 
 
-def create_app(judge: Judge, audit: AuditWriter) -> Starlette:
-    """The app that answers hook events with ``judge`` and records each in ``audit``."""
+def create_app(judge: Judge, audit: AuditWriter, *, glass_dir: Path | None = None) -> Starlette:
+    """The app that answers hook events with ``judge`` and records each in ``audit``; a glass
+    broken in ``glass_dir`` (``hookline._serve.break_glass``) makes its answers ask-only."""
 
     async def claude_code(request: Request) -> Response:
-        return await _answer(request, judge, audit, host=CLAUDE_CODE)
+        glass = holding(glass_dir) if glass_dir is not None else None
+        return await _answer(request, judge, audit, host=CLAUDE_CODE, glass=glass)
 
     async def health(_: Request) -> Response:
         return JSONResponse({"ok": True})
@@ -70,21 +75,26 @@ def _closing(judge: Judge) -> Callable[[Starlette], AbstractAsyncContextManager[
     return lifespan
 
 
-async def _answer(request: Request, judge: Judge, audit: AuditWriter, *, host: str) -> Response:
-    """One hook call: the body read, judged, recorded, answered."""
+async def _answer(
+    request: Request, judge: Judge, audit: AuditWriter, *, host: str, glass: Glass | None
+) -> Response:
+    """One hook call: the body read, judged, recorded, answered (under a glass, ask-only: what
+    hookline decided is on record, a person decides)."""
     try:
         payload = _event_json(await request.body())
         ruling = await judge.rule(payload)
     except ConfigError as exc:
         return _bad_request(str(exc))
     try:
-        record(audit, ruling, payload, host=host)
+        record(audit, ruling, payload, host=host, glass=glass)
     except Exception as exc:
+        if glass is not None:  # a person decides each call: the way out holds even so
+            return JSONResponse(glass.answer(ruling.event))
         if ruling.event not in REFUSING:
             raise
         what = f"its audit record could not be written: {exc}"
         ruling = failed_closed(ruling.event, payload, what)
-    return JSONResponse(ruling.answer)
+    return JSONResponse(ruling.answer if glass is None else glass.answer(ruling.event))
 
 
 def _event_json(body: bytes) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from hookline.audit._records import shown_input
 from hookline.storage._base import AuditEntry
 
 if TYPE_CHECKING:
+    from hookline._serve.break_glass import Glass
     from hookline._serve.judge import Ruling
     from hookline.audit._writer import AuditWriter
 
@@ -23,18 +24,34 @@ if TYPE_CHECKING:
 KIND: Final = "served"
 
 
-def record(writer: AuditWriter, ruling: Ruling, payload: Mapping[str, Any], *, host: str) -> None:
-    """Write the record of ``ruling`` (for ``payload``, from ``host``) now."""
-    writer.add(entry(writer, ruling, payload, host=host))
+def record(
+    writer: AuditWriter,
+    ruling: Ruling,
+    payload: Mapping[str, Any],
+    *,
+    host: str,
+    glass: Glass | None = None,
+) -> None:
+    """Write the record of ``ruling`` (for ``payload``, from ``host``) now; under ``glass``,
+    the answer given instead is on it too."""
+    writer.add(entry(writer, ruling, payload, host=host, glass=glass))
     writer.flush()
 
 
 def entry(
-    writer: AuditWriter, ruling: Ruling, payload: Mapping[str, Any], *, host: str
+    writer: AuditWriter,
+    ruling: Ruling,
+    payload: Mapping[str, Any],
+    *,
+    host: str,
+    glass: Glass | None = None,
 ) -> AuditEntry:
     """The record of ``ruling``, redacted as every audit record is."""
     decision = ruling.decision
     data: dict[str, Any] = {"host": host, "cwd": ruling.cwd}
+    if glass is not None:
+        answered = glass.answer(ruling.event)
+        data["break_glass"] = {"until": glass.until, "by": glass.by, "answer": answered}
     said = {"origin": ruling.origin, "reason": decision.reason, "failure": ruling.failure}
     data |= {key: value for key, value in said.items() if value}
     if ruling.ignored:
