@@ -61,6 +61,7 @@ E2E: Final = frozenset(
         "test_credentials_env.py",
         "test_dangerous_e2e.py",
         "test_demo_orders.py",
+        "test_doctor.py",
         "test_edit_then_rewrite.py",
         "test_event_facts.py",
         "test_example_approver.py",

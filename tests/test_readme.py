@@ -67,6 +67,10 @@ UNMARKED = {
     ("docs/serve.md", "hookline break-glass --minutes 15"): (
         "stands in for a server that is down until the time is up: test_break_glass runs it"
     ),
+    ("docs/serve.md", "hookline doctor --cwd ~/src/app"): (
+        "needs a server and hooks installed to exit 0, and a project of the reader's: "
+        "test_doctor runs the command"
+    ),
 }
 
 

@@ -62,6 +62,10 @@ COMMANDS: Final = {
         "hookline._cli.install_cmd:uninstall",
         "Take hookline's hooks out of a host's settings again.",
     ),
+    "doctor": Lazy(
+        "hookline._cli.doctor_cmd:doctor",
+        "Prove Claude Code's tool calls are judged by hookline serve, with a live canary.",
+    ),
     "model-server": Lazy(
         "hookline._cli.model_server_cmd:model_server",
         "Answer as the OpenAI and Anthropic APIs do, from a script, on 127.0.0.1.",

@@ -156,15 +156,20 @@ def uninstall(path: Path, url: str) -> Change:
 
 def installed(path: Path, url: str) -> list[str]:
     """The events ``path`` has hookline's entry for (what ``hookline doctor`` reports)."""
+    return list(entries(path, url))
+
+
+def entries(path: Path, url: str) -> dict[str, list[dict[str, Any]]]:
+    """hookline's entries (HTTP hooks posting to ``url``) in ``path``, by event."""
     settings = settings_file.read(path)
     if settings is None:
-        return []
-    hooks = _hooks_of(settings, path)
-    return [
-        event
-        for event, groups in hooks.items()
-        if isinstance(groups, list) and any(_ours(h, url) for h in _handlers(groups))
-    ]
+        return {}
+    found = {
+        event: [h for h in _handlers(groups) if _ours(h, url)]
+        for event, groups in _hooks_of(settings, path).items()
+        if isinstance(groups, list)
+    }
+    return {event: handlers for event, handlers in found.items() if handlers}
 
 
 def _checked(events: Iterable[str]) -> list[str]:

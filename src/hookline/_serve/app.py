@@ -2,7 +2,8 @@
 
     POST /claude-code    a Claude Code HTTP hook (``type: "http"``): the body is the hook's
                          event JSON, the answer the JSON decision Claude Code reads (200)
-    GET  /health         200 ``{"ok": true}`` while the server answers
+    GET  /health         200 ``{"ok": true}`` while the server answers, with ``break_glass``
+                         (``{"until": SECONDS}``) while a glass holds (``hookline doctor``)
 
 Claude Code reads an HTTP hook's decision only from a 2xx JSON body: a status code cannot block.
 So a refusing event (PreToolUse, PermissionRequest) that goes wrong here is still a 200 with a
@@ -53,7 +54,9 @@ def create_app(judge: Judge, audit: AuditWriter, *, glass_dir: Path | None = Non
         return await _answer(request, judge, audit, host=CLAUDE_CODE, glass=glass)
 
     async def health(_: Request) -> Response:
-        return JSONResponse({"ok": True})
+        glass = holding(glass_dir) if glass_dir is not None else None
+        held = {} if glass is None else {"break_glass": {"until": glass.until}}
+        return JSONResponse({"ok": True, **held})
 
     routes = [
         Route(CLAUDE_CODE_PATH, claude_code, methods=["POST"]),

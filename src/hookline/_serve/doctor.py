@@ -1,0 +1,156 @@
+"""``hookline doctor`` for Claude Code: the server's health, what is installed, and a live canary;
+each claim it makes checked, and every gap found one line in ``Report.problems``.
+
+Covered means all of: the server answers ``GET /health`` with no break-glass holding; some
+settings scope has hookline's PreToolUse hook, failing closed, that nothing stops Claude Code
+from running (``hookline._hosts.doctor_claude_code``); and the canary call went through Claude
+Code's real hook path and was refused with hookline's own reason (``hookline._serve.canary``).
+Without a Claude Code CLI there is no canary, and so no proof: that is a problem too.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from hookline._errors import ConfigError
+from hookline._hosts import doctor_claude_code
+from hookline._hosts.doctor_claude_code import Installed
+from hookline._serve import canary
+from hookline._serve.canary import Canary
+
+HOST: Final = "claude-code"
+#: Seconds ``GET /health`` may take.
+HEALTH_TIMEOUT: Final = 5.0
+#: What each canary outcome but ``refused`` means, as a problem.
+_NOT_REFUSED: Final = {
+    "blocked": "the canary was blocked because a hook failed (onFailure block held), "
+    "not refused by hookline serve",
+    "refused-otherwise": "the canary was refused, but not with hookline serve's reason",
+    "ran": "the canary call ran: no hook refused it",
+    "no-result": "the canary did not complete",
+}
+NO_CLI: Final = (
+    "no Claude Code CLI found (--cli PATH, $CLAUDE_CLI, claude on PATH, or the one in "
+    "pip install claude-agent-sdk): no live canary proves the coverage"
+)
+
+
+@dataclass(frozen=True)
+class Health:
+    """What ``GET <server>/health`` answered."""
+
+    url: str
+    ok: bool
+    #: What it answered, or why it could not be asked.
+    said: str
+    #: Until when a break-glass holds (seconds since the epoch), if one does.
+    glass_until: float | None = None
+    #: Whether the break-glass stand-in answered, not the server.
+    stand_in: bool = False
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything ``hookline doctor`` found for one host."""
+
+    url: str
+    health: Health
+    installed: Installed
+    cli: str | None
+    canary: Canary | None
+    host: str = HOST
+    #: What no check here covers (said, not counted as a problem).
+    unchecked: tuple[str, ...] = field(
+        default=(
+            "tool calls of subagents: the canary makes none",
+            "events other than PreToolUse: the canary fires only that one",
+        )
+    )
+
+    @property
+    def problems(self) -> list[str]:
+        found = _health_problems(self.health) + self.installed.problems
+        if self.canary is None:
+            found.append(NO_CLI)
+        elif not self.canary.refused:
+            said = self.canary.said.strip().splitlines()[:2]
+            found.append(f"{_NOT_REFUSED[self.canary.outcome]} (Claude Code: {' '.join(said)})")
+        return found
+
+    @property
+    def covered(self) -> bool:
+        return not self.problems
+
+    def as_json(self) -> dict[str, Any]:
+        installed = [
+            {**asdict(scope), "path": str(scope.path), "gating": scope.gating}
+            for scope in self.installed.scopes
+        ]
+        return {
+            "host": self.host,
+            "url": self.url,
+            "covered": self.covered,
+            "server": asdict(self.health),
+            "installed": installed,
+            "cli": self.cli,
+            "canary": self.canary.as_json() if self.canary is not None else None,
+            "problems": self.problems,
+            "unchecked": list(self.unchecked),
+        }
+
+
+def examine(url: str, project: Path, home: Path, *, cli: str | None) -> Report:
+    """The server at ``url``, Claude Code's settings for ``project`` and ``home``, and the
+    canary through ``cli`` (None: none run)."""
+    health = health_of(url)
+    installed = doctor_claude_code.check(url, project, home)
+    found = canary.run(cli, project, home) if cli is not None else None
+    return Report(url, health, installed, cli, found)
+
+
+def health_url(url: str) -> str:
+    """``/health`` on the server ``url`` points at; a ConfigError when it is not an HTTP URL."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(f"{url} is not an http(s) URL", key="--url", fix=_URL_FIX)
+    return urlunsplit((parts.scheme, parts.netloc, "/health", "", ""))
+
+
+_URL_FIX: Final = "give the URL hookline install wrote (http://127.0.0.1:8377/claude-code)"
+
+
+def health_of(url: str) -> Health:
+    where = health_url(url)
+    try:
+        answer = httpx.get(where, timeout=HEALTH_TIMEOUT)
+    except httpx.HTTPError as exc:
+        return Health(where, False, f"{type(exc).__name__}: {exc}".rstrip(": "))
+    try:
+        body = answer.json()
+    except ValueError:
+        body = None
+    if answer.status_code != 200 or not isinstance(body, dict) or body.get("ok") is not True:
+        return Health(where, False, f"{answer.status_code}: {answer.text.strip()[:200]}")
+    glass = body.get("break_glass")
+    until = glass.get("until") if isinstance(glass, dict) else body.get("until")
+    stand_in = body.get("stand_in") is True
+    held = float(until) if isinstance(until, int | float) and until > time.time() else None
+    return Health(where, True, answer.text.strip()[:200], held, stand_in)
+
+
+def _health_problems(health: Health) -> list[str]:
+    if not health.ok:
+        return [f"the server does not answer at {health.url}: {health.said}"]
+    found = []
+    if health.stand_in:
+        found.append("the break-glass stand-in answers, not hookline serve: nothing is judged")
+    if health.glass_until is not None:
+        ends = time.strftime("%H:%M", time.localtime(health.glass_until))
+        found.append(f"a break-glass holds until {ends}: every tool call is asked, not judged")
+    return found
