@@ -49,10 +49,11 @@ _PROBE_SECONDS = 2.0
 def break_glass_cmd(
     minutes: float, reason: str, end: bool, cwd: Path, state_dir: Path | None, port: int
 ) -> None:
-    """Switch hookline serve to ask-only for a while: every tool call is asked for in the
-    host's own prompt, nothing is denied, nothing runs unasked. When no server answers on the
-    port, this stands in for it until the time is up (Ctrl-C ends it sooner). Both ends are in
-    the audit log."""
+    """Ask-only for a while: the way out when a fail-closed server blocks every call.
+
+    hookline serve asks for every tool call in the host's own prompt: nothing is denied,
+    nothing runs unasked. When no server answers on the port, this stands in for it until the
+    time is up (Ctrl-C ends it sooner). Both ends are in the audit log."""
     state = state_dir or cwd.resolve() / STATE_DIR
     with AuditWriter.open(state) as audit:
         if end:

@@ -60,9 +60,10 @@ _FILE = click.option(
 )
 def install(host: str, scope: claude_code.Scope, cwd: Path, url: str, file: Path | None,
             events: str) -> None:  # fmt: skip
-    """Point HOST's hooks at hookline serve, failing closed: while the server cannot answer,
-    HOST blocks the call (onFailure "block"). The file's other settings and hooks stay; a
-    backup of it is kept; installing again changes nothing."""
+    """Point a host's hooks (claude-code) at hookline serve, failing closed.
+
+    While the server cannot answer, HOST blocks the call (onFailure "block"). The file's other
+    settings and hooks stay; a backup of it is kept; installing again changes nothing."""
     path = file or claude_code.settings_path(scope, cwd.resolve(), Path.home())
     wanted = [event.strip() for event in events.split(",") if event.strip()]
     change = claude_code.install(path, url, wanted)
@@ -82,8 +83,9 @@ def install(host: str, scope: claude_code.Scope, cwd: Path, url: str, file: Path
 @_URL
 @_FILE
 def uninstall(host: str, scope: claude_code.Scope, cwd: Path, url: str, file: Path | None) -> None:
-    """Take hookline's entries out of HOST's settings; the file as it was before, when nothing
-    else in it changed since."""
+    """Take hookline's hooks out of a host's settings again.
+
+    The file is as it was before, when nothing else in it changed since."""
     path = file or claude_code.settings_path(scope, cwd.resolve(), Path.home())
     change = claude_code.uninstall(path, url)
     if change.unchanged:
