@@ -15,9 +15,13 @@ import httpx
 import pytest
 
 from cli_runner import HOOKLINE, hookline, src_env
+from hookline._hosts.gemini import GEMINI_PATH
+from hookline._hosts.gemini_settings import command
 from hookline._serve.break_glass import Glass, break_glass, glass_path, holding, mend
 from hookline.audit._writer import JSONL_NAME
+from test_hosts_gemini import before_tool
 from test_serve import decided, policy_folder, running, tool_call, work_folder
+from test_serve_gemini import hook, in_
 
 RM_ROOT = {"command": "rm -rf /"}
 
@@ -30,6 +34,12 @@ def policy(tmp_path: Path) -> Path:
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     return work_folder(tmp_path)
+
+
+def write_file(workspace: Path) -> dict[str, Any]:
+    """A Gemini CLI write, as its BeforeTool hook is sent it."""
+    args = {"file_path": str(workspace / "x.txt"), "content": "x"}
+    return in_(workspace, before_tool("write_file", args))
 
 
 def _records(state: Path) -> list[dict[str, Any]]:
@@ -90,6 +100,8 @@ def test_with_no_server_the_command_stands_in_asking_until_the_glass_is_mended(
         assert said["permissionDecision"] == "ask"
         prompt = httpx.post(url, json={"hook_event_name": "UserPromptSubmit", "prompt": "hi"})
         assert prompt.json() == {}
+        gemini = hook(command(f"http://127.0.0.1:{port}{GEMINI_PATH}"), write_file(workspace))
+        assert (gemini.returncode, json.loads(gemini.stdout)) == (0, {})  # Gemini's own prompt
         ended = hookline("break-glass", "--end", "--state-dir", str(state))
         assert ended.returncode == 0, ended.stderr
         out, err = glass.communicate(timeout=60)  # it sees the glass mended and stops

@@ -4,26 +4,72 @@
     hookline install claude-code                  ~/.claude/settings.json
     hookline install claude-code --scope project  ./.claude/settings.json
     hookline uninstall claude-code                hookline's entries taken out again
+    hookline install gemini                       ~/.gemini/settings.json (a curl command)
+    hookline install gemini --scope project       ./.gemini/settings.json
 """
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Final
 
 import click
 
-from hookline._cli.render import echo, say
-from hookline._hosts import claude_code
+from hookline._cli.render import echo, say, warn
+from hookline._errors import ConfigError
+from hookline._hosts import claude_code, gemini_settings
 from hookline._support.display import shown
 
-_HOST = click.argument("host", type=click.Choice(["claude-code"]))
+
+@dataclass(frozen=True)
+class Host:
+    """What ``install`` and ``uninstall`` need of one host's settings module."""
+
+    settings_path: Callable[[Any, Path, Path], Path]
+    install: Callable[[Path, str, Iterable[str]], claude_code.Change]
+    uninstall: Callable[[Path, str], claude_code.Change]
+    scopes: tuple[str, ...]
+    url: str
+    events: tuple[str, ...]
+    #: What in a settings file keeps the host from running the installed hooks.
+    warnings: Callable[[Path], list[str]] = lambda path: []
+    #: A program the installed hooks run (None: the host posts itself).
+    runs: str | None = None
+
+
+HOSTS: Final = {
+    "claude-code": Host(
+        claude_code.settings_path,
+        claude_code.install,
+        claude_code.uninstall,
+        claude_code.SCOPES,
+        claude_code.DEFAULT_URL,
+        claude_code.EVENTS,
+    ),
+    "gemini": Host(
+        gemini_settings.settings_path,
+        gemini_settings.install,
+        gemini_settings.uninstall,
+        gemini_settings.SCOPES,
+        gemini_settings.DEFAULT_URL,
+        gemini_settings.EVENTS,
+        gemini_settings.warnings,
+        runs="curl",
+    ),
+}
+
+_HOST = click.argument("host", type=click.Choice(list(HOSTS)))
 _SCOPE = click.option(
     "--scope",
     type=click.Choice(claude_code.SCOPES),
     default="user",
     show_default=True,
-    help="Which settings file: user (~/.claude), project (.claude/settings.json, committed), "
-    "local (.claude/settings.local.json) or managed (the machine's policy; needs root).",
+    help="Which settings file: user (~/.claude, ~/.gemini), project (.claude/settings.json, "
+    ".gemini/settings.json), local (.claude/settings.local.json) or managed (the machine's "
+    "policy; needs root). Gemini CLI: user or project.",
 )
 _CWD = click.option(
     "--cwd",
@@ -33,9 +79,9 @@ _CWD = click.option(
 )
 _URL = click.option(
     "--url",
-    default=claude_code.DEFAULT_URL,
-    show_default=True,
-    help="Where hookline serve answers Claude Code's hooks.",
+    default=None,
+    help=f"Where hookline serve answers the host's hooks [default: {claude_code.DEFAULT_URL}, "
+    f"{gemini_settings.DEFAULT_URL}].",
 )
 _FILE = click.option(
     "--file",
@@ -54,26 +100,33 @@ _FILE = click.option(
 @_FILE
 @click.option(
     "--events",
-    default=",".join(claude_code.EVENTS),
-    show_default=True,
-    help="The events Claude Code posts to the server, comma-separated.",
+    default=None,
+    help="The events the host sends to the server, comma-separated [default: claude-code: "
+    f"{','.join(claude_code.EVENTS)}; gemini: {','.join(gemini_settings.EVENTS)}].",
 )
-def install(host: str, scope: claude_code.Scope, cwd: Path, url: str, file: Path | None,
-            events: str) -> None:  # fmt: skip
-    """Point a host's hooks (claude-code) at hookline serve, failing closed.
+def install(host: str, scope: str, cwd: Path, url: str | None, file: Path | None,
+            events: str | None) -> None:  # fmt: skip
+    """Point a host's hooks (claude-code, gemini) at hookline serve, failing closed.
 
-    While the server cannot answer, HOST blocks the call (onFailure "block"). The file's other
-    settings and hooks stay; a backup of it is kept; installing again changes nothing."""
-    path = file or claude_code.settings_path(scope, cwd.resolve(), Path.home())
-    wanted = [event.strip() for event in events.split(",") if event.strip()]
-    change = claude_code.install(path, url, wanted)
+    While the server cannot answer, HOST blocks the call (Claude Code: onFailure "block";
+    Gemini CLI: the curl command exits 2). The file's other settings and hooks stay; a backup
+    of it is kept; installing again changes nothing."""
+    chosen, path, url = _where(host, scope, cwd, url, file)
+    listed = ",".join(chosen.events) if events is None else events
+    wanted = [event.strip() for event in listed.split(",") if event.strip()]
+    change = chosen.install(path, url, wanted)
     if change.unchanged:
         say("note", f"{shown(str(path))} already sends {host}'s hooks to {url}")
-        return
-    echo(f"installed {change.entries} hook(s) into {shown(str(path))}, posting to {url}")
-    if change.backup is not None:
-        echo(f"  the file as it was: {shown(str(change.backup))}")
-    echo("  start the server with: hookline serve (until it answers, tool calls are blocked)")
+    else:
+        echo(f"installed {change.entries} hook(s) into {shown(str(path))}, posting to {url}")
+        if change.backup is not None:
+            echo(f"  the file as it was: {shown(str(change.backup))}")
+        echo("  start the server with: hookline serve (until it answers, tool calls are blocked)")
+    for warning in chosen.warnings(path):
+        warn(warning)
+    if chosen.runs is not None and shutil.which(chosen.runs) is None:
+        warn(f"{chosen.runs} is not on PATH here: {host}'s hooks run it, and every "
+            "call is blocked until it is installed")  # fmt: skip
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -82,12 +135,12 @@ def install(host: str, scope: claude_code.Scope, cwd: Path, url: str, file: Path
 @_CWD
 @_URL
 @_FILE
-def uninstall(host: str, scope: claude_code.Scope, cwd: Path, url: str, file: Path | None) -> None:
+def uninstall(host: str, scope: str, cwd: Path, url: str | None, file: Path | None) -> None:
     """Take hookline's hooks out of a host's settings again.
 
     The file is as it was before, when nothing else in it changed since."""
-    path = file or claude_code.settings_path(scope, cwd.resolve(), Path.home())
-    change = claude_code.uninstall(path, url)
+    chosen, path, url = _where(host, scope, cwd, url, file)
+    change = chosen.uninstall(path, url)
     if change.unchanged:
         say("note", f"{shown(str(path))} has no hook posting to {url}")
         return
@@ -95,3 +148,16 @@ def uninstall(host: str, scope: claude_code.Scope, cwd: Path, url: str, file: Pa
     if change.backup is not None:
         echo(f"  other settings changed since: the file before install is kept at "
              f"{shown(str(change.backup))}")  # fmt: skip
+
+
+def _where(
+    host: str, scope: str, cwd: Path, url: str | None, file: Path | None
+) -> tuple[Host, Path, str]:
+    """The host's table row, the settings file of ``scope`` (or ``file``) and the URL."""
+    chosen = HOSTS[host]
+    if scope not in chosen.scopes:
+        raise ConfigError(
+            f"{host} has no {scope} scope", key="--scope", fix=f"use {' or '.join(chosen.scopes)}"
+        )
+    path = file or chosen.settings_path(scope, cwd.resolve(), Path.home())
+    return chosen, path, url or chosen.url

@@ -56,7 +56,7 @@ COMMANDS: Final = {
     ),
     "install": Lazy(
         "hookline._cli.install_cmd:install",
-        "Point a host's hooks (claude-code) at hookline serve, failing closed.",
+        "Point a host's hooks (claude-code, gemini) at hookline serve, failing closed.",
     ),
     "uninstall": Lazy(
         "hookline._cli.install_cmd:uninstall",

@@ -2,6 +2,9 @@
 
     POST /claude-code    a Claude Code HTTP hook (``type: "http"``): the body is the hook's
                          event JSON, the answer the JSON decision Claude Code reads (200)
+    POST /gemini         a Gemini CLI hook, posted by the command ``hookline install gemini``
+                         writes: Gemini's event JSON in, the JSON Gemini reads out (200);
+                         any other status makes that command exit 2, which blocks
     GET  /health         200 ``{"ok": true}`` while the server answers, with ``break_glass``
                          (``{"until": SECONDS}``) while a glass holds (``hookline doctor``)
 
@@ -26,6 +29,8 @@ from starlette.routing import Route
 from hookline._errors import ConfigError
 from hookline._hooks.protocol import answer_text, loads
 from hookline._hosts.claude_code import CLAUDE_CODE_PATH
+from hookline._hosts.gemini import GEMINI_PATH, HOST, NO_ANSWER
+from hookline._serve import gemini
 from hookline._serve.break_glass import Glass, holding
 from hookline._serve.judge import REFUSING, failed_closed
 from hookline._serve.record import record
@@ -53,6 +58,10 @@ def create_app(judge: Judge, audit: AuditWriter, *, glass_dir: Path | None = Non
         glass = holding(glass_dir) if glass_dir is not None else None
         return await _answer(request, judge, audit, host=CLAUDE_CODE, glass=glass)
 
+    async def gemini_cli(request: Request) -> Response:
+        glass = holding(glass_dir) if glass_dir is not None else None
+        return await _answer_gemini(request, judge, audit, glass=glass)
+
     async def health(_: Request) -> Response:
         glass = holding(glass_dir) if glass_dir is not None else None
         held = {} if glass is None else {"break_glass": {"until": glass.until}}
@@ -60,6 +69,7 @@ def create_app(judge: Judge, audit: AuditWriter, *, glass_dir: Path | None = Non
 
     routes = [
         Route(CLAUDE_CODE_PATH, claude_code, methods=["POST"]),
+        Route(GEMINI_PATH, gemini_cli, methods=["POST"]),
         Route("/health", health, methods=["GET"]),
     ]
     return Starlette(routes=routes, lifespan=_closing(judge))
@@ -98,6 +108,32 @@ async def _answer(
         what = f"its audit record could not be written: {exc}"
         ruling = failed_closed(ruling.event, payload, what)
     return JSONResponse(ruling.answer if glass is None else glass.answer(ruling.event))
+
+
+async def _answer_gemini(
+    request: Request, judge: Judge, audit: AuditWriter, *, glass: Glass | None
+) -> Response:
+    """One Gemini CLI hook call, as ``_answer``; under a glass, no decision (Gemini's own
+    confirmation decides: it has no ask a hook can give)."""
+    try:
+        payload = _event_json(await request.body())
+        ruled = await gemini.rule(judge, payload)
+    except ConfigError as exc:
+        return _bad_request(str(exc))
+    if ruled is None:  # an event of Gemini's that hookline does not judge
+        return JSONResponse({})
+    ruling = ruled.ruling
+    under_glass = dict(NO_ANSWER) if glass is not None else None
+    try:
+        record(audit, ruling, ruled.event, host=HOST, glass=glass, answer=under_glass)
+    except Exception as exc:
+        if under_glass is not None:
+            return JSONResponse(under_glass)
+        if ruling.event not in REFUSING:
+            raise
+        what = f"its audit record could not be written: {exc}"
+        ruling = gemini.answered(failed_closed(ruling.event, payload, what), payload)
+    return JSONResponse(ruling.answer if under_glass is None else under_glass)
 
 
 def _event_json(body: bytes) -> dict[str, Any]:

@@ -65,8 +65,9 @@ class Glass:
     def ends(self) -> str:
         return time.strftime("%H:%M", time.localtime(self.until))
 
-    def ruling(self, payload: dict[str, Any]) -> Ruling:
-        """The ruling of an event the stand-in answers: nothing judged, the glass's answer."""
+    def ruling(self, payload: dict[str, Any], *, answer: dict[str, Any] | None = None) -> Ruling:
+        """The ruling of an event the stand-in answers: nothing judged, the glass's answer
+        (``answer``: the host's own, for a host that has no ask)."""
         name = str(payload.get("hook_event_name"))
 
         def text(key: str) -> str | None:
@@ -76,7 +77,7 @@ class Glass:
         return Ruling(
             name,
             NO_DECISION,
-            self.answer(name),
+            self.answer(name) if answer is None else answer,
             session_id=text("session_id"),
             cwd=text("cwd"),
             tool=text("tool_name"),

@@ -31,10 +31,11 @@ def record(
     *,
     host: str,
     glass: Glass | None = None,
+    answer: dict[str, Any] | None = None,
 ) -> None:
     """Write the record of ``ruling`` (for ``payload``, from ``host``) now; under ``glass``,
-    the answer given instead is on it too."""
-    writer.add(entry(writer, ruling, payload, host=host, glass=glass))
+    the answer given instead is on it too (``answer``: when it is not the glass's own)."""
+    writer.add(entry(writer, ruling, payload, host=host, glass=glass, answer=answer))
     writer.flush()
 
 
@@ -45,12 +46,13 @@ def entry(
     *,
     host: str,
     glass: Glass | None = None,
+    answer: dict[str, Any] | None = None,
 ) -> AuditEntry:
     """The record of ``ruling``, redacted as every audit record is."""
     decision = ruling.decision
     data: dict[str, Any] = {"host": host, "cwd": ruling.cwd}
     if glass is not None:
-        answered = glass.answer(ruling.event)
+        answered = glass.answer(ruling.event) if answer is None else answer
         data["break_glass"] = {"until": glass.until, "by": glass.by, "answer": answered}
     said = {"origin": ruling.origin, "reason": decision.reason, "failure": ruling.failure}
     data |= {key: value for key, value in said.items() if value}

@@ -14,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Final
 
+from hookline._hosts import gemini
 from hookline._hosts.claude_code import CLAUDE_CODE_PATH
 from hookline._serve.break_glass import Glass, holding
 from hookline._serve.record import record
@@ -22,6 +23,12 @@ from hookline.audit._writer import AuditWriter
 #: How often it looks whether the glass still holds.
 _TICK: Final = 0.5
 _MAX_BODY: Final = 16 << 20
+#: Each route the server has: the host named on its records, and its answer under a glass
+#: (None: the glass's own, ``ask`` for a tool call).
+_ROUTES: Final[dict[str, tuple[str, dict[str, Any] | None]]] = {
+    CLAUDE_CODE_PATH: ("claude-code", None),
+    gemini.GEMINI_PATH: (gemini.HOST, dict(gemini.NO_ANSWER)),
+}
 
 
 class StandIn(ThreadingHTTPServer):
@@ -42,10 +49,11 @@ class StandIn(ThreadingHTTPServer):
         while holding(self.state_dir) is not None:
             self.handle_request()
 
-    def answer(self, payload: dict[str, Any]) -> dict[str, Any]:
-        ruling = self.glass.ruling(payload)
+    def answer(self, payload: dict[str, Any], route: str = CLAUDE_CODE_PATH) -> dict[str, Any]:
+        host, answer = _ROUTES[route]
+        ruling = self.glass.ruling(payload, answer=answer)
         with self._lock:
-            record(self.audit, ruling, payload, host="claude-code", glass=self.glass)
+            record(self.audit, ruling, payload, host=host, glass=self.glass, answer=answer)
         return ruling.answer
 
 
@@ -54,8 +62,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
-        if self.path != CLAUDE_CODE_PATH or not 0 < length <= _MAX_BODY:
-            self._send(404 if self.path != CLAUDE_CODE_PATH else 400, {"error": "no event"})
+        if self.path not in _ROUTES or not 0 < length <= _MAX_BODY:
+            self._send(404 if self.path not in _ROUTES else 400, {"error": "no event"})
             return
         try:
             payload = json.loads(self.rfile.read(length))
@@ -64,7 +72,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(payload, dict):
             self._send(400, {"error": "the body must be the hook's event JSON"})
             return
-        self._send(200, self.server.answer(payload))
+        self._send(200, self.server.answer(payload, self.path))
 
     def do_GET(self) -> None:
         if self.path != "/health":

@@ -1,0 +1,181 @@
+"""Gemini CLI pointed at ``hookline serve``: its settings entries, written and taken out.
+
+Gemini CLI runs command hooks only (``hooks.<Event>``: matcher groups of ``{"type":
+"command", "command": ...}``, in ``~/.gemini/settings.json`` or the project's
+``.gemini/settings.json``). The installed command is a ``curl`` line, so no Python starts per
+call: it posts the event on stdin to the server's ``/gemini`` route and prints the answer, and
+when the server cannot be reached, answers late or answers with an error it says so on stderr
+and exits 2, which Gemini reads as a block (any other exit code would be a warning and the
+tool would run). curl gives up after ``CURL_SECONDS``, well before Gemini's own ``TIMEOUT_MS``
+(a hook Gemini times out does not block).
+
+An entry is hookline's when it is a command hook whose command is the installed line, or one
+named ``hookline`` whose command posts to the URL; installing again changes nothing, and
+``uninstall`` takes out exactly those entries (and the groups and keys left empty by that).
+Gemini runs hooks unless ``hooksConfig.enabled`` is false; ``warnings`` says when a file
+turns them off.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from hookline._errors import ConfigError
+from hookline._hosts import settings_file
+from hookline._hosts.claude_code import DEFAULT_PORT, Change
+from hookline._hosts.gemini import GEMINI_PATH
+
+Scope = Literal["user", "project"]
+SCOPES: Final = ("user", "project")
+DEFAULT_URL: Final = f"http://127.0.0.1:{DEFAULT_PORT}{GEMINI_PATH}"
+#: The events installed by default: a gate before each tool, its result, and the prompt.
+EVENTS: Final = ("BeforeTool", "AfterTool", "BeforeAgent")
+#: Gemini's events (``HookEventName`` in its ``packages/core/src/hooks/types.ts``).
+GEMINI_EVENTS: Final = frozenset(
+    {
+        *EVENTS,
+        "AfterAgent",
+        "BeforeModel",
+        "AfterModel",
+        "BeforeToolSelection",
+        "SessionStart",
+        "SessionEnd",
+        "Notification",
+        "PreCompress",
+    }
+)
+#: The name of each installed hook (Gemini's logs and ``/hooks`` show it).
+NAME: Final = "hookline"
+#: Seconds curl waits for the server; Gemini's wait for the hook, in milliseconds, is longer.
+CURL_SECONDS: Final = 30
+TIMEOUT_MS: Final = 60_000
+UNREACHABLE: Final = (
+    "hookline serve is unreachable: the call is blocked (hookline break-glass is the way out)"
+)
+
+
+def settings_path(scope: Scope, cwd: Path, home: Path) -> Path:
+    """The settings file Gemini CLI reads for ``scope``."""
+    return (home if scope == "user" else cwd) / ".gemini" / "settings.json"
+
+
+def command(url: str) -> str:
+    """The installed line: the event posted to ``url``, the answer printed; exit 2 (a block,
+    the reason on stderr) when no answer comes."""
+    return (
+        f"curl -sS --fail --max-time {CURL_SECONDS} -X POST "
+        "-H 'Content-Type: application/json' --data-binary @- "
+        f"{shlex.quote(url)} || {{ echo {shlex.quote(UNREACHABLE)} >&2; exit 2; }}"
+    )
+
+
+def entry(url: str) -> dict[str, Any]:
+    """One installed hook: every call of its event posted to ``url``, blocked on failure."""
+    return {"type": "command", "name": NAME, "command": command(url), "timeout": TIMEOUT_MS}
+
+
+def install(path: Path, url: str, events: Iterable[str] = EVENTS) -> Change:
+    """Add an entry for each of ``events`` that ``path`` lacks; the file made if missing."""
+    wanted = _checked(events)
+    settings = settings_file.read(path)
+    current = settings if settings is not None else {}
+    hooks = _hooks_of(current, path)
+    added = 0
+    for event in wanted:
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise _malformed(path, f"hooks.{event}", "a list of hook definitions")
+        if not any(_ours(handler, url) for handler in _handlers(groups)):
+            groups.append({"matcher": "*", "hooks": [entry(url)]})
+            added += 1
+    if not added:
+        return Change(path, 0, unchanged=True)
+    current["hooks"] = hooks
+    return Change(path, added, settings_file.write(path, current))
+
+
+def uninstall(path: Path, url: str) -> Change:
+    """Take hookline's entries (commands posting to ``url``) out of ``path``."""
+    settings = settings_file.read(path)
+    if settings is None:
+        return Change(path, 0, unchanged=True)
+    hooks = _hooks_of(settings, path)
+    removed = 0
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept = []
+        for group in groups:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(handlers, list):
+                kept.append(group)
+                continue
+            left = [h for h in handlers if not _ours(h, url)]
+            removed += len(handlers) - len(left)
+            if left:
+                kept.append({**group, "hooks": left})
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if not removed:
+        return Change(path, 0, unchanged=True)
+    if hooks:
+        settings["hooks"] = hooks
+    else:
+        settings.pop("hooks", None)
+    return Change(path, removed, settings_file.restore(path, settings))
+
+
+def warnings(path: Path) -> list[str]:
+    """What in ``path`` keeps Gemini from running the installed hooks."""
+    settings = settings_file.read(path) or {}
+    config = settings.get("hooksConfig")
+    if isinstance(config, dict) and config.get("enabled") is False:
+        return [f"hooksConfig.enabled is false in {path}: Gemini CLI runs no hook until it is true"]
+    return []
+
+
+def _checked(events: Iterable[str]) -> list[str]:
+    wanted = list(dict.fromkeys(events))
+    wrong = [event for event in wanted if event not in GEMINI_EVENTS]
+    if wrong:
+        raise ConfigError(
+            f"{', '.join(wrong)}: not an event of Gemini CLI's hooks",
+            key="--events",
+            fix=f"choose among {', '.join(sorted(GEMINI_EVENTS))}",
+        )
+    return wanted
+
+
+def _hooks_of(settings: dict[str, Any], path: Path) -> dict[str, Any]:
+    hooks = settings.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise _malformed(path, "hooks", "an object of events")
+    return hooks
+
+
+def _handlers(groups: list[Any]) -> Iterable[Any]:
+    for group in groups:
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        if isinstance(handlers, list):
+            yield from handlers
+
+
+def _ours(handler: Any, url: str) -> bool:
+    if not isinstance(handler, dict) or handler.get("type") != "command":
+        return False
+    line = handler.get("command")
+    if not isinstance(line, str):
+        return False
+    return line == command(url) or (handler.get("name") == NAME and shlex.quote(url) in line)
+
+
+def _malformed(path: Path, key: str, wanted: str) -> ConfigError:
+    return ConfigError(
+        f"should be {wanted}", file=str(path), key=key, fix="mend it, then install again"
+    )
