@@ -25,10 +25,12 @@ from hookline.audit._writer import JSONL_NAME
 from test_serve import running
 
 CLI = canary.find_cli()
+if CLI is None and os.environ.get("HOOKLINE_REQUIRE_CLAUDE_CLI") == "1":
+    raise RuntimeError("HOOKLINE_REQUIRE_CLAUDE_CLI=1 (CI) but no Claude Code CLI was found")
 needs_cli = pytest.mark.skipif(
     CLI is None,
     reason="no Claude Code CLI: set CLAUDE_CLI, or pip install claude-agent-sdk (its wheel "
-    "bundles it; the bench extra has it, the dev extra CI installs does not)",
+    "bundles it; the bench extra has it, and CI installs it beside the dev extra)",
 )
 #: The server's policy allows every Read by rule: the canary is refused all the same.
 POLICY = {"permissions": {"allow": ["Read"]}}
@@ -100,8 +102,8 @@ def test_with_the_server_running_and_hooks_installed_the_canary_is_refused_by_th
     target = report["canary"]["target"]
     assert not os.path.lexists(target)
     assert "hookline's private state" in report["canary"]["said"]
-    assert [s["events"][:1] for s in report["installed"] if s["scope"] == "user"] == [
-        ["PreToolUse"]
+    assert ["PreToolUse" in s["events"] for s in report["installed"] if s["scope"] == "user"] == [
+        True
     ]
     # the server's own record: it was asked about the canary and denied it
     (record,) = [r for r in served(state) if r["tool"] == "Read"]

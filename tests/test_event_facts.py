@@ -87,6 +87,20 @@ ANSWERS: dict[str, tuple[str, ...]] = {
     "PreModelSwitch": ("allow", "deny", "ask"),
     "PostModelSwitch": ("context",),
 }
+#: What ``hookline install claude-code`` does with it: installed by default, or on request
+#: (``--events``); an event left out cannot be installed (command hooks only, or hookline's own).
+SERVED: dict[str, str] = {
+    **dict.fromkeys(
+        ("UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
+         "PostToolUseFailure", "Stop", "SubagentStop"),
+        "default",
+    ),
+    **dict.fromkeys(
+        ("SessionEnd", "PostToolBatch", "Notification", "InstructionsLoaded", "SubagentStart",
+         "PreCompact", "PostCompact", "CwdChanged", "FileChanged", "ConfigChange"),
+        "optional",
+    ),
+}
 # fmt: on
 
 
@@ -96,13 +110,18 @@ def row(cls: type[HookEvent]) -> tuple[Any, ...]:
 
 
 def test_the_table_names_every_fact_an_event_has() -> None:
-    assert {f.name for f in fields(EventFacts)} == {*COLUMNS, "answers"} - set(CLASS_FACTS)
+    assert {f.name for f in fields(EventFacts)} == {*COLUMNS, "answers", "served"} - set(
+        CLASS_FACTS
+    )
 
 
 def test_every_event_has_exactly_the_facts_of_its_row() -> None:
     assert {name: row(cls) for name, cls in EVENTS.items()} == TABLE
     assert {name: cls.facts.answers for name, cls in EVENTS.items()} == {
         name: ANSWERS.get(name, ()) for name in EVENTS
+    }
+    assert {name: cls.facts.served for name, cls in EVENTS.items()} == {
+        name: SERVED.get(name) for name in EVENTS
     }
 
 

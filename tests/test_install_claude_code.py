@@ -70,7 +70,7 @@ def test_the_users_own_settings_stay_a_backup_is_kept_and_uninstall_gives_back_t
     assert settings["permissions"] == USERS_OWN["permissions"]
     assert settings["model"] == "opus"
     assert settings["hooks"]["PreToolUse"][0] == USERS_OWN["hooks"]["PreToolUse"][0]
-    assert _installed_events(settings) == list(EVENTS)
+    assert sorted(_installed_events(settings)) == sorted(EVENTS)
     backup = path.with_name("settings.json.hookline-backup")
     assert backup.read_bytes() == original
     assert path.stat().st_mode & 0o777 == 0o600

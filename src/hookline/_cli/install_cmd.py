@@ -21,6 +21,7 @@ import click
 from hookline._cli.render import echo, say, warn
 from hookline._errors import ConfigError
 from hookline._hosts import claude_code, gemini_settings
+from hookline._hosts.hook_groups import Change
 from hookline._support.display import shown
 
 
@@ -29,8 +30,8 @@ class Host:
     """What ``install`` and ``uninstall`` need of one host's settings module."""
 
     settings_path: Callable[[Any, Path, Path], Path]
-    install: Callable[[Path, str, Iterable[str]], claude_code.Change]
-    uninstall: Callable[[Path, str], claude_code.Change]
+    install: Callable[[Path, str, Iterable[str]], Change]
+    uninstall: Callable[[Path, str], Change]
     scopes: tuple[str, ...]
     url: str
     events: tuple[str, ...]

@@ -39,3 +39,8 @@ class EventFacts:
     #: What a prompt (LLM-judge) hook's ``ok: false`` does here: the run keeps working with the
     #: reason, a deny that ends the turn, a deny, or nothing. None: no prompt hooks on it.
     judged: Literal["keep", "end", "deny", "none"] | None = None
+    #: What ``hookline install claude-code`` does with it: ``default``, installed unless
+    #: ``--events`` says otherwise (a gate, the prompt, after a tool, the end of a turn);
+    #: ``optional``, Claude Code lets an HTTP hook answer it, so ``--events`` may name it; None,
+    #: neither (Claude Code takes command hooks only here, or never fires it: hookline's own).
+    served: Literal["default", "optional"] | None = None

@@ -41,6 +41,7 @@ class PreCompact(HookEvent):
     summarising instructions."""
 
     facts: ClassVar[EventFacts] = EventFacts(
+        served="optional",
         refuses="compaction",
         answers=("block (no compaction)", "instructions"),
         plain_stdout="instructions",
@@ -55,6 +56,8 @@ class PreCompact(HookEvent):
 class PostCompact(HookEvent):
     """The conversation was replaced by its summary (the full one is archived). Side effects
     only."""
+
+    facts: ClassVar[EventFacts] = EventFacts(served="optional")
 
     has_mode: ClassVar[bool] = False
     match_field: ClassVar[str | None] = "trigger"

@@ -32,7 +32,7 @@ class SessionEnd(HookEvent):
     """A session ends."""
 
     #: Claude Code's SessionEnd hooks share one budget: 1.5 s, at most 60 s.
-    facts: ClassVar[EventFacts] = EventFacts(timeout=1.5, timeout_cap=60.0)
+    facts: ClassVar[EventFacts] = EventFacts(served="optional", timeout=1.5, timeout_cap=60.0)
     has_mode: ClassVar[bool] = False
     match_field: ClassVar[str | None] = "reason"
     reason: SessionEndReason = "other"
@@ -42,6 +42,7 @@ class UserPromptSubmit(HookEvent):
     """A prompt was submitted, before the model sees it. A deny rejects the prompt."""
 
     facts: ClassVar[EventFacts] = EventFacts(
+        served="default",
         judged="end",
         fails_closed=True,
         refuses="prompt",
@@ -73,7 +74,10 @@ class Stop(HookEvent):
     """The model finished answering. A deny keeps it working, with the reason as its instruction."""
 
     facts: ClassVar[EventFacts] = EventFacts(
-        judged="keep", answers=("block (keep working)", "context", "stop"), exit_2="blocks"
+        served="default",
+        judged="keep",
+        answers=("block (keep working)", "context", "stop"),
+        exit_2="blocks",
     )
     stop_hook_active: bool = False
     last_assistant_message: str | None = None
@@ -85,7 +89,7 @@ class SubagentStart(HookEvent):
     """The Agent tool started a subagent. Its hooks' context reaches that subagent only (the
     start of its own conversation); they cannot block it, as in Claude Code."""
 
-    facts: ClassVar[EventFacts] = EventFacts(answers=("context",))
+    facts: ClassVar[EventFacts] = EventFacts(served="optional", answers=("context",))
     has_mode: ClassVar[bool] = False
     match_field: ClassVar[str | None] = "agent_type"
     omit_when_none: ClassVar[frozenset[str]] = HookEvent.omit_when_none - {"agent_id", "agent_type"}
@@ -96,7 +100,10 @@ class SubagentStop(HookEvent):
     instruction (as Stop does for the main agent); the same cap ends a loop of blocks."""
 
     facts: ClassVar[EventFacts] = EventFacts(
-        judged="keep", answers=("block (keep working)", "context", "stop"), exit_2="blocks"
+        served="default",
+        judged="keep",
+        answers=("block (keep working)", "context", "stop"),
+        exit_2="blocks",
     )
     match_field: ClassVar[str | None] = "agent_type"
     omit_when_none: ClassVar[frozenset[str]] = HookEvent.omit_when_none - {"agent_id", "agent_type"}
@@ -111,6 +118,8 @@ class Notification(HookEvent):
     """The agent needs a person's attention: hookline fires it with ``permission_prompt`` when
     it asks the approver about a call. Hooks run for their side effects (a desktop notice, a chat
     message); their answers are ignored, and exit 2 is a non-blocking error, as in Claude Code."""
+
+    facts: ClassVar[EventFacts] = EventFacts(served="optional")
 
     has_mode: ClassVar[bool] = False
     #: permission_prompt, idle_prompt, auth_success, elicitation_dialog, ... (Claude Code's).

@@ -16,6 +16,8 @@ class InstructionsLoaded(HookEvent):
     for their side effects (a record of what the model was told); they cannot block, as in
     Claude Code."""
 
+    facts: ClassVar[EventFacts] = EventFacts(served="optional")
+
     has_mode: ClassVar[bool] = False
     #: session_start, path_glob_match, include (Claude Code also has nested_traversal, compact).
     match_field: ClassVar[str | None] = "load_reason"
@@ -38,7 +40,7 @@ class CwdChanged(HookEvent):
     """A Bash ``cd`` moved the shell to another folder (later events carry it as ``cwd``).
     Side effects only; command hooks may export variables through ``CLAUDE_ENV_FILE``."""
 
-    facts: ClassVar[EventFacts] = EventFacts(env_file=True)
+    facts: ClassVar[EventFacts] = EventFacts(served="optional", env_file=True)
     has_mode: ClassVar[bool] = False
     old_cwd: str
     new_cwd: str
@@ -49,7 +51,7 @@ class FileChanged(HookEvent):
     basename). Side effects only; command hooks may export variables through
     ``CLAUDE_ENV_FILE``."""
 
-    facts: ClassVar[EventFacts] = EventFacts(env_file=True)
+    facts: ClassVar[EventFacts] = EventFacts(served="optional", env_file=True)
     has_mode: ClassVar[bool] = False
     match_field: ClassVar[str | None] = "file_name"
     file_path: str
@@ -71,7 +73,9 @@ class ConfigChange(HookEvent):
     to a running session (its hooks and rules stay those it started with); hooks record or
     refuse it, and a deny ends the run."""
 
-    facts: ClassVar[EventFacts] = EventFacts(answers=("block (ends the run)",), exit_2="blocks")
+    facts: ClassVar[EventFacts] = EventFacts(
+        served="optional", answers=("block (ends the run)",), exit_2="blocks"
+    )
     has_mode: ClassVar[bool] = False
     match_field: ClassVar[str | None] = "source"
     omit_when_none: ClassVar[frozenset[str]] = HookEvent.omit_when_none | {"file_path"}

@@ -26,6 +26,7 @@ class PreToolUse(ToolEvent):
     """A tool call is about to run. Gates may deny, ask or defer; transformers may rewrite."""
 
     facts: ClassVar[EventFacts] = EventFacts(
+        served="default",
         judged="end",
         fails_closed=True,
         refuses="call",
@@ -41,6 +42,7 @@ class PermissionRequest(ToolEvent):
 
     #: Only the JSON ``decision`` answers; exit 2 changes nothing (as in Claude Code).
     facts: ClassVar[EventFacts] = EventFacts(
+        served="default",
         judged="none",
         refuses="call",
         answers=("allow", "deny", "rewrite", "stop"),
@@ -54,6 +56,7 @@ class PostToolUse(ToolEvent):
     """A tool call succeeded. Hooks may replace the output the model sees or add context."""
 
     facts: ClassVar[EventFacts] = EventFacts(
+        served="default",
         judged="end",
         refuses="output",
         answers=("block (feedback)", "replace output", "context", "stop"),
@@ -70,7 +73,7 @@ class PostToolUseFailure(ToolEvent):
     """A started tool call failed (raised, timed out, exited non-zero)."""
 
     facts: ClassVar[EventFacts] = EventFacts(
-        judged="deny", answers=("context", "stop"), exit_2="blocks"
+        served="default", judged="deny", answers=("context", "stop"), exit_2="blocks"
     )
     omit_when_none: ClassVar[frozenset[str]] = HookEvent.omit_when_none | {"duration_ms"}
     tool_use_id: str
@@ -92,7 +95,10 @@ class PostToolBatch(HookEvent):
     continue=false) ends the run there; context goes to the model with the results."""
 
     facts: ClassVar[EventFacts] = EventFacts(
-        judged="end", answers=("block (ends the run)", "context", "stop"), exit_2="blocks"
+        served="optional",
+        judged="end",
+        answers=("block (ends the run)", "context", "stop"),
+        exit_2="blocks",
     )
     #: One per call: tool_name, tool_input, tool_use_id, and tool_response as the model reads it.
     tool_calls: list[dict[str, Any]]

@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from hookline._errors import ConfigError
-from hookline._hosts import settings_file
-from hookline._hosts.claude_code import DEFAULT_PORT, Change
+from hookline._hosts import hook_groups, settings_file
+from hookline._hosts.claude_code import DEFAULT_PORT
 from hookline._hosts.gemini import GEMINI_PATH
+from hookline._hosts.hook_groups import Change
 
 Scope = Literal["user", "project"]
 SCOPES: Final = ("user", "project")
@@ -80,21 +81,11 @@ def entry(url: str) -> dict[str, Any]:
 def install(path: Path, url: str, events: Iterable[str] = EVENTS) -> Change:
     """Add an entry for each of ``events`` that ``path`` lacks; the file made if missing."""
     wanted = _checked(events)
-    settings = settings_file.read(path)
-    current = settings if settings is not None else {}
-    hooks = _hooks_of(current, path)
-    added = 0
-    for event in wanted:
-        groups = hooks.setdefault(event, [])
-        if not isinstance(groups, list):
-            raise _malformed(path, f"hooks.{event}", "a list of hook definitions")
-        if not any(_ours(handler, url) for handler in _handlers(groups)):
-            groups.append({"matcher": "*", "hooks": [entry(url)]})
-            added += 1
+    settings = settings_file.read(path) or {}
+    added = hook_groups.add(settings, path, wanted, lambda: _group(url), _ours(url))
     if not added:
         return Change(path, 0, unchanged=True)
-    current["hooks"] = hooks
-    return Change(path, added, settings_file.write(path, current))
+    return Change(path, added, settings_file.write(path, settings))
 
 
 def uninstall(path: Path, url: str) -> Change:
@@ -102,33 +93,14 @@ def uninstall(path: Path, url: str) -> Change:
     settings = settings_file.read(path)
     if settings is None:
         return Change(path, 0, unchanged=True)
-    hooks = _hooks_of(settings, path)
-    removed = 0
-    for event in list(hooks):
-        groups = hooks[event]
-        if not isinstance(groups, list):
-            continue
-        kept = []
-        for group in groups:
-            handlers = group.get("hooks") if isinstance(group, dict) else None
-            if not isinstance(handlers, list):
-                kept.append(group)
-                continue
-            left = [h for h in handlers if not _ours(h, url)]
-            removed += len(handlers) - len(left)
-            if left:
-                kept.append({**group, "hooks": left})
-        if kept:
-            hooks[event] = kept
-        else:
-            del hooks[event]
+    removed = hook_groups.remove(settings, path, _ours(url))
     if not removed:
         return Change(path, 0, unchanged=True)
-    if hooks:
-        settings["hooks"] = hooks
-    else:
-        settings.pop("hooks", None)
     return Change(path, removed, settings_file.restore(path, settings))
+
+
+def _group(url: str) -> dict[str, Any]:
+    return {"matcher": "*", "hooks": [entry(url)]}
 
 
 def warnings(path: Path) -> list[str]:
@@ -152,30 +124,16 @@ def _checked(events: Iterable[str]) -> list[str]:
     return wanted
 
 
-def _hooks_of(settings: dict[str, Any], path: Path) -> dict[str, Any]:
-    hooks = settings.get("hooks", {})
-    if not isinstance(hooks, dict):
-        raise _malformed(path, "hooks", "an object of events")
-    return hooks
+def _ours(url: str) -> hook_groups.Ours:
+    """Whether a handler is hookline's: the installed line for ``url`` (or an older one, by its
+    name and the URL in it)."""
 
+    def ours(handler: Any) -> bool:
+        if not isinstance(handler, dict) or handler.get("type") != "command":
+            return False
+        line = handler.get("command")
+        if not isinstance(line, str):
+            return False
+        return line == command(url) or (handler.get("name") == NAME and shlex.quote(url) in line)
 
-def _handlers(groups: list[Any]) -> Iterable[Any]:
-    for group in groups:
-        handlers = group.get("hooks") if isinstance(group, dict) else None
-        if isinstance(handlers, list):
-            yield from handlers
-
-
-def _ours(handler: Any, url: str) -> bool:
-    if not isinstance(handler, dict) or handler.get("type") != "command":
-        return False
-    line = handler.get("command")
-    if not isinstance(line, str):
-        return False
-    return line == command(url) or (handler.get("name") == NAME and shlex.quote(url) in line)
-
-
-def _malformed(path: Path, key: str, wanted: str) -> ConfigError:
-    return ConfigError(
-        f"should be {wanted}", file=str(path), key=key, fix="mend it, then install again"
-    )
+    return ours
