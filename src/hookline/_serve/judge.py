@@ -18,6 +18,7 @@ judging it (a payload it cannot read, a crash) is a deny that says what went wro
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
@@ -141,9 +142,12 @@ class Judge:
         return _outcome_decision(outcome)
 
     def _permit(self, event: PreToolUse | PermissionRequest, asker: HostPrompt) -> Permit:
-        """The permission step for one call: the policy in the host's mode; an ask nobody
-        here answers is handed back (``asker`` keeps it)."""
-        policy = self.policy(event.permission_mode)
+        """The permission step for one call: the policy in the host's mode, over the host's
+        project (where its protected folders and hookline's private state are, and what
+        acceptEdits may change), not the server's folder; an ask nobody here answers is handed
+        back (``asker`` keeps it)."""
+        project = (posixpath.normpath(event.cwd),)
+        policy = replace(self.policy(event.permission_mode), workspace=project)
         return Permit(self.engine, policy=policy, approver=asker, defer_asks=True)
 
     def _call(
