@@ -5,13 +5,13 @@ Codex edits files with one tool, ``apply_patch``, whose hook payload carries the
 ``tool_input.command``::
 
     *** Begin Patch
-    *** Add File: docs/new.md
+    *** Add File: NOTES.txt
     +a line of the new file
-    *** Update File: src/app.py
-    *** Move to: src/main.py
-    @@ def main():
-    -    return 1
-    +    return 0
+    *** Update File: app.js
+    *** Move to: main.js
+    @@ function main() {
+    -    return 1;
+    +    return 0;
     *** Delete File: old.txt
     *** End Patch
 

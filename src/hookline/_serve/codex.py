@@ -11,7 +11,7 @@ input, and running the unrewritten one would skip the hook. A tool call fails cl
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from hookline._decisions import Decision, merge
 from hookline._errors import ConfigError
@@ -24,9 +24,9 @@ if TYPE_CHECKING:
 
     from hookline._serve.judge import Judge
 
-HOST = codex.HOST
-NO_ANSWER = codex.NO_ANSWER
-REFUSING = codex.REFUSING
+HOST: Final = codex.HOST
+NO_ANSWER: Final = codex.NO_ANSWER
+REFUSING: Final = codex.REFUSING
 
 
 async def rule(judge: Judge, payload: Mapping[str, Any]) -> Adapted | None:

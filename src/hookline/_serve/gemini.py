@@ -8,7 +8,7 @@ read as one is a deny saying why, and the judge denies what it cannot judge.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from hookline._errors import ConfigError
 from hookline._events import PreToolUse
@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
     from hookline._serve.judge import Judge, Ruling
 
-HOST = gemini.HOST
-NO_ANSWER = gemini.NO_ANSWER
+HOST: Final = gemini.HOST
+NO_ANSWER: Final = gemini.NO_ANSWER
 
 
 async def rule(judge: Judge, payload: Mapping[str, Any]) -> Adapted | None:
