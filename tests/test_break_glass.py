@@ -17,6 +17,8 @@ import pytest
 from cli_runner import HOOKLINE, hookline, src_env
 from hookline._hosts.codex import CODEX_PATH
 from hookline._hosts.codex_settings import command as codex_command
+from hookline._hosts.cursor import CURSOR_PATH
+from hookline._hosts.cursor_settings import command as cursor_command
 from hookline._hosts.gemini import GEMINI_PATH
 from hookline._hosts.gemini_settings import command
 from hookline._serve.break_glass import Glass, break_glass, glass_path, holding, mend
@@ -24,6 +26,7 @@ from hookline.audit._writer import JSONL_NAME
 from test_hosts_gemini import before_tool
 from test_serve import decided, policy_folder, running, tool_call, work_folder
 from test_serve_codex import patch, pre_tool_use
+from test_serve_cursor import shell as cursor_shell
 from test_serve_gemini import hook, in_
 
 RM_ROOT = {"command": "rm -rf /"}
@@ -111,6 +114,10 @@ def test_with_no_server_the_command_stands_in_asking_until_the_glass_is_mended(
         assert (gemini.returncode, json.loads(gemini.stdout)) == (0, {})  # Gemini's own prompt
         codex = hook(codex_command(f"http://127.0.0.1:{port}{CODEX_PATH}"), codex_patch(workspace))
         assert (codex.returncode, json.loads(codex.stdout)) == (0, {})  # Codex's own approvals
+        cursor = hook(
+            cursor_command(f"http://127.0.0.1:{port}{CURSOR_PATH}"), cursor_shell(workspace)
+        )
+        assert (cursor.returncode, json.loads(cursor.stdout)) == (0, {})  # Cursor's own settings
         ended = hookline("break-glass", "--end", "--state-dir", str(state))
         assert ended.returncode == 0, ended.stderr
         out, err = glass.communicate(timeout=60)  # it sees the glass mended and stops

@@ -8,6 +8,8 @@
     hookline install gemini --scope project       ./.gemini/settings.json
     hookline install codex                        ~/.codex/hooks.json (a curl command)
     hookline install codex --scope project        ./.codex/hooks.json
+    hookline install cursor                       ~/.cursor/hooks.json (a curl command)
+    hookline install cursor --scope project       ./.cursor/hooks.json
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import click
 
 from hookline._cli.render import echo, say, warn
 from hookline._errors import ConfigError
-from hookline._hosts import claude_code, codex_settings, gemini_settings
+from hookline._hosts import claude_code, codex_settings, cursor_settings, gemini_settings
 from hookline._hosts.hook_groups import Change
 from hookline._support.display import shown
 
@@ -72,6 +74,15 @@ HOSTS: Final = {
         codex_settings.warnings,
         runs="curl",
     ),
+    "cursor": Host(
+        cursor_settings.settings_path,
+        cursor_settings.install,
+        cursor_settings.uninstall,
+        cursor_settings.SCOPES,
+        cursor_settings.DEFAULT_URL,
+        cursor_settings.EVENTS,
+        runs="curl",
+    ),
 }
 
 _HOST = click.argument("host", type=click.Choice(list(HOSTS)))
@@ -80,10 +91,10 @@ _SCOPE = click.option(
     type=click.Choice(claude_code.SCOPES),
     default="user",
     show_default=True,
-    help="Which settings file: user (~/.claude, ~/.gemini, ~/.codex), project "
-    "(.claude/settings.json, .gemini/settings.json, .codex/hooks.json), local "
-    "(.claude/settings.local.json) or managed (the machine's policy; needs root). Gemini CLI "
-    "and Codex: user or project.",
+    help="Which settings file: user (~/.claude, ~/.gemini, ~/.codex, ~/.cursor), project "
+    "(.claude/settings.json, .gemini/settings.json, .codex/hooks.json, .cursor/hooks.json), "
+    "local (.claude/settings.local.json) or managed (the machine's policy; needs root). Gemini "
+    "CLI, Codex and Cursor: user or project.",
 )
 _CWD = click.option(
     "--cwd",
@@ -95,7 +106,8 @@ _URL = click.option(
     "--url",
     default=None,
     help=f"Where hookline serve answers the host's hooks [default: {claude_code.DEFAULT_URL}, "
-    f"{gemini_settings.DEFAULT_URL}, {codex_settings.DEFAULT_URL}].",
+    f"{gemini_settings.DEFAULT_URL}, {codex_settings.DEFAULT_URL}, "
+    f"{cursor_settings.DEFAULT_URL}].",
 )
 _FILE = click.option(
     "--file",
@@ -117,14 +129,15 @@ _FILE = click.option(
     default=None,
     help="The events the host sends to the server, comma-separated [default: claude-code: "
     f"{','.join(claude_code.EVENTS)}; gemini: {','.join(gemini_settings.EVENTS)}; codex: "
-    f"{','.join(codex_settings.EVENTS)}].",
+    f"{','.join(codex_settings.EVENTS)}; cursor: {','.join(cursor_settings.EVENTS)}].",
 )
 def install(host: str, scope: str, cwd: Path, url: str | None, file: Path | None,
             events: str | None) -> None:  # fmt: skip
-    """Point a host's hooks (claude-code, gemini, codex) at hookline serve, failing closed.
+    """Point a host's hooks (claude-code, gemini, codex, cursor) at hookline serve, failing
+    closed.
 
     While the server cannot answer, HOST blocks the call (Claude Code: onFailure "block";
-    Gemini CLI and Codex: the curl command exits 2). The file's other settings and hooks
+    Gemini CLI, Codex and Cursor: the curl command exits 2). The file's other settings and hooks
     stay; a backup of it is kept; installing again changes nothing."""
     chosen, path, url = _where(host, scope, cwd, url, file)
     listed = ",".join(chosen.events) if events is None else events

@@ -1,9 +1,9 @@
 """A ruling of a host whose hooks are not Claude Code's, as the app records and answers it.
 
-Each such host has a module under ``hookline._serve`` (``gemini``, ``codex``) with the same
-face, ``Adapter``: its name on records, the answer that decides nothing (what a broken glass
-answers), and ``rule``/``answered``, which read the host's payload as hookline's event and
-word the ruling in the host's terms.
+Each such host has a module under ``hookline._serve`` (``gemini``, ``codex``, ``cursor``)
+with the same face, ``Adapter``: its name on records, the answer that decides nothing (what a
+broken glass answers), and ``rule``/``answered``, which read the host's payload as hookline's
+event and word the ruling in the host's terms.
 """
 
 from __future__ import annotations

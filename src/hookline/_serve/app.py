@@ -7,6 +7,8 @@
                          any other status makes that command exit 2, which blocks
     POST /codex          a Codex CLI hook, posted by the command ``hookline install codex``
                          writes, as /gemini: Codex's event JSON in, the JSON Codex reads out
+    POST /cursor         a Cursor hook, posted by the command ``hookline install cursor``
+                         writes, as /gemini
     GET  /health         200 ``{"ok": true}`` while the server answers, with ``break_glass``
                          (``{"until": SECONDS}``) while a glass holds (``hookline doctor``)
 
@@ -32,8 +34,9 @@ from hookline._errors import ConfigError
 from hookline._hooks.protocol import answer_text, loads
 from hookline._hosts.claude_code import CLAUDE_CODE_PATH
 from hookline._hosts.codex import CODEX_PATH
+from hookline._hosts.cursor import CURSOR_PATH
 from hookline._hosts.gemini import GEMINI_PATH
-from hookline._serve import codex, gemini
+from hookline._serve import codex, cursor, gemini
 from hookline._serve.break_glass import Glass, holding
 from hookline._serve.judge import REFUSING, failed_closed
 from hookline._serve.record import record
@@ -78,6 +81,7 @@ def create_app(judge: Judge, audit: AuditWriter, *, glass_dir: Path | None = Non
         Route(CLAUDE_CODE_PATH, claude_code, methods=["POST"]),
         Route(GEMINI_PATH, adapted(gemini), methods=["POST"]),
         Route(CODEX_PATH, adapted(codex), methods=["POST"]),
+        Route(CURSOR_PATH, adapted(cursor), methods=["POST"]),
         Route("/health", health, methods=["GET"]),
     ]
     return Starlette(routes=routes, lifespan=_closing(judge))
@@ -121,7 +125,7 @@ async def _answer(
 async def _answer_adapted(
     request: Request, judge: Judge, audit: AuditWriter, host: Adapter, *, glass: Glass | None
 ) -> Response:
-    """One hook call of a host whose hooks are not Claude Code's (Gemini CLI, Codex), as
+    """One hook call of a host whose hooks are not Claude Code's (Gemini CLI, Codex, Cursor), as
     ``_answer``; under a glass, no decision (the host's own confirmation decides: neither has
     an ask a hook can give)."""
     try:
