@@ -6,12 +6,13 @@
     hookline uninstall claude-code                hookline's entries taken out again
     hookline install gemini                       ~/.gemini/settings.json (a curl command)
     hookline install gemini --scope project       ./.gemini/settings.json
+    hookline install HOST --token-env VAR         each call carries the token in $VAR
 """
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -30,7 +31,8 @@ class Host:
     """What ``install`` and ``uninstall`` need of one host's settings module."""
 
     settings_path: Callable[[Any, Path, Path], Path]
-    install: Callable[[Path, str, Iterable[str]], Change]
+    #: ``install(path, url, events, token_env=VAR)``
+    install: Callable[..., Change]
     uninstall: Callable[[Path, str], Change]
     scopes: tuple[str, ...]
     url: str
@@ -39,6 +41,8 @@ class Host:
     warnings: Callable[[Path], list[str]] = lambda path: []
     #: A program the installed hooks run (None: the host posts itself).
     runs: str | None = None
+    #: What may keep the token in ``--token-env`` from reaching the server.
+    token_warnings: Callable[[str | None], list[str]] = lambda name: []
 
 
 HOSTS: Final = {
@@ -59,6 +63,7 @@ HOSTS: Final = {
         gemini_settings.EVENTS,
         gemini_settings.warnings,
         runs="curl",
+        token_warnings=gemini_settings.token_warnings,
     ),
 }
 
@@ -105,8 +110,15 @@ _FILE = click.option(
     help="The events the host sends to the server, comma-separated [default: claude-code: "
     f"{','.join(claude_code.EVENTS)}; gemini: {','.join(gemini_settings.EVENTS)}].",
 )
+@click.option(
+    "--token-env",
+    metavar="VAR",
+    default=None,
+    help="Send the token in this environment variable with each call (the server's "
+    "`hookline serve token add`); the token itself is never written.",
+)
 def install(host: str, scope: str, cwd: Path, url: str | None, file: Path | None,
-            events: str | None) -> None:  # fmt: skip
+            events: str | None, token_env: str | None) -> None:  # fmt: skip
     """Point a host's hooks (claude-code, gemini) at hookline serve, failing closed.
 
     While the server cannot answer, HOST blocks the call (Claude Code: onFailure "block";
@@ -115,7 +127,7 @@ def install(host: str, scope: str, cwd: Path, url: str | None, file: Path | None
     chosen, path, url = _where(host, scope, cwd, url, file)
     listed = ",".join(chosen.events) if events is None else events
     wanted = [event.strip() for event in listed.split(",") if event.strip()]
-    change = chosen.install(path, url, wanted)
+    change = chosen.install(path, url, wanted, token_env=token_env)
     if change.unchanged:
         say("note", f"{shown(str(path))} already sends {host}'s hooks to {url}")
     else:
@@ -123,7 +135,7 @@ def install(host: str, scope: str, cwd: Path, url: str | None, file: Path | None
         if change.backup is not None:
             echo(f"  the file as it was: {shown(str(change.backup))}")
         echo("  start the server with: hookline serve (until it answers, tool calls are blocked)")
-    for warning in chosen.warnings(path):
+    for warning in [*chosen.warnings(path), *chosen.token_warnings(token_env)]:
         warn(warning)
     if chosen.runs is not None and shutil.which(chosen.runs) is None:
         warn(f"{chosen.runs} is not on PATH here: {host}'s hooks run it, and every "

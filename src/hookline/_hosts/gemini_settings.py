@@ -14,6 +14,11 @@ named ``hookline`` whose command posts to the URL; installing again changes noth
 ``uninstall`` takes out exactly those entries (and the groups and keys left empty by that).
 Gemini runs hooks unless ``hooksConfig.enabled`` is false; ``warnings`` says when a file
 turns them off.
+
+With a token (``token_env``), the line sends ``Authorization: Bearer $VAR`` from the hook's
+environment (the token itself is never written). Gemini strips variables named like a secret
+(``*TOKEN*``, ``*KEY*``, ``*AUTH*``...) from hooks' environment when its environment redaction
+is on, except those starting with ``GEMINI_CLI_``: ``token_warnings`` says so.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from typing import Any, Final, Literal
 
 from hookline._errors import ConfigError
 from hookline._hosts import hook_groups, settings_file
-from hookline._hosts.claude_code import DEFAULT_PORT
+from hookline._hosts.claude_code import DEFAULT_PORT, checked_var
 from hookline._hosts.gemini import GEMINI_PATH
 from hookline._hosts.hook_groups import Change
 
@@ -63,26 +68,38 @@ def settings_path(scope: Scope, cwd: Path, home: Path) -> Path:
     return (home if scope == "user" else cwd) / ".gemini" / "settings.json"
 
 
-def command(url: str) -> str:
-    """The installed line: the event posted to ``url``, the answer printed; exit 2 (a block,
-    the reason on stderr) when no answer comes."""
+#: Where a variable survives Gemini's environment redaction whatever its name.
+KEPT_PREFIX: Final = "GEMINI_CLI_"
+
+
+def command(url: str, token_env: str | None = None) -> str:
+    """The installed line: the event posted to ``url`` (with the token in ``$token_env``),
+    the answer printed; exit 2 (a block, the reason on stderr) when no answer comes."""
+    bearer = "" if token_env is None else f'-H "Authorization: Bearer ${checked_var(token_env)}" '
     return (
         f"curl -sS --fail --max-time {CURL_SECONDS} -X POST "
-        "-H 'Content-Type: application/json' --data-binary @- "
+        f"-H 'Content-Type: application/json' {bearer}--data-binary @- "
         f"{shlex.quote(url)} || {{ echo {shlex.quote(UNREACHABLE)} >&2; exit 2; }}"
     )
 
 
-def entry(url: str) -> dict[str, Any]:
+def entry(url: str, token_env: str | None = None) -> dict[str, Any]:
     """One installed hook: every call of its event posted to ``url``, blocked on failure."""
-    return {"type": "command", "name": NAME, "command": command(url), "timeout": TIMEOUT_MS}
+    line = command(url, token_env)
+    return {"type": "command", "name": NAME, "command": line, "timeout": TIMEOUT_MS}
 
 
-def install(path: Path, url: str, events: Iterable[str] = EVENTS) -> Change:
-    """Add an entry for each of ``events`` that ``path`` lacks; the file made if missing."""
+def install(
+    path: Path, url: str, events: Iterable[str] = EVENTS, *, token_env: str | None = None
+) -> Change:
+    """Add an entry for each of ``events`` that ``path`` lacks, and make hookline's entries
+    send the token of ``token_env`` (or none); the file made if missing."""
     wanted = _checked(events)
     settings = settings_file.read(path) or {}
-    added = hook_groups.add(settings, path, wanted, lambda: _group(url), _ours(url))
+    ours = _ours(url)
+    added = hook_groups.add(settings, path, wanted, lambda: _group(url, token_env), ours)
+    line = command(url, token_env)
+    added += hook_groups.refresh(settings, path, ours, lambda handler: handler | {"command": line})
     if not added:
         return Change(path, 0, unchanged=True)
     return Change(path, added, settings_file.write(path, settings))
@@ -99,8 +116,19 @@ def uninstall(path: Path, url: str) -> Change:
     return Change(path, removed, settings_file.restore(path, settings))
 
 
-def _group(url: str) -> dict[str, Any]:
-    return {"matcher": "*", "hooks": [entry(url)]}
+def _group(url: str, token_env: str | None) -> dict[str, Any]:
+    return {"matcher": "*", "hooks": [entry(url, token_env)]}
+
+
+def token_warnings(token_env: str | None) -> list[str]:
+    """What may keep the token from the installed line: Gemini's environment redaction."""
+    if token_env is None or token_env.upper().startswith(KEPT_PREFIX):
+        return []
+    return [
+        f"Gemini CLI takes variables named like {token_env} out of hooks' environment when its "
+        f"environment redaction is on (then every call is refused): name it {KEPT_PREFIX}..., "
+        "or list it in its allowed environment variables"
+    ]
 
 
 def warnings(path: Path) -> list[str]:

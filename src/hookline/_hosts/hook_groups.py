@@ -55,6 +55,24 @@ def add(
     return added
 
 
+def refresh(
+    settings: dict[str, Any], path: Path, ours: Ours, fresh: Callable[[dict[str, Any]], Any]
+) -> int:
+    """Each handler of hookline's made ``fresh(handler)`` where that differs (an install
+    again with other options: a token added); how many."""
+    changed = 0
+    for groups in hooks_of(settings, path).values():
+        for group in groups if isinstance(groups, list) else []:
+            found = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(found, list):
+                continue
+            for i, handler in enumerate(found):
+                if ours(handler) and (made := fresh(handler)) != handler:
+                    found[i] = made
+                    changed += 1
+    return changed
+
+
 def remove(settings: dict[str, Any], path: Path, ours: Ours) -> int:
     """Take hookline's handlers out, and the groups, events and ``hooks`` left empty by that;
     how many handlers."""
