@@ -6,6 +6,8 @@
     hookline uninstall claude-code                hookline's entries taken out again
     hookline install gemini                       ~/.gemini/settings.json (a curl command)
     hookline install gemini --scope project       ./.gemini/settings.json
+    hookline install codex                        ~/.codex/hooks.json (a curl command)
+    hookline install codex --scope project        ./.codex/hooks.json
     hookline install HOST --token-env VAR         each call carries the token in $VAR
 """
 
@@ -21,7 +23,7 @@ import click
 
 from hookline._cli.render import echo, say, warn
 from hookline._errors import ConfigError
-from hookline._hosts import claude_code, gemini_settings
+from hookline._hosts import claude_code, codex_settings, gemini_settings
 from hookline._hosts.hook_groups import Change
 from hookline._support.display import shown
 
@@ -65,6 +67,16 @@ HOSTS: Final = {
         runs="curl",
         token_warnings=gemini_settings.token_warnings,
     ),
+    "codex": Host(
+        codex_settings.settings_path,
+        codex_settings.install,
+        codex_settings.uninstall,
+        codex_settings.SCOPES,
+        codex_settings.DEFAULT_URL,
+        codex_settings.EVENTS,
+        codex_settings.warnings,
+        runs="curl",
+    ),
 }
 
 _HOST = click.argument("host", type=click.Choice(list(HOSTS)))
@@ -73,9 +85,10 @@ _SCOPE = click.option(
     type=click.Choice(claude_code.SCOPES),
     default="user",
     show_default=True,
-    help="Which settings file: user (~/.claude, ~/.gemini), project (.claude/settings.json, "
-    ".gemini/settings.json), local (.claude/settings.local.json) or managed (the machine's "
-    "policy; needs root). Gemini CLI: user or project.",
+    help="Which settings file: user (~/.claude, ~/.gemini, ~/.codex), project "
+    "(.claude/settings.json, .gemini/settings.json, .codex/hooks.json), local "
+    "(.claude/settings.local.json) or managed (the machine's policy; needs root). Gemini CLI "
+    "and Codex: user or project.",
 )
 _CWD = click.option(
     "--cwd",
@@ -87,7 +100,7 @@ _URL = click.option(
     "--url",
     default=None,
     help=f"Where hookline serve answers the host's hooks [default: {claude_code.DEFAULT_URL}, "
-    f"{gemini_settings.DEFAULT_URL}].",
+    f"{gemini_settings.DEFAULT_URL}, {codex_settings.DEFAULT_URL}].",
 )
 _FILE = click.option(
     "--file",
@@ -108,7 +121,8 @@ _FILE = click.option(
     "--events",
     default=None,
     help="The events the host sends to the server, comma-separated [default: claude-code: "
-    f"{','.join(claude_code.EVENTS)}; gemini: {','.join(gemini_settings.EVENTS)}].",
+    f"{','.join(claude_code.EVENTS)}; gemini: {','.join(gemini_settings.EVENTS)}; codex: "
+    f"{','.join(codex_settings.EVENTS)}].",
 )
 @click.option(
     "--token-env",
@@ -119,11 +133,11 @@ _FILE = click.option(
 )
 def install(host: str, scope: str, cwd: Path, url: str | None, file: Path | None,
             events: str | None, token_env: str | None) -> None:  # fmt: skip
-    """Point a host's hooks (claude-code, gemini) at hookline serve, failing closed.
+    """Point a host's hooks (claude-code, gemini, codex) at hookline serve, failing closed.
 
     While the server cannot answer, HOST blocks the call (Claude Code: onFailure "block";
-    Gemini CLI: the curl command exits 2). The file's other settings and hooks stay; a backup
-    of it is kept; installing again changes nothing."""
+    Gemini CLI and Codex: the curl command exits 2). The file's other settings and hooks
+    stay; a backup of it is kept; installing again changes nothing."""
     chosen, path, url = _where(host, scope, cwd, url, file)
     listed = ",".join(chosen.events) if events is None else events
     wanted = [event.strip() for event in listed.split(",") if event.strip()]

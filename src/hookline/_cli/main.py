@@ -48,7 +48,7 @@ COMMANDS: Final = {
     ),
     "serve": Lazy(
         "hookline._cli.serve_cmd:serve",
-        "Answer Claude Code's HTTP hooks with this folder's hooks and permission rules.",
+        "Answer Claude Code's, Gemini CLI's and Codex's hooks with this folder's policies.",
     ),
     "break-glass": Lazy(
         "hookline._cli.break_glass_cmd:break_glass_cmd",
@@ -56,7 +56,7 @@ COMMANDS: Final = {
     ),
     "install": Lazy(
         "hookline._cli.install_cmd:install",
-        "Point a host's hooks (claude-code, gemini) at hookline serve, failing closed.",
+        "Point a host's hooks (claude-code, gemini, codex) at hookline serve, failing closed.",
     ),
     "uninstall": Lazy(
         "hookline._cli.install_cmd:uninstall",

@@ -6,7 +6,7 @@ Gemini CLI runs command hooks only (``hooks.<Event>``: matcher groups of ``{"typ
 call: it posts the event on stdin to the server's ``/gemini`` route and prints the answer, and
 when the server cannot be reached, answers late or answers with an error it says so on stderr
 and exits 2, which Gemini reads as a block (any other exit code would be a warning and the
-tool would run). curl gives up after ``CURL_SECONDS``, well before Gemini's own ``TIMEOUT_MS``
+tool would run). curl gives up after ``curl_hook.SECONDS``, well before Gemini's own ``TIMEOUT_MS``
 (a hook Gemini times out does not block).
 
 An entry is hookline's when it is a command hook whose command is the installed line, or one
@@ -23,14 +23,12 @@ is on, except those starting with ``GEMINI_CLI_``: ``token_warnings`` says so.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from hookline._errors import ConfigError
-from hookline._hosts import hook_groups, settings_file
-from hookline._hosts.claude_code import DEFAULT_PORT, checked_var
+from hookline._hosts import curl_hook, hook_groups, settings_file
+from hookline._hosts.claude_code import DEFAULT_PORT
 from hookline._hosts.gemini import GEMINI_PATH
 from hookline._hosts.hook_groups import Change
 
@@ -55,8 +53,7 @@ GEMINI_EVENTS: Final = frozenset(
 )
 #: The name of each installed hook (Gemini's logs and ``/hooks`` show it).
 NAME: Final = "hookline"
-#: Seconds curl waits for the server; Gemini's wait for the hook, in milliseconds, is longer.
-CURL_SECONDS: Final = 30
+#: Gemini's wait for the hook, in milliseconds: longer than curl's (``curl_hook.SECONDS``).
 TIMEOUT_MS: Final = 60_000
 UNREACHABLE: Final = (
     "hookline serve is unreachable: the call is blocked (hookline break-glass is the way out)"
@@ -75,12 +72,7 @@ KEPT_PREFIX: Final = "GEMINI_CLI_"
 def command(url: str, token_env: str | None = None) -> str:
     """The installed line: the event posted to ``url`` (with the token in ``$token_env``),
     the answer printed; exit 2 (a block, the reason on stderr) when no answer comes."""
-    bearer = "" if token_env is None else f'-H "Authorization: Bearer ${checked_var(token_env)}" '
-    return (
-        f"curl -sS --fail --max-time {CURL_SECONDS} -X POST "
-        f"-H 'Content-Type: application/json' {bearer}--data-binary @- "
-        f"{shlex.quote(url)} || {{ echo {shlex.quote(UNREACHABLE)} >&2; exit 2; }}"
-    )
+    return curl_hook.line(url, UNREACHABLE, token_env)
 
 
 def entry(url: str, token_env: str | None = None) -> dict[str, Any]:
@@ -94,26 +86,19 @@ def install(
 ) -> Change:
     """Add an entry for each of ``events`` that ``path`` lacks, and make hookline's entries
     send the token of ``token_env`` (or none); the file made if missing."""
-    wanted = _checked(events)
-    settings = settings_file.read(path) or {}
-    ours = _ours(url)
-    added = hook_groups.add(settings, path, wanted, lambda: _group(url, token_env), ours)
     line = command(url, token_env)
-    added += hook_groups.refresh(settings, path, ours, lambda handler: handler | {"command": line})
-    if not added:
-        return Change(path, 0, unchanged=True)
-    return Change(path, added, settings_file.write(path, settings))
+    return hook_groups.install_file(
+        path,
+        hook_groups.checked(events, GEMINI_EVENTS, "Gemini CLI"),
+        lambda: _group(url, token_env),
+        _ours(url),
+        lambda handler: handler | {"command": line},
+    )
 
 
 def uninstall(path: Path, url: str) -> Change:
     """Take hookline's entries (commands posting to ``url``) out of ``path``."""
-    settings = settings_file.read(path)
-    if settings is None:
-        return Change(path, 0, unchanged=True)
-    removed = hook_groups.remove(settings, path, _ours(url))
-    if not removed:
-        return Change(path, 0, unchanged=True)
-    return Change(path, removed, settings_file.restore(path, settings))
+    return hook_groups.uninstall_file(path, _ours(url))
 
 
 def _group(url: str, token_env: str | None) -> dict[str, Any]:
@@ -140,28 +125,7 @@ def warnings(path: Path) -> list[str]:
     return []
 
 
-def _checked(events: Iterable[str]) -> list[str]:
-    wanted = list(dict.fromkeys(events))
-    wrong = [event for event in wanted if event not in GEMINI_EVENTS]
-    if wrong:
-        raise ConfigError(
-            f"{', '.join(wrong)}: not an event of Gemini CLI's hooks",
-            key="--events",
-            fix=f"choose among {', '.join(sorted(GEMINI_EVENTS))}",
-        )
-    return wanted
-
-
 def _ours(url: str) -> hook_groups.Ours:
     """Whether a handler is hookline's: the installed line for ``url`` (or an older one, by its
     name and the URL in it)."""
-
-    def ours(handler: Any) -> bool:
-        if not isinstance(handler, dict) or handler.get("type") != "command":
-            return False
-        line = handler.get("command")
-        if not isinstance(line, str):
-            return False
-        return line == command(url) or (handler.get("name") == NAME and shlex.quote(url) in line)
-
-    return ours
+    return lambda handler: curl_hook.posts_to(handler, url, UNREACHABLE, NAME)

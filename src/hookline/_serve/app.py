@@ -5,6 +5,8 @@
     POST /gemini         a Gemini CLI hook, posted by the command ``hookline install gemini``
                          writes: Gemini's event JSON in, the JSON Gemini reads out (200);
                          any other status makes that command exit 2, which blocks
+    POST /codex          a Codex CLI hook, posted by the command ``hookline install codex``
+                         writes, as /gemini: Codex's event JSON in, the JSON Codex reads out
     GET  /health         200 ``{"ok": true}`` while the server answers, with ``break_glass``
                          (``{"until": SECONDS}``) while a glass holds (``hookline doctor``),
                          shown only to this machine and to a valid token
@@ -22,7 +24,7 @@ cannot be written turns a refusing event's answer into a deny.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any, Final
 
@@ -33,8 +35,9 @@ from starlette.routing import Route
 from hookline._errors import ConfigError
 from hookline._hooks.protocol import answer_text, loads
 from hookline._hosts.claude_code import CLAUDE_CODE_PATH
-from hookline._hosts.gemini import GEMINI_PATH, HOST, NO_ANSWER
-from hookline._serve import gemini, refused
+from hookline._hosts.codex import CODEX_PATH
+from hookline._hosts.gemini import GEMINI_PATH
+from hookline._serve import codex, gemini, refused
 from hookline._serve.break_glass import Glass, holding
 from hookline._serve.gate import Caller, Gate, Refusal
 from hookline._serve.judge import REFUSING, failed_closed
@@ -46,6 +49,7 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
+    from hookline._serve.adapted import Adapter
     from hookline._serve.judge import Judge
     from hookline.audit._writer import AuditWriter
 
@@ -70,12 +74,15 @@ def create_app(
         glass = holding(glass_dir) if glass_dir is not None else None
         return await _answer(request, judge, audit, host=CLAUDE_CODE, glass=glass, caller=caller)
 
-    async def gemini_cli(request: Request) -> Response:
-        caller = _admitted(request, gate)
-        if isinstance(caller, Refusal):
-            return refused.answer(caller, await request.body(), audit, gate, host=HOST)
-        glass = holding(glass_dir) if glass_dir is not None else None
-        return await _answer_gemini(request, judge, audit, glass=glass, caller=caller)
+    def adapted(host: Adapter) -> Callable[[Request], Awaitable[Response]]:
+        async def answer(request: Request) -> Response:
+            caller = _admitted(request, gate)
+            if isinstance(caller, Refusal):
+                return refused.answer(caller, await request.body(), audit, gate, host=host.HOST)
+            glass = holding(glass_dir) if glass_dir is not None else None
+            return await _answer_adapted(request, judge, audit, host, glass=glass, caller=caller)
+
+        return answer
 
     async def health(request: Request) -> Response:
         seen = gate.trusted(request.headers.get("authorization"), _peer(request))
@@ -85,7 +92,8 @@ def create_app(
 
     routes = [
         Route(CLAUDE_CODE_PATH, claude_code, methods=["POST"]),
-        Route(GEMINI_PATH, gemini_cli, methods=["POST"]),
+        Route(GEMINI_PATH, adapted(gemini), methods=["POST"]),
+        Route(CODEX_PATH, adapted(codex), methods=["POST"]),
         Route("/health", health, methods=["GET"]),
     ]
     return Starlette(routes=routes, lifespan=_closing(judge))
@@ -140,30 +148,39 @@ async def _answer(
     return JSONResponse(ruling.answer if glass is None else glass.answer(ruling.event))
 
 
-async def _answer_gemini(
-    request: Request, judge: Judge, audit: AuditWriter, *, glass: Glass | None, caller: Caller
+async def _answer_adapted(
+    request: Request,
+    judge: Judge,
+    audit: AuditWriter,
+    host: Adapter,
+    *,
+    glass: Glass | None,
+    caller: Caller,
 ) -> Response:
-    """One Gemini CLI hook call, as ``_answer``; under a glass, no decision (Gemini's own
-    confirmation decides: it has no ask a hook can give)."""
+    """One hook call of a host whose hooks are not Claude Code's (Gemini CLI, Codex), as
+    ``_answer``; under a glass, no decision (the host's own confirmation decides: neither has
+    an ask a hook can give)."""
     try:
         payload = _event_json(await request.body())
-        ruled = await gemini.rule(judge, payload)
+        ruled = await host.rule(judge, payload)
     except ConfigError as exc:
         return _bad_request(str(exc))
-    if ruled is None:  # an event of Gemini's that hookline does not judge
+    if ruled is None:  # an event of the host's that hookline does not judge
         return JSONResponse({})
     ruling = ruled.ruling
-    under_glass = dict(NO_ANSWER) if glass is not None else None
+    under_glass = dict(host.NO_ANSWER) if glass is not None else None
     try:
         said = caller.fields()
-        record(audit, ruling, ruled.event, host=HOST, glass=glass, answer=under_glass, caller=said)
+        record(
+            audit, ruling, ruled.event, host=host.HOST, glass=glass, answer=under_glass, caller=said
+        )
     except Exception as exc:
         if under_glass is not None:
             return JSONResponse(under_glass)
         if ruling.event not in REFUSING:
             raise
         what = f"its audit record could not be written: {exc}"
-        ruling = gemini.answered(failed_closed(ruling.event, payload, what), payload)
+        ruling = host.answered(failed_closed(ruling.event, payload, what), payload)
     return JSONResponse(ruling.answer if under_glass is None else under_glass)
 
 

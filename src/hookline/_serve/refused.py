@@ -1,8 +1,8 @@
 """A request the gate turned away (``hookline._serve.gate``): answered so the host blocks, and
 on record, without judging anything.
 
-Nothing of the policy runs for it: no hook, no rule. A tool call (Claude Code's PreToolUse
-and PermissionRequest, Gemini CLI's BeforeTool) gets the 200 deny the host reads, saying why,
+Nothing of the policy runs for it: no hook, no rule. A tool call (PreToolUse and
+PermissionRequest; Gemini CLI's BeforeTool) gets the 200 deny the host reads, saying why,
 as the server's own failures do (Claude Code reads a decision only from a 2xx body). Any other
 event, or a body that is not one, gets ``401`` (``429`` over the rate, with ``Retry-After``):
 nothing to decide, and the host's ``onFailure: "block"`` or the curl line's exit 2 blocks.
@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, PlainTextResponse
 from hookline._decisions import Decision
 from hookline._hooks.protocol import answer_text, loads
 from hookline._hooks.wire import answer_for
-from hookline._hosts import gemini
+from hookline._hosts import codex, gemini
 from hookline._serve.judge import REFUSING
 from hookline.storage._base import AuditEntry
 
@@ -41,7 +41,6 @@ _STATUS: Final = {"rate-limited": 429, "unreadable": 503}
 def answer(refusal: Refusal, body: bytes, audit: AuditWriter, gate: Gate, *, host: str) -> Response:
     """The answer to a request ``gate`` refused, its record written first (when due)."""
     payload = _payload(body)
-    name = payload.get("hook_event_name")
     said = f"hookline serve refused this call: {refusal.why}"
     left_off = gate.on_record(refusal)
     if left_off is not None:
@@ -50,10 +49,9 @@ def answer(refusal: Refusal, body: bytes, audit: AuditWriter, gate: Gate, *, hos
             audit.flush()
         except Exception:  # refused either way; the audit's own failure is its log's
             pass
-    if host == gemini.HOST and name == gemini.REFUSING:
-        return JSONResponse(gemini.answer(payload, Decision.deny(said)))
-    if host != gemini.HOST and name in REFUSING:
-        return JSONResponse(answer_for(str(name), Decision.deny(said)))
+    denied = _deny(host, payload, Decision.deny(said))
+    if denied is not None:
+        return JSONResponse(denied)
     status = _STATUS.get(refusal.reason, 401)
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {}
     if refusal.retry_after:
@@ -87,6 +85,18 @@ def entry(
         permission="deny",
         data=data,
     )
+
+
+def _deny(host: str, payload: Mapping[str, Any], deny: Decision) -> dict[str, Any] | None:
+    """The deny ``host`` reads for the tool call ``payload`` is; None for any other event."""
+    name = payload.get("hook_event_name")
+    if host == gemini.HOST:
+        return gemini.answer(payload, deny) if name == gemini.REFUSING else None
+    if name not in REFUSING:
+        return None
+    if host == codex.HOST:
+        return codex.answer(str(name), payload.get("tool_name"), deny)
+    return answer_for(str(name), deny)
 
 
 def _payload(body: bytes) -> dict[str, Any]:
