@@ -10,12 +10,13 @@
     hookline install codex --scope project        ./.codex/hooks.json
     hookline install cursor                       ~/.cursor/hooks.json (a curl command)
     hookline install cursor --scope project       ./.cursor/hooks.json
+    hookline install HOST --token-env VAR         each call carries the token in $VAR
 """
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -34,7 +35,8 @@ class Host:
     """What ``install`` and ``uninstall`` need of one host's settings module."""
 
     settings_path: Callable[[Any, Path, Path], Path]
-    install: Callable[[Path, str, Iterable[str]], Change]
+    #: ``install(path, url, events, token_env=VAR)``
+    install: Callable[..., Change]
     uninstall: Callable[[Path, str], Change]
     scopes: tuple[str, ...]
     url: str
@@ -43,6 +45,8 @@ class Host:
     warnings: Callable[[Path], list[str]] = lambda path: []
     #: A program the installed hooks run (None: the host posts itself).
     runs: str | None = None
+    #: What may keep the token in ``--token-env`` from reaching the server.
+    token_warnings: Callable[[str | None], list[str]] = lambda name: []
 
 
 HOSTS: Final = {
@@ -63,6 +67,7 @@ HOSTS: Final = {
         gemini_settings.EVENTS,
         gemini_settings.warnings,
         runs="curl",
+        token_warnings=gemini_settings.token_warnings,
     ),
     "codex": Host(
         codex_settings.settings_path,
@@ -131,8 +136,15 @@ _FILE = click.option(
     f"{','.join(claude_code.EVENTS)}; gemini: {','.join(gemini_settings.EVENTS)}; codex: "
     f"{','.join(codex_settings.EVENTS)}; cursor: {','.join(cursor_settings.EVENTS)}].",
 )
+@click.option(
+    "--token-env",
+    metavar="VAR",
+    default=None,
+    help="Send the token in this environment variable with each call (the server's "
+    "`hookline serve token add`); the token itself is never written.",
+)
 def install(host: str, scope: str, cwd: Path, url: str | None, file: Path | None,
-            events: str | None) -> None:  # fmt: skip
+            events: str | None, token_env: str | None) -> None:  # fmt: skip
     """Point a host's hooks (claude-code, gemini, codex, cursor) at hookline serve, failing
     closed.
 
@@ -142,7 +154,7 @@ def install(host: str, scope: str, cwd: Path, url: str | None, file: Path | None
     chosen, path, url = _where(host, scope, cwd, url, file)
     listed = ",".join(chosen.events) if events is None else events
     wanted = [event.strip() for event in listed.split(",") if event.strip()]
-    change = chosen.install(path, url, wanted)
+    change = chosen.install(path, url, wanted, token_env=token_env)
     if change.unchanged:
         say("note", f"{shown(str(path))} already sends {host}'s hooks to {url}")
     else:
@@ -150,7 +162,7 @@ def install(host: str, scope: str, cwd: Path, url: str | None, file: Path | None
         if change.backup is not None:
             echo(f"  the file as it was: {shown(str(change.backup))}")
         echo("  start the server with: hookline serve (until it answers, tool calls are blocked)")
-    for warning in chosen.warnings(path):
+    for warning in [*chosen.warnings(path), *chosen.token_warnings(token_env)]:
         warn(warning)
     if chosen.runs is not None and shutil.which(chosen.runs) is None:
         warn(f"{chosen.runs} is not on PATH here: {host}'s hooks run it, and every "

@@ -54,21 +54,31 @@ def settings_path(scope: Scope, cwd: Path, home: Path) -> Path:
     return (Path(codex_home) if codex_home else home / ".codex") / "hooks.json"
 
 
-def command(url: str) -> str:
-    """The installed line: the event posted to ``url``, the answer printed; exit 2 with the
-    reason on stderr (Codex's block) when no answer comes."""
-    return curl_hook.line(url, UNREACHABLE)
+def command(url: str, token_env: str | None = None) -> str:
+    """The installed line: the event posted to ``url`` (with the token in ``$token_env``), the
+    answer printed; exit 2 with the reason on stderr (Codex's block) when no answer comes."""
+    return curl_hook.line(url, UNREACHABLE, token_env)
 
 
-def entry(url: str) -> dict[str, Any]:
+def entry(url: str, token_env: str | None = None) -> dict[str, Any]:
     """One installed hook: every call of its event posted to ``url``, blocked on failure."""
-    return {"type": "command", "command": command(url), "timeout": TIMEOUT_SECONDS}
+    return {"type": "command", "command": command(url, token_env), "timeout": TIMEOUT_SECONDS}
 
 
-def install(path: Path, url: str, events: Iterable[str] = EVENTS) -> Change:
-    """Add an entry for each of ``events`` that ``path`` lacks; the file made if missing."""
+def install(
+    path: Path, url: str, events: Iterable[str] = EVENTS, *, token_env: str | None = None
+) -> Change:
+    """Add an entry for each of ``events`` that ``path`` lacks, and make hookline's entries
+    send the token of ``token_env`` (or none); the file made if missing."""
     wanted = hook_groups.checked(events, CODEX_EVENTS, "Codex")
-    return hook_groups.install_file(path, wanted, lambda: {"hooks": [entry(url)]}, _ours(url))
+    line = command(url, token_env)
+    return hook_groups.install_file(
+        path,
+        wanted,
+        lambda: {"hooks": [entry(url, token_env)]},
+        _ours(url),
+        lambda handler: handler | {"command": line},
+    )
 
 
 def uninstall(path: Path, url: str) -> Change:

@@ -56,31 +56,39 @@ def settings_path(scope: Scope, cwd: Path, home: Path) -> Path:
     return (home if scope == "user" else cwd) / ".cursor" / "hooks.json"
 
 
-def command(url: str) -> str:
-    """The installed line: the event posted to ``url``, the answer printed; exit 2 (Cursor's
-    deny) with the reason on stderr when no answer comes."""
-    return curl_hook.line(url, UNREACHABLE)
+def command(url: str, token_env: str | None = None) -> str:
+    """The installed line: the event posted to ``url`` (with the token in ``$token_env``), the
+    answer printed; exit 2 (Cursor's deny) with the reason on stderr when no answer comes."""
+    return curl_hook.line(url, UNREACHABLE, token_env)
 
 
-def entry(url: str) -> dict[str, Any]:
+def entry(url: str, token_env: str | None = None) -> dict[str, Any]:
     """One installed hook: every call of its event posted to ``url``, blocked on failure."""
-    return {"command": command(url), "failClosed": True}
+    return {"command": command(url, token_env), "failClosed": True}
 
 
-def install(path: Path, url: str, events: Iterable[str] = EVENTS) -> Change:
-    """Add an entry for each of ``events`` that ``path`` lacks; the file made if missing."""
+def install(
+    path: Path, url: str, events: Iterable[str] = EVENTS, *, token_env: str | None = None
+) -> Change:
+    """Add an entry for each of ``events`` that ``path`` lacks, and make hookline's entries
+    send the token of ``token_env`` (or none); the file made if missing."""
     wanted = hook_groups.checked(events, CURSOR_EVENTS, "Cursor")
     settings = settings_file.read(path) or {}
     hooks = _hooks(settings, path)
-    added = 0
+    added = changed = 0
     for event in wanted:
         handlers = hooks.setdefault(event, [])
         if not isinstance(handlers, list):
             raise hook_groups.malformed(path, f"hooks.{event}", "a list of hooks")
         if not any(_ours(handler, url) for handler in handlers):
-            handlers.append(entry(url))
+            handlers.append(entry(url, token_env))
             added += 1
-    if not added:
+    for handlers in hooks.values():
+        for handler in handlers if isinstance(handlers, list) else []:
+            if _ours(handler, url) and handler.get("command") != command(url, token_env):
+                handler["command"] = command(url, token_env)
+                changed += 1
+    if not added and not changed:
         return Change(path, 0, unchanged=True)
     settings.setdefault("version", 1)
     settings["hooks"] = hooks

@@ -14,6 +14,11 @@ named ``hookline`` whose command posts to the URL; installing again changes noth
 ``uninstall`` takes out exactly those entries (and the groups and keys left empty by that).
 Gemini runs hooks unless ``hooksConfig.enabled`` is false; ``warnings`` says when a file
 turns them off.
+
+With a token (``token_env``), the line sends ``Authorization: Bearer $VAR`` from the hook's
+environment (the token itself is never written). Gemini strips variables named like a secret
+(``*TOKEN*``, ``*KEY*``, ``*AUTH*``...) from hooks' environment when its environment redaction
+is on, except those starting with ``GEMINI_CLI_``: ``token_warnings`` says so.
 """
 
 from __future__ import annotations
@@ -60,24 +65,34 @@ def settings_path(scope: Scope, cwd: Path, home: Path) -> Path:
     return (home if scope == "user" else cwd) / ".gemini" / "settings.json"
 
 
-def command(url: str) -> str:
-    """The installed line: the event posted to ``url``, the answer printed; exit 2 (a block,
-    the reason on stderr) when no answer comes."""
-    return curl_hook.line(url, UNREACHABLE)
+#: Where a variable survives Gemini's environment redaction whatever its name.
+KEPT_PREFIX: Final = "GEMINI_CLI_"
 
 
-def entry(url: str) -> dict[str, Any]:
+def command(url: str, token_env: str | None = None) -> str:
+    """The installed line: the event posted to ``url`` (with the token in ``$token_env``),
+    the answer printed; exit 2 (a block, the reason on stderr) when no answer comes."""
+    return curl_hook.line(url, UNREACHABLE, token_env)
+
+
+def entry(url: str, token_env: str | None = None) -> dict[str, Any]:
     """One installed hook: every call of its event posted to ``url``, blocked on failure."""
-    return {"type": "command", "name": NAME, "command": command(url), "timeout": TIMEOUT_MS}
+    line = command(url, token_env)
+    return {"type": "command", "name": NAME, "command": line, "timeout": TIMEOUT_MS}
 
 
-def install(path: Path, url: str, events: Iterable[str] = EVENTS) -> Change:
-    """Add an entry for each of ``events`` that ``path`` lacks; the file made if missing."""
+def install(
+    path: Path, url: str, events: Iterable[str] = EVENTS, *, token_env: str | None = None
+) -> Change:
+    """Add an entry for each of ``events`` that ``path`` lacks, and make hookline's entries
+    send the token of ``token_env`` (or none); the file made if missing."""
+    line = command(url, token_env)
     return hook_groups.install_file(
         path,
         hook_groups.checked(events, GEMINI_EVENTS, "Gemini CLI"),
-        lambda: _group(url),
+        lambda: _group(url, token_env),
         _ours(url),
+        lambda handler: handler | {"command": line},
     )
 
 
@@ -86,8 +101,19 @@ def uninstall(path: Path, url: str) -> Change:
     return hook_groups.uninstall_file(path, _ours(url))
 
 
-def _group(url: str) -> dict[str, Any]:
-    return {"matcher": "*", "hooks": [entry(url)]}
+def _group(url: str, token_env: str | None) -> dict[str, Any]:
+    return {"matcher": "*", "hooks": [entry(url, token_env)]}
+
+
+def token_warnings(token_env: str | None) -> list[str]:
+    """What may keep the token from the installed line: Gemini's environment redaction."""
+    if token_env is None or token_env.upper().startswith(KEPT_PREFIX):
+        return []
+    return [
+        f"Gemini CLI takes variables named like {token_env} out of hooks' environment when its "
+        f"environment redaction is on (then every call is refused): name it {KEPT_PREFIX}..., "
+        "or list it in its allowed environment variables"
+    ]
 
 
 def warnings(path: Path) -> list[str]:

@@ -56,6 +56,24 @@ def add(
     return added
 
 
+def refresh(
+    settings: dict[str, Any], path: Path, ours: Ours, fresh: Callable[[dict[str, Any]], Any]
+) -> int:
+    """Each handler of hookline's made ``fresh(handler)`` where that differs (an install
+    again with other options: a token added); how many."""
+    changed = 0
+    for groups in hooks_of(settings, path).values():
+        for group in groups if isinstance(groups, list) else []:
+            found = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(found, list):
+                continue
+            for i, handler in enumerate(found):
+                if ours(handler) and (made := fresh(handler)) != handler:
+                    found[i] = made
+                    changed += 1
+    return changed
+
+
 def remove(settings: dict[str, Any], path: Path, ours: Ours) -> int:
     """Take hookline's handlers out, and the groups, events and ``hooks`` left empty by that;
     how many handlers."""
@@ -101,11 +119,18 @@ def checked(events: Iterable[str], known: frozenset[str], host: str) -> list[str
 
 
 def install_file(
-    path: Path, events: Iterable[str], group: Callable[[], dict[str, Any]], ours: Ours
+    path: Path,
+    events: Iterable[str],
+    group: Callable[[], dict[str, Any]],
+    ours: Ours,
+    fresh: Callable[[dict[str, Any]], Any] | None = None,
 ) -> Change:
-    """``add`` to the settings file ``path`` (made if missing), written only when it changes."""
+    """``add`` to the settings file ``path`` (made if missing), and ``refresh`` hookline's
+    entries with ``fresh``; written only when it changes."""
     settings = settings_file.read(path) or {}
     added = add(settings, path, events, group, ours)
+    if fresh is not None:
+        added += refresh(settings, path, ours, fresh)
     if not added:
         return Change(path, 0, unchanged=True)
     return Change(path, added, settings_file.write(path, settings))

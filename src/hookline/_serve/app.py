@@ -10,7 +10,11 @@
     POST /cursor         a Cursor hook, posted by the command ``hookline install cursor``
                          writes, as /gemini
     GET  /health         200 ``{"ok": true}`` while the server answers, with ``break_glass``
-                         (``{"until": SECONDS}``) while a glass holds (``hookline doctor``)
+                         (``{"until": SECONDS}``) while a glass holds (``hookline doctor``),
+                         shown only to this machine and to a valid token
+
+Each hook request passes the gate first (``hookline._serve.gate``: its token, its rate); one
+turned away is answered and recorded by ``hookline._serve.refused``, and nothing is judged.
 
 Claude Code reads an HTTP hook's decision only from a 2xx JSON body: a status code cannot block.
 So a refusing event (PreToolUse, PermissionRequest) that goes wrong here is still a 200 with a
@@ -36,8 +40,9 @@ from hookline._hosts.claude_code import CLAUDE_CODE_PATH
 from hookline._hosts.codex import CODEX_PATH
 from hookline._hosts.cursor import CURSOR_PATH
 from hookline._hosts.gemini import GEMINI_PATH
-from hookline._serve import codex, cursor, gemini
+from hookline._serve import codex, cursor, gemini, refused
 from hookline._serve.break_glass import Glass, holding
+from hookline._serve.gate import Caller, Gate, Refusal
 from hookline._serve.judge import REFUSING, failed_closed
 from hookline._serve.record import record
 
@@ -57,23 +62,34 @@ CLAUDE_CODE: Final = "claude-code"
 MAX_BODY: Final = 16 << 20
 
 
-def create_app(judge: Judge, audit: AuditWriter, *, glass_dir: Path | None = None) -> Starlette:
+def create_app(
+    judge: Judge, audit: AuditWriter, *, glass_dir: Path | None = None, gate: Gate | None = None
+) -> Starlette:
     """The app that answers hook events with ``judge`` and records each in ``audit``; a glass
-    broken in ``glass_dir`` (``hookline._serve.break_glass``) makes its answers ask-only."""
+    broken in ``glass_dir`` (``hookline._serve.break_glass``) makes its answers ask-only;
+    ``gate`` says who may ask (None: anyone)."""
+    gate = gate or Gate(None)
 
     async def claude_code(request: Request) -> Response:
+        caller = _admitted(request, gate)
+        if isinstance(caller, Refusal):
+            return refused.answer(caller, await request.body(), audit, gate, host=CLAUDE_CODE)
         glass = holding(glass_dir) if glass_dir is not None else None
-        return await _answer(request, judge, audit, host=CLAUDE_CODE, glass=glass)
+        return await _answer(request, judge, audit, host=CLAUDE_CODE, glass=glass, caller=caller)
 
     def adapted(host: Adapter) -> Callable[[Request], Awaitable[Response]]:
         async def answer(request: Request) -> Response:
+            caller = _admitted(request, gate)
+            if isinstance(caller, Refusal):
+                return refused.answer(caller, await request.body(), audit, gate, host=host.HOST)
             glass = holding(glass_dir) if glass_dir is not None else None
-            return await _answer_adapted(request, judge, audit, host, glass=glass)
+            return await _answer_adapted(request, judge, audit, host, glass=glass, caller=caller)
 
         return answer
 
-    async def health(_: Request) -> Response:
-        glass = holding(glass_dir) if glass_dir is not None else None
+    async def health(request: Request) -> Response:
+        seen = gate.trusted(request.headers.get("authorization"), _peer(request))
+        glass = holding(glass_dir) if glass_dir is not None and seen else None
         held = {} if glass is None else {"break_glass": {"until": glass.until}}
         return JSONResponse({"ok": True, **held})
 
@@ -100,8 +116,22 @@ def _closing(judge: Judge) -> Callable[[Starlette], AbstractAsyncContextManager[
     return lifespan
 
 
+def _admitted(request: Request, gate: Gate) -> Caller | Refusal:
+    return gate.admit(request.headers.get("authorization"), _peer(request))
+
+
+def _peer(request: Request) -> str | None:
+    return request.client.host if request.client is not None else None
+
+
 async def _answer(
-    request: Request, judge: Judge, audit: AuditWriter, *, host: str, glass: Glass | None
+    request: Request,
+    judge: Judge,
+    audit: AuditWriter,
+    *,
+    host: str,
+    glass: Glass | None,
+    caller: Caller,
 ) -> Response:
     """One hook call: the body read, judged, recorded, answered (under a glass, ask-only: what
     hookline decided is on record, a person decides)."""
@@ -111,7 +141,7 @@ async def _answer(
     except ConfigError as exc:
         return _bad_request(str(exc))
     try:
-        record(audit, ruling, payload, host=host, glass=glass)
+        record(audit, ruling, payload, host=host, glass=glass, caller=caller.fields())
     except Exception as exc:
         if glass is not None:  # a person decides each call: the way out holds even so
             return JSONResponse(glass.answer(ruling.event))
@@ -123,7 +153,13 @@ async def _answer(
 
 
 async def _answer_adapted(
-    request: Request, judge: Judge, audit: AuditWriter, host: Adapter, *, glass: Glass | None
+    request: Request,
+    judge: Judge,
+    audit: AuditWriter,
+    host: Adapter,
+    *,
+    glass: Glass | None,
+    caller: Caller,
 ) -> Response:
     """One hook call of a host whose hooks are not Claude Code's (Gemini CLI, Codex, Cursor), as
     ``_answer``; under a glass, no decision (the host's own confirmation decides: neither has
@@ -138,7 +174,10 @@ async def _answer_adapted(
     ruling = ruled.ruling
     under_glass = dict(host.NO_ANSWER) if glass is not None else None
     try:
-        record(audit, ruling, ruled.event, host=host.HOST, glass=glass, answer=under_glass)
+        said = caller.fields()
+        record(
+            audit, ruling, ruled.event, host=host.HOST, glass=glass, answer=under_glass, caller=said
+        )
     except Exception as exc:
         if under_glass is not None:
             return JSONResponse(under_glass)
