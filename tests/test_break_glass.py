@@ -115,7 +115,8 @@ def test_with_no_server_the_command_stands_in_asking_until_the_glass_is_mended(
         codex = hook(codex_command(f"http://127.0.0.1:{port}{CODEX_PATH}"), codex_patch(workspace))
         assert (codex.returncode, json.loads(codex.stdout)) == (0, {})  # Codex's own approvals
         cursor = hook(
-            cursor_command(f"http://127.0.0.1:{port}{CURSOR_PATH}"), cursor_shell(workspace)
+            cursor_command(f"http://127.0.0.1:{port}{CURSOR_PATH}"),
+            cursor_shell(workspace, "rm -rf /"),
         )
         assert (cursor.returncode, json.loads(cursor.stdout)) == (0, {})  # Cursor's own settings
         ended = hookline("break-glass", "--end", "--state-dir", str(state))

@@ -25,12 +25,14 @@ def _hooks_file(root: Path) -> Path:
     return root / ".cursor" / "hooks.json"
 
 
-def _installed_events(settings: dict[str, Any], url: str = DEFAULT_URL) -> list[str]:
+def _installed_events(
+    settings: dict[str, Any], url: str = DEFAULT_URL, token_env: str | None = None
+) -> list[str]:
     return [
         event
         for event, handlers in settings["hooks"].items()
         for handler in handlers
-        if handler == entry(url)
+        if handler == entry(url, token_env)
     ]
 
 
@@ -100,3 +102,19 @@ def test_the_entry_docs_serve_shows_is_the_one_installed() -> None:
     start = page.index("```json\n", page.index("## Cursor")) + len("```json\n")
     shown = json.loads(page[start : page.index("```", start)])
     assert shown == entry(DEFAULT_URL)
+
+
+def test_a_token_variable_is_sent_by_the_line_and_installing_again_changes_only_that(
+    tmp_path: Path,
+) -> None:
+    path = _hooks_file(Path(os.environ["HOME"]))
+    done = hookline("install", "cursor", "--token-env", "HOOKLINE_TOKEN", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert _installed_events(json.loads(path.read_text()), token_env="HOOKLINE_TOKEN") == list(
+        EVENTS
+    )
+    assert '"Authorization: Bearer $HOOKLINE_TOKEN"' in path.read_text().replace('\\"', '"')
+    plain = hookline("install", "cursor", cwd=tmp_path)
+    assert plain.returncode == 0, plain.stderr
+    assert _installed_events(json.loads(path.read_text())) == list(EVENTS)
+    assert "HOOKLINE_TOKEN" not in path.read_text()
