@@ -62,6 +62,7 @@ E2E: Final = frozenset(
         "test_dangerous_e2e.py",
         "test_demo_orders.py",
         "test_doctor.py",
+        "test_doctor_hosts.py",
         "test_edit_then_rewrite.py",
         "test_event_facts.py",
         "test_example_approver.py",

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from hookline._errors import ConfigError
-from hookline._hosts import doctor_claude_code
+from hookline._hosts import doctor_claude_code, doctor_command_hosts
 from hookline._hosts.doctor_claude_code import Installed
 from hookline._serve import canary
 from hookline._serve.canary import Canary
@@ -72,12 +72,15 @@ class Report:
             "events other than PreToolUse: the canary fires only that one",
         )
     )
+    #: Whether hookline doctor has a canary for this host (Claude Code's only, so far).
+    has_canary: bool = True
 
     @property
     def problems(self) -> list[str]:
         found = _health_problems(self.health) + self.installed.problems
         if self.canary is None:
-            found.append(NO_CLI)
+            if self.has_canary:
+                found.append(NO_CLI)
         elif not self.canary.refused:
             said = self.canary.said.strip().splitlines()[:2]
             found.append(f"{_NOT_REFUSED[self.canary.outcome]} (Claude Code: {' '.join(said)})")
@@ -102,6 +105,7 @@ class Report:
             "canary": self.canary.as_json() if self.canary is not None else None,
             "problems": self.problems,
             "unchecked": list(self.unchecked),
+            "proven": self.covered and self.canary is not None,
         }
 
 
@@ -112,6 +116,19 @@ def examine(url: str, project: Path, home: Path, *, cli: str | None) -> Report:
     installed = doctor_claude_code.check(url, project, home)
     found = canary.run(cli, project, home) if cli is not None else None
     return Report(url, health, installed, cli, found)
+
+
+def examine_command_host(host: str, url: str, project: Path, home: Path) -> Report:
+    """The server at ``url`` and ``host``'s settings (Gemini CLI, Codex, Cursor): no canary
+    runs through those hosts yet, so the report says what is installed, not that it is judged."""
+    unchecked = (
+        f"no live canary runs through {host} yet: its settings show what is installed, "
+        "not that its calls are judged",
+        *(("whether Codex trusts hookline's hooks (/hooks in Codex): it skips them until then",)
+          if host == "codex" else ()),
+    )  # fmt: skip
+    installed = doctor_command_hosts.check(host, url, project, home)
+    return Report(url, health_of(url), installed, None, None, host, unchecked, has_canary=False)
 
 
 def health_url(url: str) -> str:
