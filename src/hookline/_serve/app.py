@@ -7,19 +7,22 @@
                          any other status makes that command exit 2, which blocks
     GET  /health         200 ``{"ok": true}`` while the server answers, with ``break_glass``
                          (``{"until": SECONDS}``) while a glass holds (``hookline doctor``)
+    GET  /policy         the policy serving now, as JSON or in words (``_serve.policy_page``)
 
 Claude Code reads an HTTP hook's decision only from a 2xx JSON body: a status code cannot block.
 So a refusing event (PreToolUse, PermissionRequest) that goes wrong here is still a 200 with a
 deny saying what went wrong, never a 500; a body that is not an event at all is a 400 with one
 line saying so (with ``onFailure: "block"`` on the hook, the host blocks the call on it too).
-Every ruling is on record (``hookline._serve.record``) before it is answered; a record that
-cannot be written turns a refusing event's answer into a deny.
+Every ruling is on record (``hookline._serve.record``) before it is answered, with the digest
+of the policy that decided it; a record that cannot be written turns a refusing event's answer
+into a deny. Each request is judged under the policy current when it began (``_serve.policies``),
+whatever a reload (``_serve.reload``) swaps in meanwhile.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import TYPE_CHECKING, Any, Final
 
 from starlette.applications import Starlette
@@ -32,7 +35,9 @@ from hookline._hosts.claude_code import CLAUDE_CODE_PATH
 from hookline._hosts.gemini import GEMINI_PATH, HOST, NO_ANSWER
 from hookline._serve import gemini
 from hookline._serve.break_glass import Glass, holding
-from hookline._serve.judge import REFUSING, failed_closed
+from hookline._serve.judge import REFUSING, Judge, failed_closed
+from hookline._serve.policies import Policies
+from hookline._serve.policy_page import policy_page
 from hookline._serve.record import record
 
 if TYPE_CHECKING:
@@ -41,7 +46,8 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
-    from hookline._serve.judge import Judge
+    from hookline._serve.policies import Active
+    from hookline._serve.reload import Watcher
     from hookline.audit._writer import AuditWriter
 
 #: The host named on each record of Claude Code's HTTP hooks (which post to CLAUDE_CODE_PATH).
@@ -50,17 +56,28 @@ CLAUDE_CODE: Final = "claude-code"
 MAX_BODY: Final = 16 << 20
 
 
-def create_app(judge: Judge, audit: AuditWriter, *, glass_dir: Path | None = None) -> Starlette:
-    """The app that answers hook events with ``judge`` and records each in ``audit``; a glass
-    broken in ``glass_dir`` (``hookline._serve.break_glass``) makes its answers ask-only."""
+def create_app(
+    judge: Judge | Policies,
+    audit: AuditWriter,
+    *,
+    glass_dir: Path | None = None,
+    watcher: Watcher | None = None,
+) -> Starlette:
+    """The app that answers hook events with ``judge`` (or the policy ``Policies`` hold now)
+    and records each in ``audit``; a glass broken in ``glass_dir``
+    (``hookline._serve.break_glass``) makes its answers ask-only; ``watcher`` reloads the
+    policy while the app serves."""
+    policies = Policies(judge) if isinstance(judge, Judge) else judge
 
     async def claude_code(request: Request) -> Response:
         glass = holding(glass_dir) if glass_dir is not None else None
-        return await _answer(request, judge, audit, host=CLAUDE_CODE, glass=glass)
+        async with policies.using() as active:
+            return await _answer(request, active, audit, host=CLAUDE_CODE, glass=glass)
 
     async def gemini_cli(request: Request) -> Response:
         glass = holding(glass_dir) if glass_dir is not None else None
-        return await _answer_gemini(request, judge, audit, glass=glass)
+        async with policies.using() as active:
+            return await _answer_gemini(request, active, audit, glass=glass)
 
     async def health(_: Request) -> Response:
         glass = holding(glass_dir) if glass_dir is not None else None
@@ -71,35 +88,40 @@ def create_app(judge: Judge, audit: AuditWriter, *, glass_dir: Path | None = Non
         Route(CLAUDE_CODE_PATH, claude_code, methods=["POST"]),
         Route(GEMINI_PATH, gemini_cli, methods=["POST"]),
         Route("/health", health, methods=["GET"]),
+        Route("/policy", policy_page(policies), methods=["GET"]),
     ]
-    return Starlette(routes=routes, lifespan=_closing(judge))
+    return Starlette(routes=routes, lifespan=_closing(policies, watcher))
 
 
-def _closing(judge: Judge) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
-    """The app's lifespan: the judge's connections are closed when the server stops."""
+def _closing(
+    policies: Policies, watcher: Watcher | None
+) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
+    """The app's lifespan: ``watcher`` reloads while it serves; the judges' connections are
+    closed when the server stops."""
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        try:
-            yield
-        finally:
-            await judge.aclose()
+        async with watcher.running() if watcher is not None else nullcontext():
+            try:
+                yield
+            finally:
+                await policies.aclose()
 
     return lifespan
 
 
 async def _answer(
-    request: Request, judge: Judge, audit: AuditWriter, *, host: str, glass: Glass | None
+    request: Request, active: Active, audit: AuditWriter, *, host: str, glass: Glass | None
 ) -> Response:
     """One hook call: the body read, judged, recorded, answered (under a glass, ask-only: what
     hookline decided is on record, a person decides)."""
     try:
         payload = _event_json(await request.body())
-        ruling = await judge.rule(payload)
+        ruling = await active.judge.rule(payload)
     except ConfigError as exc:
         return _bad_request(str(exc))
     try:
-        record(audit, ruling, payload, host=host, glass=glass)
+        record(audit, ruling, payload, host=host, glass=glass, policy=active.digest.sha256)
     except Exception as exc:
         if glass is not None:  # a person decides each call: the way out holds even so
             return JSONResponse(glass.answer(ruling.event))
@@ -111,13 +133,13 @@ async def _answer(
 
 
 async def _answer_gemini(
-    request: Request, judge: Judge, audit: AuditWriter, *, glass: Glass | None
+    request: Request, active: Active, audit: AuditWriter, *, glass: Glass | None
 ) -> Response:
     """One Gemini CLI hook call, as ``_answer``; under a glass, no decision (Gemini's own
     confirmation decides: it has no ask a hook can give)."""
     try:
         payload = _event_json(await request.body())
-        ruled = await gemini.rule(judge, payload)
+        ruled = await gemini.rule(active.judge, payload)
     except ConfigError as exc:
         return _bad_request(str(exc))
     if ruled is None:  # an event of Gemini's that hookline does not judge
@@ -125,7 +147,15 @@ async def _answer_gemini(
     ruling = ruled.ruling
     under_glass = dict(NO_ANSWER) if glass is not None else None
     try:
-        record(audit, ruling, ruled.event, host=HOST, glass=glass, answer=under_glass)
+        record(
+            audit,
+            ruling,
+            ruled.event,
+            host=HOST,
+            glass=glass,
+            answer=under_glass,
+            policy=active.digest.sha256,
+        )
     except Exception as exc:
         if under_glass is not None:
             return JSONResponse(under_glass)

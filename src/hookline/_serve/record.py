@@ -32,10 +32,13 @@ def record(
     host: str,
     glass: Glass | None = None,
     answer: dict[str, Any] | None = None,
+    policy: str | None = None,
 ) -> None:
     """Write the record of ``ruling`` (for ``payload``, from ``host``) now; under ``glass``,
-    the answer given instead is on it too (``answer``: when it is not the glass's own)."""
-    writer.add(entry(writer, ruling, payload, host=host, glass=glass, answer=answer))
+    the answer given instead is on it too (``answer``: when it is not the glass's own);
+    ``policy``: the digest of the policy that decided (``hookline._policy.digest``)."""
+    made = entry(writer, ruling, payload, host=host, glass=glass, answer=answer, policy=policy)
+    writer.add(made)
     writer.flush()
 
 
@@ -47,10 +50,13 @@ def entry(
     host: str,
     glass: Glass | None = None,
     answer: dict[str, Any] | None = None,
+    policy: str | None = None,
 ) -> AuditEntry:
     """The record of ``ruling``, redacted as every audit record is."""
     decision = ruling.decision
     data: dict[str, Any] = {"host": host, "cwd": ruling.cwd}
+    if policy is not None:
+        data["policy"] = policy
     if glass is not None:
         answered = glass.answer(ruling.event) if answer is None else answer
         data["break_glass"] = {"until": glass.until, "by": glass.by, "answer": answered}
