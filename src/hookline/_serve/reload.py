@@ -61,14 +61,15 @@ class Watcher:
         changed = [path for path, stamp in now.items() if self._seen.get(path) != stamp]
         if not changed:
             return None
-        self._seen = now
         return await self.reload("changed: " + ", ".join(changed))
 
     async def reload(self, why: str) -> Reloaded:
-        """Reload now, for ``why``: on record, and said in one line."""
-        before = self._seen
+        """Reload now, for ``why``: on record, and said in one line. The files as they were
+        before it loaded are the ones seen: a change while it loads is looked at again."""
+        before = self._stamps()
         done = await self.policies.reload(why)
-        self._seen = {path: before.get(path, _stamp(path)) for path in self._stamps()}
+        now = self._stamps()  # the new policy's files: those it did not have are new to it
+        self._seen = {path: before[path] if path in before else now[path] for path in now}
         try:
             self._record(done)
         except Exception as exc:  # the audit is broken: every request says so too
