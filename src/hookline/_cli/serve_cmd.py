@@ -16,7 +16,7 @@ from __future__ import annotations
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, TypeAlias
+from typing import TYPE_CHECKING, Final
 
 import click
 
@@ -27,19 +27,18 @@ from hookline._cli.trust_cmd import terminal_asker
 from hookline._errors import ConfigError
 from hookline._hosts.claude_code import DEFAULT_PORT
 from hookline._policy.digest import policy_digest
-from hookline._project import Project, load_project
+from hookline._project import load_project
 from hookline.audit._redact import Redactor
 from hookline.audit._writer import AuditWriter
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from types import FrameType, ModuleType
 
     from hookline._policy.digest import PolicyDigest
+    from hookline._project import Project
+    from hookline._serve.policies import Loader
 
 EXTRA_HINT: Final = "pip install 'hookline[serve]'"
-#: What loads the folder's policy again, for a reload.
-Loader: TypeAlias = "Callable[[], tuple[Project, PolicyDigest]]"
 #: What the serve extra installs.
 _EXTRA: Final = frozenset({"starlette", "uvicorn"})
 
