@@ -15,12 +15,18 @@ import httpx
 import pytest
 
 from cli_runner import HOOKLINE, hookline, src_env
+from hookline._hosts.codex import CODEX_PATH
+from hookline._hosts.codex_settings import command as codex_command
+from hookline._hosts.cursor import CURSOR_PATH
+from hookline._hosts.cursor_settings import command as cursor_command
 from hookline._hosts.gemini import GEMINI_PATH
 from hookline._hosts.gemini_settings import command
 from hookline._serve.break_glass import Glass, break_glass, glass_path, holding, mend
 from hookline.audit._writer import JSONL_NAME
 from test_hosts_gemini import before_tool
 from test_serve import decided, policy_folder, running, tool_call, work_folder
+from test_serve_codex import patch, pre_tool_use
+from test_serve_cursor import shell as cursor_shell
 from test_serve_gemini import hook, in_
 
 RM_ROOT = {"command": "rm -rf /"}
@@ -40,6 +46,10 @@ def write_file(workspace: Path) -> dict[str, Any]:
     """A Gemini CLI write, as its BeforeTool hook is sent it."""
     args = {"file_path": str(workspace / "x.txt"), "content": "x"}
     return in_(workspace, before_tool("write_file", args))
+
+
+def codex_patch(workspace: Path) -> dict[str, Any]:
+    return pre_tool_use(workspace, "apply_patch", patch("*** Add File: x.txt", "+x"))
 
 
 def _records(state: Path) -> list[dict[str, Any]]:
@@ -102,6 +112,13 @@ def test_with_no_server_the_command_stands_in_asking_until_the_glass_is_mended(
         assert prompt.json() == {}
         gemini = hook(command(f"http://127.0.0.1:{port}{GEMINI_PATH}"), write_file(workspace))
         assert (gemini.returncode, json.loads(gemini.stdout)) == (0, {})  # Gemini's own prompt
+        codex = hook(codex_command(f"http://127.0.0.1:{port}{CODEX_PATH}"), codex_patch(workspace))
+        assert (codex.returncode, json.loads(codex.stdout)) == (0, {})  # Codex's own approvals
+        cursor = hook(
+            cursor_command(f"http://127.0.0.1:{port}{CURSOR_PATH}"),
+            cursor_shell(workspace, "rm -rf /"),
+        )
+        assert (cursor.returncode, json.loads(cursor.stdout)) == (0, {})  # Cursor's own settings
         ended = hookline("break-glass", "--end", "--state-dir", str(state))
         assert ended.returncode == 0, ended.stderr
         out, err = glass.communicate(timeout=60)  # it sees the glass mended and stops

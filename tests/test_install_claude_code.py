@@ -177,3 +177,33 @@ def test_a_file_or_an_option_hookline_cannot_use_is_one_line_and_nothing_is_writ
     assert len(done.stderr.strip().splitlines()) == 1
     assert path.read_text() == content
     assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]
+
+
+def test_a_token_env_sends_the_variable_as_bearer_and_never_a_token(tmp_path: Path) -> None:
+    """``--token-env VAR``: each entry sends ``Authorization: Bearer ${VAR}`` and lists VAR
+    in ``allowedEnvVars`` (and in ``httpHookAllowedEnvVars``, which the file has); installing
+    again without it takes the header out and leaves the rest."""
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"httpHookAllowedEnvVars": ["OTHER"]}))
+    done = hookline("install", "claude-code", "--file", str(path), "--token-env", "HOOKLINE_TOKEN")
+    assert done.returncode == 0, done.stderr
+    settings = json.loads(path.read_text())
+    assert settings["httpHookAllowedEnvVars"] == ["OTHER", "HOOKLINE_TOKEN"]
+    handlers = [h for groups in settings["hooks"].values() for g in groups for h in g["hooks"]]
+    assert len(handlers) == len(EVENTS)
+    for handler in handlers:
+        assert handler["headers"] == {"Authorization": "Bearer ${HOOKLINE_TOKEN}"}
+        assert handler["allowedEnvVars"] == ["HOOKLINE_TOKEN"]
+        assert handler["onFailure"] == "block"
+    assert "hl_" not in path.read_text()
+    plain = hookline("install", "claude-code", "--file", str(path))
+    assert plain.returncode == 0, plain.stderr
+    assert _installed_events(json.loads(path.read_text())) == list(EVENTS)
+
+
+def test_a_token_env_that_cannot_name_a_variable_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    done = hookline("install", "claude-code", "--file", str(path), "--token-env", "$(id)")
+    assert done.returncode == 2
+    assert "is not the name of an environment variable" in done.stderr
+    assert not path.exists()

@@ -155,3 +155,26 @@ def test_the_entry_docs_serve_shows_is_the_one_installed() -> None:
     start = page.index("```json\n", page.index("## Gemini CLI")) + len("```json\n")
     shown = json.loads(page[start : page.index("```", start)])
     assert shown == entry(DEFAULT_URL)
+
+
+def test_a_token_env_puts_the_variable_in_the_line_and_warns_of_geminis_redaction(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "settings.json"
+    done = hookline("install", "gemini", "--file", str(path), "--token-env", "HOOKLINE_TOKEN")
+    assert done.returncode == 0, done.stderr
+    assert "GEMINI_CLI_" in done.stderr  # HOOKLINE_TOKEN may be taken out of hooks' environment
+    lines = {
+        h["command"]
+        for groups in json.loads(path.read_text())["hooks"].values()
+        for g in groups
+        for h in g["hooks"]
+    }
+    assert lines == {command(DEFAULT_URL, "HOOKLINE_TOKEN")}
+    assert '-H "Authorization: Bearer $HOOKLINE_TOKEN"' in command(DEFAULT_URL, "HOOKLINE_TOKEN")
+    kept = hookline("install", "gemini", "--file", str(path), "--token-env", "GEMINI_CLI_HL")
+    assert kept.returncode == 0, kept.stderr
+    assert "GEMINI_CLI_" not in kept.stderr
+    gone = hookline("uninstall", "gemini", "--file", str(path))
+    assert gone.returncode == 0, gone.stderr
+    assert "took 3 hook(s) out" in gone.stdout

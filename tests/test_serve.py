@@ -19,8 +19,9 @@ import pytest
 from cli_runner import HOOKLINE, src_env
 from hookline._project import load_project
 from hookline._serve.app import CLAUDE_CODE_PATH, create_app
+from hookline._serve.gate import Gate
 from hookline._serve.judge import Judge
-from hookline._serve.server import bind, server, url
+from hookline._serve.server import Tls, bind, server, url
 from hookline.audit._redact import Redactor
 from hookline.audit._writer import JSONL_NAME, AuditWriter
 
@@ -90,24 +91,32 @@ def workspace(tmp_path: Path) -> Path:
 
 @contextmanager
 def running(
-    policy: Path, state: Path, *, audit: AuditWriter | None = None, glass_dir: Path | None = None
+    policy: Path,
+    state: Path,
+    *,
+    audit: AuditWriter | None = None,
+    glass_dir: Path | None = None,
+    gate: Gate | None = None,
+    tls: Tls | None = None,
 ) -> Iterator[str]:
     """A real server for ``policy`` on a free port of 127.0.0.1, stopped on exit: its URL.
     ``audit``: where it records, left open (default: ``state``'s audit log, closed on exit);
-    ``glass_dir``: where it looks for a broken glass."""
+    ``glass_dir``: where it looks for a broken glass; ``gate``: who may ask (default: anyone);
+    ``tls``: HTTPS with this certificate."""
     project = load_project(policy, trust=True)
     owned = AuditWriter.open(state, redactor=Redactor(project.redact)) if audit is None else None
     with owned or nullcontext(audit) as audit:
         assert audit is not None
         sock = bind("127.0.0.1", 0)
-        served = server(create_app(Judge(project), audit, glass_dir=glass_dir))
+        app = create_app(Judge(project), audit, glass_dir=glass_dir, gate=gate)
+        served = server(app, tls=tls)
         thread = threading.Thread(target=served.run, kwargs={"sockets": [sock]}, daemon=True)
         thread.start()
         try:
             while not served.started:  # readiness, polled (the test's timeout bounds it)
                 assert thread.is_alive(), "the server stopped before it started"
                 time.sleep(0.01)
-            yield url(sock) + CLAUDE_CODE_PATH
+            yield url(sock, tls=tls is not None) + CLAUDE_CODE_PATH
         finally:
             served.should_exit = True
             thread.join(timeout=30)

@@ -6,12 +6,17 @@
     hookline uninstall claude-code                hookline's entries taken out again
     hookline install gemini                       ~/.gemini/settings.json (a curl command)
     hookline install gemini --scope project       ./.gemini/settings.json
+    hookline install codex                        ~/.codex/hooks.json (a curl command)
+    hookline install codex --scope project        ./.codex/hooks.json
+    hookline install cursor                       ~/.cursor/hooks.json (a curl command)
+    hookline install cursor --scope project       ./.cursor/hooks.json
+    hookline install HOST --token-env VAR         each call carries the token in $VAR
 """
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -20,7 +25,7 @@ import click
 
 from hookline._cli.render import echo, say, warn
 from hookline._errors import ConfigError
-from hookline._hosts import claude_code, gemini_settings
+from hookline._hosts import claude_code, codex_settings, cursor_settings, gemini_settings
 from hookline._hosts.hook_groups import Change
 from hookline._support.display import shown
 
@@ -30,7 +35,8 @@ class Host:
     """What ``install`` and ``uninstall`` need of one host's settings module."""
 
     settings_path: Callable[[Any, Path, Path], Path]
-    install: Callable[[Path, str, Iterable[str]], Change]
+    #: ``install(path, url, events, token_env=VAR)``
+    install: Callable[..., Change]
     uninstall: Callable[[Path, str], Change]
     scopes: tuple[str, ...]
     url: str
@@ -39,6 +45,8 @@ class Host:
     warnings: Callable[[Path], list[str]] = lambda path: []
     #: A program the installed hooks run (None: the host posts itself).
     runs: str | None = None
+    #: What may keep the token in ``--token-env`` from reaching the server.
+    token_warnings: Callable[[str | None], list[str]] = lambda name: []
 
 
 HOSTS: Final = {
@@ -59,6 +67,26 @@ HOSTS: Final = {
         gemini_settings.EVENTS,
         gemini_settings.warnings,
         runs="curl",
+        token_warnings=gemini_settings.token_warnings,
+    ),
+    "codex": Host(
+        codex_settings.settings_path,
+        codex_settings.install,
+        codex_settings.uninstall,
+        codex_settings.SCOPES,
+        codex_settings.DEFAULT_URL,
+        codex_settings.EVENTS,
+        codex_settings.warnings,
+        runs="curl",
+    ),
+    "cursor": Host(
+        cursor_settings.settings_path,
+        cursor_settings.install,
+        cursor_settings.uninstall,
+        cursor_settings.SCOPES,
+        cursor_settings.DEFAULT_URL,
+        cursor_settings.EVENTS,
+        runs="curl",
     ),
 }
 
@@ -68,9 +96,10 @@ _SCOPE = click.option(
     type=click.Choice(claude_code.SCOPES),
     default="user",
     show_default=True,
-    help="Which settings file: user (~/.claude, ~/.gemini), project (.claude/settings.json, "
-    ".gemini/settings.json), local (.claude/settings.local.json) or managed (the machine's "
-    "policy; needs root). Gemini CLI: user or project.",
+    help="Which settings file: user (~/.claude, ~/.gemini, ~/.codex, ~/.cursor), project "
+    "(.claude/settings.json, .gemini/settings.json, .codex/hooks.json, .cursor/hooks.json), "
+    "local (.claude/settings.local.json) or managed (the machine's policy; needs root). Gemini "
+    "CLI, Codex and Cursor: user or project.",
 )
 _CWD = click.option(
     "--cwd",
@@ -82,7 +111,8 @@ _URL = click.option(
     "--url",
     default=None,
     help=f"Where hookline serve answers the host's hooks [default: {claude_code.DEFAULT_URL}, "
-    f"{gemini_settings.DEFAULT_URL}].",
+    f"{gemini_settings.DEFAULT_URL}, {codex_settings.DEFAULT_URL}, "
+    f"{cursor_settings.DEFAULT_URL}].",
 )
 _FILE = click.option(
     "--file",
@@ -103,19 +133,28 @@ _FILE = click.option(
     "--events",
     default=None,
     help="The events the host sends to the server, comma-separated [default: claude-code: "
-    f"{','.join(claude_code.EVENTS)}; gemini: {','.join(gemini_settings.EVENTS)}].",
+    f"{','.join(claude_code.EVENTS)}; gemini: {','.join(gemini_settings.EVENTS)}; codex: "
+    f"{','.join(codex_settings.EVENTS)}; cursor: {','.join(cursor_settings.EVENTS)}].",
+)
+@click.option(
+    "--token-env",
+    metavar="VAR",
+    default=None,
+    help="Send the token in this environment variable with each call (the server's "
+    "`hookline serve token add`); the token itself is never written.",
 )
 def install(host: str, scope: str, cwd: Path, url: str | None, file: Path | None,
-            events: str | None) -> None:  # fmt: skip
-    """Point a host's hooks (claude-code, gemini) at hookline serve, failing closed.
+            events: str | None, token_env: str | None) -> None:  # fmt: skip
+    """Point a host's hooks (claude-code, gemini, codex, cursor) at hookline serve, failing
+    closed.
 
     While the server cannot answer, HOST blocks the call (Claude Code: onFailure "block";
-    Gemini CLI: the curl command exits 2). The file's other settings and hooks stay; a backup
-    of it is kept; installing again changes nothing."""
+    Gemini CLI, Codex and Cursor: the curl command exits 2). The file's other settings and hooks
+    stay; a backup of it is kept; installing again changes nothing."""
     chosen, path, url = _where(host, scope, cwd, url, file)
     listed = ",".join(chosen.events) if events is None else events
     wanted = [event.strip() for event in listed.split(",") if event.strip()]
-    change = chosen.install(path, url, wanted)
+    change = chosen.install(path, url, wanted, token_env=token_env)
     if change.unchanged:
         say("note", f"{shown(str(path))} already sends {host}'s hooks to {url}")
     else:
@@ -123,7 +162,7 @@ def install(host: str, scope: str, cwd: Path, url: str | None, file: Path | None
         if change.backup is not None:
             echo(f"  the file as it was: {shown(str(change.backup))}")
         echo("  start the server with: hookline serve (until it answers, tool calls are blocked)")
-    for warning in chosen.warnings(path):
+    for warning in [*chosen.warnings(path), *chosen.token_warnings(token_env)]:
         warn(warning)
     if chosen.runs is not None and shutil.which(chosen.runs) is None:
         warn(f"{chosen.runs} is not on PATH here: {host}'s hooks run it, and every "

@@ -48,7 +48,7 @@ COMMANDS: Final = {
     ),
     "serve": Lazy(
         "hookline._cli.serve_cmd:serve",
-        "Answer Claude Code's HTTP hooks with this folder's hooks and permission rules.",
+        "Answer Claude Code's, Gemini CLI's, Codex's and Cursor's hooks with this folder's rules.",
     ),
     "policy": Lazy(
         "hookline._cli.policy_cmd:policy",
@@ -60,7 +60,7 @@ COMMANDS: Final = {
     ),
     "install": Lazy(
         "hookline._cli.install_cmd:install",
-        "Point a host's hooks (claude-code, gemini) at hookline serve, failing closed.",
+        "Point a host's hooks (claude-code, gemini, codex, cursor) at hookline serve.",
     ),
     "uninstall": Lazy(
         "hookline._cli.install_cmd:uninstall",

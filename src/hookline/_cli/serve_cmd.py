@@ -1,6 +1,7 @@
 """``hookline serve``: answer Claude Code's HTTP hooks with this folder's policies.
 
-    hookline serve [--cwd FOLDER] [--port N] [--host 127.0.0.1]
+    hookline serve [--cwd FOLDER] [--port N] [--host 127.0.0.1] [--tls-cert F --tls-key F]
+    hookline serve token add|list|revoke           the agents' tokens (``token_cmd``)
 
 The folder's settings are loaded as ``hookline run`` loads them (``load_project``: every
 settings layer, ``--settings``, ``--hooks`` files, the permission rules); each hook event
@@ -9,6 +10,9 @@ folder's audit log, with the digest of the policy that decided it (``GET /policy
 policy). A change to any file of the policy, or SIGHUP, loads it again: a policy that loads
 replaces the running one, one that does not leaves it serving and says why
 (``hookline._serve.reload``). It serves until Ctrl-C (or SIGTERM). Needs ``hookline[serve]``.
+
+Who may ask is the gate's (``hookline._serve.gate``): once the state folder has a token, every
+request needs a valid one, and an address other than loopback does not start without one.
 """
 
 from __future__ import annotations
@@ -16,18 +20,20 @@ from __future__ import annotations
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import click
 
 from hookline._agent.session import STATE_DIR
 from hookline._cli.launch import LENIENT_SETTINGS
 from hookline._cli.render import echo, say, warn
+from hookline._cli.token_cmd import token
 from hookline._cli.trust_cmd import terminal_asker
 from hookline._errors import ConfigError
 from hookline._hosts.claude_code import DEFAULT_PORT
 from hookline._policy.digest import policy_digest
 from hookline._project import load_project
+from hookline._serve import rate, tokens
 from hookline.audit._redact import Redactor
 from hookline.audit._writer import AuditWriter
 
@@ -36,6 +42,7 @@ if TYPE_CHECKING:
 
     from hookline._policy.digest import PolicyDigest
     from hookline._project import Project
+    from hookline._serve.gate import Gate
     from hookline._serve.policies import Loader
 
 EXTRA_HINT: Final = "pip install 'hookline[serve]'"
@@ -43,7 +50,7 @@ EXTRA_HINT: Final = "pip install 'hookline[serve]'"
 _EXTRA: Final = frozenset({"starlette", "uvicorn"})
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--host",
     default="127.0.0.1",
@@ -88,7 +95,26 @@ _EXTRA: Final = frozenset({"starlette", "uvicorn"})
     help="Where the audit log is kept (default: the folder's .hookline/state).",
 )
 @click.option("--store", default=None, help="The audit's store: a path or URL (default: SQLite).")
+@click.option(
+    "--tls-cert",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Serve HTTPS with this certificate (PEM, its chain after it); needs --tls-key.",
+)
+@click.option("--tls-key", type=click.Path(dir_okay=False), default=None,
+              help="The certificate's private key (PEM, unencrypted).")  # fmt: skip
+@click.option(
+    "--rate",
+    type=click.FloatRange(min=0),
+    default=rate.RATE,
+    show_default=True,
+    help="Calls a second each token may make (0: no limit); over it a call is refused.",
+)
+@click.option("--burst", type=click.IntRange(min=1), default=rate.BURST, show_default=True,
+              help="How many calls a token may make at once, above its rate.")  # fmt: skip
+@click.pass_context
 def serve(
+    ctx: click.Context,
     host: str,
     port: int,
     cwd: str,
@@ -97,14 +123,22 @@ def serve(
     lenient_settings: bool,
     state_dir: str | None,
     store: str | None,
+    tls_cert: str | None,
+    tls_key: str | None,
+    rate: float,
+    burst: int,
 ) -> None:
-    """Answer Claude Code's HTTP hooks with this folder's hooks and permission rules.
+    """Answer Claude Code's, Gemini CLI's and Codex's hooks with this folder's policies.
 
     Each event Claude Code posts to /claude-code (a hook of type "http") gets the decision a
     `hookline run` here would give: its Python and command hooks, its permission rules, the
     Bash analysis and the dangerous tier. Every decision is in the folder's audit log.
+    Once the server has tokens (hookline serve token add), every request needs one.
     """
+    if ctx.invoked_subcommand is not None:
+        return
     uvicorn_server, app_module = _server_modules()
+    tls = _tls(uvicorn_server, tls_cert, tls_key)
     project = load_project(
         cwd,
         settings=settings,
@@ -115,6 +149,8 @@ def serve(
     for warning in project.warnings:
         warn(warning)
     digest = policy_digest(project)  # before anything is left out: as `hookline policy` says
+    state = Path(state_dir) if state_dir else Path(project.cwd) / STATE_DIR
+    gate = _gate(host, state, rate, burst)
     sock = uvicorn_server.bind(host, port)
     from hookline._serve.itself import leave_out_itself
     from hookline._serve.judge import Judge
@@ -125,24 +161,36 @@ def serve(
         say("note", f"left out {hook}: a hook of the settings that posts to this server", err=True)
     load = _loader(project, settings, hook_files, lenient_settings, (host, sock.getsockname()[1]))
 
-    state = Path(state_dir) if state_dir else Path(project.cwd) / STATE_DIR
     with AuditWriter.open(state, store=store, redactor=Redactor(project.redact)) as audit:
         policies = Policies(Judge(project), digest, load=load)
         hangup = hasattr(signal, "SIGHUP")  # not on Windows
         watcher = Watcher(policies, audit, say=_said, hangup=hangup)
-        app = app_module.create_app(policies, audit, glass_dir=state, watcher=watcher)
-        where = uvicorn_server.url(sock)
+        app = app_module.create_app(policies, audit, glass_dir=state, gate=gate, watcher=watcher)
+        where = uvicorn_server.url(sock, tls=tls is not None)
         echo(f"hookline serve: {project.cwd} on {where}{app_module.CLAUDE_CODE_PATH}")
         sys.stdout.flush()
         _said(f"hookline serve: policy {digest.short} (GET {where}/policy)")
         signal.signal(signal.SIGTERM, _stop)  # uvicorn hands it back once it has shut down
         try:
-            uvicorn_server.server(app).run(sockets=[sock])
+            uvicorn_server.server(app, tls=tls).run(sockets=[sock])
         except KeyboardInterrupt:
             pass
         finally:
             sock.close()
     echo("hookline serve: stopped", err=True)
+
+
+serve.add_command(token)
+
+
+def _tls(server_module: ModuleType, cert: str | None, key: str | None) -> Any:
+    """The certificate and key, checked; None without them. Both or neither."""
+    if cert is None and key is None:
+        return None
+    if cert is None or key is None:
+        given, missing = ("--tls-cert", "--tls-key") if key is None else ("--tls-key", "--tls-cert")
+        raise ConfigError(f"{given} needs {missing}", key=missing, fix="give both, or neither")
+    return server_module.Tls(cert, key).checked()
 
 
 def _loader(
@@ -173,6 +221,22 @@ def _loader(
 
 def _said(line: str) -> None:
     echo(line, err=True)
+
+
+def _gate(host: str, state: Path, per_second: float, burst: int) -> Gate:
+    """Who may ask: a token once the state folder has one, always beyond loopback."""
+    from hookline._serve.gate import Gate, only_loopback
+    from hookline._serve.rate import Limits
+
+    path = tokens.tokens_path(state)
+    known = tokens.read(path)  # a file that cannot be read stops the start, in one line
+    required = not only_loopback(host)
+    if required and not any(entry.active for entry in known):
+        raise tokens.no_active_token(path)
+    if known:
+        active = sum(entry.active for entry in known)
+        say("note", f"{active} token(s) active: every request must carry one", err=True)
+    return Gate(tokens.TokenFile(path), required=required, limits=Limits(per_second, burst))
 
 
 def _server_modules() -> tuple[ModuleType, ModuleType]:

@@ -12,10 +12,17 @@ takes out exactly those entries (and the groups and keys left empty by that).
 Where the file has ``allowedHttpHookUrls`` (Claude Code's list of the URLs HTTP hooks may
 post to; an empty list blocks them all), the URL is added to it. A file without one is left
 without: creating the list would block the user's other HTTP hooks.
+
+With a token (``token_env``: the name of the environment variable that holds it), each entry
+sends ``Authorization: Bearer ${VAR}`` and lists ``VAR`` in ``allowedEnvVars`` (Claude Code
+interpolates only listed variables; ``httpHookAllowedEnvVars``, where the file has it, gets it
+too). The token itself is never written. Installing again with another ``token_env`` (or
+none) changes the header of hookline's entries and nothing else of them.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -40,6 +47,10 @@ HTTP_EVENTS: Final = frozenset(name for name, cls in ALL_EVENTS.items() if cls.f
 #: Seconds Claude Code waits for the server: past it the call is blocked (``onFailure``).
 TIMEOUT: Final = 30
 _ALLOWED_URLS: Final = "allowedHttpHookUrls"
+_ALLOWED_VARS: Final = "httpHookAllowedEnvVars"
+#: The keys of an entry that carry its token.
+_TOKEN_KEYS: Final = ("headers", "allowedEnvVars")
+_VAR: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def settings_path(scope: Scope, cwd: Path, home: Path) -> Path:
@@ -47,17 +58,52 @@ def settings_path(scope: Scope, cwd: Path, home: Path) -> Path:
     return claude_code_file(scope, cwd, home)
 
 
-def entry(url: str, timeout: int = TIMEOUT) -> dict[str, Any]:
-    """One installed hook: every call of its event posted to ``url``, blocked on failure."""
-    return {"type": "http", "url": url, "timeout": timeout, "onFailure": "block"}
+def entry(url: str, timeout: int = TIMEOUT, *, token_env: str | None = None) -> dict[str, Any]:
+    """One installed hook: every call of its event posted to ``url``, blocked on failure;
+    with the token in ``$token_env`` as its bearer."""
+    made = {"type": "http", "url": url, "timeout": timeout, "onFailure": "block"}
+    return made | _token_keys(token_env)
 
 
-def install(path: Path, url: str, events: Iterable[str] = EVENTS) -> Change:
-    """Add an entry for each of ``events`` that ``path`` lacks; the file made if missing."""
+def _token_keys(token_env: str | None) -> dict[str, Any]:
+    if token_env is None:
+        return {}
+    return {
+        "headers": {"Authorization": f"Bearer ${{{checked_var(token_env)}}}"},
+        "allowedEnvVars": [token_env],
+    }
+
+
+def checked_var(name: str) -> str:
+    """``name``, when it can name an environment variable; a ConfigError when it cannot."""
+    if _VAR.fullmatch(name) is None:
+        raise ConfigError(
+            f"{name!r} is not the name of an environment variable",
+            key="--token-env",
+            fix="name the variable that holds the token, as HOOKLINE_TOKEN",
+        )
+    return name
+
+
+def install(
+    path: Path, url: str, events: Iterable[str] = EVENTS, *, token_env: str | None = None
+) -> Change:
+    """Add an entry for each of ``events`` that ``path`` lacks, and give hookline's entries the
+    token of ``token_env`` (or none); the file made if missing."""
     wanted = _checked(events)
+    made = _token_keys(token_env)
     settings = settings_file.read(path) or {}
-    added = hook_groups.add(settings, path, wanted, lambda: {"hooks": [entry(url)]}, _ours(url))
+    ours = _ours(url)
+    added = hook_groups.add(
+        settings, path, wanted, lambda: {"hooks": [entry(url, token_env=token_env)]}, ours
+    )
+
+    def fresh(handler: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in handler.items() if k not in _TOKEN_KEYS} | made
+
+    added += hook_groups.refresh(settings, path, ours, fresh)
     allowed = _allow(settings, url, path)
+    allowed |= token_env is not None and _allow_var(settings, token_env, path)
     if not added and not allowed:
         return Change(path, 0, unchanged=True)
     return Change(path, added, settings_file.write(path, settings))
@@ -116,6 +162,20 @@ def _ours(url: str) -> hook_groups.Ours:
     return lambda handler: (
         isinstance(handler, dict) and handler.get("type") == "http" and handler.get("url") == url
     )
+
+
+def _allow_var(settings: dict[str, Any], name: str, path: Path) -> bool:
+    """Add ``name`` to the file's ``httpHookAllowedEnvVars`` when it has that list without it
+    (Claude Code empties the header of a variable the list leaves out); whether it was added."""
+    names = settings.get(_ALLOWED_VARS)
+    if names is None:
+        return False
+    if not isinstance(names, list):
+        raise hook_groups.malformed(path, _ALLOWED_VARS, "a list of variable names")
+    if name in names:
+        return False
+    names.append(name)
+    return True
 
 
 def _allow(settings: dict[str, Any], url: str, path: Path) -> bool:

@@ -6,7 +6,7 @@ Gemini CLI runs command hooks only (``hooks.<Event>``: matcher groups of ``{"typ
 call: it posts the event on stdin to the server's ``/gemini`` route and prints the answer, and
 when the server cannot be reached, answers late or answers with an error it says so on stderr
 and exits 2, which Gemini reads as a block (any other exit code would be a warning and the
-tool would run). curl gives up after ``CURL_SECONDS``, well before Gemini's own ``TIMEOUT_MS``
+tool would run). curl gives up after ``curl_hook.SECONDS``, well before Gemini's own ``TIMEOUT_MS``
 (a hook Gemini times out does not block).
 
 An entry is hookline's when it is a command hook whose command is the installed line, or one
@@ -14,17 +14,20 @@ named ``hookline`` whose command posts to the URL; installing again changes noth
 ``uninstall`` takes out exactly those entries (and the groups and keys left empty by that).
 Gemini runs hooks unless ``hooksConfig.enabled`` is false; ``warnings`` says when a file
 turns them off.
+
+With a token (``token_env``), the line sends ``Authorization: Bearer $VAR`` from the hook's
+environment (the token itself is never written). Gemini strips variables named like a secret
+(``*TOKEN*``, ``*KEY*``, ``*AUTH*``...) from hooks' environment when its environment redaction
+is on, except those starting with ``GEMINI_CLI_``: ``token_warnings`` says so.
 """
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from hookline._errors import ConfigError
-from hookline._hosts import hook_groups, settings_file
+from hookline._hosts import curl_hook, hook_groups, settings_file
 from hookline._hosts.claude_code import DEFAULT_PORT
 from hookline._hosts.gemini import GEMINI_PATH
 from hookline._hosts.hook_groups import Change
@@ -50,8 +53,7 @@ GEMINI_EVENTS: Final = frozenset(
 )
 #: The name of each installed hook (Gemini's logs and ``/hooks`` show it).
 NAME: Final = "hookline"
-#: Seconds curl waits for the server; Gemini's wait for the hook, in milliseconds, is longer.
-CURL_SECONDS: Final = 30
+#: Gemini's wait for the hook, in milliseconds: longer than curl's (``curl_hook.SECONDS``).
 TIMEOUT_MS: Final = 60_000
 UNREACHABLE: Final = (
     "hookline serve is unreachable: the call is blocked (hookline break-glass is the way out)"
@@ -63,44 +65,55 @@ def settings_path(scope: Scope, cwd: Path, home: Path) -> Path:
     return (home if scope == "user" else cwd) / ".gemini" / "settings.json"
 
 
-def command(url: str) -> str:
-    """The installed line: the event posted to ``url``, the answer printed; exit 2 (a block,
-    the reason on stderr) when no answer comes."""
-    return (
-        f"curl -sS --fail --max-time {CURL_SECONDS} -X POST "
-        "-H 'Content-Type: application/json' --data-binary @- "
-        f"{shlex.quote(url)} || {{ echo {shlex.quote(UNREACHABLE)} >&2; exit 2; }}"
-    )
+#: Where a variable survives Gemini's environment redaction whatever its name.
+KEPT_PREFIX: Final = "GEMINI_CLI_"
 
 
-def entry(url: str) -> dict[str, Any]:
+def command(url: str, token_env: str | None = None) -> str:
+    """The installed line: the event posted to ``url`` (with the token in ``$token_env``),
+    the answer printed; exit 2 (a block, the reason on stderr) when no answer comes."""
+    return curl_hook.line(url, UNREACHABLE, token_env)
+
+
+def entry(url: str, token_env: str | None = None) -> dict[str, Any]:
     """One installed hook: every call of its event posted to ``url``, blocked on failure."""
-    return {"type": "command", "name": NAME, "command": command(url), "timeout": TIMEOUT_MS}
+    line = command(url, token_env)
+    return {"type": "command", "name": NAME, "command": line, "timeout": TIMEOUT_MS}
 
 
-def install(path: Path, url: str, events: Iterable[str] = EVENTS) -> Change:
-    """Add an entry for each of ``events`` that ``path`` lacks; the file made if missing."""
-    wanted = _checked(events)
-    settings = settings_file.read(path) or {}
-    added = hook_groups.add(settings, path, wanted, lambda: _group(url), _ours(url))
-    if not added:
-        return Change(path, 0, unchanged=True)
-    return Change(path, added, settings_file.write(path, settings))
+def install(
+    path: Path, url: str, events: Iterable[str] = EVENTS, *, token_env: str | None = None
+) -> Change:
+    """Add an entry for each of ``events`` that ``path`` lacks, and make hookline's entries
+    send the token of ``token_env`` (or none); the file made if missing."""
+    line = command(url, token_env)
+    return hook_groups.install_file(
+        path,
+        hook_groups.checked(events, GEMINI_EVENTS, "Gemini CLI"),
+        lambda: _group(url, token_env),
+        _ours(url),
+        lambda handler: handler | {"command": line},
+    )
 
 
 def uninstall(path: Path, url: str) -> Change:
     """Take hookline's entries (commands posting to ``url``) out of ``path``."""
-    settings = settings_file.read(path)
-    if settings is None:
-        return Change(path, 0, unchanged=True)
-    removed = hook_groups.remove(settings, path, _ours(url))
-    if not removed:
-        return Change(path, 0, unchanged=True)
-    return Change(path, removed, settings_file.restore(path, settings))
+    return hook_groups.uninstall_file(path, _ours(url))
 
 
-def _group(url: str) -> dict[str, Any]:
-    return {"matcher": "*", "hooks": [entry(url)]}
+def _group(url: str, token_env: str | None) -> dict[str, Any]:
+    return {"matcher": "*", "hooks": [entry(url, token_env)]}
+
+
+def token_warnings(token_env: str | None) -> list[str]:
+    """What may keep the token from the installed line: Gemini's environment redaction."""
+    if token_env is None or token_env.upper().startswith(KEPT_PREFIX):
+        return []
+    return [
+        f"Gemini CLI takes variables named like {token_env} out of hooks' environment when its "
+        f"environment redaction is on (then every call is refused): name it {KEPT_PREFIX}..., "
+        "or list it in its allowed environment variables"
+    ]
 
 
 def warnings(path: Path) -> list[str]:
@@ -112,28 +125,7 @@ def warnings(path: Path) -> list[str]:
     return []
 
 
-def _checked(events: Iterable[str]) -> list[str]:
-    wanted = list(dict.fromkeys(events))
-    wrong = [event for event in wanted if event not in GEMINI_EVENTS]
-    if wrong:
-        raise ConfigError(
-            f"{', '.join(wrong)}: not an event of Gemini CLI's hooks",
-            key="--events",
-            fix=f"choose among {', '.join(sorted(GEMINI_EVENTS))}",
-        )
-    return wanted
-
-
 def _ours(url: str) -> hook_groups.Ours:
     """Whether a handler is hookline's: the installed line for ``url`` (or an older one, by its
     name and the URL in it)."""
-
-    def ours(handler: Any) -> bool:
-        if not isinstance(handler, dict) or handler.get("type") != "command":
-            return False
-        line = handler.get("command")
-        if not isinstance(line, str):
-            return False
-        return line == command(url) or (handler.get("name") == NAME and shlex.quote(url) in line)
-
-    return ours
+    return lambda handler: curl_hook.posts_to(handler, url, UNREACHABLE, NAME)

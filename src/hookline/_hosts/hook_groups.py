@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from hookline._errors import ConfigError
+from hookline._hosts import settings_file
 
 #: Whether a handler is one of hookline's.
 Ours = Callable[[Any], bool]
@@ -55,6 +56,24 @@ def add(
     return added
 
 
+def refresh(
+    settings: dict[str, Any], path: Path, ours: Ours, fresh: Callable[[dict[str, Any]], Any]
+) -> int:
+    """Each handler of hookline's made ``fresh(handler)`` where that differs (an install
+    again with other options: a token added); how many."""
+    changed = 0
+    for groups in hooks_of(settings, path).values():
+        for group in groups if isinstance(groups, list) else []:
+            found = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(found, list):
+                continue
+            for i, handler in enumerate(found):
+                if ours(handler) and (made := fresh(handler)) != handler:
+                    found[i] = made
+                    changed += 1
+    return changed
+
+
 def remove(settings: dict[str, Any], path: Path, ours: Ours) -> int:
     """Take hookline's handlers out, and the groups, events and ``hooks`` left empty by that;
     how many handlers."""
@@ -83,6 +102,50 @@ def remove(settings: dict[str, Any], path: Path, ours: Ours) -> int:
     else:
         settings.pop("hooks", None)
     return removed
+
+
+def checked(events: Iterable[str], known: frozenset[str], host: str) -> list[str]:
+    """``events`` once each, in order; a ConfigError naming any that is not one of ``known``
+    (``host``'s events)."""
+    wanted = list(dict.fromkeys(events))
+    wrong = [event for event in wanted if event not in known]
+    if wrong:
+        raise ConfigError(
+            f"{', '.join(wrong)}: not an event of {host}'s hooks",
+            key="--events",
+            fix=f"choose among {', '.join(sorted(known))}",
+        )
+    return wanted
+
+
+def install_file(
+    path: Path,
+    events: Iterable[str],
+    group: Callable[[], dict[str, Any]],
+    ours: Ours,
+    fresh: Callable[[dict[str, Any]], Any] | None = None,
+) -> Change:
+    """``add`` to the settings file ``path`` (made if missing), and ``refresh`` hookline's
+    entries with ``fresh``; written only when it changes."""
+    settings = settings_file.read(path) or {}
+    added = add(settings, path, events, group, ours)
+    if fresh is not None:
+        added += refresh(settings, path, ours, fresh)
+    if not added:
+        return Change(path, 0, unchanged=True)
+    return Change(path, added, settings_file.write(path, settings))
+
+
+def uninstall_file(path: Path, ours: Ours) -> Change:
+    """``remove`` from the settings file ``path``, restored from its backup when nothing else
+    in it changed."""
+    settings = settings_file.read(path)
+    if settings is None:
+        return Change(path, 0, unchanged=True)
+    removed = remove(settings, path, ours)
+    if not removed:
+        return Change(path, 0, unchanged=True)
+    return Change(path, removed, settings_file.restore(path, settings))
 
 
 def events_with(settings: dict[str, Any], path: Path, ours: Ours) -> list[str]:

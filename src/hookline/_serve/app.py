@@ -5,9 +5,18 @@
     POST /gemini         a Gemini CLI hook, posted by the command ``hookline install gemini``
                          writes: Gemini's event JSON in, the JSON Gemini reads out (200);
                          any other status makes that command exit 2, which blocks
+    POST /codex          a Codex CLI hook, posted by the command ``hookline install codex``
+                         writes, as /gemini: Codex's event JSON in, the JSON Codex reads out
+    POST /cursor         a Cursor hook, posted by the command ``hookline install cursor``
+                         writes, as /gemini
     GET  /health         200 ``{"ok": true}`` while the server answers, with ``break_glass``
-                         (``{"until": SECONDS}``) while a glass holds (``hookline doctor``)
-    GET  /policy         the policy serving now, as JSON or in words (``_serve.policy_page``)
+                         (``{"until": SECONDS}``) while a glass holds (``hookline doctor``),
+                         shown only to this machine and to a valid token
+    GET  /policy         the policy serving now, as JSON or in words (``_serve.policy_page``),
+                         shown only to this machine and to a valid token
+
+Each hook request passes the gate first (``hookline._serve.gate``: its token, its rate); one
+turned away is answered and recorded by ``hookline._serve.refused``, and nothing is judged.
 
 Claude Code reads an HTTP hook's decision only from a 2xx JSON body: a status code cannot block.
 So a refusing event (PreToolUse, PermissionRequest) that goes wrong here is still a 200 with a
@@ -21,7 +30,7 @@ whatever a reload (``_serve.reload``) swaps in meanwhile.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import TYPE_CHECKING, Any, Final
 
@@ -32,9 +41,12 @@ from starlette.routing import Route
 from hookline._errors import ConfigError
 from hookline._hooks.protocol import answer_text, loads
 from hookline._hosts.claude_code import CLAUDE_CODE_PATH
-from hookline._hosts.gemini import GEMINI_PATH, HOST, NO_ANSWER
-from hookline._serve import gemini
+from hookline._hosts.codex import CODEX_PATH
+from hookline._hosts.cursor import CURSOR_PATH
+from hookline._hosts.gemini import GEMINI_PATH
+from hookline._serve import codex, cursor, gemini, refused
 from hookline._serve.break_glass import Glass, holding
+from hookline._serve.gate import Caller, Gate, Refusal
 from hookline._serve.judge import REFUSING, Judge, failed_closed
 from hookline._serve.policies import Policies
 from hookline._serve.policy_page import policy_page
@@ -46,6 +58,7 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
+    from hookline._serve.adapted import Adapter
     from hookline._serve.policies import Active
     from hookline._serve.reload import Watcher
     from hookline.audit._writer import AuditWriter
@@ -61,34 +74,55 @@ def create_app(
     audit: AuditWriter,
     *,
     glass_dir: Path | None = None,
+    gate: Gate | None = None,
     watcher: Watcher | None = None,
 ) -> Starlette:
     """The app that answers hook events with ``judge`` (or the policy ``Policies`` hold now)
     and records each in ``audit``; a glass broken in ``glass_dir``
-    (``hookline._serve.break_glass``) makes its answers ask-only; ``watcher`` reloads the
-    policy while the app serves."""
+    (``hookline._serve.break_glass``) makes its answers ask-only; ``gate`` says who may ask
+    (None: anyone); ``watcher`` reloads the policy while the app serves."""
+    gate = gate or Gate(None)
     policies = Policies(judge) if isinstance(judge, Judge) else judge
 
     async def claude_code(request: Request) -> Response:
+        caller = _admitted(request, gate)
+        if isinstance(caller, Refusal):
+            return refused.answer(caller, await request.body(), audit, gate, host=CLAUDE_CODE)
         glass = holding(glass_dir) if glass_dir is not None else None
         async with policies.using() as active:
-            return await _answer(request, active, audit, host=CLAUDE_CODE, glass=glass)
+            return await _answer(
+                request, active, audit, host=CLAUDE_CODE, glass=glass, caller=caller
+            )
 
-    async def gemini_cli(request: Request) -> Response:
-        glass = holding(glass_dir) if glass_dir is not None else None
-        async with policies.using() as active:
-            return await _answer_gemini(request, active, audit, glass=glass)
+    def adapted(host: Adapter) -> Callable[[Request], Awaitable[Response]]:
+        async def answer(request: Request) -> Response:
+            caller = _admitted(request, gate)
+            if isinstance(caller, Refusal):
+                return refused.answer(caller, await request.body(), audit, gate, host=host.HOST)
+            glass = holding(glass_dir) if glass_dir is not None else None
+            async with policies.using() as active:
+                return await _answer_adapted(
+                    request, active, audit, host, glass=glass, caller=caller
+                )
 
-    async def health(_: Request) -> Response:
-        glass = holding(glass_dir) if glass_dir is not None else None
+        return answer
+
+    def seen(request: Request) -> bool:
+        return gate.trusted(request.headers.get("authorization"), _peer(request))
+
+    async def health(request: Request) -> Response:
+        seen = gate.trusted(request.headers.get("authorization"), _peer(request))
+        glass = holding(glass_dir) if glass_dir is not None and seen else None
         held = {} if glass is None else {"break_glass": {"until": glass.until}}
         return JSONResponse({"ok": True, **held})
 
     routes = [
         Route(CLAUDE_CODE_PATH, claude_code, methods=["POST"]),
-        Route(GEMINI_PATH, gemini_cli, methods=["POST"]),
+        Route(GEMINI_PATH, adapted(gemini), methods=["POST"]),
+        Route(CODEX_PATH, adapted(codex), methods=["POST"]),
+        Route(CURSOR_PATH, adapted(cursor), methods=["POST"]),
         Route("/health", health, methods=["GET"]),
-        Route("/policy", policy_page(policies), methods=["GET"]),
+        Route("/policy", policy_page(policies, may_see=seen), methods=["GET"]),
     ]
     return Starlette(routes=routes, lifespan=_closing(policies, watcher))
 
@@ -110,8 +144,22 @@ def _closing(
     return lifespan
 
 
+def _admitted(request: Request, gate: Gate) -> Caller | Refusal:
+    return gate.admit(request.headers.get("authorization"), _peer(request))
+
+
+def _peer(request: Request) -> str | None:
+    return request.client.host if request.client is not None else None
+
+
 async def _answer(
-    request: Request, active: Active, audit: AuditWriter, *, host: str, glass: Glass | None
+    request: Request,
+    active: Active,
+    audit: AuditWriter,
+    *,
+    host: str,
+    glass: Glass | None,
+    caller: Caller,
 ) -> Response:
     """One hook call: the body read, judged, recorded, answered (under a glass, ask-only: what
     hookline decided is on record, a person decides)."""
@@ -121,7 +169,8 @@ async def _answer(
     except ConfigError as exc:
         return _bad_request(str(exc))
     try:
-        record(audit, ruling, payload, host=host, glass=glass, policy=active.digest.sha256)
+        who, policy = caller.fields(), active.digest.sha256
+        record(audit, ruling, payload, host=host, glass=glass, caller=who, policy=policy)
     except Exception as exc:
         if glass is not None:  # a person decides each call: the way out holds even so
             return JSONResponse(glass.answer(ruling.event))
@@ -132,29 +181,38 @@ async def _answer(
     return JSONResponse(ruling.answer if glass is None else glass.answer(ruling.event))
 
 
-async def _answer_gemini(
-    request: Request, active: Active, audit: AuditWriter, *, glass: Glass | None
+async def _answer_adapted(
+    request: Request,
+    active: Active,
+    audit: AuditWriter,
+    host: Adapter,
+    *,
+    glass: Glass | None,
+    caller: Caller,
 ) -> Response:
-    """One Gemini CLI hook call, as ``_answer``; under a glass, no decision (Gemini's own
-    confirmation decides: it has no ask a hook can give)."""
+    """One hook call of a host whose hooks are not Claude Code's (Gemini CLI, Codex, Cursor), as
+    ``_answer``; under a glass, no decision (the host's own confirmation decides: neither has
+    an ask a hook can give)."""
     try:
         payload = _event_json(await request.body())
-        ruled = await gemini.rule(active.judge, payload)
+        ruled = await host.rule(active.judge, payload)
     except ConfigError as exc:
         return _bad_request(str(exc))
-    if ruled is None:  # an event of Gemini's that hookline does not judge
+    if ruled is None:  # an event of the host's that hookline does not judge
         return JSONResponse({})
     ruling = ruled.ruling
-    under_glass = dict(NO_ANSWER) if glass is not None else None
+    under_glass = dict(host.NO_ANSWER) if glass is not None else None
     try:
+        who, policy = caller.fields(), active.digest.sha256
         record(
             audit,
             ruling,
             ruled.event,
-            host=HOST,
+            host=host.HOST,
             glass=glass,
             answer=under_glass,
-            policy=active.digest.sha256,
+            caller=who,
+            policy=policy,
         )
     except Exception as exc:
         if under_glass is not None:
@@ -162,7 +220,7 @@ async def _answer_gemini(
         if ruling.event not in REFUSING:
             raise
         what = f"its audit record could not be written: {exc}"
-        ruling = gemini.answered(failed_closed(ruling.event, payload, what), payload)
+        ruling = host.answered(failed_closed(ruling.event, payload, what), payload)
     return JSONResponse(ruling.answer if under_glass is None else under_glass)
 
 

@@ -7,12 +7,13 @@ read as one is a deny saying why, and the judge denies what it cannot judge.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Final
 
 from hookline._errors import ConfigError
 from hookline._events import PreToolUse
 from hookline._hosts import gemini
+from hookline._serve.adapted import Adapted
 from hookline._serve.judge import failed_closed
 
 if TYPE_CHECKING:
@@ -20,17 +21,11 @@ if TYPE_CHECKING:
 
     from hookline._serve.judge import Judge, Ruling
 
-
-@dataclass(frozen=True, slots=True)
-class GeminiRuling:
-    """A ruling of a Gemini hook: ``ruling.answer`` is Gemini's; ``event`` is what was judged
-    (hookline's names: what the record shows)."""
-
-    ruling: Ruling
-    event: Mapping[str, Any]
+HOST: Final = gemini.HOST
+NO_ANSWER: Final = gemini.NO_ANSWER
 
 
-async def rule(judge: Judge, payload: Mapping[str, Any]) -> GeminiRuling | None:
+async def rule(judge: Judge, payload: Mapping[str, Any]) -> Adapted | None:
     """The ruling of Gemini's ``payload``; None for an event hookline does not judge. A
     ConfigError when it is not an event and refuses nothing."""
     try:
@@ -38,12 +33,12 @@ async def rule(judge: Judge, payload: Mapping[str, Any]) -> GeminiRuling | None:
     except ConfigError as exc:
         if payload.get("hook_event_name") != gemini.REFUSING:
             raise
-        return GeminiRuling(
+        return Adapted(
             answered(failed_closed(PreToolUse.name, payload, str(exc)), payload), payload
         )
     if event is None:
         return None
-    return GeminiRuling(answered(await judge.rule(event), payload), event)
+    return Adapted(answered(await judge.rule(event), payload), event)
 
 
 def answered(ruling: Ruling, payload: Mapping[str, Any]) -> Ruling:

@@ -1,6 +1,7 @@
 """``GET /policy``: the policy serving now, as JSON, or in words (``Accept: text/plain`` or
 ``?format=text``): its digest (the one on each ``served`` record), when it was loaded, its
-files, its hooks and permission rules, and a reload refused since (``reload_refused``).
+files, its hooks and permission rules, and a reload refused since (``reload_refused``). Only to
+whom ``may_see`` lets (``Gate.trusted``: this machine, or a valid token); anyone else a 401.
 """
 
 from __future__ import annotations
@@ -21,10 +22,15 @@ if TYPE_CHECKING:
     from hookline._serve.policies import Policies
 
 
-def policy_page(policies: Policies) -> Callable[[Request], Awaitable[Response]]:
-    """The endpoint that shows ``policies``' current policy."""
+def policy_page(
+    policies: Policies, *, may_see: Callable[[Request], bool] = lambda _: True
+) -> Callable[[Request], Awaitable[Response]]:
+    """The endpoint that shows ``policies``' current policy to whom ``may_see`` lets."""
 
     async def policy(request: Request) -> Response:
+        if not may_see(request):
+            said = "GET /policy needs a valid token (Authorization: Bearer)\n"
+            return PlainTextResponse(said, status_code=401)
         view = current(policies)
         if _wants_text(request):
             return PlainTextResponse(in_words(view))

@@ -1,4 +1,5 @@
-"""The audit record of each ruling: who asked (session, folder, host), about what, and the answer.
+"""The audit record of each ruling: who asked (session, folder, host; the token's agent, tenant
+and user, and the address), about what, and the answer.
 
 One ``served`` record per hook event the server judged, through the audit writer ``hookline run``
 writes with (``hookline.audit._writer``): redacted, hash-chained, in ``<state>/audit.jsonl`` and
@@ -32,12 +33,16 @@ def record(
     host: str,
     glass: Glass | None = None,
     answer: dict[str, Any] | None = None,
+    caller: Mapping[str, str] | None = None,
     policy: str | None = None,
 ) -> None:
-    """Write the record of ``ruling`` (for ``payload``, from ``host``) now; under ``glass``,
-    the answer given instead is on it too (``answer``: when it is not the glass's own);
-    ``policy``: the digest of the policy that decided (``hookline._policy.digest``)."""
-    made = entry(writer, ruling, payload, host=host, glass=glass, answer=answer, policy=policy)
+    """Write the record of ``ruling`` (for ``payload``, from ``host``, by ``caller``: its
+    ``Caller.fields``) now; under ``glass``, the answer given instead is on it too (``answer``:
+    when it is not the glass's own); ``policy``: the digest of the policy that decided
+    (``hookline._policy.digest``)."""
+    made = entry(
+        writer, ruling, payload, host=host, glass=glass, answer=answer, caller=caller, policy=policy
+    )
     writer.add(made)
     writer.flush()
 
@@ -50,11 +55,12 @@ def entry(
     host: str,
     glass: Glass | None = None,
     answer: dict[str, Any] | None = None,
+    caller: Mapping[str, str] | None = None,
     policy: str | None = None,
 ) -> AuditEntry:
     """The record of ``ruling``, redacted as every audit record is."""
     decision = ruling.decision
-    data: dict[str, Any] = {"host": host, "cwd": ruling.cwd}
+    data: dict[str, Any] = {"host": host, "cwd": ruling.cwd, **(caller or {})}
     if policy is not None:
         data["policy"] = policy
     if glass is not None:

@@ -2,11 +2,16 @@
 
 Binding first (``bind``) makes a busy port one clear line before anything starts, and port 0 a
 free port whose number is known before the first request (the CLI prints it; tests use it).
+With ``Tls`` (``--tls-cert``, ``--tls-key``) it serves HTTPS; the files are loaded once before
+(``Tls.checked``), so a missing file, or a key that is not the certificate's, is one line naming
+the file instead of uvicorn's traceback.
 """
 
 from __future__ import annotations
 
 import socket
+import ssl
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import uvicorn
@@ -39,13 +44,57 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def server(app: Starlette) -> uvicorn.Server:
-    """A uvicorn server for ``app``: quiet (only warnings), no access log."""
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+@dataclass(frozen=True, slots=True)
+class Tls:
+    """The certificate (PEM, its chain after it) and private key the server answers HTTPS with."""
+
+    cert: str
+    key: str
+
+    def checked(self) -> Tls:
+        """These files, loaded once; a ConfigError naming the file that is wrong."""
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        for path, option in ((self.cert, "--tls-cert"), (self.key, "--tls-key")):
+            try:
+                with open(path, "rb"):
+                    pass
+            except OSError as exc:
+                why = exc.strerror or exc
+                raise ConfigError(f"{option} {path}: cannot read it ({why})") from None
+        try:
+            context.load_verify_locations(cafile=self.cert)
+        except (ssl.SSLError, ValueError) as exc:
+            raise _not_pem(self.cert, "a PEM certificate", exc) from None
+        try:
+            context.load_cert_chain(self.cert, self.key)
+        except (ssl.SSLError, ValueError) as exc:
+            raise _not_pem(self.key, f"the PEM private key of {self.cert}", exc) from None
+        return self
+
+
+def _not_pem(path: str, wanted: str, exc: Exception) -> ConfigError:
+    return ConfigError(
+        f"is not {wanted} ({getattr(exc, 'reason', None) or exc})",
+        file=path,
+        fix="give --tls-cert the certificate and --tls-key its unencrypted key, both PEM",
+    )
+
+
+def server(app: Starlette, *, tls: Tls | None = None) -> uvicorn.Server:
+    """A uvicorn server for ``app``: quiet (only warnings), no access log; HTTPS with ``tls``."""
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        ssl_certfile=None if tls is None else tls.cert,
+        ssl_keyfile=None if tls is None else tls.key,
+    )
     return uvicorn.Server(config)
 
 
-def url(sock: socket.socket) -> str:
-    """Where ``sock`` listens, as a URL's start (``http://127.0.0.1:8377``)."""
+def url(sock: socket.socket, *, tls: bool = False) -> str:
+    """Where ``sock`` listens, as a URL's start (``http://127.0.0.1:8377``; ``https`` with TLS)."""
     host, port = sock.getsockname()[:2]
-    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+    scheme = "https" if tls else "http"
+    return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"

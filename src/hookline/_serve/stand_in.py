@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Final
 
-from hookline._hosts import gemini
+from hookline._hosts import codex, cursor, gemini
 from hookline._hosts.claude_code import CLAUDE_CODE_PATH
 from hookline._serve.break_glass import Glass, holding
 from hookline._serve.record import record
@@ -28,6 +28,8 @@ _MAX_BODY: Final = 16 << 20
 _ROUTES: Final[dict[str, tuple[str, dict[str, Any] | None]]] = {
     CLAUDE_CODE_PATH: ("claude-code", None),
     gemini.GEMINI_PATH: (gemini.HOST, dict(gemini.NO_ANSWER)),
+    codex.CODEX_PATH: (codex.HOST, dict(codex.NO_ANSWER)),
+    cursor.CURSOR_PATH: (cursor.HOST, dict(cursor.NO_ANSWER)),
 }
 
 

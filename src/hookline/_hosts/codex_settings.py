@@ -1,0 +1,111 @@
+"""Codex CLI pointed at ``hookline serve``: its ``hooks.json`` entries, written and taken out.
+
+Codex runs command hooks only, found in ``hooks.json`` beside each of its config layers:
+``$CODEX_HOME/hooks.json`` (``~/.codex``) for the user, ``.codex/hooks.json`` for a project
+(read only when Codex trusts the project). The shape is Claude Code's: ``hooks.<Event>``,
+matcher groups of ``{"type": "command", "command": ..., "timeout": SECONDS}``. The installed
+command is the ``curl`` line of ``hookline._hosts.curl_hook``: it posts the event to the
+server's ``/codex`` route and blocks (exit 2, the reason on stderr) when no answer comes.
+
+Codex runs a hook it did not get from a managed policy only once a person has reviewed and
+trusted it (``/hooks`` in Codex), and again after it changes; ``warnings`` says so, and says
+when ``config.toml`` turns hooks off. The entries are hookline's when their command is the
+installed line (or an older curl line posting to the URL); installing again changes nothing,
+and ``uninstall`` takes out exactly those.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from hookline._hosts import curl_hook, hook_groups
+from hookline._hosts.claude_code import DEFAULT_PORT
+from hookline._hosts.codex import CODEX_PATH
+from hookline._hosts.hook_groups import Change
+
+Scope = Literal["user", "project"]
+SCOPES: Final = ("user", "project")
+DEFAULT_URL: Final = f"http://127.0.0.1:{DEFAULT_PORT}{CODEX_PATH}"
+#: The events installed by default: the gate before each tool, Codex's own approval prompt,
+#: each result, and the prompt.
+EVENTS: Final = ("PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit")
+#: Codex's hook events (its ``HookEventsToml``).
+CODEX_EVENTS: Final = frozenset({*EVENTS, "PreCompact", "PostCompact", "SessionStart", "Stop"})
+#: Seconds Codex waits for the hook: longer than curl's (``curl_hook.SECONDS``).
+TIMEOUT_SECONDS: Final = 60
+UNREACHABLE: Final = (
+    "hookline serve is unreachable: the call is blocked (hookline break-glass is the way out)"
+)
+TRUST_NOTE: Final = (
+    "Codex runs these hooks only once you trust them: open /hooks in Codex, review hookline's "
+    "entries and trust them (again after any change to them)"
+)
+
+
+def settings_path(scope: Scope, cwd: Path, home: Path) -> Path:
+    """The ``hooks.json`` Codex reads for ``scope`` (the user's under ``$CODEX_HOME``)."""
+    if scope == "project":
+        return cwd / ".codex" / "hooks.json"
+    codex_home = os.environ.get("CODEX_HOME")
+    return (Path(codex_home) if codex_home else home / ".codex") / "hooks.json"
+
+
+def command(url: str, token_env: str | None = None) -> str:
+    """The installed line: the event posted to ``url`` (with the token in ``$token_env``), the
+    answer printed; exit 2 with the reason on stderr (Codex's block) when no answer comes."""
+    return curl_hook.line(url, UNREACHABLE, token_env)
+
+
+def entry(url: str, token_env: str | None = None) -> dict[str, Any]:
+    """One installed hook: every call of its event posted to ``url``, blocked on failure."""
+    return {"type": "command", "command": command(url, token_env), "timeout": TIMEOUT_SECONDS}
+
+
+def install(
+    path: Path, url: str, events: Iterable[str] = EVENTS, *, token_env: str | None = None
+) -> Change:
+    """Add an entry for each of ``events`` that ``path`` lacks, and make hookline's entries
+    send the token of ``token_env`` (or none); the file made if missing."""
+    wanted = hook_groups.checked(events, CODEX_EVENTS, "Codex")
+    line = command(url, token_env)
+    return hook_groups.install_file(
+        path,
+        wanted,
+        lambda: {"hooks": [entry(url, token_env)]},
+        _ours(url),
+        lambda handler: handler | {"command": line},
+    )
+
+
+def uninstall(path: Path, url: str) -> Change:
+    """Take hookline's entries (commands posting to ``url``) out of ``path``."""
+    return hook_groups.uninstall_file(path, _ours(url))
+
+
+def warnings(path: Path) -> list[str]:
+    """What keeps Codex from running the entries of ``path``: hooks turned off in the
+    ``config.toml`` beside it, and the review Codex asks for."""
+    found = []
+    config = path.parent / "config.toml"
+    features = _features(config)
+    for key in ("hooks", "codex_hooks"):
+        if features.get(key) is False:
+            found.append(f"features.{key} is false in {config}: Codex runs no hook until it is on")
+    return [*found, TRUST_NOTE]
+
+
+def _features(config: Path) -> dict[str, Any]:
+    try:
+        with config.open("rb") as file:
+            features = tomllib.load(file).get("features", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+    return features if isinstance(features, dict) else {}
+
+
+def _ours(url: str) -> hook_groups.Ours:
+    return lambda handler: curl_hook.posts_to(handler, url, UNREACHABLE)
