@@ -179,3 +179,23 @@ def test_a_policy_that_does_not_load_leaves_the_old_one_serving_and_says_why(
     assert line.startswith(f"hookline serve: reload refused (changed: {folder / broken}); ")
     assert f"policy {before[:12]} still serves: " in line and error in line
     assert [r["data"]["policy"] for r in records(tmp_path, "served")] == [before]
+
+
+def test_get_policy_is_shown_only_to_this_machine_or_a_valid_token(
+    folder: Path, audit: AuditWriter, tmp_path: Path
+) -> None:
+    """The test client is not loopback: once the server has a token, it must send one."""
+    from hookline._serve import tokens
+    from hookline._serve.gate import Gate
+
+    path = tokens.tokens_path(tmp_path / "state")
+    secret = tokens.add(path, "ops-laptop")
+    gate = Gate(tokens.TokenFile(path))
+    project = load_project(folder, trust=True)
+    with TestClient(create_app(Judge(project), audit, gate=gate)) as client:
+        refused = client.get("/policy")
+        shown = client.get("/policy", headers={"Authorization": f"Bearer {secret}"})
+    assert refused.status_code == 401
+    assert "needs a valid token" in refused.text
+    assert policy_digest(project).sha256 not in refused.text
+    assert shown.json()["policy"] == policy_digest(project).sha256
