@@ -128,7 +128,7 @@ def serve(
     rate: float,
     burst: int,
 ) -> None:
-    """Answer Claude Code's, Gemini CLI's and Codex's hooks with this folder's policies.
+    """Answer Claude Code's, Gemini CLI's, Codex's and Cursor's hooks with this folder's rules.
 
     Each event Claude Code posts to /claude-code (a hook of type "http") gets the decision a
     `hookline run` here would give: its Python and command hooks, its permission rules, the
