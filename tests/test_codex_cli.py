@@ -34,8 +34,8 @@ def guard(event):
         return Decision.allow(updated_input={"command": "cat b.txt"})
     return None
 """
-SETTINGS = {"hooks": {"PreToolUse": [
-    {"matcher": "Bash", "hooks": [{"type": "python", "callable": "guard:guard"}]}]}}  # fmt: skip
+HOOK = {"type": "python", "callable": "codex_guard:guard"}
+SETTINGS = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [HOOK]}]}}
 
 
 @pytest.fixture
@@ -43,7 +43,7 @@ def policy(tmp_path: Path) -> Path:
     folder = tmp_path / "policy"
     (folder / ".claude").mkdir(parents=True)
     (folder / ".claude" / "settings.json").write_text(json.dumps(SETTINGS))
-    (folder / "guard.py").write_text(GUARD)
+    (folder / "codex_guard.py").write_text(GUARD)
     return folder
 
 
@@ -113,6 +113,20 @@ def test_a_write_into_the_projects_claude_folder_is_refused_though_codex_exec_by
     assert done.output is not None and ".claude" in done.output
     records = [json.loads(line) for line in (state / JSONL_NAME).read_text().splitlines()]
     assert [r["decision"] for r in records if r["kind"] == "served"] == ["deny"]
+
+
+def test_a_read_of_hooklines_keys_is_refused_though_codex_exec_bypasses(
+    policy: Path, work: Path, tmp_path: Path
+) -> None:
+    """What ``hookline doctor``'s canary asks of Claude Code, asked through Codex: a read of a
+    file under the user's ``~/.hookline/keys`` (absent: nothing could be read)."""
+    target = Path.home() / ".hookline" / "keys" / "codex-canary-absent"
+    with running(policy, tmp_path / "state") as where:
+        done = codex(
+            f"cat {target}", work, tmp_path, where.removesuffix(CLAUDE_CODE_PATH) + CODEX_PATH
+        )
+    assert done.output is not None
+    assert "which no tool reads" in done.output and "No such file" not in done.output
 
 
 def test_with_no_server_the_installed_line_blocks_the_command(work: Path, tmp_path: Path) -> None:
