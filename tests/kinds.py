@@ -53,6 +53,7 @@ E2E: Final = frozenset(
         "test_cli_output.py",
         "test_cli_prompt.py",
         "test_command_hook_exits.py",
+        "test_codex_cli.py",
         "test_command_hooks.py",
         "test_compaction.py",
         "test_conformance.py",

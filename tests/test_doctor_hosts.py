@@ -1,7 +1,8 @@
 """``hookline doctor --host gemini|codex|cursor`` run for real: a ``hookline serve`` on
 127.0.0.1 and the host's hooks installed (or not) by ``hookline install`` in the test's home.
-No canary runs through those hosts yet: the report says what is installed and what stops it,
-and never claims the calls are proven judged."""
+Through Codex a live canary runs (the real CLI, ``codex_cli``); through Gemini CLI and Cursor
+none does yet: the report says what is installed and what stops it, and never claims the calls
+are proven judged."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 
 from cli_runner import HOOKLINE, hookline, src_env
+from codex_cli import needs_codex
 from hookline._hosts.claude_code import CLAUDE_CODE_PATH
 from test_serve import running
 
@@ -50,7 +52,7 @@ def doctor(
     return done.returncode, json.loads(done.stdout)
 
 
-@pytest.mark.parametrize("host", sorted(ROUTES))
+@pytest.mark.parametrize("host", ["cursor", "gemini"])
 def test_installed_hooks_and_a_server_that_answers_are_reported_but_not_proven(
     host: str, project: Path, policy: Path, tmp_path: Path
 ) -> None:
@@ -101,3 +103,31 @@ def test_without_the_gate_event_or_without_curl_calls_are_not_judged(
         code, report = doctor(project, "--host", "cursor", "--url", url, env={"PATH": str(empty)})
     assert code == 1
     assert any("curl is not on the PATH" in p for p in report["problems"])
+
+
+@needs_codex
+def test_through_codex_the_canary_is_refused_by_the_server_and_coverage_is_proven(
+    project: Path, policy: Path, tmp_path: Path
+) -> None:
+    with running(policy, tmp_path / "state") as where:
+        url = where.removesuffix(CLAUDE_CODE_PATH) + "/codex"
+        assert hookline("install", "codex", "--url", url, cwd=project).returncode == 0
+        code, report = doctor(project, "--host", "codex", "--url", url)
+    assert (code, report["covered"], report["proven"]) == (0, True, True), report["problems"]
+    assert report["canary"]["outcome"] == "refused"
+    assert not os.path.lexists(report["canary"]["target"])
+
+
+@needs_codex
+def test_through_codex_without_hooks_the_canary_runs_and_with_no_server_it_is_blocked(
+    project: Path, policy: Path, tmp_path: Path
+) -> None:
+    with running(policy, tmp_path / "state") as where:
+        url = where.removesuffix(CLAUDE_CODE_PATH) + "/codex"
+        code, report = doctor(project, "--host", "codex", "--url", url)
+    assert (code, report["canary"]["outcome"]) == (1, "ran")
+    assert any("the canary call ran" in p for p in report["problems"])
+    down = "http://127.0.0.1:9/codex"  # the discard port: nothing answers there
+    assert hookline("install", "codex", "--url", down, cwd=project).returncode == 0
+    code, report = doctor(project, "--host", "codex", "--url", down)
+    assert (code, report["canary"]["outcome"]) == (1, "blocked"), report["canary"]

@@ -19,7 +19,7 @@ import click
 from hookline._cli.render import echo
 from hookline._hosts.claude_code import DEFAULT_URL
 from hookline._hosts.doctor_command_hosts import HOSTS as COMMAND_HOSTS
-from hookline._serve import canary
+from hookline._serve import canary, canary_codex
 from hookline._serve.doctor import Report, examine, examine_command_host
 from hookline._support.display import shown
 
@@ -32,7 +32,7 @@ NOT_COVERED = 1
     type=click.Choice(["claude-code", *COMMAND_HOSTS]),
     default="claude-code",
     show_default=True,
-    help="The host to check (a live canary runs through Claude Code only, so far).",
+    help="The host to check (a live canary runs through Claude Code and Codex).",
 )
 @click.option(
     "--cwd",
@@ -50,8 +50,8 @@ NOT_COVERED = 1
     "--cli",
     type=click.Path(dir_okay=False, exists=True),
     default=None,
-    help="The Claude Code CLI for the canary (default: $CLAUDE_CLI, claude on PATH, or the "
-    "one claude-agent-sdk bundles).",
+    help="The host's CLI for the canary (Claude Code: default $CLAUDE_CLI, claude on PATH, or "
+    "the one claude-agent-sdk bundles; Codex: $CODEX_CLI or codex on PATH).",
 )
 @click.option("--json", "as_json", is_flag=True, help="One JSON object, for CI.")
 def doctor(host: str, cwd: Path, url: str | None, cli: str | None, as_json: bool) -> None:
@@ -65,7 +65,8 @@ def doctor(host: str, cwd: Path, url: str | None, cli: str | None, as_json: bool
         report = examine(url or DEFAULT_URL, cwd.resolve(), Path.home(), cli=canary.find_cli(cli))
     else:
         where = url or COMMAND_HOSTS[host].url
-        report = examine_command_host(host, where, cwd.resolve(), Path.home())
+        found = canary_codex.find_cli(cli) if host == "codex" else None
+        report = examine_command_host(host, where, cwd.resolve(), Path.home(), cli=found)
     if as_json:
         echo(json.dumps(report.as_json(), indent=2))
     else:
@@ -84,17 +85,18 @@ def _show(report: Report) -> None:
         where = shown(str(scope.path)) + ("" if scope.exists else " (no such file)")
         echo(f"  {scope.scope:<10} {where}: {events}")
     if report.canary is None:
-        why = "no Claude Code CLI found" if report.has_canary else f"none for {report.host} yet"
+        why = f"no {report.host} CLI found" if report.has_canary else f"none for {report.host} yet"
         echo(f"  canary     not run: {why}")
     else:
-        echo(f"  canary     Read {shown(report.canary.target)} through {shown(report.cli or '')}")
+        what = "cat" if report.host == "codex" else "Read"
+        echo(f"  canary     {what} {shown(report.canary.target)} through {shown(report.cli or '')}")
         said = " ".join(report.canary.said.split())[:300]
         echo(f"             {report.canary.outcome}: {said}")
     for line in report.unchecked:
         echo(f"  unchecked  {line}")
     problems = report.problems
     if not problems and report.has_canary:
-        echo("covered: hookline serve refused the canary through Claude Code's own hooks")
+        echo(f"covered: hookline serve refused the canary through {report.host}'s own hooks")
         return
     if not problems:
         echo(f"installed: {report.host}'s hooks post to a server that answers (not proven)")
