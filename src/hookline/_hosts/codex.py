@@ -30,18 +30,36 @@ from typing import Any, Final
 
 from hookline._decisions import UNCHANGED, Decision
 from hookline._errors import ConfigError
+from hookline._events import (
+    PermissionRequest,
+    PostCompact,
+    PostToolUse,
+    PreCompact,
+    PreToolUse,
+    SessionStart,
+    Stop,
+    UserPromptSubmit,
+    event_class,
+)
 
 #: The server's route for Codex's hooks, and the host named on their records.
 CODEX_PATH: Final = "/codex"
 HOST: Final = "codex"
 #: The answer that decides nothing: Codex's own approval policy goes on.
 NO_ANSWER: Final[Mapping[str, Any]] = {}
-#: Codex's events hookline judges (by the same names); its others are answered with nothing.
-EVENTS: Final = frozenset(
-    {"PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart"}
-)
+#: Codex's hook events (its ``HookEventsToml``), which carry hookline's events' names, in the
+#: order its configuration lists them.
+CODEX_EVENTS: Final = tuple(
+    cls.name
+    for cls in (PreToolUse, PermissionRequest, PostToolUse, PreCompact, PostCompact,
+                SessionStart, UserPromptSubmit, Stop)
+)  # fmt: skip
+#: Those hookline judges: not compaction, whose payloads are Codex's own (answered with nothing).
+EVENTS: Final = frozenset(CODEX_EVENTS) - {PreCompact.name, PostCompact.name}
 #: The event whose failure must refuse (a tool call): anything that goes wrong is a deny.
-REFUSING: Final = "PreToolUse"
+REFUSING: Final = PreToolUse.name
+#: The events before a tool runs, where Codex takes no ``continue: false``.
+_BEFORE_A_TOOL: Final = frozenset({PreToolUse.name, PermissionRequest.name})
 #: Codex's tool that edits files.
 PATCH_TOOL: Final = "apply_patch"
 #: Where the way out of a refusal is told.
@@ -50,12 +68,6 @@ _HOW_TO_ALLOW: Final = (
     "permission rule of hookline serve's settings, or run hookline break-glass (for a bounded "
     "time, Codex's own approval policy decides)"
 )
-#: The events whose answer may block with a top-level ``decision: "block"`` and a reason.
-_BLOCKS: Final = frozenset({"PostToolUse", "UserPromptSubmit", "Stop"})
-#: The events whose ``hookSpecificOutput`` may carry ``additionalContext``.
-_CONTEXT: Final = frozenset({"PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart"})
-#: The events that may stop the run (``continue: false``).
-_STOPS: Final = frozenset({"PostToolUse", "UserPromptSubmit", "Stop", "SessionStart"})
 
 
 def event_payload(payload: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -77,7 +89,7 @@ def effective(event_name: str, decision: Decision) -> Decision:
     """``decision`` as Codex can carry it out for ``event_name`` (``answer`` words it)."""
     if event_name == REFUSING:
         return _pre_tool_use(decision)
-    if event_name == "PermissionRequest":
+    if event_name == PermissionRequest.name:
         if not decision.continue_:
             return Decision("deny", decision.stop_reason or "hookline stops the run")
         if decision.permission == "allow" and decision.updated_input is not None:
@@ -97,25 +109,29 @@ def _pre_tool_use(decision: Decision) -> Decision:
 
 def answer(event_name: str, tool_name: object, decision: Decision) -> dict[str, Any]:
     """``decision`` (``effective`` already) as the JSON Codex reads from a hook of
-    ``event_name`` about ``tool_name``: only fields Codex reads for that event."""
+    ``event_name`` about ``tool_name``: only fields Codex reads for that event. Codex's events
+    answer as Claude Code's do (``EventFacts``: which block with a ``decision``, which take
+    context), less what Codex refuses: a stop before a tool, context on Stop."""
+    facts = event_class(event_name).facts
     said: dict[str, Any] = {}
     specific: dict[str, Any] = {}
     if event_name == REFUSING:
         specific = _pre_tool_use_fields(decision)
-    elif event_name == "PermissionRequest":
+    elif event_name == PermissionRequest.name:
         specific = _permission_fields(decision)
-    elif event_name in _BLOCKS and decision.permission == "deny":
+    elif facts.exit_2 == "blocks" and decision.permission == "deny":
         said |= {"decision": "block", "reason": decision.reason or "blocked by hookline"}
-    if event_name == "PostToolUse" and decision.updated_output is not UNCHANGED:
+    if event_name == PostToolUse.name and decision.updated_output is not UNCHANGED:
         mcp = isinstance(tool_name, str) and tool_name.startswith("mcp__")
         specific["updatedMCPToolOutput" if mcp else "updatedToolOutput"] = decision.updated_output
-    if event_name in _CONTEXT and decision.additional_context:
+    # Codex's Stop has no hookSpecificOutput (Claude Code's takes context there)
+    if "context" in facts.answers and decision.additional_context and event_name != Stop.name:
         specific["additionalContext"] = "\n\n".join(decision.additional_context)
     if specific:
         said["hookSpecificOutput"] = {"hookEventName": event_name, **specific}
     if decision.system_message:
         said["systemMessage"] = "\n".join(decision.system_message)
-    if not decision.continue_ and event_name in _STOPS:
+    if not decision.continue_ and event_name not in _BEFORE_A_TOOL:
         said["continue"] = False
         if decision.stop_reason:
             said["stopReason"] = decision.stop_reason

@@ -22,19 +22,24 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from hookline._events import EVENTS as ALL_EVENTS
+from hookline._events import Stop
 from hookline._hosts import curl_hook, hook_groups, settings_file
 from hookline._hosts.claude_code import DEFAULT_PORT
-from hookline._hosts.codex import CODEX_PATH
+from hookline._hosts.codex import CODEX_EVENTS, CODEX_PATH
 from hookline._hosts.hook_groups import Change
 
 Scope = Literal["user", "project"]
 SCOPES: Final = ("user", "project")
 DEFAULT_URL: Final = f"http://127.0.0.1:{DEFAULT_PORT}{CODEX_PATH}"
-#: The events installed by default: the gate before each tool, Codex's own approval prompt,
-#: each result, and the prompt.
-EVENTS: Final = ("PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit")
-#: Codex's hook events (its ``HookEventsToml``).
-CODEX_EVENTS: Final = frozenset({*EVENTS, "PreCompact", "PostCompact", "SessionStart", "Stop"})
+#: The events installed by default: those hookline serves by default (``EventFacts.served``:
+#: the gate before each tool, Codex's own approval prompt, each result, the prompt), but Stop:
+#: while the server is down, Codex would take each of its blocks as a reason to keep working.
+EVENTS: Final = tuple(
+    name
+    for name in CODEX_EVENTS
+    if ALL_EVENTS[name].facts.served == "default" and name != Stop.name
+)
 #: Seconds Codex waits for the hook: longer than curl's (``curl_hook.SECONDS``).
 TIMEOUT_SECONDS: Final = 60
 UNREACHABLE: Final = (
@@ -70,7 +75,7 @@ def install(
 ) -> Change:
     """Add an entry for each of ``events`` that ``path`` lacks, and make hookline's entries
     send the token of ``token_env`` (or none); the file made if missing."""
-    wanted = hook_groups.checked(events, CODEX_EVENTS, "Codex")
+    wanted = hook_groups.checked(events, frozenset(CODEX_EVENTS), "Codex")
     line = command(url, token_env)
     return hook_groups.install_file(
         path,
