@@ -133,6 +133,7 @@ E2E: Final = frozenset(
         "test_serve_tls.py",
         "test_serve_tokens.py",
         "test_serve_itself.py",
+        "test_serve_workers.py",
         "test_serve_workspace.py",
         "test_session_allow.py",
         "test_session_allow_attacks.py",
