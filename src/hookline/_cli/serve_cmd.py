@@ -116,7 +116,7 @@ _EXTRA: Final = frozenset({"starlette", "uvicorn"})
     default=1,
     show_default=True,
     help="Worker processes answering on the one port; they share the audit (one chain), the "
-    "tokens and the glass; each keeps its own rate buckets.",
+    "tokens and break-glass; each keeps its own rate limit.",
 )
 @click.pass_context
 def serve(

@@ -105,7 +105,7 @@ class Workers:
         if self.stopping:
             return
         self.stopping = True
-        for pid in self.started:
+        for pid in list(self.started):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
 
