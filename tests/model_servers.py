@@ -37,6 +37,7 @@ from hookline.models._wire import (  # noqa: F401  (the tests import them from h
     fragments,
     openai_chunks,
     openai_completion,
+    responses_events,
     sse,
 )
 from local_http import KeepAliveHandler, RecordingServer, as_path_headers_body, serve

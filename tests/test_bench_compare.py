@@ -195,10 +195,12 @@ def _results(*, cli_us: float, loop_us: float, rate: float, session_mib: float) 
                 "true: (floor) 5 bare spawns at once / 1": 3.9,
             },
         },
+        "claude_code": {"added_ms": {"true_1": 3.91, "serve_1": 3.90}},
     }
 
 
 CLI_SHORT = "hookline run (CLI) / library loop, 5 hooks, 10 calls"
+SERVED = "a PreToolUse decision of hookline serve in Claude Code"
 CLI_LONG = "hookline run (CLI) / library loop, 5 hooks, longer runs"
 RATE, MEMORY = (
     "sessions at once, 5 hooks: tool calls/s",
@@ -228,6 +230,7 @@ def test_targets_are_judged_as_written_and_scaled_to_the_machine() -> None:
         MEMORY: (True, True),  # 50 KiB a session: 1/3 of Strands' 150
         "one `true` command hook": (False, False),  # 1.31 > 1.3 (the pidfd floor's), not scaled
         "five `true` command hooks": (None, None),  # 2 cores: 5 bare spawns cost 3.9x one
+        SERVED: (True, True),  # 3.90 ms added against `true`'s 3.91
     }
     assert rows[CLI_LONG]["measured"] == "2.2x at 1000 calls (250 µs)"
     assert rows["library loop, 5 hooks, below the fastest peer"]["measured"] == (
@@ -252,6 +255,9 @@ def test_targets_tip_over_at_their_limits() -> None:
         _results(cli_us=224.0, loop_us=112.0, rate=6000.0, session_mib=40.0 + 50.1 * 1000 / 1024)
     )
     assert {r["target"]: r["met"] for r in heavy["rows"]}[MEMORY] is False  # 50.1 KiB > 50
+    served = _results(cli_us=224.0, loop_us=112.0, rate=6000.0, session_mib=40.0)
+    served["claude_code"]["added_ms"]["serve_1"] = 3.92
+    assert {r["target"]: r["met"] for r in judge(served)["rows"]}[SERVED] is False
 
 
 def test_targets_not_measured_are_left_out_or_say_why() -> None:
@@ -259,8 +265,9 @@ def test_targets_not_measured_are_left_out_or_say_why() -> None:
     results["scale"] = [s for s in results["scale"] if s["framework"] == "hookline"]
     results["dispatch"]["rows"] = [{"hooks": "python", "added_us": 4.0}]
     results["per_call"] = [r for r in results["per_call"] if r["framework"] == "hookline"]
+    del results["claude_code"]
     rows = {r["target"]: r for r in _targets_module().judge(results)["rows"]}
-    assert CLI_SHORT not in rows and CLI_LONG not in rows
+    assert CLI_SHORT not in rows and CLI_LONG not in rows and SERVED not in rows
     for name in (RATE, MEMORY, "library loop, 5 hooks, below the fastest peer"):
         assert rows[name]["met"] is None and "no peer measured" in rows[name]["measured"]
     assert rows["hook dispatch, 5 Python hooks"]["met"] is None

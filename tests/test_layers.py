@@ -48,7 +48,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "hookline.audit",
         "hookline.models",
     ),
-    ("hookline._project", "hookline.testing"),
+    ("hookline._project", "hookline._policy", "hookline.testing"),
     ("hookline._serve",),
     ("hookline.sdk",),
     ("hookline.types",),

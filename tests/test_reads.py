@@ -82,24 +82,25 @@ def test_without_a_read_deny_rule_the_same_lines_run(ws: Path, line: str) -> Non
     assert judge(ws, line, rules=("Bash(rm:*)",)) == "allow"
 
 
-#: Lines that read (or may read) hookline's private state: the per-user key, the audit's kept
-#: heads, a workspace's .hookline. With no Read deny rule at all, none runs unasked.
-PRIVATE_READS = (
+#: Lines whose own words name hookline's private state (the per-user key, a workspace's
+#: .hookline, through a glob, a redirect, ``..`` or a link): refused in every mode, as a Read of
+#: it is.
+NAMED_PRIVATE = (
     "cat ~/.hookline/keys/state.key",
     "cat $HOME/.hookline/keys/state.key",
     "cat ~/.hookline/keys/*",
     "cat ~/.hook*/k*/s*",
-    "x=~/.hookline/keys/state.key; cat $x",
-    'cat "$F"',
     "head -c 64 < ~/.hookline/keys/state.key",
-    "grep -r . ~/.hookline",
-    "grep -R hmac home",
     "cat ~/../home/.hookline/keys/state.key",
     "cat .hookline/state/transcripts/x.jsonl",
-    "grep -r sk_live .",
     "cat keylink",
     "git -C ~/.hookline/keys diff --no-index state.key /dev/null",
 )
+#: Lines that read a folder whole with that state in their reach: asked in every mode.
+REACHING_PRIVATE = ("grep -r . ~/.hookline", "grep -R hmac home", "grep -r sk_live .")
+#: Lines whose words only run time knows: the read-only tier does not run them unasked.
+MAYBE_PRIVATE = ("x=~/.hookline/keys/state.key; cat $x", 'cat "$F"')
+MODES = ("default", "acceptEdits", "bypassPermissions")
 
 
 @pytest.fixture
@@ -116,10 +117,24 @@ def private(tmp_path: Path) -> Path:
     return ws
 
 
-@pytest.mark.parametrize("line", PRIVATE_READS)
-def test_no_line_that_may_read_hooklines_private_state_runs_unasked(
-    private: Path, line: str
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("line", NAMED_PRIVATE)
+def test_a_line_naming_hooklines_private_state_is_refused_in_every_mode(
+    private: Path, line: str, mode: str
 ) -> None:
+    assert judge(private, line, mode=mode, rules=()) == "deny"
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("line", REACHING_PRIVATE)
+def test_a_line_reading_a_folder_that_holds_it_is_asked_in_every_mode(
+    private: Path, line: str, mode: str
+) -> None:
+    assert judge(private, line, mode=mode, rules=()) == "ask"
+
+
+@pytest.mark.parametrize("line", MAYBE_PRIVATE)
+def test_a_line_that_may_read_it_at_run_time_is_not_run_unasked(private: Path, line: str) -> None:
     assert judge(private, line, rules=()) == "ask"
 
 
@@ -134,8 +149,9 @@ def test_the_private_reason_says_what_is_private(private: Path) -> None:
     verdict = evaluate(policy, tool_name="Bash", read_only=False, hook=Decision(), cwd=str(ws),
                        tool_input={"command": "cat ~/.hookline/keys/state.key"},
                        home=str(ws / "home"))  # fmt: skip
-    assert verdict.permission == "ask"
+    assert verdict.permission == "deny"
     assert "which hookline keeps private (its state and keys)" in verdict.reason
+    assert "which no tool reads. Do not retry it" in verdict.reason
 
 
 def test_a_reason_names_the_file_and_the_rule(ws: Path) -> None:

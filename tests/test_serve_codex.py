@@ -108,6 +108,17 @@ def test_a_command_hookline_would_ask_about_is_refused_saying_the_way_out(
     assert (workspace / "notes.txt").exists()
 
 
+@pytest.mark.parametrize("mode", ["default", "bypassPermissions"])
+def test_a_read_of_hooklines_keys_is_refused_in_every_mode(
+    endpoint: str, workspace: Path, mode: str
+) -> None:
+    """``codex exec`` tells hooks bypassPermissions: a Bash read naming hookline's keys is
+    refused all the same, as a Read of them is."""
+    line = f"cat {Path.home()}/.hookline/keys/state.key"
+    said = answered(endpoint, pre_tool_use(workspace, "Bash", line, permission_mode=mode))
+    assert "which no tool reads" in refusal(said)
+
+
 def test_a_read_only_command_gets_no_bare_allow_codex_would_fail_on(
     endpoint: str, workspace: Path
 ) -> None:

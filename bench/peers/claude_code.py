@@ -10,12 +10,16 @@ Per call is the gap between two consecutive model requests (as they reach the se
 reading the answer, its PreToolUse hooks (``.claude/settings.json``, matcher ``Bash``), the
 permission check, the Bash tool, and the next request. "Added" is a configuration's median gap
 less the median with no hooks. The hooks are hookline_commands.py's: ``true N`` and
-``PYTHON hook.py N``. Configurations take turns, one run each per round.
+``PYTHON hook.py N``, and ``serve``: one HTTP hook (``onFailure: "block"``) answered by a
+``hookline serve`` on 127.0.0.1 with its defaults and its audit on, judging each call with the
+Bash analysis and the permission layer (the issue's target: no more than ``true 1``).
+Configurations take turns, one run each per round.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import itertools
 import json
@@ -26,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from time import perf_counter
 from typing import Any
@@ -80,21 +85,56 @@ class Script:
         return Events(anthropic_events([FINAL]))
 
 
-def settings(commands: list[str]) -> dict[str, Any]:
+#: The configuration whose hook is an HTTP hook posting to ``hookline serve``.
+SERVED = "serve"
+
+
+def settings(commands: list[str], served: str | None = None) -> dict[str, Any]:
+    """The project's settings: each of ``commands`` a PreToolUse command hook on Bash, and
+    ``SERVED`` an HTTP hook posting to ``served``."""
     if not commands:
         return {}
-    hooks = [{"type": "command", "command": c} for c in commands]
+    hooks = [
+        {"type": "http", "url": served, "onFailure": "block"}
+        if c == SERVED
+        else {"type": "command", "command": c}
+        for c in commands
+    ]
     return {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}}
 
 
-def one_run(cli: str, url: str, commands: list[str], script: Script) -> list[float]:
+@contextlib.contextmanager
+def hookline_serve() -> Iterator[tuple[str, Path]]:
+    """``hookline serve`` on a free port of 127.0.0.1, from an empty policy folder (hookline's
+    defaults) with its audit in a fresh state folder: the URL Claude Code posts to, and that
+    folder."""
+    with tempfile.TemporaryDirectory() as tmp:
+        policy, state = Path(tmp, "policy"), Path(tmp, "state")
+        policy.mkdir()
+        argv = [sys.executable, "-m", "hookline", "serve", "--cwd", str(policy), "--port", "0",
+                "--state-dir", str(state)]  # fmt: skip
+        server = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                  text=True)  # fmt: skip
+        try:
+            first = server.stdout.readline() if server.stdout else ""
+            if " on " not in first:
+                raise SystemExit(f"hookline serve did not start: {first!r}")
+            yield first.rsplit(" on ", 1)[1].strip(), state
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+def one_run(
+    cli: str, url: str, commands: list[str], script: Script, served: str | None = None
+) -> list[float]:
     """One ``claude -p`` run; the gaps between its model requests, in ms."""
     with tempfile.TemporaryDirectory() as tmp:
         project, home = Path(tmp, "project"), Path(tmp, "home")
         (project / ".claude").mkdir(parents=True)
         home.mkdir()
         (project / "hook.py").write_text(SCRIPT)
-        (project / ".claude" / "settings.json").write_text(json.dumps(settings(commands)))
+        (project / ".claude" / "settings.json").write_text(json.dumps(settings(commands, served)))
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
                "ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-bench",
                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
@@ -116,15 +156,19 @@ def measure(cli: str, rounds: int) -> dict[str, Any]:
     configs = {"call_0": [], "call_true_1": ["true 1"],
                "call_true_5": [f"true {i}" for i in range(1, 6)],
                "call_python_1": [f"{python} hook.py 1"],
-               "call_python_5": [f"{python} hook.py {i}" for i in range(1, 6)]}  # fmt: skip
+               "call_python_5": [f"{python} hook.py {i}" for i in range(1, 6)],
+               "call_serve_1": [SERVED]}  # fmt: skip
     gaps: dict[str, list[float]] = {name: [] for name in configs}
     script = Script()
-    with model_server(script) as server:
+    with model_server(script) as server, hookline_serve() as (served, state):
         url = server.url("").rstrip("/")
         names = list(configs)
         for i in range(rounds):
             for name in names[i % len(names) :] + names[: i % len(names)]:
-                gaps[name] += one_run(cli, url, configs[name], script)
+                gaps[name] += one_run(cli, url, configs[name], script, served)
+        judged = _allowed_by_the_server(state)
+    if judged != rounds * CALLS:  # each served call was judged, allowed and recorded
+        raise SystemExit(f"hookline serve recorded {judged} allowed calls, not {rounds * CALLS}")
     median = {name: statistics.median(g) for name, g in gaps.items()}
     return {
         "rows": {name: {"n": len(g), "median_ms": median[name]} for name, g in gaps.items()},
@@ -132,6 +176,12 @@ def measure(cli: str, rounds: int) -> dict[str, Any]:
             name.removeprefix("call_"): median[name] - median["call_0"] for name in names[1:]
         },
     }
+
+
+def _allowed_by_the_server(state: Path) -> int:
+    """How many Bash calls the server's audit shows it allowed."""
+    records = [json.loads(line) for line in (state / "audit.jsonl").read_text().splitlines()]
+    return sum(r["kind"] == "served" and r.get("decision") == "allow" for r in records)
 
 
 def main() -> None:

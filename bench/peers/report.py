@@ -179,6 +179,10 @@ def command_hooks(ours: dict[str, Any] | None, claude: dict[str, Any] | None) ->
                 _ms(theirs["added_ms"].get(key.removeprefix("call_"))),
             ]
         rows.append(row)
+    if theirs and (served := theirs["rows"].get("call_serve_1")):
+        added = theirs["added_ms"].get("serve_1")
+        rows.append(["tool call, 1 HTTP hook: hookline serve", "", "", "",
+                     _ms(served["median_ms"]), _ms(added)])  # fmt: skip
     header = ["what", "hookline ms", "p90 ms", "added ms"]
     header += ["Claude Code gap ms", "added ms"] if theirs else []
     ratios = [[k, f"{v:.2f}x"] for k, v in ours["ratios"].items()]

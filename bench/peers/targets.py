@@ -264,6 +264,22 @@ def _five_commands(results: dict[str, Any], speed: float | None) -> Row | None:
     return _row("five `true` command hooks", "≤ 2x one, where 5 cores allow", measured, met)
 
 
+def _served_hook(results: dict[str, Any], speed: float | None) -> Row | None:
+    """hookline serve's decision as Claude Code's HTTP hook, against Claude Code's cheapest
+    command hook, both measured in the same run of the real CLI (a ratio: not scaled)."""
+    added = (results.get("claude_code") or {}).get("added_ms") or {}
+    served, true = added.get("serve_1"), added.get("true_1")
+    if served is None or true is None:
+        return None
+    measured = f"{served:.2f} ms added vs {true:.2f} ms for `true`"
+    return _row(
+        "a PreToolUse decision of hookline serve in Claude Code",
+        "≤ what one `true` command hook adds",
+        measured,
+        served <= true,
+    )
+
+
 _CHECKS: tuple[Callable[[dict[str, Any], float | None], Row | None], ...] = (
     _cli("short"),
     _cli("long"),
@@ -279,4 +295,5 @@ _CHECKS: tuple[Callable[[dict[str, Any], float | None], Row | None], ...] = (
     _scale_memory,
     _one_command,
     _five_commands,
+    _served_hook,
 )

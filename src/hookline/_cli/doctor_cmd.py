@@ -2,6 +2,7 @@
 with a live canary (``hookline._serve.doctor``).
 
     hookline doctor [--cwd DIR] [--url URL] [--cli PATH] [--json]
+    hookline doctor --host gemini|codex|cursor [--cwd DIR] [--url URL] [--json]
 
 Exit 0 when everything checked holds, 1 when something is not covered (or the canary ran),
 2 for a usage error.
@@ -17,14 +18,22 @@ import click
 
 from hookline._cli.render import echo
 from hookline._hosts.claude_code import DEFAULT_URL
-from hookline._serve import canary
-from hookline._serve.doctor import Report, examine
+from hookline._hosts.doctor_command_hosts import HOSTS as COMMAND_HOSTS
+from hookline._serve import canary, canary_codex
+from hookline._serve.doctor import Report, examine, examine_command_host
 from hookline._support.display import shown
 
 NOT_COVERED = 1
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--host",
+    type=click.Choice(["claude-code", *COMMAND_HOSTS]),
+    default="claude-code",
+    show_default=True,
+    help="The host to check (a live canary runs through Claude Code and Codex).",
+)
 @click.option(
     "--cwd",
     type=click.Path(file_okay=False, exists=True, path_type=Path),
@@ -33,26 +42,31 @@ NOT_COVERED = 1
 )
 @click.option(
     "--url",
-    default=DEFAULT_URL,
-    show_default=True,
-    help="Where hookline serve answers Claude Code's hooks (as hookline install wrote it).",
+    default=None,
+    help=f"Where hookline serve answers the host's hooks, as hookline install wrote it "
+    f"[default: {DEFAULT_URL}, or the host's route on that server].",
 )
 @click.option(
     "--cli",
     type=click.Path(dir_okay=False, exists=True),
     default=None,
-    help="The Claude Code CLI for the canary (default: $CLAUDE_CLI, claude on PATH, or the "
-    "one claude-agent-sdk bundles).",
+    help="The host's CLI for the canary (Claude Code: default $CLAUDE_CLI, claude on PATH, or "
+    "the one claude-agent-sdk bundles; Codex: $CODEX_CLI or codex on PATH).",
 )
 @click.option("--json", "as_json", is_flag=True, help="One JSON object, for CI.")
-def doctor(cwd: Path, url: str, cli: str | None, as_json: bool) -> None:
+def doctor(host: str, cwd: Path, url: str | None, cli: str | None, as_json: bool) -> None:
     """Prove Claude Code's tool calls are judged by hookline serve, with a live canary.
 
     Checks the server's health, hookline's hooks in each Claude Code settings scope (and what
     would stop them), then runs Claude Code once, offline, in a temporary project and home
     with copies of your settings: its model asks for one forbidden Read, which hookline serve
     must refuse through Claude Code's own hooks. Exit 0 when all of it holds, 1 when not."""
-    report = examine(url, cwd.resolve(), Path.home(), cli=canary.find_cli(cli))
+    if host == "claude-code":
+        report = examine(url or DEFAULT_URL, cwd.resolve(), Path.home(), cli=canary.find_cli(cli))
+    else:
+        where = url or COMMAND_HOSTS[host].url
+        found = canary_codex.find_cli(cli) if host == "codex" else None
+        report = examine_command_host(host, where, cwd.resolve(), Path.home(), cli=found)
     if as_json:
         echo(json.dumps(report.as_json(), indent=2))
     else:
@@ -71,16 +85,21 @@ def _show(report: Report) -> None:
         where = shown(str(scope.path)) + ("" if scope.exists else " (no such file)")
         echo(f"  {scope.scope:<10} {where}: {events}")
     if report.canary is None:
-        echo("  canary     not run: no Claude Code CLI found")
+        why = f"no {report.host} CLI found" if report.has_canary else f"none for {report.host} yet"
+        echo(f"  canary     not run: {why}")
     else:
-        echo(f"  canary     Read {shown(report.canary.target)} through {shown(report.cli or '')}")
+        what = "cat" if report.host == "codex" else "Read"
+        echo(f"  canary     {what} {shown(report.canary.target)} through {shown(report.cli or '')}")
         said = " ".join(report.canary.said.split())[:300]
         echo(f"             {report.canary.outcome}: {said}")
     for line in report.unchecked:
         echo(f"  unchecked  {line}")
     problems = report.problems
+    if not problems and report.has_canary:
+        echo(f"covered: hookline serve refused the canary through {report.host}'s own hooks")
+        return
     if not problems:
-        echo("covered: hookline serve refused the canary through Claude Code's own hooks")
+        echo(f"installed: {report.host}'s hooks post to a server that answers (not proven)")
         return
     echo("NOT covered:")
     for problem in problems:

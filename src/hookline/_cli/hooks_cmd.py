@@ -33,13 +33,13 @@ from hookline._cli.hooks_test_event import (
     stdin_event,
     stdin_is_piped,
 )
-from hookline._cli.inventory import HookRow, rows
 from hookline._cli.own_stdout import hook_output_to_stderr
 from hookline._cli.render import echo, emit_json, say, warn
 from hookline._decisions import UNCHANGED
 from hookline._errors import ConfigError
 from hookline._hooks.engine import HookEngine, HookRun
 from hookline._hooks.resources import HookResources
+from hookline._policy.inventory import HookRow, rows
 from hookline._project import load_hooks
 from hookline._support.display import shown
 from hookline._support.http_pool import HttpClients
@@ -59,7 +59,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 EXIT_CODES: Final[Mapping[str | None, int]] = {"deny": 2, "ask": 3, "defer": 3}
 
 
-def _loading(fn: F) -> F:
+def loading(fn: F) -> F:
     """The options every subcommand shares: the project, extra settings, hook files."""
     options = (
         click.option(
@@ -94,7 +94,7 @@ def hooks() -> None:
 
 
 @hooks.command("list")
-@_loading
+@loading
 @click.option("--json", "as_json", is_flag=True, help="One JSON object with the rows.")
 def list_hooks(
     cwd: str, settings: tuple[str, ...], hook_files: tuple[str, ...], as_json: bool
@@ -113,7 +113,7 @@ def list_hooks(
 
 
 @hooks.command()
-@_loading
+@loading
 def table(cwd: str, settings: tuple[str, ...], hook_files: tuple[str, ...]) -> None:
     """The hooks as a hook table (Markdown): one row per hook."""
     registry, found = load_hooks(cwd, settings=settings, hook_files=hook_files)
@@ -122,7 +122,7 @@ def table(cwd: str, settings: tuple[str, ...], hook_files: tuple[str, ...]) -> N
 
 
 @hooks.command()
-@_loading
+@loading
 @click.option("--json", "as_json", is_flag=True, help="One JSON object with the findings.")
 def validate(
     cwd: str, settings: tuple[str, ...], hook_files: tuple[str, ...], as_json: bool
@@ -151,7 +151,7 @@ def validate(
 
 
 @hooks.command("test")
-@_loading
+@loading
 @click.argument("dash", required=False, metavar="[-]")
 @click.option("--stdin", "from_stdin", is_flag=True, help="Read the event as JSON from stdin.")
 @click.option(

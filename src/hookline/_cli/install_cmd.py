@@ -145,12 +145,11 @@ _FILE = click.option(
 )
 def install(host: str, scope: str, cwd: Path, url: str | None, file: Path | None,
             events: str | None, token_env: str | None) -> None:  # fmt: skip
-    """Point a host's hooks (claude-code, gemini, codex, cursor) at hookline serve, failing
-    closed.
+    """Point a host's hooks (claude-code, gemini, codex, cursor) at hookline serve.
 
-    While the server cannot answer, HOST blocks the call (Claude Code: onFailure "block";
-    Gemini CLI, Codex and Cursor: the curl command exits 2). The file's other settings and hooks
-    stay; a backup of it is kept; installing again changes nothing."""
+    They fail closed: while the server cannot answer, HOST blocks the call (Claude Code:
+    onFailure "block"; Gemini CLI, Codex and Cursor: the curl command exits 2). The file's
+    other settings and hooks stay; a backup of it is kept; installing again changes nothing."""
     chosen, path, url = _where(host, scope, cwd, url, file)
     listed = ",".join(chosen.events) if events is None else events
     wanted = [event.strip() for event in listed.split(",") if event.strip()]

@@ -50,6 +50,10 @@ COMMANDS: Final = {
         "hookline._cli.serve_cmd:serve",
         "Answer Claude Code's, Gemini CLI's, Codex's and Cursor's hooks with this folder's rules.",
     ),
+    "policy": Lazy(
+        "hookline._cli.policy_cmd:policy",
+        "Show the policy this folder's settings make, in words, and its digest.",
+    ),
     "break-glass": Lazy(
         "hookline._cli.break_glass_cmd:break_glass_cmd",
         "Ask-only for a while: the way out when a fail-closed server blocks every call.",

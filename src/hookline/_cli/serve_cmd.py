@@ -7,8 +7,12 @@
 The folder's settings are loaded as ``hookline run`` loads them (``load_project``: every
 settings layer, ``--settings``, ``--hooks`` files, the permission rules); each hook event
 posted to ``/claude-code`` is judged with them (``hookline._serve``) and recorded in the
-folder's audit log. It serves until Ctrl-C (or SIGTERM). Needs ``hookline[serve]``.
-With ``--workers N`` it forks N workers on the one socket (``hookline._serve.workers``).
+folder's audit log, with the digest of the policy that decided it (``GET /policy`` shows that
+policy). A change to any file of the policy, or SIGHUP, loads it again: a policy that loads
+replaces the running one, one that does not leaves it serving and says why
+(``hookline._serve.reload``). It serves until Ctrl-C (or SIGTERM). Needs ``hookline[serve]``.
+With ``--workers N`` it forks N workers on the one socket (``hookline._serve.workers``), each
+reloading on its own.
 
 Who may ask is the gate's (``hookline._serve.gate``): once the state folder has a token, every
 request needs a valid one, and an address other than loopback does not start without one.
@@ -31,6 +35,7 @@ from hookline._cli.token_cmd import token
 from hookline._cli.trust_cmd import terminal_asker
 from hookline._errors import ConfigError
 from hookline._hosts.claude_code import DEFAULT_PORT
+from hookline._policy.digest import policy_digest
 from hookline._project import load_project
 from hookline._serve import rate, tokens
 from hookline.audit._keyed import chain_key
@@ -41,7 +46,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from types import FrameType, ModuleType
 
+    from hookline._policy.digest import PolicyDigest
+    from hookline._project import Project
     from hookline._serve.gate import Gate
+    from hookline._serve.policies import Loader
 
 EXTRA_HINT: Final = "pip install 'hookline[serve]'"
 #: What the serve extra installs.
@@ -135,7 +143,7 @@ def serve(
     burst: int,
     workers: int,
 ) -> None:
-    """Answer Claude Code's, Gemini CLI's and Codex's hooks with this folder's policies.
+    """Answer Claude Code's, Gemini CLI's, Codex's and Cursor's hooks with this folder's rules.
 
     Each event Claude Code posts to /claude-code (a hook of type "http") gets the decision a
     `hookline run` here would give: its Python and command hooks, its permission rules, the
@@ -155,17 +163,22 @@ def serve(
     )
     for warning in project.warnings:
         warn(warning)
+    digest = policy_digest(project)  # before anything is left out: as `hookline policy` says
     state = Path(state_dir) if state_dir else Path(project.cwd) / STATE_DIR
     gate = _gate(host, state, rate, burst)
     sock = uvicorn_server.bind(host, port)
     from hookline._serve.itself import leave_out_itself
     from hookline._serve.judge import Judge
+    from hookline._serve.policies import Policies
+    from hookline._serve.reload import Watcher
 
     for hook in leave_out_itself(project.hooks, host, sock.getsockname()[1]):
         say("note", f"left out {hook}: a hook of the settings that posts to this server", err=True)
+    load = _loader(project, settings, hook_files, lenient_settings, (host, sock.getsockname()[1]))
 
     where = uvicorn_server.url(sock, tls=tls is not None)
     first = f"hookline serve: {project.cwd} on {where}{app_module.CLAUDE_CODE_PATH}"
+    policy_line = f"hookline serve: policy {digest.short} (GET {where}/policy)"
 
     def opened() -> AuditWriter:
         return AuditWriter.open(state, store=store, redactor=Redactor(project.redact))
@@ -175,7 +188,10 @@ def serve(
             serve_with(audit)
 
     def serve_with(audit: AuditWriter) -> None:
-        app = app_module.create_app(Judge(project), audit, glass_dir=state, gate=gate)
+        policies = Policies(Judge(project), digest, load=load)
+        hangup = hasattr(signal, "SIGHUP")  # not on Windows
+        watcher = Watcher(policies, audit, say=_said, hangup=hangup)
+        app = app_module.create_app(policies, audit, glass_dir=state, gate=gate, watcher=watcher)
         signal.signal(signal.SIGTERM, _stop)  # uvicorn hands it back once it has shut down
         with contextlib.suppress(KeyboardInterrupt):
             uvicorn_server.server(app, tls=tls).run(sockets=[sock])
@@ -184,11 +200,10 @@ def serve(
     try:
         with opened() as audit:  # a store that cannot be opened stops the start, in one line
             if workers == 1:
-                echo(first)
-                sys.stdout.flush()
+                _announce(first, policy_line)
                 serve_with(audit)
         if workers > 1:
-            status = _in_workers(workers, serve_alone, first)
+            status = _in_workers(workers, serve_alone, first, policy_line)
     finally:
         sock.close()
     echo("hookline serve: stopped", err=True)
@@ -199,13 +214,19 @@ def serve(
 serve.add_command(token)
 
 
-def _in_workers(count: int, serve_one: Callable[[], None], first: str) -> int:
+def _announce(first: str, policy: str) -> None:
+    """Where it listens (stdout's first line) and the policy's digest (stderr)."""
+    echo(first)
+    sys.stdout.flush()  # nothing left in the buffer for workers to write again
+    _said(policy)
+
+
+def _in_workers(count: int, serve_one: Callable[[], None], *lines: str) -> int:
     """Serve in ``count`` worker processes (``hookline._serve.workers``); the exit status."""
     from hookline._serve.workers import Workers
 
     chain_key(create=True)  # made once, here, not by workers racing for it
-    echo(first)
-    sys.stdout.flush()  # nothing left in the buffer for the workers to write again
+    _announce(*lines)
     return Workers(count, serve_one, note=lambda text: say("note", text, err=True)).run()
 
 
@@ -217,6 +238,36 @@ def _tls(server_module: ModuleType, cert: str | None, key: str | None) -> Any:
         given, missing = ("--tls-cert", "--tls-key") if key is None else ("--tls-key", "--tls-cert")
         raise ConfigError(f"{given} needs {missing}", key=missing, fix="give both, or neither")
     return server_module.Tls(cert, key).checked()
+
+
+def _loader(
+    project: Project,
+    settings: tuple[str, ...],
+    hook_files: tuple[str, ...],
+    lenient: bool,
+    listening: tuple[str, int],
+) -> Loader:
+    """What loads the folder's policy again as it was loaded at the start (the folder's trust
+    as it was then: a reload never asks), leaving out the hooks that post to this server."""
+    from hookline._serve.itself import leave_out_itself
+
+    def load() -> tuple[Project, PolicyDigest]:
+        again = load_project(
+            project.cwd,
+            settings=settings,
+            hook_files=hook_files,
+            lenient=lenient,
+            trust=project.settings.trusted,
+        )
+        digest = policy_digest(again)
+        leave_out_itself(again.hooks, *listening)
+        return again, digest
+
+    return load
+
+
+def _said(line: str) -> None:
+    echo(line, err=True)
 
 
 def _gate(host: str, state: Path, per_second: float, burst: int) -> Gate:

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from hookline._hosts import curl_hook, hook_groups
+from hookline._hosts import curl_hook, hook_groups, settings_file
 from hookline._hosts.claude_code import DEFAULT_PORT
 from hookline._hosts.codex import CODEX_PATH
 from hookline._hosts.hook_groups import Change
@@ -84,6 +84,14 @@ def install(
 def uninstall(path: Path, url: str) -> Change:
     """Take hookline's entries (commands posting to ``url``) out of ``path``."""
     return hook_groups.uninstall_file(path, _ours(url))
+
+
+def installed(path: Path, url: str) -> list[str]:
+    """The events ``path`` has hookline's entry for (what ``hookline doctor`` reports)."""
+    settings = settings_file.read(path)
+    if settings is None:
+        return []
+    return hook_groups.events_with(settings, path, _ours(url))
 
 
 def warnings(path: Path) -> list[str]:

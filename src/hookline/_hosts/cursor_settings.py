@@ -122,6 +122,18 @@ def uninstall(path: Path, url: str) -> Change:
     return Change(path, removed, settings_file.restore(path, settings))
 
 
+def installed(path: Path, url: str) -> list[str]:
+    """The events ``path`` has hookline's entry for (what ``hookline doctor`` reports)."""
+    settings = settings_file.read(path)
+    if settings is None:
+        return []
+    return [
+        event
+        for event, handlers in _hooks(settings, path).items()
+        if isinstance(handlers, list) and any(_ours(handler, url) for handler in handlers)
+    ]
+
+
 def _hooks(settings: dict[str, Any], path: Path) -> dict[str, Any]:
     return hook_groups.hooks_of(settings, path)
 

@@ -45,11 +45,13 @@ class ScopeCheck:
     stopped: str | None = None
     #: Why the file could not be read (Claude Code cannot read it either).
     unreadable: str | None = None
+    #: The host's event that comes before each tool call.
+    gate: str = GATE
 
     @property
     def gating(self) -> bool:
         """Whether this scope's hooks judge every tool call, failing closed."""
-        return self.stopped is None and GATE in self.events and GATE not in self.fail_open
+        return self.stopped is None and self.gate in self.events and self.gate not in self.fail_open
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,9 @@ class Installed:
 
     url: str
     scopes: tuple[ScopeCheck, ...]
+    host: str = "claude-code"
+    #: The host's event that comes before each tool call.
+    gate: str = GATE
 
     @property
     def gating(self) -> bool:
@@ -82,10 +87,12 @@ class Installed:
         if not any(scope.events for scope in self.scopes):
             found.append(
                 f"no settings file has hookline's hooks posting to {self.url}: "
-                "run hookline install claude-code"
+                f"run hookline install {self.host}"
             )
         elif not self.gating:
-            found.append(f"no running {GATE} hook posts to {self.url}: tool calls are not judged")
+            found.append(
+                f"no running {self.gate} hook posts to {self.url}: tool calls are not judged"
+            )
         return found
 
 

@@ -116,6 +116,14 @@ def token_warnings(token_env: str | None) -> list[str]:
     ]
 
 
+def installed(path: Path, url: str) -> list[str]:
+    """The events ``path`` has hookline's entry for (what ``hookline doctor`` reports)."""
+    settings = settings_file.read(path)
+    if settings is None:
+        return []
+    return hook_groups.events_with(settings, path, _ours(url))
+
+
 def warnings(path: Path) -> list[str]:
     """What in ``path`` keeps Gemini from running the installed hooks."""
     settings = settings_file.read(path) or {}

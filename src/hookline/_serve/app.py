@@ -12,6 +12,8 @@
     GET  /health         200 ``{"ok": true}`` while the server answers, with ``break_glass``
                          (``{"until": SECONDS}``) while a glass holds (``hookline doctor``),
                          shown only to this machine and to a valid token
+    GET  /policy         the policy serving now, as JSON or in words (``_serve.policy_page``),
+                         shown only to this machine and to a valid token
 
 Each hook request passes the gate first (``hookline._serve.gate``: its token, its rate); one
 turned away is answered and recorded by ``hookline._serve.refused``, and nothing is judged.
@@ -20,14 +22,16 @@ Claude Code reads an HTTP hook's decision only from a 2xx JSON body: a status co
 So a refusing event (PreToolUse, PermissionRequest) that goes wrong here is still a 200 with a
 deny saying what went wrong, never a 500; a body that is not an event at all is a 400 with one
 line saying so (with ``onFailure: "block"`` on the hook, the host blocks the call on it too).
-Every ruling is on record (``hookline._serve.record``) before it is answered; a record that
-cannot be written turns a refusing event's answer into a deny.
+Every ruling is on record (``hookline._serve.record``) before it is answered, with the digest
+of the policy that decided it; a record that cannot be written turns a refusing event's answer
+into a deny. Each request is judged under the policy current when it began (``_serve.policies``),
+whatever a reload (``_serve.reload``) swaps in meanwhile.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import TYPE_CHECKING, Any, Final
 
 from starlette.applications import Starlette
@@ -43,7 +47,9 @@ from hookline._hosts.gemini import GEMINI_PATH
 from hookline._serve import codex, cursor, gemini, refused
 from hookline._serve.break_glass import Glass, holding
 from hookline._serve.gate import Caller, Gate, Refusal
-from hookline._serve.judge import REFUSING, failed_closed
+from hookline._serve.judge import REFUSING, Judge, failed_closed
+from hookline._serve.policies import Policies
+from hookline._serve.policy_page import policy_page
 from hookline._serve.record import record
 
 if TYPE_CHECKING:
@@ -53,7 +59,8 @@ if TYPE_CHECKING:
     from starlette.responses import Response
 
     from hookline._serve.adapted import Adapter
-    from hookline._serve.judge import Judge
+    from hookline._serve.policies import Active
+    from hookline._serve.reload import Watcher
     from hookline.audit._writer import AuditWriter
 
 #: The host named on each record of Claude Code's HTTP hooks (which post to CLAUDE_CODE_PATH).
@@ -63,19 +70,29 @@ MAX_BODY: Final = 16 << 20
 
 
 def create_app(
-    judge: Judge, audit: AuditWriter, *, glass_dir: Path | None = None, gate: Gate | None = None
+    judge: Judge | Policies,
+    audit: AuditWriter,
+    *,
+    glass_dir: Path | None = None,
+    gate: Gate | None = None,
+    watcher: Watcher | None = None,
 ) -> Starlette:
-    """The app that answers hook events with ``judge`` and records each in ``audit``; a glass
-    broken in ``glass_dir`` (``hookline._serve.break_glass``) makes its answers ask-only;
-    ``gate`` says who may ask (None: anyone)."""
+    """The app that answers hook events with ``judge`` (or the policy ``Policies`` hold now)
+    and records each in ``audit``; a glass broken in ``glass_dir``
+    (``hookline._serve.break_glass``) makes its answers ask-only; ``gate`` says who may ask
+    (None: anyone); ``watcher`` reloads the policy while the app serves."""
     gate = gate or Gate(None)
+    policies = Policies(judge) if isinstance(judge, Judge) else judge
 
     async def claude_code(request: Request) -> Response:
         caller = _admitted(request, gate)
         if isinstance(caller, Refusal):
             return refused.answer(caller, await request.body(), audit, gate, host=CLAUDE_CODE)
         glass = holding(glass_dir) if glass_dir is not None else None
-        return await _answer(request, judge, audit, host=CLAUDE_CODE, glass=glass, caller=caller)
+        async with policies.using() as active:
+            return await _answer(
+                request, active, audit, host=CLAUDE_CODE, glass=glass, caller=caller
+            )
 
     def adapted(host: Adapter) -> Callable[[Request], Awaitable[Response]]:
         async def answer(request: Request) -> Response:
@@ -83,9 +100,15 @@ def create_app(
             if isinstance(caller, Refusal):
                 return refused.answer(caller, await request.body(), audit, gate, host=host.HOST)
             glass = holding(glass_dir) if glass_dir is not None else None
-            return await _answer_adapted(request, judge, audit, host, glass=glass, caller=caller)
+            async with policies.using() as active:
+                return await _answer_adapted(
+                    request, active, audit, host, glass=glass, caller=caller
+                )
 
         return answer
+
+    def seen(request: Request) -> bool:
+        return gate.trusted(request.headers.get("authorization"), _peer(request))
 
     async def health(request: Request) -> Response:
         seen = gate.trusted(request.headers.get("authorization"), _peer(request))
@@ -99,19 +122,24 @@ def create_app(
         Route(CODEX_PATH, adapted(codex), methods=["POST"]),
         Route(CURSOR_PATH, adapted(cursor), methods=["POST"]),
         Route("/health", health, methods=["GET"]),
+        Route("/policy", policy_page(policies, may_see=seen), methods=["GET"]),
     ]
-    return Starlette(routes=routes, lifespan=_closing(judge))
+    return Starlette(routes=routes, lifespan=_closing(policies, watcher))
 
 
-def _closing(judge: Judge) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
-    """The app's lifespan: the judge's connections are closed when the server stops."""
+def _closing(
+    policies: Policies, watcher: Watcher | None
+) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
+    """The app's lifespan: ``watcher`` reloads while it serves; the judges' connections are
+    closed when the server stops."""
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        try:
-            yield
-        finally:
-            await judge.aclose()
+        async with watcher.running() if watcher is not None else nullcontext():
+            try:
+                yield
+            finally:
+                await policies.aclose()
 
     return lifespan
 
@@ -126,7 +154,7 @@ def _peer(request: Request) -> str | None:
 
 async def _answer(
     request: Request,
-    judge: Judge,
+    active: Active,
     audit: AuditWriter,
     *,
     host: str,
@@ -137,11 +165,12 @@ async def _answer(
     hookline decided is on record, a person decides)."""
     try:
         payload = _event_json(await request.body())
-        ruling = await judge.rule(payload)
+        ruling = await active.judge.rule(payload)
     except ConfigError as exc:
         return _bad_request(str(exc))
     try:
-        record(audit, ruling, payload, host=host, glass=glass, caller=caller.fields())
+        who, policy = caller.fields(), active.digest.sha256
+        record(audit, ruling, payload, host=host, glass=glass, caller=who, policy=policy)
     except Exception as exc:
         if glass is not None:  # a person decides each call: the way out holds even so
             return JSONResponse(glass.answer(ruling.event))
@@ -154,7 +183,7 @@ async def _answer(
 
 async def _answer_adapted(
     request: Request,
-    judge: Judge,
+    active: Active,
     audit: AuditWriter,
     host: Adapter,
     *,
@@ -166,7 +195,7 @@ async def _answer_adapted(
     an ask a hook can give)."""
     try:
         payload = _event_json(await request.body())
-        ruled = await host.rule(judge, payload)
+        ruled = await host.rule(active.judge, payload)
     except ConfigError as exc:
         return _bad_request(str(exc))
     if ruled is None:  # an event of the host's that hookline does not judge
@@ -174,9 +203,16 @@ async def _answer_adapted(
     ruling = ruled.ruling
     under_glass = dict(host.NO_ANSWER) if glass is not None else None
     try:
-        said = caller.fields()
+        who, policy = caller.fields(), active.digest.sha256
         record(
-            audit, ruling, ruled.event, host=host.HOST, glass=glass, answer=under_glass, caller=said
+            audit,
+            ruling,
+            ruled.event,
+            host=host.HOST,
+            glass=glass,
+            answer=under_glass,
+            caller=who,
+            policy=policy,
         )
     except Exception as exc:
         if under_glass is not None:

@@ -19,9 +19,9 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from hookline._errors import ConfigError
-from hookline._hosts import doctor_claude_code
+from hookline._hosts import doctor_claude_code, doctor_command_hosts
 from hookline._hosts.doctor_claude_code import Installed
-from hookline._serve import canary
+from hookline._serve import canary, canary_codex
 from hookline._serve.canary import Canary
 
 HOST: Final = "claude-code"
@@ -39,6 +39,12 @@ NO_CLI: Final = (
     "no Claude Code CLI found (--cli PATH, $CLAUDE_CLI, claude on PATH, or the one in "
     "pip install claude-agent-sdk): no live canary proves the coverage"
 )
+NO_CODEX: Final = (
+    "no Codex CLI found (--cli PATH, $CODEX_CLI, or codex on PATH: npm install @openai/codex): "
+    "no live canary proves the coverage"
+)
+#: Each host's name, as the problems say it.
+_NAMES: Final = {"claude-code": "Claude Code", "codex": "Codex"}
 
 
 @dataclass(frozen=True)
@@ -72,15 +78,19 @@ class Report:
             "events other than PreToolUse: the canary fires only that one",
         )
     )
+    #: Whether hookline doctor has a canary for this host (Claude Code's only, so far).
+    has_canary: bool = True
 
     @property
     def problems(self) -> list[str]:
         found = _health_problems(self.health) + self.installed.problems
         if self.canary is None:
-            found.append(NO_CLI)
+            if self.has_canary:
+                found.append(NO_CODEX if self.host == "codex" else NO_CLI)
         elif not self.canary.refused:
-            said = self.canary.said.strip().splitlines()[:2]
-            found.append(f"{_NOT_REFUSED[self.canary.outcome]} (Claude Code: {' '.join(said)})")
+            said = " ".join(self.canary.said.strip().splitlines()[:2])
+            host = _NAMES.get(self.host, self.host)
+            found.append(f"{_NOT_REFUSED[self.canary.outcome]} ({host}: {said})")
         return found
 
     @property
@@ -102,6 +112,7 @@ class Report:
             "canary": self.canary.as_json() if self.canary is not None else None,
             "problems": self.problems,
             "unchecked": list(self.unchecked),
+            "proven": self.covered and self.canary is not None,
         }
 
 
@@ -112,6 +123,31 @@ def examine(url: str, project: Path, home: Path, *, cli: str | None) -> Report:
     installed = doctor_claude_code.check(url, project, home)
     found = canary.run(cli, project, home) if cli is not None else None
     return Report(url, health, installed, cli, found)
+
+
+def examine_command_host(
+    host: str, url: str, project: Path, home: Path, *, cli: str | None = None
+) -> Report:
+    """The server at ``url`` and ``host``'s settings (Gemini CLI, Codex, Cursor), and for
+    Codex the canary through ``cli`` (``hookline._serve.canary_codex``; None: none found). No
+    canary runs through Gemini CLI or Cursor yet: their report says what is installed, not
+    that it is judged."""
+    installed = doctor_command_hosts.check(host, url, project, home)
+    health = health_of(url)
+    unchecked: tuple[str, ...]
+    if host == "codex":
+        unchecked = (
+            "whether Codex trusts hookline's hooks (/hooks in Codex): it skips them until then; "
+            "the canary runs them without that review",
+            "tool calls other than its shell command: the canary makes one",
+        )
+        found = canary_codex.run(cli, project, home) if cli is not None else None
+        return Report(url, health, installed, cli, found, host, unchecked)
+    unchecked = (
+        f"no live canary runs through {host} yet: its settings show what is installed, "
+        "not that its calls are judged",
+    )
+    return Report(url, health, installed, None, None, host, unchecked, has_canary=False)
 
 
 def health_url(url: str) -> str:

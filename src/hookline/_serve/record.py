@@ -34,11 +34,16 @@ def record(
     glass: Glass | None = None,
     answer: dict[str, Any] | None = None,
     caller: Mapping[str, str] | None = None,
+    policy: str | None = None,
 ) -> None:
     """Write the record of ``ruling`` (for ``payload``, from ``host``, by ``caller``: its
     ``Caller.fields``) now; under ``glass``, the answer given instead is on it too (``answer``:
-    when it is not the glass's own)."""
-    writer.add(entry(writer, ruling, payload, host=host, glass=glass, answer=answer, caller=caller))
+    when it is not the glass's own); ``policy``: the digest of the policy that decided
+    (``hookline._policy.digest``)."""
+    made = entry(
+        writer, ruling, payload, host=host, glass=glass, answer=answer, caller=caller, policy=policy
+    )
+    writer.add(made)
     writer.flush()
 
 
@@ -51,10 +56,13 @@ def entry(
     glass: Glass | None = None,
     answer: dict[str, Any] | None = None,
     caller: Mapping[str, str] | None = None,
+    policy: str | None = None,
 ) -> AuditEntry:
     """The record of ``ruling``, redacted as every audit record is."""
     decision = ruling.decision
     data: dict[str, Any] = {"host": host, "cwd": ruling.cwd, **(caller or {})}
+    if policy is not None:
+        data["policy"] = policy
     if glass is not None:
         answered = glass.answer(ruling.event) if answer is None else answer
         data["break_glass"] = {"until": glass.until, "by": glass.by, "answer": answered}

@@ -11,8 +11,10 @@ each connection to one of them. What the workers share is on disk, never in memo
     the rate        not shared: each worker keeps its own buckets (``hookline._serve.rate``),
                     so a token may make up to N times ``--rate`` across N workers
 
-The supervisor (this process) only waits. SIGTERM or SIGINT is passed to every worker, which
-stops as a single server does (the calls in flight answered, its audit closed). A worker that
+The supervisor (this process) only waits. SIGTERM or SIGINT is passed to every worker (as
+SIGTERM), which stops as a single server does (the calls in flight answered, its audit closed);
+SIGHUP is passed on as it is, and each worker reloads its policy (each also reloads on its own
+when the policy's files change, each with its own ``policy_reload`` record). A worker that
 ends on its own is started again, unless it ended within ``SETTLE`` seconds of its start: a
 worker that cannot start (a store it cannot open) stops them all, with exit status 1.
 """
@@ -33,6 +35,9 @@ if TYPE_CHECKING:
 #: A worker that ends sooner than this after its start is a worker that cannot start.
 SETTLE: Final = 5.0
 _STOPS: Final = frozenset({signal.SIGTERM, signal.SIGINT})
+#: Passed on to every worker as it is: SIGHUP reloads the policy (``hookline._serve.reload``).
+_PASSED: Final = frozenset({signal.SIGHUP} if hasattr(signal, "SIGHUP") else ())
+_HANDLED: Final = _STOPS | _PASSED
 
 
 class Workers:
@@ -56,6 +61,7 @@ class Workers:
     def run(self) -> int:
         """Start the workers and wait for them; the exit status (0 once stopped by a signal)."""
         before = {sig: signal.signal(sig, self._stop) for sig in _STOPS}
+        before |= {sig: signal.signal(sig, self._pass_on) for sig in _PASSED}
         try:
             for _ in range(self.count):
                 self._fork()
@@ -65,14 +71,16 @@ class Workers:
                 signal.signal(sig, handler)
 
     def _fork(self) -> None:
-        signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)  # no stop lands on the wrong handler
+        signal.pthread_sigmask(signal.SIG_BLOCK, _HANDLED)  # none lands on the wrong handler
         pid = os.fork()
         if pid == 0:  # the worker: serve, then end without running the parent's clean-ups
             status = 1
             try:
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 signal.signal(signal.SIGINT, signal.default_int_handler)
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
+                for sig in _PASSED:  # until the worker's reload watcher takes it
+                    signal.signal(sig, signal.SIG_IGN)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, _HANDLED)
                 self.serve_one()
                 status = 0
             except BaseException as exc:
@@ -82,7 +90,7 @@ class Workers:
                 sys.stderr.flush()
                 os._exit(status)
         self.started[pid] = time.monotonic()
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HANDLED)
 
     def _wait(self) -> int:
         status = 0
@@ -105,9 +113,12 @@ class Workers:
         if self.stopping:
             return
         self.stopping = True
+        self._pass_on(signal.SIGTERM, frame)
+
+    def _pass_on(self, signum: int, frame: FrameType | None) -> None:
         for pid in list(self.started):
             with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGTERM)
+                os.kill(pid, signum)
 
 
 def _how(code: int) -> str:

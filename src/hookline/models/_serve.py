@@ -3,9 +3,12 @@
 ``hookline model-server --script FILE --port N`` runs one. Point a client at it and it answers
 as the API would, offline: ``OPENAI_BASE_URL=http://127.0.0.1:N/v1`` for the OpenAI client
 (``POST /v1/chat/completions``), ``ANTHROPIC_BASE_URL=http://127.0.0.1:N`` for the Anthropic one
-(``POST /v1/messages``); ``GET /v1/models`` lists one model. Each request gets a streamed answer
-(server-sent events, ``text/event-stream``) when it asks for one with ``"stream": true``, as
-hookline's clients (and most others) always do, and a whole JSON answer otherwise.
+(``POST /v1/messages``), a Codex model provider with ``base_url = "http://127.0.0.1:N/v1"`` and
+``wire_api = "responses"`` for Codex CLI (``POST /v1/responses``, streamed: a request's turn is
+the number of answers its ``input`` already holds); ``GET /v1/models`` lists one model. Each
+request gets a streamed answer (server-sent events, ``text/event-stream``) when it asks for one
+with ``"stream": true``, as hookline's clients (and most others) always do, and a whole JSON
+answer otherwise.
 
 The script is the file ``--model scripted:FILE`` reads (``hookline.models._scripted``). Which
 turn answers a request is worked out from the request alone: the number of assistant messages
@@ -31,7 +34,7 @@ import hookline.models._wire as wire
 from hookline.models._scripted import Script, ScriptTurn
 
 HOST: Final = "127.0.0.1"
-Api = Literal["openai", "anthropic"]
+Api = Literal["openai", "anthropic", "responses"]
 #: How many characters of text one streamed delta carries.
 PIECE: Final = 24
 #: The largest request body read (a long conversation's JSON), in bytes.
@@ -61,6 +64,8 @@ class Answer:
 
 def answer(script: Script, api: Api, request: Any) -> Answer:
     """The answer to one request body (parsed JSON) of ``api``: the script's turn for it."""
+    if api == "responses":
+        return _responses(script, request)
     error = wire.openai_error if api == "openai" else wire.anthropic_error
     if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
         return Answer(400, error('the request must be a JSON object with a "messages" list'))
@@ -83,6 +88,32 @@ def answer(script: Script, api: Api, request: Any) -> Answer:
     include = isinstance(options, dict) and options.get("include_usage") is True
     events = wire.openai_chunks(_pieces(turn.text), calls, usage if include else None, model=model)
     return Answer(200, events=events, served=served)
+
+
+def _responses(script: Script, request: Any) -> Answer:
+    """A Responses API request's turn, streamed (as Codex asks): its ``input`` holds one run
+    of assistant items (a message, function calls) for each turn already answered."""
+    if not isinstance(request, dict) or not isinstance(request.get("input"), list):
+        return Answer(
+            400, wire.openai_error('the request must be a JSON object with an "input" list')
+        )
+    done = _answered(request["input"])
+    index = done if done < len(script.turns) else None
+    turn = script.turns[index] if index is not None else ScriptTurn(text=script.final_text)
+    usage = (_tokens(json.dumps(request)), max(_tokens(turn.text), 1), 0)
+    events = wire.responses_events(turn.text or None, _calls(turn, done), usage)
+    return Answer(200, events=events, served=Served("responses", index, True))
+
+
+def _answered(items: list[Any]) -> int:
+    """How many answers ``items`` holds: runs of assistant messages and function calls."""
+    runs, inside = 0, False
+    for item in items:
+        kind = item.get("type") if isinstance(item, dict) else None
+        mine = kind == "function_call" or (kind == "message" and item.get("role") == "assistant")
+        runs += mine and not inside
+        inside = mine
+    return runs
 
 
 def _calls(turn: ScriptTurn, index: int) -> list[wire.Call]:
@@ -109,8 +140,9 @@ def _tokens(text: str) -> int:
 
 class ScriptServer(ThreadingHTTPServer):
     """Serves ``script`` on 127.0.0.1:``port`` (0: a free one; ``url`` says which).
-    ``on_request`` is told of each answered request. ``with server:`` serves on a thread and
-    stops it at the end; ``serve_forever()`` serves on this one until ``shutdown()``."""
+    ``on_request`` is told of each answered request; ``keep`` keeps their bodies. ``with
+    server:`` serves on a thread and stops it at the end; ``serve_forever()`` serves on this
+    one until ``shutdown()``."""
 
     daemon_threads = True
 
@@ -120,10 +152,13 @@ class ScriptServer(ThreadingHTTPServer):
         *,
         port: int = 0,
         on_request: Callable[[Served], None] | None = None,
+        keep: bool = False,
     ) -> None:
         super().__init__((HOST, port), _Handler)
         self.script = script
         self.on_request = on_request
+        #: The request bodies (parsed JSON) answered, in order, when ``keep`` is set.
+        self.requests: list[Any] | None = [] if keep else None
         self._thread: threading.Thread | None = None
 
     @property
@@ -196,6 +231,8 @@ class _Handler(BaseHTTPRequestHandler):
             request = json.loads(raw) if length <= MAX_BODY else None
         except ValueError:
             request = None
+        if self.server.requests is not None:
+            self.server.requests.append(request)
         reply = answer(self.server.script, api, request)
         if reply.events is not None:
             self._stream(reply.events)
@@ -233,10 +270,13 @@ def _length(header: str | None) -> int:
 
 
 def _api(path: str) -> Api | None:
-    """Which API a POST to ``path`` is for: ``.../chat/completions`` or ``.../messages``."""
+    """Which API a POST to ``path`` is for: ``.../chat/completions``, ``.../messages`` or
+    ``.../responses``."""
     path = path.split("?")[0].rstrip("/")
     if path.endswith("/chat/completions"):
         return "openai"
+    if path.endswith("/responses"):
+        return "responses"
     if path.endswith("/messages") or path.endswith("/messages/count_tokens"):
         return "anthropic"
     return None

@@ -4,7 +4,9 @@ What a server that stands in for either API sends back: ``openai_completion`` (a
 ``chat.completion``) and ``openai_chunks`` (a streamed one: ``data: {...}`` events ending with
 ``data: [DONE]``); ``anthropic_message`` (a whole ``message``) and ``anthropic_events`` (a streamed
 one: ``message_start``, ``content_block_start``, ``content_block_delta``, ``content_block_stop``,
-``message_delta``, ``message_stop``). ``hookline model-server`` answers with them
+``message_delta``, ``message_stop``); ``responses_events`` (a streamed OpenAI Responses API
+answer, what Codex CLI reads: ``response.created``, one ``response.output_item.done`` per message
+or function call, ``response.completed``). ``hookline model-server`` answers with them
 (``hookline.models._serve``); the model-client tests build their servers' answers with them too.
 
 A tool call is ``(id, name, fragments)``: its input's JSON text, in the pieces a stream sends it
@@ -191,3 +193,36 @@ def _anthropic_usage(usage: Usage) -> dict[str, Any]:
         "cache_read_input_tokens": cached,
         "cache_creation_input_tokens": 0,
     }
+
+
+# -- OpenAI Responses ---------------------------------------------------------------------------
+
+
+def responses_events(
+    text: str | None = None, calls: Sequence[Call] = (), usage: Usage = DEFAULT_USAGE
+) -> list[bytes]:
+    """A streamed Responses API answer: a message with ``text`` and/or one ``function_call``
+    item per call (its arguments joined), each whole in a ``response.output_item.done``."""
+    items: list[dict[str, Any]] = []
+    if text is not None:
+        content = [{"type": "output_text", "text": text, "annotations": []}]
+        items.append({"type": "message", "id": "msg_1", "role": "assistant", "content": content})
+    items += [
+        {"type": "function_call", "id": f"fc_{i}", "call_id": call_id, "name": name,
+         "arguments": "".join(parts)}
+        for i, (call_id, name, parts) in enumerate(calls, start=1)
+    ]  # fmt: skip
+    events = [sse({"type": "response.created", "response": {"id": "resp_1"}}, "response.created")]
+    events += [
+        sse({"type": "response.output_item.done", "output_index": i, "item": item},
+            "response.output_item.done")
+        for i, item in enumerate(items)
+    ]  # fmt: skip
+    uncached, output, cached = usage
+    done = {"id": "resp_1", "usage": {
+        "input_tokens": uncached + cached, "input_tokens_details": {"cached_tokens": cached},
+        "output_tokens": output, "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": uncached + cached + output,
+    }}  # fmt: skip
+    events.append(sse({"type": "response.completed", "response": done}, "response.completed"))
+    return events

@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import pairwise
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import TYPE_CHECKING, Final, Literal, Protocol
 
 import hookline.permissions._paths as paths
 from hookline.permissions import targets
@@ -47,7 +47,12 @@ if TYPE_CHECKING:
     from hookline.permissions._rules import PermissionRule
     from hookline.permissions.bash import Analysis, Command
 
-__all__ = ["MAX_WALKED", "DenyRules", "ReadRules", "why_line_reads_denied", "why_reads_denied"]
+__all__ = [
+    "MAX_WALKED", "DenyRules", "ReadRules", "Scope", "why_line_reads_denied", "why_reads_denied"
+]  # fmt: skip
+
+#: What a check counts (``why_reads_denied``).
+Scope = Literal["proof", "named", "reach"]
 
 #: Entries a walk of the folders a recursive reader names may look at.
 MAX_WALKED = 20_000
@@ -128,23 +133,30 @@ class DenyRules:
 
 
 def why_line_reads_denied(
-    analysis: Analysis, *, cwd: str, home: str, rules: ReadRules
+    analysis: Analysis, *, cwd: str, home: str, rules: ReadRules, scope: Scope = "proof"
 ) -> str | None:
     """Why some command of the line may open a file a Read deny rule covers (None: proven not
-    to); a wrapper's own words are its command's."""
+    to, in ``scope``); a wrapper's own words are its command's."""
     for command in analysis.commands:
         if command.wrapper:
             continue
-        if why := why_reads_denied(command, cwd=cwd, home=home, rules=rules):
+        if why := why_reads_denied(command, cwd=cwd, home=home, rules=rules, scope=scope):
             return why
     return None
 
 
-def why_reads_denied(command: Command, *, cwd: str, home: str, rules: ReadRules) -> str | None:
+def why_reads_denied(
+    command: Command, *, cwd: str, home: str, rules: ReadRules, scope: Scope = "proof"
+) -> str | None:
     """Why ``command`` may open a file a Read deny rule covers; None when it is proven not to
-    (see the module docstring). ``cwd`` is the session's folder, where a ``cd`` starts."""
+    (see the module docstring). ``cwd`` is the session's folder, where a ``cd`` starts.
+    ``scope`` says what counts: ``proof``, everything the module docstring lists; ``named``,
+    only a path the command's own words name (a word, a glob, a redirect); ``reach``, only a
+    folder they name (or the one it reads with none) that it reads whole with a covered path
+    in its reach. What run time alone knows counts in ``proof`` only."""
     name = command.name or "the command"
-    if command.more_args:
+    proof = scope == "proof"
+    if command.more_args and proof:
         return f"`{name}` gets file names at run time (`xargs`, `find -exec +`)"
     folder = targets.folder(command, cwd, home)
     bases = list(dict.fromkeys([folder, _git_folder(command, folder, home)]))
@@ -154,21 +166,36 @@ def why_reads_denied(command: Command, *, cwd: str, home: str, rules: ReadRules)
     for word in words:
         if word is None:
             continue
-        if listed := _name_list(word):
+        if (listed := _name_list(word)) and proof:
             return f"`{name} {listed}` reads file names from a file"
         for path in (p for base in bases for p in _paths(word, base, home)):
             if isinstance(path, _Unknown):
-                return f"`{path.raw}` may name a file {rules.what}"
-            if rules.covers(path):
+                if proof:
+                    return f"`{path.raw}` may name a file {rules.what}"
+                continue
+            if rules.covers(path) and scope != "reach":
                 shown = f"`{word.raw}`" if word.raw == path else f"{path} (`{word.raw}`)"
                 return f"`{name}` may read {shown}, which {rules.what}"
             folders.append(path)
     reader = _reader(command)
-    if folder is None or reader is None:
+    if folder is None or reader is None or scope == "named":
         return None
     if _implicit(command):
         folders.append(folder)
-    return _walked(name, [f for f in folders if os.path.isdir(f)], reader, rules)
+    folders = [f for f in folders if os.path.isdir(f)]
+    if scope == "reach":
+        return _reaches(name, folders, reader, rules)
+    return _walked(name, folders, reader, rules)
+
+
+def _reaches(name: str, folders: list[str], reader: _Reader, rules: ReadRules) -> str | None:
+    """Why reading ``folders`` whole reaches a covered path: one lies in a rule's folder, or a
+    rule's folder lies below one where the reader goes (none of its entries are looked at)."""
+    walk = _Walk(rules, reader)
+    for folder in folders:
+        if place := next(walk.places(_real(folder)), None):
+            return f"`{name}` reads {folder} whole, and reaches {place[1]}, which {rules.what}"
+    return None
 
 
 def _git_folder(command: Command, folder: str | None, home: str) -> str | None:

@@ -60,9 +60,34 @@ def never(policy: PermissionPolicy, call: JudgedCall, *, resolve: bool = True) -
         return denied
     if private := visibility.private_reason(
         call.tool_name, call.tool_input, **call.where, resolve=resolve
-    ):
-        return Verdict("deny", private, "tier:private", "tier")
+    ) or _bash_reads_private(policy, call):
+        why = f"{call.what} was refused: {private} (transcripts, the session store, the audit"
+        why += " log, its keys), which no tool reads. Do not retry it or a variant."
+        return Verdict("deny", private if call.bash is None else why, "tier:private", "tier")
     return None
+
+
+def _bash_reads_private(policy: PermissionPolicy, call: JudgedCall) -> str | None:
+    """A path of hookline's private state a Bash line's words name, unless the line writes
+    into the protected set (which holds it): that asks in every mode, naming the write."""
+    if call.bash is None or _protected(call, policy.code_files):
+        return None
+    return _bash_private(call, "named")
+
+
+def _bash_private(call: JudgedCall, scope: reads.Scope) -> str | None:
+    """Why a Bash line may read hookline's private state, counting what ``scope`` says
+    (``hookline.permissions._reads``): ``named``, a path its words name, refused in every mode
+    as a Read of it is; ``reach``, a folder it reads whole that holds some, asked in every
+    mode. What only run time knows the read-only tier does not run unasked
+    (``_reads_denied``)."""
+    if call.bash is None:
+        return None
+    home = call.home or posixpath.expanduser("~")
+    private = visibility.PrivateReads.of(call.roots, home)
+    return reads.why_line_reads_denied(
+        call.bash, cwd=call.cwd, home=home, rules=private, scope=scope
+    )
 
 
 def deny_rule(policy: PermissionPolicy, call: JudgedCall) -> Verdict | None:
@@ -83,6 +108,9 @@ def _must_ask(
     if rule := next((r for r in policy.ask if call.matches(r[0])), None):
         why = f"{name} needs approval: the {rule[1]} rule {rule[0]} asks for it"
         return Verdict("ask", why, _named(rule, "ask"), "rule")
+    if reach := _bash_private(call, "reach"):
+        why = f"{name} needs approval in every mode: {reach}"
+        return _unproven(policy, call) or Verdict("ask", why, "tier:private", "tier")
     if protected := _protected(call, policy.code_files):  # the dangerous tier's reason first
         why = f"{name} {protected}: it needs an explicit approval in every mode"
         return _unproven(policy, call) or Verdict("ask", why, "tier:protected", "tier")

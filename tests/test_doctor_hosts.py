@@ -1,0 +1,133 @@
+"""``hookline doctor --host gemini|codex|cursor`` run for real: a ``hookline serve`` on
+127.0.0.1 and the host's hooks installed (or not) by ``hookline install`` in the test's home.
+Through Codex a live canary runs (the real CLI, ``codex_cli``); through Gemini CLI and Cursor
+none does yet: the report says what is installed and what stops it, and never claims the calls
+are proven judged."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cli_runner import HOOKLINE, hookline, src_env
+from codex_cli import needs_codex
+from hookline._hosts.claude_code import CLAUDE_CODE_PATH
+from test_serve import running
+
+ROUTES = {"gemini": "/gemini", "codex": "/codex", "cursor": "/cursor"}
+
+
+@pytest.fixture(autouse=True)
+def no_codex_home(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def policy(tmp_path: Path) -> Path:
+    folder = tmp_path / "policy"
+    folder.mkdir()
+    return folder
+
+
+def doctor(
+    project: Path, *args: str, env: dict[str, str] | None = None
+) -> tuple[int, dict[str, Any]]:
+    done = subprocess.run(
+        [*HOOKLINE, "doctor", "--json", *args],
+        cwd=project, env=src_env(env), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.stdout, done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("host", ["cursor", "gemini"])
+def test_installed_hooks_and_a_server_that_answers_are_reported_but_not_proven(
+    host: str, project: Path, policy: Path, tmp_path: Path
+) -> None:
+    with running(policy, tmp_path / "state") as where:
+        url = where.removesuffix(CLAUDE_CODE_PATH) + ROUTES[host]
+        assert hookline("install", host, "--url", url, cwd=project).returncode == 0
+        code, report = doctor(project, "--host", host, "--url", url)
+    assert (code, report["covered"], report["proven"], report["problems"]) == (0, True, False, [])
+    user = next(scope for scope in report["installed"] if scope["scope"] == "user")
+    assert user["gating"] is True and user["events"]
+    assert any("no live canary" in line for line in report["unchecked"])
+
+
+def test_nothing_installed_says_how_to_install_it(
+    project: Path, policy: Path, tmp_path: Path
+) -> None:
+    with running(policy, tmp_path / "state") as where:
+        url = where.removesuffix(CLAUDE_CODE_PATH) + "/gemini"
+        code, report = doctor(project, "--host", "gemini", "--url", url)
+    assert code == 1
+    assert any("run hookline install gemini" in p for p in report["problems"])
+
+
+def test_a_server_that_is_down_and_hooks_turned_off_are_problems(project: Path) -> None:
+    url = "http://127.0.0.1:9/codex"  # the discard port: nothing answers there
+    assert hookline("install", "codex", "--url", url, cwd=project).returncode == 0
+    config = Path(os.environ["HOME"]) / ".codex" / "config.toml"
+    config.write_text("[features]\nhooks = false\n")
+    code, report = doctor(project, "--host", "codex", "--url", url)
+    assert code == 1
+    problems = " | ".join(report["problems"])
+    assert "does not answer" in problems and "features.hooks is false" in problems
+
+
+def test_without_the_gate_event_or_without_curl_calls_are_not_judged(
+    project: Path, policy: Path, tmp_path: Path
+) -> None:
+    with running(policy, tmp_path / "state") as where:
+        url = where.removesuffix(CLAUDE_CODE_PATH) + "/cursor"
+        only_prompts = ("install", "cursor", "--url", url, "--events", "beforeSubmitPrompt")
+        assert hookline(*only_prompts, cwd=project).returncode == 0
+        code, report = doctor(project, "--host", "cursor", "--url", url)
+        assert code == 1
+        assert any("no running beforeShellExecution hook" in p for p in report["problems"])
+        assert hookline("install", "cursor", "--url", url, cwd=project).returncode == 0
+        empty = tmp_path / "bin"
+        empty.mkdir()
+        code, report = doctor(project, "--host", "cursor", "--url", url, env={"PATH": str(empty)})
+    assert code == 1
+    assert any("curl is not on the PATH" in p for p in report["problems"])
+
+
+@needs_codex
+def test_through_codex_the_canary_is_refused_by_the_server_and_coverage_is_proven(
+    project: Path, policy: Path, tmp_path: Path
+) -> None:
+    with running(policy, tmp_path / "state") as where:
+        url = where.removesuffix(CLAUDE_CODE_PATH) + "/codex"
+        assert hookline("install", "codex", "--url", url, cwd=project).returncode == 0
+        code, report = doctor(project, "--host", "codex", "--url", url)
+    assert (code, report["covered"], report["proven"]) == (0, True, True), report["problems"]
+    assert report["canary"]["outcome"] == "refused"
+    assert not os.path.lexists(report["canary"]["target"])
+
+
+@needs_codex
+def test_through_codex_without_hooks_the_canary_runs_and_with_no_server_it_is_blocked(
+    project: Path, policy: Path, tmp_path: Path
+) -> None:
+    with running(policy, tmp_path / "state") as where:
+        url = where.removesuffix(CLAUDE_CODE_PATH) + "/codex"
+        code, report = doctor(project, "--host", "codex", "--url", url)
+    assert (code, report["canary"]["outcome"]) == (1, "ran")
+    assert any("the canary call ran" in p for p in report["problems"])
+    down = "http://127.0.0.1:9/codex"  # the discard port: nothing answers there
+    assert hookline("install", "codex", "--url", down, cwd=project).returncode == 0
+    code, report = doctor(project, "--host", "codex", "--url", down)
+    assert (code, report["canary"]["outcome"]) == (1, "blocked"), report["canary"]
