@@ -132,6 +132,7 @@ E2E: Final = frozenset(
         "test_serve_cursor.py",
         "test_serve_gemini.py",
         "test_serve_gate.py",
+        "test_serve_projects.py",
         "test_serve_tls.py",
         "test_serve_tokens.py",
         "test_serve_itself.py",

@@ -21,7 +21,9 @@ from hookline._project import load_project
 from hookline._serve.app import CLAUDE_CODE_PATH, create_app
 from hookline._serve.gate import Gate
 from hookline._serve.judge import Judge
+from hookline._serve.projects import Projects
 from hookline._serve.server import Tls, bind, server, url
+from hookline._trust import TrustStore
 from hookline.audit._redact import Redactor
 from hookline.audit._writer import JSONL_NAME, AuditWriter
 
@@ -98,17 +100,20 @@ def running(
     glass_dir: Path | None = None,
     gate: Gate | None = None,
     tls: Tls | None = None,
+    trust: TrustStore | None = None,
 ) -> Iterator[str]:
     """A real server for ``policy`` on a free port of 127.0.0.1, stopped on exit: its URL.
     ``audit``: where it records, left open (default: ``state``'s audit log, closed on exit);
     ``glass_dir``: where it looks for a broken glass; ``gate``: who may ask (default: anyone);
-    ``tls``: HTTPS with this certificate."""
+    ``tls``: HTTPS with this certificate; ``trust``: the trust store whose trusted projects
+    tighten the server's policy (None: no project is looked for)."""
     project = load_project(policy, trust=True)
     owned = AuditWriter.open(state, redactor=Redactor(project.redact)) if audit is None else None
     with owned or nullcontext(audit) as audit:
         assert audit is not None
         sock = bind("127.0.0.1", 0)
-        app = create_app(Judge(project), audit, glass_dir=glass_dir, gate=gate)
+        projects = None if trust is None else Projects(audit, own=str(policy), store=trust)
+        app = create_app(Judge(project), audit, glass_dir=glass_dir, gate=gate, projects=projects)
         served = server(app, tls=tls)
         thread = threading.Thread(target=served.run, kwargs={"sockets": [sock]}, daemon=True)
         thread.start()

@@ -54,6 +54,8 @@ if TYPE_CHECKING:
 StrPath = str | Path
 #: The model a ``prompt`` or ``agent`` hook asks, for its ``model`` value (None: the default).
 JudgeModels = Callable[[str | None], "ModelClient"]
+#: What of the settings read a load keeps: the settings read in, the settings kept out.
+Narrow = Callable[[Settings], Settings]
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +104,7 @@ def load_hooks(
     sources: Iterable[str] | None = None,
     env: Mapping[str, str] | None = None,
     trust: bool | Asker | None = None,
+    narrow: Narrow | None = None,
 ) -> tuple[HookRegistry, Settings]:
     """Every hook a run in ``project_dir`` would have: each settings layer (``settings`` are
     ``--settings`` values), then each ``--hooks`` file. Settings problems are kept as
@@ -113,9 +116,12 @@ def load_hooks(
     the credentials the settings pass on (``env.passthrough``).
     ``trust``: whether the folder's own hooks may run (``hookline._trust.decide``): True or
     False, or what asks a person; None: the remembered answer, else trusted unless the
-    settings require trust (a run nobody watches)."""
+    settings require trust (a run nobody watches). ``narrow``: what of the settings read is
+    kept (``hookline serve`` keeps a host project's own parts); None: all."""
     project = Path(project_dir).resolve()
     found = load_settings(project, extra=tuple(settings), sources=sources)
+    if narrow is not None:
+        found = narrow(found)
     env = {**_passed_on(found), **(env or {})}
     if isinstance(trust, bool):
         found.trusted = trust
@@ -223,13 +229,14 @@ def load_project(
     sources: Iterable[str] | None = None,
     env: Mapping[str, str] | None = None,
     trust: bool | Asker | None = None,
+    narrow: Narrow | None = None,
 ) -> Project:
     """The project in ``cwd`` as ``hookline run`` loads it (``settings``: ``--settings`` values,
     ``hook_files``: ``--hooks`` files, ``mode``: ``--permission-mode``, ``lenient``:
     ``--lenient-settings``, ``cli_rules``: ``{"allow": [...], "deny": [...]}`` from
     ``--allowedTools`` / ``--disallowedTools``, a ``cli`` layer of permission rules,
     ``judge_models``: the model of each ``prompt`` hook, default ``judge_model``,
-    ``sources``, ``env`` and ``trust``: as ``load_hooks`` takes them).
+    ``sources``, ``env``, ``trust`` and ``narrow``: as ``load_hooks`` takes them).
     A ConfigError for the first settings error, unless ``lenient``: a file or entry that cannot
     be read, a permission rule that cannot be, a misspelt key, a hook ``hooks validate`` calls
     an error (a command that is not executable). In a folder that is not trusted, its own
@@ -243,6 +250,7 @@ def load_project(
         sources=sources,
         env=env,
         trust=trust,
+        narrow=narrow,
     )
     found = _with_cli_rules(found, cli_rules or {})
     policy, policy_notes = PermissionPolicy.from_settings(found, mode=mode, cwd=where)

@@ -6,10 +6,11 @@
 
 The folder's settings are loaded as ``hookline run`` loads them (``load_project``: every
 settings layer, ``--settings``, ``--hooks`` files, the permission rules); each hook event
-posted to ``/claude-code`` is judged with them (``hookline._serve``) and recorded in the
-folder's audit log, with the digest of the policy that decided it (``GET /policy`` shows that
-policy). A change to any file of the policy, or SIGHUP, loads it again: a policy that loads
-replaces the running one, one that does not leaves it serving and says why
+posted to ``/claude-code`` is judged with them (``hookline._serve``), tightened by the policy
+of the event's project when the user trusts its folder (``hookline._serve.projects``), and
+recorded in the folder's audit log, with the digest of the policy that decided it (``GET
+/policy`` shows that policy). A change to any file of the policy, or SIGHUP, loads it again: a
+policy that loads replaces the running one, one that does not leaves it serving and says why
 (``hookline._serve.reload``). It serves until Ctrl-C (or SIGTERM). Needs ``hookline[serve]``.
 With ``--workers N`` it forks N workers on the one socket (``hookline._serve.workers``), each
 reloading on its own.
@@ -170,6 +171,7 @@ def serve(
     from hookline._serve.itself import leave_out_itself
     from hookline._serve.judge import Judge
     from hookline._serve.policies import Policies
+    from hookline._serve.projects import Projects
     from hookline._serve.reload import Watcher
 
     for hook in leave_out_itself(project.hooks, host, sock.getsockname()[1]):
@@ -191,7 +193,11 @@ def serve(
         policies = Policies(Judge(project), digest, load=load)
         hangup = hasattr(signal, "SIGHUP")  # not on Windows
         watcher = Watcher(policies, audit, say=_said, hangup=hangup)
-        app = app_module.create_app(policies, audit, glass_dir=state, gate=gate, watcher=watcher)
+        listening = (host, sock.getsockname()[1])
+        projects = Projects(audit, own=project.cwd, listening=listening, say=_said)
+        app = app_module.create_app(
+            policies, audit, glass_dir=state, gate=gate, watcher=watcher, projects=projects
+        )
         signal.signal(signal.SIGTERM, _stop)  # uvicorn hands it back once it has shut down
         with contextlib.suppress(KeyboardInterrupt):
             uvicorn_server.server(app, tls=tls).run(sockets=[sock])

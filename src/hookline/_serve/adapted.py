@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from hookline._serve.judge import Judge, Ruling
+    from hookline._serve.judge import Rules, Ruling
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +32,6 @@ class Adapter(Protocol):
     HOST: str
     NO_ANSWER: Mapping[str, Any]
 
-    async def rule(self, judge: Judge, payload: Mapping[str, Any]) -> Adapted | None: ...
+    async def rule(self, judge: Rules, payload: Mapping[str, Any]) -> Adapted | None: ...
 
     def answered(self, ruling: Ruling, payload: Mapping[str, Any]) -> Ruling: ...

@@ -25,7 +25,9 @@ line saying so (with ``onFailure: "block"`` on the hook, the host blocks the cal
 Every ruling is on record (``hookline._serve.record``) before it is answered, with the digest
 of the policy that decided it; a record that cannot be written turns a refusing event's answer
 into a deny. Each request is judged under the policy current when it began (``_serve.policies``),
-whatever a reload (``_serve.reload``) swaps in meanwhile.
+whatever a reload (``_serve.reload``) swaps in meanwhile. With ``projects``, the policy of the
+event's project, when the user trusts its folder, tightens the server's (``_serve.floor``):
+on /claude-code only what Claude Code cannot run itself, on the other routes all of it.
 """
 
 from __future__ import annotations
@@ -46,10 +48,12 @@ from hookline._hosts.cursor import CURSOR_PATH
 from hookline._hosts.gemini import GEMINI_PATH
 from hookline._serve import codex, cursor, gemini, refused
 from hookline._serve.break_glass import Glass, holding
+from hookline._serve.floor import Floored
 from hookline._serve.gate import Caller, Gate, Refusal
 from hookline._serve.judge import REFUSING, Judge, failed_closed
 from hookline._serve.policies import Policies
 from hookline._serve.policy_page import policy_page
+from hookline._serve.projects import HOOKLINE_ONLY, WHOLE
 from hookline._serve.record import record
 
 if TYPE_CHECKING:
@@ -59,7 +63,9 @@ if TYPE_CHECKING:
     from starlette.responses import Response
 
     from hookline._serve.adapted import Adapter
+    from hookline._serve.judge import Rules
     from hookline._serve.policies import Active
+    from hookline._serve.projects import Projects
     from hookline._serve.reload import Watcher
     from hookline.audit._writer import AuditWriter
 
@@ -76,13 +82,18 @@ def create_app(
     glass_dir: Path | None = None,
     gate: Gate | None = None,
     watcher: Watcher | None = None,
+    projects: Projects | None = None,
 ) -> Starlette:
     """The app that answers hook events with ``judge`` (or the policy ``Policies`` hold now)
     and records each in ``audit``; a glass broken in ``glass_dir``
     (``hookline._serve.break_glass``) makes its answers ask-only; ``gate`` says who may ask
-    (None: anyone); ``watcher`` reloads the policy while the app serves."""
+    (None: anyone); ``watcher`` reloads the policy while the app serves; ``projects``: the
+    trusted projects whose policies tighten the server's (``hookline._serve.floor``)."""
     gate = gate or Gate(None)
     policies = Policies(judge) if isinstance(judge, Judge) else judge
+
+    def rules(active: Active, part: str) -> Rules:
+        return active.judge if projects is None else Floored(active.judge, projects, part)
 
     async def claude_code(request: Request) -> Response:
         caller = _admitted(request, gate)
@@ -90,8 +101,9 @@ def create_app(
             return refused.answer(caller, await request.body(), audit, gate, host=CLAUDE_CODE)
         glass = holding(glass_dir) if glass_dir is not None else None
         async with policies.using() as active:
+            rules_now = rules(active, HOOKLINE_ONLY)
             return await _answer(
-                request, active, audit, host=CLAUDE_CODE, glass=glass, caller=caller
+                request, active, rules_now, audit, host=CLAUDE_CODE, glass=glass, caller=caller
             )
 
     def adapted(host: Adapter) -> Callable[[Request], Awaitable[Response]]:
@@ -102,7 +114,7 @@ def create_app(
             glass = holding(glass_dir) if glass_dir is not None else None
             async with policies.using() as active:
                 return await _answer_adapted(
-                    request, active, audit, host, glass=glass, caller=caller
+                    request, active, rules(active, WHOLE), audit, host, glass=glass, caller=caller
                 )
 
         return answer
@@ -124,11 +136,11 @@ def create_app(
         Route("/health", health, methods=["GET"]),
         Route("/policy", policy_page(policies, may_see=seen), methods=["GET"]),
     ]
-    return Starlette(routes=routes, lifespan=_closing(policies, watcher))
+    return Starlette(routes=routes, lifespan=_closing(policies, watcher, projects))
 
 
 def _closing(
-    policies: Policies, watcher: Watcher | None
+    policies: Policies, watcher: Watcher | None, projects: Projects | None
 ) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
     """The app's lifespan: ``watcher`` reloads while it serves; the judges' connections are
     closed when the server stops."""
@@ -140,6 +152,8 @@ def _closing(
                 yield
             finally:
                 await policies.aclose()
+                if projects is not None:
+                    await projects.aclose()
 
     return lifespan
 
@@ -155,6 +169,7 @@ def _peer(request: Request) -> str | None:
 async def _answer(
     request: Request,
     active: Active,
+    rules: Rules,
     audit: AuditWriter,
     *,
     host: str,
@@ -165,7 +180,7 @@ async def _answer(
     hookline decided is on record, a person decides)."""
     try:
         payload = _event_json(await request.body())
-        ruling = await active.judge.rule(payload)
+        ruling = await rules.rule(payload)
     except ConfigError as exc:
         return _bad_request(str(exc))
     try:
@@ -184,6 +199,7 @@ async def _answer(
 async def _answer_adapted(
     request: Request,
     active: Active,
+    rules: Rules,
     audit: AuditWriter,
     host: Adapter,
     *,
@@ -195,7 +211,7 @@ async def _answer_adapted(
     an ask a hook can give)."""
     try:
         payload = _event_json(await request.body())
-        ruled = await host.rule(active.judge, payload)
+        ruled = await host.rule(rules, payload)
     except ConfigError as exc:
         return _bad_request(str(exc))
     if ruled is None:  # an event of the host's that hookline does not judge

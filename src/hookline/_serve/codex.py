@@ -22,14 +22,14 @@ from hookline._serve.judge import Ruling, failed_closed
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from hookline._serve.judge import Judge
+    from hookline._serve.judge import Rules
 
 HOST: Final = codex.HOST
 NO_ANSWER: Final = codex.NO_ANSWER
 REFUSING: Final = codex.REFUSING
 
 
-async def rule(judge: Judge, payload: Mapping[str, Any]) -> Adapted | None:
+async def rule(judge: Rules, payload: Mapping[str, Any]) -> Adapted | None:
     """The ruling of Codex's ``payload``; None for an event hookline does not judge. A
     ConfigError when it is not an event and refuses nothing."""
     event = codex.event_payload(payload)
@@ -50,7 +50,7 @@ def answered(ruling: Ruling, payload: Mapping[str, Any]) -> Ruling:
     return replace(ruling, decision=decision, answer=said)
 
 
-async def _patch(judge: Judge, event: Mapping[str, Any]) -> Ruling:
+async def _patch(judge: Rules, event: Mapping[str, Any]) -> Ruling:
     """An ``apply_patch`` ruled as the calls that make its changes."""
     tool_input = event.get("tool_input")
     patch = tool_input.get("command") if isinstance(tool_input, dict) else None
@@ -79,6 +79,7 @@ async def _patch(judge: Judge, event: Mapping[str, Any]) -> Ruling:
         cwd=cwd,
         tool=codex.PATCH_TOOL,
         tool_use_id=_text(event, "tool_use_id"),
+        project=rulings[0][2].project if rulings else None,
     )
 
 

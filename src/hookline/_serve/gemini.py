@@ -19,13 +19,13 @@ from hookline._serve.judge import failed_closed
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from hookline._serve.judge import Judge, Ruling
+    from hookline._serve.judge import Rules, Ruling
 
 HOST: Final = gemini.HOST
 NO_ANSWER: Final = gemini.NO_ANSWER
 
 
-async def rule(judge: Judge, payload: Mapping[str, Any]) -> Adapted | None:
+async def rule(judge: Rules, payload: Mapping[str, Any]) -> Adapted | None:
     """The ruling of Gemini's ``payload``; None for an event hookline does not judge. A
     ConfigError when it is not an event and refuses nothing."""
     try:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeAlias
 
 from hookline._decisions import NO_DECISION, Decision
 from hookline._errors import ConfigError
@@ -72,6 +72,16 @@ class Ruling:
     ignored: tuple[str, ...] = ()
     #: What went wrong while judging, when it failed closed.
     failure: str | None = None
+    #: Which project policy was consulted beside the server's, or why none
+    #: (``hookline._serve.projects.Consulted.fields``); None: none was looked for.
+    project: Mapping[str, str] | None = None
+
+
+class Rules(Protocol):
+    """What rules on a host's event: a ``Judge``, or the server's and a project's together
+    (``hookline._serve.floor.Floored``)."""
+
+    async def rule(self, payload: Mapping[str, Any]) -> Ruling: ...
 
 
 class HostPrompt(NoApprover):

@@ -97,7 +97,7 @@ class Policies:
                 project, digest = await self._loaded(old)
                 judge = Judge(project)
             except Exception as exc:
-                self.refused = Reloaded(why, old.digest.sha256, old.digest.sha256, _said(exc))
+                self.refused = Reloaded(why, old.digest.sha256, old.digest.sha256, one_line(exc))
                 return self.refused
             self.refused = None
             if digest.sha256 == old.digest.sha256:
@@ -139,7 +139,7 @@ def forget_modules(digest: PolicyDigest, folder: str) -> None:
             del sys.modules[name]
 
 
-def _said(exc: Exception) -> str:
+def one_line(exc: Exception) -> str:
     """``exc`` in one line."""
     text = str(exc) if isinstance(exc, ConfigError) else f"{type(exc).__name__}: {exc}"
     return " ".join(text.split())

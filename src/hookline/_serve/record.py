@@ -68,6 +68,8 @@ def entry(
         data["break_glass"] = {"until": glass.until, "by": glass.by, "answer": answered}
     said = {"origin": ruling.origin, "reason": decision.reason, "failure": ruling.failure}
     data |= {key: value for key, value in said.items() if value}
+    if ruling.project is not None:
+        data["project"] = dict(ruling.project)
     if ruling.ignored:
         data["ignored"] = list(ruling.ignored)
     if isinstance(payload.get("tool_input"), dict):
