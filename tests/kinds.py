@@ -137,6 +137,7 @@ E2E: Final = frozenset(
         "test_serve_tokens.py",
         "test_serve_itself.py",
         "test_serve_reload_e2e.py",
+        "test_serve_workers.py",
         "test_serve_workspace.py",
         "test_session_allow.py",
         "test_session_allow_attacks.py",

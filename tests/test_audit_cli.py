@@ -555,3 +555,37 @@ def test_a_negative_audit_delay_is_refused_with_the_flag_named(tmp_path: Path) -
     done = run_hookline("run", "--model", "rules", "--audit-delay", "-1", "hi", cwd=tmp_path)
     assert done.returncode == 2 and "--audit-delay" in done.stderr
     assert not (tmp_path / ".hookline").exists()  # nothing ran, nothing was written
+
+
+def shared_store(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """Two folders' audit files, one store (as servers on two hosts with one PostgreSQL): the
+    first copies its records there, then the second's and the first's go on the store's own
+    chain. The folders and the store's path."""
+    from hookline.audit._writer import AuditWriter
+    from hookline.storage import AuditEntry
+
+    first, second, db = tmp_path / "first", tmp_path / "second", tmp_path / "shared.db"
+    writers = [AuditWriter.open(folder / ".hookline" / "state", store=str(db))
+               for folder in (first, second)]  # fmt: skip
+    for writer, ids in zip(writers * 2, (["a1", "a2"], ["b1", "b2"], ["a3"], ["b3"]), strict=True):
+        for id in ids:
+            writer.add(AuditEntry(kind="served", tool_use_id=id, tool="Bash", decision="allow"))
+        writer.flush(copy=True)
+    for writer in writers:
+        writer.close()
+    return first, second, db
+
+
+def test_verify_finds_each_record_of_a_file_in_a_store_other_servers_share(tmp_path: Path):
+    first, second, db = shared_store(tmp_path)
+    for folder in (first, second):
+        result = run(folder, "verify", "--store", str(db))
+        assert result.exit_code == 0, result.output
+        assert "shared.db: 6 records, chain intact" in result.output
+        assert "audit.jsonl: 3 records, chain intact" in result.output
+        assert "the store is shared with other servers' files, and holds each of" in result.output
+    with sqlite3.connect(db) as conn:  # the second's first record, on the store's own chain
+        conn.execute("DELETE FROM hookline_audit WHERE tool_use_id = 'b1'")
+    result = run(second, "verify", "--store", str(db))
+    assert result.exit_code == 1
+    assert "DIFFER: the store is shared with other servers' files, and record 1 of" in result.output

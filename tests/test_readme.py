@@ -67,6 +67,13 @@ UNMARKED = {
     ("docs/serve.md", "hookline break-glass --minutes 15"): (
         "stands in for a server that is down until the time is up: test_break_glass runs it"
     ),
+    ("docs/serve.md", "--workers 4 --store postgresql://"): (
+        "serves until Ctrl-C, with a PostgreSQL server of the reader's: test_serve_workers runs "
+        "the command"
+    ),
+    ("docs/serve.md", "python bench/serve_load.py"): (
+        "a load test of several minutes, never in the suite: test_serve_load checks its arithmetic"
+    ),
     ("docs/serve.md", "hookline doctor --cwd ~/src/app"): (
         "needs a server and hooks installed to exit 0, and a project of the reader's: "
         "test_doctor runs the command"

@@ -12,7 +12,9 @@ What it checks, each a line of its own (exit 1 when any fails):
 - the ``audit.stored`` note's MAC;
 - a head given with ``--head`` (kept elsewhere) must be in both chains;
 - the file against the store, record by record; the file's newest records not in the store yet
-  are no difference unless a copy already took them.
+  are no difference unless a copy already took them. A store that several servers share (each
+  with its own file: ``hookline serve`` on several hosts, one PostgreSQL) holds their records on
+  its own chain, so there each of the file's records is looked for by its content instead.
 """
 
 from __future__ import annotations
@@ -27,7 +29,14 @@ from hookline.audit import verify_jsonl, verify_rows
 from hookline.audit._chain import Tally
 from hookline.audit._heads import Noted, head_path, kept_head
 from hookline.audit._keyed import chain_key, where_key
-from hookline.audit._marks import Mark, compare, marks_jsonl, missing_head, stored_note
+from hookline.audit._marks import (
+    Mark,
+    compare,
+    compare_shared,
+    marks_jsonl,
+    missing_head,
+    stored_note,
+)
 
 if TYPE_CHECKING:
     from hookline.audit import Problem
@@ -184,8 +193,30 @@ class Verify:
                 f"file and store: the same records through {mismatch.seq - 1}; the file's newer "
                 f"ones are not copied to the store yet ({NOT_YET})"
             )
-        else:
+        elif not self.shared(store, copied):
             self.fail(f"file and store DIFFER: {shown(mismatch)}")
+
+    def shared(self, store: Store, copied: Mark | None) -> bool:
+        """Whether the store is one other servers share and it holds each of the file's
+        records (compared by content: there they are on the store's own chain), but for the
+        newest, which no copy took yet; said if so."""
+        found = compare_shared(self.path, all_rows(store))
+        if not (found.moved or (found.others and found.missing is None)):
+            return False  # a store of this file alone, which lacks or changed some of it
+        shared = "the store is shared with other servers' files, and holds"
+        if found.missing is None:
+            echo(f"file and store: {shared} each of the file's records "
+                 "(compared by content, on the store's own chain)")  # fmt: skip
+            return True
+        if found.only_newest and (copied is None or found.missing > copied.seq):
+            echo(f"file and store: {shared} the file's records before {found.missing}; the "
+                 f"newer ones are not copied to the store yet ({NOT_YET})")  # fmt: skip
+            return True
+        self.fail(
+            f"file and store DIFFER: the store is shared with other servers' files, and record "
+            f"{found.missing} of the file is not in it (compared by content)"
+        )
+        return True
 
     def file_only(self, asked: bool) -> None:
         """Verify the file alone when asked to; else a store without the file's records is the

@@ -1,6 +1,7 @@
 """``hookline serve``: answer Claude Code's HTTP hooks with this folder's policies.
 
     hookline serve [--cwd FOLDER] [--port N] [--host 127.0.0.1] [--tls-cert F --tls-key F]
+                   [--workers N] [--store URL]
     hookline serve token add|list|revoke           the agents' tokens (``token_cmd``)
 
 The folder's settings are loaded as ``hookline run`` loads them (``load_project``: every
@@ -11,6 +12,8 @@ recorded in the folder's audit log, with the digest of the policy that decided i
 /policy`` shows that policy). A change to any file of the policy, or SIGHUP, loads it again: a
 policy that loads replaces the running one, one that does not leaves it serving and says why
 (``hookline._serve.reload``). It serves until Ctrl-C (or SIGTERM). Needs ``hookline[serve]``.
+With ``--workers N`` it forks N workers on the one socket (``hookline._serve.workers``), each
+reloading on its own.
 
 Who may ask is the gate's (``hookline._serve.gate``): once the state folder has a token, every
 request needs a valid one, and an address other than loopback does not start without one.
@@ -18,6 +21,7 @@ request needs a valid one, and an address other than loopback does not start wit
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 from pathlib import Path
@@ -35,10 +39,12 @@ from hookline._hosts.claude_code import DEFAULT_PORT
 from hookline._policy.digest import policy_digest
 from hookline._project import load_project
 from hookline._serve import rate, tokens
+from hookline.audit._keyed import chain_key
 from hookline.audit._redact import Redactor
 from hookline.audit._writer import AuditWriter
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from types import FrameType, ModuleType
 
     from hookline._policy.digest import PolicyDigest
@@ -113,6 +119,14 @@ _EXTRA: Final = frozenset({"starlette", "uvicorn"})
 )
 @click.option("--burst", type=click.IntRange(min=1), default=rate.BURST, show_default=True,
               help="How many calls a token may make at once, above its rate.")  # fmt: skip
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="Worker processes answering on the one port; they share the audit (one chain), the "
+    "tokens and break-glass; each keeps its own rate limit.",
+)
 @click.pass_context
 def serve(
     ctx: click.Context,
@@ -128,6 +142,7 @@ def serve(
     tls_key: str | None,
     rate: float,
     burst: int,
+    workers: int,
 ) -> None:
     """Answer Claude Code's, Gemini CLI's, Codex's and Cursor's hooks with this folder's rules.
 
@@ -163,7 +178,18 @@ def serve(
         say("note", f"left out {hook}: a hook of the settings that posts to this server", err=True)
     load = _loader(project, settings, hook_files, lenient_settings, (host, sock.getsockname()[1]))
 
-    with AuditWriter.open(state, store=store, redactor=Redactor(project.redact)) as audit:
+    where = uvicorn_server.url(sock, tls=tls is not None)
+    first = f"hookline serve: {project.cwd} on {where}{app_module.CLAUDE_CODE_PATH}"
+    policy_line = f"hookline serve: policy {digest.short} (GET {where}/policy)"
+
+    def opened() -> AuditWriter:
+        return AuditWriter.open(state, store=store, redactor=Redactor(project.redact))
+
+    def serve_alone() -> None:  # a worker's: its own audit writer, store connection, judge
+        with opened() as audit:
+            serve_with(audit)
+
+    def serve_with(audit: AuditWriter) -> None:
         policies = Policies(Judge(project), digest, load=load)
         hangup = hasattr(signal, "SIGHUP")  # not on Windows
         watcher = Watcher(policies, audit, say=_said, hangup=hangup)
@@ -172,21 +198,42 @@ def serve(
         app = app_module.create_app(
             policies, audit, glass_dir=state, gate=gate, watcher=watcher, projects=projects
         )
-        where = uvicorn_server.url(sock, tls=tls is not None)
-        echo(f"hookline serve: {project.cwd} on {where}{app_module.CLAUDE_CODE_PATH}")
-        sys.stdout.flush()
-        _said(f"hookline serve: policy {digest.short} (GET {where}/policy)")
         signal.signal(signal.SIGTERM, _stop)  # uvicorn hands it back once it has shut down
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             uvicorn_server.server(app, tls=tls).run(sockets=[sock])
-        except KeyboardInterrupt:
-            pass
-        finally:
-            sock.close()
+
+    status = 0
+    try:
+        with opened() as audit:  # a store that cannot be opened stops the start, in one line
+            if workers == 1:
+                _announce(first, policy_line)
+                serve_with(audit)
+        if workers > 1:
+            status = _in_workers(workers, serve_alone, first, policy_line)
+    finally:
+        sock.close()
     echo("hookline serve: stopped", err=True)
+    if status:
+        raise SystemExit(status)
 
 
 serve.add_command(token)
+
+
+def _announce(first: str, policy: str) -> None:
+    """Where it listens (stdout's first line) and the policy's digest (stderr)."""
+    echo(first)
+    sys.stdout.flush()  # nothing left in the buffer for workers to write again
+    _said(policy)
+
+
+def _in_workers(count: int, serve_one: Callable[[], None], *lines: str) -> int:
+    """Serve in ``count`` worker processes (``hookline._serve.workers``); the exit status."""
+    from hookline._serve.workers import Workers
+
+    chain_key(create=True)  # made once, here, not by workers racing for it
+    _announce(*lines)
+    return Workers(count, serve_one, note=lambda text: say("note", text, err=True)).run()
 
 
 def _tls(server_module: ModuleType, cert: str | None, key: str | None) -> Any:

@@ -4,22 +4,28 @@ The two copies are compared record by record (``compare``: same seq, same hash),
 from one copy only is found. Deleting the newest records of both together cannot be told from a
 log that ended there, unless a head kept elsewhere is no longer in the chain at its place
 (``missing_head``): each writer keeps the file's head, and how far the store has it, beside the
-key (``hookline.audit._heads``; ``stored_mark`` reads the second).
+key (``hookline.audit._heads``; ``stored_mark`` reads the second). A store several servers share
+(each with its own file) holds every server's records on one chain of its own; there a file is
+compared with it by content (``compare_shared``): each of the file's records must be in it.
 """
 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from hookline.audit._chain import line_record
+from hookline.audit._chain import canonical, line_record
 from hookline.audit._heads import Noted, read_note
 from hookline.audit._keyed import chain_key
+
+if TYPE_CHECKING:
+    from hookline.storage._base import AuditRow
 
 
 class Mark(NamedTuple):
@@ -71,6 +77,40 @@ def compare(file: Iterable[Mark], store: Iterable[Mark]) -> Mismatch | None:
 
 
 _END = Mark(sys.maxsize, "")  # after every record
+
+
+@dataclass(frozen=True, slots=True)
+class Shared:
+    """A file compared by content with a store: how many of the file's records the store holds
+    at another place than the file's (``moved``: a store other servers share, which holds them
+    on a chain of its own), how many of its records are not the file's (``others``), the first
+    record of the file it lacks (None: none), and whether every record after that one is missing
+    too (the file's newest, not copied yet)."""
+
+    moved: int
+    others: int
+    missing: int | None = None
+    only_newest: bool = True
+
+
+def compare_shared(path: str | os.PathLike[str], store: Iterable[AuditRow]) -> Shared:
+    """Each record of the file at ``path`` looked for in ``store`` by its content."""
+    held = {hashlib.sha256(canonical(row)).digest(): Mark(row.seq, row.hash) for row in store}
+    moved, matched, first, newest = 0, 0, None, True
+    with open(path, "rb") as file:
+        fcntl.flock(file, fcntl.LOCK_SH)
+        for text in file:
+            record = line_record(text) if text.endswith(b"\n") else None
+            if record is None:
+                continue
+            place = held.get(hashlib.sha256(canonical(record)).digest())
+            if place is None:
+                first = record["seq"] if first is None else first
+                continue
+            moved += place != (record["seq"], record["hash"])
+            matched += 1
+            newest = first is None
+    return Shared(moved, len(held) - matched, first, newest)
 
 
 def missing_head(marks: Iterable[Mark], hash: str, seq: int | None = None) -> str | None:
