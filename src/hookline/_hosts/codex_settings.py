@@ -100,15 +100,21 @@ def installed(path: Path, url: str) -> list[str]:
 
 
 def warnings(path: Path) -> list[str]:
-    """What keeps Codex from running the entries of ``path``: hooks turned off in the
-    ``config.toml`` beside it, and the review Codex asks for."""
-    found = []
+    """What keeps Codex from running the entries of ``path``: what ``stops`` them, and the
+    review Codex asks for."""
+    return [*stops(path), TRUST_NOTE]
+
+
+def stops(path: Path) -> list[str]:
+    """What turns Codex's hooks off: ``[features] hooks`` (or its old name) false in the
+    ``config.toml`` beside ``path``."""
     config = path.parent / "config.toml"
     features = _features(config)
-    for key in ("hooks", "codex_hooks"):
-        if features.get(key) is False:
-            found.append(f"features.{key} is false in {config}: Codex runs no hook until it is on")
-    return [*found, TRUST_NOTE]
+    return [
+        f"features.{key} is false in {config}: Codex runs no hook until it is on"
+        for key in ("hooks", "codex_hooks")
+        if features.get(key) is False
+    ]
 
 
 def _features(config: Path) -> dict[str, Any]:

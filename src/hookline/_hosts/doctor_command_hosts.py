@@ -48,7 +48,7 @@ HOSTS: Final = {
         codex_settings.installed,
         codex_settings.DEFAULT_URL,
         "PreToolUse",
-        lambda path: [w for w in codex_settings.warnings(path) if w != codex_settings.TRUST_NOTE],
+        codex_settings.stops,
     ),
     "cursor": CommandHost(
         cursor_settings.settings_path,

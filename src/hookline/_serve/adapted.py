@@ -8,12 +8,15 @@ event and word the ruling in the host's terms.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-if TYPE_CHECKING:
-    from collections.abc import Mapping
+from hookline._errors import ConfigError
+from hookline._events import PreToolUse
+from hookline._serve.judge import failed_closed
 
+if TYPE_CHECKING:
     from hookline._serve.judge import Rules, Ruling
 
 
@@ -35,3 +38,27 @@ class Adapter(Protocol):
     async def rule(self, judge: Rules, payload: Mapping[str, Any]) -> Adapted | None: ...
 
     def answered(self, ruling: Ruling, payload: Mapping[str, Any]) -> Ruling: ...
+
+
+async def rule_mapped(
+    judge: Rules,
+    payload: Mapping[str, Any],
+    read: Callable[[Mapping[str, Any]], dict[str, Any] | None],
+    refusing: Collection[str],
+    answered: Callable[[Ruling, Mapping[str, Any]], Ruling],
+) -> Adapted | None:
+    """The ruling of a host's ``payload`` that ``read`` turns into hookline's event (None: an
+    event hookline does not judge): judged, then ``answered`` in the host's words. A payload
+    of one of the host's ``refusing`` events that cannot be read is a deny saying why; of any
+    other, the ConfigError."""
+    try:
+        event = read(payload)
+    except ConfigError as exc:
+        if payload.get("hook_event_name") not in refusing:
+            raise
+        return Adapted(
+            answered(failed_closed(PreToolUse.name, payload, str(exc)), payload), payload
+        )
+    if event is None:
+        return None
+    return Adapted(answered(await judge.rule(event), payload), event)

@@ -10,11 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
-from hookline._errors import ConfigError
-from hookline._events import PreToolUse
 from hookline._hosts import gemini
-from hookline._serve.adapted import Adapted
-from hookline._serve.judge import failed_closed
+from hookline._serve.adapted import Adapted, rule_mapped
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -26,19 +23,10 @@ NO_ANSWER: Final = gemini.NO_ANSWER
 
 
 async def rule(judge: Rules, payload: Mapping[str, Any]) -> Adapted | None:
-    """The ruling of Gemini's ``payload``; None for an event hookline does not judge. A
-    ConfigError when it is not an event and refuses nothing."""
-    try:
-        event = gemini.event_payload(payload)
-    except ConfigError as exc:
-        if payload.get("hook_event_name") != gemini.REFUSING:
-            raise
-        return Adapted(
-            answered(failed_closed(PreToolUse.name, payload, str(exc)), payload), payload
-        )
-    if event is None:
-        return None
-    return Adapted(answered(await judge.rule(event), payload), event)
+    """The ruling of Gemini's ``payload`` (``adapted.rule_mapped``)."""
+    return await rule_mapped(
+        judge, payload, gemini.event_payload, frozenset({gemini.REFUSING}), answered
+    )
 
 
 def answered(ruling: Ruling, payload: Mapping[str, Any]) -> Ruling:

@@ -155,6 +155,8 @@ def why_reads_denied(
     folder they name (or the one it reads with none) that it reads whole with a covered path
     in its reach. What run time alone knows counts in ``proof`` only."""
     name = command.name or "the command"
+    if scope == "reach" and _reader(command) is None:  # it reads no folder whole
+        return None
     proof = scope == "proof"
     if command.more_args and proof:
         return f"`{name}` gets file names at run time (`xargs`, `find -exec +`)"

@@ -60,19 +60,23 @@ def never(policy: PermissionPolicy, call: JudgedCall, *, resolve: bool = True) -
         return denied
     if private := visibility.private_reason(
         call.tool_name, call.tool_input, **call.where, resolve=resolve
-    ) or _bash_reads_private(policy, call):
-        why = f"{call.what} was refused: {private} (transcripts, the session store, the audit"
-        why += " log, its keys), which no tool reads. Do not retry it or a variant."
-        return Verdict("deny", private if call.bash is None else why, "tier:private", "tier")
+    ):
+        return Verdict("deny", private, "tier:private", "tier")
+    if named := _bash_reads_private(policy, call):
+        why = f"{call.what} was refused: {named} (transcripts, the session store, the audit log,"
+        why += " its keys), which no tool reads. Do not retry it or a variant."
+        return Verdict("deny", why, "tier:private", "tier")
     return None
 
 
 def _bash_reads_private(policy: PermissionPolicy, call: JudgedCall) -> str | None:
     """A path of hookline's private state a Bash line's words name, unless the line writes
-    into the protected set (which holds it): that asks in every mode, naming the write."""
-    if call.bash is None or _protected(call, policy.code_files):
+    into the protected set (which holds it): that asks in every mode, naming the write. The
+    write is looked for only then: the common line names no such path."""
+    named = _bash_private(call, "named")
+    if named is None or _protected(call, policy.code_files):
         return None
-    return _bash_private(call, "named")
+    return named
 
 
 def _bash_private(call: JudgedCall, scope: reads.Scope) -> str | None:
