@@ -36,6 +36,59 @@ KEY = "c0ffee" * 10 + "beef"
     ],
 )
 def test_a_read_of_the_key_is_not_run_unasked(tmp_path: Path, line: str) -> None:
+    assert_key_kept(tmp_path, line)
+
+
+#: Lines whose own words name the key (through wrappers, runners, quotes, escapes, a cd, a
+#: glob, a link): not run even in bypassPermissions, which runs everything else unasked.
+NAMED_IN_BYPASS = [
+    "cat ~/.hookline/keys/state.key",
+    "c\\at ~/.hookline/keys/state.key",
+    "command cat ~/.hookline/keys/state.key",
+    "env cat ~/.hookline/keys/state.key",
+    "timeout 5 nice cat ~/.hookline/keys/state.key",
+    "sh -c 'cat ~/.hookline/keys/state.key'",
+    "bash -c 'cat \"$HOME\"/.hookline/keys/state.key'",
+    "cat < ${HOME}/.hookline/keys/state.key",
+    "cd ~/.hookline/keys; cat state.key",
+    "od -c ~/.hookline/keys/state.ke[y]",
+    "sed -n p ~/.hook*/k*/*",
+    "cat $(echo ~/.hookline/keys/state.key)",
+    "ls ~/.hookline/keys | xargs -I{} cat ~/.hookline/keys/{}",
+    "cat keylink",
+    "grep -r . ~/.hookline",
+    "xxd ~/.hookline/keys/state.key",
+    "cp ~/.hookline/keys/state.key leak.txt && cat leak.txt",
+    "python3 -c \"print(open('$HOME/.hookline/keys/state.key').read())\"",
+]
+#: Lines whose path to the key only run time knows: in bypassPermissions, with no sandbox,
+#: they still reach it (docs/permissions.md says so). Kept here so a fix shows.
+RUN_TIME_IN_BYPASS = [
+    "for f in ~/.hookline/keys/*; do cat $f; done",
+    "k=~/.hookline/keys; cat $k/state.key",
+    "find ~/.hookline -type f -exec cat {} +",
+    "cat /proc/self/root$HOME/.hookline/keys/state.key",
+]
+
+
+@pytest.mark.parametrize("line", NAMED_IN_BYPASS)
+def test_in_bypass_permissions_a_line_naming_the_key_does_not_run(
+    tmp_path: Path, line: str
+) -> None:
+    assert_key_kept(tmp_path, line, "--permission-mode", "bypassPermissions")
+
+
+@pytest.mark.xfail(strict=True, reason="a path only run time knows is not judged in bypass mode")
+@pytest.mark.parametrize("line", RUN_TIME_IN_BYPASS)
+def test_in_bypass_permissions_a_run_time_path_to_the_key_does_not_run(
+    tmp_path: Path, line: str
+) -> None:
+    assert_key_kept(tmp_path, line, "--permission-mode", "bypassPermissions")
+
+
+def assert_key_kept(tmp_path: Path, line: str, *flags: str) -> None:
+    """``line`` as the model's one Bash call of a ``hookline run`` in a workspace beside a home
+    holding the key: the call did not run, and the key is nowhere in what the run printed."""
     home, ws = tmp_path / "home", tmp_path / "ws"
     keys = home / ".hookline" / "keys"
     keys.mkdir(parents=True)
@@ -47,13 +100,14 @@ def test_a_read_of_the_key_is_not_run_unasked(tmp_path: Path, line: str) -> None
     (ws / "script.json").write_text(json.dumps(script))
 
     done = hookline("run", "read the key", "--model", "scripted:script.json", "--output-format",
-                    "json", cwd=ws, env={"HOME": str(home)})  # fmt: skip
+                    "json", *flags, cwd=ws, env={"HOME": str(home)})  # fmt: skip
 
     assert done.returncode == 0, done.stderr
     (call,) = json.loads(done.stdout)["tool_calls"]
     assert call["status"] != "executed", call
     assert KEY not in done.stdout + done.stderr
     assert (keys / "state.key").read_text() == KEY
+    assert not (ws / "leak.txt").exists()
 
 
 @pytest.mark.parametrize(("flag", "code"), [("run", 2), ("-p", 1)])
