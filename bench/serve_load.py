@@ -7,9 +7,10 @@
 
 For each worker count it starts a real ``hookline serve --port 0 --workers N`` on 127.0.0.1 over
 a policy folder with two Python hooks, its audit on (the file and the SQLite store, as a server
-runs by default), and drives it with an async httpx client at each target rate: an open loop,
-call ``i`` sent at ``i / rate`` seconds whatever the answers before it, for ``--count`` calls or
-``--seconds`` seconds, whichever is fewer. The calls are PreToolUse events as Claude Code sends
+runs by default), and drives it at each target rate over 64 kept-alive connections: an open
+loop, call ``i`` sent at ``i / rate`` seconds whatever the answers before it (a call that waits
+for a free connection counts the wait), for ``--count`` calls or ``--seconds`` seconds,
+whichever is fewer. The calls are PreToolUse events as Claude Code sends
 them, a fixed mix of Bash, Read and Write (some denied by the hooks, some by the Bash tiers).
 
 Per rate it reports the decisions a second achieved (calls answered / time from the first send
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import math
 import os
@@ -31,11 +33,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 
@@ -147,41 +150,101 @@ def payload(cwd: str, index: int) -> dict[str, Any]:
     }
 
 
+T = TypeVar("T")
+#: Connections the client keeps open: calls beyond that many in flight wait for one (and
+#: the wait counts in their latency, which runs from when each call was due).
+CONNECTIONS = 64
+
+
 async def drive(
     url: str, cwd: str, rate: float, count: int, first: int
 ) -> tuple[list[float], float, int]:
     """Send ``count`` calls at ``rate`` (ids from ``first``); their latencies, the time from
     the first send to the last answer, and how many failed."""
-    import httpx
-
+    due: asyncio.Queue[tuple[int, float] | None] = asyncio.Queue()
     latencies: list[float] = []
     errors = 0
-    limits = httpx.Limits(max_connections=512, max_keepalive_connections=512)
-    async with httpx.AsyncClient(limits=limits, timeout=30) as client:
 
-        async def one(index: int) -> None:
-            nonlocal errors
-            sent = time.perf_counter()
-            try:
-                answer = await client.post(url, json=payload(cwd, first + index))
-                decided = answer.status_code == 200 and "hookSpecificOutput" in answer.json()
-            except (httpx.HTTPError, ValueError):
-                decided = False
-            if decided:
-                latencies.append(time.perf_counter() - sent)
-            else:
-                errors += 1
+    async def connection(link: Link) -> None:
+        nonlocal errors
+        try:
+            while (next_call := await due.get()) is not None:
+                index, at = next_call
+                try:
+                    decided = await link.post(payload(cwd, first + index))
+                except (OSError, ValueError, asyncio.IncompleteReadError):
+                    decided = False
+                    link = await Link.open(url)
+                if decided:
+                    latencies.append(time.perf_counter() - at)
+                else:
+                    errors += 1
+        finally:
+            link.close()
 
+    opened = [await Link.open(url) for _ in range(min(CONNECTIONS, count))]  # before the clock
+    links = [asyncio.create_task(connection(link)) for link in opened]
+    gc.disable()  # the client's own pauses would count as the server's latency
+    try:
         start = time.perf_counter()
-        tasks = []
         for index, at in enumerate(schedule(rate, count)):
             delay = start + at - time.perf_counter()
             if delay > 0:
                 await asyncio.sleep(delay)
-            tasks.append(asyncio.create_task(one(index)))
-        await asyncio.gather(*tasks)
-        elapsed = time.perf_counter() - start
-    return latencies, elapsed, errors
+            due.put_nowait((index, time.perf_counter()))  # sent: the timer's lateness is ours
+        for _ in links:
+            due.put_nowait(None)
+        await asyncio.gather(*links)
+        return latencies, time.perf_counter() - start, errors
+    finally:
+        gc.enable()
+
+
+@dataclass
+class Link:
+    """One kept-alive HTTP/1.1 connection that posts hook events. Written here rather than
+    taken from an HTTP library so the client costs little beside the server it shares the
+    cores with (an async httpx client took more CPU a call than the server's decision)."""
+
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+    head: bytes
+
+    @classmethod
+    async def open(cls, url: str) -> Link:
+        where = urlsplit(url)
+        reader, writer = await asyncio.open_connection(where.hostname, where.port)
+        head = f"POST {where.path} HTTP/1.1\r\nHost: {where.netloc}\r\n"
+        return cls(reader, writer, head.encode())
+
+    async def post(self, event: dict[str, Any]) -> bool:
+        """Whether the server answered ``event`` with a 200 and a decision."""
+        body = json.dumps(event).encode()
+        length = f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        self.writer.write(self.head + length.encode() + body)
+        status, _, rest = (await self.reader.readuntil(b"\r\n\r\n")).partition(b"\r\n")
+        fields = dict(_field(line) for line in rest.split(b"\r\n") if b":" in line)
+        answer = await self.reader.readexactly(int(fields[b"content-length"]))
+        return status.split(b" ")[1] == b"200" and b"hookSpecificOutput" in answer
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def _field(line: bytes) -> tuple[bytes, bytes]:
+    name, _, value = line.partition(b":")
+    return name.strip().lower(), value.strip()
+
+
+def run(main: Coroutine[Any, Any, T]) -> T:
+    """``main`` to its end on uvloop when it is there (as the server's is): the client's own
+    time on the shared cores stays small."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(main)
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(main)
 
 
 def policy_folder(root: Path) -> Path:
@@ -223,11 +286,11 @@ def run_server(
     cwd = str(root / "project")
     results, sent = [], 0
     with serving(policy, workers) as url:
-        asyncio.run(drive(url, cwd, 50, 50, 10**7))  # warm-up: not on the table
+        run(drive(url, cwd, 50, 50, 10**7))  # warm-up: not on the table
         sent += 50
         for rate in rates:
             calls = calls_for(rate, count, seconds)
-            latencies, elapsed, errors = asyncio.run(drive(url, cwd, rate, calls, sent))
+            latencies, elapsed, errors = run(drive(url, cwd, rate, calls, sent))
             sent += calls
             results.append(summary(workers, rate, latencies, elapsed, errors))
     records = (policy / ".hookline" / "state" / "audit.jsonl").read_text().count("\n")

@@ -10,6 +10,7 @@ import pytest
 
 from hookline._decisions import Decision
 from hookline._project import load_project
+from hookline.permissions import _paths as paths
 from hookline.permissions import evaluate
 from hookline.permissions._protected import protected_set
 
@@ -173,3 +174,21 @@ def test_a_container_that_mounts_a_protected_folder_writable_asks_in_bypass(
     assert (found.permission, found.source) == (
         ("ask", "tier:protected") if asks else ("allow", "mode:bypassPermissions")
     ), found.reason
+
+
+def test_one_decision_resolves_each_link_once_and_the_next_one_afresh(tmp_path: Path) -> None:
+    """Within ``snapshot()`` a link repointed midway still leads where it first led, so no
+    two checks of one decision see two different files; outside it, and in the next
+    decision, the link is followed as it is now."""
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "a")
+    with paths.snapshot():
+        assert paths.real(str(link)) == str(tmp_path / "a")
+        link.unlink()
+        link.symlink_to(tmp_path / "b")
+        assert paths.real(str(link)) == str(tmp_path / "a")
+        assert os.path.realpath(link) == str(tmp_path / "b")
+    assert paths.real(str(link)) == str(tmp_path / "b")
+    with paths.snapshot():
+        assert paths.real(str(link)) == str(tmp_path / "b")

@@ -10,8 +10,17 @@ import pytest
 from hookline._claude.settings import Settings
 from hookline._decisions import Decision, Origin, Permission
 from hookline._serve.floor import floored, tightening
-from hookline._serve.projects import HOOKLINE_ONLY, WHOLE, narrowed, project_folder
+from hookline._serve.projects import (
+    FOUND_FOR,
+    HOOKLINE_ONLY,
+    WHOLE,
+    Projects,
+    narrowed,
+    project_folder,
+)
 from hookline._settings_layers import Layer
+from hookline._trust import TrustStore
+from hookline.audit._writer import AuditWriter
 
 N = None
 
@@ -115,3 +124,22 @@ def test_the_project_folder_is_the_nearest_with_settings_below_home(
     assert project_folder(str(repo / "src" / "deep")) == str(repo)
     (home / "elsewhere").mkdir()
     assert project_folder(str(home / "elsewhere")) is None  # home's settings are the user's
+
+
+def test_a_cwds_project_folder_is_kept_for_a_while_then_looked_up_again(tmp_path: Path) -> None:
+    now = [100.0]
+    with AuditWriter.open(tmp_path / "state") as audit:
+        trust = TrustStore(tmp_path / "trust.json")
+        projects = Projects(audit, store=trust, clock=lambda: now[0])
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    cwd = str(repo / "src")
+    assert projects.folder(cwd) == (None, "no project settings at or above the cwd")
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.local.json").write_text("{}")
+    now[0] += FOUND_FOR / 2
+    assert projects.folder(cwd)[0] is None  # kept
+    now[0] += FOUND_FOR
+    folder, why = projects.folder(cwd)
+    assert folder == str(repo)
+    assert why is not None and "hookline trust add" in why  # found, and nobody trusts it yet

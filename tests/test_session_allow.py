@@ -18,7 +18,14 @@ from typing import Any
 import pytest
 
 from hookline import Agent, Decision, PermissionPolicy, ScriptedModel
+from hookline._events import Scope
+from hookline._hooks.engine import HookEngine
+from hookline._hooks.registry import HookRegistry
 from hookline._tools.approvals import Approval, ApprovalRequest, Approver, Unavailable
+from hookline._tools.base import Toolbox, ToolCall, ToolContext, Workspace
+from hookline._tools.builtin import builtin_tools
+from hookline._tools.permit import Permit
+from hookline._tools.pipeline import ToolPipeline
 from hookline.permissions._call import CallContext
 from hookline.permissions._rules import PermissionRule
 from hookline.permissions._session import SessionGrant, grant_for
@@ -336,3 +343,24 @@ def test_sessions_show_says_what_the_session_was_allowed(project: Path) -> None:
     store.close()
     assert plan["allowed_for_the_session"] == ["file edits in the workspace (acceptEdits mode)"]
     assert plan["permission_mode"] == "acceptEdits"
+
+
+@pytest.mark.parametrize("grants", [True, False])
+def test_a_permit_offers_a_grant_with_an_ask_only_where_one_can_be_taken_up(
+    project: Path, grants: bool
+) -> None:
+    """A served call's permit (``grants=False``: the host's prompt offers its own) asks the
+    same, with no grant; nothing runs either way."""
+    asker = Answers()
+    engine = HookEngine(HookRegistry())
+    permit = Permit(engine, policy=PermissionPolicy(), approver=asker, grants=grants)
+    tool = next(tool for tool in builtin_tools() if tool.name == "Bash")
+    ctx = ToolContext(cwd=project, workspace=Workspace.of(str(project)), session_id="s")
+    call = ToolCall("t1", "Bash", {"command": "npm test"})
+    pipeline = ToolPipeline(Toolbox([tool]), engine, permit)
+    checked = asyncio.run(pipeline.check(call, Scope("s", "", str(project)), ctx))
+    assert checked.settled is not None and checked.settled.status == "blocked"
+    (request,) = asker.requests
+    assert request.source == "tier:mutating"
+    assert (request.session_grant is not None) is grants
+    assert ran(project) == []

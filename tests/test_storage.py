@@ -416,3 +416,28 @@ def test_postgres_without_psycopg_names_the_install_command(
     with pytest.raises(ConfigError, match="psycopg") as refused:
         open_store("postgresql://localhost/db", state_dir=tmp_path)
     assert refused.value.fix == "pip install 'hookline[postgres]'"
+
+
+def _autocheckpoint(store: SqliteStore) -> int:
+    with store._transaction() as cur:  # the store's own connection
+        cur.execute("PRAGMA wal_autocheckpoint")
+        return int(cur.fetchone()[0])
+
+
+def test_checkpoints_apart_move_the_wal_in_a_thread_and_the_connection_does_none(tmp_path: Path):
+    """While a server serves, its commits never checkpoint (a checkpoint syncs the disk);
+    the thread does, and everything written reaches the database file."""
+    path = tmp_path / "hookline.db"
+    with closing(SqliteStore(path)) as store:
+        assert _autocheckpoint(store) == 1000
+        with store.checkpoints_apart(every=0.01) as thread:
+            assert _autocheckpoint(store) == 0
+            store.append_audit([entry(n) for n in range(200)], sha256_chain)
+            thread.done.clear()
+            assert thread.done.wait(30)  # a checkpoint after the rows were written
+            busy, in_wal, moved = thread.last or (1, 0, -1)
+            assert busy == 0 and in_wal > 0 and moved == in_wal
+        assert not thread.is_alive()
+        assert _autocheckpoint(store) == 1000
+    with closing(sqlite3.connect(path)) as conn:
+        assert conn.execute("SELECT count(*) FROM hookline_audit").fetchone()[0] == 200

@@ -257,17 +257,27 @@ def claude_code_file(scope: str, project: Path, home: Path) -> Path:
     return dict(_files(project, home, managed_settings_dir())[:4])[scope]
 
 
+#: A folder's own settings files (its project and local layers), relative to it.
+FOLDER_FILES: Final = (
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".hookline/settings.json",
+    ".hookline/settings.local.json",
+)
+
+
 def _files(project: Path, home: Path, managed: Path) -> list[tuple[str, Path]]:
     dropins = sorted(p for p in (managed / "managed-settings.d").glob("*.json") if p.name[0] != ".")
+    claude, claude_local, own, own_local = (project / name for name in FOLDER_FILES)
     return [
         ("user", home / ".claude" / "settings.json"),
-        ("project", project / ".claude" / "settings.json"),
-        ("local", project / ".claude" / "settings.local.json"),
+        ("project", claude),
+        ("local", claude_local),
         ("managed", managed / "managed-settings.json"),
         *(("managed", path) for path in dropins),
         ("user", home / ".hookline" / "settings.json"),
-        ("project", project / ".hookline" / "settings.json"),
-        ("local", project / ".hookline" / "settings.local.json"),
+        ("project", own),
+        ("local", own_local),
     ]
 
 

@@ -199,7 +199,8 @@ def serve(
             policies, audit, glass_dir=state, gate=gate, watcher=watcher, projects=projects
         )
         signal.signal(signal.SIGTERM, _stop)  # uvicorn hands it back once it has shut down
-        with contextlib.suppress(KeyboardInterrupt):
+        uvicorn_server.settle()
+        with contextlib.suppress(KeyboardInterrupt), _checkpoints_apart(audit):
             uvicorn_server.server(app, tls=tls).run(sockets=[sock])
 
     status = 0
@@ -218,6 +219,15 @@ def serve(
 
 
 serve.add_command(token)
+
+
+def _checkpoints_apart(audit: AuditWriter) -> contextlib.AbstractContextManager[object]:
+    """A SQLite store's checkpoints in a thread of their own while the server serves: a hook
+    call never waits on one (``SqliteStore.checkpoints_apart``)."""
+    from hookline.storage._sqlite import SqliteStore
+
+    store = audit.store_of()
+    return store.checkpoints_apart() if isinstance(store, SqliteStore) else contextlib.nullcontext()
 
 
 def _announce(first: str, policy: str) -> None:

@@ -155,10 +155,10 @@ class Judge:
         """The permission step for one call: the policy in the host's mode, over the host's
         project (where its protected folders and hookline's private state are, and what
         acceptEdits may change), not the server's folder; an ask nobody here answers is handed
-        back (``asker`` keeps it)."""
+        back (``asker`` keeps it), with no session grant: the host's prompt offers its own."""
         project = (posixpath.normpath(event.cwd),)
         policy = replace(self.policy(event.permission_mode), workspace=project)
-        return Permit(self.engine, policy=policy, approver=asker, defer_asks=True)
+        return Permit(self.engine, policy=policy, approver=asker, defer_asks=True, grants=False)
 
     def _call(
         self, event: PreToolUse | PermissionRequest, call_id: str

@@ -17,6 +17,8 @@ and its ``.hookline`` files whole); for the others, all of it (``WHOLE``). The p
 layers (user, managed) keep their settings but lose their hooks: the server's policy runs
 those already.
 
+A cwd's project folder, once found, is kept for ``FOUND_FOR`` seconds (walking up the folders
+costs more than the rest of a Read's decision), so a new settings file is seen within that time.
 Each folder's policy is loaded once per part and kept (``hookline._serve.policies``), with its
 digest; a change to one of its files, seen when its next event comes (``Watcher.check``),
 reloads it, on record as a ``policy_reload``. A project that cannot be loaded is ``said`` so,
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
@@ -36,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from hookline._claude.confine import FOLDER_LAYERS
-from hookline._claude.settings import settings_files
+from hookline._claude.settings import FOLDER_FILES
 from hookline._errors import ConfigError
 from hookline._policy.digest import policy_digest
 from hookline._project import load_project
@@ -59,8 +62,10 @@ if TYPE_CHECKING:
 HOOKLINE_ONLY: Final = "hookline-only"
 #: The project's whole policy: every hook and every permission rule.
 WHOLE: Final = "whole"
-#: The ConfigChange sources of a folder's own settings files.
-_OWN_SOURCES: Final = frozenset({"project_settings", "local_settings"})
+#: Seconds a cwd's project folder, once found, is kept before it is looked up again.
+FOUND_FOR: Final = 1.0
+#: The most cwds kept at once (past that, all are looked up again).
+_FOUND_MOST: Final = 4096
 #: What of a ``.claude`` file Claude Code does not read, kept for ``HOOKLINE_ONLY``.
 _HOOKLINE_KEYS: Final = ("hookline", "disableAllHooks")
 
@@ -100,16 +105,19 @@ class Projects:
         listening: tuple[str, int] | None = None,
         store: TrustStore | None = None,
         say: Callable[[str], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """``own``: the server's own folder (its policy is the server's, never a project's);
         ``listening``: the server's address (a project's hooks posting to it are left out);
         ``store``: the trust store (default ``~/.hookline/trust.json``); ``say``: prints a
-        line (a project's reload)."""
+        line (a project's reload); ``clock``: seconds, for how long a folder found is kept."""
         self.audit, self.listening = audit, listening
         self.own = os.path.realpath(own) if own is not None else None
         self.store = store or TrustStore()
         self.say = say or _quiet
         self._kept: dict[tuple[str, str], _Kept] = {}
+        self._found: dict[str, tuple[float, str | None]] = {}
+        self._clock = clock
         self._lock = asyncio.Lock()
 
     @asynccontextmanager
@@ -137,7 +145,7 @@ class Projects:
         """The project folder of ``cwd``, and why it is not consulted (None: it is)."""
         if not cwd or not os.path.isabs(cwd):
             return None, "the event has no absolute cwd"
-        folder = project_folder(cwd)
+        folder = self._project_folder(cwd)
         if folder is None:
             return None, "no project settings at or above the cwd"
         if folder == self.own:
@@ -149,6 +157,17 @@ class Projects:
         if trusted is None:
             return folder, f"no trust answer for this folder (hookline trust add {folder})"
         return folder, None if trusted else "not trusted"
+
+    def _project_folder(self, cwd: str) -> str | None:
+        """``project_folder``, looked up again once ``FOUND_FOR`` seconds have passed."""
+        now = self._clock()
+        found = self._found.get(cwd)
+        if found is not None and now - found[0] < FOUND_FOR:
+            return found[1]
+        if len(self._found) >= _FOUND_MOST:
+            self._found.clear()
+        folder = self._found[cwd] = now, project_folder(cwd)
+        return folder[1]
 
     async def aclose(self) -> None:
         """Close every kept policy's connections (the server has stopped)."""
@@ -176,17 +195,15 @@ def project_folder(cwd: str) -> str | None:
     """The nearest folder at or above ``cwd`` with settings of its own, below the home folder;
     None if there is none."""
     home = os.path.realpath(Path.home())
-    here = Path(os.path.realpath(cwd))
-    for folder in (here, *here.parents):
-        if str(folder) == home:
+    folder = os.path.realpath(cwd)
+    while folder != home:
+        if any(os.path.lexists(os.path.join(folder, name)) for name in FOLDER_FILES):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
             return None
-        if any(os.path.lexists(path) for path in _own_files(folder)):
-            return str(folder)
+        folder = parent
     return None
-
-
-def _own_files(folder: Path) -> list[Path]:
-    return [path for source, path in settings_files(folder) if source in _OWN_SOURCES]
 
 
 def _loader(folder: str, part: str, listening: tuple[str, int] | None) -> Loader:

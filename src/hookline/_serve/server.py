@@ -9,6 +9,7 @@ the file instead of uvicorn's traceback.
 
 from __future__ import annotations
 
+import gc
 import socket
 import ssl
 from dataclasses import dataclass
@@ -78,6 +79,14 @@ def _not_pem(path: str, wanted: str, exc: Exception) -> ConfigError:
         file=path,
         fix="give --tls-cert the certificate and --tls-key its unencrypted key, both PEM",
     )
+
+
+def settle() -> None:
+    """Move what is loaded now (modules, the policy, the app) out of the garbage collector's
+    rounds: a full round over a started server takes tens of milliseconds, which a hook call
+    caught in it would wait; what calls make and drop is still collected."""
+    gc.collect()
+    gc.freeze()
 
 
 def server(app: Starlette, *, tls: Tls | None = None) -> uvicorn.Server:

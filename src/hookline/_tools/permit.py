@@ -111,6 +111,7 @@ class Permit:
         policy: PermissionPolicy | None = None,
         approver: Approver | None = None,
         defer_asks: bool = False,
+        grants: bool = True,
     ) -> None:
         self.engine = engine
         #: By folder: the Read deny rules Glob and Grep apply, and the body's path check.
@@ -121,6 +122,8 @@ class Permit:
         self.approver = approver or NoApprover()
         #: An ask nobody can answer now pauses the run, instead of refusing the call.
         self.defer_asks = defer_asks
+        #: An ask of the tiers offers a session grant (off where nobody could take one up).
+        self.grants = grants
         #: Where it tells of each request, answer and grant: the engine's stream.
         self.stream = engine.stream
 
@@ -228,7 +231,7 @@ class Permit:
         """What an allow for the rest of the session would allow: offered for an ask of the
         tiers only, which a rule or the mode can settle (no ask rule, protected path,
         dangerous-tier doubt, hook's ask or unknowable line asked)."""
-        if self.policy is None or verdict.source != "tier:mutating":
+        if not self.grants or self.policy is None or verdict.source != "tier:mutating":
             return None
         from hookline.permissions._session import grant_for
 

@@ -48,8 +48,11 @@ if TYPE_CHECKING:
     from hookline.storage._base import Store
 
 JSONL_NAME = "audit.jsonl"
-#: Group commit writes at the latest when this many records wait; so does a copy to the store.
+#: Group commit writes at the latest when this many records wait.
 _GROUP_LIMIT = 256
+#: A copy to the store is due once this many records wait: small, as the writer waits for it
+#: (a server's hook calls behind it too), and a copy of 32 takes a fraction of a millisecond.
+_COPY_LIMIT = 32
 #: A copy to the store is due once its oldest record has waited this many seconds.
 COPY_DELAY = 1.0
 
@@ -212,7 +215,7 @@ class AuditWriter:
             self._copy_since = monotonic()
         rows = (placed(entry, *at) for at, entry in zip(links, entries, strict=True))
         self._uncopied += zip(rows, texts, strict=True)
-        due = len(self._uncopied) >= _GROUP_LIMIT or monotonic() - self._copy_since >= COPY_DELAY
+        due = len(self._uncopied) >= _COPY_LIMIT or monotonic() - self._copy_since >= COPY_DELAY
         if not (copy or (due and copy is None)):
             return Flushed(len(entries), None, file_seq)
         with file.locked():

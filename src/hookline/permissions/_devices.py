@@ -180,7 +180,7 @@ def path_kind(pattern: str) -> str | None:
 
 def _real(path: str) -> str | None:
     try:
-        return os.path.realpath(path)
+        return paths.real(path)
     except (OSError, ValueError):
         return None
 

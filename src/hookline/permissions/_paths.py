@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 
 #: Folders inside a workspace root that hold hookline's, Claude Code's and git's own files.
 PROTECTED = (".claude", ".hookline", ".git")
 #: The folder no tool reads: hookline's own state.
 PRIVATE = ".hookline"
+#: Within ``snapshot()``: each path resolved so far, and its real path.
+_SEEN: ContextVar[dict[str, str] | None] = ContextVar("hookline_real_paths", default=None)
 
 
 def absolute(path: str, cwd: str, home: str | None = None) -> str:
@@ -30,8 +34,27 @@ def expand_home(path: str, home: str | None = None) -> str:
 
 
 def real(path: str) -> str:
-    """``path`` with every symlink resolved (as far as the file system has it; a loop stops)."""
-    return os.path.realpath(path)
+    """``path`` with every symlink resolved (as far as the file system has it; a loop stops);
+    within ``snapshot()``, as it was first found there."""
+    seen = _SEEN.get()
+    if seen is None:
+        return os.path.realpath(path)
+    found = seen.get(path)
+    if found is None:
+        found = seen[path] = os.path.realpath(path)
+    return found
+
+
+@contextmanager
+def snapshot() -> Iterator[None]:
+    """Within the block, each path is resolved once: one decision judges the file system as
+    it found it (its checks ask for the same paths again and again), and a link changed
+    midway cannot make two of its checks see two different files."""
+    token = _SEEN.set(_SEEN.get() or {})
+    try:
+        yield
+    finally:
+        _SEEN.reset(token)
 
 
 def forms(path: str, cwd: str, home: str | None = None) -> tuple[str, ...]:

@@ -44,6 +44,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+import hookline.permissions._paths as paths
 import hookline.permissions._visibility as visibility
 from hookline._events import PermissionMode
 from hookline._file_tools import INPUT_CHECKED, PATH_FIELDS, READERS
@@ -145,8 +146,10 @@ def evaluate(
 def evaluate_call(
     policy: PermissionPolicy, asked: CallContext, hook: Decision, *, hook_name: str = "PreToolUse"
 ) -> Verdict:
-    """``evaluate``, for a call given as one ``CallContext`` (as the tool pipeline has it)."""
-    verdict = decide(policy, judged_call(policy, asked), hook, hook_name)
+    """``evaluate``, for a call given as one ``CallContext`` (as the tool pipeline has it),
+    over one snapshot of the file system's links (``paths.snapshot``)."""
+    with paths.snapshot():
+        verdict = decide(policy, judged_call(policy, asked), hook, hook_name)
     if verdict.permission != "ask" or policy.mode != "dontAsk":
         return verdict
     why = (

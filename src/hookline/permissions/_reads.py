@@ -255,7 +255,7 @@ _PROCESS_VIEW: Final = re.compile(r"/proc/(self|thread-self|\d+)(/|$)|/dev/fd(/|
 
 def _real(path: str) -> str:
     try:
-        return os.path.realpath(path)
+        return paths.real(path)
     except (OSError, ValueError):
         return path
 

@@ -15,13 +15,22 @@ Concurrency. SQLite has one writer at a time. Every writing transaction starts w
 IMMEDIATE`` (the write lock up front, so two writers never deadlock upgrading a read lock), and
 ``busy_timeout`` makes a process that finds the lock taken wait for it instead of failing.
 Readers do not block the writer, nor it them.
+
+Checkpoints. SQLite moves the WAL into the database file (a checkpoint, which syncs the disk)
+from within whichever commit finds the WAL long, by default: that commit then takes several
+milliseconds. A server, whose hook calls wait on its commits, moves them to a thread of their
+own (``SqliteStore.checkpoints_apart``): the store's connection no longer checkpoints, and the
+thread does, every ``CHECKPOINT_EVERY`` seconds, without blocking the writer.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
@@ -31,6 +40,11 @@ from hookline.storage._sql import Cursor, LockKind, SqlStore, migrations
 
 #: How long a transaction waits for another process's write lock before it fails.
 BUSY_TIMEOUT_SECONDS = 30.0
+
+#: Seconds between the checkpoints of a store that checkpoints apart.
+CHECKPOINT_EVERY = 1.0
+#: SQLite's own default: a commit that finds this many pages in the WAL checkpoints.
+_AUTOCHECKPOINT_PAGES = 1000
 
 #: The statements that bring the tables from one schema version to the next. ``seq`` is an
 #: INTEGER PRIMARY KEY, so SQLite keeps it as the rowid.
@@ -55,8 +69,64 @@ class SqliteStore(SqlStore):
     def _begin(self, cur: Cursor, lock: LockKind) -> None:
         cur.execute("BEGIN" if lock == "read" else "BEGIN IMMEDIATE")
 
+    @contextmanager
+    def checkpoints_apart(self, every: float = CHECKPOINT_EVERY) -> Iterator[Checkpointer]:
+        """While the block runs, this store's connection never checkpoints; a thread with a
+        connection of its own does, every ``every`` seconds (and once more at the end)."""
+        thread = Checkpointer(self.path, every)
+        self._autocheckpoint(0)
+        thread.start()
+        try:
+            yield thread
+        finally:
+            thread.stop()
+            self._autocheckpoint(_AUTOCHECKPOINT_PAGES)
+
+    def _autocheckpoint(self, pages: int) -> None:
+        with self._mutex:
+            cur = self._conn.cursor()
+            try:
+                cur.execute(f"PRAGMA wal_autocheckpoint = {pages}")
+            finally:
+                cur.close()
+
     def __repr__(self) -> str:
         return f"SqliteStore({str(self.path)!r})"
+
+
+class Checkpointer(threading.Thread):
+    """Checkpoints a SQLite file in the PASSIVE mode (what no reader still needs, without
+    waiting for anyone) every ``every`` seconds until stopped. ``last``: what the last one
+    did, as SQLite says it (busy, frames in the WAL, frames checkpointed)."""
+
+    def __init__(self, path: Path, every: float) -> None:
+        super().__init__(name=f"checkpoints {path.name}", daemon=True)
+        self.path, self.every = path, every
+        self.last: tuple[int, int, int] | None = None
+        #: Set after each checkpoint (cleared by whoever waits for the next one).
+        self.done = threading.Event()
+        self._stopping = threading.Event()
+
+    def run(self) -> None:
+        conn = _connect(self.path)
+        try:
+            while not self._stopping.wait(self.every):
+                self._checkpoint(conn)
+            self._checkpoint(conn)
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self.join()
+
+    def _checkpoint(self, conn: sqlite3.Connection) -> None:
+        try:
+            row = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        except sqlite3.Error:  # the next one tries again; a commit never depends on it
+            return
+        self.last = (int(row[0]), int(row[1]), int(row[2]))
+        self.done.set()
 
 
 def _connect(path: Path) -> sqlite3.Connection:
