@@ -34,10 +34,13 @@ class ToolSpy:
 def _no_settings_from_this_machine(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Every test (and every process it starts) gets an empty home and managed-settings folder,
-    so the developer's or CI's own ~/.claude and /etc/claude-code never leak in."""
+    """Every test (and every process it starts) gets an empty home, managed-settings folder
+    and machine root for the other hosts' managed files, so the developer's or CI's own
+    ~/.claude, /etc/claude-code and /etc/codex never leak in, nor are written."""
     monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
     monkeypatch.setenv("HOOKLINE_MANAGED_SETTINGS_DIR", str(tmp_path_factory.mktemp("managed")))
+    monkeypatch.setenv("HOOKLINE_MANAGED_ROOT", str(tmp_path_factory.mktemp("machine")))
+    monkeypatch.delenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH", raising=False)
     for provider in PROVIDERS:  # nor a model key: `hookline run` must never reach a paid API
         for name in (provider.key_var, provider.url_var, provider.model_var):
             monkeypatch.delenv(name, raising=False)

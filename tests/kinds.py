@@ -80,6 +80,7 @@ E2E: Final = frozenset(
         "test_http_hooks.py",
         "test_install_claude_code.py",
         "test_install_codex.py",
+        "test_install_managed.py",
         "test_install_cursor.py",
         "test_install_gemini.py",
         "test_interrupted_runs.py",

@@ -113,7 +113,7 @@ def test_hooks_turned_off_in_config_toml_are_said_at_install(tmp_path: Path, key
     [
         ('{"hooks": []}', (), "hooks: should be an object of events"),
         ("{}", ("--events", "PreToolUse,BeforeTool"), "BeforeTool: not an event of Codex"),
-        ("{}", ("--scope", "managed"), "codex has no managed scope"),
+        ("{}", ("--scope", "local"), "codex has no local scope"),
     ],
 )
 def test_a_file_or_an_option_hookline_cannot_use_is_one_line_and_nothing_is_written(

@@ -10,6 +10,7 @@
     hookline install codex --scope project        ./.codex/hooks.json
     hookline install cursor                       ~/.cursor/hooks.json (a curl command)
     hookline install cursor --scope project       ./.cursor/hooks.json
+    hookline install codex --scope managed        /etc/codex/hooks.json (the machine's; root)
     hookline install HOST --token-env VAR         each call carries the token in $VAR
 """
 
@@ -98,8 +99,8 @@ _SCOPE = click.option(
     show_default=True,
     help="Which settings file: user (~/.claude, ~/.gemini, ~/.codex, ~/.cursor), project "
     "(.claude/settings.json, .gemini/settings.json, .codex/hooks.json, .cursor/hooks.json), "
-    "local (.claude/settings.local.json) or managed (the machine's policy; needs root). Gemini "
-    "CLI, Codex and Cursor: user or project.",
+    "local (.claude/settings.local.json; Claude Code only) or managed (the machine's: "
+    "/etc/claude-code, /etc/gemini-cli, /etc/codex, /etc/cursor on Linux; needs root).",
 )
 _CWD = click.option(
     "--cwd",

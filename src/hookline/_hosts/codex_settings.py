@@ -7,9 +7,10 @@ matcher groups of ``{"type": "command", "command": ..., "timeout": SECONDS}``. T
 command is the ``curl`` line of ``hookline._hosts.curl_hook``: it posts the event to the
 server's ``/codex`` route and blocks (exit 2, the reason on stderr) when no answer comes.
 
-Codex runs a hook it did not get from a managed policy only once a person has reviewed and
-trusted it (``/hooks`` in Codex), and again after it changes; ``warnings`` says so, and says
-when ``config.toml`` turns hooks off. The entries are hookline's when their command is the
+The machine's ``hooks.json`` (``/etc/codex``, the ``managed`` scope) is Codex's system layer.
+Codex runs a hook it did not get from the machine only once a person has reviewed and trusted
+it (``/hooks`` in Codex), and again after it changes; ``warnings`` says so, and says when
+``config.toml`` turns hooks off. The entries are hookline's when their command is the
 installed line (or an older curl line posting to the URL); installing again changes nothing,
 and ``uninstall`` takes out exactly those.
 """
@@ -28,9 +29,10 @@ from hookline._hosts import curl_hook, hook_groups, settings_file
 from hookline._hosts.claude_code import DEFAULT_PORT
 from hookline._hosts.codex import CODEX_EVENTS, CODEX_PATH
 from hookline._hosts.hook_groups import Change
+from hookline._hosts.managed import managed_path
 
-Scope = Literal["user", "project"]
-SCOPES: Final = ("user", "project")
+Scope = Literal["user", "project", "managed"]
+SCOPES: Final = ("user", "project", "managed")
 DEFAULT_URL: Final = f"http://127.0.0.1:{DEFAULT_PORT}{CODEX_PATH}"
 #: The events installed by default: those hookline serves by default (``EventFacts.served``:
 #: the gate before each tool, Codex's own approval prompt, each result, the prompt), but Stop:
@@ -52,9 +54,12 @@ TRUST_NOTE: Final = (
 
 
 def settings_path(scope: Scope, cwd: Path, home: Path) -> Path:
-    """The ``hooks.json`` Codex reads for ``scope`` (the user's under ``$CODEX_HOME``)."""
+    """The ``hooks.json`` Codex reads for ``scope`` (the user's under ``$CODEX_HOME``; the
+    machine's beside its system ``config.toml``: ``hookline._hosts.managed``)."""
     if scope == "project":
         return cwd / ".codex" / "hooks.json"
+    if scope == "managed":
+        return managed_path("codex")
     codex_home = os.environ.get("CODEX_HOME")
     return (Path(codex_home) if codex_home else home / ".codex") / "hooks.json"
 
@@ -101,8 +106,8 @@ def installed(path: Path, url: str) -> list[str]:
 
 def warnings(path: Path) -> list[str]:
     """What keeps Codex from running the entries of ``path``: what ``stops`` them, and the
-    review Codex asks for."""
-    return [*stops(path), TRUST_NOTE]
+    review Codex asks for (of every file but the machine's)."""
+    return [*stops(path), *([] if path == managed_path("codex") else [TRUST_NOTE])]
 
 
 def stops(path: Path) -> list[str]:

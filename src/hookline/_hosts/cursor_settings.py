@@ -1,6 +1,7 @@
 """Cursor pointed at ``hookline serve``: its ``hooks.json`` entries, written and taken out.
 
-Cursor reads ``~/.cursor/hooks.json`` for the user and ``.cursor/hooks.json`` for a project:
+Cursor reads ``~/.cursor/hooks.json`` for the user, ``.cursor/hooks.json`` for a project and
+its enterprise file for the machine:
 ``{"version": 1, "hooks": {event: [{"command": ..., ...}, ...]}}``, a flat list of hooks per
 event (no matcher groups). The installed hook is the ``curl`` line of
 ``hookline._hosts.curl_hook`` posting to the server's ``/cursor`` route, marked
@@ -22,9 +23,10 @@ from hookline._hosts import curl_hook, hook_groups, settings_file
 from hookline._hosts.claude_code import DEFAULT_PORT
 from hookline._hosts.cursor import CURSOR_PATH
 from hookline._hosts.hook_groups import Change
+from hookline._hosts.managed import managed_path
 
-Scope = Literal["user", "project"]
-SCOPES: Final = ("user", "project")
+Scope = Literal["user", "project", "managed"]
+SCOPES: Final = ("user", "project", "managed")
 DEFAULT_URL: Final = f"http://127.0.0.1:{DEFAULT_PORT}{CURSOR_PATH}"
 #: The events installed by default: each gate before a tool whose input is documented, and
 #: the prompt.
@@ -52,7 +54,10 @@ UNREACHABLE: Final = (
 
 
 def settings_path(scope: Scope, cwd: Path, home: Path) -> Path:
-    """The ``hooks.json`` Cursor reads for ``scope``."""
+    """The ``hooks.json`` Cursor reads for ``scope`` (the machine's: its enterprise hooks,
+    ``hookline._hosts.managed``)."""
+    if scope == "managed":
+        return managed_path("cursor")
     return (home if scope == "user" else cwd) / ".cursor" / "hooks.json"
 
 

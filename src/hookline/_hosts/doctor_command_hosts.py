@@ -2,7 +2,7 @@
 (Gemini CLI, Codex, Cursor): where hookline's ``curl`` hooks are, and what would stop the host
 from running them.
 
-For each scope (user, project) it lists the events that have hookline's line posting to the
+For each scope (user, project, managed) it lists the events that have hookline's line posting to the
 URL, and what in the host's own settings turns hooks off (Gemini's ``hooksConfig.enabled``,
 Codex's ``[features] hooks``). The line fails closed by itself (exit 2 when no answer comes),
 so there is no fail-open setting to look for; but without ``curl`` on the PATH every call is
@@ -57,7 +57,7 @@ HOSTS: Final = {
         "beforeShellExecution",
     ),
 }
-SCOPES: Final = ("user", "project")
+SCOPES: Final = ("user", "project", "managed")
 
 
 def check(host: str, url: str, project: Path, home: Path) -> Installed:

@@ -1,13 +1,14 @@
 """Gemini CLI pointed at ``hookline serve``: its settings entries, written and taken out.
 
 Gemini CLI runs command hooks only (``hooks.<Event>``: matcher groups of ``{"type":
-"command", "command": ...}``, in ``~/.gemini/settings.json`` or the project's
-``.gemini/settings.json``). The installed command is a ``curl`` line, so no Python starts per
-call: it posts the event on stdin to the server's ``/gemini`` route and prints the answer, and
-when the server cannot be reached, answers late or answers with an error it says so on stderr
-and exits 2, which Gemini reads as a block (any other exit code would be a warning and the
-tool would run). curl gives up after ``curl_hook.SECONDS``, well before Gemini's own ``TIMEOUT_MS``
-(a hook Gemini times out does not block).
+"command", "command": ...}``, in ``~/.gemini/settings.json``, the project's
+``.gemini/settings.json`` or the machine's system settings). The installed command is a
+``curl`` line, so no Python starts per call: it posts the event on stdin to the server's
+``/gemini`` route and prints the answer, and when the server cannot be reached, answers late
+or answers with an error it says so on stderr and exits 2, which Gemini reads as a block (any
+other exit code would be a warning and the tool would run). curl gives up after
+``curl_hook.SECONDS``, well before Gemini's own ``TIMEOUT_MS`` (a hook Gemini times out does not
+block).
 
 An entry is hookline's when it is a command hook whose command is the installed line, or one
 named ``hookline`` whose command posts to the URL; installing again changes nothing, and
@@ -31,9 +32,10 @@ from hookline._hosts import curl_hook, hook_groups, settings_file
 from hookline._hosts.claude_code import DEFAULT_PORT
 from hookline._hosts.gemini import GEMINI_PATH
 from hookline._hosts.hook_groups import Change
+from hookline._hosts.managed import managed_path
 
-Scope = Literal["user", "project"]
-SCOPES: Final = ("user", "project")
+Scope = Literal["user", "project", "managed"]
+SCOPES: Final = ("user", "project", "managed")
 DEFAULT_URL: Final = f"http://127.0.0.1:{DEFAULT_PORT}{GEMINI_PATH}"
 #: The events installed by default: a gate before each tool, its result, and the prompt.
 EVENTS: Final = ("BeforeTool", "AfterTool", "BeforeAgent")
@@ -61,7 +63,10 @@ UNREACHABLE: Final = (
 
 
 def settings_path(scope: Scope, cwd: Path, home: Path) -> Path:
-    """The settings file Gemini CLI reads for ``scope``."""
+    """The settings file Gemini CLI reads for ``scope`` (the machine's: its system settings,
+    ``hookline._hosts.managed``)."""
+    if scope == "managed":
+        return managed_path("gemini")
     return (home if scope == "user" else cwd) / ".gemini" / "settings.json"
 
 
