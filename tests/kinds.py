@@ -71,6 +71,7 @@ E2E: Final = frozenset(
         "test_fail_closed.py",
         "test_first_hour_cli.py",
         "test_full_disk.py",
+        "test_gemini_cli.py",
         "test_git_e2e.py",
         "test_gittree.py",
         "test_hook_answers.py",

@@ -35,6 +35,7 @@ from hookline.models._wire import (  # noqa: F401  (the tests import them from h
     anthropic_events,
     anthropic_message,
     fragments,
+    gemini_events,
     openai_chunks,
     openai_completion,
     responses_events,

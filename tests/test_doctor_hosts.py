@@ -1,8 +1,8 @@
 """``hookline doctor --host gemini|codex|cursor`` run for real: a ``hookline serve`` on
 127.0.0.1 and the host's hooks installed (or not) by ``hookline install`` in the test's home.
-Through Codex a live canary runs (the real CLI, ``codex_cli``); through Gemini CLI and Cursor
-none does yet: the report says what is installed and what stops it, and never claims the calls
-are proven judged."""
+Through Codex and Gemini CLI a live canary runs (the real CLIs, ``codex_cli`` and
+``gemini_cli``); through Cursor none does yet: the report says what is installed and what stops
+it, and never claims the calls are proven judged."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 
 from cli_runner import HOOKLINE, hookline, src_env
 from codex_cli import needs_codex
+from gemini_cli import needs_gemini
 from hookline._hosts.claude_code import CLAUDE_CODE_PATH
 from test_serve import running
 
@@ -52,14 +53,14 @@ def doctor(
     return done.returncode, json.loads(done.stdout)
 
 
-@pytest.mark.parametrize("host", ["cursor", "gemini"])
 def test_installed_hooks_and_a_server_that_answers_are_reported_but_not_proven(
-    host: str, project: Path, policy: Path, tmp_path: Path
+    project: Path, policy: Path, tmp_path: Path
 ) -> None:
+    """Through Cursor, which has no canary yet."""
     with running(policy, tmp_path / "state") as where:
-        url = where.removesuffix(CLAUDE_CODE_PATH) + ROUTES[host]
-        assert hookline("install", host, "--url", url, cwd=project).returncode == 0
-        code, report = doctor(project, "--host", host, "--url", url)
+        url = where.removesuffix(CLAUDE_CODE_PATH) + ROUTES["cursor"]
+        assert hookline("install", "cursor", "--url", url, cwd=project).returncode == 0
+        code, report = doctor(project, "--host", "cursor", "--url", url)
     assert (code, report["covered"], report["proven"], report["problems"]) == (0, True, False, [])
     user = next(scope for scope in report["installed"] if scope["scope"] == "user")
     assert user["gating"] is True and user["events"]
@@ -131,3 +132,47 @@ def test_through_codex_without_hooks_the_canary_runs_and_with_no_server_it_is_bl
     assert hookline("install", "codex", "--url", down, cwd=project).returncode == 0
     code, report = doctor(project, "--host", "codex", "--url", down)
     assert (code, report["canary"]["outcome"]) == (1, "blocked"), report["canary"]
+
+
+@needs_gemini
+def test_through_gemini_the_canary_is_refused_by_the_server_and_coverage_is_proven(
+    project: Path, policy: Path, tmp_path: Path
+) -> None:
+    with running(policy, tmp_path / "state") as where:
+        url = where.removesuffix(CLAUDE_CODE_PATH) + "/gemini"
+        assert hookline("install", "gemini", "--url", url, cwd=project).returncode == 0
+        code, report = doctor(project, "--host", "gemini", "--url", url)
+    assert (code, report["covered"], report["proven"]) == (0, True, True), report["problems"]
+    assert report["canary"]["outcome"] == "refused"
+    assert "which no tool reads" in report["canary"]["said"]
+    assert not os.path.lexists(report["canary"]["target"])
+
+
+@needs_gemini
+def test_through_gemini_without_hooks_the_canary_runs_and_with_no_server_it_is_blocked(
+    project: Path, policy: Path, tmp_path: Path
+) -> None:
+    with running(policy, tmp_path / "state") as where:
+        url = where.removesuffix(CLAUDE_CODE_PATH) + "/gemini"
+        code, report = doctor(project, "--host", "gemini", "--url", url)
+    assert (code, report["canary"]["outcome"]) == (1, "ran")
+    assert any("the canary call ran" in p for p in report["problems"])
+    down = "http://127.0.0.1:9/gemini"  # the discard port: nothing answers there
+    assert hookline("install", "gemini", "--url", down, cwd=project).returncode == 0
+    code, report = doctor(project, "--host", "gemini", "--url", down)
+    assert (code, report["canary"]["outcome"]) == (1, "blocked"), report["canary"]
+
+
+def test_without_a_gemini_cli_nothing_is_proven_and_that_is_a_problem(
+    project: Path, policy: Path, tmp_path: Path
+) -> None:
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    with running(policy, tmp_path / "state") as where:
+        url = where.removesuffix(CLAUDE_CODE_PATH) + "/gemini"
+        assert hookline("install", "gemini", "--url", url, cwd=project).returncode == 0
+        code, report = doctor(
+            project, "--host", "gemini", "--url", url, env={"GEMINI_CLI": "", "PATH": str(empty)}
+        )
+    assert (code, report["proven"], report["canary"]) == (1, False, None)
+    assert any("no Gemini CLI found" in p for p in report["problems"])

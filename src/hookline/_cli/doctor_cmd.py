@@ -1,8 +1,8 @@
-"""``hookline doctor``: whether Claude Code's tool calls are judged by ``hookline serve``, proved
-with a live canary (``hookline._serve.doctor``).
+"""``hookline doctor``: whether a host's tool calls are judged by ``hookline serve``, proved with
+a live canary through Claude Code, Codex or Gemini CLI (``hookline._serve.doctor``).
 
     hookline doctor [--cwd DIR] [--url URL] [--cli PATH] [--json]
-    hookline doctor --host gemini|codex|cursor [--cwd DIR] [--url URL] [--json]
+    hookline doctor --host gemini|codex|cursor [--cwd DIR] [--url URL] [--cli PATH] [--json]
 
 Exit 0 when everything checked holds, 1 when something is not covered (or the canary ran),
 2 for a usage error.
@@ -19,8 +19,8 @@ import click
 from hookline._cli.render import echo
 from hookline._hosts.claude_code import DEFAULT_URL
 from hookline._hosts.doctor_command_hosts import HOSTS as COMMAND_HOSTS
-from hookline._serve import canary, canary_codex
-from hookline._serve.doctor import Report, examine, examine_command_host
+from hookline._serve import canary
+from hookline._serve.doctor import LIVE, Report, examine, examine_command_host
 from hookline._support.display import shown
 
 NOT_COVERED = 1
@@ -32,7 +32,7 @@ NOT_COVERED = 1
     type=click.Choice(["claude-code", *COMMAND_HOSTS]),
     default="claude-code",
     show_default=True,
-    help="The host to check (a live canary runs through Claude Code and Codex).",
+    help="The host to check (a live canary runs through Claude Code, Codex and Gemini CLI).",
 )
 @click.option(
     "--cwd",
@@ -51,7 +51,8 @@ NOT_COVERED = 1
     type=click.Path(dir_okay=False, exists=True),
     default=None,
     help="The host's CLI for the canary (Claude Code: default $CLAUDE_CLI, claude on PATH, or "
-    "the one claude-agent-sdk bundles; Codex: $CODEX_CLI or codex on PATH).",
+    "the one claude-agent-sdk bundles; Codex: $CODEX_CLI or codex on PATH; Gemini CLI: "
+    "$GEMINI_CLI or gemini on PATH).",
 )
 @click.option("--json", "as_json", is_flag=True, help="One JSON object, for CI.")
 def doctor(host: str, cwd: Path, url: str | None, cli: str | None, as_json: bool) -> None:
@@ -60,12 +61,15 @@ def doctor(host: str, cwd: Path, url: str | None, cli: str | None, as_json: bool
     Checks the server's health, hookline's hooks in each Claude Code settings scope (and what
     would stop them), then runs Claude Code once, offline, in a temporary project and home
     with copies of your settings: its model asks for one forbidden Read, which hookline serve
-    must refuse through Claude Code's own hooks. Exit 0 when all of it holds, 1 when not."""
+    must refuse through Claude Code's own hooks. With --host codex or gemini, the same through
+    that host's CLI: its model asks to cat a file in your hookline keys, which hookline serve
+    must refuse through the host's hooks (Cursor: its settings only, no canary yet). Exit 0 when
+    all of it holds, 1 when not."""
     if host == "claude-code":
         report = examine(url or DEFAULT_URL, cwd.resolve(), Path.home(), cli=canary.find_cli(cli))
     else:
         where = url or COMMAND_HOSTS[host].url
-        found = canary_codex.find_cli(cli) if host == "codex" else None
+        found = LIVE[host].find_cli(cli) if host in LIVE else None
         report = examine_command_host(host, where, cwd.resolve(), Path.home(), cli=found)
     if as_json:
         echo(json.dumps(report.as_json(), indent=2))
@@ -88,7 +92,7 @@ def _show(report: Report) -> None:
         why = f"no {report.host} CLI found" if report.has_canary else f"none for {report.host} yet"
         echo(f"  canary     not run: {why}")
     else:
-        what = "cat" if report.host == "codex" else "Read"
+        what = "cat" if report.host in LIVE else "Read"
         echo(f"  canary     {what} {shown(report.canary.target)} through {shown(report.cli or '')}")
         said = " ".join(report.canary.said.split())[:300]
         echo(f"             {report.canary.outcome}: {said}")

@@ -1,4 +1,5 @@
-"""``hookline model-server``: a scripted model behind the OpenAI and Anthropic APIs, offline.
+"""``hookline model-server``: a scripted model behind the OpenAI, Anthropic and Gemini APIs,
+offline.
 
     hookline model-server --script FILE [--port N]
 
@@ -40,7 +41,8 @@ def model_server(script_file: str, port: int) -> None:
 
     Point hookline (or any client) at it: OPENAI_BASE_URL=http://127.0.0.1:PORT/v1 with
     --model openai:NAME, or ANTHROPIC_BASE_URL=http://127.0.0.1:PORT with --model
-    anthropic:NAME. Streamed (server-sent events) and whole answers; each request gets the turn
+    anthropic:NAME; Gemini CLI with GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:PORT. Streamed
+    (server-sent events) and whole answers; each request gets the turn
     after the assistant messages it already holds, so sessions can share it and resume.
     """
     script = load_script(script_file)

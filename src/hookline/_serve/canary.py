@@ -30,11 +30,12 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -54,7 +55,16 @@ _FAIL_CLOSED: Final = 'blocking because onFailure is "block"'
 #: Seconds the whole run may take: Claude Code waits up to 30 for each HTTP hook.
 TIMEOUT: Final = 180
 _PROMPT: Final = "hookline doctor canary: read the file the script names."
-_FINAL: Final = "hookline doctor canary done"
+#: What the model is asked through a host whose canary is a shell command (Codex, Gemini CLI).
+COMMAND_PROMPT: Final = "hookline doctor canary: run the command the script names."
+#: The prefix of the temporary folder a canary runs in.
+_TEMPORARY: Final = "hookline-doctor-"
+#: How a host's CLI is run for a canary: ``launch(model URL, temporary folder)``.
+Launch = Callable[[str, Path], "subprocess.CompletedProcess[str]"]
+#: What the scripted model answers once the call is done with, through every host.
+FINAL: Final = "hookline doctor canary done"
+#: What hookline's reason for refusing a read of its keys says, in every mode and host.
+PRIVATE: Final = "which no tool reads"
 _QUIET: Final = {
     "ANTHROPIC_API_KEY": "sk-hookline-doctor",
     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
@@ -85,10 +95,12 @@ class Canary:
 def find_cli(given: str | None = None) -> str | None:
     """The Claude Code CLI: ``given``, ``$CLAUDE_CLI``, ``claude`` on PATH, or the one bundled
     in ``claude-agent-sdk``; None when there is none."""
-    for candidate in (given, os.environ.get("CLAUDE_CLI"), shutil.which("claude"), _bundled()):
-        if candidate and Path(candidate).is_file():
-            return candidate
-    return None
+    return first_file(given, os.environ.get("CLAUDE_CLI"), shutil.which("claude"), _bundled())
+
+
+def first_file(*candidates: str | None) -> str | None:
+    """The first of ``candidates`` that is a file (a host's CLI); None when none is."""
+    return next((c for c in candidates if c and Path(c).is_file()), None)
 
 
 def _bundled() -> str | None:
@@ -121,23 +133,61 @@ def run(cli: str, project: Path, home: Path, *, timeout: float = TIMEOUT) -> Can
     ``home`` (the user's), in a temporary project and HOME."""
     path = target(home)
     call = {"id": CALL_ID, "name": "Read", "input": {"file_path": str(path)}}
-    script = Script(turns=[ScriptTurn(tool_calls=[call])], final_text=_FINAL)
-    with tempfile.TemporaryDirectory(prefix="hookline-doctor-") as tmp, ScriptServer(script) as m:
+    with tempfile.TemporaryDirectory(prefix=_TEMPORARY) as tmp, ScriptServer(one_call(call)) as m:
         fresh_home, fresh_project = Path(tmp, "home"), Path(tmp, "project")
         _copy_settings(home, project, fresh_home, fresh_project)
         try:
             done = _claude(cli, m.url, fresh_project, fresh_home, timeout)
         except (OSError, subprocess.TimeoutExpired) as exc:
-            return Canary("no-result", str(path), f"{cli} could not be run: {exc}")
+            return unrunnable(cli, path, exc)
     if os.path.lexists(path):  # made meanwhile by someone else: nothing to judge by
         return Canary("no-result", str(path), f"{path} appeared during the run")
     said, denied, result = _reaction(done.stdout.splitlines())
     if said is None and result is not None and _FAIL_CLOSED in result:  # the prompt's own hook
         return Canary("blocked", str(path), result)
     if said is None:
-        tail = result or (done.stderr or done.stdout).strip()[-300:]
-        return Canary("no-result", str(path), f"exit {done.returncode}: {tail or 'no output'}")
+        return unfinished(path, done, result)
     return Canary(judge(said, denied, expected_reason(path, home)), str(path), said)
+
+
+def cat(path: Path) -> str:
+    """The shell command of a host's canary: ``cat`` of ``path``."""
+    return f"cat {shlex.quote(str(path))}"
+
+
+def one_call(call: dict[str, Any]) -> Script:
+    """The canary's script: one turn asking for ``call``, then ``FINAL``."""
+    return Script(turns=[ScriptTurn(tool_calls=[call])], final_text=FINAL)
+
+
+def through(
+    cli: str, path: Path, call: dict[str, Any], launch: Launch
+) -> tuple[subprocess.CompletedProcess[str], list[Any]] | Canary:
+    """``launch(model, folder)``: a host's CLI run in a temporary ``folder`` against a scripted
+    model at the URL ``model`` whose one call is ``call``. What the run did and the requests
+    the model got, or the ``no-result`` when ``cli`` could not be run."""
+    with (
+        tempfile.TemporaryDirectory(prefix=_TEMPORARY) as tmp,
+        ScriptServer(one_call(call), keep=True) as model,
+    ):
+        try:
+            done = launch(model.url, Path(tmp))
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return unrunnable(cli, path, exc)
+        return done, list(model.requests or [])
+
+
+def unrunnable(cli: str, path: Path, exc: Exception) -> Canary:
+    return Canary("no-result", str(path), f"{cli} could not be run: {exc}")
+
+
+def unfinished(
+    path: Path, done: subprocess.CompletedProcess[str], said: str | None = None
+) -> Canary:
+    """A run that never told its model about the call: its exit code and last words (``said``,
+    else the end of its output)."""
+    tail = said or (done.stderr or done.stdout).strip()[-300:]
+    return Canary("no-result", str(path), f"exit {done.returncode}: {tail or 'no output'}")
 
 
 def _claude(

@@ -20,25 +20,28 @@ hook blocked the prompt (Codex says no more than that).
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any, Final
 
 from hookline._hosts import codex_settings
-from hookline._serve.canary import Canary, Outcome, target
-from hookline.models._scripted import Script, ScriptTurn
-from hookline.models._serve import ScriptServer
+from hookline._serve.canary import (
+    COMMAND_PROMPT,
+    PRIVATE,
+    TIMEOUT,
+    Canary,
+    Outcome,
+    cat,
+    first_file,
+    target,
+    through,
+    unfinished,
+)
 
 CALL_ID: Final = "call_hookline_doctor_canary"
-TIMEOUT: Final = 180
-#: What Codex tells the model when a PreToolUse hook blocked a command, and hookline's reason.
+#: What Codex tells the model when a PreToolUse hook blocked a command.
 _BLOCKED: Final = "blocked by PreToolUse hook"
-_PRIVATE: Final = "which no tool reads"
-_PROMPT: Final = "hookline doctor canary: run the command the script names."
-_FINAL: Final = "hookline doctor canary done"
 #: What a turn Codex ends without asking the model means: a hook blocked the prompt (the
 #: installed line blocks when the server cannot answer; Codex says nothing more).
 _PROMPT_BLOCKED: Final = (
@@ -48,45 +51,36 @@ _PROMPT_BLOCKED: Final = (
 
 def find_cli(given: str | None = None) -> str | None:
     """The Codex CLI: ``given``, ``$CODEX_CLI`` or ``codex`` on PATH; None when there is none."""
-    for candidate in (given, os.environ.get("CODEX_CLI"), shutil.which("codex")):
-        if candidate and Path(candidate).is_file():
-            return candidate
-    return None
+    return first_file(given, os.environ.get("CODEX_CLI"), shutil.which("codex"))
 
 
 def run(cli: str, project: Path, home: Path, *, timeout: float = TIMEOUT) -> Canary:
     """The canary through ``cli``, with the hooks of ``home``'s Codex (``$CODEX_HOME``) and of
     ``project``, in a temporary CODEX_HOME and project."""
     path = target(home)
-    call = {
-        "id": CALL_ID,
-        "name": "exec_command",
-        "input": {"cmd": f"cat {shlex.quote(str(path))}"},
-    }
-    script = Script(turns=[ScriptTurn(tool_calls=[call])], final_text=_FINAL)
-    with (
-        tempfile.TemporaryDirectory(prefix="hookline-doctor-") as tmp,
-        ScriptServer(script, keep=True) as model,
-    ):
-        codex_home, work = Path(tmp, "codex"), Path(tmp, "project")
+    call = {"id": CALL_ID, "name": "exec_command", "input": {"cmd": cat(path)}}
+
+    def launch(model: str, tmp: Path) -> subprocess.CompletedProcess[str]:
+        codex_home, work = tmp / "codex", tmp / "project"
         _copy_hooks(project, home, codex_home, work)
-        (codex_home / "config.toml").write_text(_config(model.url))
-        try:
-            done = _codex(cli, codex_home, work, timeout)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            return Canary("no-result", str(path), f"{cli} could not be run: {exc}")
-        said, asked = _told(model.requests or []), bool(model.requests)
-    if said is None and not asked and '"turn.completed"' in done.stdout:
+        (codex_home / "config.toml").write_text(_config(model))
+        return _codex(cli, codex_home, work, timeout)
+
+    ran = through(cli, path, call, launch)
+    if isinstance(ran, Canary):
+        return ran
+    done, requests = ran
+    said = _told(requests)
+    if said is None and not requests and '"turn.completed"' in done.stdout:
         return Canary("blocked", str(path), _PROMPT_BLOCKED)
     if said is None:
-        tail = (done.stderr or done.stdout).strip()[-300:]
-        return Canary("no-result", str(path), f"exit {done.returncode}: {tail or 'no output'}")
+        return unfinished(path, done)
     return Canary(judge(said, str(path)), str(path), said)
 
 
 def judge(said: str, path: str) -> Outcome:
     """The outcome, from what Codex told the model about the command."""
-    if _BLOCKED in said and _PRIVATE in said and path in said:
+    if _BLOCKED in said and PRIVATE in said and path in said:
         return "refused"
     if codex_settings.UNREACHABLE in said:
         return "blocked"
@@ -125,7 +119,7 @@ def _codex(
            "TMPDIR": str(scratch)}  # fmt: skip
     argv = [cli, "exec", "--json", "--skip-git-repo-check", "--ephemeral", "--trust",
             "--dangerously-bypass-hook-trust", "-s", "read-only", "-C", str(work),
-            _PROMPT]  # fmt: skip
+            COMMAND_PROMPT]  # fmt: skip
     return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout,
                           stdin=subprocess.DEVNULL, check=False)  # fmt: skip
 

@@ -6,11 +6,16 @@ settings scope has hookline's PreToolUse hook, failing closed, that nothing stop
 from running (``hookline._hosts.doctor_claude_code``); and the canary call went through Claude
 Code's real hook path and was refused with hookline's own reason (``hookline._serve.canary``).
 Without a Claude Code CLI there is no canary, and so no proof: that is a problem too.
+
+The hosts that run command hooks (``examine_command_host``) are checked the same way from their
+own settings (``hookline._hosts.doctor_command_hosts``), with their own canary through Codex and
+Gemini CLI (``LIVE``); through Cursor none runs yet, and its report is never ``proven``.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -21,7 +26,7 @@ import httpx
 from hookline._errors import ConfigError
 from hookline._hosts import doctor_claude_code, doctor_command_hosts
 from hookline._hosts.doctor_claude_code import Installed
-from hookline._serve import canary, canary_codex
+from hookline._serve import canary, canary_codex, canary_gemini
 from hookline._serve.canary import Canary
 
 HOST: Final = "claude-code"
@@ -43,8 +48,48 @@ NO_CODEX: Final = (
     "no Codex CLI found (--cli PATH, $CODEX_CLI, or codex on PATH: npm install @openai/codex): "
     "no live canary proves the coverage"
 )
+NO_GEMINI: Final = (
+    "no Gemini CLI found (--cli PATH, $GEMINI_CLI, or gemini on PATH: npm install "
+    "@google/gemini-cli): no live canary proves the coverage"
+)
 #: Each host's name, as the problems say it.
-_NAMES: Final = {"claude-code": "Claude Code", "codex": "Codex"}
+_NAMES: Final = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
+
+
+@dataclass(frozen=True)
+class Live:
+    """A command host's live canary: how its CLI is found and run, and what it leaves out."""
+
+    find_cli: Callable[[str | None], str | None]
+    run: Callable[[str, Path, Path], Canary]
+    #: The problem when no CLI is found.
+    no_cli: str
+    unchecked: tuple[str, ...]
+
+
+#: The command hosts a live canary runs through (``hookline._serve.canary_codex``, ``_gemini``).
+LIVE: Final = {
+    "codex": Live(
+        canary_codex.find_cli,
+        canary_codex.run,
+        NO_CODEX,
+        (
+            "whether Codex trusts hookline's hooks (/hooks in Codex): it skips them until then; "
+            "the canary runs them without that review",
+            "tool calls other than its shell command: the canary makes one",
+        ),
+    ),
+    "gemini": Live(
+        canary_gemini.find_cli,
+        canary_gemini.run,
+        NO_GEMINI,
+        (
+            "whether Gemini CLI trusts your project's folder: it runs no project hooks in one it "
+            "does not; the canary trusts its copy",
+            "tool calls other than its shell command: the canary makes one",
+        ),
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -78,7 +123,7 @@ class Report:
             "events other than PreToolUse: the canary fires only that one",
         )
     )
-    #: Whether hookline doctor has a canary for this host (Claude Code's only, so far).
+    #: Whether hookline doctor has a canary for this host (all but Cursor).
     has_canary: bool = True
 
     @property
@@ -86,7 +131,7 @@ class Report:
         found = _health_problems(self.health) + self.installed.problems
         if self.canary is None:
             if self.has_canary:
-                found.append(NO_CODEX if self.host == "codex" else NO_CLI)
+                found.append(LIVE[self.host].no_cli if self.host in LIVE else NO_CLI)
         elif not self.canary.refused:
             said = " ".join(self.canary.said.strip().splitlines()[:2])
             host = _NAMES.get(self.host, self.host)
@@ -129,20 +174,14 @@ def examine_command_host(
     host: str, url: str, project: Path, home: Path, *, cli: str | None = None
 ) -> Report:
     """The server at ``url`` and ``host``'s settings (Gemini CLI, Codex, Cursor), and for
-    Codex the canary through ``cli`` (``hookline._serve.canary_codex``; None: none found). No
-    canary runs through Gemini CLI or Cursor yet: their report says what is installed, not
-    that it is judged."""
+    Codex and Gemini CLI the canary through ``cli`` (``LIVE``; None: none found). No canary runs
+    through Cursor yet: its report says what is installed, not that it is judged."""
     installed = doctor_command_hosts.check(host, url, project, home)
     health = health_of(url)
-    unchecked: tuple[str, ...]
-    if host == "codex":
-        unchecked = (
-            "whether Codex trusts hookline's hooks (/hooks in Codex): it skips them until then; "
-            "the canary runs them without that review",
-            "tool calls other than its shell command: the canary makes one",
-        )
-        found = canary_codex.run(cli, project, home) if cli is not None else None
-        return Report(url, health, installed, cli, found, host, unchecked)
+    live = LIVE.get(host)
+    if live is not None:
+        found = live.run(cli, project, home) if cli is not None else None
+        return Report(url, health, installed, cli, found, host, live.unchecked)
     unchecked = (
         f"no live canary runs through {host} yet: its settings show what is installed, "
         "not that its calls are judged",

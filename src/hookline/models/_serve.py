@@ -1,14 +1,18 @@
-"""A model server on 127.0.0.1 that answers from a script, in the OpenAI and Anthropic formats.
+"""A model server on 127.0.0.1 that answers from a script, in the OpenAI, Anthropic and Gemini
+formats.
 
 ``hookline model-server --script FILE --port N`` runs one. Point a client at it and it answers
 as the API would, offline: ``OPENAI_BASE_URL=http://127.0.0.1:N/v1`` for the OpenAI client
 (``POST /v1/chat/completions``), ``ANTHROPIC_BASE_URL=http://127.0.0.1:N`` for the Anthropic one
 (``POST /v1/messages``), a Codex model provider with ``base_url = "http://127.0.0.1:N/v1"`` and
 ``wire_api = "responses"`` for Codex CLI (``POST /v1/responses``, streamed: a request's turn is
-the number of answers its ``input`` already holds); ``GET /v1/models`` lists one model. Each
+the number of answers its ``input`` already holds), ``GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:N``
+for Gemini CLI and Google's clients (``POST /v1beta/models/MODEL:generateContent``, or
+``:streamGenerateContent?alt=sse`` streamed, ``:countTokens``; a request's turn is the number of
+``model`` turns its ``contents`` already hold); ``GET /v1/models`` lists one model. Each
 request gets a streamed answer (server-sent events, ``text/event-stream``) when it asks for one
-with ``"stream": true``, as hookline's clients (and most others) always do, and a whole JSON
-answer otherwise.
+with ``"stream": true`` (Gemini: by its path), as hookline's clients (and most others) always
+do, and a whole JSON answer otherwise.
 
 The script is the file ``--model scripted:FILE`` reads (``hookline.models._scripted``). Which
 turn answers a request is worked out from the request alone: the number of assistant messages
@@ -34,9 +38,11 @@ import hookline.models._wire as wire
 from hookline.models._scripted import Script, ScriptTurn
 
 HOST: Final = "127.0.0.1"
-Api = Literal["openai", "anthropic", "responses"]
+Api = Literal["openai", "anthropic", "responses", "gemini"]
 #: How many characters of text one streamed delta carries.
 PIECE: Final = 24
+#: Gemini's methods on a model (``POST .../models/MODEL:METHOD``) the server answers.
+_GEMINI_METHODS: Final = frozenset({"generateContent", "streamGenerateContent", "countTokens"})
 #: The largest request body read (a long conversation's JSON), in bytes.
 MAX_BODY: Final = 64 << 20
 
@@ -62,18 +68,20 @@ class Answer:
     served: Served | None = None
 
 
-def answer(script: Script, api: Api, request: Any) -> Answer:
-    """The answer to one request body (parsed JSON) of ``api``: the script's turn for it."""
+def answer(script: Script, api: Api, request: Any, *, path: str = "") -> Answer:
+    """The answer to one request body (parsed JSON) of ``api``: the script's turn for it.
+    ``path`` is the request's (Gemini's names the model, and whether to stream)."""
     if api == "responses":
         return _responses(script, request)
+    if api == "gemini":
+        return _gemini(script, request, path)
     error = wire.openai_error if api == "openai" else wire.anthropic_error
     if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
         return Answer(400, error('the request must be a JSON object with a "messages" list'))
     done = sum(
         1 for m in request["messages"] if isinstance(m, dict) and m.get("role") == "assistant"
     )
-    index = done if done < len(script.turns) else None
-    turn = script.turns[index] if index is not None else ScriptTurn(text=script.final_text)
+    index, turn = _turn(script, done)
     streamed = request.get("stream") is True
     served = Served(api, index, streamed)
     calls, model = _calls(turn, done), str(request.get("model") or "scripted")
@@ -98,22 +106,57 @@ def _responses(script: Script, request: Any) -> Answer:
             400, wire.openai_error('the request must be a JSON object with an "input" list')
         )
     done = _answered(request["input"])
-    index = done if done < len(script.turns) else None
-    turn = script.turns[index] if index is not None else ScriptTurn(text=script.final_text)
+    index, turn = _turn(script, done)
     usage = (_tokens(json.dumps(request)), max(_tokens(turn.text), 1), 0)
     events = wire.responses_events(turn.text or None, _calls(turn, done), usage)
     return Answer(200, events=events, served=Served("responses", index, True))
 
 
-def _answered(items: list[Any]) -> int:
-    """How many answers ``items`` holds: runs of assistant messages and function calls."""
+def _gemini(script: Script, request: Any, path: str) -> Answer:
+    """A Gemini ``generateContent`` request's turn: its ``contents`` hold one ``model`` turn
+    for each turn already answered; streamed when its path says ``:streamGenerateContent``."""
+    if not isinstance(request, dict) or not isinstance(request.get("contents"), list):
+        return Answer(400, wire.gemini_error('the request must be a JSON object with "contents"'))
+    done = _answered(request["contents"], lambda item: item.get("role") == "model")
+    index, turn = _turn(script, done)
+    usage = (_tokens(json.dumps(request)), max(_tokens(turn.text), 1), 0)
+    calls, model = _calls(turn, done), _gemini_model(path)
+    streamed = ":streamGenerateContent" in path
+    served = Served("gemini", index, streamed)
+    if not streamed:
+        body = wire.gemini_response(turn.text or None, calls, usage, model=model)
+        return Answer(200, body, served=served)
+    events = wire.gemini_events(_pieces(turn.text), calls, usage, model=model)
+    return Answer(200, events=events, served=served)
+
+
+def _gemini_model(path: str) -> str:
+    """The model a Gemini path names: ``.../models/MODEL:method``."""
+    return path.split("?")[0].rsplit("/", 1)[-1].split(":")[0] or "scripted"
+
+
+def _responses_answer(item: dict[str, Any]) -> bool:
+    kind = item.get("type")
+    return kind == "function_call" or (kind == "message" and item.get("role") == "assistant")
+
+
+def _answered(items: list[Any], mine: Callable[[dict[str, Any]], bool] = _responses_answer) -> int:
+    """How many answers ``items`` holds: runs of the model's items (``mine``; by default the
+    Responses API's assistant messages and function calls)."""
     runs, inside = 0, False
     for item in items:
-        kind = item.get("type") if isinstance(item, dict) else None
-        mine = kind == "function_call" or (kind == "message" and item.get("role") == "assistant")
-        runs += mine and not inside
-        inside = mine
+        ours = isinstance(item, dict) and mine(item)
+        runs += ours and not inside
+        inside = ours
     return runs
+
+
+def _turn(script: Script, done: int) -> tuple[int | None, ScriptTurn]:
+    """The turn answering a conversation ``done`` turns in: its index (None: the final text,
+    after the turns) and the turn."""
+    if done < len(script.turns):
+        return done, script.turns[done]
+    return None, ScriptTurn(text=script.final_text)
 
 
 def _calls(turn: ScriptTurn, index: int) -> list[wire.Call]:
@@ -224,8 +267,9 @@ class _Handler(BaseHTTPRequestHandler):
         if api is None:
             self._json(404, wire.openai_error(f"no such path {self.path}", "not_found_error"))
             return
-        if self.path.split("?")[0].endswith("/count_tokens"):
-            self._json(200, {"input_tokens": _tokens(raw.decode(errors="replace"))})
+        counted = _counted(self.path, _tokens(raw.decode(errors="replace")))
+        if counted is not None:
+            self._json(200, counted)
             return
         try:
             request = json.loads(raw) if length <= MAX_BODY else None
@@ -233,7 +277,7 @@ class _Handler(BaseHTTPRequestHandler):
             request = None
         if self.server.requests is not None:
             self.server.requests.append(request)
-        reply = answer(self.server.script, api, request)
+        reply = answer(self.server.script, api, request, path=self.path)
         if reply.events is not None:
             self._stream(reply.events)
         else:
@@ -269,10 +313,22 @@ def _length(header: str | None) -> int:
         return 0
 
 
+def _counted(path: str, tokens: int) -> dict[str, Any] | None:
+    """The answer to a request counting tokens (Anthropic's, Gemini's); None: not one."""
+    path = path.split("?")[0]
+    if path.endswith("/count_tokens"):
+        return {"input_tokens": tokens}
+    if path.endswith(":countTokens"):
+        return {"totalTokens": tokens}
+    return None
+
+
 def _api(path: str) -> Api | None:
-    """Which API a POST to ``path`` is for: ``.../chat/completions``, ``.../messages`` or
-    ``.../responses``."""
+    """Which API a POST to ``path`` is for: ``.../chat/completions``, ``.../messages``,
+    ``.../responses`` or Gemini's ``.../models/MODEL:generateContent`` (and its kin)."""
     path = path.split("?")[0].rstrip("/")
+    if path.rsplit(":", 1)[-1] in _GEMINI_METHODS and "/models/" in path:
+        return "gemini"
     if path.endswith("/chat/completions"):
         return "openai"
     if path.endswith("/responses"):

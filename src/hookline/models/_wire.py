@@ -1,12 +1,14 @@
-"""The OpenAI and Anthropic wire formats of an answer, as the providers document them.
+"""The OpenAI, Anthropic and Gemini wire formats of an answer, as the providers document them.
 
-What a server that stands in for either API sends back: ``openai_completion`` (a whole
+What a server that stands in for one of these APIs sends back: ``openai_completion`` (a whole
 ``chat.completion``) and ``openai_chunks`` (a streamed one: ``data: {...}`` events ending with
 ``data: [DONE]``); ``anthropic_message`` (a whole ``message``) and ``anthropic_events`` (a streamed
 one: ``message_start``, ``content_block_start``, ``content_block_delta``, ``content_block_stop``,
 ``message_delta``, ``message_stop``); ``responses_events`` (a streamed OpenAI Responses API
 answer, what Codex CLI reads: ``response.created``, one ``response.output_item.done`` per message
-or function call, ``response.completed``). ``hookline model-server`` answers with them
+or function call, ``response.completed``); ``gemini_response`` (a whole Gemini
+``GenerateContentResponse``) and ``gemini_events`` (a streamed one: ``data:`` chunks of it, what
+Gemini CLI reads). ``hookline model-server`` answers with them
 (``hookline.models._serve``); the model-client tests build their servers' answers with them too.
 
 A tool call is ``(id, name, fragments)``: its input's JSON text, in the pieces a stream sends it
@@ -226,3 +228,65 @@ def responses_events(
     }}  # fmt: skip
     events.append(sse({"type": "response.completed", "response": done}, "response.completed"))
     return events
+
+
+# -- Gemini generateContent ---------------------------------------------------------------------
+
+
+def gemini_response(
+    text: str | None = None,
+    calls: Sequence[Call] = (),
+    usage: Usage = DEFAULT_USAGE,
+    *,
+    model: str = DEFAULT_MODEL,
+) -> dict[str, Any]:
+    """A whole ``GenerateContentResponse``: one candidate whose parts are ``text`` and one
+    ``functionCall`` per call (its ``args`` the joined input)."""
+    parts = [{"text": text}] if text else []
+    return _gemini_chunk(parts + _function_calls(calls), model, usage, done=True)
+
+
+def gemini_events(
+    pieces: Sequence[str] = (),
+    calls: Sequence[Call] = (),
+    usage: Usage = DEFAULT_USAGE,
+    *,
+    model: str = DEFAULT_MODEL,
+) -> list[bytes]:
+    """A streamed answer (``:streamGenerateContent?alt=sse``): one chunk per text piece, then
+    one with the function calls (Gemini sends each call whole), the last carrying the
+    ``finishReason`` and the usage."""
+    chunks = [[{"text": piece}] for piece in pieces]
+    if calls or not chunks:
+        chunks.append(_function_calls(calls))
+    last = len(chunks) - 1
+    return [
+        sse(_gemini_chunk(parts, model, usage, done=n == last)) for n, parts in enumerate(chunks)
+    ]
+
+
+def gemini_error(message: str, status: str = "INVALID_ARGUMENT", code: int = 400) -> dict[str, Any]:
+    """The body of a Google API error answer."""
+    return {"error": {"code": code, "message": message, "status": status}}
+
+
+def _function_calls(calls: Sequence[Call]) -> list[dict[str, Any]]:
+    return [
+        {"functionCall": {"id": i, "name": n, "args": json.loads("".join(a))}} for i, n, a in calls
+    ]
+
+
+def _gemini_chunk(
+    parts: list[dict[str, Any]], model: str, usage: Usage, *, done: bool
+) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    chunk: dict[str, Any] = {"candidates": [candidate], "modelVersion": model,
+                             "responseId": "resp_1"}  # fmt: skip
+    if done:
+        uncached, output, cached = usage
+        candidate["finishReason"] = "STOP"
+        chunk["usageMetadata"] = {
+            "promptTokenCount": uncached + cached, "candidatesTokenCount": output,
+            "cachedContentTokenCount": cached, "totalTokenCount": uncached + cached + output,
+        }  # fmt: skip
+    return chunk
