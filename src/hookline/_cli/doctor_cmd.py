@@ -1,8 +1,8 @@
 """``hookline doctor``: whether Claude Code's tool calls are judged by ``hookline serve``, proved
 with a live canary (``hookline._serve.doctor``).
 
-    hookline doctor [--cwd DIR] [--url URL] [--cli PATH] [--json]
-    hookline doctor --host gemini|codex|cursor [--cwd DIR] [--url URL] [--json]
+    hookline doctor [--cwd DIR] [--url URL] [--cli PATH] [--token-env VAR] [--json]
+    hookline doctor --host gemini|codex|cursor [--cwd DIR] [--url URL] [--token-env VAR] [--json]
 
 Exit 0 when everything checked holds, 1 when something is not covered (or the canary ran),
 2 for a usage error.
@@ -53,20 +53,30 @@ NOT_COVERED = 1
     help="The host's CLI for the canary (Claude Code: default $CLAUDE_CLI, claude on PATH, or "
     "the one claude-agent-sdk bundles; Codex: $CODEX_CLI or codex on PATH).",
 )
+@click.option(
+    "--token-env",
+    metavar="VAR",
+    default=None,
+    help="The variable holding the token the hooks send (hookline install --token-env): "
+    "doctor sends it too, and a token the server would refuse is a problem.",
+)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object, for CI.")
-def doctor(host: str, cwd: Path, url: str | None, cli: str | None, as_json: bool) -> None:
+def doctor(host: str, cwd: Path, url: str | None, cli: str | None, token_env: str | None,
+           as_json: bool) -> None:  # fmt: skip
     """Prove Claude Code's tool calls are judged by hookline serve, with a live canary.
 
     Checks the server's health, hookline's hooks in each Claude Code settings scope (and what
     would stop them), then runs Claude Code once, offline, in a temporary project and home
     with copies of your settings: its model asks for one forbidden Read, which hookline serve
     must refuse through Claude Code's own hooks. Exit 0 when all of it holds, 1 when not."""
+    project, home = cwd.resolve(), Path.home()
     if host == "claude-code":
-        report = examine(url or DEFAULT_URL, cwd.resolve(), Path.home(), cli=canary.find_cli(cli))
+        found = canary.find_cli(cli)
+        report = examine(url or DEFAULT_URL, project, home, cli=found, token_env=token_env)
     else:
         where = url or COMMAND_HOSTS[host].url
         found = canary_codex.find_cli(cli) if host == "codex" else None
-        report = examine_command_host(host, where, cwd.resolve(), Path.home(), cli=found)
+        report = examine_command_host(host, where, project, home, cli=found, token_env=token_env)
     if as_json:
         echo(json.dumps(report.as_json(), indent=2))
     else:
