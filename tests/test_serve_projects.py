@@ -258,3 +258,41 @@ def test_a_change_to_the_projects_settings_is_picked_up(server: str, tmp_path: P
     lines = (tmp_path / "state" / JSONL_NAME).read_text().splitlines()
     reloads = [r for r in map(json.loads, lines) if r["kind"] == RELOAD]
     assert [r["decision"] for r in reloads] == ["reloaded"]
+
+
+def test_get_policy_for_a_cwd_shows_the_project_policy_that_refused_the_call(
+    server: str, tmp_path: Path
+) -> None:
+    """An agent refused by its project's rules asks GET /policy?cwd= and reads which policy
+    (the digest on the record) and which hook: in JSON and in words."""
+    folder = project(tmp_path, {"hooks": {"PreToolUse": [python("Read", "no_reads")]}})
+    said = decided(httpx.post(server + CLAUDE_CODE_PATH, json=read(folder)))
+    assert said["permissionDecision"] == "deny"
+    on_record = served(tmp_path)[-1]["project"]["policy"]
+    (folder / "python-ran").unlink()
+    view = httpx.get(server + "/policy", params={"cwd": str(folder / "sub")}).json()["project"]
+    assert (view["folder"], view["part"], view["policy"]) == (
+        str(folder.resolve()),
+        "hookline-only",
+        on_record,
+    )
+    (hook,) = view["hooks"]
+    assert (hook["event"], hook["matcher"], hook["runs"]) == ("PreToolUse", "Read", "no_reads")
+    words = httpx.get(server + "/policy", params={"cwd": str(folder), "format": "text"}).text
+    assert f"tightened by the project at {folder.resolve()} (hookline-only):" in words
+    whole = httpx.get(server + "/policy", params={"cwd": str(folder), "host": "codex"}).json()
+    assert whole["project"]["part"] == "whole"
+    assert not (folder / "python-ran").exists()  # showing the policy runs none of it
+
+
+def test_get_policy_for_a_cwd_of_no_project_says_why_none_tightens_it(
+    server: str, tmp_path: Path
+) -> None:
+    untrusted = project(tmp_path, {"hooks": {}}, trusted=False)
+    view = httpx.get(server + "/policy", params={"cwd": str(untrusted), "format": "text"}).text
+    assert f"project {untrusted.resolve()}: not consulted (not trusted)" in view
+    plain = httpx.get(server + "/policy", params={"cwd": str(tmp_path / "elsewhere")}).json()
+    assert plain["project"] == {
+        "part": "hookline-only",
+        "not_consulted": "no project settings at or above the cwd",
+    }

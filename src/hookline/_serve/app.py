@@ -136,7 +136,7 @@ def create_app(
         Route(CODEX_PATH, adapted(codex), methods=["POST"]),
         Route(CURSOR_PATH, adapted(cursor), methods=["POST"]),
         Route("/health", health, methods=["GET"]),
-        Route("/policy", policy_page(policies, may_see=seen), methods=["GET"]),
+        Route("/policy", policy_page(policies, may_see=seen, projects=projects), methods=["GET"]),
     ]
     return Starlette(routes=routes, lifespan=_closing(policies, watcher, projects))
 
