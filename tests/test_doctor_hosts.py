@@ -18,6 +18,8 @@ from cli_runner import HOOKLINE, hookline, src_env
 from codex_cli import needs_codex
 from gemini_cli import needs_gemini
 from hookline._hosts.claude_code import CLAUDE_CODE_PATH
+from hookline._serve.gate import Gate
+from hookline._serve.tokens import TokenFile, tokens_path
 from test_serve import running
 
 ROUTES = {"gemini": "/gemini", "codex": "/codex", "cursor": "/cursor"}
@@ -176,3 +178,26 @@ def test_without_a_gemini_cli_nothing_is_proven_and_that_is_a_problem(
         )
     assert (code, report["proven"], report["canary"]) == (1, False, None)
     assert any("no Gemini CLI found" in p for p in report["problems"])
+
+
+def test_a_server_that_takes_tokens_says_what_it_makes_of_doctors(
+    project: Path, policy: Path, tmp_path: Path
+) -> None:
+    """No token, a token the server knows, one it revoked: only the known one is no problem,
+    and the others say what happens to hooks that send them."""
+    state = tmp_path / "state"
+    done = hookline("serve", "token", "add", "laptop", "--state-dir", str(state))
+    secret = done.stdout.strip()
+    gone = hookline("serve", "token", "add", "old", "--state-dir", str(state)).stdout.strip()
+    assert hookline("serve", "token", "revoke", "old", "--state-dir", str(state)).returncode == 0
+    gate = Gate(TokenFile(tokens_path(state)))
+    with running(policy, state, gate=gate) as where:
+        url = where.removesuffix(CLAUDE_CODE_PATH) + "/cursor"
+        assert hookline("install", "cursor", "--url", url, cwd=project).returncode == 0
+        args = ("--host", "cursor", "--url", url)
+        _, bare = doctor(project, *args)
+        _, known = doctor(project, *args, "--token-env", "HL_T", env={"HL_T": secret})
+        _, revoked = doctor(project, *args, "--token-env", "HL_T", env={"HL_T": gone})
+    assert any("takes only calls with a token" in p for p in bare["problems"])
+    assert (known["server"]["token"], known["problems"]) == ("accepted", [])
+    assert any("refuses the token in $HL_T (revoked)" in p for p in revoked["problems"])

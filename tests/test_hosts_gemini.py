@@ -112,9 +112,51 @@ def test_a_prompt_is_read_as_user_prompt_submit() -> None:
     assert (event["hook_event_name"], event["prompt"]) == ("UserPromptSubmit", "fix the tests")
 
 
-@pytest.mark.parametrize("name", ["SessionStart", "AfterAgent", "BeforeModel", "Notification"])
+@pytest.mark.parametrize("name", ["BeforeModel", "AfterModel", "BeforeToolSelection"])
 def test_events_hookline_does_not_judge_are_none(name: str) -> None:
     assert gemini.event_payload(gemini_payload(name)) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "fields", "judged"),
+    [
+        (
+            "AfterAgent",
+            {"prompt": "fix it", "prompt_response": "done", "stop_hook_active": True},
+            {"hook_event_name": "Stop", "last_assistant_message": "done", "stop_hook_active": True},
+        ),
+        (
+            "SessionStart",
+            {"source": "resume"},
+            {"hook_event_name": "SessionStart", "source": "resume"},
+        ),
+        ("SessionEnd", {"reason": "exit"}, {"hook_event_name": "SessionEnd", "reason": "other"}),
+        ("SessionEnd", {"reason": "logout"}, {"hook_event_name": "SessionEnd", "reason": "logout"}),
+        ("PreCompress", {"trigger": "auto"}, {"hook_event_name": "PreCompact", "trigger": "auto"}),
+        (
+            "Notification",
+            {"notification_type": "ToolPermission", "message": "ok?", "details": {}},
+            {
+                "hook_event_name": "Notification",
+                "notification_type": "permission_prompt",
+                "message": "ok?",
+            },
+        ),
+    ],
+)
+def test_geminis_session_events_are_read_as_hooklines(
+    name: str, fields: dict[str, Any], judged: dict[str, Any]
+) -> None:
+    event = gemini.event_payload(gemini_payload(name, **fields))
+    assert event is not None
+    common = {"session_id", "transcript_path", "cwd"}
+    assert {key: value for key, value in event.items() if key not in common} == judged
+
+
+def test_a_compaction_block_gemini_cannot_carry_out_is_not_answered() -> None:
+    blocked = Decision("deny", "keep the whole history", system_message=("compacting",))
+    said = gemini.answer(gemini_payload("PreCompress"), gemini.effective("PreCompress", blocked))
+    assert said == {"systemMessage": "compacting"}
 
 
 @pytest.mark.parametrize(

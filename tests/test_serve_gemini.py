@@ -174,3 +174,82 @@ def test_the_installed_curl_command_blocks_with_exit_2_when_no_server_listens(
         ran = hook(command(closed), in_(workspace, before_tool("read_file", {"file_path": "a"})))
     assert (ran.returncode, ran.stdout) == (2, "")
     assert ran.stderr.rstrip().endswith(UNREACHABLE)
+
+
+def test_after_agent_is_judged_as_stop_and_its_block_keeps_gemini_working(
+    endpoint: str, workspace: Path
+) -> None:
+    """The policy's Stop hook blocks: Gemini reads ``decision`` deny on AfterAgent as "go on,
+    with the reason as the next prompt"."""
+    sent = gemini_payload(
+        "AfterAgent", prompt="fix it", prompt_response="done", stop_hook_active=False
+    )
+    said = answered(endpoint, in_(workspace, sent))
+    assert said == {"decision": "deny", "reason": "the tests have not run yet"}
+
+
+SESSION_GUARD = """
+import json
+from pathlib import Path
+
+from hookline import Decision
+
+SEEN = Path(__file__).parent / "seen.jsonl"
+
+
+def seen(event):
+    with SEEN.open("a") as file:
+        file.write(json.dumps(event.model_dump(mode="json")) + "\\n")
+
+
+def context(event):
+    seen(event)
+    return Decision.context(f"this session began from {event.source}")
+
+
+def keep_history(event):
+    seen(event)
+    return Decision.deny("keep the whole history")
+
+
+def noted(event):
+    seen(event)
+"""
+
+
+def test_geminis_session_events_run_the_policys_hooks_and_get_what_gemini_reads(
+    tmp_path: Path, workspace: Path
+) -> None:
+    folder = tmp_path / "sessions"
+    (folder / ".claude").mkdir(parents=True)
+    (folder / "session_guard.py").write_text(SESSION_GUARD)
+    hooks = {
+        "SessionStart": [{"hooks": [{"type": "python", "callable": "session_guard:context"}]}],
+        "PreCompact": [{"hooks": [{"type": "python", "callable": "session_guard:keep_history"}]}],
+        "Notification": [{"hooks": [{"type": "python", "callable": "session_guard:noted"}]}],
+        "SessionEnd": [{"hooks": [{"type": "python", "callable": "session_guard:noted"}]}],
+    }
+    (folder / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    with running(folder, tmp_path / "state") as where:
+        endpoint = where.removesuffix(CLAUDE_CODE_PATH) + GEMINI_PATH
+
+        def ask(name: str, **fields: Any) -> dict[str, Any]:
+            return answered(endpoint, in_(workspace, gemini_payload(name, **fields)))
+
+        started = ask("SessionStart", source="resume")
+        compacting = ask("PreCompress", trigger="auto")
+        notice = {"notification_type": "ToolPermission", "message": "allow?", "details": {}}
+        noticed = ask("Notification", **notice)
+        ended = ask("SessionEnd", reason="exit")
+        model = ask("BeforeModel", llm_request={"model": "gemini-2.5-pro", "contents": []})
+    context = started["hookSpecificOutput"]["additionalContext"]
+    assert context == "this session began from resume"
+    assert compacting == noticed == ended == model == {}  # Gemini cannot skip a compaction
+    seen = [json.loads(line) for line in (folder / "seen.jsonl").read_text().splitlines()]
+    said = [(e["hook_event_name"], e.get("notification_type"), e.get("reason")) for e in seen]
+    assert said == [
+        ("SessionStart", None, None),
+        ("PreCompact", None, None),
+        ("Notification", "permission_prompt", None),
+        ("SessionEnd", None, "other"),
+    ]

@@ -258,3 +258,65 @@ def test_a_change_to_the_projects_settings_is_picked_up(server: str, tmp_path: P
     lines = (tmp_path / "state" / JSONL_NAME).read_text().splitlines()
     reloads = [r for r in map(json.loads, lines) if r["kind"] == RELOAD]
     assert [r["decision"] for r in reloads] == ["reloaded"]
+
+
+def test_get_policy_for_a_cwd_shows_the_project_policy_that_refused_the_call(
+    server: str, tmp_path: Path
+) -> None:
+    """An agent refused by its project's rules asks GET /policy?cwd= and reads which policy
+    (the digest on the record) and which hook: in JSON and in words."""
+    folder = project(tmp_path, {"hooks": {"PreToolUse": [python("Read", "no_reads")]}})
+    said = decided(httpx.post(server + CLAUDE_CODE_PATH, json=read(folder)))
+    assert said["permissionDecision"] == "deny"
+    on_record = served(tmp_path)[-1]["project"]["policy"]
+    (folder / "python-ran").unlink()
+    view = httpx.get(server + "/policy", params={"cwd": str(folder / "sub")}).json()["project"]
+    assert (view["folder"], view["part"], view["policy"]) == (
+        str(folder.resolve()),
+        "hookline-only",
+        on_record,
+    )
+    (hook,) = view["hooks"]
+    assert (hook["event"], hook["matcher"], hook["runs"]) == ("PreToolUse", "Read", "no_reads")
+    words = httpx.get(server + "/policy", params={"cwd": str(folder), "format": "text"}).text
+    assert f"tightened by the project at {folder.resolve()} (hookline-only):" in words
+    whole = httpx.get(server + "/policy", params={"cwd": str(folder), "host": "codex"}).json()
+    assert whole["project"]["part"] == "whole"
+    assert not (folder / "python-ran").exists()  # showing the policy runs none of it
+
+
+def test_get_policy_for_a_cwd_of_no_project_says_why_none_tightens_it(
+    server: str, tmp_path: Path
+) -> None:
+    untrusted = project(tmp_path, {"hooks": {}}, trusted=False)
+    view = httpx.get(server + "/policy", params={"cwd": str(untrusted), "format": "text"}).text
+    assert f"project {untrusted.resolve()}: not consulted (not trusted)" in view
+    plain = httpx.get(server + "/policy", params={"cwd": str(tmp_path / "elsewhere")}).json()
+    assert plain["project"] == {
+        "part": "hookline-only",
+        "not_consulted": "no project settings at or above the cwd",
+    }
+
+
+def test_two_projects_hooks_of_the_same_module_name_each_run_their_own_code(
+    server: str, tmp_path: Path
+) -> None:
+    """Two trusted projects each name ``checks:no_reads`` (their own ``checks.py``): one
+    server judges both, and each call is refused by its own project's hook, not by the one
+    imported first."""
+    hooks = {"hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [
+        {"type": "python", "callable": "checks:no_reads"}]}]}}  # fmt: skip
+    reasons = {}
+    for name in ("alpha", "beta"):
+        folder = tmp_path / name
+        (folder / ".claude").mkdir(parents=True)
+        (folder / ".claude" / "settings.json").write_text(json.dumps(hooks))
+        (folder / "notes.txt").write_text("hello\n")
+        store(tmp_path).set(folder, True)
+        (folder / "checks.py").write_text(
+            "from hookline import Decision\n\n"
+            f"def no_reads(event):\n    return Decision.deny('{name} reads nothing')\n"
+        )
+        said = decided(httpx.post(server + CLAUDE_CODE_PATH, json=read(folder)))
+        reasons[name] = said["permissionDecisionReason"]
+    assert reasons == {"alpha": "alpha reads nothing", "beta": "beta reads nothing"}

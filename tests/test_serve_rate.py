@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from hookline._serve.rate import Limits, Quiet
+import pytest
+
+from hookline._serve.rate import Buckets, Limits, Quiet, SharedBuckets
 
 
 class Clock:
@@ -13,9 +15,10 @@ class Clock:
         return self.now
 
 
-def test_a_burst_passes_then_the_rate_refills_one_call_at_a_time() -> None:
+@pytest.mark.parametrize("buckets", [Buckets, SharedBuckets])
+def test_a_burst_passes_then_the_rate_refills_one_call_at_a_time(buckets: type[Buckets]) -> None:
     clock = Clock()
-    limits = Limits(rate=2.0, burst=3, clock=clock)
+    limits = Limits(rate=2.0, burst=3, clock=clock, buckets=buckets())
     assert [limits.take("a") for _ in range(4)] == [True, True, True, False]
     assert limits.take("b")  # a bucket per token
     assert limits.wait("a") == 1
@@ -39,3 +42,10 @@ def test_refusals_are_recorded_once_per_key_every_few_seconds_with_the_count_lef
     clock.now += 5
     assert quiet.due("k") == 3
     assert quiet.due("k") is None
+
+
+def test_more_tokens_than_shared_slots_still_each_get_a_bucket_to_take_from() -> None:
+    limits = Limits(rate=1.0, burst=1, clock=lambda: 7.0, buckets=SharedBuckets(slots=2))
+    assert [limits.take(name) for name in ("a", "b")] == [True, True]
+    assert [limits.take(name) for name in ("a", "b")] == [False, False]
+    assert limits.take("c")  # the table is full: c takes over a slot

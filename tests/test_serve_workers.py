@@ -5,6 +5,7 @@ checks it: one whole chain, and exactly one record per call."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -13,6 +14,8 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Barrier
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,7 @@ import httpx
 import pytest
 
 from cli_runner import HOOKLINE, src_env
+from hookline._serve.rate import Limits, SharedBuckets
 from hookline.audit._writer import JSONL_NAME
 
 #: The policy's hook: a call whose tool_use_id starts "held-" holds its worker (the hook runs
@@ -288,3 +292,28 @@ def all_at_once_to(targets: list[str], bodies: list[dict[str, Any]]) -> list[htt
         thread.join()
     assert len(answers) == len(bodies)
     return answers
+
+
+def _take(limits: Limits, times: int, ready: Barrier, go: Barrier, passed: Queue[int]) -> None:
+    ready.wait()  # every worker forked: they take at once
+    go.wait()
+    passed.put(sum(limits.take("agent") for _ in range(times)))
+
+
+def test_workers_forked_after_the_shared_buckets_share_one_rate_per_token() -> None:
+    """Four processes, each taking 30 at once from one token's bucket of 50 (the clock
+    stopped): 50 pass in all, not 50 each."""
+    fork = multiprocessing.get_context("fork")
+    limits = Limits(rate=1.0, burst=50, clock=lambda: 100.0, buckets=SharedBuckets())
+    ready, go, passed = fork.Barrier(5), fork.Barrier(5), fork.Queue()
+    workers = [fork.Process(target=_take, args=(limits, 30, ready, go, passed)) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    ready.wait(timeout=60)
+    go.wait(timeout=60)
+    counts = [passed.get(timeout=60) for _ in workers]
+    for worker in workers:
+        worker.join(timeout=60)
+    assert sum(counts) == 50
+    assert not limits.take("agent")  # the parent sees the same bucket
+    assert limits.take("another")

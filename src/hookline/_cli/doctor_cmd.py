@@ -1,8 +1,9 @@
 """``hookline doctor``: whether a host's tool calls are judged by ``hookline serve``, proved with
 a live canary through Claude Code, Codex or Gemini CLI (``hookline._serve.doctor``).
 
-    hookline doctor [--cwd DIR] [--url URL] [--cli PATH] [--json]
-    hookline doctor --host gemini|codex|cursor [--cwd DIR] [--url URL] [--cli PATH] [--json]
+    hookline doctor [--cwd DIR] [--url URL] [--cli PATH] [--token-env VAR] [--json]
+    hookline doctor --host gemini|codex|cursor [--cwd DIR] [--url URL] [--cli PATH]
+        [--token-env VAR] [--json]
 
 Exit 0 when everything checked holds, 1 when something is not covered (or the canary ran),
 2 for a usage error.
@@ -54,8 +55,16 @@ NOT_COVERED = 1
     "the one claude-agent-sdk bundles; Codex: $CODEX_CLI or codex on PATH; Gemini CLI: "
     "$GEMINI_CLI or gemini on PATH).",
 )
+@click.option(
+    "--token-env",
+    metavar="VAR",
+    default=None,
+    help="The variable holding the token the hooks send (hookline install --token-env): "
+    "doctor sends it too, and a token the server would refuse is a problem.",
+)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object, for CI.")
-def doctor(host: str, cwd: Path, url: str | None, cli: str | None, as_json: bool) -> None:
+def doctor(host: str, cwd: Path, url: str | None, cli: str | None, token_env: str | None,
+           as_json: bool) -> None:  # fmt: skip
     """Prove Claude Code's tool calls are judged by hookline serve, with a live canary.
 
     Checks the server's health, hookline's hooks in each Claude Code settings scope (and what
@@ -65,12 +74,14 @@ def doctor(host: str, cwd: Path, url: str | None, cli: str | None, as_json: bool
     that host's CLI: its model asks to cat a file in your hookline keys, which hookline serve
     must refuse through the host's hooks (Cursor: its settings only, no canary yet). Exit 0 when
     all of it holds, 1 when not."""
+    project, home = cwd.resolve(), Path.home()
     if host == "claude-code":
-        report = examine(url or DEFAULT_URL, cwd.resolve(), Path.home(), cli=canary.find_cli(cli))
+        found = canary.find_cli(cli)
+        report = examine(url or DEFAULT_URL, project, home, cli=found, token_env=token_env)
     else:
         where = url or COMMAND_HOSTS[host].url
         found = LIVE[host].find_cli(cli) if host in LIVE else None
-        report = examine_command_host(host, where, cwd.resolve(), Path.home(), cli=found)
+        report = examine_command_host(host, where, project, home, cli=found, token_env=token_env)
     if as_json:
         echo(json.dumps(report.as_json(), indent=2))
     else:

@@ -166,7 +166,7 @@ def serve(
         warn(warning)
     digest = policy_digest(project)  # before anything is left out: as `hookline policy` says
     state = Path(state_dir) if state_dir else Path(project.cwd) / STATE_DIR
-    gate = _gate(host, state, rate, burst)
+    gate = _gate(host, state, rate, burst, workers)
     sock = uvicorn_server.bind(host, port)
     from hookline._serve.itself import leave_out_itself
     from hookline._serve.judge import Judge
@@ -286,10 +286,11 @@ def _said(line: str) -> None:
     echo(line, err=True)
 
 
-def _gate(host: str, state: Path, per_second: float, burst: int) -> Gate:
-    """Who may ask: a token once the state folder has one, always beyond loopback."""
+def _gate(host: str, state: Path, per_second: float, burst: int, workers: int) -> Gate:
+    """Who may ask: a token once the state folder has one, always beyond loopback; each
+    token's rate counted across the ``workers`` (made before they fork)."""
     from hookline._serve.gate import Gate, only_loopback
-    from hookline._serve.rate import Limits
+    from hookline._serve.rate import Buckets, Limits, SharedBuckets
 
     path = tokens.tokens_path(state)
     known = tokens.read(path)  # a file that cannot be read stops the start, in one line
@@ -299,7 +300,9 @@ def _gate(host: str, state: Path, per_second: float, burst: int) -> Gate:
     if known:
         active = sum(entry.active for entry in known)
         say("note", f"{active} token(s) active: every request must carry one", err=True)
-    return Gate(tokens.TokenFile(path), required=required, limits=Limits(per_second, burst))
+    buckets = SharedBuckets() if workers > 1 else Buckets()
+    limits = Limits(per_second, burst, buckets=buckets)
+    return Gate(tokens.TokenFile(path), required=required, limits=limits)
 
 
 def _server_modules() -> tuple[ModuleType, ModuleType]:

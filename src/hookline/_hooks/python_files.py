@@ -17,6 +17,7 @@ import hashlib
 import importlib
 import importlib.util
 import sys
+import threading
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -77,19 +78,51 @@ def _bad_target(message: str, fix: str) -> ConfigError:
 
 
 def _import_module(name: str, base_dir: str) -> ModuleType:
-    added = base_dir not in sys.path
-    if added:  # the project's own packages import, after the installed ones
-        sys.path.append(base_dir)
-    try:
-        return importlib.import_module(name)
-    except Exception as exc:
-        raise _bad_target(
-            f"cannot import {name!r}: {type(exc).__name__}: {exc}",
-            f"run python -c 'import {name}' to see why",
-        ) from None
-    finally:
-        if added:
-            sys.path.remove(base_dir)
+    """``name`` imported with ``base_dir`` on the path, after the installed packages. Two
+    folders may each have a module of the same name (two projects' ``guard.py``, judged by one
+    server): each folder's hooks get their own, never the one another folder imported first."""
+    top = name.partition(".")[0]
+    with _IMPORTING:
+        _forget_another_folders(top, base_dir)
+        added = base_dir not in sys.path
+        if added:  # the project's own packages import, after the installed ones
+            sys.path.append(base_dir)
+        try:
+            module = importlib.import_module(name)
+        except Exception as exc:
+            raise _bad_target(
+                f"cannot import {name!r}: {type(exc).__name__}: {exc}",
+                f"run python -c 'import {name}' to see why",
+            ) from None
+        finally:
+            if added:
+                sys.path.remove(base_dir)
+        if _inside(sys.modules.get(top), base_dir):
+            _IMPORTED_FROM[top] = base_dir
+        return module
+
+
+#: Held while a hook module is imported: the path and ``sys.modules`` are the process's.
+_IMPORTING = threading.Lock()
+#: Each top-level module a folder's hooks imported from that folder, and the folder.
+_IMPORTED_FROM: dict[str, str] = {}
+
+
+def _forget_another_folders(top: str, base_dir: str) -> None:
+    """Take ``top`` (and its submodules) out of ``sys.modules`` when another folder's hooks
+    imported it from that folder and ``base_dir`` has one of its own; never an installed one."""
+    other = _IMPORTED_FROM.get(top)
+    own = (Path(base_dir, f"{top}.py"), Path(base_dir, top, "__init__.py"))
+    if other is None or other == base_dir or not any(path.is_file() for path in own):
+        return
+    for loaded in [key for key in sys.modules if key == top or key.startswith(f"{top}.")]:
+        del sys.modules[loaded]
+    del _IMPORTED_FROM[top]
+
+
+def _inside(module: ModuleType | None, folder: str) -> bool:
+    where = getattr(module, "__file__", None)
+    return isinstance(where, str) and Path(where).resolve().is_relative_to(Path(folder).resolve())
 
 
 @functools.cache

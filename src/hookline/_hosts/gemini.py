@@ -6,15 +6,21 @@ the CLI goes on (fails open). ``hookline install gemini`` (``hookline._hosts.gem
 installs a ``curl`` line that posts the event to ``hookline serve`` (``POST /gemini``) and
 exits 2 when the server cannot answer. This module is the mapping both ways, pure data:
 
-- ``BeforeTool`` is judged as ``PreToolUse``, ``AfterTool`` as ``PostToolUse`` and
-  ``BeforeAgent`` as ``UserPromptSubmit``; Gemini's other events are answered with nothing;
+- ``BeforeTool`` is judged as ``PreToolUse``, ``AfterTool`` as ``PostToolUse``,
+  ``BeforeAgent`` as ``UserPromptSubmit``, ``AfterAgent`` as ``Stop`` (its answer that blocks
+  keeps Gemini working, the reason its next prompt), ``SessionStart``, ``SessionEnd``,
+  ``PreCompress`` as ``PreCompact`` and ``Notification`` as themselves (Gemini's
+  ``ToolPermission`` notice is Claude Code's ``permission_prompt``); its model events
+  (``BeforeModel``, ``AfterModel``, ``BeforeToolSelection``), which hookline's hooks have no
+  event for, are answered with nothing;
 - Gemini's own tools are read as hookline's (``TOOLS``: ``run_shell_command`` is ``Bash``,
   ``read_file`` is ``Read``, ...), their arguments renamed; a tool not in the table is judged
   under its own name, by the hooks and the rules only;
 - a ruling is answered in Gemini's words (``decision: "deny"`` with a ``reason``). Gemini has
   no ask that holds (a hook's ``ask`` lets the tool run), so hookline's ask (and a hook's
-  defer) is a deny saying how to let the call through; and Gemini cannot replace a tool's
-  output, so a rewritten output is given to the model as the reason of a deny.
+  defer) is a deny saying how to let the call through; Gemini cannot replace a tool's
+  output, so a rewritten output is given to the model as the reason of a deny; and it cannot
+  skip a compaction, so a ``PreCompact`` block is not answered (a ``systemMessage`` is).
 """
 
 from __future__ import annotations
@@ -30,6 +36,16 @@ from typing import Any, Final
 
 from hookline._decisions import UNCHANGED, Decision
 from hookline._errors import ConfigError
+from hookline._events import (
+    Notification,
+    PostToolUse,
+    PreCompact,
+    PreToolUse,
+    SessionEnd,
+    SessionStart,
+    Stop,
+    UserPromptSubmit,
+)
 
 #: The server's route for Gemini CLI's hooks, and the host named on their records.
 GEMINI_PATH: Final = "/gemini"
@@ -39,9 +55,31 @@ HOST: Final = "gemini"
 NO_ANSWER: Final[Mapping[str, Any]] = {}
 #: Gemini's events hookline judges, and the event each is judged as.
 EVENTS: Final = {
-    "BeforeTool": "PreToolUse",
-    "AfterTool": "PostToolUse",
-    "BeforeAgent": "UserPromptSubmit",
+    "BeforeTool": PreToolUse.name,
+    "AfterTool": PostToolUse.name,
+    "BeforeAgent": UserPromptSubmit.name,
+    "AfterAgent": Stop.name,
+    "SessionStart": SessionStart.name,
+    "SessionEnd": SessionEnd.name,
+    "PreCompress": PreCompact.name,
+    "Notification": Notification.name,
+}
+#: Gemini's words for what its events carry, where hookline's differ (None: as Gemini says).
+_SAID: Final[Mapping[str, Mapping[str, str]]] = {
+    "reason": {"exit": "other"},  # SessionEnd: hookline's (Claude Code's) has no exit
+    "notification_type": {"ToolPermission": "permission_prompt"},
+}
+#: Each event's own fields: Gemini's name -> hookline's.
+_FIELDS: Final[Mapping[str, Mapping[str, str]]] = {
+    "BeforeAgent": {"prompt": "prompt"},
+    "AfterAgent": {
+        "stop_hook_active": "stop_hook_active",
+        "prompt_response": "last_assistant_message",
+    },
+    "SessionStart": {"source": "source"},
+    "SessionEnd": {"reason": "reason"},
+    "PreCompress": {"trigger": "trigger"},
+    "Notification": {"message": "message", "notification_type": "notification_type"},
 }
 #: The event whose failure must refuse (a tool call): anything that goes wrong is a deny.
 REFUSING: Final = "BeforeTool"
@@ -125,8 +163,12 @@ def event_payload(payload: Mapping[str, Any]) -> dict[str, Any] | None:
         return None
     common = {key: payload.get(key) for key in ("session_id", "transcript_path", "cwd")}
     event = {**common, "hook_event_name": judged_as}
-    if name == "BeforeAgent":
-        return {**event, "prompt": payload.get("prompt")}
+    if name in _FIELDS:
+        return event | {
+            ours: _SAID.get(theirs, {}).get(value, value) if isinstance(value, str) else value
+            for theirs, ours in _FIELDS[name].items()
+            if (value := payload.get(theirs)) is not None
+        }
     tool_name, tool_input = _tool_of(payload)
     cwd = payload.get("cwd")
     shape = TOOLS.get(tool_name)
@@ -185,7 +227,10 @@ def _in_folder(folder: object, command: object, cwd: object) -> object:
 
 def effective(event_name: str, decision: Decision) -> Decision:
     """``decision`` as Gemini can carry it out for its ``event_name``: an ask or a defer of a
-    tool call is a deny saying how to let it through (Gemini would run the tool)."""
+    tool call is a deny saying how to let it through (Gemini would run the tool); a block of
+    a compaction, which Gemini cannot skip, is no answer."""
+    if event_name == "PreCompress":
+        return replace(decision, permission=None, reason=None)
     if event_name != REFUSING or decision.permission not in ("ask", "defer"):
         return decision
     why = f"hookline would ask a person about this call ({decision.reason or 'no reason given'})"

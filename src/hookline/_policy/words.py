@@ -36,6 +36,21 @@ def _lines(view: Mapping[str, Any]) -> Iterator[str]:
     yield ""
     yield "files:"
     yield from (_file(file) for file in view["files"]) if view["files"] else ["  none"]
+    project = view.get("project")
+    if project is not None:
+        yield ""
+        yield from _project(project)
+
+
+def _project(project: Mapping[str, Any]) -> Iterator[str]:
+    """The project policy that tightens this one (``GET /policy?cwd=``), or why none does."""
+    where = project.get("folder") or "no project folder"
+    if "short" not in project:
+        why = project.get("not_consulted") or project.get("error")
+        yield f"project {where}: not consulted ({why})"
+        return
+    yield f"tightened by the project at {where} ({project['part']}):"
+    yield from (f"  {line}" if line else "" for line in _lines(project))
 
 
 def _permissions(permissions: Mapping[str, Any], *, sandbox: bool) -> Iterator[str]:

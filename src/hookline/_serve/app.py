@@ -9,9 +9,12 @@
                          writes, as /gemini: Codex's event JSON in, the JSON Codex reads out
     POST /cursor         a Cursor hook, posted by the command ``hookline install cursor``
                          writes, as /gemini
-    GET  /health         200 ``{"ok": true}`` while the server answers, with ``break_glass``
-                         (``{"until": SECONDS}``) while a glass holds (``hookline doctor``),
-                         shown only to this machine and to a valid token
+    GET  /health         200 ``{"ok": true, "token": ...}`` while the server answers: what it
+                         makes of the request's token (``accepted``, ``none``: none sent or
+                         needed, else why a hook call with it is refused: ``missing``,
+                         ``unknown``, ``revoked``), and ``break_glass`` (``{"until":
+                         SECONDS}``) while a glass holds, shown only to this machine and to a
+                         valid token (``hookline doctor``)
     GET  /policy         the policy serving now, as JSON or in words (``_serve.policy_page``),
                          shown only to this machine and to a valid token
 
@@ -125,7 +128,7 @@ def create_app(
     async def health(request: Request) -> Response:
         glass = holding(glass_dir) if glass_dir is not None and seen(request) else None
         held = {} if glass is None else {"break_glass": {"until": glass.until}}
-        return JSONResponse({"ok": True, **held})
+        return JSONResponse({"ok": True, "token": _token_said(request, gate), **held})
 
     routes = [
         Route(CLAUDE_CODE_PATH, claude_code, methods=["POST"]),
@@ -133,7 +136,7 @@ def create_app(
         Route(CODEX_PATH, adapted(codex), methods=["POST"]),
         Route(CURSOR_PATH, adapted(cursor), methods=["POST"]),
         Route("/health", health, methods=["GET"]),
-        Route("/policy", policy_page(policies, may_see=seen), methods=["GET"]),
+        Route("/policy", policy_page(policies, may_see=seen, projects=projects), methods=["GET"]),
     ]
     return Starlette(routes=routes, lifespan=_closing(policies, watcher, projects))
 
@@ -159,6 +162,15 @@ def _closing(
 
 def _admitted(request: Request, gate: Gate) -> Caller | Refusal:
     return gate.admit(request.headers.get("authorization"), _peer(request))
+
+
+def _token_said(request: Request, gate: Gate) -> str:
+    """What the gate makes of the request's token, as ``/health`` says it: ``accepted``, or
+    ``none`` (none sent, none needed), or why a hook call with it would be refused."""
+    checked = gate.checked(request.headers.get("authorization"), _peer(request))
+    if isinstance(checked, Refusal):
+        return checked.reason
+    return "none" if checked.token is None else "accepted"
 
 
 def _peer(request: Request) -> str | None:

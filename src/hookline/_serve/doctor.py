@@ -14,6 +14,7 @@ Gemini CLI (``LIVE``); through Cursor none runs yet, and its report is never ``p
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -104,6 +105,10 @@ class Health:
     glass_until: float | None = None
     #: Whether the break-glass stand-in answered, not the server.
     stand_in: bool = False
+    #: What the server made of the token doctor sent (``/health``'s ``token``), if it said.
+    token: str | None = None
+    #: The variable the token was taken from (``--token-env``), if one was.
+    token_env: str | None = None
 
 
 @dataclass(frozen=True)
@@ -161,23 +166,31 @@ class Report:
         }
 
 
-def examine(url: str, project: Path, home: Path, *, cli: str | None) -> Report:
-    """The server at ``url``, Claude Code's settings for ``project`` and ``home``, and the
-    canary through ``cli`` (None: none run)."""
-    health = health_of(url)
+def examine(
+    url: str, project: Path, home: Path, *, cli: str | None, token_env: str | None = None
+) -> Report:
+    """The server at ``url`` (asked with the token in ``$token_env``), Claude Code's settings
+    for ``project`` and ``home``, and the canary through ``cli`` (None: none run)."""
+    health = health_of(url, token_env)
     installed = doctor_claude_code.check(url, project, home)
     found = canary.run(cli, project, home) if cli is not None else None
     return Report(url, health, installed, cli, found)
 
 
 def examine_command_host(
-    host: str, url: str, project: Path, home: Path, *, cli: str | None = None
+    host: str,
+    url: str,
+    project: Path,
+    home: Path,
+    *,
+    cli: str | None = None,
+    token_env: str | None = None,
 ) -> Report:
     """The server at ``url`` and ``host``'s settings (Gemini CLI, Codex, Cursor), and for
     Codex and Gemini CLI the canary through ``cli`` (``LIVE``; None: none found). No canary runs
     through Cursor yet: its report says what is installed, not that it is judged."""
     installed = doctor_command_hosts.check(host, url, project, home)
-    health = health_of(url)
+    health = health_of(url, token_env)
     live = LIVE.get(host)
     if live is not None:
         found = live.run(cli, project, home) if cli is not None else None
@@ -200,10 +213,13 @@ def health_url(url: str) -> str:
 _URL_FIX: Final = "give the URL hookline install wrote (http://127.0.0.1:8377/claude-code)"
 
 
-def health_of(url: str) -> Health:
+def health_of(url: str, token_env: str | None = None) -> Health:
+    """What ``/health`` on ``url``'s server answers, asked with the token in ``$token_env``."""
     where = health_url(url)
+    secret = os.environ.get(token_env, "") if token_env else ""
+    headers = {"Authorization": f"Bearer {secret}"} if secret else {}
     try:
-        answer = httpx.get(where, timeout=HEALTH_TIMEOUT)
+        answer = httpx.get(where, timeout=HEALTH_TIMEOUT, headers=headers)
     except httpx.HTTPError as exc:
         return Health(where, False, f"{type(exc).__name__}: {exc}".rstrip(": "))
     try:
@@ -216,7 +232,9 @@ def health_of(url: str) -> Health:
     until = glass.get("until") if isinstance(glass, dict) else body.get("until")
     stand_in = body.get("stand_in") is True
     held = float(until) if isinstance(until, int | float) and until > time.time() else None
-    return Health(where, True, answer.text.strip()[:200], held, stand_in)
+    said = body.get("token")
+    token = said if isinstance(said, str) else None
+    return Health(where, True, answer.text.strip()[:200], held, stand_in, token, token_env)
 
 
 def _health_problems(health: Health) -> list[str]:
@@ -228,4 +246,18 @@ def _health_problems(health: Health) -> list[str]:
     if health.glass_until is not None:
         ends = time.strftime("%H:%M", time.localtime(health.glass_until))
         found.append(f"a break-glass holds until {ends}: every tool call is asked, not judged")
+    if health.token not in (None, "none", "accepted"):
+        found.append(_token_problem(health.token, health.token_env))
     return found
+
+
+def _token_problem(said: str | None, token_env: str | None) -> str:
+    """What a token the server would refuse means for the hooks that send it."""
+    if said == "missing" and token_env is None:
+        return (
+            "the server takes only calls with a token: hooks installed without one are refused "
+            "(hookline install HOST --token-env VAR); give doctor the same --token-env VAR"
+        )
+    if said == "missing":
+        return f"${token_env} is not set here: hooks sending it would be refused"
+    return f"the server refuses the token in ${token_env} ({said}): hooks sending it are refused"

@@ -79,6 +79,15 @@ class Gate:
 
     def admit(self, authorization: str | None, peer: str | None) -> Caller | Refusal:
         """The caller of a request with this ``Authorization`` header from ``peer``."""
+        checked = self.checked(authorization, peer)
+        if isinstance(checked, Refusal) or checked.token is None:
+            return checked
+        if not self.limits.take(checked.token.name):
+            return self._over(checked, checked.token.name)
+        return checked
+
+    def checked(self, authorization: str | None, peer: str | None) -> Caller | Refusal:
+        """``admit``'s answer but for the rate, which it does not count against."""
         anonymous = Caller(peer)
         if self.tokens is None:
             return anonymous
@@ -94,12 +103,9 @@ class Gate:
         token = tokens_file.find(known, secret)
         if token is None:
             return Refusal("unknown", "the hook's token is not one of this server's", anonymous)
-        caller = Caller(peer, token)
         if not token.active:
-            return Refusal("revoked", f"the token {token.name} was revoked", caller)
-        if not self.limits.take(token.name):
-            return self._over(caller, token.name)
-        return caller
+            return Refusal("revoked", f"the token {token.name} was revoked", Caller(peer, token))
+        return Caller(peer, token)
 
     def _over(self, caller: Caller, name: str) -> Refusal:
         limits = self.limits

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from hookline._claude.settings import Settings
     from hookline._policy.digest import PolicyDigest
     from hookline._project import Project
-    from hookline._serve.policies import Loader
+    from hookline._serve.policies import Active, Loader
     from hookline._settings_layers import Layer
     from hookline.audit._writer import AuditWriter
 
@@ -126,6 +126,15 @@ class Projects:
     ) -> AsyncIterator[tuple[Consulted, Judge | None]]:
         """What is said of the project of ``cwd``, and its judge while the block runs (None:
         it is not consulted)."""
+        async with self.using(cwd, part) as (said, active):
+            yield said, None if active is None else active.judge
+
+    @asynccontextmanager
+    async def using(
+        self, cwd: str | None, part: str
+    ) -> AsyncIterator[tuple[Consulted, Active | None]]:
+        """What is said of the project of ``cwd``, and its policy serving now while the block
+        runs (None: it is not consulted)."""
         folder, why = self.folder(cwd)
         if folder is None or why is not None:
             yield Consulted(folder, part, why=why), None
@@ -139,7 +148,7 @@ class Projects:
             yield Consulted(folder, part, error=kept.policies.refused.error), None
             return
         async with kept.policies.using() as active:
-            yield Consulted(folder, part, policy=active.digest.sha256), active.judge
+            yield Consulted(folder, part, policy=active.digest.sha256), active
 
     def folder(self, cwd: str | None) -> tuple[str | None, str | None]:
         """The project folder of ``cwd``, and why it is not consulted (None: it is)."""

@@ -4,15 +4,24 @@ Each token's bucket holds up to ``burst`` calls and fills at ``rate`` calls a se
 takes one, and a call that finds it empty is refused. A burst lets an agent's tool calls in
 parallel through; the rate bounds an agent in a loop. ``Limits(rate=0)`` limits nothing.
 
+The buckets live in one process (``Buckets``), or, for a server of several worker processes,
+in memory they share (``SharedBuckets``, made before the workers fork): a token's rate is the
+server's, whichever worker its calls land on.
+
 ``Quiet`` keeps a flood of refusals from flooding the audit: one record per reason and caller
 every ``every`` seconds, and the number of refusals left off the record on the next one.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
+import mmap
+import multiprocessing
+import struct
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -22,12 +31,67 @@ RATE: Final = 20.0
 BURST: Final = 100
 #: The most callers ``Quiet`` remembers at once.
 _KEYS: Final = 10_000
+#: Buckets a ``SharedBuckets`` holds: tokens a server knows, with room to spare.
+_SLOTS: Final = 4096
+#: One shared bucket: its key's hash (0: free), its level, when it was last filled.
+_SLOT: Final = struct.Struct("<qdd")
 
 
 @dataclass(slots=True)
 class Bucket:
     level: float
     at: float
+
+
+class Buckets:
+    """The buckets of one process, by key."""
+
+    def __init__(self) -> None:
+        self._buckets: dict[str, Bucket] = {}
+
+    @contextmanager
+    def held(self, key: str) -> Iterator[dict[str, Bucket]]:
+        """The buckets, ``key``'s among them if it has one, to read and change."""
+        yield self._buckets
+
+    def get(self, key: str) -> Bucket | None:
+        return self._buckets.get(key)
+
+
+class SharedBuckets(Buckets):
+    """Buckets in memory shared by the processes forked after it was made, under one lock:
+    ``slots`` of them (past that many keys, a new key takes over the last slot it tried)."""
+
+    def __init__(self, slots: int = _SLOTS) -> None:
+        self.slots = slots
+        self._memory = mmap.mmap(-1, slots * _SLOT.size)  # shared with forked children
+        self._lock = multiprocessing.Lock()
+
+    @contextmanager
+    def held(self, key: str) -> Iterator[dict[str, Bucket]]:
+        with self._lock:
+            slot, bucket = self._find(key)
+            found = {} if bucket is None else {key: bucket}
+            yield found
+            if key in found:
+                _SLOT.pack_into(self._memory, slot * _SLOT.size, _hash(key), *_fields(found[key]))
+
+    def get(self, key: str) -> Bucket | None:
+        with self._lock:
+            return self._find(key)[1]
+
+    def _find(self, key: str) -> tuple[int, Bucket | None]:
+        """``key``'s slot (or the free one it would take) and its bucket."""
+        wanted, start = _hash(key), _hash(key) % self.slots
+        slot = start
+        for step in range(self.slots):
+            slot = (start + step) % self.slots
+            held, level, at = _SLOT.unpack_from(self._memory, slot * _SLOT.size)
+            if held == wanted:
+                return slot, Bucket(level, at)
+            if held == 0:
+                break
+        return slot, None
 
 
 @dataclass
@@ -37,29 +101,38 @@ class Limits:
     rate: float = RATE
     burst: int = BURST
     clock: Clock = time.monotonic
-    _buckets: dict[Hashable, Bucket] = field(default_factory=dict)
+    buckets: Buckets = field(default_factory=Buckets)
 
-    def take(self, key: Hashable) -> bool:
+    def take(self, key: str) -> bool:
         """Whether ``key`` may make a call now (and the call counted)."""
         if self.rate <= 0:
             return True
         now = self.clock()
-        bucket = self._buckets.get(key)
-        if bucket is None:
-            bucket = self._buckets[key] = Bucket(float(self.burst), now)
-        bucket.level = min(float(self.burst), bucket.level + (now - bucket.at) * self.rate)
-        bucket.at = now
-        if bucket.level < 1:
-            return False
-        bucket.level -= 1
-        return True
+        with self.buckets.held(key) as held:
+            bucket = held.setdefault(key, Bucket(float(self.burst), now))
+            bucket.level = min(float(self.burst), bucket.level + (now - bucket.at) * self.rate)
+            bucket.at = now
+            if bucket.level < 1:
+                return False
+            bucket.level -= 1
+            return True
 
-    def wait(self, key: Hashable) -> int:
+    def wait(self, key: str) -> int:
         """Whole seconds until ``key`` may call again (a 429's ``Retry-After``)."""
-        bucket = self._buckets.get(key)
+        bucket = self.buckets.get(key)
         if bucket is None or self.rate <= 0 or bucket.level >= 1:
             return 0
         return max(1, math.ceil((1 - bucket.level) / self.rate))
+
+
+def _hash(key: str) -> int:
+    """A key's 63-bit hash, never 0 (a free slot's), the same in every process."""
+    digest = hashlib.blake2b(key.encode(), digest_size=8).digest()
+    return (int.from_bytes(digest, "big") >> 1) or 1
+
+
+def _fields(bucket: Bucket) -> tuple[float, float]:
+    return bucket.level, bucket.at
 
 
 @dataclass
