@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,37 @@ def _no_settings_from_this_machine(
     for provider in PROVIDERS:  # nor a model key: `hookline run` must never reach a paid API
         for name in (provider.key_var, provider.url_var, provider.model_var):
             monkeypatch.delenv(name, raising=False)
+
+
+#: The machine's own hook files ``hookline install --scope managed`` writes (on Linux).
+MACHINE_FILES = tuple(
+    Path(path)
+    for path in (
+        "/etc/claude-code/managed-settings.json",
+        "/etc/codex/hooks.json",
+        "/etc/gemini-cli/settings.json",
+        "/etc/cursor/hooks.json",
+    )
+)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _the_machines_files_stay_as_they_were() -> Iterator[None]:
+    """No test writes the machine's managed files (a test or a docs example run without
+    ``$HOOKLINE_MANAGED_ROOT`` would, as root, and every later run of the real hosts here
+    would then post to a server that is not there)."""
+    before = {path: _stamp(path) for path in MACHINE_FILES}
+    yield
+    changed = [str(path) for path in MACHINE_FILES if _stamp(path) != before[path]]
+    assert not changed, f"the suite wrote the machine's own hook files: {changed}"
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
 
 
 @pytest.fixture

@@ -150,6 +150,7 @@ def run_example(argv: list[str], folder: Path) -> subprocess.CompletedProcess[st
         "LANG": "C.UTF-8",
         "TERM": "dumb",
         "HOOKLINE_MANAGED_SETTINGS_DIR": str(folder / "managed"),
+        "HOOKLINE_MANAGED_ROOT": str(folder / "machine"),  # never the machine's /etc
     }
     return subprocess.run(
         [*offline(), *argv],
