@@ -20,6 +20,7 @@ from gemini_cli import needs_gemini
 from hookline._hosts.claude_code import CLAUDE_CODE_PATH
 from hookline._serve.gate import Gate
 from hookline._serve.tokens import TokenFile, tokens_path
+from test_doctor import needs_cli
 from test_serve import running
 
 ROUTES = {"gemini": "/gemini", "codex": "/codex", "cursor": "/cursor"}
@@ -201,3 +202,31 @@ def test_a_server_that_takes_tokens_says_what_it_makes_of_doctors(
     assert any("takes only calls with a token" in p for p in bare["problems"])
     assert (known["server"]["token"], known["problems"]) == ("accepted", [])
     assert any("refuses the token in $HL_T (revoked)" in p for p in revoked["problems"])
+
+
+@pytest.mark.parametrize(
+    ("host", "variable"),
+    [
+        pytest.param("claude-code", "HL_TOKEN", marks=needs_cli),
+        pytest.param("codex", "HL_TOKEN", marks=needs_codex),
+        pytest.param("gemini", "GEMINI_CLI_HL_TOKEN", marks=needs_gemini),  # survives redaction
+    ],
+)
+def test_the_canary_carries_the_token_the_hooks_send_to_a_server_that_needs_one(
+    host: str, variable: str, project: Path, policy: Path, tmp_path: Path
+) -> None:
+    """Hooks installed with --token-env and a server that takes only calls with a token: the
+    canary's host gets the variable too, so the server judges (and refuses) the canary; without
+    it, the hooks' calls would be refused at the gate and the canary only blocked."""
+    state = tmp_path / "state"
+    done = hookline("serve", "token", "add", "laptop", "--state-dir", str(state))
+    env = {variable: done.stdout.strip()}
+    with running(policy, state, gate=Gate(TokenFile(tokens_path(state)))) as where:
+        url = where.removesuffix(CLAUDE_CODE_PATH) + ROUTES.get(host, CLAUDE_CODE_PATH)
+        installed = hookline("install", host, "--url", url, "--token-env", variable, cwd=project)
+        assert installed.returncode == 0, installed.stderr
+        code, report = doctor(project, "--host", host, "--url", url, "--token-env", variable,
+                              env=env)  # fmt: skip
+    assert (code, report["canary"]["outcome"], report["proven"]) == (0, "refused", True), report
+    assert report["server"]["token"] == "accepted"
+    assert not os.path.lexists(report["canary"]["target"])

@@ -79,7 +79,7 @@ def _bad_target(message: str, fix: str) -> ConfigError:
 
 def _import_module(name: str, base_dir: str) -> ModuleType:
     """``name`` imported with ``base_dir`` on the path, after the installed packages. Two
-    folders may each have a module of the same name (two projects' ``guard.py``, judged by one
+    folders may each have a module of the same name (two projects' hook modules, judged by one
     server): each folder's hooks get their own, never the one another folder imported first."""
     top = name.partition(".")[0]
     with _IMPORTING:

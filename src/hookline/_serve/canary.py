@@ -35,7 +35,7 @@ import shutil
 import subprocess
 import tempfile
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -128,16 +128,24 @@ def expected_reason(path: Path, home: Path) -> str:
     return found
 
 
-def run(cli: str, project: Path, home: Path, *, timeout: float = TIMEOUT) -> Canary:
+def run(
+    cli: str,
+    project: Path,
+    home: Path,
+    *,
+    timeout: float = TIMEOUT,
+    carried: Mapping[str, str] | None = None,
+) -> Canary:
     """The canary through ``cli``, seeing the Claude Code settings of ``project`` and
-    ``home`` (the user's), in a temporary project and HOME."""
+    ``home`` (the user's), in a temporary project and HOME; ``carried``: variables of this
+    environment its hooks read (the token they send)."""
     path = target(home)
     call = {"id": CALL_ID, "name": "Read", "input": {"file_path": str(path)}}
     with tempfile.TemporaryDirectory(prefix=_TEMPORARY) as tmp, ScriptServer(one_call(call)) as m:
         fresh_home, fresh_project = Path(tmp, "home"), Path(tmp, "project")
         _copy_settings(home, project, fresh_home, fresh_project)
         try:
-            done = _claude(cli, m.url, fresh_project, fresh_home, timeout)
+            done = _claude(cli, m.url, fresh_project, fresh_home, timeout, carried or {})
         except (OSError, subprocess.TimeoutExpired) as exc:
             return unrunnable(cli, path, exc)
     if os.path.lexists(path):  # made meanwhile by someone else: nothing to judge by
@@ -191,10 +199,10 @@ def unfinished(
 
 
 def _claude(
-    cli: str, model: str, project: Path, home: Path, timeout: float
+    cli: str, model: str, project: Path, home: Path, timeout: float, carried: Mapping[str, str]
 ) -> subprocess.CompletedProcess[str]:
     """``claude -p`` in ``project`` with ``home``, its model at ``model``, offline."""
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home)}
+    env = {**carried, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home)}
     env |= _QUIET | {"ANTHROPIC_BASE_URL": model}
     argv = [cli, "-p", _PROMPT, "--output-format", "stream-json", "--verbose"]
     return subprocess.run(

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -54,9 +55,17 @@ def find_cli(given: str | None = None) -> str | None:
     return first_file(given, os.environ.get("CODEX_CLI"), shutil.which("codex"))
 
 
-def run(cli: str, project: Path, home: Path, *, timeout: float = TIMEOUT) -> Canary:
+def run(
+    cli: str,
+    project: Path,
+    home: Path,
+    *,
+    timeout: float = TIMEOUT,
+    carried: Mapping[str, str] | None = None,
+) -> Canary:
     """The canary through ``cli``, with the hooks of ``home``'s Codex (``$CODEX_HOME``) and of
-    ``project``, in a temporary CODEX_HOME and project."""
+    ``project``, in a temporary CODEX_HOME and project; ``carried``: variables of this
+    environment its hooks read (the token they send)."""
     path = target(home)
     call = {"id": CALL_ID, "name": "exec_command", "input": {"cmd": cat(path)}}
 
@@ -64,7 +73,7 @@ def run(cli: str, project: Path, home: Path, *, timeout: float = TIMEOUT) -> Can
         codex_home, work = tmp / "codex", tmp / "project"
         _copy_hooks(project, home, codex_home, work)
         (codex_home / "config.toml").write_text(_config(model))
-        return _codex(cli, codex_home, work, timeout)
+        return _codex(cli, codex_home, work, timeout, carried or {})
 
     ran = through(cli, path, call, launch)
     if isinstance(ran, Canary):
@@ -108,15 +117,15 @@ def _config(model: str) -> str:
 
 
 def _codex(
-    cli: str, codex_home: Path, work: Path, timeout: float
+    cli: str, codex_home: Path, work: Path, timeout: float, carried: Mapping[str, str]
 ) -> subprocess.CompletedProcess[str]:
     """``codex exec`` in ``work``, offline. Its sandbox helper goes beside CODEX_HOME, which
     Codex refuses under the temporary folder: it is given another."""
     scratch = codex_home.parent / "tmp"
     scratch.mkdir()
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(codex_home.parent),
-           "CODEX_HOME": str(codex_home), "HOOKLINE_DOCTOR_KEY": "sk-hookline-doctor",
-           "TMPDIR": str(scratch)}  # fmt: skip
+    env = {**carried, "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+           "HOME": str(codex_home.parent), "CODEX_HOME": str(codex_home),
+           "HOOKLINE_DOCTOR_KEY": "sk-hookline-doctor", "TMPDIR": str(scratch)}  # fmt: skip
     argv = [cli, "exec", "--json", "--skip-git-repo-check", "--ephemeral", "--trust",
             "--dangerously-bypass-hook-trust", "-s", "read-only", "-C", str(work),
             COMMAND_PROMPT]  # fmt: skip

@@ -29,6 +29,7 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -74,14 +75,22 @@ def find_cli(given: str | None = None) -> str | None:
     return first_file(given, os.environ.get("GEMINI_CLI"), shutil.which("gemini"))
 
 
-def run(cli: str, project: Path, home: Path, *, timeout: float = TIMEOUT) -> Canary:
+def run(
+    cli: str,
+    project: Path,
+    home: Path,
+    *,
+    timeout: float = TIMEOUT,
+    carried: Mapping[str, str] | None = None,
+) -> Canary:
     """The canary through ``cli``, with the Gemini settings of ``home``, ``project`` and the
-    machine, in a temporary HOME and project."""
+    machine, in a temporary HOME and project; ``carried``: variables of this environment its
+    hooks read (the token they send)."""
     path = target(home)
     call = {"id": CALL_ID, "name": TOOL, "input": {"command": cat(path)}}
 
     def launch(model: str, tmp: Path) -> subprocess.CompletedProcess[str]:
-        return _gemini(cli, model, _copy_settings(project, home, tmp), timeout)
+        return _gemini(cli, model, _copy_settings(project, home, tmp), timeout, carried or {})
 
     ran = through(cli, path, call, launch)
     if isinstance(ran, Canary):
@@ -169,12 +178,15 @@ def _over(settings: dict[str, Any], keys: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _gemini(cli: str, model: str, work: Path, timeout: float) -> subprocess.CompletedProcess[str]:
+def _gemini(
+    cli: str, model: str, work: Path, timeout: float, carried: Mapping[str, str]
+) -> subprocess.CompletedProcess[str]:
     """``gemini -p`` in ``work``, its HOME beside it, its model at ``model``, offline."""
     tmp = work.parent
     scratch = tmp / "tmp"
     scratch.mkdir()
     env = {
+        **carried,
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(tmp / "home"),
         "GEMINI_API_KEY": "hookline-doctor",

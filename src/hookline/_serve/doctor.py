@@ -62,7 +62,8 @@ class Live:
     """A command host's live canary: how its CLI is found and run, and what it leaves out."""
 
     find_cli: Callable[[str | None], str | None]
-    run: Callable[[str, Path, Path], Canary]
+    #: ``run(cli, project, home, carried=VARIABLES)``
+    run: Callable[..., Canary]
     #: The problem when no CLI is found.
     no_cli: str
     unchecked: tuple[str, ...]
@@ -173,7 +174,8 @@ def examine(
     for ``project`` and ``home``, and the canary through ``cli`` (None: none run)."""
     health = health_of(url, token_env)
     installed = doctor_claude_code.check(url, project, home)
-    found = canary.run(cli, project, home) if cli is not None else None
+    carried = _carried(token_env)
+    found = canary.run(cli, project, home, carried=carried) if cli is not None else None
     return Report(url, health, installed, cli, found)
 
 
@@ -193,13 +195,21 @@ def examine_command_host(
     health = health_of(url, token_env)
     live = LIVE.get(host)
     if live is not None:
-        found = live.run(cli, project, home) if cli is not None else None
+        carried = _carried(token_env)
+        found = live.run(cli, project, home, carried=carried) if cli is not None else None
         return Report(url, health, installed, cli, found, host, live.unchecked)
     unchecked = (
         f"no live canary runs through {host} yet: its settings show what is installed, "
         "not that its calls are judged",
     )
     return Report(url, health, installed, None, None, host, unchecked, has_canary=False)
+
+
+def _carried(token_env: str | None) -> dict[str, str]:
+    """What of this environment a canary's host gets: the token its hooks send, if any."""
+    if token_env is None or token_env not in os.environ:
+        return {}
+    return {token_env: os.environ[token_env]}
 
 
 def health_url(url: str) -> str:
