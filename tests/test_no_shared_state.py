@@ -57,6 +57,10 @@ PROCESS_WIDE: typing.Final = types.MappingProxyType({
         "the process's file descriptor 1, set aside while the command line runs",
     "hookline.permissions.bash._grammar._local":
         "one tree-sitter parser per thread, reused; it holds no answer",
+    "hookline._hooks.python_files._IMPORTING":
+        "held while a hook module is imported: sys.path and sys.modules are the process's",
+    "hookline._hooks.python_files._IMPORTED_FROM":
+        "which folder each hook module in sys.modules came from: sys.modules is the process's",
     "hookline.permissions._proving._SEEN":
         "a memo of a pure function by identity: the same answer whoever asks",
     "hookline._claude.session_env._numbers":

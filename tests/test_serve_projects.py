@@ -301,11 +301,11 @@ def test_get_policy_for_a_cwd_of_no_project_says_why_none_tightens_it(
 def test_two_projects_hooks_of_the_same_module_name_each_run_their_own_code(
     server: str, tmp_path: Path
 ) -> None:
-    """Two trusted projects each name ``checks:no_reads`` (their own ``checks.py``): one
+    """Two trusted projects each name ``house_rules:no_reads`` (their own file): one
     server judges both, and each call is refused by its own project's hook, not by the one
     imported first."""
     hooks = {"hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [
-        {"type": "python", "callable": "checks:no_reads"}]}]}}  # fmt: skip
+        {"type": "python", "callable": "house_rules:no_reads"}]}]}}  # fmt: skip
     reasons = {}
     for name in ("alpha", "beta"):
         folder = tmp_path / name
@@ -313,7 +313,7 @@ def test_two_projects_hooks_of_the_same_module_name_each_run_their_own_code(
         (folder / ".claude" / "settings.json").write_text(json.dumps(hooks))
         (folder / "notes.txt").write_text("hello\n")
         store(tmp_path).set(folder, True)
-        (folder / "checks.py").write_text(
+        (folder / "house_rules.py").write_text(
             "from hookline import Decision\n\n"
             f"def no_reads(event):\n    return Decision.deny('{name} reads nothing')\n"
         )

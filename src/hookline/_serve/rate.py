@@ -34,7 +34,8 @@ _KEYS: Final = 10_000
 #: Buckets a ``SharedBuckets`` holds: tokens a server knows, with room to spare.
 _SLOTS: Final = 4096
 #: One shared bucket: its key's hash (0: free), its level, when it was last filled.
-_SLOT: Final = struct.Struct("<qdd")
+_SLOT: Final = "<qdd"
+_SLOT_SIZE: Final = struct.calcsize(_SLOT)
 
 
 @dataclass(slots=True)
@@ -64,7 +65,7 @@ class SharedBuckets(Buckets):
 
     def __init__(self, slots: int = _SLOTS) -> None:
         self.slots = slots
-        self._memory = mmap.mmap(-1, slots * _SLOT.size)  # shared with forked children
+        self._memory = mmap.mmap(-1, slots * _SLOT_SIZE)  # shared with forked children
         self._lock = multiprocessing.Lock()
 
     @contextmanager
@@ -74,7 +75,9 @@ class SharedBuckets(Buckets):
             found = {} if bucket is None else {key: bucket}
             yield found
             if key in found:
-                _SLOT.pack_into(self._memory, slot * _SLOT.size, _hash(key), *_fields(found[key]))
+                struct.pack_into(
+                    _SLOT, self._memory, slot * _SLOT_SIZE, _hash(key), *_fields(found[key])
+                )
 
     def get(self, key: str) -> Bucket | None:
         with self._lock:
@@ -86,7 +89,7 @@ class SharedBuckets(Buckets):
         slot = start
         for step in range(self.slots):
             slot = (start + step) % self.slots
-            held, level, at = _SLOT.unpack_from(self._memory, slot * _SLOT.size)
+            held, level, at = struct.unpack_from(_SLOT, self._memory, slot * _SLOT_SIZE)
             if held == wanted:
                 return slot, Bucket(level, at)
             if held == 0:
