@@ -103,7 +103,7 @@ def _import_module(name: str, base_dir: str) -> ModuleType:
 
 
 #: Held while a hook module is imported: the path and ``sys.modules`` are the process's.
-_IMPORTING = threading.Lock()
+_IMPORTING = threading.RLock()
 #: Each top-level module a folder's hooks imported from that folder, and the folder.
 _IMPORTED_FROM: dict[str, str] = {}
 
