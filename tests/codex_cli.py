@@ -12,34 +12,17 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-import pytest
-
+from hookline._serve import canary_codex
+from host_cli import Run, needs
 from model_servers import Raw, model_server, responses_events
 
-CLI: Final = os.environ.get("CODEX_CLI") or shutil.which("codex")
-if CLI is None and os.environ.get("HOOKLINE_REQUIRE_CODEX_CLI") == "1":
-    raise RuntimeError("HOOKLINE_REQUIRE_CODEX_CLI=1 (CI) but no Codex CLI was found")
-needs_codex = pytest.mark.skipif(
-    CLI is None, reason="no Codex CLI: set CODEX_CLI, or npm install @openai/codex (CI does)"
-)
+CLI: Final = canary_codex.find_cli()
+needs_codex = needs(CLI, "CODEX", "set CODEX_CLI, or npm install @openai/codex (CI does)")
 FINAL: Final = "FINAL"
-
-
-@dataclass(frozen=True)
-class Run:
-    """One ``codex exec``: its exit code, its JSONL events, and the command's output as the
-    model was told it (None: the model was never told)."""
-
-    returncode: int
-    events: list[dict[str, Any]]
-    output: str | None
-    stderr: str
 
 
 def config(url: str) -> str:

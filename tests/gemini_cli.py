@@ -13,36 +13,19 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-import pytest
-
+from hookline._serve import canary_gemini
+from host_cli import Run, needs
 from model_servers import Raw, gemini_events, model_server
 
-CLI: Final = os.environ.get("GEMINI_CLI") or shutil.which("gemini")
-if CLI is None and os.environ.get("HOOKLINE_REQUIRE_GEMINI_CLI") == "1":
-    raise RuntimeError("HOOKLINE_REQUIRE_GEMINI_CLI=1 (CI) but no Gemini CLI was found")
-needs_gemini = pytest.mark.skipif(
-    CLI is None, reason="no Gemini CLI: set GEMINI_CLI, or npm install @google/gemini-cli (CI does)"
-)
+CLI: Final = canary_gemini.find_cli()
+needs_gemini = needs(CLI, "GEMINI", "set GEMINI_CLI, or npm install @google/gemini-cli (CI does)")
 FINAL: Final = "FINAL"
 #: The local model reached with a Gemini API key (Gemini CLI's gateway auth is refused headless).
 AUTH: Final = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
-
-
-@dataclass(frozen=True)
-class Run:
-    """One ``gemini -p``: its exit code, its stream-json events, and the command's output as the
-    model was told it (None: the model was never told)."""
-
-    returncode: int
-    events: list[dict[str, Any]]
-    output: str | None
-    stderr: str
 
 
 def run(command: str, *, work: Path, home: Path, hooks: dict[str, Any]) -> Run:

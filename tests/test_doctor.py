@@ -22,15 +22,15 @@ from hookline._serve import canary
 from hookline._serve.break_glass import break_glass
 from hookline._serve.doctor import health_of
 from hookline.audit._writer import JSONL_NAME
+from host_cli import needs
 from test_serve import running
 
 CLI = canary.find_cli()
-if CLI is None and os.environ.get("HOOKLINE_REQUIRE_CLAUDE_CLI") == "1":
-    raise RuntimeError("HOOKLINE_REQUIRE_CLAUDE_CLI=1 (CI) but no Claude Code CLI was found")
-needs_cli = pytest.mark.skipif(
-    CLI is None,
-    reason="no Claude Code CLI: set CLAUDE_CLI, or pip install claude-agent-sdk (its wheel "
-    "bundles it; the bench extra has it, and CI installs it beside the dev extra)",
+needs_cli = needs(
+    CLI,
+    "CLAUDE",
+    "set CLAUDE_CLI, or pip install claude-agent-sdk (its wheel bundles it; the bench extra "
+    "has it, and CI installs it beside the dev extra)",
 )
 #: The server's policy allows every Read by rule: the canary is refused all the same.
 POLICY = {"permissions": {"allow": ["Read"]}}

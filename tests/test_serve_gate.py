@@ -14,16 +14,20 @@ from typing import Any
 
 import httpx
 import pytest
+from starlette.testclient import TestClient
 
 from hookline._hosts.claude_code import CLAUDE_CODE_PATH
 from hookline._hosts.gemini import GEMINI_PATH
 from hookline._hosts.gemini_settings import command
+from hookline._project import load_project
 from hookline._serve import tokens
+from hookline._serve.app import create_app
 from hookline._serve.break_glass import break_glass
 from hookline._serve.gate import Gate
+from hookline._serve.judge import Judge
 from hookline._serve.rate import Limits, Quiet
 from hookline._serve.tokens import TokenFile, tokens_path
-from hookline.audit._writer import JSONL_NAME
+from hookline.audit._writer import JSONL_NAME, AuditWriter
 from test_hosts_gemini import before_tool
 from test_serve import payload, running, tool_call, work_folder
 
@@ -314,3 +318,31 @@ def _run(line: str, sent: dict[str, Any], env: dict[str, str]) -> subprocess.Com
         ["bash", "-c", line], input=json.dumps(sent), capture_output=True, text=True,
         env=env, timeout=60,
     )  # fmt: skip
+
+
+def test_health_tells_a_caller_from_elsewhere_only_that_its_token_is_refused(
+    policy: Path, state: Path, alice: str
+) -> None:
+    """From another machine (the test client's address is no loopback) a revoked token, an
+    unknown one and none at all all read ``refused``; a valid one reads ``accepted``. Whether a
+    token was ever the server's is told to this machine only."""
+    old = tokens.add(tokens_path(state), "old-ci")
+    assert tokens.revoke(tokens_path(state), "old-ci")
+    with AuditWriter.open(state) as audit:
+        app = create_app(Judge(load_project(policy, trust=True)), audit, gate=gated(state))
+        with TestClient(app) as client:
+            said = {
+                name: client.get("/health", headers=headers).json()["token"]
+                for name, headers in {
+                    "revoked": bearer(old),
+                    "unknown": bearer("hl_" + "x" * 43),
+                    "none": {},
+                    "valid": bearer(alice),
+                }.items()
+            }
+    assert said == {
+        "revoked": "refused",
+        "unknown": "refused",
+        "none": "refused",
+        "valid": "accepted",
+    }

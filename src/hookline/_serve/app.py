@@ -12,7 +12,8 @@
     GET  /health         200 ``{"ok": true, "token": ...}`` while the server answers: what it
                          makes of the request's token (``accepted``, ``none``: none sent or
                          needed, else why a hook call with it is refused: ``missing``,
-                         ``unknown``, ``revoked``), and ``break_glass`` (``{"until":
+                         ``unknown``, ``revoked``; to a caller from elsewhere without a valid
+                         token, ``refused``), and ``break_glass`` (``{"until":
                          SECONDS}``) while a glass holds, shown only to this machine and to a
                          valid token (``hookline doctor``)
     GET  /policy         the policy serving now, as JSON or in words (``_serve.policy_page``),
@@ -128,7 +129,8 @@ def create_app(
     async def health(request: Request) -> Response:
         glass = holding(glass_dir) if glass_dir is not None and seen(request) else None
         held = {} if glass is None else {"break_glass": {"until": glass.until}}
-        return JSONResponse({"ok": True, "token": _token_said(request, gate), **held})
+        token = _token_said(request, gate, shown=seen(request))
+        return JSONResponse({"ok": True, "token": token, **held})
 
     routes = [
         Route(CLAUDE_CODE_PATH, claude_code, methods=["POST"]),
@@ -164,12 +166,14 @@ def _admitted(request: Request, gate: Gate) -> Caller | Refusal:
     return gate.admit(request.headers.get("authorization"), _peer(request))
 
 
-def _token_said(request: Request, gate: Gate) -> str:
+def _token_said(request: Request, gate: Gate, *, shown: bool) -> str:
     """What the gate makes of the request's token, as ``/health`` says it: ``accepted``, or
-    ``none`` (none sent, none needed), or why a hook call with it would be refused."""
+    ``none`` (none sent, none needed), or why a hook call with it would be refused; to whom
+    may not see the server's state (``shown`` False), only ``refused``: whether a token was
+    ever one of the server's is not said to just anyone."""
     checked = gate.checked(request.headers.get("authorization"), _peer(request))
     if isinstance(checked, Refusal):
-        return checked.reason
+        return checked.reason if shown else "refused"
     return "none" if checked.token is None else "accepted"
 
 

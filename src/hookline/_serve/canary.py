@@ -198,12 +198,17 @@ def unfinished(
     return Canary("no-result", str(path), f"exit {done.returncode}: {tail or 'no output'}")
 
 
+def host_env(home: Path, carried: Mapping[str, str], **more: str) -> dict[str, str]:
+    """The environment a canary's host runs in: this PATH, ``home`` as its HOME, the
+    variables it ``carried`` (the token its hooks send) and ``more``; nothing else of ours."""
+    return {**carried, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), **more}
+
+
 def _claude(
     cli: str, model: str, project: Path, home: Path, timeout: float, carried: Mapping[str, str]
 ) -> subprocess.CompletedProcess[str]:
     """``claude -p`` in ``project`` with ``home``, its model at ``model``, offline."""
-    env = {**carried, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home)}
-    env |= _QUIET | {"ANTHROPIC_BASE_URL": model}
+    env = host_env(home, carried) | _QUIET | {"ANTHROPIC_BASE_URL": model}
     argv = [cli, "-p", _PROMPT, "--output-format", "stream-json", "--verbose"]
     return subprocess.run(
         [*argv, "--allowedTools", "Read"],

@@ -35,6 +35,7 @@ from hookline._serve.canary import (
     Outcome,
     cat,
     first_file,
+    host_env,
     target,
     through,
     unfinished,
@@ -123,9 +124,13 @@ def _codex(
     Codex refuses under the temporary folder: it is given another."""
     scratch = codex_home.parent / "tmp"
     scratch.mkdir()
-    env = {**carried, "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-           "HOME": str(codex_home.parent), "CODEX_HOME": str(codex_home),
-           "HOOKLINE_DOCTOR_KEY": "sk-hookline-doctor", "TMPDIR": str(scratch)}  # fmt: skip
+    env = host_env(
+        codex_home.parent,
+        carried,
+        CODEX_HOME=str(codex_home),
+        HOOKLINE_DOCTOR_KEY="sk-hookline-doctor",
+        TMPDIR=str(scratch),
+    )
     argv = [cli, "exec", "--json", "--skip-git-repo-check", "--ephemeral", "--trust",
             "--dangerously-bypass-hook-trust", "-s", "read-only", "-C", str(work),
             COMMAND_PROMPT]  # fmt: skip

@@ -44,6 +44,7 @@ from hookline._serve.canary import (
     Outcome,
     cat,
     first_file,
+    host_env,
     target,
     through,
     unfinished,
@@ -185,16 +186,15 @@ def _gemini(
     tmp = work.parent
     scratch = tmp / "tmp"
     scratch.mkdir()
-    env = {
-        **carried,
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(tmp / "home"),
-        "GEMINI_API_KEY": "hookline-doctor",
-        "GOOGLE_GEMINI_BASE_URL": model,
-        "GEMINI_CLI_TRUST_WORKSPACE": "true",
-        "TMPDIR": str(scratch),
-        "NO_COLOR": "1",
-    }
+    env = host_env(
+        tmp / "home",
+        carried,
+        GEMINI_API_KEY="hookline-doctor",
+        GOOGLE_GEMINI_BASE_URL=model,
+        GEMINI_CLI_TRUST_WORKSPACE="true",
+        TMPDIR=str(scratch),
+        NO_COLOR="1",
+    )
     env[GEMINI_SYSTEM_ENV] = str(managed_path("gemini"))  # the machine's, as doctor reads it
     if _DEFAULTS in os.environ:
         env[_DEFAULTS] = os.environ[_DEFAULTS]

@@ -263,7 +263,7 @@ def _health_problems(health: Health) -> list[str]:
 
 def _token_problem(said: str | None, token_env: str | None) -> str:
     """What a token the server would refuse means for the hooks that send it."""
-    if said == "missing" and token_env is None:
+    if token_env is None:
         return (
             "the server takes only calls with a token: hooks installed without one are refused "
             "(hookline install HOST --token-env VAR); give doctor the same --token-env VAR"
