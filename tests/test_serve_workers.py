@@ -317,3 +317,27 @@ def test_workers_forked_after_the_shared_buckets_share_one_rate_per_token() -> N
     assert sum(counts) == 50
     assert not limits.take("agent")  # the parent sees the same bucket
     assert limits.take("another")
+
+
+def _hold_and_wait(buckets: SharedBuckets, holding: Any) -> None:
+    with buckets.held("agent"):
+        holding.set()  # the lock is this process's now: kill it here
+        threading.Event().wait()
+
+
+def test_a_worker_killed_while_it_holds_the_buckets_lock_stops_no_other() -> None:
+    """The worst moment: SIGKILL inside the lock. The kernel lets a record lock go with its
+    holder, so the next call takes its token as ever (a semaphore would wait for ever)."""
+    fork = multiprocessing.get_context("fork")
+    limits = Limits(rate=1.0, burst=5, clock=lambda: 100.0, buckets=SharedBuckets())
+    holding = fork.Event()
+    holder = fork.Process(target=_hold_and_wait, args=(limits.buckets, holding))
+    holder.start()
+    assert holding.wait(timeout=60)
+    os.kill(holder.pid or 0, signal.SIGKILL)
+    holder.join(timeout=60)
+    taken: list[bool] = []
+    after = threading.Thread(target=lambda: taken.append(limits.take("agent")), daemon=True)
+    after.start()
+    after.join(timeout=60)  # a deadlock detector: it returns at once unless the lock is stuck
+    assert taken == [True]

@@ -14,12 +14,16 @@ every ``every`` seconds, and the number of refusals left off the record on the n
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import math
 import mmap
-import multiprocessing
+import os
 import struct
+import tempfile
+import threading
 import time
+import weakref
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -61,31 +65,49 @@ class Buckets:
 
 class SharedBuckets(Buckets):
     """Buckets in memory shared by the processes forked after it was made, under one lock:
-    ``slots`` of them (past that many keys, a new key takes over the last slot it tried)."""
+    ``slots`` of them (past that many keys, a new key takes over the last slot it tried).
+
+    The lock is a record lock on a file the processes share (``fcntl.lockf``): the kernel
+    lets it go when its holder dies, so a worker killed while it holds the lock stops no other
+    (a semaphore would stay taken, and every token's next call would wait for ever). Record
+    locks are a process's, so threads of one process take a thread lock first."""
 
     def __init__(self, slots: int = _SLOTS) -> None:
         self.slots = slots
         self._memory = mmap.mmap(-1, slots * _SLOT_SIZE)  # shared with forked children
-        self._lock = multiprocessing.Lock()
+        self._fd, path = tempfile.mkstemp(prefix="hookline-rate-")  # the lock's, open
+        os.unlink(path)
+        weakref.finalize(self, os.close, self._fd)
+        self._threads = threading.Lock()
+
+    @contextmanager
+    def _lock(self) -> Iterator[None]:
+        with self._threads:
+            fcntl.lockf(self._fd, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.lockf(self._fd, fcntl.LOCK_UN)
 
     @contextmanager
     def held(self, key: str) -> Iterator[dict[str, Bucket]]:
-        with self._lock:
-            slot, bucket = self._find(key)
+        wanted = _hash(key)
+        with self._lock():
+            slot, bucket = self._find(wanted)
             found = {} if bucket is None else {key: bucket}
             yield found
             if key in found:
-                struct.pack_into(
-                    _SLOT, self._memory, slot * _SLOT_SIZE, _hash(key), *_fields(found[key])
-                )
+                kept = found[key]
+                at = slot * _SLOT_SIZE
+                struct.pack_into(_SLOT, self._memory, at, wanted, kept.level, kept.at)
 
     def get(self, key: str) -> Bucket | None:
-        with self._lock:
-            return self._find(key)[1]
+        with self._lock():
+            return self._find(_hash(key))[1]
 
-    def _find(self, key: str) -> tuple[int, Bucket | None]:
-        """``key``'s slot (or the free one it would take) and its bucket."""
-        wanted, start = _hash(key), _hash(key) % self.slots
+    def _find(self, wanted: int) -> tuple[int, Bucket | None]:
+        """The slot of the key hashed ``wanted`` (or the free one it would take), its bucket."""
+        start = wanted % self.slots
         slot = start
         for step in range(self.slots):
             slot = (start + step) % self.slots
@@ -132,10 +154,6 @@ def _hash(key: str) -> int:
     """A key's 63-bit hash, never 0 (a free slot's), the same in every process."""
     digest = hashlib.blake2b(key.encode(), digest_size=8).digest()
     return (int.from_bytes(digest, "big") >> 1) or 1
-
-
-def _fields(bucket: Bucket) -> tuple[float, float]:
-    return bucket.level, bucket.at
 
 
 @dataclass
