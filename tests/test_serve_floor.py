@@ -126,7 +126,7 @@ def test_the_project_folder_is_the_nearest_with_settings_below_home(
     assert project_folder(str(home / "elsewhere")) is None  # home's settings are the user's
 
 
-def test_a_cwds_project_folder_and_trust_are_kept_for_a_while_then_looked_up_again(
+def test_a_cwds_project_folder_is_kept_for_a_while_and_its_trust_is_asked_each_time(
     tmp_path: Path,
 ) -> None:
     now = [100.0]
@@ -146,6 +146,6 @@ def test_a_cwds_project_folder_and_trust_are_kept_for_a_while_then_looked_up_aga
     assert folder == str(repo)
     assert why is not None and "hookline trust add" in why  # found, and nobody trusts it yet
     trust.set(repo, True)
-    assert projects.folder(cwd)[1] == why  # the store's answer is kept as long
-    now[0] += FOUND_FOR
-    assert projects.folder(cwd) == (str(repo), None)
+    assert projects.folder(cwd) == (str(repo), None)  # the store is asked on every event
+    trust.set(repo, False)
+    assert projects.folder(cwd) == (str(repo), "not trusted")  # taken back: at once

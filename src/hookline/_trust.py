@@ -21,7 +21,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -42,19 +42,38 @@ class TrustStore:
     """The remembered answers, one per folder (its resolved path)."""
 
     path: Path | None = None
+    #: The file as last read: its version (inode, size, mtime) and its entries. A new answer
+    #: replaces the file (a new inode), so a version seen again is the same file.
+    _read: dict[tuple[int, int, int], dict[str, dict[str, Any]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @property
     def file(self) -> Path:
         return self.path or Path.home() / FOLDER / FILE_NAME
 
     def entries(self) -> dict[str, dict[str, Any]]:
-        """Each folder with an answer: ``{"trusted": bool, "at": seconds since the epoch}``."""
+        """Each folder with an answer: ``{"trusted": bool, "at": seconds since the epoch}``;
+        the file is read again only when it changed (a server asks on every event)."""
         try:
-            text = self.file.read_text(encoding="utf-8")
+            with self.file.open("rb") as file:
+                stat = os.fstat(file.fileno())
+                version = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+                known = self._read.get(version)
+                if known is not None:
+                    return dict(known)
+                text = file.read().decode("utf-8")
         except FileNotFoundError:
             return {}
-        except OSError as exc:
-            raise ConfigError(f"cannot be read: {exc.strerror}", file=str(self.file)) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            why = getattr(exc, "strerror", None) or exc
+            raise ConfigError(f"cannot be read: {why}", file=str(self.file)) from None
+        found = self._parsed(text)
+        self._read.clear()
+        self._read[version] = found
+        return dict(found)
+
+    def _parsed(self, text: str) -> dict[str, dict[str, Any]]:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:

@@ -17,10 +17,10 @@ and its ``.hookline`` files whole); for the others, all of it (``WHOLE``). The p
 layers (user, managed) keep their settings but lose their hooks: the server's policy runs
 those already.
 
-A cwd's project folder and the trust store's answer for it, once found, are kept for
-``FOUND_FOR`` seconds (walking up the folders and reading the store cost more than the rest of
-a Read's decision), so a new settings file or answer counts within that time. Late is safe
-either way: a project's policy only tightens the server's.
+A cwd's project folder, once found, is kept for ``FOUND_FOR`` seconds (walking up the folders
+costs more than the rest of a Read's decision), so a new settings file is seen within that time
+(late is safe: a project's policy only tightens the server's). The trust store is asked on
+every event: a folder whose trust is taken back runs none of its hooks from the next one.
 Each folder's policy is loaded once per part and kept (``hookline._serve.policies``), with its
 digest; a change to one of its files, seen when its next event comes (``Watcher.check``),
 reloads it, on record as a ``policy_reload``. A project that cannot be loaded is ``said`` so,
@@ -64,7 +64,7 @@ if TYPE_CHECKING:
 HOOKLINE_ONLY: Final = "hookline-only"
 #: The project's whole policy: every hook and every permission rule.
 WHOLE: Final = "whole"
-#: Seconds a cwd's project folder and its trust answer are kept before they are looked up again.
+#: Seconds a cwd's project folder, once found, is kept before it is looked up again.
 FOUND_FOR: Final = 1.0
 #: The most cwds kept at once (past that, all are looked up again).
 _FOUND_MOST: Final = 4096
@@ -118,7 +118,7 @@ class Projects:
         self.store = store or TrustStore()
         self.say = say or _quiet
         self._kept: dict[tuple[str, str], _Kept] = {}
-        self._found: dict[str, tuple[float, tuple[str | None, str | None]]] = {}
+        self._found: dict[str, tuple[float, str | None]] = {}
         self._clock = clock
         self._lock = asyncio.Lock()
 
@@ -153,23 +153,10 @@ class Projects:
             yield Consulted(folder, part, policy=active.digest.sha256), active
 
     def folder(self, cwd: str | None) -> tuple[str | None, str | None]:
-        """The project folder of ``cwd``, and why it is not consulted (None: it is); what was
-        found for ``cwd`` is kept for ``FOUND_FOR`` seconds."""
+        """The project folder of ``cwd``, and why it is not consulted (None: it is)."""
         if not cwd or not os.path.isabs(cwd):
             return None, "the event has no absolute cwd"
-        now = self._clock()
-        kept = self._found.get(cwd)
-        if kept is not None and now - kept[0] < FOUND_FOR:
-            return kept[1]
-        if len(self._found) >= _FOUND_MOST:
-            self._found.clear()
-        found = self._looked_up(cwd)
-        self._found[cwd] = now, found
-        return found
-
-    def _looked_up(self, cwd: str) -> tuple[str | None, str | None]:
-        """``folder``, walked up to and asked of the trust store now."""
-        folder = project_folder(cwd)
+        folder = self._project_folder(cwd)
         if folder is None:
             return None, "no project settings at or above the cwd"
         if folder == self.own:
@@ -181,6 +168,18 @@ class Projects:
         if trusted is None:
             return folder, f"no trust answer for this folder (hookline trust add {folder})"
         return folder, None if trusted else "not trusted"
+
+    def _project_folder(self, cwd: str) -> str | None:
+        """``project_folder``, looked up again once ``FOUND_FOR`` seconds have passed."""
+        now = self._clock()
+        kept = self._found.get(cwd)
+        if kept is not None and now - kept[0] < FOUND_FOR:
+            return kept[1]
+        if len(self._found) >= _FOUND_MOST:
+            self._found.clear()
+        folder = project_folder(cwd)
+        self._found[cwd] = now, folder
+        return folder
 
     async def aclose(self) -> None:
         """Close every kept policy's connections (the server has stopped)."""
