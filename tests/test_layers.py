@@ -52,7 +52,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("hookline._serve",),
     ("hookline.sdk",),
     ("hookline.types",),
-    ("hookline._cli", "hookline._demo", "hookline.__main__"),
+    ("hookline._cli", "hookline._inbox", "hookline._demo", "hookline.__main__"),
     ("hookline",),
 )
 #: Packages that import nothing of each other, in either direction, whatever their rows.

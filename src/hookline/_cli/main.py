@@ -42,6 +42,10 @@ COMMANDS: Final = {
         "hookline._cli.sessions_cmd:sessions",
         "Sessions kept in the store: every run, and the paused ones waiting for an answer.",
     ),
+    "inbox": Lazy(
+        "hookline._cli.inbox_cmd:inbox",
+        "Answer the calls paused runs wait on, from a browser: approve, deny or edit, signed in.",
+    ),
     "trust": Lazy(
         "hookline._cli.trust_cmd:trust",
         "The folders whose own hooks and MCP servers may run (workspace trust).",
