@@ -29,10 +29,11 @@ def paused_run(project: Path, *, command: str = f"echo ran >> {SENTINEL}", id: s
     script = {"turns": [{"tool_calls": [{"id": id, "name": "Bash", "input": {"command": command}}]},
                         {"text": "done"}]}  # fmt: skip
     (project / "script.json").write_text(json.dumps(script))
+    before = runs(project)
     done = hookline("run", "go", "--model", "scripted:script.json", "--defer-asks",
                     "--output-format", "json", cwd=project)  # fmt: skip
     assert done.returncode == 4, done.stderr
-    assert not (project / SENTINEL).exists()
+    assert runs(project) == before  # paused before the tool ran
     return str(json.loads(done.stdout)["session_id"])
 
 

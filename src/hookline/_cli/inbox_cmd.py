@@ -31,6 +31,9 @@ from hookline._inbox.users import ROLES, add_user, default_path, load_users
 
 DEFAULT_PORT: Final = 8378
 _HINT: Final = "pip install 'hookline[serve]'"
+#: Seconds a stop waits for open requests (a page's live stream never ends by itself); a run
+#: an answer resumed goes on in its own process.
+_GRACE: Final = 2.0
 
 _USERS = click.option(
     "--users",
@@ -164,7 +167,9 @@ def _serve(
             sys.stdout.flush()
             signal.signal(signal.SIGTERM, _stop)
             with contextlib.suppress(KeyboardInterrupt):
-                server_module.server(inbox_app.create_app(box), tls=tls).run(sockets=[sock])
+                server = server_module.server(inbox_app.create_app(box), tls=tls)
+                server.config.timeout_graceful_shutdown = _GRACE  # an open page's stream ends
+                server.run(sockets=[sock])
     finally:
         sock.close()
     echo("hookline inbox: stopped", err=True)
