@@ -77,7 +77,7 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 _UNITS: Final = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
-_HEAD = re.compile(r"^\s*(?:(\d+)[\s:])?\s*((?:hmac:)?[0-9a-f]{64})\s*$")
+_HEAD = re.compile(r"^\s*(?:(\d+)[\s:])?\s*((?:v3:|hmac:)?[0-9a-f]{64})\s*$")
 
 
 def _when(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
@@ -300,7 +300,7 @@ def _kept_head(value: str | None) -> tuple[str, int | None] | None:
     match = _HEAD.match(value.lower())
     if match is None:
         raise click.BadParameter(
-            f"{value!r} is not a head: give its hash (hmac:HEX or HEX), or SEQ:HASH",
+            f"{value!r} is not a head: give its hash (v3:HEX, hmac:HEX or HEX), or SEQ:HASH",
             param_hint="--head",
         )
     seq = match.group(1)
