@@ -5,6 +5,8 @@
     hookline audit verify [--head HASH]   both hash chains, and the file against the store,
                                           record by record; exit 1 on any difference
     hookline audit head [--json]          the chain's head (seq and hash), to keep elsewhere
+    hookline audit export [--format jsonl|cef|syslog] [--output FILE]
+                                          the records for other tools (``audit_export_cmd``)
 
 ``--decision D`` finds the records that say D: a hook's answer, an approval, a resume, a call's
 outcome (``blocked``, ``executed``, ...), and a call's permission when nothing else on record
@@ -49,6 +51,7 @@ from pathlib import Path
 
 import click
 
+from hookline._cli.audit_export_cmd import export
 from hookline._cli.audit_rows import COLUMNS, as_dict, cells, cut_off_call, saying, unfinished_calls
 from hookline._cli.audit_source import (
     FIX,
@@ -134,6 +137,9 @@ def audit(
         print_aligned(COLUMNS, [cells(line, cut_off) for line in lines])
     else:
         echo("no audit records match", err=True)
+
+
+audit.add_command(export)
 
 
 @audit.command()
