@@ -19,7 +19,7 @@ What it checks, each a line of its own (exit 1 when any fails):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,15 +63,43 @@ def store_marks(store: Store) -> Iterator[Mark]:
 class Verify:
     """One ``audit verify`` run: what it read, and whether anything failed."""
 
-    def __init__(self, path: Path, store: Store | None, *, where_store: str) -> None:
+    def __init__(
+        self,
+        path: Path,
+        store: Store | None,
+        *,
+        where_store: str,
+        tell: Callable[[str, str], object] | None = None,
+    ) -> None:
         self.path, self.store, self.where_store = path, store, where_store
+        #: ``tell(kind, line)``: each finding, kind "failure" or "ok"; printed unless given.
+        self.tell = tell or _printed
         self.key = chain_key(create=False)
         self.failed = False
         self._kept: dict[Which, Mark | None] = {}
 
     def fail(self, text: str) -> None:
-        say("failure", text)
+        self.tell("failure", text)
         self.failed = True
+
+    def note(self, text: str) -> None:
+        self.tell("ok", text)
+
+    def everything(self, head: Head | None, file_only: bool) -> None:
+        """Every check ``audit verify`` makes of a log whose file is there."""
+        store, copied = self.store, self.copied()
+        both = store if store is not None and store.last_audit() is not None else None
+        if store is not None and both is None and copied is None:
+            self.note(f"store {self.where_store}: no records copied to it yet ({NOT_YET})")
+        elif both is not None:
+            self.verify_store(both, head)
+        else:
+            self.file_only(file_only)
+        self.stores_copy(copied)
+        self.verify_file(head)
+        self.file_holds_its_head()
+        if both is not None:
+            self.compare(both, copied)
 
     def kept(self, which: Which) -> Mark | None:
         """The head hookline kept of this log (``which``), if its MAC holds; a failure said
@@ -128,7 +156,7 @@ class Verify:
         kept = self.kept("file")
         if kept is None:
             if self.key is not None:
-                echo(
+                self.note(
                     f"file {shown(self.path)}: no head of it is kept beside the key (written "
                     "before keyed chains, or moved here): a cut of its newest records is found "
                     "only by a head kept elsewhere (--head)"
@@ -136,7 +164,9 @@ class Verify:
             return
         why = missing_head(marks_jsonl(self.path), kept.hash, kept.seq)
         if why is None:
-            echo(f"file {shown(self.path)}: the head hookline keeps beside the key is in the chain")
+            self.note(
+                f"file {shown(self.path)}: the head hookline keeps beside the key is in the chain"
+            )
         else:
             self.fail(
                 f"file {shown(self.path)}: RECORDS CUT: {shown(why)} "
@@ -146,9 +176,10 @@ class Verify:
     def chain(self, what: str, count: int, problem: Problem | None, tally: Tally) -> None:
         """Say what was checked and the first problem."""
         if problem is None:
-            echo(f"{what}: {_records(count)}, chain intact{_formats(tally)}")
+            self.note(f"{what}: {_records(count)}, chain intact{_formats(tally)}")
         elif problem.kind == "truncated":
-            echo(f"{what}: {_records(count)}, chain intact; {shown(problem)} (a crash artefact)")
+            crash = f"{shown(problem)} (a crash artefact)"
+            self.note(f"{what}: {_records(count)}, chain intact; {crash}")
         elif problem.kind == "unverifiable":
             self.fail(f"{what}: CANNOT VERIFY: {shown(problem)}")
         else:
@@ -174,7 +205,7 @@ class Verify:
             return
         why = missing_head(marks, *head)
         if why is None:
-            echo(f"{where}: the kept head is in the chain")
+            self.note(f"{where}: the kept head is in the chain")
         else:
             self.fail(f"{where}: RECORDS CUT: {shown(why)}")
 
@@ -182,14 +213,14 @@ class Verify:
         """The file against the store, record by record."""
         mismatch = compare(marks_jsonl(self.path), store_marks(store))
         if mismatch is None and self.failed:  # never read as all clear
-            echo(
+            self.note(
                 "file and store: the same records, seq by seq and hash by hash, so both hold "
                 "what failed above"
             )
         elif mismatch is None:
-            echo("file and store: the same records, seq by seq and hash by hash")
+            self.note("file and store: the same records, seq by seq and hash by hash")
         elif mismatch.behind and (copied is None or mismatch.seq > copied.seq):
-            echo(
+            self.note(
                 f"file and store: the same records through {mismatch.seq - 1}; the file's newer "
                 f"ones are not copied to the store yet ({NOT_YET})"
             )
@@ -205,11 +236,11 @@ class Verify:
             return False  # a store of this file alone, which lacks or changed some of it
         shared = "the store is shared with other servers' files, and holds"
         if found.missing is None:
-            echo(f"file and store: {shared} each of the file's records "
+            self.note(f"file and store: {shared} each of the file's records "
                  "(compared by content, on the store's own chain)")  # fmt: skip
             return True
         if found.only_newest and (copied is None or found.missing > copied.seq):
-            echo(f"file and store: {shared} the file's records before {found.missing}; the "
+            self.note(f"file and store: {shared} the file's records before {found.missing}; the "
                  f"newer ones are not copied to the store yet ({NOT_YET})")  # fmt: skip
             return True
         self.fail(
@@ -223,11 +254,19 @@ class Verify:
         first difference (its rows may have been cut, all of them)."""
         held = "holds no audit records" if self.store is not None else "does not exist"
         if asked:
-            echo(f"store {self.where_store}: {held}; the file is verified alone (file-only mode)")
+            alone = "the file is verified alone (file-only mode)"
+            self.note(f"store {self.where_store}: {held}; {alone}")
             return
         why = f"store {self.where_store} {held}, but the file has records"
         fix = "if the audit was written without a store: audit verify --file-only"
         self.fail(f"file and store DIFFER: {why} ({fix})")
+
+
+def _printed(kind: str, text: str) -> None:
+    if kind == "failure":
+        say("failure", text)
+    else:
+        echo(text)
 
 
 def note_path(path: Path) -> Path:

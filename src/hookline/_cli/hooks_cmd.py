@@ -6,6 +6,7 @@
     hookline hooks test --tool Bash --input '{"command": "git push --force"}'
     hookline hooks test - < event.json  run the matching hooks for real; print what each did
     hookline hooks test < event.json    the same: a piped event is read when no flag gives one
+    hookline hooks stats [--json]       how each hook did, from the audit (``hook_stats_cmd``)
 
 ``hooks test`` exits as the merged decision says: 0 allow (or none), 2 deny or block, 3 ask
 or defer. A built-in tool's input is prepared as in a run (a relative path made absolute
@@ -33,6 +34,7 @@ from hookline._cli.hooks_test_event import (
     stdin_event,
     stdin_is_piped,
 )
+from hookline._cli.lazy import Lazy, LazyGroup
 from hookline._cli.own_stdout import hook_output_to_stderr
 from hookline._cli.render import echo, emit_json, say, warn
 from hookline._decisions import UNCHANGED
@@ -88,7 +90,16 @@ def loading(fn: F) -> F:
     return fn
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+#: The subcommands imported when used: ``stats`` reads the audit, which the others never load.
+LAZY: Final = {
+    "stats": Lazy(
+        "hookline._cli.hook_stats_cmd:stats",
+        "How each hook did, from the audit: runs, decisions, p50/p95/max latency and failures.",
+    ),
+}
+
+
+@click.group(cls=LazyGroup, lazy=LAZY, context_settings={"help_option_names": ["-h", "--help"]})
 def hooks() -> None:
     """See, check and try the hooks a run would have, from every settings layer."""
 
