@@ -132,6 +132,7 @@ E2E: Final = frozenset(
         "test_sdk_examples.py",
         "test_sdk_sessions.py",
         "test_sdk_types.py",
+        "test_replay.py",
         "test_serve.py",
         "test_serve_codex.py",
         "test_serve_cursor.py",

@@ -49,7 +49,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "hookline.models",
     ),
     ("hookline._project", "hookline._policy", "hookline.testing"),
-    ("hookline._serve",),
+    ("hookline._serve", "hookline._replay"),
     ("hookline.sdk",),
     ("hookline.types",),
     ("hookline._cli", "hookline._inbox", "hookline._demo", "hookline.__main__"),

@@ -54,6 +54,10 @@ COMMANDS: Final = {
         "hookline._cli.serve_cmd:serve",
         "Answer Claude Code's, Gemini CLI's, Codex's and Cursor's hooks with this folder's rules.",
     ),
+    "replay": Lazy(
+        "hookline._cli.replay_cmd:replay_cmd",
+        "Replay recorded sessions through a policy: what it would decide, and what changes.",
+    ),
     "policy": Lazy(
         "hookline._cli.policy_cmd:policy",
         "Show the policy this folder's settings make, in words, and its digest.",
