@@ -133,6 +133,7 @@ E2E: Final = frozenset(
         "test_sdk_sessions.py",
         "test_sdk_types.py",
         "test_replay.py",
+        "test_replay_hosts.py",
         "test_serve.py",
         "test_serve_codex.py",
         "test_serve_cursor.py",

@@ -67,9 +67,10 @@ def replay_cmd(
 ) -> None:
     """Replay recorded sessions through a policy: what it would decide, and what changes.
 
-    SESSIONS are transcript files or folders of them: a project (its hookline transcripts),
-    a Claude Code project folder (~/.claude/projects/...). Each prompt and tool call is
-    judged as `hookline serve` would judge it live; no tool runs and no model is called.
+    SESSIONS are session files or folders of them (searched below): a project (its hookline
+    transcripts), Claude Code's (~/.claude/projects/...), Codex's (~/.codex/sessions) and
+    Gemini CLI's (~/.gemini/tmp). Each prompt and tool call is judged as `hookline serve`
+    would judge it live; no tool runs and no model is called.
     """
     failing = _kinds(fail_on)
     events = [event for path in sessions(paths) for event in read(path)]

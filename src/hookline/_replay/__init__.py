@@ -4,16 +4,17 @@
     replayed = await replay(events, Replayer(project))              # each event's verdict
     Totals.of(replayed)                                             # what changes, and who
 
-``history`` reads the sessions, ``judged`` judges one event with one policy, ``report`` names
-what changed.
+``history`` reads the sessions (``hosts``: Codex's and Gemini CLI's), each event a ``Recorded``;
+``judged`` judges one event with one policy, ``report`` names what changed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hookline._replay.history import Recorded, read, sessions
+from hookline._replay.history import read, sessions
 from hookline._replay.judged import Replayer, Verdict
+from hookline._replay.recorded import Recorded
 from hookline._replay.report import CHANGES, Replayed, Totals
 
 __all__ = [

@@ -19,50 +19,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from hookline._errors import ConfigError
+from hookline._replay import hosts
+from hookline._replay.recorded import Outcome, Recorded
 
-#: What a recorded call's history says happened to it.
-Outcome = Literal["allowed", "denied", "deferred", "error", "unknown"]
 _HOOK_DENY: Final = "PreToolUse:"
-
-
-@dataclass(frozen=True, slots=True)
-class Recorded:
-    """One recorded hook event: where it was read, and what it said."""
-
-    source: str  # the file, and the line: "path:12"
-    session_id: str
-    cwd: str
-    event: str  # PreToolUse or UserPromptSubmit
-    tool_name: str | None = None
-    tool_input: Mapping[str, Any] | None = None
-    tool_use_id: str | None = None
-    prompt: str | None = None
-    outcome: Outcome = "unknown"
-    #: Read from the audit, whose inputs are redacted: a decision on it may differ from one on
-    #: the raw input.
-    redacted: bool = False
-
-    def payload(self, transcript: str) -> dict[str, Any]:
-        """The event as a Claude Code hook receives it."""
-        payload: dict[str, Any] = {
-            "session_id": self.session_id,
-            "transcript_path": transcript,
-            "cwd": self.cwd,
-            "hook_event_name": self.event,
-            "permission_mode": "default",
-        }
-        if self.event == "UserPromptSubmit":
-            payload["prompt"] = self.prompt or ""
-        else:
-            payload["tool_name"] = self.tool_name
-            payload["tool_input"] = dict(self.tool_input or {})
-            payload["tool_use_id"] = self.tool_use_id
-        return payload
 
 
 def sessions(paths: Iterable[str | Path]) -> Iterator[Path]:
@@ -80,12 +44,18 @@ def sessions(paths: Iterable[str | Path]) -> Iterator[Path]:
                 fix="name transcript files (.jsonl) or folders that hold them",
             )
         folder = path / ".hookline" / "state" / "transcripts"
-        yield from sorted((folder if folder.is_dir() else path).glob("*.jsonl"))
+        yield from sorted((folder if folder.is_dir() else path).rglob("*.jsonl"))
 
 
 def read(path: Path) -> list[Recorded]:
-    """The hook events one transcript records, in order, with what happened to each call."""
+    """The hook events one session file records, in order, with what happened to each call:
+    Claude Code's shape (Claude Code's and hookline's), Codex's rollouts, Gemini CLI's chats."""
     entries = list(_entries(path))
+    first = entries[0][1] if entries else {}
+    if hosts.is_codex(first):
+        return hosts.codex(path, entries)
+    if hosts.is_gemini(first):
+        return hosts.gemini_chat(path, entries)
     results = _results(entry for _, entry in entries)
     audited = _audited(path)
     events: list[Recorded] = []
@@ -94,7 +64,7 @@ def read(path: Path) -> list[Recorded]:
         cwd, session = str(entry.get("cwd") or ""), str(entry.get("sessionId") or path.stem)
         content = (entry.get("message") or {}).get("content")
         if entry.get("type") == "user" and isinstance(content, str) and not entry.get("isMeta"):
-            events.append(Recorded(where, session, cwd, "UserPromptSubmit", prompt=content))
+            events.append(Recorded.prompted(where, session, cwd, content))
         if entry.get("type") != "assistant" or not isinstance(content, list):
             continue
         for block in content:

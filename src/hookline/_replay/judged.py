@@ -19,7 +19,7 @@ from hookline._tools.permit import ApprovalAsked
 
 if TYPE_CHECKING:
     from hookline._project import Project
-    from hookline._replay.history import Recorded
+    from hookline._replay.recorded import Recorded
 
 #: Origins that name hooks: the hooks that answered are named instead.
 _BY_HOOK: Final = frozenset({"hook", "json", "exit_code_2", "stdout", "hook_failure"})

@@ -20,8 +20,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Final
 
-from hookline._replay.history import Recorded
 from hookline._replay.judged import Verdict
+from hookline._replay.recorded import Recorded
 
 #: Every change a replay reports, in the order ``--fail-on`` lists them.
 CHANGES: Final = (
