@@ -33,9 +33,13 @@ def config(url: str) -> str:
     )
 
 
-def run(command: str, *, work: Path, codex_home: Path, hooks: dict[str, Any]) -> Run:
+def run(
+    command: str, *, work: Path, codex_home: Path, hooks: dict[str, Any], keep: bool = False
+) -> Run:
     """``codex exec`` in ``work``, whose model asks to run ``command``; ``hooks`` is the
-    ``hooks.json`` Codex reads (run without its review: ``--dangerously-bypass-hook-trust``)."""
+    ``hooks.json`` Codex reads (run without its review: ``--dangerously-bypass-hook-trust``).
+    ``keep``: Codex keeps the session's rollout under ``codex_home/sessions`` (else
+    ``--ephemeral``)."""
     told: list[str] = []
 
     def reply(body: dict[str, Any]) -> Raw:
@@ -57,7 +61,8 @@ def run(command: str, *, work: Path, codex_home: Path, hooks: dict[str, Any]) ->
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(codex_home.parent),
                "CODEX_HOME": str(codex_home), "LOCAL_KEY": "sk-local",
                "TMPDIR": str(scratch)}  # fmt: skip
-        argv = [str(CLI), "exec", "--json", "--skip-git-repo-check", "--ephemeral",
+        argv = [str(CLI), "exec", "--json", "--skip-git-repo-check",
+                *([] if keep else ["--ephemeral"]),
                 "--dangerously-bypass-hook-trust", "-s", "workspace-write", "-C", str(work),
                 "Run the command."]  # fmt: skip
         done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120,

@@ -50,6 +50,13 @@ from postgres_schema import fresh_schema, query
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 
+def _as_kept(rows: Sequence[AuditRow], texts: Sequence[str] | None) -> list[AuditRow]:
+    """Rows with the data a real store reads back: the text its writer gave, parsed."""
+    if texts is None:
+        return list(rows)
+    return [dataclasses.replace(r, data=json.loads(t)) for r, t in zip(rows, texts, strict=True)]
+
+
 class FakeStore:
     """An in-memory store: the audit half of the ``Store`` protocol, nothing more."""
 
@@ -57,7 +64,10 @@ class FakeStore:
         self.rows: list[AuditRow] = []
 
     def append_audit(
-        self, entries: Sequence[AuditEntry], chain: Callable[[str | None, AuditEntry], str]
+        self,
+        entries: Sequence[AuditEntry],
+        chain: Callable[[str | None, AuditEntry], str],
+        texts: Sequence[str] | None = None,
     ) -> list[AuditRow]:
         last = self.rows[-1] if self.rows else None
         seq, prev = (last.seq, last.hash) if last else (0, None)
@@ -68,7 +78,7 @@ class FakeStore:
             fields = {f.name: getattr(entry, f.name) for f in dataclasses.fields(entry)}
             added.append(AuditRow(seq, digest, prev, **fields))
             prev = digest
-        self.rows += added
+        self.rows += _as_kept(added, texts)
         return added
 
     def audit_rows(self, *, session_id: str | None = None, tool: str | None = None,
@@ -84,11 +94,11 @@ class FakeStore:
         ]  # fmt: skip
         return rows[:limit] if limit is not None else rows
 
-    def copy_audit(self, rows: Sequence[AuditRow], texts: Any = None) -> bool:
+    def copy_audit(self, rows: Sequence[AuditRow], texts: Sequence[str] | None = None) -> bool:
         last = self.rows[-1] if self.rows else None
         if not chained((last.seq, last.hash) if last else None, rows):
             return False
-        self.rows += rows
+        self.rows += _as_kept(rows, texts)
         return True
 
     def last_audit(self) -> AuditRow | None:
@@ -782,12 +792,26 @@ def test_a_store_that_follows_other_files_keeps_its_own_chain(store, jsonl, tmp_
     assert [r["seq"] for r in records(jsonl)] == [1, 2]  # the file's chain is its own
 
 
-def test_a_record_the_store_would_refuse_is_refused_before_the_file(store, jsonl):
+def test_a_float_json_cannot_hold_is_null_in_the_file_and_the_store_alike(store, jsonl):
+    """The file never holds what its copy could not: a NaN (which hookline's own records never
+    hold: the redactor writes it as text) is null in both, and both verify."""
     log = AuditLog(store, jsonl_path=jsonl)
-    log.add(AuditEntry(kind="hook", data={"x": math.nan}))
+    log.add(AuditEntry(kind="hook", data={"x": math.nan, "y": 1}))
+    log.flush(copy=True)
+    [written] = records(jsonl)
+    assert written["data"] == {"x": None, "y": 1}
+    assert [row.data for row in store.audit_rows()] == [{"x": None, "y": 1}]
+    assert verify_jsonl(jsonl) is None and verify_rows(store.audit_rows()) is None
+
+
+def test_a_record_the_store_would_refuse_is_refused_before_the_file(store, jsonl):
+    """One orjson cannot encode (a lone surrogate) falls back to the strict encoding, which
+    refuses a NaN beside it: before the file, else no copy could ever take it."""
+    log = AuditLog(store, jsonl_path=jsonl)
+    log.add(AuditEntry(kind="hook", data={"x": math.nan, "said": "\ud800"}))
     with pytest.raises(AuditError, match=r"not JSON compliant"):
         log.flush()
-    assert not jsonl.exists() or records(jsonl) == []  # else no copy could ever take it
+    assert not jsonl.exists() or records(jsonl) == []
 
 
 # -- attacks on the file written first, and on its copy ----------------------------------------
@@ -1092,10 +1116,10 @@ def test_a_failed_write_ahead_stops_the_call_before_its_body(store, jsonl, tmp_p
     log.attach(agent)
     real = log.file.append
 
-    def append(bodies: Any, **options: Any) -> Any:  # the disk fills up as the call is to start
-        if any(b'"kind":"tool_started"' in body for body in bodies):
+    def append(records: Any, **options: Any) -> Any:  # the disk fills up as the call is to start
+        if any(b'"kind":"tool_started"' in record.body for record in records):
             raise OSError(28, "No space left on device")
-        return real(bodies, **options)
+        return real(records, **options)
 
     with patch.object(log.file, "append", append), pytest.raises(AuditError, match="No space"):
         agent.run_sync("go")
@@ -1131,8 +1155,8 @@ def test_compare_names_the_first_record_missing_or_different_in_one_copy(store, 
     assert verify_rows(store.audit_rows()) is None  # the store's chain alone cannot tell
     missing = compare(marks_jsonl(jsonl), store_marks(store))
     assert str(missing) == "record 5: in the file, missing from the store"
-    zeros = '"hash":"hmac:' + "0" * 64 + '"'
-    other = re.sub(r'"hash":"hmac:[0-9a-f]{64}"', zeros, records_text(jsonl)[1])
+    zeros = '"hash":"v3:' + "0" * 64 + '"'
+    other = re.sub(r'"hash":"v3:[0-9a-f]{64}"', zeros, records_text(jsonl)[1])
     rewrite(jsonl, lambda ls: [ls[0], other, *ls[2:]])
     differs = compare(marks_jsonl(jsonl), store_marks(store))
     assert str(differs) == "record 2: differs between the file and the store"

@@ -289,7 +289,7 @@ def test_a_cut_from_both_copies_is_found_by_the_kept_heads(project, tmp_path):
 
     path = project[0]
     kept = run(path, "head")
-    assert kept.exit_code == 0 and kept.stdout.startswith("3 hmac:")
+    assert kept.exit_code == 0 and kept.stdout.startswith("3 v3:")
     (as_json,) = [json.loads(line) for line in lines(run(path, "head", "--json"))]
     assert kept.stdout.split() == [str(as_json["seq"]), as_json["hash"]]
     assert run(path, "verify", "--head", kept.stdout.strip()).exit_code == 0
@@ -493,7 +493,7 @@ def test_a_log_written_before_the_permission_column_still_verifies_and_grows(tmp
     assert "hookline.db: 3 records, chain intact (1 keyed; the first 2 plain sha256" in grown.output
     assert "file and store: the same records" in grown.output
     (last,) = [json.loads(x) for x in (state / "audit.jsonl").read_text().splitlines()][2:]
-    assert last["hash"].startswith("hmac:") and not last["prev_hash"].startswith("hmac:")
+    assert last["hash"].startswith("v3:") and len(last["prev_hash"]) == 64  # keyed after plain
     denied = [json.loads(x) for x in lines(run(tmp_path, "--decision", "deny", "--json"))]
     assert [(r["tool_use_id"], r["kind"], r["permission"]) for r in denied] == [
         ("t1", "hook", None),  # an old record: found by its decision, as before

@@ -214,11 +214,18 @@ def test_a_process_killed_while_making_a_kept_head_leaves_none_not_an_empty_one(
     keeper = Keeper(log, key)
     keeper.keep("stored", 3, "hmac:" + "a" * 64)
     keeper.keep("stored", 4, "hmac:" + "b" * 64)  # rewritten in place
-    keeper.close()
     noted = kept_head(log, "stored", key)
     assert noted is not None and (noted.seq, noted.hash, noted.forged) == (
         4,
         "hmac:" + "b" * 64,
+        None,
+    )
+    keeper.keep("stored", 5, "v3:" + "c" * 64)  # a shorter hash leaves no old tail
+    keeper.close()
+    noted = kept_head(log, "stored", key)
+    assert noted is not None and (noted.seq, noted.hash, noted.forged) == (
+        5,
+        "v3:" + "c" * 64,
         None,
     )
     assert head_path(log, "stored").stat().st_mode & 0o777 == 0o600

@@ -50,10 +50,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "hookline.telemetry",
     ),
     ("hookline._project", "hookline._policy", "hookline.testing"),
-    ("hookline._serve",),
+    ("hookline._serve", "hookline._replay"),
     ("hookline.sdk",),
     ("hookline.types",),
-    ("hookline._cli", "hookline._demo", "hookline.__main__"),
+    ("hookline._cli", "hookline._inbox", "hookline._demo", "hookline.__main__"),
     ("hookline",),
 )
 #: Packages that import nothing of each other, in either direction, whatever their rows.

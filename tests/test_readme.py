@@ -51,6 +51,13 @@ UNMARKED = {
     ("docs/approvals-and-audit.md", "hookline audit --session SESSION_ID"): (
         "names a session id and an audit head"
     ),
+    ("docs/approvals.md", "hookline inbox user add ann"): (
+        "asks for passwords, then serves until Ctrl-C: test_inbox runs the commands"
+    ),
+    ("docs/approvals.md", "hookline inbox link SESSION_ID"): (
+        "names a paused session's id: test_inbox_live runs the command"
+    ),
+    ("docs/approvals.md", "hookline audit --session SESSION_ID"): "names a session id",
     ("docs/cli.md", 'hookline run "PROMPT" ['): "a synopsis, not a command",
     ("docs/cli.md", "_HOOKLINE_COMPLETE=zsh_source"): "zsh and fish lines: test_shell_completion",
     ("docs/mcp.md", "pip install 'hookline[mcp]'"): "installs from PyPI",

@@ -72,7 +72,7 @@ from hookline.audit._log import JSONL_NAME
 from hookline.audit._marks import Mark, marks_jsonl
 from hookline.audit._records import DECISIONS
 
-_HEAD = re.compile(r"^\s*(?:(\d+)[\s:])?\s*((?:hmac:)?[0-9a-f]{64})\s*$")
+_HEAD = re.compile(r"^\s*(?:(\d+)[\s:])?\s*((?:v3:|hmac:)?[0-9a-f]{64})\s*$")
 
 
 def _known_decision(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -198,7 +198,7 @@ def _kept_head(value: str | None) -> tuple[str, int | None] | None:
     match = _HEAD.match(value.lower())
     if match is None:
         raise click.BadParameter(
-            f"{value!r} is not a head: give its hash (hmac:HEX or HEX), or SEQ:HASH",
+            f"{value!r} is not a head: give its hash (v3:HEX, hmac:HEX or HEX), or SEQ:HASH",
             param_hint="--head",
         )
     seq = match.group(1)

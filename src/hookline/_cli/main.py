@@ -42,6 +42,10 @@ COMMANDS: Final = {
         "hookline._cli.sessions_cmd:sessions",
         "Sessions kept in the store: every run, and the paused ones waiting for an answer.",
     ),
+    "inbox": Lazy(
+        "hookline._cli.inbox_cmd:inbox",
+        "Answer the calls paused runs wait on, from a browser: approve, deny or edit, signed in.",
+    ),
     "trust": Lazy(
         "hookline._cli.trust_cmd:trust",
         "The folders whose own hooks and MCP servers may run (workspace trust).",
@@ -49,6 +53,10 @@ COMMANDS: Final = {
     "serve": Lazy(
         "hookline._cli.serve_cmd:serve",
         "Answer Claude Code's, Gemini CLI's, Codex's and Cursor's hooks with this folder's rules.",
+    ),
+    "replay": Lazy(
+        "hookline._cli.replay_cmd:replay_cmd",
+        "Replay recorded sessions through a policy: what it would decide, and what changes.",
     ),
     "policy": Lazy(
         "hookline._cli.policy_cmd:policy",

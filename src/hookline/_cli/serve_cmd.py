@@ -154,7 +154,7 @@ def serve(
     if ctx.invoked_subcommand is not None:
         return
     uvicorn_server, app_module = _server_modules()
-    tls = _tls(uvicorn_server, tls_cert, tls_key)
+    tls = tls_of(uvicorn_server, tls_cert, tls_key)
     project = load_project(
         cwd,
         settings=settings,
@@ -246,7 +246,7 @@ def _in_workers(count: int, serve_one: Callable[[], None], *lines: str) -> int:
     return Workers(count, serve_one, note=lambda text: say("note", text, err=True)).run()
 
 
-def _tls(server_module: ModuleType, cert: str | None, key: str | None) -> Any:
+def tls_of(server_module: ModuleType, cert: str | None, key: str | None) -> Any:
     """The certificate and key, checked; None without them. Both or neither."""
     if cert is None and key is None:
         return None

@@ -146,6 +146,12 @@ def show_session(
 @click.option("--edit", default=None, metavar="JSON", help="Run this input instead, if it passes.")
 @click.option("--user", default=None, help="Who resumes it (recorded in the audit log).")
 @click.option(
+    "--via",
+    type=click.Choice(["cli", "inbox", "link"]),
+    default="cli",
+    hidden=True,  # hookline inbox's: where --user answered, recorded as the approver
+)
+@click.option(
     "--reload-settings",
     is_flag=True,
     help="Resume even though settings or hook files changed since the pause (recorded).",
@@ -172,6 +178,7 @@ def resume(
     deny: str | None,
     edit: str | None,
     user: str | None,
+    via: str,
     reload_settings: bool,
     trust_edited_state: bool,
     rerun_interrupted: bool,
@@ -193,7 +200,7 @@ def resume(
     if checked.turn.waiting or approve or deny is not None or edit is not None:
         answer = answer_from_cli(approve, deny, edit)
         if user:
-            answer = replace(answer, approver=f"cli:{user}")
+            answer = replace(answer, approver=f"{via}:{user}")
     launch = Launch.saved(checked.launch, session=session_id)
     if lenient_settings:  # else as the run was started
         launch = replace(launch, lenient_settings=True)

@@ -3,9 +3,11 @@
 A record's hash is ``HMAC-SHA256(chain key, prev_hash + canonical(record))`` (``""`` before the
 first record; the formats, and the plain sha256 of logs written before keyed chains, are in
 ``hookline.audit._keyed``), so editing a record breaks its own hash, and deleting, inserting or
-moving one breaks the ``prev_hash`` of the record after it. Both chains use ``link``; the file
-keeps its own ``seq`` and ``prev_hash`` on every line, so several processes can share one file
-and one store.
+moving one breaks the ``prev_hash`` of the record after it. Its canonical bytes are encoded as
+its hash's format says: by orjson (format 3, what is written now; ``encoded``) or by the
+standard library's encoder (formats 1 and 2, and a record orjson cannot encode). Both chains
+use ``link``; the file keeps its own ``seq`` and ``prev_hash`` on every line, so several
+processes can share one file and one store.
 
 A line is ``{"seq":N,"prev_hash":...,"hash":...,`` followed by the canonical JSON of the record
 (every field but those three, keys sorted), so the line *is* what was hashed, except that
@@ -28,12 +30,23 @@ import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
+
+import orjson
 
 from hookline._errors import RecordError
 from hookline._support.jsontext import canonical as canonical_text
 from hookline._support.jsontext import strict_sorted
-from hookline.audit._keyed import Unkeyed, chain_key, hashed, intact, is_keyed
+from hookline.audit._keyed import (
+    COMPACT,
+    KEYED,
+    Unkeyed,
+    chain_key,
+    form_of,
+    hashed,
+    intact,
+    is_keyed,
+)
 from hookline.storage._base import (
     ENTRY_FIELDS,
     LATER_FIELDS,
@@ -51,28 +64,56 @@ class AuditError(RecordError):
     """The audit log could not be written: the run stops rather than go on unrecorded."""
 
 
-def canonical(entry: AuditEntry | AuditRow | Mapping[str, Any]) -> bytes:
+class Encoded(NamedTuple):
+    """A record as the writer encodes it, once: its data as a store keeps it, its canonical
+    bytes (what its hash covers), and the prefix of the format they are in."""
+
+    text: str
+    body: bytes
+    form: str
+
+
+def canonical(entry: AuditEntry | AuditRow | Mapping[str, Any], hash: str | None = None) -> bytes:
     """Sorted-key compact JSON (UTF-8) of every field but the hash fields; a field added since
-    the first layout (``LATER_FIELDS``) only when set, so older records hash as they did."""
+    the first layout (``LATER_FIELDS``) only when set, so older records hash as they did.
+    Encoded as the format of ``hash`` (the record's own) says; the standard library's way
+    (formats 1 and 2) without one. Format 3 raises ``TypeError`` for what orjson cannot
+    encode."""
+    fields = _fields(entry)
+    if form_of(hash) == COMPACT:
+        return orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)
+    return canonical_json(fields)
+
+
+def _fields(entry: AuditEntry | AuditRow | Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(entry, Mapping):
-        return canonical_json({k: v for k, v in entry.items() if k not in HASH_FIELDS})
+        return {k: v for k, v in entry.items() if k not in HASH_FIELDS}
     fields = {name: getattr(entry, name) for name in ENTRY_FIELDS}
     for name in LATER_FIELDS:
         if (value := getattr(entry, name)) is not None:
             fields[name] = value
-    return canonical_json(fields)
+    return fields
 
 
-def canonical_parts(entry: AuditEntry) -> tuple[str, bytes]:
-    """``entry.data`` as a store keeps it (``dump_json`` refuses what it refuses) and
-    ``canonical(entry)``, encoded once: the record's first key is ``data``, so its text is the
-    data's sorted-key text as it is."""
+def encoded(entry: AuditEntry) -> Encoded:
+    """``entry`` encoded once for the file, the hash and the store: in format 3, or in format 2
+    when orjson cannot encode it (then ``dump_json`` refuses what it refuses)."""
+    fields = _fields(entry)
+    try:
+        data = orjson.dumps(fields.pop("data"), option=orjson.OPT_SORT_KEYS)
+        rest = orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return _standard(entry)
+    # the record's first key is ``data``: its bytes are the data's as they are
+    return Encoded(data.decode(), b'{"data":' + data + b"," + rest[1:], COMPACT)
+
+
+def _standard(entry: AuditEntry) -> Encoded:
+    """Format 2's encoding, with the store's strict text of the data."""
     data = strict_sorted(entry.data)
-    fields = {name: getattr(entry, name) for name in ENTRY_FIELDS if name != "data"}
-    for name in LATER_FIELDS:
-        if (value := getattr(entry, name)) is not None:
-            fields[name] = value
-    return data, b'{"data":' + data.encode() + b"," + canonical_json(fields)[1:]
+    fields = _fields(entry)
+    del fields["data"]
+    return Encoded(data, b'{"data":' + data.encode() + b"," + canonical_json(fields)[1:], KEYED)
 
 
 def canonical_json(value: Any) -> bytes:
@@ -91,26 +132,35 @@ def link(
     key: bytes | None = None,
 ) -> str:
     """The hash of ``entry`` placed after a record whose hash is ``prev_hash``: keyed with
-    ``key``, plain sha256 without (how logs were chained before keyed chains)."""
-    return hashed(prev_hash, canonical(entry), key)
+    ``key``, in the format written now (format 3, else 2), plain sha256 without (how logs
+    were chained before keyed chains)."""
+    if key is None:
+        return hashed(prev_hash, canonical(entry))
+    fields = _fields(entry)
+    try:
+        return hashed(prev_hash, orjson.dumps(fields, option=orjson.OPT_SORT_KEYS), key, COMPACT)
+    except TypeError:
+        return hashed(prev_hash, canonical_json(fields), key, KEYED)
 
 
 def keyed_link(key: bytes) -> Chain:
     """``link`` under ``key``, as a chain function for ``Store.append_audit``."""
 
     def chain(prev_hash: str | None, entry: AuditEntry) -> str:
-        return hashed(prev_hash, canonical(entry), key)
+        return link(prev_hash, entry, key)
 
     return chain
 
 
-def store_chain(entries: Sequence[AuditEntry], bodies: Sequence[bytes], key: bytes) -> Chain:
-    """A keyed chain function for ``Store.append_audit`` reusing canonical bytes already made."""
-    known = {id(entry): body for entry, body in zip(entries, bodies, strict=True)}
+def store_chain(entries: Sequence[AuditEntry], made: Sequence[Encoded], key: bytes) -> Chain:
+    """A keyed chain function for ``Store.append_audit`` reusing the encodings already made."""
+    known = {id(entry): each for entry, each in zip(entries, made, strict=True)}
 
     def chain(prev_hash: str | None, entry: AuditEntry) -> str:
-        body = known.get(id(entry))
-        return hashed(prev_hash, body if body is not None else canonical(entry), key)
+        each = known.get(id(entry))
+        if each is None:
+            return link(prev_hash, entry, key)
+        return hashed(prev_hash, each.body, key, each.form)
 
     return chain
 
@@ -160,7 +210,7 @@ def verify_rows(
 ) -> Problem | None:
     """The first problem in a whole chain of store rows (in ``seq`` order), or None; keyed
     records are checked under ``key`` (the chain key here when None)."""
-    links = (_Link(r.seq, r.hash, r.prev_hash, canonical(r)) for r in rows)
+    links = (_Link(r.seq, r.hash, r.prev_hash, _body(r, r.hash)) for r in rows)
     return _verify(links, _key(key), tally or Tally())
 
 
@@ -187,7 +237,17 @@ def _lines(file: Iterable[bytes]) -> Iterator[_Link | Problem]:
         if record is None:
             yield Problem("malformed", "not an audit record (JSON with seq and hash)", line=number)
             return
-        yield _Link(record["seq"], record["hash"], record["prev_hash"], canonical(record), number)
+        body = _body(record, record["hash"])
+        yield _Link(record["seq"], record["hash"], record["prev_hash"], body, number)
+
+
+def _body(record: AuditRow | Mapping[str, Any], hash: str) -> bytes:
+    """The canonical bytes of a record read back; none (so its hash fails) for one its
+    format cannot hold: a record edited to hold what its format never wrote."""
+    try:
+        return canonical(record, hash)
+    except (TypeError, ValueError):
+        return b""
 
 
 def line_record(text: bytes) -> dict[str, Any] | None:

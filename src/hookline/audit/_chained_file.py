@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from hookline._support.private import open_private, write_all
-from hookline.audit._chain import AuditError, canonical, line_record
+from hookline.audit._chain import AuditError, Encoded, canonical, line_record
 from hookline.audit._heads import Keeper, note_line
 from hookline.audit._keyed import Unkeyed, chain_key, hashed, intact
 from hookline.audit._marks import Mark, stored_path
@@ -57,20 +57,20 @@ class ChainedFile:
         finally:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
 
-    def append(self, bodies: Sequence[bytes], *, sync: bool = False) -> list[Link]:
-        """Chain and append canonical records, under ``locked()``; where each one went.
+    def append(self, records: Sequence[Encoded], *, sync: bool = False) -> list[Link]:
+        """Chain and append encoded records, under ``locked()``; where each one went.
         ``sync``: on disk (``fsync``) before this returns; a write or an fsync that fails
         takes the records back out, so the file never keeps what it did not acknowledge."""
         size = self._end()
         seq, prev = self._last
         lines, links = [], []
         key = self.signing_key()
-        for body in bodies:
+        for record in records:
             seq += 1
-            this = hashed(prev, body, key)
+            this = hashed(prev, record.body, key, record.form)
             after = f'"{prev}"' if prev else "null"
             head = f'{{"seq":{seq},"prev_hash":{after},"hash":"{this}",'
-            lines.append(head.encode() + _one_line(body[1:]) + b"\n")
+            lines.append(head.encode() + _one_line(record.body[1:]) + b"\n")
             links.append(Link(seq, this, prev))
             prev = this
         data = b"".join(lines)
@@ -126,8 +126,9 @@ class ChainedFile:
 
     def _holds(self, row: AuditRow, record: Mapping[str, Any]) -> bool:
         try:
-            return intact(row.hash, row.prev_hash, canonical(record), self.signing_key()) is None
-        except Unkeyed:
+            body = canonical(record, row.hash)
+            return intact(row.hash, row.prev_hash, body, self.signing_key()) is None
+        except (Unkeyed, TypeError):
             return False
 
     def stored(self, mark: Mark) -> None:

@@ -1,12 +1,20 @@
-"""The audit chain's two formats, and the key that makes the second one unforgeable.
+"""The audit chain's formats, and the key that makes the later ones unforgeable.
 
-A record's ``hash`` says its format:
+A record's ``hash`` says its format, which says how it was hashed and how its canonical bytes
+were encoded (``hookline.audit._chain``):
 
-- format 1, plain: 64 hex digits, ``sha256(prev_hash + canonical(record))``. Logs written
-  before keyed chains hold these; they still verify, and ``audit verify`` says they are plain
-  (anyone who can write the log could have rewritten them and hashed again);
+- format 1, plain: 64 hex digits, ``sha256(prev_hash + canonical(record))``, the record encoded
+  by the standard library's JSON encoder. Logs written before keyed chains hold these; they
+  still verify, and ``audit verify`` says they are plain (anyone who can write the log could
+  have rewritten them and hashed again);
 - format 2, keyed: ``hmac:`` and 64 hex digits, ``HMAC-SHA256(chain key, prev_hash +
-  canonical(record))``. Every record hookline writes now is keyed.
+  canonical(record))``, encoded as format 1;
+- format 3, keyed and compact: ``v3:`` and 64 hex digits, ``HMAC-SHA256(chain key, "v3:" +
+  prev_hash + canonical(record))`` (the format under the MAC too), the record encoded by
+  orjson: sorted keys, the same JSON but for how a few floats are spelled (``1e-7``, and a
+  NaN or infinity as ``null``), several times faster. Every record hookline writes now is
+  format 3, except one orjson cannot encode (an integer beyond 64 bits, a lone surrogate, a
+  key that is not a string), which is written in format 2.
 
 A plain record never follows a keyed one (``intact``): an append by someone without the key,
 hashed the plain way, breaks the chain there. The chain key is derived from the per-user key
@@ -22,9 +30,10 @@ import hmac
 
 from hookline._agent.saved.seal import key_path, load_key
 
-#: What starts a keyed (format 2) hash.
+#: What starts a keyed hash: format 2's, and format 3's (compact).
 KEYED = "hmac:"
-#: The width of a keyed hash: a note or a kept head pads the plain ones to it.
+COMPACT = "v3:"
+#: The width of the widest hash: a note or a kept head pads the others to it.
 HASH_WIDTH = len(KEYED) + 64
 _DERIVE = b"hookline audit chain\0"
 
@@ -43,17 +52,29 @@ def where_key() -> str:
     return str(key_path())
 
 
-def hashed(prev_hash: str | None, body: bytes, key: bytes | None = None) -> str:
+def hashed(prev_hash: str | None, body: bytes, key: bytes | None = None, form: str = KEYED) -> str:
     """The hash of a canonical record ``body`` after ``prev_hash``: keyed when ``key`` is
-    given (format 2), plain sha256 otherwise (format 1)."""
+    given, its format's prefix ``form`` first (``KEYED`` or ``COMPACT``, the format ``body``
+    was encoded in), plain sha256 otherwise (format 1)."""
     data = (prev_hash or "").encode() + body
     if key is None:
         return hashlib.sha256(data).hexdigest()
-    return KEYED + hmac.digest(key, data, "sha256").hex()
+    if form == COMPACT:  # the format is under the MAC too: no record changes format unseen
+        data = COMPACT.encode() + data
+    return form + hmac.digest(key, data, "sha256").hex()
+
+
+def form_of(hash: str | None) -> str:
+    """The prefix of the format ``hash`` is in: ``COMPACT``, ``KEYED``, or ``""`` (plain)."""
+    if hash is None:
+        return ""
+    if hash.startswith(COMPACT):
+        return COMPACT
+    return KEYED if hash.startswith(KEYED) else ""
 
 
 def is_keyed(hash: str | None) -> bool:
-    return hash is not None and hash.startswith(KEYED)
+    return form_of(hash) != ""
 
 
 def mac(key: bytes, *parts: object) -> str:
@@ -74,10 +95,11 @@ class Unkeyed(Exception):
 def intact(hash: str, prev_hash: str | None, body: bytes, key: bytes | None) -> str | None:
     """Why a record's ``hash`` does not hold for its content and place (None: it holds);
     ``Unkeyed`` when it is keyed and ``key`` is None."""
-    if is_keyed(hash):
+    form = form_of(hash)
+    if form:
         if key is None:
             raise Unkeyed
-        if same(hash, hashed(prev_hash, body, key)):
+        if same(hash, hashed(prev_hash, body, key, form)):
             return None
         return (
             f"its keyed hash does not match its content (edited, or written under another key "

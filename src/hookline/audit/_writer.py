@@ -31,13 +31,7 @@ from time import monotonic
 from typing import TYPE_CHECKING, Any, NamedTuple, Self
 
 from hookline._errors import ConfigError, HooklineError
-from hookline.audit._chain import (
-    AuditError,
-    canonical,
-    canonical_parts,
-    keyed_link,
-    store_chain,
-)
+from hookline.audit._chain import AuditError, encoded, keyed_link, store_chain
 from hookline.audit._chained_file import ChainedFile
 from hookline.audit._keyed import chain_key
 from hookline.audit._marks import Mark
@@ -185,8 +179,9 @@ class AuditWriter:
         if store is None:
             return Flushed(len(entries), None, None)
         try:
-            bodies = [canonical(entry) for entry in entries]
-            rows = store.append_audit(entries, store_chain(entries, bodies, self.signing_key()))
+            made = [encoded(entry) for entry in entries]
+            chain = store_chain(entries, made, self.signing_key())
+            rows = store.append_audit(entries, chain, [each.text for each in made])
         except BaseException:
             self._pending[:0] = entries
             raise
@@ -197,13 +192,13 @@ class AuditWriter:
     ) -> Flushed:
         store = self.store_of()
         try:  # the store's text of each record's data: one it would refuse is refused here
-            texts, bodies = _encoded(entries, for_store=store is not None)
+            made = [encoded(entry) for entry in entries]
             links = []
             if entries:
                 with file.locked():
                     if store is not None and self._uncopied and file.opened != self._opened:
                         self._copy(file, store)  # what waits went to a file since let go
-                    links = file.append(bodies, sync=sync)
+                    links = file.append(made, sync=sync)
                     self._opened = file.opened
         except BaseException:
             self._pending[:0] = entries
@@ -214,7 +209,7 @@ class AuditWriter:
         if not self._uncopied:
             self._copy_since = monotonic()
         rows = (placed(entry, *at) for at, entry in zip(links, entries, strict=True))
-        self._uncopied += zip(rows, texts, strict=True)
+        self._uncopied += zip(rows, (each.text for each in made), strict=True)
         due = len(self._uncopied) >= _COPY_LIMIT or monotonic() - self._copy_since >= COPY_DELAY
         if not (copy or (due and copy is None)):
             return Flushed(len(entries), None, file_seq)
@@ -225,12 +220,14 @@ class AuditWriter:
     def _copy(self, file: ChainedFile, store: Store) -> int | None:
         """Copy what waits to the store (under the file's lock); the last seq copied."""
         rows = [row for row, _ in self._uncopied]
+        texts = [text for _, text in self._uncopied]
         if self._apart is store or not (
-            store.copy_audit(rows, [text for _, text in self._uncopied])
+            store.copy_audit(rows, texts)
             or copy_ahead(file, store) is not None  # others' records came first: the file's
         ):
             self._apart = store  # it follows other files: ours go on its own chain
-            rows = store.append_audit([row.entry for row in rows], keyed_link(file.signing_key()))
+            entries = [row.entry for row in rows]
+            rows = store.append_audit(entries, keyed_link(file.signing_key()), texts)
         elif rows:
             file.stored(Mark(rows[-1].seq, rows[-1].hash))
         self._uncopied = []
@@ -303,14 +300,6 @@ def catch_up(path: str | Path, store: Store) -> int | None:
             return copy_ahead(file, store)
     finally:
         file.close()
-
-
-def _encoded(entries: list[AuditEntry], *, for_store: bool) -> tuple[list[str], list[bytes]]:
-    """Each record's data as the store keeps it (if there is a store) and its canonical form."""
-    if not for_store:
-        return [], [canonical(entry) for entry in entries]
-    parts = [canonical_parts(entry) for entry in entries]
-    return [text for text, _ in parts], [body for _, body in parts]
 
 
 #: The text columns of a record, and the lone surrogates none of them can hold.

@@ -83,8 +83,11 @@ class Store(SessionStore, Protocol):
     def delete_session(self, id: str) -> None:
         """Forget the record with this id (nothing happens if there is none)."""
 
-    def append_audit(self, entries: Sequence[AuditEntry], chain: Chain) -> list[AuditRow]:
-        """Append the entries after the last row, as one transaction; return their rows."""
+    def append_audit(
+        self, entries: Sequence[AuditEntry], chain: Chain, texts: Sequence[str] | None = None
+    ) -> list[AuditRow]:
+        """Append the entries after the last row, as one transaction; return their rows.
+        ``texts``: each entry's data as its writer encoded it, if known (else ``dump_json``)."""
 
     def copy_audit(self, rows: Sequence[AuditRow], texts: Sequence[str] | None = None) -> bool:
         """Insert rows chained elsewhere (the audit file's) as they are, in one transaction, if

@@ -218,10 +218,13 @@ class SqlStore:
         with self._transaction("write") as cur:
             cur.execute(self._sql("DELETE FROM hookline_sessions WHERE id = ?"), (id,))
 
-    def append_audit(self, entries: Sequence[AuditEntry], chain: Chain) -> list[AuditRow]:
+    def append_audit(
+        self, entries: Sequence[AuditEntry], chain: Chain, texts: Sequence[str] | None = None
+    ) -> list[AuditRow]:
         if not entries:
             return []
-        data = [dump_json(entry.data) for entry in entries]  # raises before the transaction
+        # raises before the transaction
+        data = texts if texts is not None else [dump_json(entry.data) for entry in entries]
         with self._transaction("audit") as cur:
             cur.execute("SELECT seq, hash FROM hookline_audit ORDER BY seq DESC LIMIT 1")
             rows = place(entries, chain, cur.fetchone())

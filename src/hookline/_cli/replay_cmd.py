@@ -1,0 +1,185 @@
+"""``hookline replay``: what a policy would have done to recorded sessions, call by call.
+
+    hookline replay ~/.claude/projects/-home-me-shop/ [--cwd FOLDER] [--settings F] [--hooks F]
+    hookline replay .hookline/state/transcripts/S.jsonl --diff OLD NEW --fail-on newly-allowed
+
+The policy is the folder's (``--cwd``, with ``--settings`` and ``--hooks`` on top, loaded as
+``hookline serve`` and ``hookline policy`` load it); ``--diff A B`` compares two policies
+instead of the record and one policy, each a folder or a settings file (read on top of
+``--cwd``'s layers). Exit code 1 when a change of a kind ``--fail-on`` names happened, so a CI
+job can gate a rule change on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Final
+
+import click
+
+from hookline._cli.columns import print_aligned
+from hookline._cli.hooks_cmd import loading
+from hookline._cli.launch import LENIENT_SETTINGS
+from hookline._cli.render import echo, emit_json, warn
+from hookline._errors import ConfigError
+from hookline._project import Project, load_project
+from hookline._replay import CHANGES, Replayed, Replayer, Totals, read, replay, sessions
+from hookline._support.display import shown
+
+_PREVIEW: Final = 60
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("paths", nargs=-1, required=True, metavar="SESSIONS...")
+@loading
+@LENIENT_SETTINGS
+@click.option(
+    "--diff",
+    nargs=2,
+    metavar="A B",
+    default=None,
+    help="Compare policy A with policy B (each a folder or a settings file) instead of what "
+    "happened with this folder's policy.",
+)
+@click.option(
+    "--skip-commands", is_flag=True, help="Leave command hooks out (they run for real otherwise)."
+)
+@click.option(
+    "--fail-on",
+    default="",
+    metavar="KINDS",
+    help=f"Exit 1 if any change of these kinds happened (comma-separated: {', '.join(CHANGES)}).",
+)
+@click.option("--all", "show_all", is_flag=True, help="List every event, not only the changed.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object: events and totals.")
+def replay_cmd(
+    paths: tuple[str, ...],
+    cwd: str,
+    settings: tuple[str, ...],
+    hook_files: tuple[str, ...],
+    lenient_settings: bool,
+    diff: tuple[str, str] | None,
+    skip_commands: bool,
+    fail_on: str,
+    show_all: bool,
+    as_json: bool,
+) -> None:
+    """Replay recorded sessions through a policy: what it would decide, and what changes.
+
+    SESSIONS are session files or folders of them (searched below): a project (its hookline
+    transcripts), Claude Code's (~/.claude/projects/...), Codex's (~/.codex/sessions) and
+    Gemini CLI's (~/.gemini/tmp). Each prompt and tool call is judged as `hookline serve`
+    would judge it live; no tool runs and no model is called.
+    """
+    failing = _kinds(fail_on)
+    events = [event for path in sessions(paths) for event in read(path)]
+
+    def policy(spec: str | None) -> Replayer:
+        return Replayer(
+            _project(spec, cwd, settings, hook_files, lenient_settings), skip_commands=skip_commands
+        )
+
+    before = policy(diff[0]) if diff else None
+    after = policy(diff[1] if diff else None)
+    done = asyncio.run(_replayed(events, after, before))
+    totals = Totals.of(done)
+    if as_json:
+        listed = [r.to_dict() for r in done if show_all or r.change is not None]
+        emit_json({"events": listed, "totals": totals.to_dict()}, indent=2)
+    else:
+        _print(done, totals, show_all=show_all, diff=diff is not None)
+    if failing & set(totals.by_change):
+        raise SystemExit(1)
+
+
+async def _replayed(events: list[Any], after: Replayer, before: Replayer | None) -> list[Replayed]:
+    try:
+        return await replay(events, after, before)
+    finally:
+        await after.aclose()
+        if before is not None:
+            await before.aclose()
+
+
+def _project(
+    spec: str | None,
+    cwd: str,
+    settings: tuple[str, ...],
+    hook_files: tuple[str, ...],
+    lenient: bool,
+) -> Project:
+    """A policy: ``--cwd``'s; or ``spec``, a folder (its own layers) or a settings file on top
+    of ``--cwd``'s layers."""
+    folder, extra = cwd, settings
+    if spec is not None:
+        if Path(spec).is_dir():
+            folder = spec
+        elif Path(spec).is_file():
+            extra = (*settings, spec)
+        else:
+            raise ConfigError(
+                f"--diff {spec}: no such folder or settings file",
+                key="--diff",
+                fix="give two policies, each a folder or a settings file",
+            )
+    project = load_project(folder, settings=extra, hook_files=hook_files, lenient=lenient)
+    for warning in project.warnings:
+        warn(warning)
+    return project
+
+
+def _kinds(text: str) -> set[str]:
+    kinds = {kind.strip() for kind in text.split(",") if kind.strip()}
+    unknown = sorted(kinds - set(CHANGES))
+    if unknown:
+        raise ConfigError(
+            f"--fail-on {','.join(unknown)}: not a kind of change",
+            key="--fail-on",
+            fix=f"use some of: {', '.join(CHANGES)}",
+        )
+    return kinds
+
+
+def _print(done: list[Replayed], totals: Totals, *, show_all: bool, diff: bool) -> None:
+    rows = [_row(r) for r in done if show_all or r.change is not None]
+    if rows:
+        was = "A" if diff else "was"
+        now = "B" if diff else "now"
+        print_aligned(("where", "call", was, now, "change", "by", "reason"), rows)
+        echo("")
+    changed = sum(totals.by_change.values())
+    echo(f"{totals.events} events replayed, {changed} changed")
+    for title, counts in (("by change", totals.by_change), ("by who decides now", totals.by_who),
+                          ("by tool", totals.by_tool)):  # fmt: skip
+        if counts:
+            echo(f"{title}: " + ", ".join(f"{k} {n}" for k, n in counts.most_common()))
+
+
+def _row(replayed: Replayed) -> tuple[str, ...]:
+    recorded, now = replayed.recorded, replayed.after
+    call = (
+        recorded.prompt
+        if recorded.tool_name is None
+        else f"{recorded.tool_name} {_input(recorded.tool_input)}"
+    )
+    where = Path(recorded.source).name
+    return (
+        shown(where),
+        shown(_clip(call or "")),
+        replayed.was,
+        now.permission,
+        replayed.change or "",
+        shown(_clip(now.by or "")),
+        shown(_clip(now.reason or "")),
+    )
+
+
+def _input(tool_input: Any) -> str:
+    if isinstance(tool_input, dict) and len(tool_input) == 1:
+        return str(next(iter(tool_input.values())))
+    return str(tool_input)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _PREVIEW else text[: _PREVIEW - 1] + "…"

@@ -1,0 +1,363 @@
+"""The inbox's Starlette app: sign-in, the list, answers, signed links and the live stream.
+
+    GET  /            the calls waiting (signed in), else to /login
+    GET  /fragment    the list alone, for the live update
+    GET  /events      server-sent events: ``pending`` with the list's state whenever it changes
+    POST /answer      approve, deny or edit one session's waiting calls (an approver only)
+    GET  /link?t=...  a signed link: the call and one button; POST /link answers it
+    GET|POST /login, POST /logout
+
+Every POST carries the CSRF token of its cookie (``signin``). A viewer who posts an answer is
+refused (403) and that is recorded; nobody answers without signing in as an approver.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final, cast
+from urllib.parse import quote
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from hookline._errors import ConfigError
+from hookline._inbox import links, pages
+from hookline._inbox.answer import ACTIONS, Action, Answer, Outcome, Resumer, record
+from hookline._inbox.forms import Asker, answer_of, local, read_form
+from hookline._inbox.pending import Pending, pending, pending_sessions
+from hookline._inbox.signin import COOKIE, LIFETIME, Signer, Visit
+from hookline._inbox.users import User, check_password, load_users
+from hookline.audit._redact import Redactor
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from hookline.audit._writer import AuditWriter
+    from hookline.storage import Store
+
+_HEADERS: Final = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
+    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",  # a link's token never leaves in a Referer
+    "Cache-Control": "no-store",
+}
+
+
+@dataclass
+class Inbox:
+    """What the app serves from: the store, the audit, the users, the keys."""
+
+    audit: AuditWriter
+    users_file: Path
+    resumer: Resumer
+    signer: Signer
+    link_key: bytes
+    #: Seconds between the live stream's looks at the store.
+    refresh: float = 1.0
+    #: A header a trusted reverse proxy sets to the signed-in user's name (None: off).
+    trust_header: str | None = None
+    #: What the inbox's records mask (the built-in forms of secrets).
+    redactor: Redactor = field(default_factory=Redactor)
+
+    @property
+    def store(self) -> Store:
+        store = self.audit.store_of()
+        if store is None:
+            raise ConfigError("the inbox has no store")
+        return store
+
+
+def create_app(inbox: Inbox) -> Starlette:
+    routes = Routes(inbox)
+    return Starlette(
+        routes=[
+            Route("/", routes.home),
+            Route("/fragment", routes.fragment),
+            Route("/events", routes.events),
+            Route("/answer", routes.answer, methods=["POST"]),
+            Route("/link", routes.link, methods=["GET"]),
+            Route("/link", routes.link_answer, methods=["POST"]),
+            Route("/login", routes.login_page, methods=["GET"]),
+            Route("/login", routes.login, methods=["POST"]),
+            Route("/logout", routes.logout, methods=["POST"]),
+            Route("/static/inbox.css", _static(pages.CSS, "text/css")),
+            Route("/static/inbox.js", _static(pages.JS, "text/javascript")),
+        ]
+    )
+
+
+class Routes:
+    """The endpoints, over one ``Inbox``."""
+
+    def __init__(self, inbox: Inbox) -> None:
+        self.inbox = inbox
+
+    # -- looking ------------------------------------------------------------------------------
+
+    async def home(self, request: Request) -> Response:
+        visit, user = self._who(request)
+        if user is None:
+            return _to_login(request, visit)
+        found = await run_in_threadpool(pending_sessions, self.inbox.store)
+        body = pages.pending_list(found, csrf=self._csrf(visit), may_answer=user.may_answer)
+        html = pages.page("hookline inbox", body, user=user.name, csrf=self._csrf(visit))
+        return self._html(request, html, visit)
+
+    async def fragment(self, request: Request) -> Response:
+        visit, user = self._who(request)
+        if user is None:
+            return self._html(request, pages.message("Sign in first."), visit, status=401)
+        found = await run_in_threadpool(pending_sessions, self.inbox.store)
+        html = pages.pending_list(found, csrf=self._csrf(visit), may_answer=user.may_answer)
+        return self._html(request, html, visit)
+
+    async def events(self, request: Request) -> Response:
+        _, user = self._who(request)
+        if user is None:
+            return Response("sign in first", status_code=401, headers=_HEADERS)
+        stream = self._changes(request)
+        headers = {**_HEADERS, "X-Accel-Buffering": "no"}
+        return StreamingResponse(stream, media_type="text/event-stream", headers=headers)
+
+    async def _changes(self, request: Request) -> AsyncIterator[str]:
+        """``pending`` events: the list's state now, then each time it changes."""
+        said = None
+        while not await request.is_disconnected():
+            found = await run_in_threadpool(pending_sessions, self.inbox.store)
+            state = pages.state_of(found)
+            if state != said:
+                said = state
+                yield f"event: pending\ndata: {state}\n\n"
+            else:
+                yield ": still here\n\n"
+            await asyncio.sleep(self.inbox.refresh)
+
+    # -- signing in ---------------------------------------------------------------------------
+
+    async def login_page(self, request: Request) -> Response:
+        visit = self._visit(request)
+        next = local(request.query_params.get("next", "/"))
+        return self._html(request, pages.login(self._csrf(visit), next=next), visit)
+
+    async def login(self, request: Request) -> Response:
+        visit = self._visit(request)
+        form = await read_form(request)
+        if not self.inbox.signer.csrf_ok(visit, form.get("csrf")):
+            return self._stale(request, visit)
+        name, password = form.get("name", ""), form.get("password", "")
+        found = self._users().get(name)
+        ok = found is not None and await run_in_threadpool(check_password, found, password)
+        if not ok:
+            html = pages.login(self._csrf(visit), error="Wrong name or password.")
+            return self._html(request, html, visit, status=401)
+        _, cookie = self.inbox.signer.issue(name)  # a new nonce: no fixation
+        response = RedirectResponse(local(form.get("next", "/")), status_code=303)
+        return self._with_cookie(request, response, cookie)
+
+    async def logout(self, request: Request) -> Response:
+        visit = self._visit(request)
+        form = await read_form(request)
+        if not self.inbox.signer.csrf_ok(visit, form.get("csrf")):
+            return self._stale(request, visit)
+        _, cookie = self.inbox.signer.issue(None)
+        return self._with_cookie(request, RedirectResponse("/login", status_code=303), cookie)
+
+    # -- answering ----------------------------------------------------------------------------
+
+    async def answer(self, request: Request) -> Response:
+        asker = await self._answerer(request)
+        if isinstance(asker, Response):
+            return asker
+        visit = asker.visit
+        session_id, action = asker.form.get("session", ""), asker.form.get("action", "")
+        if action not in ACTIONS:
+            return self._html(request, pages.message(f"No such answer: {action!r}."), visit, 400)
+        action = cast("Action", action)
+        try:
+            given = answer_of(asker.user, action, asker.form, via="inbox")
+        except ConfigError as exc:
+            return self._html(request, pages.message(str(exc)), visit, status=400)
+        return await self._apply(request, visit, session_id, None, given)
+
+    async def link(self, request: Request) -> Response:
+        visit, user = self._who(request)
+        if user is None:
+            return _to_login(request, visit)
+        token = request.query_params.get("t", "")
+        try:
+            link = links.read(self.inbox.link_key, token)
+        except links.BadLink as exc:
+            return self._html(request, pages.message(str(exc)), visit, status=400)
+        found = await run_in_threadpool(self._waiting, link.session_id, link.paused_at)
+        waiting = found and next(
+            (w for w in found.calls if w.request.tool_use_id == link.call_id), None
+        )
+        if found is None or not waiting:
+            said = "This link was used, or its call was answered another way: nothing waits on it."
+            return self._html(request, pages.message(said), visit, status=409)
+        if not user.may_answer:
+            return self._html(
+                request, pages.message("You may look; only an approver answers."), visit, 403
+            )
+        body = pages.link_page(found, waiting, link, token, self._csrf(visit))
+        return self._html(
+            request,
+            pages.page("hookline inbox: one call", body, user=user.name, csrf=self._csrf(visit)),
+            visit,
+        )
+
+    async def link_answer(self, request: Request) -> Response:
+        asker = await self._answerer(request)
+        if isinstance(asker, Response):
+            return asker
+        visit = asker.visit
+        try:
+            link = links.read(self.inbox.link_key, asker.form.get("t", ""))
+            given = answer_of(asker.user, cast("Action", link.action), asker.form, via="link")
+        except (links.BadLink, ConfigError) as exc:
+            return self._html(request, pages.message(str(exc)), visit, status=400)
+        return await self._apply(request, visit, link.session_id, link, given)
+
+    async def _apply(
+        self,
+        request: Request,
+        visit: Visit,
+        session_id: str,
+        link: links.Link | None,
+        given: Answer,
+    ) -> Response:
+        """Apply ``given`` when the session still waits (at the link's pause, for a link)."""
+        paused_at = link.paused_at if link is not None else None
+        found = await run_in_threadpool(self._waiting, session_id, paused_at)
+        if found is None or (link is not None and link.call_id not in _ids(found)):
+            outcome = Outcome(False, "nothing waits there now: it was answered already")
+        else:
+            outcome = await self.inbox.resumer.apply(session_id, given)
+        first = found.calls[0].request if found is not None and found.calls else None
+        call = (first.tool_use_id, first.tool_name) if first is not None else None
+        entry = record(
+            given, session_id=session_id, call=call, outcome=outcome, redactor=self.inbox.redactor
+        )
+        self._record(entry)
+        html = pages.page("hookline inbox: answered", pages.result(outcome))
+        return self._html(request, html, visit, status=200 if outcome.applied else 409)
+
+    async def _answerer(self, request: Request) -> Asker | Response:
+        """Who posts an answer and the form; the refusal when they may not answer."""
+        visit, user = self._who(request)
+        form = await read_form(request)
+        if not self.inbox.signer.csrf_ok(visit, form.get("csrf")):
+            return self._stale(request, visit)
+        if user is None:
+            return _to_login(request, visit)
+        if not user.may_answer:
+            why = "a viewer may look, not answer"
+            entry = record(
+                None,
+                session_id=form.get("session") or None,
+                call=None,
+                outcome=None,
+                redactor=self.inbox.redactor,
+                by=user.name,
+                role=user.role,
+                refused=why,
+            )
+            self._record(entry)
+            said = pages.message(f"Refused: {why}. Ask an approver.")
+            return self._html(request, said, visit, status=403)
+        return Asker(visit, user, form)
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _waiting(self, session_id: str, paused_at: float | None) -> Pending | None:
+        """The session when it still waits (and, given ``paused_at``, at that same pause)."""
+        found = self.inbox.store.get_session(session_id)
+        if found is None or found.status != "deferred":
+            return None
+        if paused_at is not None and found.updated_at != paused_at:
+            return None
+        return pending(found)
+
+    def _record(self, entry: Any) -> None:
+        self.inbox.audit.add(entry)
+        self.inbox.audit.flush()
+
+    def _users(self) -> dict[str, User]:
+        return load_users(self.inbox.users_file)
+
+    def _visit(self, request: Request) -> Visit:
+        """The cookie's visit; a fresh anonymous one (set on the response) when there is none."""
+        found = self.inbox.signer.read(request.cookies.get(COOKIE))
+        if found is None:
+            found, value = self.inbox.signer.issue(None)
+            request.state.new_cookie = value
+        return found
+
+    def _who(self, request: Request) -> tuple[Visit, User | None]:
+        visit = self._visit(request)
+        name = visit.user
+        if self.inbox.trust_header is not None:
+            name = request.headers.get(self.inbox.trust_header) or None
+        return visit, (self._users().get(name) if name else None)
+
+    def _csrf(self, visit: Visit) -> str:
+        return self.inbox.signer.csrf(visit)
+
+    def _stale(self, request: Request, visit: Visit) -> Response:
+        said = pages.message("This form is stale or came from elsewhere: reload the page.")
+        return self._html(request, said, visit, status=403)
+
+    def _html(self, request: Request, html: str, visit: Visit, status: int = 200) -> Response:
+        response = HTMLResponse(html, status_code=status, headers=_HEADERS)
+        new = getattr(request.state, "new_cookie", None)
+        return self._with_cookie(request, response, new) if new else response
+
+    def _with_cookie(self, request: Request, response: Response, value: str) -> Response:
+        secure = request.url.scheme == "https"
+        response.set_cookie(
+            COOKIE,
+            value,
+            max_age=LIFETIME,
+            httponly=True,
+            samesite="strict",
+            secure=secure,
+            path="/",
+        )
+        for name, header in _HEADERS.items():
+            response.headers.setdefault(name, header)
+        return response
+
+
+def _ids(found: Pending) -> set[str]:
+    return {w.request.tool_use_id for w in found.calls}
+
+
+def _to_login(request: Request, visit: Visit) -> Response:
+    target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    response = RedirectResponse(f"/login?next={quote(target)}", status_code=303)
+    new = getattr(request.state, "new_cookie", None)
+    if new:
+        response.set_cookie(
+            COOKIE,
+            new,
+            max_age=LIFETIME,
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+            path="/",
+        )
+    return response
+
+
+def _static(text: str, kind: str) -> Callable[[Request], Any]:
+    async def serve(request: Request) -> Response:
+        return Response(text, media_type=kind, headers=_HEADERS)
+
+    return serve

@@ -1,0 +1,135 @@
+"""The calls waiting in the store for an answer, each as the terminal prompt would show it.
+
+    pending_sessions(store)   # [Pending(session_id, paused_at, calls=[Waiting], steps, ...)]
+
+A paused session (``deferred``) keeps each waiting call as the model asked for it and, in its
+deferred result, the input as the hooks left it (the final input after rewrites), the reason
+and where the deferral came from. ``Waiting.request`` puts those in the ``ApprovalRequest`` the
+prompt draws, so ``lines`` are the prompt's own rows (``approve_screen.prompt_lines``: every
+value through ``display.shown``, wrapped with ``↪``, look-alike and mixed-script warnings).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from hookline._agent.messages import TextBlock, ToolResultBlock
+from hookline._agent.saved.state import load_state
+from hookline._cli.approve_screen import Line, prompt_lines
+from hookline._cli.render import abridged, compact
+from hookline._errors import ConfigError
+from hookline._support.display import shown
+from hookline._tools.approvals import ApprovalRequest
+from hookline._tools.base import ToolCall
+from hookline.storage import CorruptRecordWarning
+
+if TYPE_CHECKING:
+    from hookline._agent.messages import Message
+    from hookline._agent.saved.state import Turn
+    from hookline.storage import SessionRecord, Store
+
+#: The columns the prompt's rows are laid out for.
+WIDTH: Final = 100
+#: How many of the conversation's last messages a session shows.
+STEPS: Final = 6
+#: Where a deferral came from (``ToolResult.origin``), in words.
+_ORIGINS: Final = {
+    "hook": "a PreToolUse hook",
+    "json": "a hook's JSON answer",
+    "exit_code_2": "a hook (exit code 2)",
+    "hook_failure": "a hook that failed",
+    "rule": "a permission rule",
+    "mode": "the permission mode",
+    "tier": "the default tiers",
+    "sandbox": "the sandbox",
+    "approver": "the approver",
+    "unanswered": "an ask nobody could answer then (the run had no approver)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """One call waiting for an answer, as its approval request."""
+
+    request: ApprovalRequest
+
+    @property
+    def lines(self) -> list[Line]:
+        return prompt_lines(self.request, WIDTH)
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A paused session and the calls it waits on."""
+
+    session_id: str
+    #: When it paused (the record's ``updated_at``): a link names the pause it answers.
+    paused_at: float
+    user: str | None
+    tenant: str | None
+    prompt: str
+    calls: tuple[Waiting, ...]
+    #: The conversation's last messages, one shown line each.
+    steps: tuple[str, ...]
+
+
+def pending_sessions(store: Store, *, limit: int = 200) -> list[Pending]:
+    """Every paused session with a waiting call, newest first; unreadable ones left out."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CorruptRecordWarning)
+        records = store.list_sessions(status="deferred", limit=limit)
+    found = [pending(record) for record in records]
+    return [p for p in found if p is not None and p.calls]
+
+
+def pending(record: SessionRecord) -> Pending | None:
+    """``record`` as a Pending, or None when its state cannot be read."""
+    try:
+        session, messages, turn = load_state(record.state, where=f"session {record.id}")
+    except ConfigError:
+        return None
+    calls = tuple(Waiting(_request(record, session, turn, call)) for call in turn.waiting)
+    steps = tuple(_step(message) for message in messages[-STEPS:])
+    return Pending(
+        record.id, record.updated_at, record.user, record.tenant, turn.prompt, calls, steps
+    )
+
+
+def _request(
+    record: SessionRecord, session: dict[str, object], turn: Turn, call: ToolCall
+) -> ApprovalRequest:
+    deferred = next((r for r in turn.calls if r.call.id == call.id), None)
+    final = dict(deferred.input) if deferred is not None else dict(call.input)
+    origin = deferred.origin if deferred is not None else None
+    source = _ORIGINS.get(origin or "", origin or "unknown")
+    if deferred is not None and deferred.approver:
+        source += f" ({deferred.approver})"
+    return ApprovalRequest(
+        session_id=record.id,
+        tool_use_id=call.id,
+        tool_name=call.name,
+        tool_input=final,
+        original_input=dict(call.input) if final != call.input else None,
+        reason=(deferred.reason if deferred is not None else None) or turn.detail,
+        source=source,
+        user=record.user,
+        tenant=record.tenant,
+        cwd=str(session.get("cwd") or "") or None,
+    )
+
+
+def _step(message: Message) -> str:
+    """One message on one line: who, then each part (text, a call, a result), shown."""
+    parts = []
+    for part in message.content:
+        if isinstance(part, TextBlock):
+            parts.append(abridged(part.text, 200))
+        elif isinstance(part, ToolCall):
+            parts.append(f"{shown(part.name)} {compact(part.input)}")
+        elif isinstance(part, ToolResultBlock):
+            parts.append(f"result: {abridged(part.content, 200)}")
+        else:
+            parts.append(abridged(str(part), 200))
+    return f"{shown(message.role)}: {' | '.join(parts)}"

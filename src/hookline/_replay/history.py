@@ -1,0 +1,148 @@
+"""Recorded sessions, read back as the hook events they were: what ``hookline replay`` runs.
+
+A session transcript in Claude Code's shape (Claude Code's own,
+``~/.claude/projects/<project>/<session>.jsonl``, and hookline's, which writes the same shape in
+``.hookline/state/transcripts/``) holds, line by line, ``user`` and ``assistant`` entries, each
+with the session's ``cwd`` and ``sessionId``. A prompt is a ``user`` entry whose content is a
+string: a UserPromptSubmit. A ``tool_use`` block of an ``assistant`` entry is a tool call: a
+PreToolUse with its raw input. What happened to the call is the ``tool_result`` block that
+answers it (``tool_use_id``): ``is_error`` false means it ran; a Claude Code hook's deny starts
+``PreToolUse:<Tool> hook error``; any other error is a refusal or a failure the transcript does
+not tell apart. hookline's own sessions say exactly, in the audit beside the transcripts:
+each call's permission (allow, deny, defer) and status.
+
+Lines that are not JSON objects, entries of other types and blocks of other kinds are skipped:
+a transcript is a record of what was said, not a contract.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from hookline._errors import ConfigError
+from hookline._replay import hosts
+from hookline._replay.recorded import Outcome, Recorded
+
+_HOOK_DENY: Final = "PreToolUse:"
+
+
+def sessions(paths: Iterable[str | Path]) -> Iterator[Path]:
+    """Each session file named, or found in a folder named: a project's hookline transcripts,
+    a Claude Code project folder, or any folder of ``.jsonl`` files."""
+    for given in paths:
+        path = Path(given).expanduser()
+        if path.is_file():
+            yield path
+            continue
+        if not path.is_dir():
+            raise ConfigError(
+                f"{path}: no such file or folder",
+                key="SESSIONS",
+                fix="name transcript files (.jsonl) or folders that hold them",
+            )
+        folder = path / ".hookline" / "state" / "transcripts"
+        yield from sorted((folder if folder.is_dir() else path).rglob("*.jsonl"))
+
+
+def read(path: Path) -> list[Recorded]:
+    """The hook events one session file records, in order, with what happened to each call:
+    Claude Code's shape (Claude Code's and hookline's), Codex's rollouts, Gemini CLI's chats."""
+    entries = list(_entries(path))
+    first = entries[0][1] if entries else {}
+    if hosts.is_codex(first):
+        return hosts.codex(path, entries)
+    if hosts.is_gemini(first):
+        return hosts.gemini_chat(path, entries)
+    results = _results(entry for _, entry in entries)
+    audited = _audited(path)
+    events: list[Recorded] = []
+    for line, entry in entries:
+        where = f"{path}:{line}"
+        cwd, session = str(entry.get("cwd") or ""), str(entry.get("sessionId") or path.stem)
+        content = (entry.get("message") or {}).get("content")
+        if entry.get("type") == "user" and isinstance(content, str) and not entry.get("isMeta"):
+            events.append(Recorded.prompted(where, session, cwd, content))
+        if entry.get("type") != "assistant" or not isinstance(content, list):
+            continue
+        for block in content:
+            if not isinstance(block, dict) or block.get("type") != "tool_use":
+                continue
+            call_id = str(block.get("id") or "")
+            tool_input = block.get("input")
+            outcome = audited.get((session, call_id)) or results.get(call_id, "unknown")
+            events.append(
+                Recorded(
+                    where,
+                    session,
+                    cwd,
+                    "PreToolUse",
+                    tool_name=str(block.get("name") or ""),
+                    tool_input=tool_input if isinstance(tool_input, dict) else {},
+                    tool_use_id=call_id,
+                    outcome=outcome,
+                )
+            )
+    return events
+
+
+def _entries(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        text = path.read_bytes().decode("utf-8", "replace")
+    except OSError as exc:
+        raise ConfigError(
+            f"{path}: cannot be read: {exc.strerror}", key="SESSIONS", fix="name a readable file"
+        ) from None
+    for number, line in enumerate(text.splitlines(), 1):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            yield number, entry
+
+
+def _results(entries: Iterable[dict[str, Any]]) -> dict[str, Outcome]:
+    """Each answered call's outcome, by its ``tool_use_id``, from its ``tool_result``."""
+    found: dict[str, Outcome] = {}
+    for entry in entries:
+        content = (entry.get("message") or {}).get("content")
+        if entry.get("type") != "user" or not isinstance(content, list):
+            continue
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                found[str(block.get("tool_use_id"))] = _outcome(block)
+    return found
+
+
+def _outcome(block: Mapping[str, Any]) -> Outcome:
+    if not block.get("is_error"):
+        return "allowed"
+    text = block.get("content")
+    if isinstance(text, list):  # content blocks: the text of the first
+        text = next((b.get("text") for b in text if isinstance(b, dict)), "")
+    if isinstance(text, str) and text.startswith(_HOOK_DENY) and " hook error" in text[:80]:
+        return "denied"
+    return "error"
+
+
+#: A hookline call's permission on record, as an outcome.
+_PERMITTED: Final[dict[str, Outcome]] = {"allow": "allowed", "deny": "denied", "defer": "deferred"}
+
+
+def _audited(transcript: Path) -> dict[tuple[str, str], Outcome]:
+    """What hookline's audit beside a hookline transcript says of each call (its ``tool``
+    record), by session and call; nothing for any other transcript."""
+    folder = transcript.parent
+    audit = folder.parent / "audit.jsonl"
+    if folder.name != "transcripts" or not audit.is_file():
+        return {}
+    found: dict[tuple[str, str], Outcome] = {}
+    for _, record in _entries(audit):
+        said = _PERMITTED.get(str(record.get("permission")))
+        if record.get("kind") == "tool" and said is not None:
+            key = (str(record.get("session_id")), str(record.get("tool_use_id")))
+            found[key] = said
+    return found
