@@ -151,7 +151,7 @@ def _print(done: list[Replayed], totals: Totals, *, show_all: bool, diff: bool) 
     changed = sum(totals.by_change.values())
     echo(f"{totals.events} events replayed, {changed} changed")
     for title, counts in (("by change", totals.by_change), ("by who decides now", totals.by_who),
-                          ("by tool", totals.by_tool)):  # fmt: skip
+                          ("by tool", totals.by_tool), ("shadow", totals.shadow)):  # fmt: skip
         if counts:
             echo(f"{title}: " + ", ".join(f"{k} {n}" for k, n in counts.most_common()))
 
