@@ -151,6 +151,7 @@ E2E: Final = frozenset(
         "test_session_allow_attacks.py",
         "test_session_events.py",
         "test_sessions_cli.py",
+        "test_telemetry_e2e.py",
         "test_sessions_ids.py",
         "test_settings.py",
         "test_settings_confined.py",
