@@ -1,0 +1,120 @@
+"""What ``hookline replay`` costs an event: reading it from a session file, and judging it with
+a policy, beside the hooks it runs.
+
+The history is a Claude Code session file of N recorded calls, a mix of non-Bash tools (Read,
+Edit, Grep, WebFetch, an MCP tool), each with its ``tool_result``. Rows: ``read`` is
+``hookline._replay.read`` per event; ``judge, no hooks`` the policy's own work per event (the
+tool pipeline's check: input check, path rules, permission layer) with an empty policy;
+``judge, 5 Python hooks`` with five PreToolUse gates that answer at once; ``hooks alone`` the
+same five hooks dispatched by the engine on the same events, which is the part that is the
+hooks' own. Events a second are for the whole replay (read and judge). Run ``python
+bench/bench_replay.py`` (``--quick`` for a smoke check, ``--json`` for JSON).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import tempfile
+from pathlib import Path
+from time import perf_counter
+from typing import Any
+
+import benchkit  # puts ../src on sys.path when needed
+from benchkit import SCRATCH
+from hookline._hooks.engine import HookEngine
+from hookline._hooks.wire import event_from_payload
+from hookline._project import load_project
+from hookline._replay import Replayer, read, replay
+from hookline._replay.recorded import Recorded
+
+CALLS = [
+    ("Read", {"file_path": "src/app.py"}),
+    ("Edit", {"file_path": "src/app.py", "old_string": "a", "new_string": "b"}),
+    ("Grep", {"pattern": "TODO", "path": "src"}),
+    ("WebFetch", {"url": "https://docs.example.com/api", "prompt": "summarise"}),
+    ("mcp__tickets__create", {"title": "flaky test"}),
+]
+HOOKS = "\n".join(
+    ["from hookline import Decision", "", "def gate(event):", "    return None", "",
+     "def register(registry):"]
+    + [f"    registry.add('PreToolUse', gate, name='gate{i}')" for i in range(5)]
+)  # fmt: skip
+
+
+def history(folder: Path, calls: int) -> Path:
+    """A Claude Code session file of ``calls`` recorded calls in ``folder``."""
+    base = {"cwd": str(folder), "sessionId": "bench"}
+    lines = []
+    for n in range(calls):
+        name, tool_input = CALLS[n % len(CALLS)]
+        use = {"type": "tool_use", "id": f"t{n}", "name": name, "input": tool_input}
+        done = {"type": "tool_result", "tool_use_id": f"t{n}", "content": "ok", "is_error": False}
+        lines.append({**base, "type": "assistant", "message": {"content": [use]}})
+        lines.append({**base, "type": "user", "message": {"content": [done]}})
+    path = folder / "session.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def timed(work: Any, rounds: int) -> float:
+    times = []
+    for _ in range(rounds):
+        start = perf_counter()
+        work()
+        times.append(perf_counter() - start)
+    return statistics.median(times)
+
+
+def run_all(quick: bool) -> dict[str, Any]:
+    calls, rounds = (200, 3) if quick else (5000, 7)
+    with tempfile.TemporaryDirectory(dir=SCRATCH) as tmp:
+        folder = Path(tmp)
+        (folder / "hooks.py").write_text(HOOKS)
+        path = history(folder, calls)
+        events = read(path)
+        empty = load_project(folder, trust=True)
+        hooked = load_project(folder, hook_files=[str(folder / "hooks.py")], trust=True)
+        payloads = [event.payload(str(path)) for event in events]
+        engine = HookEngine(hooked.hooks)
+
+        async def judged(project: Any, each: list[Recorded]) -> None:
+            replayer = Replayer(project)
+            await replay(each, replayer)
+            await replayer.aclose()
+
+        async def hooks_alone() -> None:
+            for payload in payloads:
+                await engine.dispatch(event_from_payload(payload)[0])
+
+        read_s = timed(lambda: read(path), rounds)
+        bare_s = timed(lambda: asyncio.run(judged(empty, events)), rounds)
+        hooked_s = timed(lambda: asyncio.run(judged(hooked, events)), rounds)
+        hooks_s = timed(lambda: asyncio.run(hooks_alone()), rounds)
+    per = 1e6 / calls
+    return {
+        "events": calls,
+        "read_us": read_s * per,
+        "judge_empty_us": bare_s * per,
+        "judge_hooks_us": hooked_s * per,
+        "hooks_alone_us": hooks_s * per,
+        "own_us": (read_s + hooked_s - hooks_s) * per,
+        "events_per_s": calls / (read_s + hooked_s),
+    }
+
+
+def table(results: dict[str, Any]) -> str:
+    return "\n".join([
+        f"{results['events']} recorded non-Bash calls, µs an event:",
+        f"read                       {results['read_us']:8.1f}",
+        f"judge, no hooks            {results['judge_empty_us']:8.1f}",
+        f"judge, 5 Python hooks      {results['judge_hooks_us']:8.1f}",
+        f"hooks alone (the engine)   {results['hooks_alone_us']:8.1f}",
+        f"replay's own (read+judge-hooks) {results['own_us']:8.1f}",
+        f"events a second            {results['events_per_s']:8.0f}",
+    ])  # fmt: skip
+
+
+if __name__ == "__main__":
+    benchkit.main(__doc__ or "", run_all, table)
