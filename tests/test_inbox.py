@@ -10,6 +10,8 @@ answer is on the audit record with who and why.
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +20,7 @@ import pytest
 
 from cli_runner import hookline
 from inbox_server import People, add_users, answer, audit, csrf, paused_run, runs, started
+from postgres_schema import fresh_schema
 
 
 @pytest.fixture
@@ -104,6 +107,56 @@ def test_two_answers_at_once_run_the_tool_once(project: Path, inbox: tuple[Peopl
     assert runs(project) == 1
 
 
+def test_on_postgresql_two_answers_at_once_run_the_tool_once(project: Path, users: Path) -> None:
+    with fresh_schema() as (_, url):
+        session = paused_run(project, store=url)
+        with started(project, users, "--store", url) as inbox_url:
+            people = People(inbox_url)
+            clients = [people.sign_in("ann"), people.sign_in("ann")]
+            assert all(session in client.get("/").text for client in clients)
+            barrier, codes = threading.Barrier(2), []
+
+            def approve(client: object) -> None:
+                barrier.wait()
+                codes.append(answer(client, session, "approve").status_code)  # type: ignore[arg-type]
+
+            threads = [threading.Thread(target=approve, args=(c,)) for c in clients]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            people.close()
+        assert sorted(codes) == [200, 409]
+        assert runs(project) == 1
+
+
+def test_behind_a_trusted_proxy_its_header_names_who_is_signed_in(
+    project: Path, users: Path
+) -> None:
+    session = paused_run(project)
+    with started(project, users, "--trust-header", "X-Remote-User") as url:
+        people = People(url)
+        assert people.anonymous().get("/").status_code == 303  # no header: nobody
+        assert people.anonymous(**{"X-Remote-User": "mallory"}).get("/").status_code == 303
+        vic = people.anonymous(**{"X-Remote-User": "vic"})
+        assert answer(vic, session, "approve").status_code == 403
+        typed = people.anonymous()  # a password signs nobody in past the proxy
+        login = {
+            "csrf": csrf(typed.get("/login").text),
+            "name": "ann",
+            "password": "ann's password",
+        }
+        assert typed.post("/login", data=login).status_code == 303
+        assert typed.get("/").status_code == 303
+        ann = people.anonymous(**{"X-Remote-User": "ann"})
+        done = answer(ann, session, "approve", why="via the proxy")
+        assert done.status_code == 200, done.text
+        people.close()
+    assert runs(project) == 1
+    [resume] = audit(project, "resume")
+    assert resume["data"]["answered_by"] == "inbox:ann"
+
+
 def test_an_answer_after_sessions_resume_is_refused(
     project: Path, inbox: tuple[People, str]
 ) -> None:
@@ -137,6 +190,26 @@ def test_an_edit_is_judged_again_by_the_rules_before_it_runs(project: Path, user
     assert resume["data"]["input_diff"] == {
         "changed": {"command": ["echo ran >> sentinel.txt", "touch sentinel.txt"]}
     }
+
+
+def test_the_page_names_the_hook_that_deferred_the_call_and_why(project: Path, users: Path) -> None:
+    hook = project / "second_pair.py"
+    said = {"hookEventName": "PreToolUse", "permissionDecision": "defer",
+            "permissionDecisionReason": "needs a second pair of eyes"}  # fmt: skip
+    hook.write_text(f"import json\nprint(json.dumps({{'hookSpecificOutput': {said!r}}}))\n")
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(hook))}"
+    handler = {"type": "command", "command": command}
+    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}}
+    (project / ".hookline").mkdir()
+    (project / ".hookline" / "settings.json").write_text(json.dumps(settings))
+    session = paused_run(project)
+    with started(project, users) as url:
+        people = People(url)
+        page = people.sign_in("vic").get("/").text
+        people.close()
+    assert session in page and "needs a second pair of eyes" in page
+    assert "asked by: a hook&#x27;s JSON answer: " in page and "second_pair.py" in page
+    assert runs(project) == 0
 
 
 def test_a_viewer_sees_the_call_but_is_refused_an_answer_on_record(
@@ -181,6 +254,8 @@ def test_a_wrong_password_signs_nobody_in(inbox: tuple[People, str]) -> None:
     token = csrf(client.get("/login").text)
     wrong = client.post("/login", data={"csrf": token, "name": "ann", "password": "guess"})
     assert wrong.status_code == 401
+    tokenless = client.post("/login", data={"name": "ann", "password": "ann's password"})
+    assert tokenless.status_code == 403
     assert client.get("/").status_code == 303
 
 

@@ -130,7 +130,7 @@ class Routes:
         """``pending`` events: the list's state now, then each time it changes."""
         said = None
         while not await request.is_disconnected():
-            found = await run_in_threadpool(pending_sessions, self.inbox.store)
+            found = await run_in_threadpool(pending_sessions, self.inbox.store, named=False)
             state = pages.state_of(found)
             if state != said:
                 said = state
