@@ -212,6 +212,20 @@ def test_the_page_names_the_hook_that_deferred_the_call_and_why(project: Path, u
     assert runs(project) == 0
 
 
+def test_an_edit_too_long_for_a_command_line_is_refused_and_nothing_runs(
+    project: Path, inbox: tuple[People, str]
+) -> None:
+    people, session = inbox
+    ann = people.sign_in("ann")
+    edited = json.dumps({"command": "echo " + "x" * 150_000 + " >> sentinel.txt"})
+    done = answer(ann, session, "edit", edited=edited)
+    assert done.status_code == 409 and "could not start" in done.text
+    assert runs(project) == 0 and audit(project, "resume") == []
+    [given] = audit(project, "inbox_answer")
+    assert (given["decision"], given["data"]["applied"]) == ("edit", False)
+    assert session in ann.get("/").text  # still waiting, for another answer
+
+
 def test_a_viewer_sees_the_call_but_is_refused_an_answer_on_record(
     project: Path, inbox: tuple[People, str]
 ) -> None:
