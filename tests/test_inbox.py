@@ -295,6 +295,11 @@ def test_a_bad_users_file_is_one_line_naming_it(tmp_path: Path, project: Path) -
     assert str(users) in done.stderr and "users.ann.role" in done.stderr
 
 
-def test_another_address_without_tls_is_refused(tmp_path: Path, users: Path, project: Path) -> None:
+def test_another_address_without_tls_or_a_project_without_a_store_is_refused(
+    tmp_path: Path, users: Path, project: Path
+) -> None:
     done = hookline("inbox", "--cwd", str(project), "--users", str(users), "--host", "0.0.0.0")
     assert done.returncode == 2 and "--host" in done.stderr and "--tls-cert" in done.stderr
+    nothing = hookline("inbox", "--cwd", str(project), "--users", str(users), "--port", "0")
+    assert nothing.returncode == 2 and nothing.stderr.count("\n") == 1
+    assert "no store in" in nothing.stderr and "--store" in nothing.stderr

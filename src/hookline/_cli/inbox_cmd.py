@@ -109,43 +109,7 @@ def inbox(
     _check_host(host, tls=tls_cert is not None, proxied=trust_header is not None)
     server_module, inbox_app = _modules()
     tls = tls_of(server_module, tls_cert, tls_key)
-    project = cwd.resolve()
-    state = project / STATE_DIR
-    if store is None and not (state / "hookline.db").exists():
-        raise ConfigError(
-            f"no store in {state}",
-            key="--cwd",
-            fix="run in the project that has paused sessions, or pass --store",
-        )
-    _serve(
-        server_module,
-        inbox_app,
-        project,
-        state,
-        store,
-        users,
-        host,
-        port,
-        tls,
-        trust_header,
-        refresh,
-    )
-
-
-def _serve(
-    server_module: ModuleType,
-    inbox_app: ModuleType,
-    project: Path,
-    state: Path,
-    store: str | None,
-    users: Path,
-    host: str,
-    port: int,
-    tls: Any,
-    trust_header: str | None,
-    refresh: float,
-) -> None:
-    """Listen, and serve the inbox until Ctrl-C or SIGTERM; the audit is closed on the way out."""
+    project, state = _project(cwd, store)
     from hookline._inbox.answer import Resumer
     from hookline._inbox.links import link_key
     from hookline._inbox.signin import Signer
@@ -154,25 +118,43 @@ def _serve(
     sock = server_module.bind(host, port)
     try:
         with AuditWriter.open(state, store=store) as audit:
+            resumer = Resumer(str(project), store)
             box = inbox_app.Inbox(
                 audit,
                 users,
-                Resumer(str(project), store),
+                resumer,
                 Signer(),
                 link_key(),
                 refresh=refresh,
                 trust_header=trust_header,
             )
             echo(f"hookline inbox: {project} on {server_module.url(sock, tls=tls is not None)}/")
-            sys.stdout.flush()
-            signal.signal(signal.SIGTERM, _stop)
-            with contextlib.suppress(KeyboardInterrupt):
-                server = server_module.server(inbox_app.create_app(box), tls=tls)
-                server.config.timeout_graceful_shutdown = _GRACE  # an open page's stream ends
-                server.run(sockets=[sock])
+            _run(server_module.server(inbox_app.create_app(box), tls=tls), sock)
     finally:
         sock.close()
     echo("hookline inbox: stopped", err=True)
+
+
+def _project(cwd: Path, store: str | None) -> tuple[Path, Path]:
+    """The project and its state folder; a ConfigError when there is no store to read."""
+    project = cwd.resolve()
+    state = project / STATE_DIR
+    if store is None and not (state / "hookline.db").exists():
+        raise ConfigError(
+            f"no store in {state}",
+            key="--cwd",
+            fix="run in the project that has paused sessions, or pass --store",
+        )
+    return project, state
+
+
+def _run(server: Any, sock: Any) -> None:
+    """Serve until Ctrl-C or SIGTERM; a stop waits ``_GRACE`` for open requests."""
+    sys.stdout.flush()
+    signal.signal(signal.SIGTERM, _stop)
+    server.config.timeout_graceful_shutdown = _GRACE  # an open page's live stream never ends
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run(sockets=[sock])
 
 
 @inbox.group()
