@@ -62,7 +62,9 @@ def started(project: Path, users: Path, *more: str) -> Iterator[str]:
     ) as process:
         try:
             first = process.stdout.readline() if process.stdout else ""
-            assert " on http://127.0.0.1:" in first, process.stderr.read() if process.stderr else ""
+            if not re.search(r" on https?://127\.0\.0\.1:", first):
+                process.terminate()
+                raise AssertionError(process.stderr.read() if process.stderr else first)
             yield first.strip().rsplit(" on ", 1)[1].rstrip("/")
         finally:
             process.terminate()

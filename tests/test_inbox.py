@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import json
 import shlex
+import ssl
 import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from cli_runner import hookline
@@ -284,6 +286,19 @@ def test_the_cookie_is_httponly_and_samesite_strict(inbox: tuple[People, str]) -
     said = login.headers["set-cookie"].lower()
     assert "httponly" in said and "samesite=strict" in said and "secure" not in said
     assert cookie == "" or "httponly" in cookie.lower()
+
+
+def test_over_tls_the_cookie_is_secure_too(project: Path, users: Path, tmp_path: Path) -> None:
+    from test_serve_tls import self_signed
+
+    tls = self_signed(tmp_path).checked()
+    paused_run(project)
+    with started(project, users, "--tls-cert", tls.cert, "--tls-key", tls.key) as url:
+        assert url.startswith("https://127.0.0.1:")
+        trusting = ssl.create_default_context(cafile=tls.cert)
+        with httpx.Client(base_url=url, verify=trusting) as client:
+            said = client.get("/login").headers["set-cookie"].lower()
+    assert "secure" in said and "httponly" in said and "samesite=strict" in said
 
 
 def test_a_bad_users_file_is_one_line_naming_it(tmp_path: Path, project: Path) -> None:
