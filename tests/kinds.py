@@ -135,6 +135,7 @@ E2E: Final = frozenset(
         "test_replay.py",
         "test_replay_hosts.py",
         "test_serve.py",
+        "test_timeline.py",
         "test_serve_codex.py",
         "test_serve_cursor.py",
         "test_serve_gemini.py",
