@@ -17,6 +17,8 @@ UNUSED = (
     "hookline._claude.command",
     "hookline.mcp",
     "hookline._agent.subagents",
+    "hookline.telemetry._spans",  # no OTEL_* variable asks for traces: OpenTelemetry is not loaded
+    "opentelemetry",
 )
 
 RUN = """

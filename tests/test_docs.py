@@ -63,6 +63,11 @@ EXAMPLE_FILES = frozenset(
 #: Words that stand for a name in a pattern (``hookline.NAME``), and file suffixes
 #: (``hookline.db`` is a file, not a module).
 PLACEHOLDERS = frozenset({"NAME", "db", "jsonl", "json", "key", "md", "py", "toml"})
+#: hookline's OpenTelemetry span attributes (``hookline.hook.decision``): names of its own in
+#: its spans, not modules.
+SPAN_ATTRIBUTE = re.compile(
+    r"hookline\.(?:hook|tool|policy|permission|approval|model)(?:\.\w+)?|hookline\.stop_reason"
+)
 #: A numbered section of some other document (``protocol §3.1``): this repository has none.
 SECTION = re.compile(r"§ ?[\d.]*\d")
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
@@ -74,6 +79,7 @@ PROSE_FLAG = re.compile(r"`(--[a-z][a-z-]*)(?:[ =][^`]*)?`")
 def missing_modules(text: str) -> list[str]:
     """Each ``hookline.x.y`` named in ``text`` that is neither a module nor an object in one."""
     named = {name for name in MODULE.findall(text) if name.rsplit(".")[-1] not in PLACEHOLDERS}
+    named = {name for name in named if not SPAN_ATTRIBUTE.fullmatch(name)}
     return sorted(name for name in named if not _resolves(name))
 
 

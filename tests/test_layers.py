@@ -47,6 +47,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "hookline.storage",
         "hookline.audit",
         "hookline.models",
+        "hookline.telemetry",
     ),
     ("hookline._project", "hookline._policy", "hookline.testing"),
     ("hookline._serve", "hookline._replay"),

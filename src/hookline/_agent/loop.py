@@ -366,12 +366,14 @@ class Agent:
 
     def _plugged(self) -> list[Observer]:
         """The observers the options plug in: the audit log first (what led to a save is on
-        record before the save), session persistence, then the options' own."""
+        record before the save), session persistence, tracing, then the options' own."""
         opts = self.options
         plugged: list[Observer] = []
         if opts.audit:
             plugged.append(audit_log(self, self.runtime.audit))
         plugged.append(Persistence(lambda: self.store, launch=opts.launch))
+        if (tracing := self.runtime.tracing(self)) is not None:  # OTEL_* variables ask for it
+            plugged.append(tracing)
         return [*plugged, *opts.observers]
 
 

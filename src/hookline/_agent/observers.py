@@ -152,6 +152,11 @@ class FunctionObserver(Observer):
 AuditFactory = Callable[["Agent"], Observer]
 
 
+#: ``factory(agent)``: the tracing observer, or None when nothing asks for traces (by default
+#: ``hookline.telemetry``'s, which reads the ``OTEL_*`` variables).
+TracingFactory = Callable[["Agent"], Observer | None]
+
+
 def audit_log(agent: Agent, factory: AuditFactory) -> Observer:
     """The audit log for ``agent`` (``audit=True``), made by ``factory`` (its runtime's)."""
     return factory(agent)

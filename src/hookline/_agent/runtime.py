@@ -4,8 +4,9 @@
     Agent(model, runtime=Runtime(resolver=mine))   # uses the one given; its owner closes it
 
 A ``Runtime`` holds the HTTP clients the agent's HTTP hooks post through (one pool per event
-loop, ``hookline._support.http_pool.HttpClients``) and its three plug-ins: how it opens a store
-named by a URL or path, turns a model name into a client and plugs in the audit log. Each
+loop, ``hookline._support.http_pool.HttpClients``) and its plug-ins: how it opens a store
+named by a URL or path, turns a model name into a client, plugs in the audit log and, when
+the ``OTEL_*`` variables ask for it, traces (``hookline.telemetry``). Each
 plug-in is the runtime's own field; unless the runtime is given another, it is the default in
 ``DEFAULTS``, which names a function of the plug-in layer beside the agent (``hookline.storage``,
 ``hookline.models``, ``hookline.audit``) without importing it: the function is imported when
@@ -30,7 +31,7 @@ from hookline._support.named import NamedFunction
 
 if TYPE_CHECKING:
     from hookline._agent.model import Resolver
-    from hookline._agent.observers import AuditFactory
+    from hookline._agent.observers import AuditFactory, TracingFactory
     from hookline._agent.saved.store import Opener
 
 #: The plug-ins a runtime has unless it is given its own, each named where it lives (a layer the
@@ -40,6 +41,7 @@ DEFAULTS: Final = MappingProxyType(
         "opener": NamedFunction("hookline.storage:open_store"),
         "resolver": NamedFunction("hookline.models._choice:model_from_spec"),
         "audit": NamedFunction("hookline.audit._log:agent_audit"),
+        "tracing": NamedFunction("hookline.telemetry._environment:from_environment"),
     }
 )
 
@@ -55,6 +57,8 @@ class Runtime:
     resolver: Resolver = DEFAULTS["resolver"]
     #: Makes the audit log ``audit=True`` plugs into an agent.
     audit: AuditFactory = DEFAULTS["audit"]
+    #: Makes the tracing observer when the environment asks for traces (else None).
+    tracing: TracingFactory = DEFAULTS["tracing"]
 
     async def aclose(self) -> None:
         """Close the running loop's HTTP client (made again if the runtime is used again)."""

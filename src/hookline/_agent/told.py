@@ -11,7 +11,7 @@ nothing, so the engine, pipeline and loop build no record for anyone.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Final, Protocol
@@ -147,6 +147,10 @@ class ObserverHub:
         self._all.append(observer)
         self._changed()
         return Handle(partial(self.remove, observer))
+
+    def __iter__(self) -> Iterator[Observer]:
+        """The observers, in the order they are told."""
+        return iter(tuple(self._all))
 
     def remove(self, observer: Observer) -> None:
         """Stop telling ``observer``; nothing when it is not here."""

@@ -91,18 +91,23 @@ PERMISSIONS: Final = frozenset(
         "disableAutoMode",
     }
 )
-HOOKLINE: Final = frozenset({"permissions", "requireTrust", "env", "auditSync"})
+HOOKLINE: Final = frozenset({"permissions", "requireTrust", "env", "auditSync", "shadow"})
 HOOKLINE_PERMISSIONS: Final = frozenset(
     {"dangerous", "dangerousDefaults", "mutating", "readOnlyTools"}
 )
 #: Inside ``env`` under ``hookline``: the credentials passed on to tools (``claude.credentials``).
 HOOKLINE_ENV: Final = frozenset({"passthrough"})
+#: Inside ``shadow`` under ``hookline``: rules and hooks that decide nothing (``claude.shadow``).
+HOOKLINE_SHADOW: Final = frozenset({"permissions", "hooks"})
+HOOKLINE_SHADOW_PERMISSIONS: Final = frozenset({"allow", "ask", "deny"})
 #: The objects whose keys are all known: (path, keys, where the keys are documented).
 _CLOSED: Final = (
     (("permissions",), PERMISSIONS),
     (("hookline",), HOOKLINE),
     (("hookline", "permissions"), HOOKLINE_PERMISSIONS),
     (("hookline", "env"), HOOKLINE_ENV),
+    (("hookline", "shadow"), HOOKLINE_SHADOW),
+    (("hookline", "shadow", "permissions"), HOOKLINE_SHADOW_PERMISSIONS),
 )
 
 

@@ -32,6 +32,7 @@ from hookline._claude.confine import FOLDER_LAYERS, confine
 from hookline._claude.handlers import Policy, build
 from hookline._claude.hook_loader import HookLoader
 from hookline._claude.keys import key_problems
+from hookline._claude.shadow import register_rules, shadow_section
 from hookline._errors import ConfigError
 from hookline._settings_layers import Layer, SettingsWarning, ceiling, is_strings, joined, winning
 
@@ -166,7 +167,22 @@ class Settings:
             loader = HookLoader(layer.path, registry, made, self._warn)
             with registry.sourced(layer.source):
                 loader.walk(layer.data.get("hooks", {}))
+                self._shadows(layer, registry, loader)
         return len(registry) - before
+
+    def _shadows(self, layer: Layer, registry: HookRegistry, loader: HookLoader) -> None:
+        """The layer's shadow hooks and rules (``hookline._claude.shadow``): registered marked
+        shadow; a rule that cannot be read is an error, as a live one is."""
+        section = shadow_section(layer.data)
+        if not section:
+            return
+        with registry.shadowed():
+            if "hooks" in section:
+                loader.walk(section["hooks"])
+            try:
+                register_rules(section, registry, file=layer.path, source=layer.source)
+            except ConfigError as exc:
+                self._warn(SettingsWarning.of(exc, severity="error"))
 
     def _warn(self, warning: SettingsWarning) -> None:
         if warning not in self.warnings:

@@ -26,7 +26,9 @@ SHORT_ID = 8
 def saying(lines: list[AuditRow], decision: str) -> list[AuditRow]:
     """The lines that say ``decision``: in their decision column (a hook's answer, an
     approval, a resume, a call's outcome), or a call's record whose permission says it while
-    no other line of that call does (a rule's, the mode's or a tier's refusal)."""
+    no other line of that call does (a rule's, the mode's or a tier's refusal). A shadow
+    hook's run says what it would have decided, which nobody did: it is not among them."""
+    lines = [line for line in lines if not line.data.get("shadow")]
     said = [line for line in lines if line.decision == decision]
     calls = {(line.session_id, line.tool_use_id) for line in said}
 
@@ -90,10 +92,12 @@ _FROM_A_HOOK = frozenset({"hook", "json", "exit_code_2", "stdout", "hook_failure
 
 def decided_by(data: dict[str, Any]) -> str | None:
     """Who a record's decision is from, said one way for all records: ``hook NAME``,
-    ``approver WHO``, ``permission rule`` (or ``mode``, ``tier``, ``sandbox``), ``unanswered``."""
+    ``approver WHO``, ``permission rule`` (or ``mode``, ``tier``, ``sandbox``), ``unanswered``;
+    ``shadow NAME`` for a shadow hook, whose decision is what it would have decided."""
     if data.get("hook"):
         name = str(data["hook"])
-        return f"hook {name if len(name) <= HOOK_CHARS else name[: HOOK_CHARS - 3] + '...'}"
+        kind = "shadow" if data.get("shadow") else "hook"  # it decided nothing
+        return f"{kind} {name if len(name) <= HOOK_CHARS else name[: HOOK_CHARS - 3] + '...'}"
     who = data.get("answered_by") or data.get("approver")
     if who:
         return f"approver {who}"

@@ -26,6 +26,7 @@ from hookline._cli.render import warn
 from hookline._cli.tool_rules import split_rules
 from hookline._cli.trust_cmd import terminal_asker
 from hookline._events import PermissionMode
+from hookline._policy.digest import policy_digest
 from hookline._project import load_project
 from hookline._tools.approvals import (
     APPROVER_TIMEOUT,
@@ -38,6 +39,7 @@ from hookline._tools.approvals import (
 from hookline.models._choice import model_from_spec
 from hookline.permissions._sandbox import SandboxConfig
 from hookline.storage import Store, open_store
+from hookline.telemetry import tracing_of
 
 #: ``hookline run``'s group commit by default (``--audit-delay``): a call's result may wait this
 #: many seconds to share the next write; the library's default (``Agent(audit_delay=...)``) is 0.
@@ -256,6 +258,8 @@ def build_agent(launch: Launch) -> Agent:
     )
     if (schema := claude_launch.json_schema(launch.json_schema)) is not None:
         structured.offer(agent, schema)
+    if (tracing := tracing_of(agent)) is not None:  # OTEL_* variables asked for traces
+        tracing.policy_digest = policy_digest(project).sha256
     return agent
 
 

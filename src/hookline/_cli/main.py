@@ -54,6 +54,10 @@ COMMANDS: Final = {
         "hookline._cli.serve_cmd:serve",
         "Answer Claude Code's, Gemini CLI's, Codex's and Cursor's hooks with this folder's rules.",
     ),
+    "timeline": Lazy(
+        "hookline._cli.timeline_cmd:timeline_cmd",
+        "One session as its steps: prompts, model and tool calls, approvals, and their hooks.",
+    ),
     "replay": Lazy(
         "hookline._cli.replay_cmd:replay_cmd",
         "Replay recorded sessions through a policy: what it would decide, and what changes.",

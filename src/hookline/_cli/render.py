@@ -122,7 +122,7 @@ def hook_lines(run: HookRun, *, verbose: bool = False, call: str = "") -> list[t
     traceback of the exception it raised. A hook that only adds context is shown by that.
     ``call``: the mark of the call it ran for, in a batch of several (``[2] ``)."""
     hook = f"  {call}{run.event} hook {shown(run.hook)}"
-    tag = f"{hook} [{shown(run.handler)} {run.kind}]"
+    tag = f"{hook} [{shown(run.handler)} {run.kind}{' shadow' if run.shadow else ''}]"
     lines = [] if run.decision == "context" and not run.failure else [_head(run, tag)]
     lines += [("note", f"{hook} says: {_reason(m)}") for m in run.answer.system_message]
     for context in run.answer.additional_context:
@@ -139,6 +139,8 @@ def _head(run: HookRun, tag: str) -> tuple[str, str]:
     if run.decision is None:
         return "quiet", f"{tag}: no decision"
     reason = f" - {_reason(run.reason)}" if run.reason else ""
+    if run.shadow:  # it decided nothing
+        return "quiet", f"{tag}: would {run.decision}{reason}"
     decision = run.decision
     if decision == "deny" and event_class(run.event).facts.refuses == "output":
         decision = "block (feedback to the model; the tool already ran)"

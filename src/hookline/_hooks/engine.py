@@ -80,6 +80,8 @@ class HookRun:
     traceback: str | None = None
     #: The subagent whose event it was (``HookEvent.agent_id``); None in the main conversation.
     agent_id: str | None = None
+    #: A shadow hook's run: what it answered would have decided, and decided nothing.
+    shadow: bool = False
 
     @property
     def decision(self) -> str | None:
@@ -104,6 +106,7 @@ class HookRun:
             "error": self.error,
             "additional_context": list(self.answer.additional_context),
             "system_message": list(self.answer.system_message),
+            **({"shadow": True} if self.shadow else {}),
         }
 
 
@@ -123,6 +126,7 @@ class Dispatch:
             r.hook
             for r in self.runs
             if r.kind != "observer"
+            and not r.shadow
             and (
                 (decision.permission and r.answer.permission == decision.permission)
                 or (not decision.continue_ and not r.answer.continue_)
@@ -188,14 +192,16 @@ class HookEngine:
             if spec.matcher(event):
                 run = await self._run(spec, seen, shared)
                 runs.append(run)
-                seen = rewritten(seen, run.answer)
-                answers.append(run.answer.without_rewrites())
+                if not run.shadow:
+                    seen = rewritten(seen, run.answer)
+                    answers.append(run.answer.without_rewrites())
         gates = [spec for spec in plan.gates if spec.matcher(event)]
         if gates:
             for run in await self._run_gates(gates, seen, shared):
                 runs.append(run)
-                answers.append(run.answer)
-        decision = decide(answers, event, seen) if runs else NO_DECISION
+                if not run.shadow:  # recorded, and nothing more
+                    answers.append(run.answer)
+        decision = decide(answers, event, seen) if answers else NO_DECISION
         observers = [spec for spec in plan.observers if spec.matcher(event)]
         if observers:
             runs.extend(await self._observe(observers, rewritten(seen, decision), shared))
@@ -343,6 +349,7 @@ class HookEngine:
             spec.runner.handler,
             trace,
             event.agent_id,
+            spec.shadow,
         )
         self.stream.emit(run)
         return run

@@ -77,6 +77,7 @@ class HookRegistry:
         self._seq = itertools.count()
         self._plans: dict[str, Plan] = {}
         self._source = "python"
+        self._shadow = False
 
     def add(
         self,
@@ -91,9 +92,11 @@ class HookRegistry:
         name: str | None = None,
         source: str | None = None,
         threaded: bool = False,
+        shadow: bool = False,
     ) -> Registration:
         """Register ``hook`` for ``event``; returns a handle that unregisters it. A sync function
         given a ``timeout`` runs in a worker thread, so the timeout applies (``PythonHook``).
+        ``shadow``: it runs and is recorded, and decides nothing (``HookSpec.shadow``).
         Without one it gets the event's default where the event has one (SessionEnd 1.5 s,
         UserPromptSubmit 30 s, as every hook there in Claude Code), else 60 s."""
         default = event_class(event, key="event").facts.timeout or PYTHON_HOOK_TIMEOUT
@@ -111,6 +114,7 @@ class HookRegistry:
             priority=priority,
             source=source or self._source,
             seq=next(self._seq),
+            shadow=shadow or self._shadow,
         )
         self._specs.append(spec)
         self._plans.pop(event, None)
@@ -181,6 +185,15 @@ class HookRegistry:
             yield
         finally:
             self._source = outer
+
+    @contextlib.contextmanager
+    def shadowed(self) -> Iterator[None]:
+        """Hooks added inside this block are shadow hooks (``HookSpec.shadow``)."""
+        outer, self._shadow = self._shadow, True
+        try:
+            yield
+        finally:
+            self._shadow = outer
 
     def specs(self, event: str) -> tuple[HookSpec, ...]:
         """The hooks registered for ``event``, in declared order (priority, then registration)."""

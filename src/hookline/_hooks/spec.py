@@ -46,6 +46,9 @@ class HookSpec:
     source: str = "python"
     #: Registration order; ties in priority keep it.
     seq: int = 0
+    #: A shadow hook runs and is recorded ("would have denied") but decides nothing: a rule
+    #: tried on real traffic before it is turned on.
+    shadow: bool = False
 
     @property
     def sort_key(self) -> tuple[int, int]:

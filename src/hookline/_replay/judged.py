@@ -37,6 +37,9 @@ class Verdict:
     by: str | None = None
     rewritten: dict[str, Any] | None = None
     context: tuple[str, ...] = ()
+    #: What each shadow rule or hook that had a say would have decided: (hook, decision,
+    #: reason).
+    shadow: tuple[tuple[str, str, str | None], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -45,6 +48,7 @@ class Verdict:
             "by": self.by,
             "rewritten": self.rewritten,
             "context": list(self.context),
+            "shadow": [{"hook": h, "would": d, "reason": r} for h, d, r in self.shadow],
         }
 
 
@@ -69,13 +73,14 @@ class Replayer:
         decision = ruling.decision
         permission: str = decision.permission or "none"
         by: str | None = ruling.origin
+        live = [r for r in self._runs if not r.shadow]
         if decision.permission == "ask" and self._asked:  # who asked: a rule, a tier, a hook
             by = self._asked[-1].request.source or by
         elif by in _BY_HOOK:
-            hooks = [r.hook for r in self._runs if r.answer.permission == decision.permission]
+            hooks = [r.hook for r in live if r.answer.permission == decision.permission]
             by = ", ".join(dict.fromkeys(hooks)) or by
         if decision.permission is None and decision.continue_ is False:
-            permission, by = "stop", ", ".join(r.hook for r in self._runs if not r.answer.continue_)
+            permission, by = "stop", ", ".join(r.hook for r in live if not r.answer.continue_)
         rewritten = decision.updated_input
         return Verdict(
             permission,
@@ -83,6 +88,7 @@ class Replayer:
             by,
             dict(rewritten) if rewritten is not None else None,
             tuple(decision.additional_context),
+            tuple((r.hook, r.decision, r.reason) for r in self._runs if r.shadow and r.decision),
         )
 
     async def aclose(self) -> None:

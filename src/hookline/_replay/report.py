@@ -35,7 +35,7 @@ CHANGES: Final = (
     "context",
 )
 #: A recorded outcome as the permission it was.
-_AS_PERMISSION: Final = {"allowed": "allow", "denied": "deny", "deferred": "defer"}
+_AS_PERMISSION: Final = {"allowed": "allow", "denied": "deny", "deferred": "defer", "asked": "ask"}
 _RUNS: Final = frozenset({"allow", "none"})
 
 
@@ -110,6 +110,8 @@ class Totals:
     by_change: Counter[str]
     by_who: Counter[str]
     by_tool: Counter[str]
+    #: What the shadow rules and hooks would have decided: "deny Bash(rm *): would deny".
+    shadow: Counter[str]
 
     @classmethod
     def of(cls, replayed: list[Replayed]) -> Totals:
@@ -119,6 +121,7 @@ class Totals:
             Counter(change for _, change in changed),
             Counter(f"{change}: {r.after.by or r.after.permission}" for r, change in changed),
             Counter(r.recorded.tool_name or r.recorded.event for r, _ in changed),
+            Counter(f"{hook}: would {said}" for r in replayed for hook, said, _ in r.after.shadow),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -128,4 +131,5 @@ class Totals:
             "by_change": dict(self.by_change.most_common()),
             "by_who": dict(self.by_who.most_common()),
             "by_tool": dict(self.by_tool.most_common()),
+            "shadow": dict(self.shadow.most_common()),
         }

@@ -23,6 +23,7 @@ hook's failure next, an ask or a deferral notable, the rest informational.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
@@ -57,20 +58,8 @@ def jsonl_line(row: AuditRow) -> str:
 
 
 def fields(row: AuditRow) -> dict[str, Any]:
-    return {
-        "seq": row.seq,
-        "hash": row.hash,
-        "prev_hash": row.prev_hash,
-        "time": row.time,
-        "session_id": row.session_id,
-        "tool_use_id": row.tool_use_id,
-        "event": row.event,
-        "kind": row.kind,
-        "tool": row.tool,
-        "decision": row.decision,
-        "permission": row.permission,
-        "data": row.data,
-    }
+    """Every field of the record, by its name (a field added to records comes along)."""
+    return {field.name: getattr(row, field.name) for field in dataclasses.fields(row)}
 
 
 def weight(row: AuditRow) -> str:

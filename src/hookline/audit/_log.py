@@ -129,6 +129,8 @@ class AuditLog(AuditWriter, Observer):
         answer = run.answer
         data = self._hook_base(run)
         data["duration_ms"] = round(run.duration_ms, 3)
+        if run.shadow:  # what it would have decided: on record, and nothing more
+            data["shadow"] = True
         context, messages = answer.additional_context, answer.system_message
         if run.reason or run.failure or context or messages:
             self._put(data, reason=run.reason, failure=run.failure, error=run.error)

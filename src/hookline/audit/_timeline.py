@@ -1,0 +1,190 @@
+"""One session as its steps: prompts, model calls, tool calls, approvals and resumes, each with
+the hooks that ran at it, their decisions, reasons and latency.
+
+    steps = timeline(rows, transcript)      # rows: the session's audit records, oldest first
+
+The audit says what was decided: a tool call's two records (``tool_started``, ``tool``) become
+one step with the hook runs they carry, its permission, where that came from and its outcome;
+a hook run of any other event (a prompt's, a stop's) is a step of its own; an approval says who
+answered; a ``model`` record which model and how many tokens. The transcript (when there is
+one) adds what the audit does not keep: each prompt's text. Everything is shown as recorded:
+redacted as the audit redacts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from hookline.storage import AuditRow
+
+#: The most characters of an input or a prompt a step keeps.
+PREVIEW: Final = 300
+#: Where a call's permission came from, in a person's words (``Origin``'s hook values).
+_ORIGINS: Final = {
+    "json": "hook",
+    "exit_code_2": "hook",
+    "stdout": "hook",
+    "hook_failure": "hook failure",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class HookMark:
+    """One hook run at a step."""
+
+    event: str
+    hook: str
+    decision: str | None
+    reason: str | None
+    ms: float | None
+    failure: str | None = None
+    shadow: bool = False
+
+    @classmethod
+    def of(cls, run: Mapping[str, Any], event: str | None = None) -> HookMark:
+        ms = run.get("duration_ms")
+        return cls(
+            str(run.get("event") or event or ""),
+            str(run.get("hook") or "?"),
+            _text(run.get("decision")),
+            _text(run.get("reason") or run.get("error")),
+            float(ms) if isinstance(ms, int | float) and not isinstance(ms, bool) else None,
+            _text(run.get("failure")),
+            bool(run.get("shadow")),
+        )
+
+
+@dataclass(slots=True)
+class Step:
+    """One thing the session did, at ``time``: its kind, what it was, and what was decided."""
+
+    time: float
+    kind: str  # prompt, model, tool, hook, approval, resume
+    title: str
+    detail: str = ""
+    decision: str | None = None
+    reason: str | None = None
+    who: str | None = None
+    ms: float | None = None
+    hooks: list[HookMark] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "time": self.time,
+            "at": datetime.fromtimestamp(self.time).isoformat(timespec="milliseconds"),
+            "kind": self.kind,
+            "title": self.title,
+            "detail": self.detail,
+            "decision": self.decision,
+            "reason": self.reason,
+            "who": self.who,
+            "ms": self.ms,
+            "hooks": [_marked(mark) for mark in self.hooks],
+        }
+
+
+def _marked(mark: HookMark) -> dict[str, Any]:
+    return {name: getattr(mark, name) for name in HookMark.__slots__}
+
+
+def timeline(rows: Iterable[AuditRow], transcript: Path | None = None) -> list[Step]:
+    """The session's steps, oldest first."""
+    steps: list[Step] = list(_prompts(transcript)) if transcript is not None else []
+    calls: dict[str, Step] = {}
+    for row in rows:
+        if row.kind in ("tool_started", "tool") and row.tool_use_id:
+            step = calls.get(row.tool_use_id)
+            if step is None:
+                step = calls[row.tool_use_id] = _call(row)
+                steps.append(step)
+            _called(step, row)
+        else:
+            step = _step_of(row)
+            if step is not None:
+                steps.append(step)
+    return sorted(steps, key=lambda step: step.time)
+
+
+def _step_of(row: AuditRow) -> Step | None:
+    """The step a record outside a tool call's two is: a hook run of another event, an
+    approval, a resume, a model call (None: a kind a timeline does not show)."""
+    data, at = row.data, row.time
+    if row.kind == "hook":
+        mark = HookMark.of(data, row.event)
+        title = f"{row.event} hook {mark.hook}"
+        return Step(at, "hook", title, decision=mark.decision, reason=mark.reason, ms=mark.ms,
+                    hooks=[mark])  # fmt: skip
+    if row.kind == "approval":
+        return Step(at, "approval", f"approval of {row.tool or 'a call'}",
+                    _preview(data.get("input")), _text(data.get("behavior")) or row.decision,
+                    _text(data.get("message") or data.get("reason")),
+                    _text(data.get("answered_by")))  # fmt: skip
+    if row.kind == "resume":
+        return Step(at, "resume", f"resumed {row.tool or 'a call'}",
+                    decision=_text(data.get("answer")), who=_text(data.get("user")))  # fmt: skip
+    if row.kind == "model":
+        usage = data.get("usage") or {}
+        tokens = ", ".join(f"{k} {v}" for k, v in usage.items() if isinstance(v, int))
+        return Step(at, "model", f"model {data.get('model') or '?'}", tokens)
+    return None
+
+
+def _call(row: AuditRow) -> Step:
+    return Step(row.time, "tool", row.tool or "?", _preview(row.data.get("input")))
+
+
+def _called(step: Step, row: AuditRow) -> None:
+    """What a call's record adds to its step: its hook runs, and (the result) its outcome."""
+    data = row.data
+    step.hooks += [HookMark.of(run) for run in data.get("hooks") or [] if isinstance(run, Mapping)]
+    origin = _ORIGINS.get(str(data.get("origin")), _text(data.get("origin")))
+    if row.kind == "tool_started":
+        step.decision, step.who = "allow", origin
+        step.reason = _text(data.get("allowed") or data.get("reason"))
+        return
+    status, permission = _text(data.get("status")), row.permission
+    step.decision = status if permission in (None, "allow") else f"{permission} ({status})"
+    step.reason = _text(data.get("reason")) or step.reason
+    step.who = origin or step.who
+    ms = data.get("duration_ms")
+    step.ms = float(ms) if isinstance(ms, int | float) and not isinstance(ms, bool) else None
+
+
+def _prompts(transcript: Path) -> Iterable[Step]:
+    """Each prompt of a transcript (a ``user`` entry whose content is text), at its time."""
+    try:
+        lines = transcript.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        content = (entry.get("message") or {}).get("content") if isinstance(entry, dict) else None
+        if entry.get("type") == "user" and isinstance(content, str) and not entry.get("isMeta"):
+            yield Step(_when(entry.get("timestamp")), "prompt", "prompt", _preview(content))
+
+
+def _when(stamp: object) -> float:
+    try:
+        return datetime.fromisoformat(str(stamp).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def _preview(value: object) -> str:
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= PREVIEW else text[: PREVIEW - 1] + "…"
+
+
+def _text(value: object) -> str | None:
+    return None if value is None or value == "" else str(value)
