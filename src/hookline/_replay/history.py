@@ -31,8 +31,8 @@ _HOOK_DENY: Final = "PreToolUse:"
 
 
 def sessions(paths: Iterable[str | Path]) -> Iterator[Path]:
-    """Each session file named, or found in a folder named: a project's hookline transcripts,
-    a Claude Code project folder, or any folder of ``.jsonl`` files."""
+    """Each session file named, or found in a folder named: a project's (or a server's) state,
+    its hookline transcripts and its audit; any other folder's ``.jsonl`` files, below it."""
     for given in paths:
         path = Path(given).expanduser()
         if path.is_file():
@@ -58,13 +58,14 @@ def recorded(paths: Iterable[str | Path]) -> list[Recorded]:
     the audit both have it, the transcript's (its input is raw; the audit's is redacted)."""
     files = list(sessions(paths))
     found: list[Recorded] = []
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str | None]] = set()
     for path in sorted(files, key=lambda p: p.name == JSONL_NAME):  # transcripts first
         for event in read(path):
-            key = (event.session_id, event.tool_use_id or "")
+            key = (event.session_id, event.tool_use_id)
             if event.redacted and key in seen:
                 continue
-            seen.add(key)
+            if event.tool_use_id:
+                seen.add(key)
             found.append(event)
     return found
 
