@@ -22,6 +22,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
 
+import orjson
+
 from hookline._errors import ConfigError
 from hookline._replay import audited, hosts
 from hookline._replay.recorded import Outcome, Recorded
@@ -114,19 +116,30 @@ def read(path: Path) -> list[Recorded]:
 
 
 def _entries(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each line's JSON object, with its number. Lines end at newlines only: a transcript
+    written by JavaScript keeps U+2028 raw inside its strings, where ``splitlines`` would cut."""
     try:
         text = path.read_bytes().decode("utf-8", "replace")
     except OSError as exc:
         raise ConfigError(
             f"{path}: cannot be read: {exc.strerror}", key="SESSIONS", fix="name a readable file"
         ) from None
-    for number, line in enumerate(text.splitlines(), 1):
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
+    for number, line in enumerate(text.split("\n"), 1):
+        entry = _parsed(line)
         if isinstance(entry, dict):
             yield number, entry
+
+
+def _parsed(line: str) -> Any:
+    """A line's JSON value (orjson, else the standard library for what orjson refuses, such
+    as an integer beyond 64 bits); None for a line that is not JSON."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        try:
+            return json.loads(line)
+        except ValueError:
+            return None
 
 
 def _results(entries: Iterable[dict[str, Any]]) -> dict[str, Outcome]:
