@@ -162,7 +162,7 @@ def _said(transcript: Path) -> Iterable[Step]:
     reply (its ``assistant`` entries, one per content block, share the reply's id), at its
     time: the text said and the calls asked for."""
     try:
-        lines = transcript.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = transcript.read_text(encoding="utf-8", errors="replace").split("\n")
     except OSError:
         return
     replies: dict[str, Step] = {}
