@@ -22,6 +22,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
 
+import orjson
+
 from hookline._errors import ConfigError
 from hookline._replay import audited, hosts
 from hookline._replay.recorded import Outcome, Recorded
@@ -31,8 +33,8 @@ _HOOK_DENY: Final = "PreToolUse:"
 
 
 def sessions(paths: Iterable[str | Path]) -> Iterator[Path]:
-    """Each session file named, or found in a folder named: a project's hookline transcripts,
-    a Claude Code project folder, or any folder of ``.jsonl`` files."""
+    """Each session file named, or found in a folder named: a project's (or a server's) state,
+    its hookline transcripts and its audit; any other folder's ``.jsonl`` files, below it."""
     for given in paths:
         path = Path(given).expanduser()
         if path.is_file():
@@ -58,13 +60,14 @@ def recorded(paths: Iterable[str | Path]) -> list[Recorded]:
     the audit both have it, the transcript's (its input is raw; the audit's is redacted)."""
     files = list(sessions(paths))
     found: list[Recorded] = []
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str | None]] = set()
     for path in sorted(files, key=lambda p: p.name == JSONL_NAME):  # transcripts first
         for event in read(path):
-            key = (event.session_id, event.tool_use_id or "")
+            key = (event.session_id, event.tool_use_id)
             if event.redacted and key in seen:
                 continue
-            seen.add(key)
+            if event.tool_use_id:
+                seen.add(key)
             found.append(event)
     return found
 
@@ -113,19 +116,30 @@ def read(path: Path) -> list[Recorded]:
 
 
 def _entries(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each line's JSON object, with its number. Lines end at newlines only: a transcript
+    written by JavaScript keeps U+2028 raw inside its strings, where ``splitlines`` would cut."""
     try:
         text = path.read_bytes().decode("utf-8", "replace")
     except OSError as exc:
         raise ConfigError(
             f"{path}: cannot be read: {exc.strerror}", key="SESSIONS", fix="name a readable file"
         ) from None
-    for number, line in enumerate(text.splitlines(), 1):
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
+    for number, line in enumerate(text.split("\n"), 1):
+        entry = _parsed(line)
         if isinstance(entry, dict):
             yield number, entry
+
+
+def _parsed(line: str) -> Any:
+    """A line's JSON value (orjson, else the standard library for what orjson refuses, such
+    as an integer beyond 64 bits); None for a line that is not JSON."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        try:
+            return json.loads(line)
+        except ValueError:
+            return None
 
 
 def _results(entries: Iterable[dict[str, Any]]) -> dict[str, Outcome]:
