@@ -177,7 +177,7 @@ class Routes:
         self._record(signin_record(name, "signed_in", found.role))
         _, cookie = self.inbox.signer.issue(name)  # a new nonce: no fixation
         response = RedirectResponse(local(form.get("next", "/")), status_code=303)
-        return self._with_cookie(request, response, cookie)
+        return _with_cookie(request, response, cookie)
 
     async def logout(self, request: Request) -> Response:
         visit = self._visit(request)
@@ -185,7 +185,7 @@ class Routes:
         if not self.inbox.signer.csrf_ok(visit, form.get("csrf")):
             return self._stale(request, visit)
         _, cookie = self.inbox.signer.issue(None)
-        return self._with_cookie(request, RedirectResponse("/login", status_code=303), cookie)
+        return _with_cookie(request, RedirectResponse("/login", status_code=303), cookie)
 
     # -- answering ----------------------------------------------------------------------------
 
@@ -331,22 +331,7 @@ class Routes:
     def _html(self, request: Request, html: str, visit: Visit, status: int = 200) -> Response:
         response = HTMLResponse(html, status_code=status, headers=_HEADERS)
         new = getattr(request.state, "new_cookie", None)
-        return self._with_cookie(request, response, new) if new else response
-
-    def _with_cookie(self, request: Request, response: Response, value: str) -> Response:
-        secure = request.url.scheme == "https"
-        response.set_cookie(
-            COOKIE,
-            value,
-            max_age=LIFETIME,
-            httponly=True,
-            samesite="strict",
-            secure=secure,
-            path="/",
-        )
-        for name, header in _HEADERS.items():
-            response.headers.setdefault(name, header)
-        return response
+        return _with_cookie(request, response, new) if new else response
 
 
 def _ids(found: Pending) -> set[str]:
@@ -354,19 +339,21 @@ def _ids(found: Pending) -> set[str]:
 
 
 def _to_login(request: Request, visit: Visit) -> Response:
+    """To the sign-in page, and back here after it."""
     target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
     response = RedirectResponse(f"/login?next={quote(target)}", status_code=303)
     new = getattr(request.state, "new_cookie", None)
-    if new:
-        response.set_cookie(
-            COOKIE,
-            new,
-            max_age=LIFETIME,
-            httponly=True,
-            samesite="strict",
-            secure=request.url.scheme == "https",
-            path="/",
-        )
+    return _with_cookie(request, response, new) if new else response
+
+
+def _with_cookie(request: Request, response: Response, value: str) -> Response:
+    """``response`` setting the cookie (Secure over TLS), with the pages' headers."""
+    secure = request.url.scheme == "https"
+    response.set_cookie(
+        COOKIE, value, max_age=LIFETIME, httponly=True, samesite="strict", secure=secure, path="/"
+    )
+    for name, header in _HEADERS.items():
+        response.headers.setdefault(name, header)
     return response
 
 
