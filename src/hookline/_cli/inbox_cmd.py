@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 from types import FrameType, ModuleType
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import click
 
@@ -28,6 +28,9 @@ from hookline._cli.render import echo
 from hookline._cli.serve_cmd import tls_of
 from hookline._errors import ConfigError
 from hookline._inbox.users import ROLES, add_user, default_path, load_users
+
+if TYPE_CHECKING:
+    from hookline._inbox.notify import Target
 
 DEFAULT_PORT: Final = 8378
 _HINT: Final = "pip install 'hookline[serve]'"
@@ -79,6 +82,21 @@ _STORE = click.option("--store", default=None, help="postgresql:// URL or SQLite
     show_default=True,
     help="Seconds between the live list's looks at the store.",
 )
+@click.option(
+    "--notify",
+    "notify",
+    multiple=True,
+    metavar="FORMAT=URL",
+    help="Tell this webhook when a call starts to wait: slack=, teams=, discord= or json=URL. "
+    "Repeatable.",
+)
+@click.option(
+    "--public-url",
+    default=None,
+    metavar="URL",
+    help="Where people reach the inbox, for the links in notifications (default: where it "
+    "listens).",
+)
 @click.pass_context
 def inbox(
     ctx: click.Context,
@@ -91,6 +109,8 @@ def inbox(
     tls_key: str | None,
     trust_header: str | None,
     refresh: float,
+    notify: tuple[str, ...],
+    public_url: str | None,
 ) -> None:
     """Answer the calls paused runs wait on, from a browser: approve, deny or edit, signed in.
 
@@ -117,6 +137,9 @@ def inbox(
             key="--cwd",
             fix="run in the project that has paused sessions, or pass --store",
         )
+    from hookline._inbox.notify import Target
+
+    targets = tuple(Target.parse(given) for given in notify)
     _serve(
         server_module,
         inbox_app,
@@ -129,6 +152,8 @@ def inbox(
         tls,
         trust_header,
         refresh,
+        targets,
+        public_url,
     )
 
 
@@ -144,10 +169,13 @@ def _serve(
     tls: Any,
     trust_header: str | None,
     refresh: float,
+    targets: tuple[Target, ...] = (),
+    public_url: str | None = None,
 ) -> None:
     """Listen, and serve the inbox until Ctrl-C or SIGTERM; the audit is closed on the way out."""
     from hookline._inbox.answer import Resumer
     from hookline._inbox.links import link_key
+    from hookline._inbox.notify import Notifier
     from hookline._inbox.signin import Signer
     from hookline.audit._writer import AuditWriter
 
@@ -163,7 +191,11 @@ def _serve(
                 refresh=refresh,
                 trust_header=trust_header,
             )
-            echo(f"hookline inbox: {project} on {server_module.url(sock, tls=tls is not None)}/")
+            listening = server_module.url(sock, tls=tls is not None)
+            if targets:
+                inbox = public_url or listening
+                box.notifier = Notifier(targets, box.redactor, inbox, box.link_key)
+            echo(f"hookline inbox: {project} on {listening}/")
             sys.stdout.flush()
             signal.signal(signal.SIGTERM, _stop)
             with contextlib.suppress(KeyboardInterrupt):
