@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 from types import FrameType, ModuleType
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import click
 
@@ -28,9 +28,6 @@ from hookline._cli.render import echo
 from hookline._cli.serve_cmd import tls_of
 from hookline._errors import ConfigError
 from hookline._inbox.users import ROLES, add_user, default_path, load_users
-
-if TYPE_CHECKING:
-    from hookline._inbox.notify import Target
 
 DEFAULT_PORT: Final = 8378
 _HINT: Final = "pip install 'hookline[serve]'"
@@ -129,6 +126,41 @@ def inbox(
     _check_host(host, tls=tls_cert is not None, proxied=trust_header is not None)
     server_module, inbox_app = _modules()
     tls = tls_of(server_module, tls_cert, tls_key)
+    project, state = _project(cwd, store)
+    from hookline._inbox.answer import Resumer
+    from hookline._inbox.links import link_key
+    from hookline._inbox.notify import Notifier, Target
+
+    targets = tuple(Target.parse(given) for given in notify)
+    from hookline._inbox.signin import Signer
+    from hookline.audit._writer import AuditWriter
+
+    sock = server_module.bind(host, port)
+    try:
+        with AuditWriter.open(state, store=store) as audit:
+            resumer = Resumer(str(project), store)
+            box = inbox_app.Inbox(
+                audit,
+                users,
+                resumer,
+                Signer(),
+                link_key(),
+                refresh=refresh,
+                trust_header=trust_header,
+            )
+            listening = server_module.url(sock, tls=tls is not None)
+            if targets:
+                inbox_url = public_url or listening
+                box.notifier = Notifier(targets, box.redactor, inbox_url, box.link_key)
+            echo(f"hookline inbox: {project} on {listening}/")
+            _run(server_module.server(inbox_app.create_app(box), tls=tls), sock)
+    finally:
+        sock.close()
+    echo("hookline inbox: stopped", err=True)
+
+
+def _project(cwd: Path, store: str | None) -> tuple[Path, Path]:
+    """The project and its state folder; a ConfigError when there is no store to read."""
     project = cwd.resolve()
     state = project / STATE_DIR
     if store is None and not (state / "hookline.db").exists():
@@ -137,74 +169,16 @@ def inbox(
             key="--cwd",
             fix="run in the project that has paused sessions, or pass --store",
         )
-    from hookline._inbox.notify import Target
-
-    targets = tuple(Target.parse(given) for given in notify)
-    _serve(
-        server_module,
-        inbox_app,
-        project,
-        state,
-        store,
-        users,
-        host,
-        port,
-        tls,
-        trust_header,
-        refresh,
-        targets,
-        public_url,
-    )
+    return project, state
 
 
-def _serve(
-    server_module: ModuleType,
-    inbox_app: ModuleType,
-    project: Path,
-    state: Path,
-    store: str | None,
-    users: Path,
-    host: str,
-    port: int,
-    tls: Any,
-    trust_header: str | None,
-    refresh: float,
-    targets: tuple[Target, ...] = (),
-    public_url: str | None = None,
-) -> None:
-    """Listen, and serve the inbox until Ctrl-C or SIGTERM; the audit is closed on the way out."""
-    from hookline._inbox.answer import Resumer
-    from hookline._inbox.links import link_key
-    from hookline._inbox.notify import Notifier
-    from hookline._inbox.signin import Signer
-    from hookline.audit._writer import AuditWriter
-
-    sock = server_module.bind(host, port)
-    try:
-        with AuditWriter.open(state, store=store) as audit:
-            box = inbox_app.Inbox(
-                audit,
-                users,
-                Resumer(str(project), store),
-                Signer(),
-                link_key(),
-                refresh=refresh,
-                trust_header=trust_header,
-            )
-            listening = server_module.url(sock, tls=tls is not None)
-            if targets:
-                inbox = public_url or listening
-                box.notifier = Notifier(targets, box.redactor, inbox, box.link_key)
-            echo(f"hookline inbox: {project} on {listening}/")
-            sys.stdout.flush()
-            signal.signal(signal.SIGTERM, _stop)
-            with contextlib.suppress(KeyboardInterrupt):
-                server = server_module.server(inbox_app.create_app(box), tls=tls)
-                server.config.timeout_graceful_shutdown = _GRACE  # an open page's stream ends
-                server.run(sockets=[sock])
-    finally:
-        sock.close()
-    echo("hookline inbox: stopped", err=True)
+def _run(server: Any, sock: Any) -> None:
+    """Serve until Ctrl-C or SIGTERM; a stop waits ``_GRACE`` for open requests."""
+    sys.stdout.flush()
+    signal.signal(signal.SIGTERM, _stop)
+    server.config.timeout_graceful_shutdown = _GRACE  # an open page's live stream never ends
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run(sockets=[sock])
 
 
 @inbox.group()

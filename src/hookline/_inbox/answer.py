@@ -98,13 +98,16 @@ class Resumer:
 
     async def apply(self, session_id: str, answer: Answer) -> Outcome:
         """Run the resume; its outcome once it ends (or, after ``wait``, that it goes on)."""
-        process = await asyncio.create_subprocess_exec(
-            *self.command(session_id, answer),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,  # a Ctrl-C at the inbox's terminal does not cut the run
-        )
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *self.command(session_id, answer),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,  # a Ctrl-C at the inbox's terminal does not cut the run
+            )
+        except OSError as exc:  # an edit too long for a command line (E2BIG), ...
+            return Outcome(False, f"the resume could not start ({exc.strerror or exc})")
         ended = asyncio.ensure_future(process.communicate())
         try:
             out, err = await asyncio.wait_for(asyncio.shield(ended), self.wait)

@@ -156,7 +156,7 @@ class Routes:
         """``pending`` events: the list's state now, then each time it changes."""
         said = None
         while not await request.is_disconnected():
-            found = await run_in_threadpool(pending_sessions, self.inbox.store)
+            found = await run_in_threadpool(pending_sessions, self.inbox.store, named=False)
             state = pages.state_of(found)
             if state != said:
                 said = state
@@ -213,6 +213,7 @@ class Routes:
         return await self._apply(request, visit, session_id, None, given)
 
     async def link(self, request: Request) -> Response:
+        """A signed link opened: the call and one button; nothing is answered here."""
         visit, user = self._who(request)
         if user is None:
             return _to_login(request, visit)
@@ -221,23 +222,18 @@ class Routes:
             link = links.read(self.inbox.link_key, token)
         except links.BadLink as exc:
             return self._html(request, pages.message(str(exc)), visit, status=400)
-        found = await run_in_threadpool(self._waiting, link.session_id, link.paused_at)
-        waiting = found and next(
-            (w for w in found.calls if w.request.tool_use_id == link.call_id), None
-        )
-        if found is None or not waiting:
-            said = "This link was used, or its call was answered another way: nothing waits on it."
-            return self._html(request, pages.message(said), visit, status=409)
         if not user.may_answer:
-            return self._html(
-                request, pages.message("You may look; only an approver answers."), visit, 403
-            )
-        body = pages.link_page(found, waiting, link, token, self._csrf(visit))
-        return self._html(
-            request,
-            pages.page("hookline inbox: one call", body, user=user.name, csrf=self._csrf(visit)),
-            visit,
-        )
+            said = pages.message("You may look; only an approver answers.")
+            return self._html(request, said, visit, status=403)
+        found = await run_in_threadpool(self._waiting, link.session_id, link.paused_at)
+        calls = [w for w in found.calls if w.request.tool_use_id == link.call_id] if found else []
+        if found is None or not calls:
+            said = pages.message("This link was used, or its call was answered: nothing waits.")
+            return self._html(request, said, visit, status=409)
+        csrf = self._csrf(visit)
+        body = pages.link_page(found, calls[0], link, token, csrf)
+        html = pages.page("hookline inbox: one call", body, user=user.name, csrf=csrf)
+        return self._html(request, html, visit)
 
     async def link_answer(self, request: Request) -> Response:
         asker = await self._answerer(request)
