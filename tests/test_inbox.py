@@ -21,6 +21,7 @@ import httpx
 import pytest
 
 from cli_runner import hookline
+from hookline._inbox.signin import TRIES
 from inbox_server import People, add_users, answer, audit, csrf, paused_run, runs, started
 from postgres_schema import fresh_schema
 
@@ -264,7 +265,9 @@ def test_a_post_without_its_csrf_token_or_sign_in_answers_nothing(
     assert audit(project, "resume") == []
 
 
-def test_a_wrong_password_signs_nobody_in(inbox: tuple[People, str]) -> None:
+def test_a_wrong_password_signs_nobody_in_and_many_lock_the_name_on_record(
+    project: Path, inbox: tuple[People, str]
+) -> None:
     people, _ = inbox
     client = people.anonymous()
     token = csrf(client.get("/login").text)
@@ -272,7 +275,17 @@ def test_a_wrong_password_signs_nobody_in(inbox: tuple[People, str]) -> None:
     assert wrong.status_code == 401
     tokenless = client.post("/login", data={"name": "ann", "password": "ann's password"})
     assert tokenless.status_code == 403
+    for _ in range(TRIES - 1):  # with the one above: TRIES wrong in a row
+        client.post("/login", data={"csrf": token, "name": "ann", "password": "guess"})
+    right = {"csrf": token, "name": "ann", "password": "ann's password"}
+    assert client.post("/login", data=right).status_code == 429
     assert client.get("/").status_code == 303
+    assert people.sign_in("vic").get("/").status_code == 200  # another name is not locked
+    tries = [(r["decision"], r["data"]["name"], r["data"].get("reason")) for r in
+             audit(project, "inbox_signin")]  # fmt: skip
+    assert tries == [("refused", "ann", "wrong name or password")] * TRIES + [
+        ("refused", "ann", "too many wrong passwords"), ("signed_in", "vic", None),
+    ]  # fmt: skip
 
 
 def test_the_cookie_is_httponly_and_samesite_strict(inbox: tuple[People, str]) -> None:

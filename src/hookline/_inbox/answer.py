@@ -30,6 +30,8 @@ ACTIONS: Final = ("approve", "deny", "edit")
 _NOT_STARTED: Final = 2
 #: The audit record of an answer given (or refused) in the inbox.
 KIND: Final = "inbox_answer"
+#: The audit record of a try to sign in to the inbox.
+SIGNIN_KIND: Final = "inbox_signin"
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +167,14 @@ def record(
         permission="allow" if allowed else "deny",
         data=redactor.redact({k: v for k, v in data.items() if v is not None}),
     )
+
+
+def signin_record(name: str, decision: str, said: str) -> AuditEntry:
+    """The ``inbox_signin`` record of a try to sign in as ``name``: ``signed_in`` (``said``:
+    the role) or ``refused`` (``said``: why)."""
+    key = "role" if decision == "signed_in" else "reason"
+    data = Redactor().redact({"name": name, key: said})
+    return AuditEntry(kind=SIGNIN_KIND, decision=decision, data=data)
 
 
 def _result(out: str) -> dict[str, Any]:

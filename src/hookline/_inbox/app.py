@@ -28,10 +28,18 @@ from starlette.routing import Route
 
 from hookline._errors import ConfigError
 from hookline._inbox import links, pages
-from hookline._inbox.answer import ACTIONS, Action, Answer, Outcome, Resumer, record
+from hookline._inbox.answer import (
+    ACTIONS,
+    Action,
+    Answer,
+    Outcome,
+    Resumer,
+    record,
+    signin_record,
+)
 from hookline._inbox.forms import Asker, answer_of, local, read_form
 from hookline._inbox.pending import Pending, pending, pending_sessions
-from hookline._inbox.signin import COOKIE, LIFETIME, Signer, Visit
+from hookline._inbox.signin import COOKIE, LIFETIME, Signer, Tries, Visit
 from hookline._inbox.users import User, check_password, load_users
 from hookline.audit._redact import Redactor
 
@@ -67,6 +75,8 @@ class Inbox:
     trust_header: str | None = None
     #: What the inbox's records mask (the built-in forms of secrets).
     redactor: Redactor = field(default_factory=Redactor)
+    #: Wrong passwords per name (a name is refused for a while after too many).
+    tries: Tries = field(default_factory=Tries)
     #: Who is told when a call starts to wait (None: nobody).
     notifier: Notifier | None = None
 
@@ -173,16 +183,24 @@ class Routes:
         return self._html(request, pages.login(self._csrf(visit), next=next), visit)
 
     async def login(self, request: Request) -> Response:
+        """Sign in: a new cookie for the name whose password matches; every try on record."""
         visit = self._visit(request)
         form = await read_form(request)
         if not self.inbox.signer.csrf_ok(visit, form.get("csrf")):
             return self._stale(request, visit)
         name, password = form.get("name", ""), form.get("password", "")
         found = self._users().get(name)
-        ok = found is not None and await run_in_threadpool(check_password, found, password)
-        if not ok:
+        if self.inbox.tries.locked(name):
+            self._record(signin_record(name, "refused", "too many wrong passwords"))
+            html = pages.login(self._csrf(visit), error="Too many wrong passwords: wait.")
+            return self._html(request, html, visit, status=429)
+        if found is None or not await run_in_threadpool(check_password, found, password):
+            self.inbox.tries.failed(name)
+            self._record(signin_record(name, "refused", "wrong name or password"))
             html = pages.login(self._csrf(visit), error="Wrong name or password.")
             return self._html(request, html, visit, status=401)
+        self.inbox.tries.passed(name)
+        self._record(signin_record(name, "signed_in", found.role))
         _, cookie = self.inbox.signer.issue(name)  # a new nonce: no fixation
         response = RedirectResponse(local(form.get("next", "/")), status_code=303)
         return self._with_cookie(request, response, cookie)
