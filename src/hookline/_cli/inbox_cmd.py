@@ -79,6 +79,21 @@ _STORE = click.option("--store", default=None, help="postgresql:// URL or SQLite
     show_default=True,
     help="Seconds between the live list's looks at the store.",
 )
+@click.option(
+    "--notify",
+    "notify",
+    multiple=True,
+    metavar="FORMAT=URL",
+    help="Tell this webhook when a call starts to wait: slack=, teams=, discord= or json=URL. "
+    "Repeatable.",
+)
+@click.option(
+    "--public-url",
+    default=None,
+    metavar="URL",
+    help="Where people reach the inbox, for the links in notifications (default: where it "
+    "listens).",
+)
 @click.pass_context
 def inbox(
     ctx: click.Context,
@@ -91,6 +106,8 @@ def inbox(
     tls_key: str | None,
     trust_header: str | None,
     refresh: float,
+    notify: tuple[str, ...],
+    public_url: str | None,
 ) -> None:
     """Answer the calls paused runs wait on, from a browser: approve, deny or edit, signed in.
 
@@ -112,6 +129,9 @@ def inbox(
     project, state = _project(cwd, store)
     from hookline._inbox.answer import Resumer
     from hookline._inbox.links import link_key
+    from hookline._inbox.notify import Notifier, Target
+
+    targets = tuple(Target.parse(given) for given in notify)
     from hookline._inbox.signin import Signer
     from hookline.audit._writer import AuditWriter
 
@@ -128,7 +148,11 @@ def inbox(
                 refresh=refresh,
                 trust_header=trust_header,
             )
-            echo(f"hookline inbox: {project} on {server_module.url(sock, tls=tls is not None)}/")
+            listening = server_module.url(sock, tls=tls is not None)
+            if targets:
+                inbox_url = public_url or listening
+                box.notifier = Notifier(targets, box.redactor, inbox_url, box.link_key)
+            echo(f"hookline inbox: {project} on {listening}/")
             _run(server_module.server(inbox_app.create_app(box), tls=tls), sock)
     finally:
         sock.close()

@@ -14,6 +14,7 @@ refused (403) and that is recorded; nobody answers without signing in as an appr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, cast
@@ -45,6 +46,7 @@ from hookline.audit._redact import Redactor
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from hookline._inbox.notify import Notifier
     from hookline.audit._writer import AuditWriter
     from hookline.storage import Store
 
@@ -75,6 +77,8 @@ class Inbox:
     redactor: Redactor = field(default_factory=Redactor)
     #: Wrong passwords per name (a name is refused for a while after too many).
     tries: Tries = field(default_factory=Tries)
+    #: Who is told when a call starts to wait (None: nobody).
+    notifier: Notifier | None = None
 
     @property
     def store(self) -> Store:
@@ -86,7 +90,20 @@ class Inbox:
 
 def create_app(inbox: Inbox) -> Starlette:
     routes = Routes(inbox)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        telling = asyncio.ensure_future(_notifying(inbox)) if inbox.notifier else None
+        try:
+            yield
+        finally:
+            if telling is not None:
+                telling.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await telling
+
     return Starlette(
+        lifespan=lifespan,
         routes=[
             Route("/", routes.home),
             Route("/fragment", routes.fragment),
@@ -99,8 +116,17 @@ def create_app(inbox: Inbox) -> Starlette:
             Route("/logout", routes.logout, methods=["POST"]),
             Route("/static/inbox.css", _static(pages.CSS, "text/css")),
             Route("/static/inbox.js", _static(pages.JS, "text/javascript")),
-        ]
+        ],
     )
+
+
+async def _notifying(inbox: Inbox) -> None:
+    """Look at the store every ``refresh`` seconds; tell of each pause not told yet."""
+    assert inbox.notifier is not None
+    while True:
+        found = await run_in_threadpool(pending_sessions, inbox.store)
+        await inbox.notifier.newly(found)
+        await asyncio.sleep(inbox.refresh)
 
 
 class Routes:
