@@ -9,9 +9,9 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -23,56 +23,54 @@ from hookline._inbox.notify import FORMATS, Notifier, Target
 from hookline._inbox.pending import Pending, pending_sessions
 from hookline.storage import SqliteStore
 from inbox_server import add_users, paused_run, started
+from local_http import RecordingServer, serve
 
 SECRET = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
 COMMAND = f"curl -u {SECRET}: https://api.example.com <!channel> @everyone >> sentinel.txt"
 KEY = b"k" * 32
 
 
-class Receiver:
-    """A webhook receiver: each request's path and JSON body; ``fail`` answers 500 that many
-    times first (per path)."""
+class Flaky:
+    """A receiver's answers: 500 to the first ``fail`` POSTs to each path, then 200."""
 
     def __init__(self, fail: int = 0) -> None:
-        self.got: list[tuple[str, Any]] = []
         self.fail = fail
-        self.failed: dict[str, int] = {}
-        self.lock = threading.Condition()
+        self.failed: Counter[str] = Counter()
+
+    def get(self, path: str, default: tuple[int, bytes]) -> tuple[int, bytes]:
+        if self.failed[path] < self.fail:
+            self.failed[path] += 1
+            return (500, b"")
+        return (200, b"")
+
+
+class Receiver:
+    """A webhook receiver on 127.0.0.1 (``tests/local_http.py``): each request's path and JSON
+    body in ``got``, answered as ``Flaky`` says."""
+
+    def __init__(self, fail: int = 0) -> None:
+        self.arrived = threading.Condition()
+        self.server = RecordingServer(Flaky(fail), record=self._record)  # type: ignore[arg-type]
+
+    @property
+    def got(self) -> list[tuple[str, Any]]:
+        return self.server.seen
+
+    def _record(self, handler: Any, body: Any) -> tuple[str, Any]:
+        with self.arrived:
+            self.arrived.notify_all()
+        return (handler.path, body)
 
     def wait_for(self, count: int) -> bool:
         """Whether ``count`` requests arrived (bounded, so a bug fails instead of hanging)."""
-        with self.lock:
-            return self.lock.wait_for(lambda: len(self.got) >= count, timeout=120)
+        with self.arrived:
+            return self.arrived.wait_for(lambda: len(self.got) >= count, timeout=120)
 
 
 @contextmanager
 def receiving(receiver: Receiver) -> Iterator[str]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            size = int(self.headers.get("Content-Length") or 0)
-            body = json.loads(self.rfile.read(size))
-            with receiver.lock:
-                receiver.got.append((self.path, body))
-                receiver.lock.notify_all()
-                failing = receiver.failed.get(self.path, 0) < receiver.fail
-                if failing:
-                    receiver.failed[self.path] = receiver.failed.get(self.path, 0) + 1
-            self.send_response(500 if failing else 200)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with serve(receiver.server):
+        yield receiver.server.url("")
 
 
 def waiting(project: Path) -> list[Pending]:
