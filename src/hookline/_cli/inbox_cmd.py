@@ -18,19 +18,17 @@ import signal
 import sys
 import time
 from pathlib import Path
-from types import FrameType, ModuleType
 from typing import Any, Final
 
 import click
 
 from hookline._agent.session import STATE_DIR
 from hookline._cli.render import echo
-from hookline._cli.serve_cmd import tls_of
+from hookline._cli.serve_cmd import served_by, stop, tls_of
 from hookline._errors import ConfigError
 from hookline._inbox.users import ROLES, add_user, default_path, load_users
 
 DEFAULT_PORT: Final = 8378
-_HINT: Final = "pip install 'hookline[serve]'"
 #: Seconds a stop waits for open requests (a page's live stream never ends by itself); a run
 #: an answer resumed goes on in its own process.
 _GRACE: Final = 2.0
@@ -124,7 +122,7 @@ def inbox(
             fix="hookline inbox user add NAME --role approver",
         )
     _check_host(host, tls=tls_cert is not None, proxied=trust_header is not None)
-    server_module, inbox_app = _modules()
+    server_module, inbox_app = served_by("inbox", "hookline._inbox.app")
     tls = tls_of(server_module, tls_cert, tls_key)
     project, state = _project(cwd, store)
     from hookline._inbox.answer import Resumer
@@ -175,7 +173,7 @@ def _project(cwd: Path, store: str | None) -> tuple[Path, Path]:
 def _run(server: Any, sock: Any) -> None:
     """Serve until Ctrl-C or SIGTERM; a stop waits ``_GRACE`` for open requests."""
     sys.stdout.flush()
-    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGTERM, stop)
     server.config.timeout_graceful_shutdown = _GRACE  # an open page's live stream never ends
     with contextlib.suppress(KeyboardInterrupt):
         server.run(sockets=[sock])
@@ -267,22 +265,3 @@ def _check_host(host: str, *, tls: bool, proxied: bool) -> None:
             key="--host",
             fix="give --tls-cert and --tls-key, or keep 127.0.0.1 behind a TLS proxy",
         )
-
-
-def _modules() -> tuple[ModuleType, ModuleType]:
-    """The server and app modules; a ConfigError with the install hint without the extra."""
-    try:
-        from hookline._inbox import app
-        from hookline._serve import server
-    except ImportError as exc:
-        missing = (exc.name or "").partition(".")[0]
-        if missing not in ("starlette", "uvicorn"):
-            raise
-        raise ConfigError(
-            f"hookline inbox needs the serve extra ({missing} is not installed)", fix=_HINT
-        ) from None
-    return server, app
-
-
-def _stop(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
