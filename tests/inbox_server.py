@@ -24,14 +24,17 @@ SENTINEL = "sentinel.txt"
 PASSWORDS = {"ann": ("approver", "ann's password"), "vic": ("viewer", "vic's password")}
 
 
-def paused_run(project: Path, *, command: str = f"echo ran >> {SENTINEL}", id: str = "t_b") -> str:
+def paused_run(
+    project: Path, *, command: str = f"echo ran >> {SENTINEL}", id: str = "t_b", store: str = ""
+) -> str:
     """A paused session waiting on one Bash call; its id."""
     script = {"turns": [{"tool_calls": [{"id": id, "name": "Bash", "input": {"command": command}}]},
                         {"text": "done"}]}  # fmt: skip
     (project / "script.json").write_text(json.dumps(script))
     before = runs(project)
+    where = ["--store", store] if store else []
     done = hookline("run", "go", "--model", "scripted:script.json", "--defer-asks",
-                    "--output-format", "json", cwd=project)  # fmt: skip
+                    "--output-format", "json", *where, cwd=project)  # fmt: skip
     assert done.returncode == 4, done.stderr
     assert runs(project) == before  # paused before the tool ran
     return str(json.loads(done.stdout)["session_id"])
@@ -59,7 +62,9 @@ def started(project: Path, users: Path, *more: str) -> Iterator[str]:
     ) as process:
         try:
             first = process.stdout.readline() if process.stdout else ""
-            assert " on http://127.0.0.1:" in first, process.stderr.read() if process.stderr else ""
+            if not re.search(r" on https?://127\.0\.0\.1:", first):
+                process.terminate()
+                raise AssertionError(process.stderr.read() if process.stderr else first)
             yield first.strip().rsplit(" on ", 1)[1].rstrip("/")
         finally:
             process.terminate()
@@ -73,8 +78,8 @@ class People:
         self.url = url
         self._clients: list[httpx.Client] = []
 
-    def anonymous(self) -> httpx.Client:
-        client = httpx.Client(base_url=self.url, timeout=60)
+    def anonymous(self, **headers: str) -> httpx.Client:
+        client = httpx.Client(base_url=self.url, timeout=60, headers=headers)
         self._clients.append(client)
         return client
 

@@ -134,6 +134,7 @@ E2E: Final = frozenset(
         "test_sdk_types.py",
         "test_replay.py",
         "test_replay_hosts.py",
+        "test_inbox_notify.py",
         "test_serve.py",
         "test_timeline.py",
         "test_serve_codex.py",

@@ -11,7 +11,7 @@ import pytest
 
 from hookline._errors import ConfigError
 from hookline._inbox import links
-from hookline._inbox.signin import Signer
+from hookline._inbox.signin import LOCKED, TRIES, Signer, Tries
 from hookline._inbox.users import add_user, check_password, load_users
 
 
@@ -105,3 +105,15 @@ def test_a_changed_expired_or_foreign_link_is_refused() -> None:
     edit = links.make(KEY, links.Link("session-1", "t_b", "edit", 2000.0, 5.5))
     with pytest.raises(links.BadLink, match="no answer a link can give"):
         links.read(KEY, edit, now=1000.0)
+
+
+def test_a_name_is_refused_for_a_while_after_wrong_passwords_in_a_row() -> None:
+    tries = Tries()
+    for _ in range(TRIES - 1):
+        tries.failed("ann", now=100.0)
+    assert not tries.locked("ann", now=100.0)
+    tries.failed("ann", now=100.0)
+    assert tries.locked("ann", now=100.0) and not tries.locked("bob", now=100.0)
+    assert not tries.locked("ann", now=100.0 + LOCKED)  # the while is over
+    tries.passed("ann")
+    assert tries.wrong == {}

@@ -234,3 +234,16 @@ def test_a_missing_session_is_named(tmp_path: Path, capsys: pytest.CaptureFixtur
         main(["replay", str(tmp_path / "gone.jsonl")])
     assert exited.value.code == 2
     assert "gone.jsonl: no such file or folder" in capsys.readouterr().err
+
+
+def test_a_line_separator_inside_a_string_does_not_cut_the_entry(tmp_path: Path) -> None:
+    """JavaScript's JSON keeps U+2028 raw in a string; the entry is one line all the same."""
+    from hookline._replay import read
+
+    session = tmp_path / "cc.jsonl"
+    use = {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "echo a\u2028b"}}
+    entry = {"cwd": str(tmp_path), "sessionId": "s", "type": "assistant",
+             "message": {"content": [use]}}  # fmt: skip
+    session.write_text(json.dumps(entry, ensure_ascii=False) + "\n", encoding="utf-8")
+    [call] = read(session)
+    assert call.tool_input == {"command": "echo a\u2028b"}

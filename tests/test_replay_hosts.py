@@ -149,3 +149,31 @@ def test_a_folder_of_sessions_is_searched_below(
     report = replayed(tmp_path / "sessions", policy_folder(tmp_path, DENY_TOUCH))
     assert report["totals"]["events"] == 3
     assert report["totals"]["by_change"].get("newly-denied") == 1
+
+
+def test_what_a_real_server_judged_is_replayed_from_its_audit_marked_redacted(
+    tmp_path: Path,
+) -> None:
+    """``hookline serve``'s audit is the history of every host it guards: each served call,
+    its input as the audit keeps it (redacted), judged again by another policy."""
+    import httpx
+
+    from test_serve import running, tool_call
+
+    work = tmp_path / "work"
+    work.mkdir()
+    served = policy_folder(tmp_path, {"permissions": {"allow": ["Bash(touch:*)"]}})
+    state = tmp_path / "server" / ".hookline" / "state"
+    with running(served, state) as endpoint:
+        for command in ("touch made.txt", "cat notes.txt"):
+            answer = httpx.post(endpoint, json=tool_call(work, "Bash", {"command": command}))
+            assert answer.status_code == 200, answer.text
+    strict = tmp_path / "strict"
+    (strict / ".claude").mkdir(parents=True)
+    (strict / ".claude" / "settings.json").write_text(json.dumps(DENY_TOUCH))
+    report = replayed(tmp_path / "server", strict)
+    [changed] = report["events"]
+    assert changed["tool_input"] == {"command": "touch made.txt"}
+    assert (changed["was"], changed["change"]) == ("allow", "newly-denied")
+    assert changed["redacted_input"] is True
+    assert not (work / "made.txt").exists()  # nothing ran, then or now

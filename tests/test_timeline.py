@@ -71,6 +71,8 @@ def test_the_steps_say_what_ran_what_was_refused_and_which_hooks_said_so(tmp_pat
     assert prompt["detail"] == "take notes"
     [greeted] = [s for s in steps if s["kind"] == "hook"]
     assert greeted["title"] == "UserPromptSubmit hook greeter"
+    replies = [s["detail"] for s in steps if s["kind"] == "model"]
+    assert replies == ["asks for note"] * 3 + ["ok"]
     calls = [s for s in steps if s["kind"] == "tool"]
     assert [c["decision"] for c in calls] == ["executed", "deny (blocked)", "executed"]
     refused = calls[1]
@@ -123,14 +125,14 @@ def test_chromium_shows_the_steps_and_runs_nothing_from_them(tmp_path: Path, bro
     browser.get(out.as_uri())
     assert browser.title.startswith("hookline timeline")  # no script set it
     rows = browser.find_elements(By.CSS_SELECTOR, "#steps tbody tr")
-    assert len(rows) == 5  # the prompt, the prompt's hook, three calls
+    assert len(rows) == 9  # the prompt, its hook, four model replies, three calls
     assert browser.find_elements(By.TAG_NAME, "script") == []
     page = browser.find_element(By.TAG_NAME, "body").text
     assert "<script>document.title='owned'</script>" in page  # shown as text
     assert "no secrets" in page and "no_secrets" in page
     health = browser.find_element(By.ID, "health").text
     assert "no_secrets" in health and "strict" in health
-    refused = rows[3]
+    [refused] = [row for row in rows if "deny (blocked)" in row.text]
     refused.find_element(By.TAG_NAME, "summary").click()  # its hooks, opened
     assert "strict would deny" in refused.text
     keep(browser, "timeline")

@@ -18,19 +18,17 @@ import signal
 import sys
 import time
 from pathlib import Path
-from types import FrameType, ModuleType
 from typing import Any, Final
 
 import click
 
 from hookline._agent.session import STATE_DIR
 from hookline._cli.render import echo
-from hookline._cli.serve_cmd import tls_of
+from hookline._cli.serve_cmd import served_by, stop, tls_of
 from hookline._errors import ConfigError
 from hookline._inbox.users import ROLES, add_user, default_path, load_users
 
 DEFAULT_PORT: Final = 8378
-_HINT: Final = "pip install 'hookline[serve]'"
 #: Seconds a stop waits for open requests (a page's live stream never ends by itself); a run
 #: an answer resumed goes on in its own process.
 _GRACE: Final = 2.0
@@ -79,6 +77,21 @@ _STORE = click.option("--store", default=None, help="postgresql:// URL or SQLite
     show_default=True,
     help="Seconds between the live list's looks at the store.",
 )
+@click.option(
+    "--notify",
+    "notify",
+    multiple=True,
+    metavar="FORMAT=URL",
+    help="Tell this webhook when a call starts to wait: slack=, teams=, discord= or json=URL. "
+    "Repeatable.",
+)
+@click.option(
+    "--public-url",
+    default=None,
+    metavar="URL",
+    help="Where people reach the inbox, for the links in notifications (default: where it "
+    "listens).",
+)
 @click.pass_context
 def inbox(
     ctx: click.Context,
@@ -91,6 +104,8 @@ def inbox(
     tls_key: str | None,
     trust_header: str | None,
     refresh: float,
+    notify: tuple[str, ...],
+    public_url: str | None,
 ) -> None:
     """Answer the calls paused runs wait on, from a browser: approve, deny or edit, signed in.
 
@@ -107,8 +122,43 @@ def inbox(
             fix="hookline inbox user add NAME --role approver",
         )
     _check_host(host, tls=tls_cert is not None, proxied=trust_header is not None)
-    server_module, inbox_app = _modules()
+    server_module, inbox_app = served_by("inbox", "hookline._inbox.app")
     tls = tls_of(server_module, tls_cert, tls_key)
+    project, state = _project(cwd, store)
+    from hookline._inbox.answer import Resumer
+    from hookline._inbox.links import link_key
+    from hookline._inbox.notify import Notifier, Target
+
+    targets = tuple(Target.parse(given) for given in notify)
+    from hookline._inbox.signin import Signer
+    from hookline.audit._writer import AuditWriter
+
+    sock = server_module.bind(host, port)
+    try:
+        with AuditWriter.open(state, store=store) as audit:
+            resumer = Resumer(str(project), store)
+            box = inbox_app.Inbox(
+                audit,
+                users,
+                resumer,
+                Signer(),
+                link_key(),
+                refresh=refresh,
+                trust_header=trust_header,
+            )
+            listening = server_module.url(sock, tls=tls is not None)
+            if targets:
+                inbox_url = public_url or listening
+                box.notifier = Notifier(targets, box.redactor, inbox_url, box.link_key)
+            echo(f"hookline inbox: {project} on {listening}/")
+            _run(server_module.server(inbox_app.create_app(box), tls=tls), sock)
+    finally:
+        sock.close()
+    echo("hookline inbox: stopped", err=True)
+
+
+def _project(cwd: Path, store: str | None) -> tuple[Path, Path]:
+    """The project and its state folder; a ConfigError when there is no store to read."""
     project = cwd.resolve()
     state = project / STATE_DIR
     if store is None and not (state / "hookline.db").exists():
@@ -117,62 +167,16 @@ def inbox(
             key="--cwd",
             fix="run in the project that has paused sessions, or pass --store",
         )
-    _serve(
-        server_module,
-        inbox_app,
-        project,
-        state,
-        store,
-        users,
-        host,
-        port,
-        tls,
-        trust_header,
-        refresh,
-    )
+    return project, state
 
 
-def _serve(
-    server_module: ModuleType,
-    inbox_app: ModuleType,
-    project: Path,
-    state: Path,
-    store: str | None,
-    users: Path,
-    host: str,
-    port: int,
-    tls: Any,
-    trust_header: str | None,
-    refresh: float,
-) -> None:
-    """Listen, and serve the inbox until Ctrl-C or SIGTERM; the audit is closed on the way out."""
-    from hookline._inbox.answer import Resumer
-    from hookline._inbox.links import link_key
-    from hookline._inbox.signin import Signer
-    from hookline.audit._writer import AuditWriter
-
-    sock = server_module.bind(host, port)
-    try:
-        with AuditWriter.open(state, store=store) as audit:
-            box = inbox_app.Inbox(
-                audit,
-                users,
-                Resumer(str(project), store),
-                Signer(),
-                link_key(),
-                refresh=refresh,
-                trust_header=trust_header,
-            )
-            echo(f"hookline inbox: {project} on {server_module.url(sock, tls=tls is not None)}/")
-            sys.stdout.flush()
-            signal.signal(signal.SIGTERM, _stop)
-            with contextlib.suppress(KeyboardInterrupt):
-                server = server_module.server(inbox_app.create_app(box), tls=tls)
-                server.config.timeout_graceful_shutdown = _GRACE  # an open page's stream ends
-                server.run(sockets=[sock])
-    finally:
-        sock.close()
-    echo("hookline inbox: stopped", err=True)
+def _run(server: Any, sock: Any) -> None:
+    """Serve until Ctrl-C or SIGTERM; a stop waits ``_GRACE`` for open requests."""
+    sys.stdout.flush()
+    signal.signal(signal.SIGTERM, stop)
+    server.config.timeout_graceful_shutdown = _GRACE  # an open page's live stream never ends
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run(sockets=[sock])
 
 
 @inbox.group()
@@ -261,22 +265,3 @@ def _check_host(host: str, *, tls: bool, proxied: bool) -> None:
             key="--host",
             fix="give --tls-cert and --tls-key, or keep 127.0.0.1 behind a TLS proxy",
         )
-
-
-def _modules() -> tuple[ModuleType, ModuleType]:
-    """The server and app modules; a ConfigError with the install hint without the extra."""
-    try:
-        from hookline._inbox import app
-        from hookline._serve import server
-    except ImportError as exc:
-        missing = (exc.name or "").partition(".")[0]
-        if missing not in ("starlette", "uvicorn"):
-            raise
-        raise ConfigError(
-            f"hookline inbox needs the serve extra ({missing} is not installed)", fix=_HINT
-        ) from None
-    return server, app
-
-
-def _stop(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt

@@ -24,7 +24,7 @@ from hookline._cli.launch import LENIENT_SETTINGS
 from hookline._cli.render import echo, emit_json, warn
 from hookline._errors import ConfigError
 from hookline._project import Project, load_project
-from hookline._replay import CHANGES, Replayed, Replayer, Totals, read, replay, sessions
+from hookline._replay import CHANGES, Replayed, Replayer, Totals, recorded, replay
 from hookline._support.display import shown
 
 _PREVIEW: Final = 60
@@ -73,7 +73,7 @@ def replay_cmd(
     would judge it live; no tool runs and no model is called.
     """
     failing = _kinds(fail_on)
-    events = [event for path in sessions(paths) for event in read(path)]
+    events = recorded(paths)
 
     def policy(spec: str | None) -> Replayer:
         return Replayer(
@@ -164,9 +164,10 @@ def _row(replayed: Replayed) -> tuple[str, ...]:
         else f"{recorded.tool_name} {_input(recorded.tool_input)}"
     )
     where = Path(recorded.source).name
+    redacted = " [redacted input]" if recorded.redacted else ""  # as the audit keeps it
     return (
         shown(where),
-        shown(_clip(call or "")),
+        shown(_clip(call or "")) + redacted,
         replayed.was,
         now.permission,
         replayed.change or "",

@@ -22,6 +22,7 @@ request needs a valid one, and an address other than loopback does not start wit
 from __future__ import annotations
 
 import contextlib
+import importlib
 import signal
 import sys
 from pathlib import Path
@@ -153,7 +154,7 @@ def serve(
     """
     if ctx.invoked_subcommand is not None:
         return
-    uvicorn_server, app_module = _server_modules()
+    uvicorn_server, app_module = served_by("serve", "hookline._serve.app")
     tls = tls_of(uvicorn_server, tls_cert, tls_key)
     project = load_project(
         cwd,
@@ -198,7 +199,7 @@ def serve(
         app = app_module.create_app(
             policies, audit, glass_dir=state, gate=gate, watcher=watcher, projects=projects
         )
-        signal.signal(signal.SIGTERM, _stop)  # uvicorn hands it back once it has shut down
+        signal.signal(signal.SIGTERM, stop)  # uvicorn hands it back once it has shut down
         uvicorn_server.settle()
         with contextlib.suppress(KeyboardInterrupt), _checkpoints_apart(audit):
             uvicorn_server.server(app, tls=tls).run(sockets=[sock])
@@ -305,19 +306,20 @@ def _gate(host: str, state: Path, per_second: float, burst: int, workers: int) -
     return Gate(tokens.TokenFile(path), required=required, limits=limits)
 
 
-def _server_modules() -> tuple[ModuleType, ModuleType]:
-    """The server and app modules; a ConfigError with the install hint without the extra."""
+def served_by(command: str, app: str) -> tuple[ModuleType, ModuleType]:
+    """The server module and ``app``'s, for ``hookline COMMAND``; a ConfigError with the
+    install hint without the serve extra."""
     try:
-        from hookline._serve import app, server
+        return importlib.import_module("hookline._serve.server"), importlib.import_module(app)
     except ImportError as exc:
         missing = (exc.name or "").partition(".")[0]
         if missing not in _EXTRA:
             raise
         raise ConfigError(
-            f"hookline serve needs the serve extra ({missing} is not installed)", fix=EXTRA_HINT
+            f"hookline {command} needs the serve extra ({missing} is not installed)",
+            fix=EXTRA_HINT,
         ) from None
-    return server, app
 
 
-def _stop(signum: int, frame: FrameType | None) -> None:
+def stop(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt  # SIGTERM stops it as Ctrl-C does: quietly, the audit closed

@@ -30,6 +30,8 @@ ACTIONS: Final = ("approve", "deny", "edit")
 _NOT_STARTED: Final = 2
 #: The audit record of an answer given (or refused) in the inbox.
 KIND: Final = "inbox_answer"
+#: The audit record of a try to sign in to the inbox.
+SIGNIN_KIND: Final = "inbox_signin"
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,13 +100,16 @@ class Resumer:
 
     async def apply(self, session_id: str, answer: Answer) -> Outcome:
         """Run the resume; its outcome once it ends (or, after ``wait``, that it goes on)."""
-        process = await asyncio.create_subprocess_exec(
-            *self.command(session_id, answer),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,  # a Ctrl-C at the inbox's terminal does not cut the run
-        )
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *self.command(session_id, answer),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,  # a Ctrl-C at the inbox's terminal does not cut the run
+            )
+        except OSError as exc:  # an edit too long for a command line (E2BIG), ...
+            return Outcome(False, f"the resume could not start ({exc.strerror or exc})")
         ended = asyncio.ensure_future(process.communicate())
         try:
             out, err = await asyncio.wait_for(asyncio.shield(ended), self.wait)
@@ -162,6 +167,14 @@ def record(
         permission="allow" if allowed else "deny",
         data=redactor.redact({k: v for k, v in data.items() if v is not None}),
     )
+
+
+def signin_record(name: str, decision: str, said: str) -> AuditEntry:
+    """The ``inbox_signin`` record of a try to sign in as ``name``: ``signed_in`` (``said``:
+    the role) or ``refused`` (``said``: why)."""
+    key = "role" if decision == "signed_in" else "reason"
+    data = Redactor().redact({"name": name, key: said})
+    return AuditEntry(kind=SIGNIN_KIND, decision=decision, data=data)
 
 
 def _result(out: str) -> dict[str, Any]:

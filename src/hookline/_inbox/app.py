@@ -14,6 +14,7 @@ refused (403) and that is recorded; nobody answers without signing in as an appr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, cast
@@ -27,16 +28,25 @@ from starlette.routing import Route
 
 from hookline._errors import ConfigError
 from hookline._inbox import links, pages
-from hookline._inbox.answer import ACTIONS, Action, Answer, Outcome, Resumer, record
+from hookline._inbox.answer import (
+    ACTIONS,
+    Action,
+    Answer,
+    Outcome,
+    Resumer,
+    record,
+    signin_record,
+)
 from hookline._inbox.forms import Asker, answer_of, local, read_form
 from hookline._inbox.pending import Pending, pending, pending_sessions
-from hookline._inbox.signin import COOKIE, LIFETIME, Signer, Visit
+from hookline._inbox.signin import COOKIE, LIFETIME, Signer, Tries, Visit
 from hookline._inbox.users import User, check_password, load_users
 from hookline.audit._redact import Redactor
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from hookline._inbox.notify import Notifier
     from hookline.audit._writer import AuditWriter
     from hookline.storage import Store
 
@@ -65,6 +75,10 @@ class Inbox:
     trust_header: str | None = None
     #: What the inbox's records mask (the built-in forms of secrets).
     redactor: Redactor = field(default_factory=Redactor)
+    #: Wrong passwords per name (a name is refused for a while after too many).
+    tries: Tries = field(default_factory=Tries)
+    #: Who is told when a call starts to wait (None: nobody).
+    notifier: Notifier | None = None
 
     @property
     def store(self) -> Store:
@@ -76,7 +90,20 @@ class Inbox:
 
 def create_app(inbox: Inbox) -> Starlette:
     routes = Routes(inbox)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        telling = asyncio.ensure_future(_notifying(inbox)) if inbox.notifier else None
+        try:
+            yield
+        finally:
+            if telling is not None:
+                telling.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await telling
+
     return Starlette(
+        lifespan=lifespan,
         routes=[
             Route("/", routes.home),
             Route("/fragment", routes.fragment),
@@ -89,8 +116,17 @@ def create_app(inbox: Inbox) -> Starlette:
             Route("/logout", routes.logout, methods=["POST"]),
             Route("/static/inbox.css", _static(pages.CSS, "text/css")),
             Route("/static/inbox.js", _static(pages.JS, "text/javascript")),
-        ]
+        ],
     )
+
+
+async def _notifying(inbox: Inbox) -> None:
+    """Look at the store every ``refresh`` seconds; tell of each pause not told yet."""
+    assert inbox.notifier is not None
+    while True:
+        found = await run_in_threadpool(pending_sessions, inbox.store)
+        await inbox.notifier.newly(found)
+        await asyncio.sleep(inbox.refresh)
 
 
 class Routes:
@@ -130,7 +166,7 @@ class Routes:
         """``pending`` events: the list's state now, then each time it changes."""
         said = None
         while not await request.is_disconnected():
-            found = await run_in_threadpool(pending_sessions, self.inbox.store)
+            found = await run_in_threadpool(pending_sessions, self.inbox.store, named=False)
             state = pages.state_of(found)
             if state != said:
                 said = state
@@ -147,19 +183,27 @@ class Routes:
         return self._html(request, pages.login(self._csrf(visit), next=next), visit)
 
     async def login(self, request: Request) -> Response:
+        """Sign in: a new cookie for the name whose password matches; every try on record."""
         visit = self._visit(request)
         form = await read_form(request)
         if not self.inbox.signer.csrf_ok(visit, form.get("csrf")):
             return self._stale(request, visit)
         name, password = form.get("name", ""), form.get("password", "")
         found = self._users().get(name)
-        ok = found is not None and await run_in_threadpool(check_password, found, password)
-        if not ok:
+        if self.inbox.tries.locked(name):
+            self._record(signin_record(name, "refused", "too many wrong passwords"))
+            html = pages.login(self._csrf(visit), error="Too many wrong passwords: wait.")
+            return self._html(request, html, visit, status=429)
+        if found is None or not await run_in_threadpool(check_password, found, password):
+            self.inbox.tries.failed(name)
+            self._record(signin_record(name, "refused", "wrong name or password"))
             html = pages.login(self._csrf(visit), error="Wrong name or password.")
             return self._html(request, html, visit, status=401)
+        self.inbox.tries.passed(name)
+        self._record(signin_record(name, "signed_in", found.role))
         _, cookie = self.inbox.signer.issue(name)  # a new nonce: no fixation
         response = RedirectResponse(local(form.get("next", "/")), status_code=303)
-        return self._with_cookie(request, response, cookie)
+        return _with_cookie(request, response, cookie)
 
     async def logout(self, request: Request) -> Response:
         visit = self._visit(request)
@@ -167,7 +211,7 @@ class Routes:
         if not self.inbox.signer.csrf_ok(visit, form.get("csrf")):
             return self._stale(request, visit)
         _, cookie = self.inbox.signer.issue(None)
-        return self._with_cookie(request, RedirectResponse("/login", status_code=303), cookie)
+        return _with_cookie(request, RedirectResponse("/login", status_code=303), cookie)
 
     # -- answering ----------------------------------------------------------------------------
 
@@ -187,6 +231,7 @@ class Routes:
         return await self._apply(request, visit, session_id, None, given)
 
     async def link(self, request: Request) -> Response:
+        """A signed link opened: the call and one button; nothing is answered here."""
         visit, user = self._who(request)
         if user is None:
             return _to_login(request, visit)
@@ -195,23 +240,18 @@ class Routes:
             link = links.read(self.inbox.link_key, token)
         except links.BadLink as exc:
             return self._html(request, pages.message(str(exc)), visit, status=400)
-        found = await run_in_threadpool(self._waiting, link.session_id, link.paused_at)
-        waiting = found and next(
-            (w for w in found.calls if w.request.tool_use_id == link.call_id), None
-        )
-        if found is None or not waiting:
-            said = "This link was used, or its call was answered another way: nothing waits on it."
-            return self._html(request, pages.message(said), visit, status=409)
         if not user.may_answer:
-            return self._html(
-                request, pages.message("You may look; only an approver answers."), visit, 403
-            )
-        body = pages.link_page(found, waiting, link, token, self._csrf(visit))
-        return self._html(
-            request,
-            pages.page("hookline inbox: one call", body, user=user.name, csrf=self._csrf(visit)),
-            visit,
-        )
+            said = pages.message("You may look; only an approver answers.")
+            return self._html(request, said, visit, status=403)
+        found = await run_in_threadpool(self._waiting, link.session_id, link.paused_at)
+        calls = [w for w in found.calls if w.request.tool_use_id == link.call_id] if found else []
+        if found is None or not calls:
+            said = pages.message("This link was used, or its call was answered: nothing waits.")
+            return self._html(request, said, visit, status=409)
+        csrf = self._csrf(visit)
+        body = pages.link_page(found, calls[0], link, token, csrf)
+        html = pages.page("hookline inbox: one call", body, user=user.name, csrf=csrf)
+        return self._html(request, html, visit)
 
     async def link_answer(self, request: Request) -> Response:
         asker = await self._answerer(request)
@@ -317,22 +357,7 @@ class Routes:
     def _html(self, request: Request, html: str, visit: Visit, status: int = 200) -> Response:
         response = HTMLResponse(html, status_code=status, headers=_HEADERS)
         new = getattr(request.state, "new_cookie", None)
-        return self._with_cookie(request, response, new) if new else response
-
-    def _with_cookie(self, request: Request, response: Response, value: str) -> Response:
-        secure = request.url.scheme == "https"
-        response.set_cookie(
-            COOKIE,
-            value,
-            max_age=LIFETIME,
-            httponly=True,
-            samesite="strict",
-            secure=secure,
-            path="/",
-        )
-        for name, header in _HEADERS.items():
-            response.headers.setdefault(name, header)
-        return response
+        return _with_cookie(request, response, new) if new else response
 
 
 def _ids(found: Pending) -> set[str]:
@@ -340,19 +365,21 @@ def _ids(found: Pending) -> set[str]:
 
 
 def _to_login(request: Request, visit: Visit) -> Response:
+    """To the sign-in page, and back here after it."""
     target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
     response = RedirectResponse(f"/login?next={quote(target)}", status_code=303)
     new = getattr(request.state, "new_cookie", None)
-    if new:
-        response.set_cookie(
-            COOKIE,
-            new,
-            max_age=LIFETIME,
-            httponly=True,
-            samesite="strict",
-            secure=request.url.scheme == "https",
-            path="/",
-        )
+    return _with_cookie(request, response, new) if new else response
+
+
+def _with_cookie(request: Request, response: Response, value: str) -> Response:
+    """``response`` setting the cookie (Secure over TLS), with the pages' headers."""
+    secure = request.url.scheme == "https"
+    response.set_cookie(
+        COOKIE, value, max_age=LIFETIME, httponly=True, samesite="strict", secure=secure, path="/"
+    )
+    for name, header in _HEADERS.items():
+        response.headers.setdefault(name, header)
     return response
 
 

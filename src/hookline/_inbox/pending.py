@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 WIDTH: Final = 100
 #: How many of the conversation's last messages a session shows.
 STEPS: Final = 6
+#: A hook run's decisions that put a call before a person.
+_ASKING: Final = ("defer", "ask")
 #: Where a deferral came from (``ToolResult.origin``), in words.
 _ORIGINS: Final = {
     "hook": "a PreToolUse hook",
@@ -75,35 +77,58 @@ class Pending:
     steps: tuple[str, ...]
 
 
-def pending_sessions(store: Store, *, limit: int = 200) -> list[Pending]:
-    """Every paused session with a waiting call, newest first; unreadable ones left out."""
+def pending_sessions(store: Store, *, limit: int = 200, named: bool = True) -> list[Pending]:
+    """Every paused session with a waiting call, newest first; unreadable ones left out.
+    ``named``: with the hooks that deferred each call, from the audit (``deferred_by``)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CorruptRecordWarning)
         records = store.list_sessions(status="deferred", limit=limit)
-    found = [pending(record) for record in records]
+    found = [pending(record, store if named else None) for record in records]
     return [p for p in found if p is not None and p.calls]
 
 
-def pending(record: SessionRecord) -> Pending | None:
-    """``record`` as a Pending, or None when its state cannot be read."""
+def pending(record: SessionRecord, store: Store | None = None) -> Pending | None:
+    """``record`` as a Pending, or None when its state cannot be read; with ``store``, each
+    call says which hooks deferred it."""
     try:
         session, messages, turn = load_state(record.state, where=f"session {record.id}")
     except ConfigError:
         return None
-    calls = tuple(Waiting(_request(record, session, turn, call)) for call in turn.waiting)
+    hooks = deferred_by(store, record.id) if store is not None else {}
+    calls = tuple(
+        Waiting(_request(record, session, turn, call, hooks.get(call.id))) for call in turn.waiting
+    )
     steps = tuple(_step(message) for message in messages[-STEPS:])
     return Pending(
         record.id, record.updated_at, record.user, record.tenant, turn.prompt, calls, steps
     )
 
 
+def deferred_by(store: Store, session_id: str) -> dict[str, str]:
+    """For each call of the session the audit saw deferred: the hooks that deferred or asked
+    for it, each with where it came from (its latest deferral's record)."""
+    found = {}
+    for row in store.audit_rows(session_id=session_id, decision="deferred"):
+        hooks = row.data.get("hooks") if row.kind == "tool" and row.tool_use_id else None
+        said = [h for h in hooks or () if isinstance(h, dict) and h.get("decision") in _ASKING]
+        if said and row.tool_use_id:
+            found[row.tool_use_id] = ", ".join(f"{h.get('hook')} ({h.get('source')})" for h in said)
+    return found
+
+
 def _request(
-    record: SessionRecord, session: dict[str, object], turn: Turn, call: ToolCall
+    record: SessionRecord,
+    session: dict[str, object],
+    turn: Turn,
+    call: ToolCall,
+    hooks: str | None,
 ) -> ApprovalRequest:
     deferred = next((r for r in turn.calls if r.call.id == call.id), None)
     final = dict(deferred.input) if deferred is not None else dict(call.input)
     origin = deferred.origin if deferred is not None else None
     source = _ORIGINS.get(origin or "", origin or "unknown")
+    if hooks:
+        source += f": {hooks}"
     if deferred is not None and deferred.approver:
         source += f" ({deferred.approver})"
     return ApprovalRequest(

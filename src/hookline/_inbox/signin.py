@@ -5,6 +5,7 @@ holding a random ``nonce``, the signed-in user (none before sign-in) and an expi
 with HMAC-SHA256 under a key made when the server starts (a restart signs everyone out). Every
 form carries ``csrf``, an HMAC of the nonce: a POST without the token of its own cookie is
 refused, before sign-in too, and signing in issues a new nonce (no session fixation).
+``Tries`` refuses a name for a while after wrong passwords in a row.
 """
 
 from __future__ import annotations
@@ -15,10 +16,13 @@ import hmac
 import json
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 COOKIE: Final = "hookline_inbox"
+#: Wrong passwords in a row after which a name is refused for ``LOCKED`` seconds.
+TRIES: Final = 5
+LOCKED: Final = 300.0
 #: How long a sign-in lasts.
 LIFETIME: Final = 12 * 3600
 
@@ -72,3 +76,23 @@ class Signer:
 
     def _mac(self, purpose: str, text: str) -> str:
         return hmac.new(self._key, f"{purpose}\0{text}".encode(), hashlib.sha256).hexdigest()
+
+
+@dataclass
+class Tries:
+    """Wrong passwords per name, in this process: after ``TRIES`` in a row, the name is
+    refused (right password or not) for ``LOCKED`` seconds, so a password is not guessed here
+    at the speed of scrypt."""
+
+    wrong: dict[str, tuple[int, float]] = field(default_factory=dict)
+
+    def locked(self, name: str, *, now: float | None = None) -> bool:
+        count, since = self.wrong.get(name, (0, 0.0))
+        return count >= TRIES and (now or time.time()) - since < LOCKED
+
+    def failed(self, name: str, *, now: float | None = None) -> None:
+        count, _ = self.wrong.get(name, (0, 0.0))
+        self.wrong[name] = (count + 1, now or time.time())
+
+    def passed(self, name: str) -> None:
+        self.wrong.pop(name, None)

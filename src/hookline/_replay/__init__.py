@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hookline._replay.history import read, sessions
+from hookline._replay.history import read, recorded, sessions
 from hookline._replay.judged import Replayer, Verdict
 from hookline._replay.recorded import Recorded
 from hookline._replay.report import CHANGES, Replayed, Totals
@@ -25,6 +25,7 @@ __all__ = [
     "Totals",
     "Verdict",
     "read",
+    "recorded",
     "replay",
     "sessions",
 ]

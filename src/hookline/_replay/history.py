@@ -22,16 +22,19 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
 
+import orjson
+
 from hookline._errors import ConfigError
-from hookline._replay import hosts
+from hookline._replay import audited, hosts
 from hookline._replay.recorded import Outcome, Recorded
+from hookline.audit._writer import JSONL_NAME
 
 _HOOK_DENY: Final = "PreToolUse:"
 
 
 def sessions(paths: Iterable[str | Path]) -> Iterator[Path]:
-    """Each session file named, or found in a folder named: a project's hookline transcripts,
-    a Claude Code project folder, or any folder of ``.jsonl`` files."""
+    """Each session file named, or found in a folder named: a project's (or a server's) state,
+    its hookline transcripts and its audit; any other folder's ``.jsonl`` files, below it."""
     for given in paths:
         path = Path(given).expanduser()
         if path.is_file():
@@ -43,8 +46,30 @@ def sessions(paths: Iterable[str | Path]) -> Iterator[Path]:
                 key="SESSIONS",
                 fix="name transcript files (.jsonl) or folders that hold them",
             )
-        folder = path / ".hookline" / "state" / "transcripts"
-        yield from sorted((folder if folder.is_dir() else path).rglob("*.jsonl"))
+        state = path / ".hookline" / "state"
+        if not (state / "transcripts").is_dir() and not (state / JSONL_NAME).is_file():
+            yield from sorted(path.rglob("*.jsonl"))
+            continue
+        yield from sorted((state / "transcripts").glob("*.jsonl"))
+        if (state / JSONL_NAME).is_file():  # the calls with no transcript: served ones, above all
+            yield state / JSONL_NAME
+
+
+def recorded(paths: Iterable[str | Path]) -> list[Recorded]:
+    """Every event the sessions at ``paths`` record, each call once: where a transcript and
+    the audit both have it, the transcript's (its input is raw; the audit's is redacted)."""
+    files = list(sessions(paths))
+    found: list[Recorded] = []
+    seen: set[tuple[str, str | None]] = set()
+    for path in sorted(files, key=lambda p: p.name == JSONL_NAME):  # transcripts first
+        for event in read(path):
+            key = (event.session_id, event.tool_use_id)
+            if event.redacted and key in seen:
+                continue
+            if event.tool_use_id:
+                seen.add(key)
+            found.append(event)
+    return found
 
 
 def read(path: Path) -> list[Recorded]:
@@ -56,8 +81,10 @@ def read(path: Path) -> list[Recorded]:
         return hosts.codex(path, entries)
     if hosts.is_gemini(first):
         return hosts.gemini_chat(path, entries)
+    if audited.is_audit(first):
+        return audited.events(path, entries)
     results = _results(entry for _, entry in entries)
-    audited = _audited(path)
+    outcomes = _audited(path)
     events: list[Recorded] = []
     for line, entry in entries:
         where = f"{path}:{line}"
@@ -72,7 +99,7 @@ def read(path: Path) -> list[Recorded]:
                 continue
             call_id = str(block.get("id") or "")
             tool_input = block.get("input")
-            outcome = audited.get((session, call_id)) or results.get(call_id, "unknown")
+            outcome = outcomes.get((session, call_id)) or results.get(call_id, "unknown")
             events.append(
                 Recorded(
                     where,
@@ -89,19 +116,30 @@ def read(path: Path) -> list[Recorded]:
 
 
 def _entries(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each line's JSON object, with its number. Lines end at newlines only: a transcript
+    written by JavaScript keeps U+2028 raw inside its strings, where ``splitlines`` would cut."""
     try:
         text = path.read_bytes().decode("utf-8", "replace")
     except OSError as exc:
         raise ConfigError(
             f"{path}: cannot be read: {exc.strerror}", key="SESSIONS", fix="name a readable file"
         ) from None
-    for number, line in enumerate(text.splitlines(), 1):
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
+    for number, line in enumerate(text.split("\n"), 1):
+        entry = _parsed(line)
         if isinstance(entry, dict):
             yield number, entry
+
+
+def _parsed(line: str) -> Any:
+    """A line's JSON value (orjson, else the standard library for what orjson refuses, such
+    as an integer beyond 64 bits); None for a line that is not JSON."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        try:
+            return json.loads(line)
+        except ValueError:
+            return None
 
 
 def _results(entries: Iterable[dict[str, Any]]) -> dict[str, Outcome]:
@@ -128,21 +166,12 @@ def _outcome(block: Mapping[str, Any]) -> Outcome:
     return "error"
 
 
-#: A hookline call's permission on record, as an outcome.
-_PERMITTED: Final[dict[str, Outcome]] = {"allow": "allowed", "deny": "denied", "defer": "deferred"}
-
-
 def _audited(transcript: Path) -> dict[tuple[str, str], Outcome]:
-    """What hookline's audit beside a hookline transcript says of each call (its ``tool``
-    record), by session and call; nothing for any other transcript."""
+    """What hookline's audit beside a hookline transcript says of each call, by session and
+    call; nothing for any other transcript."""
     folder = transcript.parent
-    audit = folder.parent / "audit.jsonl"
+    audit = folder.parent / JSONL_NAME
     if folder.name != "transcripts" or not audit.is_file():
         return {}
-    found: dict[tuple[str, str], Outcome] = {}
-    for _, record in _entries(audit):
-        said = _PERMITTED.get(str(record.get("permission")))
-        if record.get("kind") == "tool" and said is not None:
-            key = (str(record.get("session_id")), str(record.get("tool_use_id")))
-            found[key] = said
-    return found
+    calls = audited.events(audit, list(_entries(audit)))
+    return {(call.session_id, call.tool_use_id or ""): call.outcome for call in calls}

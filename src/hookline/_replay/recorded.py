@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 #: What a recorded call's history says happened to it.
-Outcome = Literal["allowed", "denied", "deferred", "error", "unknown"]
+Outcome = Literal["allowed", "denied", "deferred", "asked", "error", "unknown"]
 
 
 @dataclass(frozen=True, slots=True)

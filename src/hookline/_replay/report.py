@@ -35,7 +35,7 @@ CHANGES: Final = (
     "context",
 )
 #: A recorded outcome as the permission it was.
-_AS_PERMISSION: Final = {"allowed": "allow", "denied": "deny", "deferred": "defer"}
+_AS_PERMISSION: Final = {"allowed": "allow", "denied": "deny", "deferred": "defer", "asked": "ask"}
 _RUNS: Final = frozenset({"allow", "none"})
 
 

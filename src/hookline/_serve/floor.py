@@ -83,6 +83,7 @@ class Floored:
             answer=answer_for(ours.event, decision),
             origin=theirs.origin if won else ours.origin,
             failure=failure or None,
+            runs=theirs.runs + ours.runs,
         )
 
 

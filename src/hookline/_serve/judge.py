@@ -19,6 +19,7 @@ judging it (a payload it cannot read, a crash) is a deny that says what went wro
 from __future__ import annotations
 
 import posixpath
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeAlias
@@ -26,11 +27,12 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, TypeAlias
 from hookline._decisions import NO_DECISION, Decision
 from hookline._errors import ConfigError
 from hookline._events import PermissionRequest, PreToolUse, Scope
-from hookline._hooks.engine import HookEngine
+from hookline._hooks.engine import HookEngine, HookRun
 from hookline._hooks.resources import HookResources
 from hookline._hooks.wire import answer_for, event_from_payload
 from hookline._support.frozen import copy_json
 from hookline._support.http_pool import HttpClients
+from hookline._support.stream import Stream
 from hookline._tools.approvals import Approval, ApprovalRequest, NoApprover, Unavailable
 from hookline._tools.base import Tool, Toolbox, ToolCall, ToolContext, Workspace
 from hookline._tools.builtin import builtin_tools
@@ -53,6 +55,8 @@ REFUSING: Final = frozenset({PreToolUse.name, PermissionRequest.name})
 Judged: TypeAlias = "tuple[Decision, Origin | None]"
 #: The id a PermissionRequest's call is judged under (the host sends none).
 _NO_CALL_ID: Final = "permission-request"
+#: The hook runs of the ruling being made: each request's task has a list of its own.
+_RUNS: ContextVar[list[HookRun] | None] = ContextVar("hookline_served_runs", default=None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +79,8 @@ class Ruling:
     #: Which project policy was consulted beside the server's, or why none
     #: (``hookline._serve.projects.Consulted.fields``); None: none was looked for.
     project: Mapping[str, str] | None = None
+    #: The hook runs that judged it (each with its decision, time and failure), for the audit.
+    runs: tuple[HookRun, ...] = ()
 
 
 class Rules(Protocol):
@@ -110,13 +116,26 @@ class Judge:
         self.project = project
         #: The pool HTTP hooks post through; ``aclose`` closes it.
         self.http = HttpClients()
-        self.engine = HookEngine(project.hooks, resources=HookResources(http=self.http))
+        stream = Stream()
+        stream.subscribe(HookRun, _collected)
+        resources = HookResources(http=self.http)
+        self.engine = HookEngine(project.hooks, resources=resources, stream=stream)
         self._tools = {tool.name: tool for tool in builtin_tools()}
         self._policies: dict[PermissionMode | None, PermissionPolicy] = {}
 
     async def rule(self, payload: Mapping[str, Any]) -> Ruling:
-        """The ruling for one host payload; a ConfigError when it is not an event (or names
-        one hookline does not run) and the event does not refuse anything."""
+        """The ruling for one host payload, with the hook runs that made it; a ConfigError
+        when it is not an event (or names one hookline does not run) and the event does not
+        refuse anything."""
+        runs: list[HookRun] = []
+        token = _RUNS.set(runs)
+        try:
+            ruling = await self._rule(payload)
+        finally:
+            _RUNS.reset(token)
+        return replace(ruling, runs=tuple(runs)) if runs else ruling
+
+    async def _rule(self, payload: Mapping[str, Any]) -> Ruling:
         name = payload.get("hook_event_name")
         try:
             event, ignored = event_from_payload(payload)
@@ -188,6 +207,14 @@ class Judge:
                 made = base
             known = self._policies[mode] = replace(made, code_files=base.code_files)
         return known
+
+
+def _collected(run: HookRun) -> None:
+    """Keep ``run`` with the ruling its request is making (a background hook that ends after
+    it is on no ruling)."""
+    runs = _RUNS.get()
+    if runs is not None:
+        runs.append(run)
 
 
 def _scope(event: HookEvent) -> Scope:

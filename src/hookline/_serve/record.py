@@ -1,7 +1,8 @@
 """The audit record of each ruling: who asked (session, folder, host; the token's agent, tenant
 and user, and the address), about what, and the answer.
 
-One ``served`` record per hook event the server judged, through the audit writer ``hookline run``
+One ``served`` record per hook event the server judged, with the hook runs that judged it in
+``data["hooks"]`` (as a run's call records keep theirs), through the audit writer ``hookline run``
 writes with (``hookline.audit._writer``): redacted, hash-chained, in ``<state>/audit.jsonl`` and
 the store, so ``hookline audit`` shows them beside a run's. ``record`` returns once the record is
 written; a record that cannot be written raises ``AuditError`` (the app then refuses what it
@@ -17,6 +18,7 @@ from hookline.audit._records import shown_input
 from hookline.storage._base import AuditEntry
 
 if TYPE_CHECKING:
+    from hookline._hooks.engine import HookRun
     from hookline._serve.break_glass import Glass
     from hookline._serve.judge import Ruling
     from hookline.audit._writer import AuditWriter
@@ -47,6 +49,25 @@ def record(
     writer.flush()
 
 
+def hook_run(run: HookRun) -> dict[str, Any]:
+    """One hook run, as a run's audit keeps it inside a call's record (``data["hooks"]``, which
+    ``hookline.audit.unfolded`` and ``hookline hooks stats`` read): redacted with the record."""
+    said = {
+        "event": run.event,
+        "hook": run.hook,
+        "source": run.source,
+        "handler": run.handler,
+        "hook_kind": run.kind,
+        "decision": run.decision,
+        "permission": run.answer.permission,
+        "duration_ms": round(run.duration_ms, 3),
+        "reason": run.reason,
+        "failure": run.failure,
+        "error": run.error,
+    }
+    return {key: value for key, value in said.items() if value is not None and value != ""}
+
+
 def entry(
     writer: AuditWriter,
     ruling: Ruling,
@@ -74,6 +95,8 @@ def entry(
         data["ignored"] = list(ruling.ignored)
     if isinstance(payload.get("tool_input"), dict):
         data |= shown_input(writer.redactor, payload["tool_input"])
+    if ruling.runs:
+        data["hooks"] = [hook_run(run) for run in ruling.runs]
     return AuditEntry(
         kind=KIND,
         session_id=ruling.session_id,

@@ -6,8 +6,9 @@ the hooks that ran at it, their decisions, reasons and latency.
 The audit says what was decided: a tool call's two records (``tool_started``, ``tool``) become
 one step with the hook runs they carry, its permission, where that came from and its outcome;
 a hook run of any other event (a prompt's, a stop's) is a step of its own; an approval says who
-answered; a ``model`` record which model and how many tokens. The transcript (when there is
-one) adds what the audit does not keep: each prompt's text. Everything is shown as recorded:
+answered. The transcript (when there is one) adds what the audit does not keep: each prompt's
+text, and each model reply (what it said, which calls it asked for); without one, a ``model``
+record (which model, how many tokens) is the model call's step. Everything is shown as recorded:
 redacted as the audit redacts.
 """
 
@@ -95,7 +96,7 @@ def _marked(mark: HookMark) -> dict[str, Any]:
 
 def timeline(rows: Iterable[AuditRow], transcript: Path | None = None) -> list[Step]:
     """The session's steps, oldest first."""
-    steps: list[Step] = list(_prompts(transcript)) if transcript is not None else []
+    steps: list[Step] = list(_said(transcript)) if transcript is not None else []
     calls: dict[str, Step] = {}
     for row in rows:
         if row.kind in ("tool_started", "tool") and row.tool_use_id:
@@ -105,13 +106,13 @@ def timeline(rows: Iterable[AuditRow], transcript: Path | None = None) -> list[S
                 steps.append(step)
             _called(step, row)
         else:
-            step = _step_of(row)
+            step = _step_of(row, told=transcript is not None)
             if step is not None:
                 steps.append(step)
     return sorted(steps, key=lambda step: step.time)
 
 
-def _step_of(row: AuditRow) -> Step | None:
+def _step_of(row: AuditRow, *, told: bool) -> Step | None:
     """The step a record outside a tool call's two is: a hook run of another event, an
     approval, a resume, a model call (None: a kind a timeline does not show)."""
     data, at = row.data, row.time
@@ -128,7 +129,7 @@ def _step_of(row: AuditRow) -> Step | None:
     if row.kind == "resume":
         return Step(at, "resume", f"resumed {row.tool or 'a call'}",
                     decision=_text(data.get("answer")), who=_text(data.get("user")))  # fmt: skip
-    if row.kind == "model":
+    if row.kind == "model" and not told:  # a transcript tells each reply, and more
         usage = data.get("usage") or {}
         tokens = ", ".join(f"{k} {v}" for k, v in usage.items() if isinstance(v, int))
         return Step(at, "model", f"model {data.get('model') or '?'}", tokens)
@@ -156,20 +157,42 @@ def _called(step: Step, row: AuditRow) -> None:
     step.ms = float(ms) if isinstance(ms, int | float) and not isinstance(ms, bool) else None
 
 
-def _prompts(transcript: Path) -> Iterable[Step]:
-    """Each prompt of a transcript (a ``user`` entry whose content is text), at its time."""
+def _said(transcript: Path) -> Iterable[Step]:
+    """Each prompt of a transcript (a ``user`` entry whose content is text) and each model
+    reply (its ``assistant`` entries, one per content block, share the reply's id), at its
+    time: the text said and the calls asked for."""
     try:
-        lines = transcript.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = transcript.read_text(encoding="utf-8", errors="replace").split("\n")
     except OSError:
         return
+    replies: dict[str, Step] = {}
     for line in lines:
         try:
             entry = json.loads(line)
         except ValueError:
             continue
-        content = (entry.get("message") or {}).get("content") if isinstance(entry, dict) else None
+        message = entry.get("message") if isinstance(entry, dict) else None
+        if not isinstance(message, dict):
+            continue
+        content, at = message.get("content"), _when(entry.get("timestamp"))
         if entry.get("type") == "user" and isinstance(content, str) and not entry.get("isMeta"):
-            yield Step(_when(entry.get("timestamp")), "prompt", "prompt", _preview(content))
+            yield Step(at, "prompt", "prompt", _preview(content))
+        elif entry.get("type") == "assistant" and isinstance(content, list):
+            said = "; ".join(_part(block) for block in content if isinstance(block, dict))
+            reply = replies.get(str(message.get("id")))
+            if reply is None:
+                title = f"model {message.get('model') or '?'}"
+                reply = replies[str(message.get("id"))] = Step(at, "model", title)
+                yield reply
+            reply.detail = _preview("; ".join(p for p in (reply.detail, said) if p))
+
+
+def _part(block: Mapping[str, Any]) -> str:
+    if block.get("type") == "text":
+        return str(block.get("text") or "")
+    if block.get("type") == "tool_use":
+        return f"asks for {block.get('name')}"
+    return ""
 
 
 def _when(stamp: object) -> float:

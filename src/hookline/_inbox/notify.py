@@ -1,0 +1,262 @@
+"""Notifications: a webhook told when a call starts to wait for a person.
+
+    hookline inbox --notify slack=https://hooks.slack.com/services/... --notify json=https://...
+
+Each target is ``FORMAT=URL``: ``slack`` (an incoming webhook: ``text`` and Block Kit
+``blocks``), ``teams`` (a Workflows webhook: an Adaptive Card), ``discord`` (a webhook:
+``content`` and an embed, with every mention switched off) or ``json`` (hookline's own object,
+``{"event": "approval.waiting", ...}``). A notification names the session, each waiting call
+(its tool, its input as the audit would keep it: redacted, clipped), why it waits and who asked,
+and, when the inbox has an address, a link to it and signed approve and deny links that open
+the call in the inbox (a link never answers on its own: ``hookline._inbox.links``).
+
+A pause is told once (by its session and the time it paused). A send that fails (no answer, a
+5xx, a 429) is tried again with growing waits (tenacity), a bounded number of times; one that
+still fails is said on stderr and dropped: a notification is a courtesy, the inbox and the
+store are the record. Nothing a webhook is sent has a secret the audit would keep out: every
+value passes the redactor, and the text that reaches a chat is escaped for it (Slack's ``&``,
+``<``, ``>``, so no ``<!channel>``; Discord's mentions parse nothing).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+import httpx
+from tenacity import (
+    AsyncRetrying,
+    RetryError,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential,
+)
+
+from hookline._errors import ConfigError
+from hookline._inbox.links import Link, make
+from hookline.audit._redact import Redactor, clip
+
+if TYPE_CHECKING:
+    from hookline._inbox.pending import Pending, Waiting
+
+#: The formats a target may name, and the body each builds.
+FORMATS: Final = ("slack", "teams", "discord", "json")
+#: How long a link in a notification stays good.
+LINK_LIFE: Final = 24 * 3600.0
+#: The most characters of one input value a notification carries.
+PREVIEW: Final = 200
+_ATTEMPTS: Final = 5
+_ACTIONS: Final = ("approve", "deny")
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where a notification goes, and in which shape."""
+
+    format: str
+    url: str
+
+    @classmethod
+    def parse(cls, text: str) -> Target:
+        """``FORMAT=URL``; a ConfigError naming the fix for anything else."""
+        name, _, url = text.partition("=")
+        if name not in FORMATS or not url.startswith(("https://", "http://")):
+            raise ConfigError(
+                f"--notify {text!r} is not FORMAT=URL",
+                key="--notify",
+                fix=f"write e.g. slack=https://hooks.slack.com/services/..., FORMAT one of "
+                f"{', '.join(FORMATS)}",
+            )
+        return cls(name, url)
+
+
+@dataclass(frozen=True, slots=True)
+class Told:
+    """One call, as a notification tells it (every value redacted and clipped)."""
+
+    tool: str
+    input: Any
+    reason: str
+    asked_by: str
+    approve: str | None
+    deny: str | None
+
+
+@dataclass(slots=True)
+class Notifier:
+    """Tells ``targets`` of each pause it has not told yet (``newly``)."""
+
+    targets: tuple[Target, ...]
+    redactor: Redactor = field(default_factory=Redactor)
+    #: The inbox's address (links go there), and the key links are signed with.
+    inbox: str | None = None
+    key: bytes | None = None
+    client: httpx.AsyncClient | None = None
+    #: Seconds of the first wait between tries (then doubling): short in the tests.
+    backoff: float = 1.0
+    say: Callable[[str], None] = lambda text: print(text, file=sys.stderr)
+    _told: set[tuple[str, float]] = field(default_factory=set)
+
+    async def newly(self, found: Iterable[Pending]) -> int:
+        """Tell of each pause in ``found`` not told before; how many notifications went out."""
+        sent = 0
+        for pause in found:
+            key = (pause.session_id, pause.paused_at)
+            if key in self._told or not pause.calls:
+                continue
+            self._told.add(key)
+            calls = self.told(pause)
+            for target in self.targets:
+                sent += await self._send(target, body(target.format, calls, pause, self.inbox))
+        return sent
+
+    def told(self, pause: Pending) -> list[Told]:
+        return [self._call(pause, waiting) for waiting in pause.calls]
+
+    def _call(self, pause: Pending, waiting: Waiting) -> Told:
+        request, redact = waiting.request, self.redactor.redact
+        links = {action: self._link(pause, request.tool_use_id, action) for action in _ACTIONS}
+        return Told(
+            redact(request.tool_name),
+            clip(redact(request.tool_input), PREVIEW),
+            redact(request.reason or ""),
+            redact(request.source or ""),
+            links["approve"],
+            links["deny"],
+        )
+
+    def _link(self, pause: Pending, call: str, action: str) -> str | None:
+        if self.inbox is None or self.key is None:
+            return None
+        expires = time.time() + LINK_LIFE
+        token = make(self.key, Link(pause.session_id, call, action, expires, pause.paused_at))
+        return f"{self.inbox.rstrip('/')}/link?t={token}"
+
+    async def _send(self, target: Target, payload: dict[str, Any]) -> int:
+        client = self.client or httpx.AsyncClient(timeout=10.0)
+        try:
+            async for attempt in AsyncRetrying(
+                stop=stop_after_attempt(_ATTEMPTS),
+                wait=wait_exponential(multiplier=self.backoff, max=30 * self.backoff),
+                retry=retry_if_exception(_worth_again),
+            ):
+                with attempt:
+                    answer = await client.post(target.url, json=payload)
+                    answer.raise_for_status()
+        except (RetryError, httpx.HTTPError) as exc:
+            self.say(f"hookline inbox: the {target.format} notification was not delivered: {exc}")
+            return 0
+        finally:
+            if self.client is None:
+                await client.aclose()
+        return 1
+
+
+def _worth_again(exc: BaseException) -> bool:
+    """A send that may work later: no answer, or the server's trouble (5xx, 429)."""
+    if isinstance(exc, httpx.HTTPStatusError):
+        code = exc.response.status_code
+        return code == 429 or code >= 500
+    return isinstance(exc, httpx.TransportError)
+
+
+def body(format: str, calls: list[Told], pause: Pending, inbox: str | None) -> dict[str, Any]:
+    """The webhook body of one pause in ``format``."""
+    return _BODIES[format](calls, pause, inbox)
+
+
+def _headline(calls: list[Told], pause: Pending) -> str:
+    tools = ", ".join(dict.fromkeys(call.tool for call in calls))
+    waiting = f"{len(calls)} call(s) wait for approval ({tools})"
+    return f"hookline: {waiting}, session {pause.session_id[:8]}"
+
+
+def _line(call: Told) -> str:
+    return (
+        f"{call.tool} {_compact(call.input)} — {call.reason or 'no reason given'} ({call.asked_by})"
+    )
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _slack_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _slack(calls: list[Told], pause: Pending, inbox: str | None) -> dict[str, Any]:
+    headline = _slack_escape(_headline(calls, pause))
+    blocks: list[dict[str, Any]] = [
+        {"type": "section", "text": {"type": "mrkdwn", "text": headline}}
+    ]
+    for call in calls:
+        blocks.append({"type": "section", "text": {"type": "plain_text", "text": _line(call)}})
+        buttons = [
+            {"type": "button", "text": {"type": "plain_text", "text": label}, "url": url}
+            for label, url in (("Approve…", call.approve), ("Deny…", call.deny))
+            if url
+        ]
+        if buttons:
+            blocks.append({"type": "actions", "elements": buttons})
+    return {"text": headline, "blocks": blocks}
+
+
+def _teams(calls: list[Told], pause: Pending, inbox: str | None) -> dict[str, Any]:
+    head = {"type": "TextBlock", "text": _headline(calls, pause), "weight": "Bolder", "wrap": True}
+    texts = [head]
+    actions = []
+    for call in calls:
+        texts.append({"type": "TextBlock", "text": _line(call), "wrap": True})
+        actions += [
+            {"type": "Action.OpenUrl", "title": f"{label} {call.tool}", "url": url}
+            for label, url in (("Approve…", call.approve), ("Deny…", call.deny))
+            if url
+        ]
+    card = {"type": "AdaptiveCard", "version": "1.4", "body": texts, "actions": actions,
+            "$schema": "http://adaptivecards.io/schemas/adaptive-card.json"}  # fmt: skip
+    attachment = {"contentType": "application/vnd.microsoft.card.adaptive", "content": card}
+    return {"type": "message", "attachments": [attachment]}
+
+
+def _discord(calls: list[Told], pause: Pending, inbox: str | None) -> dict[str, Any]:
+    lines = [_line(call) for call in calls]
+    links = [f"[{label}]({url})" for call in calls
+             for label, url in (("approve", call.approve), ("deny", call.deny)) if url]  # fmt: skip
+    embed = {"title": _headline(calls, pause)[:256], "description": "\n".join(lines + links)[:4000]}
+    if inbox:
+        embed["url"] = inbox
+    return {"content": _headline(calls, pause)[:2000], "embeds": [embed],
+            "allowed_mentions": {"parse": []}}  # fmt: skip
+
+
+def _json(calls: list[Told], pause: Pending, inbox: str | None) -> dict[str, Any]:
+    return {
+        "event": "approval.waiting",
+        "session_id": pause.session_id,
+        "paused_at": pause.paused_at,
+        "inbox": inbox,
+        "calls": [
+            {
+                "tool": c.tool,
+                "input": c.input,
+                "reason": c.reason,
+                "asked_by": c.asked_by,
+                "approve_url": c.approve,
+                "deny_url": c.deny,
+            }
+            for c in calls
+        ],
+    }
+
+
+_BODIES: Final[Mapping[str, Callable[[list[Told], Pending, str | None], dict[str, Any]]]] = {
+    "slack": _slack,
+    "teams": _teams,
+    "discord": _discord,
+    "json": _json,
+}
