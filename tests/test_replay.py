@@ -247,3 +247,21 @@ def test_a_line_separator_inside_a_string_does_not_cut_the_entry(tmp_path: Path)
     session.write_text(json.dumps(entry, ensure_ascii=False) + "\n", encoding="utf-8")
     [call] = read(session)
     assert call.tool_input == {"command": "echo a\u2028b"}
+
+
+def test_a_hostile_session_file_is_read_as_far_as_it_is_json(tmp_path: Path) -> None:
+    """A line nested deeper than any JSON reader goes, or one that is not JSON, is skipped;
+    the calls around it are read."""
+    from hookline._replay import read
+
+    base = {"cwd": str(tmp_path), "sessionId": "s", "type": "assistant"}
+    use = {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}
+    lines = [
+        "[" * 100_000 + "]" * 100_000,
+        "{not json",
+        json.dumps(base | {"message": {"content": [use]}}),
+    ]
+    session = tmp_path / "hostile.jsonl"
+    session.write_text("\n".join(lines) + "\n")
+    [call] = read(session)
+    assert call.tool_input == {"command": "ls"}

@@ -138,7 +138,7 @@ def _parsed(line: str) -> Any:
     except orjson.JSONDecodeError:
         try:
             return json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # a line nested past any reader's depth
             return None
 
 
