@@ -186,3 +186,25 @@ def test_replay_lists_what_the_shadow_rules_would_have_done(tmp_path: Path) -> N
     ]
     assert report["totals"]["shadow"] == {"ask Bash(git log *): would ask": 1}
     assert event["now"]["shadow"][0]["reason"].startswith("shadow rule ask Bash(git log *)")
+
+
+def test_a_shadow_hook_s_rewrite_of_the_model_request_never_reaches_the_model(
+    tmp_path: Path,
+) -> None:
+    """What reads an answer from a hook's run (a PreModelRequest rewrite, a block's feedback)
+    reads only the runs that count: a shadow hook's would otherwise decide after all."""
+    registry = HookRegistry()
+    planted = {"messages": [{"role": "user", "content": "SHADOW WROTE THIS"}]}
+    registry.add("PreModelRequest", lambda e: Decision(updated_input=planted), name="rewriter",
+                 shadow=True)  # fmt: skip
+    registry.add("PostToolUse", lambda e: Decision.deny("SHADOW FEEDBACK"), name="post",
+                 shadow=True)  # fmt: skip
+    registry.add("PostToolUse", lambda e: Decision.deny("live feedback"), name="live_post")
+    model = ScriptedModel(script("/tmp/x"))
+    agent = Agent(model, tools=[wipe], hooks=registry, cwd=tmp_path)
+    agent.run_sync("go")
+    shown = [json.dumps(m.to_dict()) for call in range(2) for m in model.shown(call)]
+    assert not any("SHADOW WROTE THIS" in text for text in shown)
+    assert '"go"' in json.dumps(model.shown(0)[0].to_dict())  # the prompt, as it was
+    assert any("live feedback" in text for text in shown)
+    assert not any("SHADOW FEEDBACK" in text for text in shown)

@@ -57,7 +57,7 @@ async def prepared(
         tools=[spec["name"] for spec in tools],
     )
     asked = await engine.dispatch(event)
-    shown = redacted(messages, asked.runs)
+    shown = redacted(messages, asked.live)
     if not asked.decision.continue_:
         raise RequestStopped(asked.decision.stop_reason or "")
     return with_context(shown, contexts(PreModelRequest.name, asked.decision))

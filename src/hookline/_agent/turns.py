@@ -238,7 +238,7 @@ async def _keep_going(seat: Seat, talk: Conversation, turn: Turn) -> bool:
     if not decision.continue_:
         turn.stop_reason, turn.detail = "hook_stopped", decision.stop_reason
         return False
-    notes = wording.stop_block(name, stop.runs) if decision.permission == "deny" else []
+    notes = wording.stop_block(name, stop.live) if decision.permission == "deny" else []
     notes += contexts(name, decision)
     if not notes:
         return False

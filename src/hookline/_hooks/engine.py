@@ -119,14 +119,20 @@ class Dispatch:
     runs: tuple[HookRun, ...] = ()
 
     @property
+    def live(self) -> tuple[HookRun, ...]:
+        """The runs whose answers count: all but shadow hooks' (which are recorded, and decide
+        nothing). Whatever reads an answer from a run (a block's feedback, a rewrite) reads
+        these."""
+        return tuple(run for run in self.runs if not run.shadow)
+
+    @property
     def decided_by(self) -> str | None:
         """The hooks whose answers carry the outcome (the winning permission, or a stop)."""
         decision = self.decision
         names = [
             r.hook
-            for r in self.runs
+            for r in self.live
             if r.kind != "observer"
-            and not r.shadow
             and (
                 (decision.permission and r.answer.permission == decision.permission)
                 or (not decision.continue_ and not r.answer.continue_)

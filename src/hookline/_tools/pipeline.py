@@ -342,7 +342,7 @@ def _after(result: ToolResult, post: Dispatch | None, tool: str) -> ToolResult:
     decision, event = post.decision, post.event.name
     if decision.continue_ and not decision.additional_context and decision.permission != "deny":
         return result
-    notes = [wording.post_block(event, tool, run) for run in post.runs if _blocked_by(run)]
+    notes = [wording.post_block(event, tool, run) for run in post.live if _blocked_by(run)]
     notes += wording.contexts(event, tool, decision)
     return _with(result, notes, decision)
 
