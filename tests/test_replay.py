@@ -265,3 +265,13 @@ def test_a_hostile_session_file_is_read_as_far_as_it_is_json(tmp_path: Path) -> 
     session.write_text("\n".join(lines) + "\n")
     [call] = read(session)
     assert call.tool_input == {"command": "ls"}
+
+
+def test_the_policy_judges_in_its_own_permission_mode(tmp_path: Path) -> None:
+    """A policy whose settings say ``dontAsk`` refuses what ``default`` would ask about."""
+    session = claude_code_transcript(tmp_path / "cc-1.jsonl", tmp_path)
+    rules = {"permissions": {"defaultMode": "dontAsk", "allow": ["Bash(git:*)"]}}
+    strict = policy(tmp_path / "never-asks", rules)
+    report = as_json(replay(str(session), "--cwd", str(strict), "--json", "--all"))
+    rm = next(e for e in report["events"] if e["tool_input"] == {"command": "rm -rf build"})
+    assert rm["now"]["permission"] == "deny" and rm["change"] == "newly-denied"

@@ -33,13 +33,13 @@ class Recorded:
         return cls(source, session_id, cwd, "UserPromptSubmit", prompt=text, outcome="allowed")
 
     def payload(self, transcript: str) -> dict[str, Any]:
-        """The event as a Claude Code hook receives it."""
+        """The event as a Claude Code hook receives it, with no permission mode: the policy
+        judges in its own (its settings' ``defaultMode``)."""
         payload: dict[str, Any] = {
             "session_id": self.session_id,
             "transcript_path": transcript,
             "cwd": self.cwd,
             "hook_event_name": self.event,
-            "permission_mode": "default",
         }
         if self.event == "UserPromptSubmit":
             payload["prompt"] = self.prompt or ""
