@@ -48,6 +48,11 @@ Origin = Literal[
     "unanswered",  # an approval request nobody answered: refused (or paused) saying why
 ]
 
+#: The origins that are a hook's answer, however it gave it.
+HOOK_ORIGINS: Final[frozenset[Origin]] = frozenset(
+    {"hook", "json", "exit_code_2", "stdout", "hook_failure"}
+)
+
 #: Higher wins.
 PRECEDENCE: Final[dict[Permission | None, int]] = {
     None: 0,

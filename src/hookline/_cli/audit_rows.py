@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from hookline._cli.audit_verify import all_rows
+from hookline._decisions import HOOK_ORIGINS
 from hookline._support.display import shown
 
 if TYPE_CHECKING:
@@ -86,8 +87,6 @@ def cells(row: AuditRow, cut_off: set[int]) -> tuple[str, ...]:
 
 #: The most of a hook's name (a command line, a URL) the BY column shows.
 HOOK_CHARS = 48
-#: Where a call's permission came from, as the BY column names it (``Origin``'s values).
-_FROM_A_HOOK = frozenset({"hook", "json", "exit_code_2", "stdout", "hook_failure"})
 
 
 def decided_by(data: dict[str, Any]) -> str | None:
@@ -102,7 +101,7 @@ def decided_by(data: dict[str, Any]) -> str | None:
     if who:
         return f"approver {who}"
     origin = data.get("origin")
-    if origin in _FROM_A_HOOK:
+    if origin in HOOK_ORIGINS:
         return "hook"
     if origin in ("approver", "unanswered"):
         return str(origin)

@@ -11,8 +11,9 @@ clock, the network or the files is its author's to make deterministic.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
+from hookline._decisions import HOOK_ORIGINS
 from hookline._hooks.engine import HookRun
 from hookline._serve.judge import Judge
 from hookline._tools.permit import ApprovalAsked
@@ -20,9 +21,6 @@ from hookline._tools.permit import ApprovalAsked
 if TYPE_CHECKING:
     from hookline._project import Project
     from hookline._replay.recorded import Recorded
-
-#: Origins that name hooks: the hooks that answered are named instead.
-_BY_HOOK: Final = frozenset({"hook", "json", "exit_code_2", "stdout", "hook_failure"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +74,7 @@ class Replayer:
         live = [r for r in self._runs if not r.shadow]
         if decision.permission == "ask" and self._asked:  # who asked: a rule, a tier, a hook
             by = self._asked[-1].request.source or by
-        elif by in _BY_HOOK:
+        elif by in HOOK_ORIGINS:
             hooks = [r.hook for r in live if r.answer.permission == decision.permission]
             by = ", ".join(dict.fromkeys(hooks)) or by
         if decision.permission is None and decision.continue_ is False:

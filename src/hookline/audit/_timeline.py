@@ -21,18 +21,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from hookline._decisions import HOOK_ORIGINS
+
 if TYPE_CHECKING:
     from hookline.storage import AuditRow
 
 #: The most characters of an input or a prompt a step keeps.
 PREVIEW: Final = 300
-#: Where a call's permission came from, in a person's words (``Origin``'s hook values).
-_ORIGINS: Final = {
-    "json": "hook",
-    "exit_code_2": "hook",
-    "stdout": "hook",
-    "hook_failure": "hook failure",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +139,7 @@ def _called(step: Step, row: AuditRow) -> None:
     """What a call's record adds to its step: its hook runs, and (the result) its outcome."""
     data = row.data
     step.hooks += [HookMark.of(run) for run in data.get("hooks") or [] if isinstance(run, Mapping)]
-    origin = _ORIGINS.get(str(data.get("origin")), _text(data.get("origin")))
+    origin = _origin(data.get("origin"))
     if row.kind == "tool_started":
         step.decision, step.who = "allow", origin
         step.reason = _text(data.get("allowed") or data.get("reason"))
@@ -193,6 +188,13 @@ def _part(block: Mapping[str, Any]) -> str:
     if block.get("type") == "tool_use":
         return f"asks for {block.get('name')}"
     return ""
+
+
+def _origin(origin: object) -> str | None:
+    """Where a call's permission came from, in a person's words: any hook's answer is a hook's."""
+    if origin == "hook_failure":
+        return "hook failure"
+    return "hook" if origin in HOOK_ORIGINS else _text(origin)
 
 
 def _when(stamp: object) -> float:
