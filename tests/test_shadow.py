@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 import hookline
-from hookline import Agent, Decision, HookRegistry, PreToolUse, ScriptedModel
+from hookline import Agent, Decision, HookRegistry, PostToolUse, PreToolUse, ScriptedModel
 from hookline._cli.main import cli
 from hookline._errors import ConfigError
 from hookline._hooks.engine import HookEngine
@@ -208,3 +208,30 @@ def test_a_shadow_hook_s_rewrite_of_the_model_request_never_reaches_the_model(
     assert '"go"' in json.dumps(model.shown(0)[0].to_dict())  # the prompt, as it was
     assert any("live feedback" in text for text in shown)
     assert not any("SHADOW FEEDBACK" in text for text in shown)
+
+
+def test_a_shadow_background_hook_s_late_answer_is_not_kept_for_the_model() -> None:
+    """A background hook's finished run waits to be told to the model (``take_late``); a
+    shadow one's is recorded and never told."""
+    from hookline._hooks.runners import PythonHook
+
+    def later(fn: Any) -> PythonHook:  # as an ``async`` command hook runs: in the background
+        hook = PythonHook(fn)
+        hook.background, hook.inline = True, False
+        return hook
+
+    async def go() -> list[Any]:
+        registry = HookRegistry()
+        said = Decision(additional_context=("SHADOW CONTEXT",))
+        registry.add("PostToolUse", later(lambda e: said), kind="observer", name="bg", shadow=True)
+        registry.add("PostToolUse", later(lambda e: said), kind="observer", name="live")
+        engine = HookEngine(registry)
+        event = PostToolUse(
+            session_id="s", transcript_path="", cwd="/", hook_event_name="PostToolUse",
+            tool_name="wipe", tool_input={"path": "/x"}, tool_response="ok", tool_use_id="t1",
+        )  # fmt: skip
+        await engine.dispatch(event)
+        await engine.drain()
+        return [run.hook for _, run in engine.take_late()]
+
+    assert asyncio.run(go()) == ["live"]

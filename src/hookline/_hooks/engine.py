@@ -281,7 +281,8 @@ class HookEngine:
             run = await self._run(spec, event, budget)
         except asyncio.CancelledError:
             return self._record(spec, event, start, failures.Cancelled())
-        self._late.append((event, run))
+        if not run.shadow:  # what a shadow hook says is recorded, never told to the model
+            self._late.append((event, run))
         return run
 
     async def _run(self, spec: HookSpec, event: HookEvent, budget: Budget | None = None) -> HookRun:
