@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import pytest
@@ -30,8 +30,10 @@ from hookline._errors import ConfigError
 from hookline.audit._chain import link as sha256_chain
 from hookline.storage import (
     SCHEMA_VERSION,
+    AskStore,
     AuditEntry,
     AuditRow,
+    LiveAsk,
     SessionRecord,
     SqliteStore,
     Store,
@@ -441,3 +443,60 @@ def test_checkpoints_apart_move_the_wal_in_a_thread_and_the_connection_does_none
         assert _autocheckpoint(store) == 1000
     with closing(sqlite3.connect(path)) as conn:
         assert conn.execute("SELECT count(*) FROM hookline_audit").fetchone()[0] == 200
+
+
+# -- live asks -----------------------------------------------------------------------------
+
+
+def _live(id: str = "a1", *, deadline: float | None = None) -> LiveAsk:
+    now = time.time()
+    said = {"tool": "Bash", "input": {"command": "rm -rf build\u202e"}, "host": "claude-code"}
+    return LiveAsk(id, now, now + 60 if deadline is None else deadline, said)
+
+
+def test_a_live_ask_round_trips_and_is_answered_once(store: Store):
+    asks = cast(AskStore, store)
+    assert isinstance(store, AskStore)
+    asks.put_ask(_live())
+    got = asks.get_ask("a1")
+    assert got is not None and got.waiting()
+    assert got.ask["input"] == {"command": "rm -rf build\u202e"}
+    assert [a.id for a in asks.waiting_asks()] == ["a1"]
+    assert asks.answer_ask("a1", {"permission": "allow", "by": "ann"}, before=time.time())
+    assert not asks.answer_ask("a1", {"permission": "deny", "by": "bob"}, before=time.time())
+    assert not asks.answer_ask("a1", {"permission": "deny", "via": "expiry"})
+    done = asks.get_ask("a1")
+    assert done is not None and done.answer == {"permission": "allow", "by": "ann"}
+    assert not done.waiting() and asks.waiting_asks() == []
+    assert asks.get_ask("missing") is None
+
+
+def test_a_person_cannot_answer_a_live_ask_past_its_deadline_but_its_expiry_can(store: Store):
+    asks = cast(AskStore, store)
+    asks.put_ask(_live(deadline=time.time() - 1))
+    assert asks.waiting_asks() == []  # past its deadline: not listed
+    assert not asks.answer_ask("a1", {"permission": "allow", "by": "ann"}, before=time.time())
+    assert asks.answer_ask("a1", {"permission": "deny", "via": "expiry"})
+    got = asks.get_ask("a1")
+    assert got is not None and got.answer == {"permission": "deny", "via": "expiry"}
+
+
+def _answer_ask(url: str, state_dir: str, barrier: Any, name: str) -> None:
+    store = cast(AskStore, open_store(url, state_dir=Path(state_dir)))
+    barrier.wait(timeout=120)
+    won = store.answer_ask("a1", {"permission": "allow", "by": name}, before=time.time())
+    cast(Store, store).close()
+    sys.exit(10 if won else 11)
+
+
+def test_exactly_one_of_eight_processes_answers_a_live_ask(backend: Backend, store: Store):
+    cast(AskStore, store).put_ask(_live())
+    barrier = multiprocessing.get_context("spawn").Barrier(8)
+    args = (backend.url, str(backend.state_dir), barrier)
+    processes = [spawn(_answer_ask, *args, f"p{n}") for n in range(8)]
+    for process in processes:
+        process.join(timeout=180)
+    codes = sorted(process.exitcode or 0 for process in processes)
+    assert codes == [10] + [11] * 7
+    got = cast(AskStore, store).get_ask("a1")
+    assert got is not None and got.answer is not None and got.answer["by"].startswith("p")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Final
 from hookline._agent.saved.store import SessionRecord
 from hookline._errors import ConfigError
 from hookline._support.exports import Exports
+from hookline.storage._asks import AskStore, LiveAsk
 from hookline.storage._base import (
     SCHEMA_VERSION,
     AuditEntry,
@@ -35,11 +36,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SCHEMA_VERSION",
+    "AskStore",
     "AuditEntry",
     "AuditRow",
     "Chain",
     "CorruptRecord",
     "CorruptRecordWarning",
+    "LiveAsk",
     "PostgresStore",
     "SessionRecord",
     "SqliteStore",

@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol
 
 from hookline._agent.saved.store import SessionRecord
 from hookline._errors import ConfigError
+from hookline.storage._asks import AskTable, asks_table
 from hookline.storage._base import (
     SCHEMA_VERSION,
     AuditEntry,
@@ -95,7 +96,7 @@ def migrations(*, real: str, seq: str, state: str, data: str) -> dict[int, tuple
     the backend's column types: a float, the audit ``seq``, the session state, the audit data."""
     types = {"real": real, "seq": seq, "state": state, "data": data}
     tables = (_SESSIONS_TABLE.format(**types), _AUDIT_TABLE.format(**types))
-    return {1: (*tables, *INDEXES), 2: _PERMISSION_COLUMN}
+    return {1: (*tables, *INDEXES), 2: _PERMISSION_COLUMN, 3: asks_table(real=real, data=data)}
 
 
 class Cursor(Protocol):
@@ -119,8 +120,9 @@ class Connection(Protocol):
     def close(self) -> None: ...
 
 
-class SqlStore:
-    """A ``Store`` over one DB-API connection, guarded by a lock so threads can share it."""
+class SqlStore(AskTable):
+    """A ``Store`` (and an ``AskStore``) over one DB-API connection, guarded by a lock so
+    threads can share it."""
 
     #: The audit filter on the tenant an audit record's data names, in the backend's SQL.
     tenant_filter = "json_extract(data, '$.tenant') = ?"
