@@ -1,7 +1,7 @@
 """Live asks: a host's call waiting on a person, kept in the store while the host waits.
 
-A ``LiveAsk`` is made when ``hookline serve`` hands an ask to the inbox instead of the host
-(``hookline._serve.asks``): what the approver must see (``ask``: the tool, its final input after
+A ``LiveAsk`` is made when ``hookline serve`` hands an ask to the inbox instead of the
+host: what the approver must see (``ask``: the tool, its final input after
 any rewrite, who asked and why, who the caller is), when it was made and its ``deadline``.
 Its answer slot starts empty and is filled once: ``answer_ask`` is one conditional UPDATE
 (``WHERE answer IS NULL``), so of every answer given at once, in any process or on any server
