@@ -1,7 +1,7 @@
 """``hookline audit``: read the audit log, and check that nobody has changed it.
 
-    hookline audit [--session ID] [--tenant T] [--tool NAME] [--decision D] [--since 1h]
-                   [--until T] [--unfinished] [--json]
+    hookline audit [--session ID] [--tenant T] [--agent A] [--user U] [--host H] [--tool NAME]
+                   [--decision D] [--since 1h] [--until T] [--unfinished] [--json]
     hookline audit verify [--head HASH]   both hash chains, and the file against the store,
                                           record by record; exit 1 on any difference
     hookline audit head [--json]          the chain's head (seq and hash), to keep elsewhere
@@ -27,7 +27,8 @@ A call whose ``tool_started`` record has no result after it shows as ``started, 
 nothing newer than a head kept elsewhere was cut from both copies: the head must still be in
 the chain, at its place. With no store, or a store without audit records, the file is verified
 alone (file-only mode), and ``verify`` says so. ``--tenant`` keeps the records whose data names
-that tenant (a query filter, not access control); ``verify`` and ``head`` take no tenant: the
+that tenant, ``--agent``, ``--user`` and ``--host`` likewise (``hookline.audit._callers``: a
+query filter, not access control); ``verify`` and ``head`` take no tenant: the
 chain is one for the whole store, and checking it means reading every record.
 
 A run writes each record to the file first and copies the file's records to the store in
@@ -55,6 +56,7 @@ from hookline._cli.audit_export_cmd import export
 from hookline._cli.audit_rows import COLUMNS, as_dict, cells, cut_off_call, saying, unfinished_calls
 from hookline._cli.audit_source import (
     FIX,
+    by_caller,
     narrowing,
     opened,
     session_named,
@@ -68,6 +70,7 @@ from hookline._cli.render import echo, emit_json, say
 from hookline._errors import ConfigError
 from hookline._support.display import shown
 from hookline.audit import unfolded
+from hookline.audit._callers import Callers
 from hookline.audit._log import JSONL_NAME
 from hookline.audit._marks import Mark, marks_jsonl
 from hookline.audit._records import DECISIONS
@@ -89,7 +92,7 @@ def _known_decision(ctx: click.Context, param: click.Parameter, value: str | Non
 @click.group(invoke_without_command=True)
 @where
 @narrowing
-@click.option("--tenant", default=None, help="Only the records of this tenant's runs.")
+@by_caller
 @click.option("--tool", default=None, help="Only records about this tool.")
 @click.option(
     "--decision",
@@ -106,7 +109,7 @@ def audit(
     cwd: str,
     store_url: str | None,
     session: str | None,
-    tenant: str | None,
+    callers: Callers,
     tool: str | None,
     decision: str | None,
     since: float | None,
@@ -120,8 +123,9 @@ def audit(
     with opened(cwd, store_url) as store:
         session = session_named(store, session)
         rows = store.audit_rows(
-            session_id=session, tool=tool, since=since, until=until, tenant=tenant
+            session_id=session, tool=tool, since=since, until=until, tenant=callers.tenant
         )
+        rows = callers.rows(rows)
         cut_off = unfinished_calls(store, rows)
     lines = list(unfolded(rows))
     if decision is not None:

@@ -1,13 +1,15 @@
 """``hookline audit export``: the audit as lines for other tools: JSON Lines, CEF or syslog.
 
     hookline audit export [--format jsonl|cef|syslog] [--output FILE] [--session ID]
-                          [--since 1d] [--until T]
+                          [--since 1d] [--until T] [--tenant T] [--agent A] [--user U]
+                          [--host H]
 
 ``jsonl`` writes each record as the store keeps it (redacted as it was written, its seq and
 hash included), one JSON object a line. ``cef`` (ArcSight Common Event Format) and ``syslog``
 (RFC 5424, facility log audit) write one line per event a SIEM reads: each record, and each hook
 run a tool call's record carries as an event of its own (it shares the call record's seq and
-hash). The formats and their escaping: ``hookline.audit._export``.
+hash). The formats and their escaping: ``hookline.audit._export``. ``--tenant``, ``--agent``,
+``--user`` and ``--host`` keep one caller's records (``hookline.audit._callers``).
 
 To stdout, or to ``--output FILE`` (created private, mode 0600, or replaced). The records are
 checked first as ``hookline audit verify`` checks them: when a check fails, they are written all
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING, TextIO
 import click
 
 from hookline._cli.audit_source import (
+    by_caller,
     narrowing,
     opened,
     said_unverified,
@@ -40,6 +43,7 @@ from hookline.audit import unfolded
 from hookline.audit._export import cef_line, jsonl_line, syslog_line
 
 if TYPE_CHECKING:
+    from hookline.audit._callers import Callers
     from hookline.storage import AuditRow
 
 FORMATS = ("jsonl", "cef", "syslog")
@@ -48,6 +52,7 @@ FORMATS = ("jsonl", "cef", "syslog")
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @where
 @narrowing
+@by_caller
 @click.option(
     "--format",
     "form",
@@ -68,6 +73,7 @@ def export(
     session: str | None,
     since: float | None,
     until: float | None,
+    callers: Callers,
     form: str,
     output: str | None,
 ) -> None:
@@ -77,10 +83,10 @@ def export(
     """
     with opened(cwd, store_url) as store:
         session = session_named(store, session)
-        rows = store.audit_rows(session_id=session, since=since, until=until)
+        rows = store.audit_rows(session_id=session, since=since, until=until, tenant=callers.tenant)
         problems = unverified(cwd, store_url, store)
     with _target(output) as out:
-        for line in lines(rows, form):
+        for line in lines(callers.rows(rows), form):
             out.write(line + "\n")
     if problems:
         said_unverified("hookline audit export", problems)

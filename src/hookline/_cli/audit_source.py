@@ -2,7 +2,9 @@
 audit``, ``audit export`` and ``hooks stats``.
 
 ``where`` adds ``--cwd`` and ``--store``; ``opened`` opens the store, brought up to the file
-first; ``narrowing`` adds ``--session``, ``--since`` and ``--until``; ``unverified`` runs
+first; ``narrowing`` adds ``--session``, ``--since`` and ``--until``; ``by_caller`` adds
+``--tenant``, ``--agent``, ``--user`` and ``--host`` (``hookline.audit._callers``), given to the
+command as one ``callers``; ``unverified`` runs
 ``audit verify``'s checks without printing them and gives back what failed, so a command that
 reads the records says when they cannot be trusted. Times are ISO 8601 (local time unless it
 says otherwise) or relative to now: ``90s``, ``30m``, ``1h``, ``2d``, ``1w``.
@@ -10,13 +12,14 @@ says otherwise) or relative to now: ``90s``, ``30m``, ``1h``, ``2d``, ``1w``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from time import time
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 import click
 
@@ -26,6 +29,7 @@ from hookline._cli.ids import unique_start
 from hookline._cli.render import echo, say
 from hookline._errors import ConfigError
 from hookline._support.display import shown
+from hookline.audit._callers import CALLER_FIELDS, Callers
 from hookline.audit._chain import AuditError
 from hookline.audit._log import JSONL_NAME
 from hookline.audit._writer import catch_up
@@ -86,6 +90,30 @@ def narrowing(fn: F) -> F:
         default=None,
         help="Only this session's records: its id, or any unique start of it.",
     )(fn)
+
+
+_CALLER_HELP: Final = {
+    "tenant": "Only the records of this tenant (a run's, or a served call's token's).",
+    "agent": "Only the calls hookline serve judged for this agent (its token's name).",
+    "user": "Only the records of this user (a run's, or a served call's token's).",
+    "host": "Only the calls hookline serve judged for this host: claude-code, codex, gemini, "
+    "cursor.",
+}
+
+
+def by_caller(fn: F) -> F:
+    """``--tenant``, ``--agent``, ``--user`` and ``--host``: whose records a command reads,
+    given to it as one ``callers`` (a ``Callers``)."""
+
+    @functools.wraps(fn)
+    def with_callers(*args: Any, **kwargs: Any) -> Any:
+        given = {name: kwargs.pop(name) for name in CALLER_FIELDS}
+        return fn(*args, callers=Callers(**given), **kwargs)
+
+    wrapped: Any = with_callers
+    for name in reversed(CALLER_FIELDS):
+        wrapped = click.option(f"--{name}", metavar="NAME", help=_CALLER_HELP[name])(wrapped)
+    return cast(F, wrapped)
 
 
 def state(cwd: str) -> Path:

@@ -1,6 +1,7 @@
 """``hookline hooks stats``: how each hook did, from the audit: runs, decisions, latency, failures.
 
     hookline hooks stats [--session ID] [--since 1d] [--until T] [--slow-ms 1000] [--json]
+                         [--tenant T] [--agent A] [--user U] [--host H]
 
 One line per hook (its name and event): how many times it ran, what it decided (each decision
 counted; ``none`` for a run that decided nothing), its p50, p95 and slowest time in
@@ -9,20 +10,22 @@ milliseconds, and its failures by kind (``timeout``, ``exception``: it raised or
 A hook whose p95 is over ``--slow-ms`` is marked ``slow``, and a last line names those: the
 hooks that make people wait.
 
-It reads what ``hookline audit`` reads (``--cwd``, ``--store``), and checks the records first
-as ``hookline audit verify`` does: when a check fails, the numbers are still printed, a line on
-stderr says the audit is not verified and why, ``--json`` says ``"verified": false`` with the
-problems, and the exit code is 1.
+It reads what ``hookline audit`` reads (``--cwd``, ``--store``): with ``--tenant``, ``--agent``,
+``--user`` or ``--host``, only those callers' records (``hookline.audit._callers``). It checks
+the records first as ``hookline audit verify`` does: when a check fails, the numbers are still
+printed, a line on stderr says the audit is not verified and why, ``--json`` says
+``"verified": false`` with the problems, and the exit code is 1.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from hookline._cli.audit_rows import HOOK_CHARS
 from hookline._cli.audit_source import (
+    by_caller,
     narrowing,
     opened,
     said_unverified,
@@ -35,6 +38,9 @@ from hookline._cli.render import echo, emit_json
 from hookline._support.display import shown
 from hookline.audit._health import HookHealth, health
 
+if TYPE_CHECKING:
+    from hookline.audit._callers import Callers
+
 COLUMNS = ("HOOK", "EVENT", "RUNS", "DECISIONS", "P50 MS", "P95 MS", "MAX MS", "SLOW", "FAILURES")
 #: The p95 over which a hook is called slow unless ``--slow-ms`` says otherwise.
 SLOW_MS = 1000.0
@@ -43,6 +49,7 @@ SLOW_MS = 1000.0
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @where
 @narrowing
+@by_caller
 @click.option(
     "--slow-ms",
     type=click.FloatRange(min=0),
@@ -57,6 +64,7 @@ def stats(
     session: str | None,
     since: float | None,
     until: float | None,
+    callers: Callers,
     slow_ms: float,
     as_json: bool,
 ) -> None:
@@ -67,9 +75,9 @@ def stats(
     """
     with opened(cwd, store_url) as store:
         session = session_named(store, session)
-        rows = store.audit_rows(session_id=session, since=since, until=until)
+        rows = store.audit_rows(session_id=session, since=since, until=until, tenant=callers.tenant)
         problems = unverified(cwd, store_url, store)
-    hooks = health(rows)
+    hooks = health(callers.rows(rows))
     if as_json:
         emit_json(_as_json(hooks, slow_ms, problems))
     elif hooks:

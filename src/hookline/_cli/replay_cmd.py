@@ -6,8 +6,9 @@
 The policy is the folder's (``--cwd``, with ``--settings`` and ``--hooks`` on top, loaded as
 ``hookline serve`` and ``hookline policy`` load it); ``--diff A B`` compares two policies
 instead of the record and one policy, each a folder or a settings file (read on top of
-``--cwd``'s layers). Exit code 1 when a change of a kind ``--fail-on`` names happened, so a CI
-job can gate a rule change on it.
+``--cwd``'s layers). ``--tenant``, ``--agent``, ``--user`` and ``--host`` replay one
+caller's calls only (``hookline.audit._callers``): those the audit says they made. Exit code 1
+when a change of a kind ``--fail-on`` names happened, so a CI job can gate a rule change on it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, Final
 
 import click
 
+from hookline._cli.audit_source import by_caller
 from hookline._cli.columns import print_aligned
 from hookline._cli.hooks_cmd import loading
 from hookline._cli.launch import LENIENT_SETTINGS
@@ -26,6 +28,7 @@ from hookline._errors import ConfigError
 from hookline._project import Project, load_project
 from hookline._replay import CHANGES, Replayed, Replayer, Totals, recorded, replay
 from hookline._support.display import shown
+from hookline.audit._callers import Callers
 
 _PREVIEW: Final = 60
 
@@ -53,6 +56,7 @@ _PREVIEW: Final = 60
 )
 @click.option("--all", "show_all", is_flag=True, help="List every event, not only the changed.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object: events and totals.")
+@by_caller
 def replay_cmd(
     paths: tuple[str, ...],
     cwd: str,
@@ -64,16 +68,20 @@ def replay_cmd(
     fail_on: str,
     show_all: bool,
     as_json: bool,
+    callers: Callers,
 ) -> None:
     """Replay recorded sessions through a policy: what it would decide, and what changes.
 
     SESSIONS are session files or folders of them (searched below): a project (its hookline
     transcripts), Claude Code's (~/.claude/projects/...), Codex's (~/.codex/sessions) and
     Gemini CLI's (~/.gemini/tmp). Each prompt and tool call is judged as `hookline serve`
-    would judge it live; no tool runs and no model is called.
+    would judge it live; no tool runs and no model is called. --tenant, --agent, --user and
+    --host keep the calls the audit says they made (a host's own transcripts do not say who).
     """
     failing = _kinds(fail_on)
-    events = recorded(paths)
+    events = recorded(paths, callers)
+    if callers and not events:
+        warn(f"no recorded call of {callers}: only hookline's audit says who made a call")
 
     def policy(spec: str | None) -> Replayer:
         return Replayer(

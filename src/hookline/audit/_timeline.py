@@ -2,14 +2,17 @@
 the hooks that ran at it, their decisions, reasons and latency.
 
     steps = timeline(rows, transcript)      # rows: the session's audit records, oldest first
+    seen = sessions_seen(rows)              # rows: any records: one summary per session
 
 The audit says what was decided: a tool call's two records (``tool_started``, ``tool``) become
 one step with the hook runs they carry, its permission, where that came from and its outcome;
 a hook run of any other event (a prompt's, a stop's) is a step of its own; an approval says who
-answered. The transcript (when there is one) adds what the audit does not keep: each prompt's
-text, and each model reply (what it said, which calls it asked for); without one, a ``model``
-record (which model, how many tokens) is the model call's step. Everything is shown as recorded:
-redacted as the audit redacts.
+answered; an event ``hookline serve`` judged for a host (a ``served`` record) is a step with
+the hooks that judged it, what was answered and where that came from. The transcript (when
+there is one) adds what the audit does not keep: each prompt's text, and each model reply (what
+it said, which calls it asked for); without one, a ``model`` record (which model, how many
+tokens) is the model call's step. Everything is shown as recorded: redacted as the audit
+redacts.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from hookline._decisions import HOOK_ORIGINS
+from hookline.audit._callers import CALLER_FIELDS
 
 if TYPE_CHECKING:
     from hookline.storage import AuditRow
@@ -124,11 +128,78 @@ def _step_of(row: AuditRow, *, told: bool) -> Step | None:
     if row.kind == "resume":
         return Step(at, "resume", f"resumed {row.tool or 'a call'}",
                     decision=_text(data.get("answer")), who=_text(data.get("user")))  # fmt: skip
+    if row.kind == "served":
+        return _served(row)
     if row.kind == "model" and not told:  # a transcript tells each reply, and more
         usage = data.get("usage") or {}
         tokens = ", ".join(f"{k} {v}" for k, v in usage.items() if isinstance(v, int))
         return Step(at, "model", f"model {data.get('model') or '?'}", tokens)
     return None
+
+
+def _served(row: AuditRow) -> Step:
+    """An event a server judged: a call's (``tool``) or another event's (``hook``)."""
+    data = row.data
+    answered = row.permission or (None if row.decision == "none" else row.decision)
+    return Step(
+        row.time,
+        "tool" if row.tool else "hook",
+        f"{row.tool or row.event} from {data.get('host') or '?'}",
+        _preview(data.get("input")),
+        decision=answered,
+        reason=_text(data.get("reason") or data.get("failure")),
+        who=_origin(data.get("origin")),
+        hooks=[HookMark.of(run) for run in data.get("hooks") or [] if isinstance(run, Mapping)],
+    )
+
+
+@dataclass(slots=True)
+class SessionSeen:
+    """One session as the audit saw it: when, how many records and calls, and who made them."""
+
+    id: str
+    first: float
+    last: float
+    records: int = 0
+    calls: set[str] = field(default_factory=set)
+    callers: dict[str, set[str]] = field(default_factory=dict)
+
+    def add(self, row: AuditRow) -> None:
+        self.first, self.last = min(self.first, row.time), max(self.last, row.time)
+        self.records += 1
+        if row.tool_use_id:
+            self.calls.add(row.tool_use_id)
+        for name in CALLER_FIELDS:
+            value = row.data.get(name)
+            if isinstance(value, str) and value:
+                self.callers.setdefault(name, set()).add(value)
+
+    def said(self, name: str) -> str:
+        """Every value of caller field ``name`` its records give, comma-separated."""
+        return ",".join(sorted(self.callers.get(name, ())))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "session": self.id,
+            "first": datetime.fromtimestamp(self.first).isoformat(timespec="seconds"),
+            "last": datetime.fromtimestamp(self.last).isoformat(timespec="seconds"),
+            "records": self.records,
+            "calls": len(self.calls),
+            **{name: sorted(self.callers.get(name, ())) for name in CALLER_FIELDS},
+        }
+
+
+def sessions_seen(rows: Iterable[AuditRow]) -> list[SessionSeen]:
+    """Each session the rows are of, the one seen last first."""
+    seen: dict[str, SessionSeen] = {}
+    for row in rows:
+        if not row.session_id:
+            continue
+        found = seen.get(row.session_id)
+        if found is None:
+            found = seen[row.session_id] = SessionSeen(row.session_id, row.time, row.time)
+        found.add(row)
+    return sorted(seen.values(), key=lambda one: one.last, reverse=True)
 
 
 def _call(row: AuditRow) -> Step:
