@@ -158,3 +158,34 @@ def test_every_caller_in_the_traffic_is_on_record(traffic) -> None:
     said = {(r["data"]["agent"], r["data"]["tenant"], r["data"]["user"], r["data"]["host"])
             for r in records}  # fmt: skip
     assert said == {(name, tenant, user, host) for name, tenant, user, host, _ in CALLERS}
+
+
+def test_replay_keeps_a_hookline_transcripts_sessions_the_audit_says_are_the_tenants(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run's transcript does not say who; the audit beside it does: with --tenant, its
+    session is replayed from the transcript (its raw input) when the run was the tenant's."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.txt").write_text("hello\n")
+    turns = [{"tool_calls": [{"name": "Read", "input": {"file_path": "notes.txt"}}]}]
+    script = project / "script.json"
+    script.write_text(json.dumps({"turns": [*turns, {"text": "done"}]}))
+    ran = hookline("run", "--cwd", str(project), "--model", f"scripted:{script}",
+                   "--tenant", "payments", "read the notes")  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+
+    def replayed(*args: str) -> list[dict[str, Any]]:
+        done = hookline("replay", str(project), "--cwd", str(project), "--all", "--json", *args)
+        assert done.exit_code == 0, done.output
+        return list(json.loads(done.stdout)["events"])
+
+    theirs = replayed("--tenant", "payments")
+    assert [(e["event"], e.get("tool_name")) for e in theirs] == [
+        ("UserPromptSubmit", None),
+        ("PreToolUse", "Read"),
+    ]
+    assert not any(e.get("redacted_input") for e in theirs)  # the transcript's, raw
+    assert replayed("--tenant", "search") == []
+    assert replayed("--host", "claude-code") == []  # a run's records name no host

@@ -7,7 +7,7 @@ The policy is the folder's (``--cwd``, with ``--settings`` and ``--hooks`` on to
 ``hookline serve`` and ``hookline policy`` load it); ``--diff A B`` compares two policies
 instead of the record and one policy, each a folder or a settings file (read on top of
 ``--cwd``'s layers). ``--tenant``, ``--agent``, ``--user`` and ``--host`` replay one
-caller's calls only (``hookline.audit._callers``): those the audit says they made. Exit code 1
+caller's calls only (``hookline._replay.whose``): those the audit says they made. Exit code 1
 when a change of a kind ``--fail-on`` names happened, so a CI job can gate a rule change on it.
 """
 
@@ -27,6 +27,7 @@ from hookline._cli.render import echo, emit_json, warn
 from hookline._errors import ConfigError
 from hookline._project import Project, load_project
 from hookline._replay import CHANGES, Replayed, Replayer, Totals, recorded, replay
+from hookline._replay.whose import whose
 from hookline._support.display import shown
 from hookline.audit._callers import Callers
 
@@ -79,7 +80,7 @@ def replay_cmd(
     --host keep the calls the audit says they made (a host's own transcripts do not say who).
     """
     failing = _kinds(fail_on)
-    events = recorded(paths, callers)
+    events = whose(recorded(paths), callers)
     if callers and not events:
         warn(f"no recorded call of {callers}: only hookline's audit says who made a call")
 

@@ -7,8 +7,7 @@ gave; the host's PermissionRequest for the same call is not a call of its own). 
 was decided: its ``permission`` column (allow, deny, defer, ask). The audit keeps inputs
 redacted and clipped (``hookline.audit._records``), so an event read from it is marked
 ``redacted``: a decision on it may differ from one on the raw input, which a transcript has
-(``history`` prefers it where there is one). ``Callers`` keep one tenant's, agent's, user's or
-host's calls (``hookline.audit._callers``).
+(``history`` prefers it where there is one).
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ from pathlib import Path
 from typing import Any, Final
 
 from hookline._replay.recorded import Outcome, Recorded
-from hookline.audit._callers import Callers
 
 _PERMITTED: Final[Mapping[str, Outcome]] = {
     "allow": "allowed",
@@ -33,14 +31,10 @@ def is_audit(first: Mapping[str, Any]) -> bool:
     return "seq" in first and "hash" in first and "prev_hash" in first
 
 
-def events(
-    path: Path, entries: list[tuple[int, dict[str, Any]]], callers: Callers | None = None
-) -> list[Recorded]:
-    """The calls an audit file records, each once, in order (with ``callers``, theirs only)."""
+def events(path: Path, entries: list[tuple[int, dict[str, Any]]]) -> list[Recorded]:
+    """The calls an audit file records, each once, in order."""
     found: dict[tuple[str, str], Recorded] = {}
     for line, record in entries:
-        if callers is not None and not callers.keeps(record.get("data")):
-            continue
         made = _call(f"{path}:{line}", record)
         if made is None:
             continue

@@ -27,7 +27,6 @@ import orjson
 from hookline._errors import ConfigError
 from hookline._replay import audited, hosts
 from hookline._replay.recorded import Outcome, Recorded
-from hookline.audit._callers import Callers
 from hookline.audit._writer import JSONL_NAME
 
 _HOOK_DENY: Final = "PreToolUse:"
@@ -56,15 +55,14 @@ def sessions(paths: Iterable[str | Path]) -> Iterator[Path]:
             yield state / JSONL_NAME
 
 
-def recorded(paths: Iterable[str | Path], callers: Callers | None = None) -> list[Recorded]:
+def recorded(paths: Iterable[str | Path]) -> list[Recorded]:
     """Every event the sessions at ``paths`` record, each call once: where a transcript and
-    the audit both have it, the transcript's (its input is raw; the audit's is redacted).
-    With ``callers``, only theirs (``read``)."""
+    the audit both have it, the transcript's (its input is raw; the audit's is redacted)."""
     files = list(sessions(paths))
     found: list[Recorded] = []
     seen: set[tuple[str, str | None]] = set()
     for path in sorted(files, key=lambda p: p.name == JSONL_NAME):  # transcripts first
-        for event in read(path, callers):
+        for event in read(path):
             key = (event.session_id, event.tool_use_id)
             if event.redacted and key in seen:
                 continue
@@ -74,34 +72,23 @@ def recorded(paths: Iterable[str | Path], callers: Callers | None = None) -> lis
     return found
 
 
-def read(path: Path, callers: Callers | None = None) -> list[Recorded]:
+def read(path: Path) -> list[Recorded]:
     """The hook events one session file records, in order, with what happened to each call:
-    Claude Code's shape (Claude Code's and hookline's), Codex's rollouts, Gemini CLI's chats.
-
-    With ``callers`` (``hookline.audit._callers``), only the events the audit says they made:
-    an audit's records whose data names them, and a hookline transcript's sessions that such a
-    record in the audit beside it is of; a host's own transcript does not say who, so none of
-    its events."""
-    callers = callers or None
+    Claude Code's shape (Claude Code's and hookline's), Codex's rollouts, Gemini CLI's chats."""
     entries = list(_entries(path))
     first = entries[0][1] if entries else {}
-    if audited.is_audit(first):
-        return audited.events(path, entries, callers)
-    if callers is not None and not _beside_audit(path):
-        return []
     if hosts.is_codex(first):
         return hosts.codex(path, entries)
     if hosts.is_gemini(first):
         return hosts.gemini_chat(path, entries)
+    if audited.is_audit(first):
+        return audited.events(path, entries)
     results = _results(entry for _, entry in entries)
     outcomes = _audited(path)
-    theirs = _sessions_of(path, callers) if callers is not None else None
     events: list[Recorded] = []
     for line, entry in entries:
         where = f"{path}:{line}"
         cwd, session = str(entry.get("cwd") or ""), str(entry.get("sessionId") or path.stem)
-        if theirs is not None and session not in theirs:
-            continue
         content = (entry.get("message") or {}).get("content")
         if entry.get("type") == "user" and isinstance(content, str) and not entry.get("isMeta"):
             events.append(Recorded.prompted(where, session, cwd, content))
@@ -182,27 +169,9 @@ def _outcome(block: Mapping[str, Any]) -> Outcome:
 def _audited(transcript: Path) -> dict[tuple[str, str], Outcome]:
     """What hookline's audit beside a hookline transcript says of each call, by session and
     call; nothing for any other transcript."""
-    audit = _beside_audit(transcript)
-    if audit is None:
+    folder = transcript.parent
+    audit = folder.parent / JSONL_NAME
+    if folder.name != "transcripts" or not audit.is_file():
         return {}
     calls = audited.events(audit, list(_entries(audit)))
     return {(call.session_id, call.tool_use_id or ""): call.outcome for call in calls}
-
-
-def _beside_audit(transcript: Path) -> Path | None:
-    """The audit beside a hookline transcript (``<state>/transcripts/S.jsonl``), if any."""
-    folder = transcript.parent
-    audit = folder.parent / JSONL_NAME
-    return audit if folder.name == "transcripts" and audit.is_file() else None
-
-
-def _sessions_of(transcript: Path, callers: Callers) -> set[str]:
-    """The sessions of which the audit beside ``transcript`` has a record of ``callers``."""
-    audit = _beside_audit(transcript)
-    if audit is None:
-        return set()
-    return {
-        str(record.get("session_id"))
-        for _, record in _entries(audit)
-        if callers.keeps(record.get("data"))
-    }
