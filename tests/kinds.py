@@ -144,6 +144,7 @@ E2E: Final = frozenset(
         "test_serve_projects.py",
         "test_serve_tls.py",
         "test_serve_tokens.py",
+        "test_serve_traces_e2e.py",
         "test_serve_itself.py",
         "test_serve_reload_e2e.py",
         "test_serve_workers.py",

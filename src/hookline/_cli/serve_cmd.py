@@ -174,7 +174,10 @@ def serve(
     from hookline._serve.policies import Policies
     from hookline._serve.projects import Projects
     from hookline._serve.reload import Watcher
+    from hookline._serve.traced import from_environment as served_tracing
+    from hookline.telemetry._environment import checked
 
+    checked()  # an exporter hookline cannot make stops the start, before any worker does
     for hook in leave_out_itself(project.hooks, host, sock.getsockname()[1]):
         say("note", f"left out {hook}: a hook of the settings that posts to this server", err=True)
     load = _loader(project, settings, hook_files, lenient_settings, (host, sock.getsockname()[1]))
@@ -196,13 +199,24 @@ def serve(
         watcher = Watcher(policies, audit, say=_said, hangup=hangup)
         listening = (host, sock.getsockname()[1])
         projects = Projects(audit, own=project.cwd, listening=listening, say=_said)
+        tracing = served_tracing(audit.redactor)  # None unless OTEL_* variables ask for traces
         app = app_module.create_app(
-            policies, audit, glass_dir=state, gate=gate, watcher=watcher, projects=projects
+            policies,
+            audit,
+            glass_dir=state,
+            gate=gate,
+            watcher=watcher,
+            projects=projects,
+            tracing=tracing,
         )
         signal.signal(signal.SIGTERM, stop)  # uvicorn hands it back once it has shut down
         uvicorn_server.settle()
-        with contextlib.suppress(KeyboardInterrupt), _checkpoints_apart(audit):
-            uvicorn_server.server(app, tls=tls).run(sockets=[sock])
+        try:
+            with contextlib.suppress(KeyboardInterrupt), _checkpoints_apart(audit):
+                uvicorn_server.server(app, tls=tls).run(sockets=[sock])
+        finally:
+            if tracing is not None:
+                tracing.close()  # the last spans sent before the process ends
 
     status = 0
     try:

@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     from hookline._serve.policies import Active
     from hookline._serve.projects import Projects
     from hookline._serve.reload import Watcher
+    from hookline._serve.traced import ServedTracing
     from hookline.audit._writer import AuditWriter
 
 #: The host named on each record of Claude Code's HTTP hooks (which post to CLAUDE_CODE_PATH).
@@ -87,17 +88,22 @@ def create_app(
     gate: Gate | None = None,
     watcher: Watcher | None = None,
     projects: Projects | None = None,
+    tracing: ServedTracing | None = None,
 ) -> Starlette:
     """The app that answers hook events with ``judge`` (or the policy ``Policies`` hold now)
     and records each in ``audit``; a glass broken in ``glass_dir``
     (``hookline._serve.break_glass``) makes its answers ask-only; ``gate`` says who may ask
     (None: anyone); ``watcher`` reloads the policy while the app serves; ``projects``: the
-    trusted projects whose policies tighten the server's (``hookline._serve.floor``)."""
+    trusted projects whose policies tighten the server's (``hookline._serve.floor``);
+    ``tracing``: each ruling as spans (``hookline._serve.traced``; None: not traced)."""
     gate = gate or Gate(None)
     policies = Policies(judge) if isinstance(judge, Judge) else judge
 
-    def rules(active: Active, part: str) -> Rules:
-        return active.judge if projects is None else Floored(active.judge, projects, part)
+    def rules(active: Active, part: str, host: str, caller: Caller) -> Rules:
+        judged = active.judge if projects is None else Floored(active.judge, projects, part)
+        if tracing is None:
+            return judged
+        return tracing.rules(judged, host=host, caller=caller, policy=active.digest.sha256)
 
     async def claude_code(request: Request) -> Response:
         caller = _admitted(request, gate)
@@ -105,7 +111,7 @@ def create_app(
             return refused.answer(caller, await request.body(), audit, gate, host=CLAUDE_CODE)
         glass = holding(glass_dir) if glass_dir is not None else None
         async with policies.using() as active:
-            rules_now = rules(active, HOOKLINE_ONLY)
+            rules_now = rules(active, HOOKLINE_ONLY, CLAUDE_CODE, caller)
             return await _answer(
                 request, active, rules_now, audit, host=CLAUDE_CODE, glass=glass, caller=caller
             )
@@ -117,8 +123,9 @@ def create_app(
                 return refused.answer(caller, await request.body(), audit, gate, host=host.HOST)
             glass = holding(glass_dir) if glass_dir is not None else None
             async with policies.using() as active:
+                judged = rules(active, WHOLE, host.HOST, caller)
                 return await _answer_adapted(
-                    request, active, rules(active, WHOLE), audit, host, glass=glass, caller=caller
+                    request, active, judged, audit, host, glass=glass, caller=caller
                 )
 
         return answer

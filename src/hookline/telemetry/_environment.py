@@ -55,18 +55,40 @@ def configured() -> bool:
 
 def from_environment(agent: Agent) -> Observer | None:
     """The tracing observer for ``agent``, or None when nothing asks for traces."""
-    asked = configured()
-    if not asked and "opentelemetry.trace" not in sys.modules:
-        return None  # the common case: nothing imported, nothing paid
-    if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
-        return None
-    provider = _provider(asked)
+    provider = tracer_provider()
     if provider is None:
         return None
     from hookline.audit._redact import Redactor
     from hookline.telemetry._spans import Tracing
 
     return Tracing(provider, redactor=Redactor(agent.options.redact))
+
+
+def tracer_provider() -> Any:
+    """The tracer provider spans go to, as an agent's are (the program's own, else one made
+    from the ``OTEL_*`` variables), or None when nothing asks for traces: then nothing of
+    OpenTelemetry is imported."""
+    asked = configured()
+    if not asked and "opentelemetry.trace" not in sys.modules:
+        return None  # the common case: nothing imported, nothing paid
+    if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return None
+    return _provider(asked)
+
+
+def checked() -> None:
+    """A ConfigError naming the variable when ``OTEL_TRACES_EXPORTER`` or the OTLP protocol
+    names what hookline cannot make; nothing is imported (a server checks before its workers
+    start, each of which makes its own provider)."""
+    if not configured():
+        return
+    names = os.environ.get("OTEL_TRACES_EXPORTER", "").strip() or "otlp"
+    asked = [part.strip().lower() for part in names.split(",")]
+    for name in asked:
+        if name not in ("otlp", "console", "none"):
+            raise _unknown_exporter(name)
+    if "otlp" in asked:
+        _protocol()
 
 
 def tracing_of(agent: Agent) -> Tracing | None:
@@ -121,16 +143,20 @@ def _exporters() -> list[Any]:
 
             exporters.append(ConsoleSpanExporter(out=sys.stderr))
         elif name != "none":
-            raise ConfigError(
-                f"{name!r} is not a span exporter hookline can make",
-                key="OTEL_TRACES_EXPORTER",
-                fix="otlp, console or none",
-            )
+            raise _unknown_exporter(name)
     return exporters
 
 
-def _otlp() -> Any:
-    """An OTLP exporter over HTTP (protobuf); the SDK reads the endpoint, headers, timeout."""
+def _unknown_exporter(name: str) -> ConfigError:
+    return ConfigError(
+        f"{name!r} is not a span exporter hookline can make",
+        key="OTEL_TRACES_EXPORTER",
+        fix="otlp, console or none",
+    )
+
+
+def _protocol() -> None:
+    """A ConfigError unless the OTLP protocol asked for is HTTP with protobuf."""
     key = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
     protocol = os.environ.get(key, "").strip()
     if not protocol:
@@ -142,6 +168,11 @@ def _otlp() -> Any:
             key=key,
             fix="set it to http/protobuf (a collector's port 4318), or unset it",
         )
+
+
+def _otlp() -> Any:
+    """An OTLP exporter over HTTP (protobuf); the SDK reads the endpoint, headers, timeout."""
+    _protocol()
     try:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     except ImportError:

@@ -21,6 +21,7 @@ process loses no span.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from time import time_ns
 from typing import TYPE_CHECKING, Any
 
@@ -85,25 +86,11 @@ class Tracing(Observer):
     def hook_run(self, session: Session, run: HookRun) -> None:
         parent = self._calls.get((session.id, run.tool_use_id or "")) or self._run(session)
         end = time_ns()
-        attributes = {
-            "hookline.hook.event": run.event,
-            "hookline.hook.name": self._redacted(run.hook),
-            "hookline.hook.source": self._redacted(run.source),
-            "hookline.hook.handler": run.handler,
-            "hookline.hook.kind": run.kind,
-            "hookline.hook.decision": run.decision or "none",
-            "hookline.hook.permission": run.answer.permission,
-            "hookline.hook.reason": self._redacted(run.reason),
-            "hookline.hook.failure": run.failure,
-            "hookline.hook.error": self._redacted(run.error),
-            "hookline.hook.duration_ms": round(run.duration_ms, 3),
-        }
+        attributes = hook_attributes(run, self._redacted)
         span = self._start(
             f"hook {run.event}", parent, attributes, start=end - round(run.duration_ms * 1e6)
         )
-        if run.failure:
-            error = attributes["hookline.hook.error"] or ""
-            span.set_status(Status(StatusCode.ERROR, f"{run.failure}: {error}"))
+        hook_status(span, run, attributes)
         span.end(end_time=end)
 
     def tool_started(self, session: Session, started: ToolStarted) -> None:
@@ -241,6 +228,31 @@ class Tracing(Observer):
             return None
         shown = self.redactor.redact(value)
         return shown if isinstance(shown, str) else str(shown)
+
+
+def hook_attributes(run: HookRun, redacted: Callable[[str | None], str | None]) -> dict[str, Any]:
+    """A hook run's span attributes, what a user could have put a secret in ``redacted``."""
+    return {
+        "hookline.hook.event": run.event,
+        "hookline.hook.name": redacted(run.hook),
+        "hookline.hook.source": redacted(run.source),
+        "hookline.hook.handler": run.handler,
+        "hookline.hook.kind": run.kind,
+        "hookline.hook.decision": run.decision or "none",
+        "hookline.hook.permission": run.answer.permission,
+        "hookline.hook.reason": redacted(run.reason),
+        "hookline.hook.failure": run.failure,
+        "hookline.hook.error": redacted(run.error),
+        "hookline.hook.duration_ms": round(run.duration_ms, 3),
+        "hookline.hook.shadow": True if run.shadow else None,
+    }
+
+
+def hook_status(span: Span, run: HookRun, attributes: dict[str, Any]) -> None:
+    """A failed hook run's span is an error, saying its failure kind and error."""
+    if run.failure:
+        error = attributes["hookline.hook.error"] or ""
+        span.set_status(Status(StatusCode.ERROR, f"{run.failure}: {error}"))
 
 
 def _set(span: Span, attributes: dict[str, Any]) -> None:
