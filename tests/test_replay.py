@@ -5,6 +5,8 @@ decides now, the exit code a CI job gates on, and two policies compared."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -275,3 +277,90 @@ def test_the_policy_judges_in_its_own_permission_mode(tmp_path: Path) -> None:
     report = as_json(replay(str(session), "--cwd", str(strict), "--json", "--all"))
     rm = next(e for e in report["events"] if e["tool_input"] == {"command": "rm -rf build"})
     assert rm["now"]["permission"] == "deny" and rm["change"] == "newly-denied"
+
+
+SEVENTH = """
+from hookline import Decision
+
+seen = {}
+
+def seventh(event):
+    n = seen[event.session_id] = seen.get(event.session_id, 0) + 1
+    if n % 7 == 0:
+        return Decision.deny(f"the 7th call of {event.session_id}")
+
+def register(registry):
+    registry.add("PreToolUse", seventh, name="seventh")
+"""
+
+
+def sessions_of(folder: Path, count: int, calls: int) -> list[Path]:
+    """``count`` Claude Code session files of ``calls`` Read calls each, one session each."""
+    made = []
+    for n in range(count):
+        lines = []
+        for i in range(calls):
+            use = {"type": "tool_use", "id": f"s{n}c{i}", "name": "Read"}
+            use["input"] = {"file_path": f"f{i}.txt"}
+            done = {"type": "tool_result", "tool_use_id": use["id"], "content": "ok"}
+            base = {"cwd": str(folder), "sessionId": f"session-{n}"}
+            lines.append({**base, "type": "assistant", "message": {"content": [use]}})
+            lines.append({**base, "type": "user", "message": {"content": [done]}})
+        path = folder / f"s{n}.jsonl"
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        made.append(path)
+    return made
+
+
+def test_several_processes_judge_each_session_whole_and_report_as_one(tmp_path: Path) -> None:
+    """A hook that counts a session's calls denies the same calls whether one process judges
+    everything or three share the sessions: each session stays whole and in order, and the
+    report comes back in the history's order."""
+    (tmp_path / "hooks.py").write_text(SEVENTH)
+    files = [str(p) for p in sessions_of(tmp_path, 5, 30)]
+
+    def replayed(jobs: int) -> dict[str, Any]:
+        hooks = str(tmp_path / "hooks.py")
+        args = ["replay", *files, "--cwd", str(tmp_path), "--hooks", hooks, "--jobs", str(jobs)]
+        command = [sys.executable, "-m", "hookline", *args, "--json", "--all"]
+        ran = subprocess.run(command, capture_output=True, text=True, check=True)
+        return json.loads(ran.stdout)  # type: ignore[no-any-return]
+
+    alone, shared = replayed(1), replayed(3)
+    assert shared == alone
+    denied = [e["tool_use_id"] for e in alone["events"] if e["now"]["permission"] == "deny"]
+    assert denied == [f"s{n}c{i}" for n in range(5) for i in (6, 13, 20, 27)]
+    assert alone["totals"]["by_who"] == {"newly-denied: seventh": 20}
+
+
+def test_sessions_are_shared_out_whole_and_in_order() -> None:
+    from hookline._replay import Recorded
+    from hookline._replay.parallel import processes, shares
+
+    sizes = {"a": 5, "b": 3, "c": 3, "d": 1}
+    events = [Recorded(f"x:{i}", s, "/w", "PreToolUse") for s, n in sizes.items() for i in range(n)]
+    split = shares(events, 2)
+    assert sorted(i for share in split for i in share) == list(range(len(events)))
+    for share in split:
+        assert share == sorted(share)
+    sessions = [{events[i].session_id for i in share} for share in split]
+    assert sessions[0].isdisjoint(sessions[1])
+    assert sorted(len(share) for share in split) == [6, 6]
+    assert shares(events, 9) == [[0, 1, 2, 3, 4], [5, 6, 7], [8, 9, 10], [11]]
+    assert processes(100, 4) == 4
+    assert processes(100) == 1  # too few events to pay for a second process
+
+
+def test_a_copy_of_a_process_with_threads_is_never_made() -> None:
+    import threading
+
+    from hookline._replay.parallel import start_method
+
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert start_method() == "spawn"
+    finally:
+        stop.set()
+        thread.join()

@@ -7,13 +7,16 @@ The policy is the folder's (``--cwd``, with ``--settings`` and ``--hooks`` on to
 ``hookline serve`` and ``hookline policy`` load it); ``--diff A B`` compares two policies
 instead of the record and one policy, each a folder or a settings file (read on top of
 ``--cwd``'s layers). ``--tenant``, ``--agent``, ``--user`` and ``--host`` replay one
-caller's calls only (``hookline._replay.whose``): those the audit says they made. Exit code 1
-when a change of a kind ``--fail-on`` names happened, so a CI job can gate a rule change on it.
+caller's calls only (``hookline._replay.whose``): those the audit says they made. A long history
+is judged in several processes (``--jobs``), whole sessions each, each loading the policy from
+the same files. Exit code 1 when a change of a kind ``--fail-on`` names happened, so a CI job
+can gate a rule change on it.
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -25,8 +28,9 @@ from hookline._cli.hooks_cmd import loading
 from hookline._cli.launch import LENIENT_SETTINGS
 from hookline._cli.render import echo, emit_json, warn
 from hookline._errors import ConfigError
-from hookline._project import Project, load_project
-from hookline._replay import CHANGES, Replayed, Replayer, Totals, recorded, replay
+from hookline._project import Project
+from hookline._replay import CHANGES, Replayed, Totals, recorded
+from hookline._replay.parallel import PER_PROCESS, Policy, processes, replay_shared, replayed
 from hookline._replay.whose import whose
 from hookline._support.display import shown
 from hookline.audit._callers import Callers
@@ -55,6 +59,13 @@ _PREVIEW: Final = 60
     metavar="KINDS",
     help=f"Exit 1 if any change of these kinds happened (comma-separated: {', '.join(CHANGES)}).",
 )
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Processes judging at once, whole sessions each (default: one a core, at most one "
+    f"for every {PER_PROCESS:,} events). 1 keeps every session in this process.",
+)
 @click.option("--all", "show_all", is_flag=True, help="List every event, not only the changed.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object: events and totals.")
 @by_caller
@@ -67,6 +78,7 @@ def replay_cmd(
     diff: tuple[str, str] | None,
     skip_commands: bool,
     fail_on: str,
+    jobs: int | None,
     show_all: bool,
     as_json: bool,
     callers: Callers,
@@ -83,15 +95,15 @@ def replay_cmd(
     events = whose(recorded(paths), callers)
     if callers and not events:
         warn(f"no recorded call of {callers}: only hookline's audit says who made a call")
-
-    def policy(spec: str | None) -> Replayer:
-        return Replayer(
-            _project(spec, cwd, settings, hook_files, lenient_settings), skip_commands=skip_commands
-        )
-
-    before = policy(diff[0]) if diff else None
-    after = policy(diff[1] if diff else None)
-    done = asyncio.run(_replayed(events, after, before))
+    base = Policy(cwd, settings, hook_files, lenient_settings, skip_commands)
+    before, before_project = _policy(base, diff[0]) if diff else (None, None)
+    after, after_project = _policy(base, diff[1] if diff else None)
+    count = processes(len(events), jobs)
+    if count > 1:
+        done = replay_shared(events, after, before, count)
+    else:
+        old = before.replayer(before_project) if before is not None else None
+        done = asyncio.run(replayed(events, after.replayer(after_project), old))
     totals = Totals.of(done)
     if as_json:
         listed = [r.to_dict() for r in done if show_all or r.change is not None]
@@ -102,40 +114,25 @@ def replay_cmd(
         raise SystemExit(1)
 
 
-async def _replayed(events: list[Any], after: Replayer, before: Replayer | None) -> list[Replayed]:
-    try:
-        return await replay(events, after, before)
-    finally:
-        await after.aclose()
-        if before is not None:
-            await before.aclose()
-
-
-def _project(
-    spec: str | None,
-    cwd: str,
-    settings: tuple[str, ...],
-    hook_files: tuple[str, ...],
-    lenient: bool,
-) -> Project:
-    """A policy: ``--cwd``'s; or ``spec``, a folder (its own layers) or a settings file on top
-    of ``--cwd``'s layers."""
-    folder, extra = cwd, settings
+def _policy(base: Policy, spec: str | None) -> tuple[Policy, Project]:
+    """A policy, loaded here (its warnings said once): ``--cwd``'s; or ``spec``, a folder (its
+    own layers) or a settings file on top of ``--cwd``'s layers."""
+    policy = base
     if spec is not None:
         if Path(spec).is_dir():
-            folder = spec
+            policy = replace(base, folder=spec)
         elif Path(spec).is_file():
-            extra = (*settings, spec)
+            policy = replace(base, settings=(*base.settings, spec))
         else:
             raise ConfigError(
                 f"--diff {spec}: no such folder or settings file",
                 key="--diff",
                 fix="give two policies, each a folder or a settings file",
             )
-    project = load_project(folder, settings=extra, hook_files=hook_files, lenient=lenient)
+    project = policy.load()
     for warning in project.warnings:
         warn(warning)
-    return project
+    return policy, project
 
 
 def _kinds(text: str) -> set[str]:

@@ -86,23 +86,24 @@ def read(path: Path) -> list[Recorded]:
     results = _results(entry for _, entry in entries)
     outcomes = _audited(path)
     events: list[Recorded] = []
+    name = str(path)
     for line, entry in entries:
-        where = f"{path}:{line}"
-        cwd, session = str(entry.get("cwd") or ""), str(entry.get("sessionId") or path.stem)
-        content = (entry.get("message") or {}).get("content")
-        if entry.get("type") == "user" and isinstance(content, str) and not entry.get("isMeta"):
-            events.append(Recorded.prompted(where, session, cwd, content))
-        if entry.get("type") != "assistant" or not isinstance(content, list):
+        kind, content = entry.get("type"), (entry.get("message") or {}).get("content")
+        if kind == "user" and isinstance(content, str) and not entry.get("isMeta"):
+            cwd, session = _where(entry, path)
+            events.append(Recorded.prompted(f"{name}:{line}", session, cwd, content))
+        if kind != "assistant" or not isinstance(content, list):
             continue
         for block in content:
             if not isinstance(block, dict) or block.get("type") != "tool_use":
                 continue
+            cwd, session = _where(entry, path)
             call_id = str(block.get("id") or "")
             tool_input = block.get("input")
             outcome = outcomes.get((session, call_id)) or results.get(call_id, "unknown")
             events.append(
                 Recorded(
-                    where,
+                    f"{name}:{line}",
                     session,
                     cwd,
                     "PreToolUse",
@@ -115,29 +116,35 @@ def read(path: Path) -> list[Recorded]:
     return events
 
 
+def _where(entry: Mapping[str, Any], path: Path) -> tuple[str, str]:
+    """The folder and the session an entry of a Claude Code transcript was written in."""
+    return str(entry.get("cwd") or ""), str(entry.get("sessionId") or path.stem)
+
+
 def _entries(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Each line's JSON object, with its number. Lines end at newlines only: a transcript
     written by JavaScript keeps U+2028 raw inside its strings, where ``splitlines`` would cut."""
     try:
-        text = path.read_bytes().decode("utf-8", "replace")
+        data = path.read_bytes()
     except OSError as exc:
         raise ConfigError(
             f"{path}: cannot be read: {exc.strerror}", key="SESSIONS", fix="name a readable file"
         ) from None
-    for number, line in enumerate(text.split("\n"), 1):
-        entry = _parsed(line)
+    for number, line in enumerate(data.split(b"\n"), 1):
+        entry = _parsed(line) if line.strip() else None
         if isinstance(entry, dict):
             yield number, entry
 
 
-def _parsed(line: str) -> Any:
+def _parsed(line: bytes) -> Any:
     """A line's JSON value (orjson, else the standard library for what orjson refuses, such
-    as an integer beyond 64 bits); None for a line that is not JSON."""
+    as an integer beyond 64 bits or bytes that are not UTF-8, each replaced by U+FFFD); None
+    for a line that is not JSON."""
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError:
         try:
-            return json.loads(line)
+            return json.loads(line.decode("utf-8", "replace"))
         except (ValueError, RecursionError):  # a line nested past any reader's depth
             return None
 

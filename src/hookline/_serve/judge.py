@@ -55,6 +55,9 @@ REFUSING: Final = frozenset({PreToolUse.name, PermissionRequest.name})
 Judged: TypeAlias = "tuple[Decision, Origin | None]"
 #: The id a PermissionRequest's call is judged under (the host sends none).
 _NO_CALL_ID: Final = "permission-request"
+#: The most folders (and folders in a mode) a judge keeps what it made for; past that, it
+#: forgets them all and makes them again.
+_KEPT_MOST: Final = 4096
 #: The hook runs of the ruling being made: each request's task has a list of its own.
 _RUNS: ContextVar[list[HookRun] | None] = ContextVar("hookline_served_runs", default=None)
 
@@ -122,6 +125,10 @@ class Judge:
         self.engine = HookEngine(project.hooks, resources=resources, stream=stream)
         self._tools = {tool.name: tool for tool in builtin_tools()}
         self._policies: dict[PermissionMode | None, PermissionPolicy] = {}
+        #: Per host folder: the policy in a mode over that folder, and the folder as a tool's
+        #: context has it (its real path): made once, not on every event.
+        self._placed: dict[tuple[PermissionMode | None, str], PermissionPolicy] = {}
+        self._folders: dict[str, tuple[Path, Workspace]] = {}
 
     async def rule(self, payload: Mapping[str, Any]) -> Ruling:
         """The ruling for one host payload, with the hook runs that made it; a ConfigError
@@ -175,8 +182,12 @@ class Judge:
         project (where its protected folders and hookline's private state are, and what
         acceptEdits may change), not the server's folder; an ask nobody here answers is handed
         back (``asker`` keeps it), with no session grant: the host's prompt offers its own."""
-        project = (posixpath.normpath(event.cwd),)
-        policy = replace(self.policy(event.permission_mode), workspace=project)
+        key = (event.permission_mode, event.cwd)
+        policy = self._placed.get(key)
+        if policy is None:
+            project = (posixpath.normpath(event.cwd),)
+            policy = replace(self.policy(event.permission_mode), workspace=project)
+            _keep(self._placed, key, policy)
         return Permit(self.engine, policy=policy, approver=asker, defer_asks=True, grants=False)
 
     def _call(
@@ -184,8 +195,11 @@ class Judge:
     ) -> tuple[Tool, ToolCall, Scope, ToolContext]:
         """The host's call as the pipeline takes one: the tool, the call, where it runs."""
         tool = self._tools.get(event.tool_name) or HostTool(event.tool_name)
-        cwd = event.cwd
-        ctx = ToolContext(cwd=Path(cwd), workspace=Workspace.of(cwd), session_id=event.session_id)
+        folder = self._folders.get(event.cwd)
+        if folder is None:
+            folder = (Path(event.cwd), Workspace.of(event.cwd))
+            _keep(self._folders, event.cwd, folder)
+        ctx = ToolContext(cwd=folder[0], workspace=folder[1], session_id=event.session_id)
         call = ToolCall(call_id, event.tool_name, copy_json(event.tool_input))
         return tool, call, _scope(event), ctx
 
@@ -207,6 +221,13 @@ class Judge:
                 made = base
             known = self._policies[mode] = replace(made, code_files=base.code_files)
         return known
+
+
+def _keep(kept: dict[Any, Any], key: Any, value: Any) -> None:
+    """``kept[key] = value``, forgetting everything first when ``kept`` is full."""
+    if len(kept) >= _KEPT_MOST:
+        kept.clear()
+    kept[key] = value
 
 
 def _collected(run: HookRun) -> None:

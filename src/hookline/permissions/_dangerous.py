@@ -103,8 +103,11 @@ class Danger:
             return self.rule.matches(tool_name, tool_input, cwd=cwd, home=home)
         command = _command(tool_name, tool_input)
         if command is None:
-            place = _place(cwd, home, roots)
-            return self.files is not None and self.files(tool_name, tool_input, place) == "disk"
+            files = self.files
+            return (
+                files is not None
+                and files(tool_name, tool_input, _place(cwd, home, roots)) == "disk"
+            )
         if self.check is not None:
             return self.check(analyze(command), _place(cwd, home, roots))
         return bool(self.pattern and self.pattern.search(command))
