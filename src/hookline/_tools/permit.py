@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import hookline._wording as wording
-from hookline._decisions import Answer, Decision, Origin
+from hookline._decisions import NO_DECISION, Answer, Decision, Origin
 from hookline._errors import ToolInputError
 from hookline._events import Notification, PermissionRequest, Scope
 from hookline._hooks.engine import HookEngine
@@ -241,13 +241,11 @@ class Permit:
         """PermissionRequest hooks first; then the approver (``request_approval``: a deferral
         when nobody can answer now and the run may pause, else a deny saying why)."""
         self.stream.tell(ApprovalAsked, request)
-        asked = await self.engine.dispatch(
-            scope.event(
-                PermissionRequest, tool_name=request.tool_name, tool_input=request.tool_input
-            )
+        asked = await self.engine.fire(
+            scope, PermissionRequest, tool_name=request.tool_name, tool_input=request.tool_input
         )
-        decision = asked.decision
-        if decision.permission in ("allow", "deny"):
+        decision = NO_DECISION if asked is None else asked.decision
+        if asked is not None and decision.permission in ("allow", "deny"):
             who = f"hook:{asked.decided_by or 'PermissionRequest'}"
             if decision.permission == "deny":
                 why = decision.reason or "denied by a PermissionRequest hook"
