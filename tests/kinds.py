@@ -136,6 +136,7 @@ E2E: Final = frozenset(
         "test_replay_hosts.py",
         "test_inbox_notify.py",
         "test_serve.py",
+        "test_serve_asks.py",
         "test_timeline.py",
         "test_serve_codex.py",
         "test_serve_cursor.py",

@@ -38,7 +38,7 @@ def test_a_person_signs_in_approves_one_call_denies_another_and_sees_a_new_one_a
         wait.until(shows.presence_of_element_located((By.NAME, "password")))
         browser.find_element(By.NAME, "name").send_keys("ann")
         browser.find_element(By.NAME, "password").send_keys(PASSWORDS["ann"][1])
-        browser.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
+        browser.find_element(By.CSS_SELECTOR, "form[action='login'] button").click()
         wait.until(shows.presence_of_element_located((By.ID, f"s-{second}")))
         assert "echo ran >> sentinel.txt" in browser.find_element(By.ID, f"s-{first}").text
         keep(browser, "inbox-two-calls")

@@ -121,7 +121,7 @@ def inbox(
             file=str(users),
             fix="hookline inbox user add NAME --role approver",
         )
-    _check_host(host, tls=tls_cert is not None, proxied=trust_header is not None)
+    check_host(host, tls=tls_cert is not None, proxied=trust_header is not None)
     server_module, inbox_app = served_by("inbox", "hookline._inbox.app")
     tls = tls_of(server_module, tls_cert, tls_key)
     project, state = _project(cwd, store)
@@ -253,7 +253,7 @@ def link(
     echo(f"{base.rstrip('/')}/link?t={token}")
 
 
-def _check_host(host: str, *, tls: bool, proxied: bool) -> None:
+def check_host(host: str, *, tls: bool, proxied: bool) -> None:
     """Passwords never cross a network in clear: another address needs TLS or a proxy."""
     try:
         loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback

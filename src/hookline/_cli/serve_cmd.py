@@ -1,7 +1,7 @@
 """``hookline serve``: answer Claude Code's HTTP hooks with this folder's policies.
 
     hookline serve [--cwd FOLDER] [--port N] [--host 127.0.0.1] [--tls-cert F --tls-key F]
-                   [--workers N] [--store URL]
+                   [--workers N] [--store URL] [--asks inbox [--ask-wait S]] [--inbox]
     hookline serve token add|list|revoke           the agents' tokens (``token_cmd``)
 
 The folder's settings are loaded as ``hookline run`` loads them (``load_project``: every
@@ -17,6 +17,8 @@ reloading on its own.
 
 Who may ask is the gate's (``hookline._serve.gate``): once the state folder has a token, every
 request needs a valid one, and an address other than loopback does not start without one.
+With ``--asks inbox`` an ask waits for a person in the inbox, which ``--inbox`` serves under
+``/inbox`` (``hookline._cli.serve_asks``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import click
 from hookline._agent.session import STATE_DIR
 from hookline._cli.launch import LENIENT_SETTINGS
 from hookline._cli.render import echo, say, warn
+from hookline._cli.serve_asks import INBOX_PATH, Fleet, ask_options
 from hookline._cli.token_cmd import token
 from hookline._cli.trust_cmd import terminal_asker
 from hookline._errors import ConfigError
@@ -54,6 +57,8 @@ if TYPE_CHECKING:
     from hookline._serve.policies import Loader
 
 EXTRA_HINT: Final = "pip install 'hookline[serve]'"
+#: Seconds a stop waits for open requests when the inbox is served (its pages' live streams).
+_GRACE: Final = 2.0
 #: What the serve extra installs.
 _EXTRA: Final = frozenset({"starlette", "uvicorn"})
 
@@ -128,9 +133,11 @@ _EXTRA: Final = frozenset({"starlette", "uvicorn"})
     help="Worker processes answering on the one port; they share the audit (one chain), the "
     "tokens and break-glass; each keeps its own rate limit.",
 )
+@ask_options
 @click.pass_context
 def serve(
     ctx: click.Context,
+    /,
     host: str,
     port: int,
     cwd: str,
@@ -144,6 +151,7 @@ def serve(
     rate: float,
     burst: int,
     workers: int,
+    **fleet_options: Any,
 ) -> None:
     """Answer Claude Code's, Gemini CLI's, Codex's and Cursor's hooks with this folder's rules.
 
@@ -168,6 +176,7 @@ def serve(
     digest = policy_digest(project)  # before anything is left out: as `hookline policy` says
     state = Path(state_dir) if state_dir else Path(project.cwd) / STATE_DIR
     gate = _gate(host, state, rate, burst, workers)
+    fleet = Fleet.checked(fleet_options, host=host, tls=tls is not None)
     sock = uvicorn_server.bind(host, port)
     from hookline._serve.itself import leave_out_itself
     from hookline._serve.judge import Judge
@@ -185,6 +194,13 @@ def serve(
     where = uvicorn_server.url(sock, tls=tls is not None)
     first = f"hookline serve: {project.cwd} on {where}{app_module.CLAUDE_CODE_PATH}"
     policy_line = f"hookline serve: policy {digest.short} (GET {where}/policy)"
+    if fleet.inbox:
+        policy_line += f"\nhookline serve: inbox on {where}{INBOX_PATH}/"
+    if fleet.settings.mode == "inbox":
+        wait = fleet.settings.wait
+        policy_line += (
+            f"\nhookline serve: asks wait {wait:g}s for the inbox, then {fleet.settings.on_expiry}"
+        )
 
     def opened() -> AuditWriter:
         return AuditWriter.open(state, store=store, redactor=Redactor(project.redact))
@@ -200,6 +216,7 @@ def serve(
         listening = (host, sock.getsockname()[1])
         projects = Projects(audit, own=project.cwd, listening=listening, say=_said)
         tracing = served_tracing(audit.redactor)  # None unless OTEL_* variables ask for traces
+        asks, mounts = fleet.wired(audit, project.cwd, store, where)
         app = app_module.create_app(
             policies,
             audit,
@@ -208,12 +225,17 @@ def serve(
             watcher=watcher,
             projects=projects,
             tracing=tracing,
+            asks=asks,
+            mounts=mounts,
         )
         signal.signal(signal.SIGTERM, stop)  # uvicorn hands it back once it has shut down
         uvicorn_server.settle()
+        served = uvicorn_server.server(app, tls=tls)
+        if mounts:  # an open page's live stream never ends by itself
+            served.config.timeout_graceful_shutdown = _GRACE
         try:
             with contextlib.suppress(KeyboardInterrupt), _checkpoints_apart(audit):
-                uvicorn_server.server(app, tls=tls).run(sockets=[sock])
+                served.run(sockets=[sock])
         finally:
             if tracing is not None:
                 tracing.close()  # the last spans sent before the process ends

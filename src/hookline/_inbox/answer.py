@@ -144,11 +144,14 @@ def record(
     by: str = "",
     role: str = "",
     refused: str | None = None,
+    ask: str | None = None,
 ) -> AuditEntry:
-    """The ``inbox_answer`` record of an answer (with its outcome) or of a refused try."""
+    """The ``inbox_answer`` record of an answer (with its outcome) or of a refused try;
+    ``ask``: the live ask it answered (``hookline._inbox.live``), when not a paused session."""
     data: dict[str, Any] = {
         "by": answer.by if answer else by,
         "role": answer.role if answer else role,
+        "ask": ask,
     }
     if answer is not None:
         data |= {"via": answer.via, "why": answer.why or None, "message": answer.message}

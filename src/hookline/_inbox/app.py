@@ -3,12 +3,16 @@
     GET  /            the calls waiting (signed in), else to /login
     GET  /fragment    the list alone, for the live update
     GET  /events      server-sent events: ``pending`` with the list's state whenever it changes
-    POST /answer      approve, deny or edit one session's waiting calls (an approver only)
+    POST /answer      approve, deny or edit one session's waiting calls, or approve or deny a
+                      live ask (``ask=ID``: a host's call, ``live``) (an approver only)
     GET  /link?t=...  a signed link: the call and one button; POST /link answers it
     GET|POST /login, POST /logout
 
 Every POST carries the CSRF token of its cookie (``signin``). A viewer who posts an answer is
-refused (403) and that is recorded; nobody answers without signing in as an approver.
+refused (403) and that is recorded; nobody answers without signing in as an approver. The
+pages link to each other by relative URLs and redirect under the app's ``root_path``, so the
+same app serves on its own (``hookline inbox``) and mounted under ``/inbox`` (``hookline serve
+--inbox``).
 """
 
 from __future__ import annotations
@@ -17,8 +21,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, cast
-from urllib.parse import quote
+from typing import TYPE_CHECKING, Any, cast
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -38,9 +41,11 @@ from hookline._inbox.answer import (
     signin_record,
 )
 from hookline._inbox.forms import Asker, answer_of, local, read_form
-from hookline._inbox.pending import Pending, pending, pending_sessions
-from hookline._inbox.signin import COOKIE, LIFETIME, Signer, Tries, Visit
+from hookline._inbox.live import answer_live, live_asks, waiting
+from hookline._inbox.pending import Pending, pending
+from hookline._inbox.signin import COOKIE, Signer, Tries, Visit
 from hookline._inbox.users import User, check_password, load_users
+from hookline._inbox.web import HEADERS, root, static, to_login, with_cookie
 from hookline.audit._redact import Redactor
 
 if TYPE_CHECKING:
@@ -49,15 +54,6 @@ if TYPE_CHECKING:
     from hookline._inbox.notify import Notifier
     from hookline.audit._writer import AuditWriter
     from hookline.storage import Store
-
-_HEADERS: Final = {
-    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
-    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    "X-Frame-Options": "DENY",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",  # a link's token never leaves in a Referer
-    "Cache-Control": "no-store",
-}
 
 
 @dataclass
@@ -79,6 +75,9 @@ class Inbox:
     tries: Tries = field(default_factory=Tries)
     #: Who is told when a call starts to wait (None: nobody).
     notifier: Notifier | None = None
+    #: Wakes a request of this process waiting on a live ask once it is answered (None: the
+    #: server waiting on it finds the answer in the store).
+    wake: Callable[[str], None] | None = None
 
     @property
     def store(self) -> Store:
@@ -114,8 +113,8 @@ def create_app(inbox: Inbox) -> Starlette:
             Route("/login", routes.login_page, methods=["GET"]),
             Route("/login", routes.login, methods=["POST"]),
             Route("/logout", routes.logout, methods=["POST"]),
-            Route("/static/inbox.css", _static(pages.CSS, "text/css")),
-            Route("/static/inbox.js", _static(pages.JS, "text/javascript")),
+            Route("/static/inbox.css", static(pages.CSS, "text/css")),
+            Route("/static/inbox.js", static(pages.JS, "text/javascript")),
         ],
     )
 
@@ -124,7 +123,7 @@ async def _notifying(inbox: Inbox) -> None:
     """Look at the store every ``refresh`` seconds; tell of each pause not told yet."""
     assert inbox.notifier is not None
     while True:
-        found = await run_in_threadpool(pending_sessions, inbox.store)
+        found = await run_in_threadpool(waiting, inbox.store)
         await inbox.notifier.newly(found)
         await asyncio.sleep(inbox.refresh)
 
@@ -140,8 +139,8 @@ class Routes:
     async def home(self, request: Request) -> Response:
         visit, user = self._who(request)
         if user is None:
-            return _to_login(request, visit)
-        found = await run_in_threadpool(pending_sessions, self.inbox.store)
+            return to_login(request, visit)
+        found = await run_in_threadpool(waiting, self.inbox.store)
         body = pages.pending_list(found, csrf=self._csrf(visit), may_answer=user.may_answer)
         html = pages.page("hookline inbox", body, user=user.name, csrf=self._csrf(visit))
         return self._html(request, html, visit)
@@ -150,23 +149,23 @@ class Routes:
         visit, user = self._who(request)
         if user is None:
             return self._html(request, pages.message("Sign in first."), visit, status=401)
-        found = await run_in_threadpool(pending_sessions, self.inbox.store)
+        found = await run_in_threadpool(waiting, self.inbox.store)
         html = pages.pending_list(found, csrf=self._csrf(visit), may_answer=user.may_answer)
         return self._html(request, html, visit)
 
     async def events(self, request: Request) -> Response:
         _, user = self._who(request)
         if user is None:
-            return Response("sign in first", status_code=401, headers=_HEADERS)
+            return Response("sign in first", status_code=401, headers=HEADERS)
         stream = self._changes(request)
-        headers = {**_HEADERS, "X-Accel-Buffering": "no"}
+        headers = {**HEADERS, "X-Accel-Buffering": "no"}
         return StreamingResponse(stream, media_type="text/event-stream", headers=headers)
 
     async def _changes(self, request: Request) -> AsyncIterator[str]:
         """``pending`` events: the list's state now, then each time it changes."""
         said = None
         while not await request.is_disconnected():
-            found = await run_in_threadpool(pending_sessions, self.inbox.store, named=False)
+            found = await run_in_threadpool(waiting, self.inbox.store, named=False)
             state = pages.state_of(found)
             if state != said:
                 said = state
@@ -179,7 +178,7 @@ class Routes:
 
     async def login_page(self, request: Request) -> Response:
         visit = self._visit(request)
-        next = local(request.query_params.get("next", "/"))
+        next = local(request.query_params.get("next", root(request) + "/"))
         return self._html(request, pages.login(self._csrf(visit), next=next), visit)
 
     async def login(self, request: Request) -> Response:
@@ -202,8 +201,9 @@ class Routes:
         self.inbox.tries.passed(name)
         self._record(signin_record(name, "signed_in", found.role))
         _, cookie = self.inbox.signer.issue(name)  # a new nonce: no fixation
-        response = RedirectResponse(local(form.get("next", "/")), status_code=303)
-        return _with_cookie(request, response, cookie)
+        home = root(request) + "/"
+        response = RedirectResponse(local(form.get("next", home)), status_code=303)
+        return with_cookie(request, response, cookie)
 
     async def logout(self, request: Request) -> Response:
         visit = self._visit(request)
@@ -211,7 +211,8 @@ class Routes:
         if not self.inbox.signer.csrf_ok(visit, form.get("csrf")):
             return self._stale(request, visit)
         _, cookie = self.inbox.signer.issue(None)
-        return _with_cookie(request, RedirectResponse("/login", status_code=303), cookie)
+        to_login = RedirectResponse(root(request) + "/login", status_code=303)
+        return with_cookie(request, to_login, cookie)
 
     # -- answering ----------------------------------------------------------------------------
 
@@ -228,13 +229,15 @@ class Routes:
             given = answer_of(asker.user, action, asker.form, via="inbox")
         except ConfigError as exc:
             return self._html(request, pages.message(str(exc)), visit, status=400)
+        if asker.form.get("ask"):
+            return await self._apply_live(request, visit, asker.form["ask"], given)
         return await self._apply(request, visit, session_id, None, given)
 
     async def link(self, request: Request) -> Response:
         """A signed link opened: the call and one button; nothing is answered here."""
         visit, user = self._who(request)
         if user is None:
-            return _to_login(request, visit)
+            return to_login(request, visit)
         token = request.query_params.get("t", "")
         try:
             link = links.read(self.inbox.link_key, token)
@@ -243,7 +246,10 @@ class Routes:
         if not user.may_answer:
             said = pages.message("You may look; only an approver answers.")
             return self._html(request, said, visit, status=403)
-        found = await run_in_threadpool(self._waiting, link.session_id, link.paused_at)
+        if link.kind == "ask":
+            found = await run_in_threadpool(self._live, link.session_id)
+        else:
+            found = await run_in_threadpool(self._waiting, link.session_id, link.paused_at)
         calls = [w for w in found.calls if w.request.tool_use_id == link.call_id] if found else []
         if found is None or not calls:
             said = pages.message("This link was used, or its call was answered: nothing waits.")
@@ -263,7 +269,30 @@ class Routes:
             given = answer_of(asker.user, cast("Action", link.action), asker.form, via="link")
         except (links.BadLink, ConfigError) as exc:
             return self._html(request, pages.message(str(exc)), visit, status=400)
+        if link.kind == "ask":
+            return await self._apply_live(request, visit, link.session_id, given)
         return await self._apply(request, visit, link.session_id, link, given)
+
+    async def _apply_live(
+        self, request: Request, visit: Visit, ask_id: str, given: Answer
+    ) -> Response:
+        """Answer live ask ``ask_id`` when nothing answered it and its deadline is ahead."""
+        store, wake = self.inbox.store, self.inbox.wake
+        outcome, found = await run_in_threadpool(answer_live, store, ask_id, given, wake=wake)
+        said = found.ask if found is not None else {}
+        tool, call = said.get("tool"), said.get("tool_use_id")
+        session = said.get("session_id")
+        entry = record(
+            given,
+            session_id=session if isinstance(session, str) else None,
+            call=(str(call), str(tool)) if call and tool else None,
+            outcome=outcome,
+            redactor=self.inbox.redactor,
+            ask=ask_id,
+        )
+        self._record(entry)
+        html = pages.page("hookline inbox: answered", pages.result(outcome))
+        return self._html(request, html, visit, status=200 if outcome.applied else 409)
 
     async def _apply(
         self,
@@ -296,7 +325,7 @@ class Routes:
         if not self.inbox.signer.csrf_ok(visit, form.get("csrf")):
             return self._stale(request, visit)
         if user is None:
-            return _to_login(request, visit)
+            return to_login(request, visit)
         if not user.may_answer:
             why = "a viewer may look, not answer"
             entry = record(
@@ -308,6 +337,7 @@ class Routes:
                 by=user.name,
                 role=user.role,
                 refused=why,
+                ask=form.get("ask") or None,
             )
             self._record(entry)
             said = pages.message(f"Refused: {why}. Ask an approver.")
@@ -315,6 +345,11 @@ class Routes:
         return Asker(visit, user, form)
 
     # -- helpers ------------------------------------------------------------------------------
+
+    def _live(self, ask_id: str) -> Pending | None:
+        """Live ask ``ask_id`` when it still waits."""
+        found = [p for p in live_asks(self.inbox.store) if p.live and p.live.id == ask_id]
+        return found[0] if found else None
 
     def _waiting(self, session_id: str, paused_at: float | None) -> Pending | None:
         """The session when it still waits (and, given ``paused_at``, at that same pause)."""
@@ -355,36 +390,10 @@ class Routes:
         return self._html(request, said, visit, status=403)
 
     def _html(self, request: Request, html: str, visit: Visit, status: int = 200) -> Response:
-        response = HTMLResponse(html, status_code=status, headers=_HEADERS)
+        response = HTMLResponse(html, status_code=status, headers=HEADERS)
         new = getattr(request.state, "new_cookie", None)
-        return _with_cookie(request, response, new) if new else response
+        return with_cookie(request, response, new) if new else response
 
 
 def _ids(found: Pending) -> set[str]:
     return {w.request.tool_use_id for w in found.calls}
-
-
-def _to_login(request: Request, visit: Visit) -> Response:
-    """To the sign-in page, and back here after it."""
-    target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-    response = RedirectResponse(f"/login?next={quote(target)}", status_code=303)
-    new = getattr(request.state, "new_cookie", None)
-    return _with_cookie(request, response, new) if new else response
-
-
-def _with_cookie(request: Request, response: Response, value: str) -> Response:
-    """``response`` setting the cookie (Secure over TLS), with the pages' headers."""
-    secure = request.url.scheme == "https"
-    response.set_cookie(
-        COOKIE, value, max_age=LIFETIME, httponly=True, samesite="strict", secure=secure, path="/"
-    )
-    for name, header in _HEADERS.items():
-        response.headers.setdefault(name, header)
-    return response
-
-
-def _static(text: str, kind: str) -> Callable[[Request], Any]:
-    async def serve(request: Request) -> Response:
-        return Response(text, media_type=kind, headers=_HEADERS)
-
-    return serve

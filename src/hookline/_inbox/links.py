@@ -3,7 +3,9 @@
     /link?t=TOKEN     TOKEN = base64url(JSON {s, c, a, e, p}) "." HMAC-SHA256 (hex)
 
 ``s`` the session, ``c`` the call, ``a`` the answer (approve or deny), ``e`` when it expires,
-``p`` when the session paused (the record's ``updated_at``). The key is derived from the per-user
+``p`` when the session paused (the record's ``updated_at``). A link to a live ask (a host's
+call waiting on its hook, ``hookline._inbox.live``) has ``k`` ``ask``, ``s`` the ask's id and
+``p`` when it was made. The key is derived from the per-user
 key that seals paused sessions and keys the audit chain (``~/.hookline/keys/state.key``, or
 ``$HOOKLINE_STATE_KEY_FILE``), so links outlive a restart and machines that share the key
 check each other's. Opening a link (GET) only shows the call and a button; the POST answers it.
@@ -38,6 +40,8 @@ class Link:
     action: str
     expires: float
     paused_at: float
+    #: ``session`` (a paused session's call) or ``ask`` (a live ask).
+    kind: str = "session"
 
 
 class BadLink(Exception):
@@ -59,6 +63,8 @@ def make(key: bytes, link: Link) -> str:
         "e": link.expires,
         "p": link.paused_at,
     }
+    if link.kind != "session":
+        body["k"] = link.kind
     text = base64.urlsafe_b64encode(json.dumps(body).encode()).decode().rstrip("=")
     return f"{text}.{_mac(key, text)}"
 
@@ -71,10 +77,17 @@ def read(key: bytes, token: str, *, now: float | None = None) -> Link:
     try:
         data = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
         link = Link(
-            str(data["s"]), str(data["c"]), str(data["a"]), float(data["e"]), float(data["p"])
+            str(data["s"]),
+            str(data["c"]),
+            str(data["a"]),
+            float(data["e"]),
+            float(data["p"]),
+            str(data.get("k", "session")),
         )
     except (ValueError, KeyError, TypeError):
         raise BadLink("this link is damaged") from None
+    if link.kind not in ("session", "ask"):
+        raise BadLink("this link is damaged")
     if link.action not in LINK_ACTIONS:
         raise BadLink("this link names no answer a link can give")
     if link.expires <= (now or time.time()):

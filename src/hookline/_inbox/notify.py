@@ -10,7 +10,9 @@ Each target is ``FORMAT=URL``: ``slack`` (an incoming webhook: ``text`` and Bloc
 and, when the inbox has an address, a link to it and signed approve and deny links that open
 the call in the inbox (a link never answers on its own: ``hookline._inbox.links``).
 
-A pause is told once (by its session and the time it paused). A send that fails (no answer, a
+A live ask (a host's call waiting on its hook, ``hookline._inbox.live``) is told as a pause
+is, its links naming the ask. A pause is told once (by its session and the time it paused; a
+live ask by its id). A send that fails (no answer, a
 5xx, a 429) is tried again with growing waits (tenacity), a bounded number of times; one that
 still fails is said on stderr and dropped: a notification is a courtesy, the inbox and the
 store are the record. Nothing a webhook is sent has a secret the audit would keep out: every
@@ -105,7 +107,7 @@ class Notifier:
         """Tell of each pause in ``found`` not told before; how many notifications went out."""
         sent = 0
         for pause in found:
-            key = (pause.session_id, pause.paused_at)
+            key = (pause.live.id if pause.live else pause.session_id, pause.paused_at)
             if key in self._told or not pause.calls:
                 continue
             self._told.add(key)
@@ -133,7 +135,11 @@ class Notifier:
         if self.inbox is None or self.key is None:
             return None
         expires = time.time() + LINK_LIFE
-        token = make(self.key, Link(pause.session_id, call, action, expires, pause.paused_at))
+        if pause.live is not None:  # no use after the host stopped waiting
+            made = Link(pause.live.id, call, action, pause.live.deadline, pause.paused_at, "ask")
+        else:
+            made = Link(pause.session_id, call, action, expires, pause.paused_at)
+        token = make(self.key, made)
         return f"{self.inbox.rstrip('/')}/link?t={token}"
 
     async def _send(self, target: Target, payload: dict[str, Any]) -> int:

@@ -1,5 +1,6 @@
 """The inbox's HTML: every value escaped, every form with its CSRF token.
 
+Every URL is relative (the inbox serves on its own and under ``/inbox`` in ``hookline serve``).
 What a call shows is the terminal prompt's rows (``Waiting.lines``): already through
 ``display.shown`` (escapes, bidi and zero-width characters written out, look-alikes flagged),
 then through ``html.escape`` here, in a ``<pre>`` that wraps. Nothing a model, a tool or a hook
@@ -10,6 +11,7 @@ either, so even a value that slipped through would stay inert.
 from __future__ import annotations
 
 import json
+import time
 from html import escape
 from typing import TYPE_CHECKING, Final
 
@@ -18,7 +20,7 @@ from hookline._support.display import shown
 if TYPE_CHECKING:
     from hookline._inbox.answer import Outcome
     from hookline._inbox.links import Link
-    from hookline._inbox.pending import Pending, Waiting
+    from hookline._inbox.pending import Live, Pending, Waiting
 
 CSS: Final = """
 body{font:15px/1.4 system-ui,sans-serif;margin:0 auto;max-width:72rem;padding:1rem}
@@ -38,15 +40,17 @@ function typing() {
     .some((field) => field.value !== field.defaultValue);
 }
 if (box) {
-  const stream = new EventSource("/events");
+  const stream = new EventSource("events");
   stream.addEventListener("pending", async (event) => {
     if (event.data === box.dataset.state) return;
     if (typing()) { document.getElementById("changed").hidden = false; return; }
-    const reply = await fetch("/fragment", {credentials: "same-origin"});
+    const reply = await fetch("fragment", {credentials: "same-origin"});
     if (reply.ok) { box.outerHTML = await reply.text(); location.hash = ""; }
   });
 }
 """
+
+_LOOK_ONLY: Final = "<p>You may look; only an approver answers.</p>"
 
 
 def page(title: str, body: str, *, user: str | None = None, csrf: str = "") -> str:
@@ -54,16 +58,16 @@ def page(title: str, body: str, *, user: str | None = None, csrf: str = "") -> s
     who = ""
     if user is not None:
         who = (
-            f'<form method="post" action="/logout" class="answer">signed in as '
+            f'<form method="post" action="logout" class="answer">signed in as '
             f"<b>{escape(shown(user))}</b> {_csrf(csrf)}"
             '<button type="submit">Sign out</button></form>'
         )
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title>"
-        '<link rel="stylesheet" href="/static/inbox.css"></head><body>'
+        '<link rel="stylesheet" href="static/inbox.css"></head><body>'
         f"<h1>{escape(title)}</h1>{who}{body}"
-        '<script src="/static/inbox.js"></script></body></html>'
+        '<script src="static/inbox.js"></script></body></html>'
     )
 
 
@@ -71,7 +75,7 @@ def login(csrf: str, *, error: str = "", next: str = "/") -> str:
     said = f'<p class="flash refused">{escape(error)}</p>' if error else ""
     return page(
         "hookline inbox: sign in",
-        f'{said}<form method="post" action="/login">{_csrf(csrf)}'
+        f'{said}<form method="post" action="login">{_csrf(csrf)}'
         f'<input type="hidden" name="next" value="{escape(next)}">'
         '<p><label>Name <input name="name" autocomplete="username" required></label></p>'
         '<p><label>Password <input name="password" type="password" '
@@ -92,7 +96,11 @@ def pending_list(found: list[Pending], *, csrf: str, may_answer: bool) -> str:
 def state_of(found: list[Pending]) -> str:
     """What the live stream compares: each session, its pause and its waiting calls."""
     return json.dumps(
-        [[p.session_id, p.paused_at, [w.request.tool_use_id for w in p.calls]] for p in found]
+        [
+            [p.session_id, p.paused_at, [w.request.tool_use_id for w in p.calls]]
+            + ([p.live.id] if p.live else [])
+            for p in found
+        ]
     )
 
 
@@ -104,13 +112,13 @@ def result(outcome: Outcome) -> str:
     )
     return (
         f'<p class="{kind}">{escape(shown(outcome.said))}</p>'
-        f'<ul>{calls}</ul><p><a href="/">Back to the inbox</a></p>'
+        f'<ul>{calls}</ul><p><a href="./">Back to the inbox</a></p>'
     )
 
 
 def message(text: str, *, refused: bool = True) -> str:
     kind = "flash refused" if refused else "flash"
-    return f'<p class="{kind}">{escape(text)}</p><p><a href="/">Back to the inbox</a></p>'
+    return f'<p class="{kind}">{escape(text)}</p><p><a href="./">Back to the inbox</a></p>'
 
 
 def link_page(p: Pending, waiting: Waiting, link: Link, token: str, csrf: str) -> str:
@@ -122,7 +130,7 @@ def link_page(p: Pending, waiting: Waiting, link: Link, token: str, csrf: str) -
     return (
         _header(p)
         + _call(waiting)
-        + f'<form method="post" action="/link" class="answer">{_csrf(csrf)}'
+        + f'<form method="post" action="link" class="answer">{_csrf(csrf)}'
         f'<input type="hidden" name="t" value="{escape(token)}">{deny}'
         f"{_field('why', 'Why (for the record)', '')}"
         f'<button type="submit" name="action" value="{escape(link.action)}">{verb}</button></form>'
@@ -130,9 +138,11 @@ def link_page(p: Pending, waiting: Waiting, link: Link, token: str, csrf: str) -
 
 
 def _session(p: Pending, *, csrf: str, may_answer: bool) -> str:
+    if p.live is not None:
+        return _live(p, p.live, csrf=csrf, may_answer=may_answer)
     calls = "".join(_call(w) for w in p.calls)
     steps = "".join(f"<li>{escape(step)}</li>" for step in p.steps)
-    forms = _forms(p, csrf) if may_answer else "<p>You may look; only an approver answers.</p>"
+    forms = _forms(p, csrf) if may_answer else _LOOK_ONLY
     return (
         f'<section class="session" id="s-{escape(p.session_id)}">{_header(p)}{calls}'
         f'<details class="steps"><summary>Recent steps</summary><ol>{steps}</ol></details>'
@@ -140,7 +150,44 @@ def _session(p: Pending, *, csrf: str, may_answer: bool) -> str:
     )
 
 
+def _live(p: Pending, live: Live, *, csrf: str, may_answer: bool) -> str:
+    """A live ask: the host waits on it, until its deadline; approve or deny only."""
+    forms = _live_forms(live, csrf) if may_answer else _LOOK_ONLY
+    return (
+        f'<section class="session live" id="a-{escape(live.id)}">{_live_header(p, live)}'
+        f"{''.join(_call(w) for w in p.calls)}{forms}</section>"
+    )
+
+
+def _live_header(p: Pending, live: Live) -> str:
+    named = (
+        ("agent", live.agent),
+        ("for", p.user),
+        ("tenant", p.tenant),
+        ("from", live.peer),
+        ("session", p.session_id),
+    )
+    who = ", ".join(f"{label} {escape(shown(value))}" for label, value in named if value)
+    until = time.strftime("%H:%M:%S UTC", time.gmtime(live.deadline))
+    return (
+        f"<h2>{escape(shown(live.host))} waits on this call ({who})</h2>"
+        f'<p class="deadline">Answer by {until}: after it, the host gets the answer on '
+        "expiry.</p>"
+    )
+
+
+def _live_forms(live: Live, csrf: str) -> str:
+    ask = f'<input type="hidden" name="ask" value="{escape(live.id)}">'
+    why = _field("why", "Why (for the record)", "")
+    message = _field("message", "Message for the model", "Denied by the user.")
+    return _form(ask, csrf, why, "approve", "Approve") + _form(
+        ask, csrf, message + why, "deny", "Deny"
+    )
+
+
 def _header(p: Pending) -> str:
+    if p.live is not None:
+        return _live_header(p, p.live)
     user = f", for {escape(shown(p.user))}" if p.user else ""
     tenant = f" (tenant {escape(shown(p.tenant))})" if p.tenant else ""
     return (
@@ -182,7 +229,7 @@ def _forms(p: Pending, csrf: str) -> str:
 
 def _form(hidden: str, csrf: str, fields: str, action: str, label: str) -> str:
     return (
-        f'<form method="post" action="/answer" class="answer">{_csrf(csrf)}{hidden}'
+        f'<form method="post" action="answer" class="answer">{_csrf(csrf)}{hidden}'
         f'{fields}<button type="submit" name="action" value="{action}">{label}</button>'
         "</form>"
     )

@@ -48,6 +48,7 @@ _ORIGINS: Final = {
     "sandbox": "the sandbox",
     "approver": "the approver",
     "unanswered": "an ask nobody could answer then (the run had no approver)",
+    "permission": "the permission layer (a rule, the mode or a tier)",
 }
 
 
@@ -63,8 +64,20 @@ class Waiting:
 
 
 @dataclass(frozen=True, slots=True)
+class Live:
+    """What a live ask is beyond its call: a host waits on its hook for the answer until
+    ``deadline`` (``hookline._inbox.live``)."""
+
+    id: str
+    host: str
+    deadline: float
+    agent: str | None = None
+    peer: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Pending:
-    """A paused session and the calls it waits on."""
+    """A paused session and the calls it waits on; or, with ``live``, a host's call."""
 
     session_id: str
     #: When it paused (the record's ``updated_at``): a link names the pause it answers.
@@ -75,6 +88,8 @@ class Pending:
     calls: tuple[Waiting, ...]
     #: The conversation's last messages, one shown line each.
     steps: tuple[str, ...]
+    #: A live ask (a host waits on it), not a paused session.
+    live: Live | None = None
 
 
 def pending_sessions(store: Store, *, limit: int = 200, named: bool = True) -> list[Pending]:
@@ -110,10 +125,23 @@ def deferred_by(store: Store, session_id: str) -> dict[str, str]:
     found = {}
     for row in store.audit_rows(session_id=session_id, decision="deferred"):
         hooks = row.data.get("hooks") if row.kind == "tool" and row.tool_use_id else None
-        said = [h for h in hooks or () if isinstance(h, dict) and h.get("decision") in _ASKING]
+        said = hooks_asking(hooks)
         if said and row.tool_use_id:
-            found[row.tool_use_id] = ", ".join(f"{h.get('hook')} ({h.get('source')})" for h in said)
+            found[row.tool_use_id] = said
     return found
+
+
+def hooks_asking(hooks: object) -> str | None:
+    """The hooks of a record's ``hooks`` that deferred or asked, each with where it came from."""
+    runs = hooks if isinstance(hooks, list) else []
+    said = [h for h in runs if isinstance(h, dict) and h.get("decision") in _ASKING]
+    return ", ".join(f"{h.get('hook')} ({h.get('source')})" for h in said) or None
+
+
+def asked_by(origin: str | None, hooks: str | None) -> str:
+    """Where an ask or a deferral came from, in words, with the hooks that made it."""
+    source = _ORIGINS.get(origin or "", origin or "unknown")
+    return f"{source}: {hooks}" if hooks else source
 
 
 def _request(
@@ -126,9 +154,7 @@ def _request(
     deferred = next((r for r in turn.calls if r.call.id == call.id), None)
     final = dict(deferred.input) if deferred is not None else dict(call.input)
     origin = deferred.origin if deferred is not None else None
-    source = _ORIGINS.get(origin or "", origin or "unknown")
-    if hooks:
-        source += f": {hooks}"
+    source = asked_by(origin, hooks)
     if deferred is not None and deferred.approver:
         source += f" ({deferred.approver})"
     return ApprovalRequest(

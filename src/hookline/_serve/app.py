@@ -36,7 +36,7 @@ on /claude-code only what Claude Code cannot run itself, on the other routes all
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import TYPE_CHECKING, Any, Final
 
@@ -51,6 +51,7 @@ from hookline._hosts.codex import CODEX_PATH
 from hookline._hosts.cursor import CURSOR_PATH
 from hookline._hosts.gemini import GEMINI_PATH
 from hookline._serve import codex, cursor, gemini, refused
+from hookline._serve.asks import Asking
 from hookline._serve.break_glass import Glass, holding
 from hookline._serve.floor import Floored
 from hookline._serve.gate import Caller, Gate, Refusal
@@ -65,8 +66,10 @@ if TYPE_CHECKING:
 
     from starlette.requests import Request
     from starlette.responses import Response
+    from starlette.routing import BaseRoute
 
     from hookline._serve.adapted import Adapter
+    from hookline._serve.asks import Asks
     from hookline._serve.judge import Rules
     from hookline._serve.policies import Active
     from hookline._serve.projects import Projects
@@ -89,21 +92,27 @@ def create_app(
     watcher: Watcher | None = None,
     projects: Projects | None = None,
     tracing: ServedTracing | None = None,
+    asks: Asks | None = None,
+    mounts: Sequence[BaseRoute] = (),
 ) -> Starlette:
     """The app that answers hook events with ``judge`` (or the policy ``Policies`` hold now)
     and records each in ``audit``; a glass broken in ``glass_dir``
     (``hookline._serve.break_glass``) makes its answers ask-only; ``gate`` says who may ask
     (None: anyone); ``watcher`` reloads the policy while the app serves; ``projects``: the
     trusted projects whose policies tighten the server's (``hookline._serve.floor``);
-    ``tracing``: each ruling as spans (``hookline._serve.traced``; None: not traced)."""
+    ``tracing``: each ruling as spans (``hookline._serve.traced``; None: not traced);
+    ``asks``: where asks wait for a person (``hookline._serve.asks``; None: the host's prompt);
+    ``mounts``: more routes (the inbox, under ``/inbox``)."""
     gate = gate or Gate(None)
     policies = Policies(judge) if isinstance(judge, Judge) else judge
 
-    def rules(active: Active, part: str, host: str, caller: Caller) -> Rules:
+    def rules(active: Active, part: str, host: str, caller: Caller, glass: Glass | None) -> Rules:
         judged = active.judge if projects is None else Floored(active.judge, projects, part)
-        if tracing is None:
+        if tracing is not None:
+            judged = tracing.rules(judged, host=host, caller=caller, policy=active.digest.sha256)
+        if asks is None or glass is not None:  # under a glass, every answer is the host's
             return judged
-        return tracing.rules(judged, host=host, caller=caller, policy=active.digest.sha256)
+        return asks.around(judged, caller, host)
 
     async def claude_code(request: Request) -> Response:
         caller = _admitted(request, gate)
@@ -111,7 +120,7 @@ def create_app(
             return refused.answer(caller, await request.body(), audit, gate, host=CLAUDE_CODE)
         glass = holding(glass_dir) if glass_dir is not None else None
         async with policies.using() as active:
-            rules_now = rules(active, HOOKLINE_ONLY, CLAUDE_CODE, caller)
+            rules_now = rules(active, HOOKLINE_ONLY, CLAUDE_CODE, caller, glass)
             return await _answer(
                 request, active, rules_now, audit, host=CLAUDE_CODE, glass=glass, caller=caller
             )
@@ -123,7 +132,7 @@ def create_app(
                 return refused.answer(caller, await request.body(), audit, gate, host=host.HOST)
             glass = holding(glass_dir) if glass_dir is not None else None
             async with policies.using() as active:
-                judged = rules(active, WHOLE, host.HOST, caller)
+                judged = rules(active, WHOLE, host.HOST, caller, glass)
                 return await _answer_adapted(
                     request, active, judged, audit, host, glass=glass, caller=caller
                 )
@@ -146,6 +155,7 @@ def create_app(
         Route(CURSOR_PATH, adapted(cursor), methods=["POST"]),
         Route("/health", health, methods=["GET"]),
         Route("/policy", policy_page(policies, may_see=seen, projects=projects), methods=["GET"]),
+        *mounts,
     ]
     return Starlette(routes=routes, lifespan=_closing(policies, watcher, projects))
 
@@ -206,8 +216,10 @@ async def _answer(
     except ConfigError as exc:
         return _bad_request(str(exc))
     try:
-        who, policy = caller.fields(), active.digest.sha256
-        record(audit, ruling, payload, host=host, glass=glass, caller=who, policy=policy)
+        who, policy, asked = caller.fields(), active.digest.sha256, _asked(rules)
+        record(
+            audit, ruling, payload, host=host, glass=glass, caller=who, policy=policy, asked=asked
+        )
     except Exception as exc:
         if glass is not None:  # a person decides each call: the way out holds even so
             return JSONResponse(glass.answer(ruling.event))
@@ -251,6 +263,7 @@ async def _answer_adapted(
             answer=under_glass,
             caller=who,
             policy=policy,
+            asked=_asked(rules),
         )
     except Exception as exc:
         if under_glass is not None:
@@ -260,6 +273,11 @@ async def _answer_adapted(
         what = f"its audit record could not be written: {exc}"
         ruling = host.answered(failed_closed(ruling.event, payload, what), payload)
     return JSONResponse(ruling.answer if under_glass is None else under_glass)
+
+
+def _asked(rules: Rules) -> dict[str, Any] | None:
+    """The live ask a request's call waited on, and its answer (None: none)."""
+    return rules.asked if isinstance(rules, Asking) else None
 
 
 def _event_json(body: bytes) -> dict[str, Any]:

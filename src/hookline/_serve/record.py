@@ -37,13 +37,23 @@ def record(
     answer: dict[str, Any] | None = None,
     caller: Mapping[str, str] | None = None,
     policy: str | None = None,
+    asked: Mapping[str, Any] | None = None,
 ) -> None:
     """Write the record of ``ruling`` (for ``payload``, from ``host``, by ``caller``: its
     ``Caller.fields``) now; under ``glass``, the answer given instead is on it too (``answer``:
     when it is not the glass's own); ``policy``: the digest of the policy that decided
-    (``hookline._policy.digest``)."""
+    (``hookline._policy.digest``); ``asked``: the live ask it waited on and its answer
+    (``hookline._serve.asks``)."""
     made = entry(
-        writer, ruling, payload, host=host, glass=glass, answer=answer, caller=caller, policy=policy
+        writer,
+        ruling,
+        payload,
+        host=host,
+        glass=glass,
+        answer=answer,
+        caller=caller,
+        policy=policy,
+        asked=asked,
     )
     writer.add(made)
     writer.flush()
@@ -78,6 +88,7 @@ def entry(
     answer: dict[str, Any] | None = None,
     caller: Mapping[str, str] | None = None,
     policy: str | None = None,
+    asked: Mapping[str, Any] | None = None,
 ) -> AuditEntry:
     """The record of ``ruling``, redacted as every audit record is."""
     decision = ruling.decision
@@ -97,6 +108,8 @@ def entry(
         data |= shown_input(writer.redactor, payload["tool_input"])
     if ruling.runs:
         data["hooks"] = [hook_run(run) for run in ruling.runs]
+    if asked is not None:
+        data["live_ask"] = dict(asked)
     return AuditEntry(
         kind=KIND,
         session_id=ruling.session_id,

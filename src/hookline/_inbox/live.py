@@ -1,0 +1,139 @@
+"""Live asks in the inbox: a host's call that waits on its hook for a person's answer.
+
+``hookline serve --asks inbox`` keeps each ask it hands to people in the store
+(``hookline.storage.LiveAsk``: the tool, its final input, who asked and why, the caller, the
+deadline). The inbox lists the ones still waiting beside the paused sessions, each as a
+``Pending`` whose one call is an ``ApprovalRequest``, so the page draws it with the terminal
+prompt's rows (every value escaped, look-alikes flagged) as it draws a paused call.
+
+An answer (approve, or deny with a message for the model) fills the ask's answer slot in the
+store: of the inbox, a signed link and every other server on that store, the first answer
+wins, and none is taken after the deadline (the server gives the host its expiry answer
+then). The server waiting on it is woken (``wake``: at once in the same process, else by its
+next look at the store) and answers its host. The ``inbox_answer`` record names the ask.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from hookline._inbox.answer import Outcome
+from hookline._inbox.pending import (
+    Live,
+    Pending,
+    Waiting,
+    asked_by,
+    hooks_asking,
+    pending_sessions,
+)
+from hookline._tools.approvals import ApprovalRequest
+from hookline.storage import AskStore
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from hookline._inbox.answer import Answer
+    from hookline.storage import LiveAsk, Store
+
+
+def live_asks(store: Store, *, limit: int = 200) -> list[Pending]:
+    """The live asks still waiting (none when the store keeps none), newest first."""
+    if not isinstance(store, AskStore):
+        return []
+    return [pending_of(ask) for ask in store.waiting_asks(limit=limit)]
+
+
+def waiting(store: Store, *, named: bool = True) -> list[Pending]:
+    """Everything waiting for a person: the live asks (their hosts wait), then the paused
+    sessions."""
+    return live_asks(store) + pending_sessions(store, named=named)
+
+
+def pending_of(ask: LiveAsk) -> Pending:
+    """``ask`` as the inbox shows a waiting call."""
+    said = ask.ask
+
+    def text(key: str) -> str | None:
+        value = said.get(key)
+        return value if isinstance(value, str) and value else None
+
+    tool_input = said.get("input")
+    original = said.get("original_input")
+    request = ApprovalRequest(
+        session_id=text("session_id") or "",
+        tool_use_id=text("tool_use_id") or ask.id,
+        tool_name=text("tool") or "?",
+        tool_input=dict(tool_input) if isinstance(tool_input, dict) else {},
+        original_input=dict(original) if isinstance(original, dict) else None,
+        reason=text("reason"),
+        source=asked_by(text("origin"), hooks_asking(said.get("hooks"))),
+        user=text("user"),
+        tenant=text("tenant"),
+        cwd=text("cwd"),
+    )
+    live = Live(ask.id, text("host") or "?", ask.deadline, text("agent"), text("peer"))
+    return Pending(
+        text("session_id") or "",
+        ask.created,
+        text("user"),
+        text("tenant"),
+        "",
+        (Waiting(request),),
+        (),
+        live=live,
+    )
+
+
+def answer_live(
+    store: Store, id: str, given: Answer, *, wake: Callable[[str], None] | None = None
+) -> tuple[Outcome, LiveAsk | None]:
+    """Give ``given`` (approve or deny) to live ask ``id``: the outcome (applied only for the
+    answer the store took), and the ask as it was found."""
+    if not isinstance(store, AskStore):
+        return Outcome(False, "this store keeps no live asks"), None
+    found = store.get_ask(id)
+    if found is None:
+        return Outcome(False, "no such live ask: nothing waits there"), None
+    if given.action not in ("approve", "deny"):
+        return Outcome(False, "a host's call is approved or denied here, not edited"), found
+    now = time.time()
+    if found.answer is None and now < found.deadline:
+        if store.answer_ask(id, slot(given, now), before=now):
+            if wake is not None:
+                wake(id)
+            told = "allow" if given.action == "approve" else "deny"
+            return Outcome(True, f"answered; the host is told {told}"), found
+        found = store.get_ask(id) or found
+    return Outcome(False, too_late(found, now)), found
+
+
+def slot(given: Answer, now: float) -> dict[str, Any]:
+    """What fills a live ask's answer slot for ``given``."""
+    said = {
+        "permission": "allow" if given.action == "approve" else "deny",
+        "by": given.by,
+        "role": given.role,
+        "via": given.via,
+        "message": given.message if given.action == "deny" else None,
+        "why": given.why or None,
+        "at": now,
+    }
+    return {key: value for key, value in said.items() if value is not None}
+
+
+def too_late(ask: LiveAsk, now: float) -> str:
+    """Why an answer to ``ask`` was not taken: answered already, or past its deadline."""
+    answer = ask.answer
+    if answer is not None and answer.get("via") == "expiry":
+        return f"this ask expired at {_clock(ask.deadline)}: nobody may answer it now"
+    if answer is not None:
+        by = f"{answer.get('by', 'someone')} ({answer.get('via', 'inbox')})"
+        return f"it was answered already: {answer.get('permission')} by {by}"
+    if now >= ask.deadline:
+        return f"this ask expired at {_clock(ask.deadline)}: nobody may answer it now"
+    return "it was answered already"
+
+
+def _clock(at: float) -> str:
+    return time.strftime("%H:%M:%S UTC", time.gmtime(at))

@@ -1,0 +1,237 @@
+"""Live asks: with ``--asks inbox``, a tool call the policy asks about waits for a person in the
+inbox while the host waits on its hook, instead of going back to the host's own prompt.
+
+    hookline serve --asks inbox [--ask-wait 25] [--ask-expiry deny|ask] [--inbox]
+
+A PreToolUse ruling of ``ask`` (from any host: Claude Code, Gemini CLI, Codex, Cursor; each
+hook of theirs that hookline installs waits ``HOOK_TIMEOUT`` seconds) becomes a ``LiveAsk`` in
+the store (``hookline.storage``): the tool, its final input (after any hook's rewrite), who
+asked and why, who the caller is, and a deadline ``wait`` seconds after the request came in,
+shorter than the host's hook timeout. The request then waits for the ask's answer slot: woken
+at once by an answer given in this process (``Asks.answered``), else by looking at the store
+every ``POLL`` seconds (an answer given by another worker, or another server on the same
+PostgreSQL). The host gets allow (with any rewrite of the input) or deny (the approver's
+message, for the model) in its own words. At the deadline the server fills the slot itself
+with the configured answer (``deny``, saying when the deadline was; or ``ask``: the host's own
+prompt); of that and a person's answer, whichever the store took first is the answer, and an
+expiry is a ``live_ask`` audit record. A call's ``served`` record says which ask it waited on
+and how it was answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Final
+
+from hookline._decisions import Decision
+from hookline._events import PreToolUse
+from hookline._hooks.wire import answer_for
+from hookline._hosts import claude_code, curl_hook
+from hookline._serve.record import hook_run
+from hookline.storage import AskStore, AuditEntry, LiveAsk
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Mapping
+
+    from hookline._serve.gate import Caller
+    from hookline._serve.judge import Rules, Ruling
+    from hookline.audit._writer import AuditWriter
+
+#: What an ask becomes: the host's own prompt (as before), or a wait for the inbox.
+MODES: Final = ("host", "inbox")
+#: What a live ask nobody answered in time gets.
+ON_EXPIRY: Final = ("deny", "ask")
+#: Seconds the hooks hookline installs wait for the server (Claude Code's HTTP hook, the
+#: curl line of the others): a live ask must be answered well before.
+HOOK_TIMEOUT: Final = min(claude_code.TIMEOUT, curl_hook.SECONDS)
+#: The margin left for judging, recording and the answer's way back to the host.
+MARGIN: Final = 5.0
+DEFAULT_WAIT: Final = HOOK_TIMEOUT - MARGIN
+#: Seconds between looks at the store while a live ask waits.
+POLL: Final = 0.2
+#: The ``kind`` of a live ask's expiry record.
+KIND: Final = "live_ask"
+#: A hook run's decisions that put a call before a person.
+_ASKING: Final = ("ask", "defer")
+
+
+@dataclass(frozen=True, slots=True)
+class AskSettings:
+    """What an ask becomes (``mode``), how long a live ask waits, what its expiry answers."""
+
+    mode: str = "host"
+    wait: float = DEFAULT_WAIT
+    on_expiry: str = "deny"
+
+
+@dataclass(eq=False)
+class Asks:
+    """The live asks of one server process: where they are kept and recorded, who is told of a
+    new one (``told``: the inbox's notifier), and the requests waiting here."""
+
+    settings: AskSettings
+    store: AskStore
+    audit: AuditWriter
+    told: Callable[[LiveAsk], Awaitable[object]] | None = None
+    poll: float = POLL
+    _woken: dict[str, asyncio.Event] = field(default_factory=dict)
+    _telling: set[asyncio.Future[object]] = field(default_factory=set)
+
+    def around(self, rules: Rules, caller: Caller, host: str) -> Rules:
+        """``rules`` for one request: with ``mode`` inbox, its asks wait for the inbox, all
+        before one deadline (a Codex patch's changes share it)."""
+        if self.settings.mode != "inbox":
+            return rules
+        return Asking(rules, self, caller, host, time.time() + self.settings.wait)
+
+    def answered(self, id: str) -> None:
+        """Wake the request waiting on ask ``id`` here, if any (its answer is in the store)."""
+        woken = self._woken.get(id)
+        if woken is not None:
+            woken.set()
+
+    async def wait(self, ruling: Ruling, payload: Mapping[str, Any], asker: Asking) -> Ruling:
+        """``ruling`` (an ask) once the inbox answered it, or its deadline passed."""
+        ask = live_ask(ruling, payload, asker.caller, asker.host, asker.deadline)
+        woken = self._woken[ask.id] = asyncio.Event()
+        try:
+            try:
+                await asyncio.to_thread(self.store.put_ask, ask)
+            except Exception as exc:  # nobody can answer it: as if nobody did
+                return self._expired(ruling, ask, f"it could not be kept for the inbox: {exc}")
+            if self.told is not None:
+                telling = asyncio.ensure_future(self.told(ask))
+                self._telling.add(telling)
+                telling.add_done_callback(self._telling.discard)
+            answer = await self._answer(ask, woken)
+        finally:
+            self._woken.pop(ask.id, None)
+        asker.asked = {"id": ask.id, "deadline": ask.deadline, **(answer or {})}
+        if answer is None:
+            return self._expired(ruling, ask, None)
+        return answered(ruling, answer)
+
+    async def _answer(self, ask: LiveAsk, woken: asyncio.Event) -> dict[str, Any] | None:
+        """The ask's answer once given; None when the deadline passed first and the expiry
+        is the answer (this process filled the slot)."""
+        while (left := ask.deadline - time.time()) > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(woken.wait(), min(self.poll, left))
+            found = await asyncio.to_thread(self.store.get_ask, ask.id)
+            if found is not None and found.answer is not None:
+                return found.answer
+        expiry = {"permission": self.settings.on_expiry, "via": "expiry", "at": time.time()}
+        if await asyncio.to_thread(self.store.answer_ask, ask.id, expiry):
+            return None
+        found = await asyncio.to_thread(self.store.get_ask, ask.id)  # a person came first
+        return found.answer if found is not None and found.answer is not None else None
+
+    def _expired(self, ruling: Ruling, ask: LiveAsk, failed: str | None) -> Ruling:
+        """The configured answer of an ask nobody answered, on record."""
+        when = time.strftime("%H:%M:%S UTC", time.gmtime(ask.deadline))
+        why = failed or f"nobody answered it in the inbox by its deadline ({when})"
+        said = f"hookline asked a person about this call and {why}: " + (
+            "it is refused" if self.settings.on_expiry == "deny" else "the host asks"
+        )
+        made = expiry_entry(ask, self.settings.on_expiry, said, failed=failed)
+        self.audit.add(replace(made, data=self.audit.redactor.redact(made.data)))
+        self.audit.flush()
+        if self.settings.on_expiry != "deny":
+            return ruling
+        decision = Decision("deny", said, origin="unanswered")
+        answer = answer_for(ruling.event, decision)
+        return replace(ruling, decision=decision, answer=answer, origin="unanswered")
+
+
+class Asking:
+    """The ``Rules`` of one request whose asks wait for the inbox; ``asked`` says the last one
+    waited on and its answer, for the call's record."""
+
+    def __init__(self, rules: Rules, asks: Asks, caller: Caller, host: str, deadline: float):
+        self.rules, self.asks, self.caller, self.host = rules, asks, caller, host
+        self.deadline = deadline
+        self.asked: dict[str, Any] | None = None
+
+    async def rule(self, payload: Mapping[str, Any]) -> Ruling:
+        ruling = await self.rules.rule(payload)
+        if ruling.event != PreToolUse.name or ruling.decision.permission != "ask":
+            return ruling
+        return await self.asks.wait(ruling, payload, self)
+
+
+def live_ask(
+    ruling: Ruling, payload: Mapping[str, Any], caller: Caller, host: str, deadline: float
+) -> LiveAsk:
+    """What the approver must see of an asked call: the final input (a hook's rewrite
+    applied), exactly, and who asked and why."""
+    decision = ruling.decision
+    given = payload.get("tool_input")
+    final = decision.updated_input if decision.updated_input is not None else given
+    hooks = [hook_run(run) for run in ruling.runs if run.decision in _ASKING]
+    said = {
+        "host": host,
+        "session_id": ruling.session_id,
+        "tool_use_id": ruling.tool_use_id,
+        "cwd": ruling.cwd,
+        "tool": ruling.tool,
+        "input": final if isinstance(final, dict) else {},
+        "original_input": given if decision.updated_input is not None else None,
+        "reason": decision.reason,
+        # the judge hands the permission layer's own asks (a rule, the mode, a tier) to the
+        # host as an ask nobody here answered: that is who asked
+        "origin": "permission" if ruling.origin == "unanswered" else ruling.origin,
+        "hooks": hooks,
+        **caller.fields(),
+    }
+    kept = {key: value for key, value in said.items() if value not in (None, [], "")}
+    return LiveAsk(secrets.token_hex(12), time.time(), deadline, kept)
+
+
+def answered(ruling: Ruling, answer: Mapping[str, Any]) -> Ruling:
+    """``ruling`` (an ask) as a person answered it: allow (the input as the hooks left it) or
+    deny with their message; an expiry's ``ask`` leaves it to the host."""
+    permission = answer.get("permission")
+    by = f"{answer.get('by', 'someone')} ({answer.get('via', 'inbox')})"
+    if permission == "allow":
+        decision = replace(ruling.decision, permission="allow", reason=f"approved by {by}")
+    elif permission == "deny":
+        message = answer.get("message") or f"denied by {by}"
+        decision = Decision("deny", str(message))
+    else:
+        return ruling
+    decision = replace(decision, origin="approver")
+    return replace(
+        ruling, decision=decision, answer=answer_for(ruling.event, decision), origin="approver"
+    )
+
+
+def expiry_entry(ask: LiveAsk, answer: str, said: str, *, failed: str | None) -> AuditEntry:
+    """The ``live_ask`` record of an ask nobody answered in time (or that could not be kept)."""
+    data = {
+        "ask": ask.id,
+        "host": ask.ask.get("host"),
+        "deadline": ask.deadline,
+        "answer": answer,
+        "said": said,
+        "by": "hookline serve",
+        "via": "expiry",
+    }
+    for key in ("agent", "tenant", "user", "peer"):
+        if ask.ask.get(key):
+            data[key] = ask.ask[key]
+    if failed:
+        data["failure"] = failed
+    return AuditEntry(
+        kind=KIND,
+        session_id=ask.ask.get("session_id"),
+        tool_use_id=ask.ask.get("tool_use_id"),
+        event=PreToolUse.name,
+        tool=ask.ask.get("tool"),
+        decision="expired" if failed is None else "failed",
+        permission=answer,
+        data=data,
+    )

@@ -1,0 +1,423 @@
+"""``hookline serve --asks inbox --inbox``: a host's call the policy asks about waits for a
+person in the inbox the server serves under ``/inbox``, and the host gets their answer.
+
+A real server on 127.0.0.1 (uvicorn in a thread; a real ``hookline serve`` process for the
+race across servers); the host is an httpx POST shaped as Claude Code's (or Gemini CLI's)
+hook, waiting in a thread; the approver is a signed-in browser (``inbox_server.People``). A
+test answers only once the ask is in the store (``asked``), never after a sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from cli_runner import HOOKLINE, src_env
+from hookline._cli.serve_asks import INBOX_PATH, Fleet
+from hookline._hosts.gemini import GEMINI_PATH
+from hookline._inbox import links
+from hookline._project import load_project
+from hookline._serve.app import CLAUDE_CODE_PATH, create_app
+from hookline._serve.asks import AskSettings
+from hookline._serve.judge import Judge
+from hookline._serve.server import bind, server, url
+from hookline.audit._redact import Redactor
+from hookline.audit._writer import JSONL_NAME, AuditWriter
+from hookline.storage import AskStore, LiveAsk, open_store
+from inbox_server import People, add_users, csrf
+from postgres_schema import fresh_schema
+
+#: The policy: a deploy is asked about (a permission rule); anything else Bash runs is the
+#: host's to decide.
+SETTINGS = {"permissions": {"ask": ["Bash(deploy *)"]}}
+HOSTILE = "deploy <script>alert(1)</script>\x1b[2J\u202e --to раypal"
+LINK_KEY = b"k" * 32
+
+
+@pytest.fixture
+def policy(tmp_path: Path) -> Path:
+    folder = tmp_path / "policy"
+    (folder / ".claude").mkdir(parents=True)
+    (folder / ".claude" / "settings.json").write_text(json.dumps(SETTINGS))
+    return folder
+
+
+@pytest.fixture
+def users(tmp_path: Path) -> Path:
+    path = tmp_path / "users.json"
+    add_users(path)
+    return path
+
+
+@contextmanager
+def serving(
+    policy: Path,
+    state: Path,
+    users: Path,
+    *,
+    wait: float = 20.0,
+    expiry: str = "deny",
+    store: str | None = None,
+) -> Iterator[str]:
+    """``hookline serve --asks inbox --inbox`` for ``policy`` on a free port: its URL."""
+    project = load_project(policy, trust=True)
+    with AuditWriter.open(state, store=store, redactor=Redactor(project.redact)) as audit:
+        sock = bind("127.0.0.1", 0)
+        where = url(sock)
+        fleet = Fleet(AskSettings("inbox", wait, expiry), True, users, (), None, b"s" * 32,
+                      LINK_KEY)  # fmt: skip
+        asks, mounts = fleet.wired(audit, str(policy), store, where)
+        app = create_app(Judge(project), audit, asks=asks, mounts=mounts)
+        served = server(app)
+        served.config.timeout_graceful_shutdown = 2
+        thread = threading.Thread(target=served.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        try:
+            while not served.started:  # readiness, polled (the test's timeout bounds it)
+                assert thread.is_alive(), "the server stopped before it started"
+                time.sleep(0.01)
+            yield where
+        finally:
+            served.should_exit = True
+            thread.join(timeout=30)
+            sock.close()
+    assert not thread.is_alive(), "the server did not stop"
+
+
+def deploy(cwd: Path, command: str = "deploy prod") -> dict[str, Any]:
+    """Claude Code's PreToolUse of a Bash call the policy asks about."""
+    return {
+        "session_id": "d0bec9ad-936a-48ca-a213-75c3297749fd",
+        "transcript_path": "/home/u/.claude/projects/p/d0bec9ad.jsonl",
+        "cwd": str(cwd),
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "toolu_deploy",
+    }
+
+
+def posted(pool: ThreadPoolExecutor, where: str, body: dict[str, Any]) -> Future[httpx.Response]:
+    """The host's hook call, waiting for its answer in a thread."""
+    return pool.submit(httpx.post, where, json=body, timeout=60)
+
+
+def asked(store: AskStore, *, count: int = 1) -> list[LiveAsk]:
+    """The live asks once ``count`` wait in the store (the test's timeout bounds the wait)."""
+    while len(found := store.waiting_asks()) < count:
+        time.sleep(0.01)
+    return found
+
+
+def permission(answer: httpx.Response) -> tuple[str, str]:
+    assert answer.status_code == 200, answer.text
+    said = answer.json()["hookSpecificOutput"]
+    return said["permissionDecision"], said.get("permissionDecisionReason", "")
+
+
+def answer_ask(client: httpx.Client, ask: str, action: str, **fields: str) -> httpx.Response:
+    """POST the inbox's answer form for live ask ``ask``, with the page's CSRF token."""
+    token = csrf(client.get("/").text)
+    return client.post("/answer", data={"csrf": token, "ask": ask, "action": action, **fields})
+
+
+def records(state: Path, kind: str) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in (state / JSONL_NAME).read_text().splitlines()]
+    return [row for row in rows if row["kind"] == kind]
+
+
+@pytest.fixture
+def pool() -> Iterator[ThreadPoolExecutor]:
+    with ThreadPoolExecutor(4) as threads:
+        yield threads
+
+
+def test_a_host_waits_and_is_allowed_once_an_approver_approves_in_the_inbox(
+    policy: Path, users: Path, tmp_path: Path, pool: ThreadPoolExecutor
+) -> None:
+    state = tmp_path / "state"
+    with serving(policy, state, users) as where:
+        people = People(where + INBOX_PATH)
+        host = posted(pool, where + CLAUDE_CODE_PATH, deploy(tmp_path))
+        store = open_store(None, state_dir=state)
+        [ask] = asked(store)
+        assert ask.ask["input"] == {"command": "deploy prod"}
+        said = (ask.ask["tool"], ask.ask["host"], ask.ask["origin"])
+        assert said == ("Bash", "claude-code", "permission")
+        assert "rule Bash(deploy *) asks for it" in ask.ask["reason"]
+        assert ask.deadline - ask.created <= 20.5
+        ann = people.sign_in("ann")
+        page = ann.get("/").text
+        assert f'id="a-{ask.id}"' in page and "claude-code waits on this call" in page
+        done = answer_ask(ann, ask.id, "approve", why="release day")
+        assert done.status_code == 200 and "the host is told allow" in done.text, done.text
+        assert permission(host.result()) == ("allow", "approved by ann (inbox)")
+        again = answer_ask(ann, ask.id, "deny")
+        assert again.status_code == 409 and "answered already" in again.text
+        people.close()
+        store.close()
+    given = records(state, "inbox_answer")
+    assert [(g["data"]["ask"], g["decision"], g["data"]["by"], g["data"]["role"],
+             g["data"]["via"], g["data"]["applied"]) for g in given] == [
+        (ask.id, "approve", "ann", "approver", "inbox", True),
+        (ask.id, "deny", "ann", "approver", "inbox", False),
+    ]  # fmt: skip
+    assert given[0]["data"]["why"] == "release day"
+    [served] = records(state, "served")
+    assert (served["permission"], served["data"]["origin"]) == ("allow", "approver")
+    assert served["data"]["live_ask"]["id"] == ask.id
+    assert served["data"]["live_ask"]["by"] == "ann"
+
+
+def test_a_deny_carries_the_approvers_message_to_the_model(
+    policy: Path, users: Path, tmp_path: Path, pool: ThreadPoolExecutor
+) -> None:
+    state = tmp_path / "state"
+    with serving(policy, state, users) as where:
+        people = People(where + INBOX_PATH)
+        host = posted(pool, where + CLAUDE_CODE_PATH, deploy(tmp_path))
+        store = open_store(None, state_dir=state)
+        [ask] = asked(store)
+        done = answer_ask(people.sign_in("ann"), ask.id, "deny", message="use staging first")
+        assert done.status_code == 200, done.text
+        assert permission(host.result()) == ("deny", "use staging first")
+        people.close()
+        store.close()
+    [served] = records(state, "served")
+    assert served["data"]["live_ask"]["message"] == "use staging first"
+
+
+def test_an_ask_nobody_answers_is_denied_at_its_deadline_and_a_late_answer_is_refused(
+    policy: Path, users: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    with serving(policy, state, users, wait=1.0) as where:
+        people = People(where + INBOX_PATH)
+        ann = people.sign_in("ann")
+        token = csrf(ann.get("/").text)
+        started = time.monotonic()
+        decision, reason = permission(
+            httpx.post(where + CLAUDE_CODE_PATH, json=deploy(tmp_path), timeout=60)
+        )
+        assert time.monotonic() - started < 10
+        assert decision == "deny"
+        assert re.search(r"nobody answered it in the inbox by its deadline \(\d\d:\d\d:\d\d UTC\)",
+                         reason), reason  # fmt: skip
+        store = open_store(None, state_dir=state)
+        [row] = records(state, "live_ask")
+        late = ann.post("/answer", data={"csrf": token, "ask": row["data"]["ask"],
+                                         "action": "approve"})  # fmt: skip
+        assert late.status_code == 409 and "this ask expired at" in late.text
+        people.close()
+        store.close()
+    assert (row["decision"], row["permission"], row["data"]["via"]) == ("expired", "deny", "expiry")
+    [served] = records(state, "served")
+    assert (served["permission"], served["data"]["origin"]) == ("deny", "unanswered")
+    [refused] = records(state, "inbox_answer")
+    assert (refused["data"]["applied"], refused["data"]["ask"]) == (False, row["data"]["ask"])
+
+
+def test_on_expiry_ask_the_host_asks_its_user(policy: Path, users: Path, tmp_path: Path) -> None:
+    with serving(policy, tmp_path / "state", users, wait=1.0, expiry="ask") as where:
+        answer = httpx.post(where + CLAUDE_CODE_PATH, json=deploy(tmp_path), timeout=60)
+    assert permission(answer)[0] == "ask"
+
+
+def test_a_viewer_cannot_answer_and_hostile_input_is_shown_inert(
+    policy: Path, users: Path, tmp_path: Path, pool: ThreadPoolExecutor
+) -> None:
+    state = tmp_path / "state"
+    with serving(policy, state, users) as where:
+        people = People(where + INBOX_PATH)
+        host = posted(pool, where + CLAUDE_CODE_PATH, deploy(tmp_path, HOSTILE))
+        store = open_store(None, state_dir=state)
+        [ask] = asked(store)
+        assert ask.ask["input"] == {"command": HOSTILE}  # kept exactly as the host sent it
+        vic = people.sign_in("vic")
+        page = vic.get("/").text
+        assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+        assert "\x1b" not in page and "\u202e" not in page and "\\u202e" in page
+        assert "mixes scripts (CYRILLIC, LATIN)" in page
+        assert "only an approver answers" in page and 'value="approve"' not in page
+        refused = answer_ask(vic, ask.id, "approve")
+        assert refused.status_code == 403
+        assert [a.id for a in store.waiting_asks()] == [ask.id]  # still waiting
+        answer_ask(people.sign_in("ann"), ask.id, "deny", message="no")
+        assert permission(host.result())[0] == "deny"
+        people.close()
+        store.close()
+    tries = records(state, "inbox_answer")
+    said = [(t["data"]["by"], t["decision"]) for t in tries]
+    assert said == [("vic", "refused"), ("ann", "deny")]
+
+
+def test_a_signed_link_approves_a_live_ask_and_only_once(
+    policy: Path, users: Path, tmp_path: Path, pool: ThreadPoolExecutor
+) -> None:
+    state = tmp_path / "state"
+    with serving(policy, state, users) as where:
+        people = People(where + INBOX_PATH)
+        host = posted(pool, where + CLAUDE_CODE_PATH, deploy(tmp_path))
+        store = open_store(None, state_dir=state)
+        [ask] = asked(store)
+        made = links.Link(ask.id, "toolu_deploy", "approve", ask.deadline, ask.created, "ask")
+        token = links.make(LINK_KEY, made)
+        ann = people.sign_in("ann")
+        opened = ann.get(f"/link?t={token}")
+        assert opened.status_code == 200 and "deploy prod" in opened.text
+        form = {"csrf": csrf(opened.text), "t": token}
+        assert ann.post("/link", data=form).status_code == 200
+        assert permission(host.result()) == ("allow", "approved by ann (link)")
+        assert ann.post("/link", data=form).status_code == 409
+        people.close()
+        store.close()
+
+
+def test_the_stream_tells_of_a_live_ask_that_appears_and_is_answered(
+    policy: Path, users: Path, tmp_path: Path, pool: ThreadPoolExecutor
+) -> None:
+    state = tmp_path / "state"
+    with serving(policy, state, users) as where:
+        people = People(where + INBOX_PATH)
+        ann = people.sign_in("ann")
+        answerer = people.sign_in("ann")
+        seen: list[list[Any]] = []
+        host = None
+        with ann.stream("GET", "/events") as events:
+            for line in events.iter_lines():
+                if not line.startswith("data: "):
+                    continue
+                seen.append(json.loads(line[6:]))
+                if len(seen) == 1:
+                    host = posted(pool, where + CLAUDE_CODE_PATH, deploy(tmp_path))
+                elif seen[-1] and len(seen[-1][0]) == 4:  # a live ask, with its id
+                    answer_ask(answerer, seen[-1][0][3], "approve")
+                elif not seen[-1] and len(seen) > 2:
+                    break
+        assert host is not None and permission(host.result())[0] == "allow"
+        people.close()
+    assert seen[0] == [] and seen[-1] == []
+
+
+def test_a_gemini_call_waits_too_and_gets_the_answer_in_geminis_words(
+    policy: Path, users: Path, tmp_path: Path, pool: ThreadPoolExecutor
+) -> None:
+    state = tmp_path / "state"
+    body = {
+        "session_id": "g1",
+        "transcript_path": "/tmp/g1.json",
+        "cwd": str(tmp_path),
+        "hook_event_name": "BeforeTool",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "deploy prod"},
+    }
+    with serving(policy, state, users) as where:
+        people = People(where + INBOX_PATH)
+        host = posted(pool, where + GEMINI_PATH, body)
+        store = open_store(None, state_dir=state)
+        [ask] = asked(store)
+        assert ask.ask["host"] == "gemini"
+        answer_ask(people.sign_in("ann"), ask.id, "deny", message="not from gemini")
+        said = host.result()
+        people.close()
+        store.close()
+    assert said.status_code == 200 and said.json()["decision"] == "deny"
+    assert "not from gemini" in said.json()["reason"]
+
+
+def _race(clients: list[httpx.Client], ask: str) -> list[int]:
+    """Each client answers ``ask`` at the same moment; their status codes."""
+    tokens = [csrf(client.get("/").text) for client in clients]
+    barrier, codes = threading.Barrier(len(clients)), []
+
+    def go(client: httpx.Client, token: str, action: str) -> None:
+        barrier.wait()
+        form = {"csrf": token, "ask": ask, "action": action, "message": "no"}
+        codes.append(client.post("/answer", data=form).status_code)
+
+    actions = ["approve", "deny"] * len(clients)
+    threads = [threading.Thread(target=go, args=(c, t, a))
+               for c, t, a in zip(clients, tokens, actions, strict=False)]  # fmt: skip
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sorted(codes)
+
+
+def test_two_answers_at_once_exactly_one_wins(
+    policy: Path, users: Path, tmp_path: Path, pool: ThreadPoolExecutor
+) -> None:
+    state = tmp_path / "state"
+    with serving(policy, state, users) as where:
+        people = People(where + INBOX_PATH)
+        host = posted(pool, where + CLAUDE_CODE_PATH, deploy(tmp_path))
+        store = open_store(None, state_dir=state)
+        [ask] = asked(store)
+        codes = _race([people.sign_in("ann"), people.sign_in("ann")], ask.id)
+        assert codes == [200, 409]
+        decision = permission(host.result())[0]
+        found = store.get_ask(ask.id)
+        assert found is not None and found.answer is not None
+        assert decision == found.answer["permission"]
+        people.close()
+        store.close()
+    applied = [g["data"]["applied"] for g in records(state, "inbox_answer")]
+    assert sorted(applied) == [False, True]
+
+
+@contextmanager
+def serve_process(policy: Path, state: Path, users: Path, store: str) -> Iterator[str]:
+    """A real ``hookline serve --asks inbox --inbox`` process on ``store``: its URL."""
+    args = [*HOOKLINE, "serve", "--cwd", str(policy), "--port", "0", "--state-dir", str(state),
+            "--store", store, "--asks", "inbox", "--inbox",
+            "--inbox-users", str(users)]  # fmt: skip
+    process = subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=src_env()
+    )
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()  # blocks until it listens
+        assert " on http://127.0.0.1:" in first, process.stderr.read() if process.stderr else ""
+        yield first.split(" on ", 1)[1].strip().removesuffix(CLAUDE_CODE_PATH)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+
+
+def test_on_postgresql_two_servers_answering_at_once_exactly_one_wins(
+    policy: Path, users: Path, tmp_path: Path, pool: ThreadPoolExecutor
+) -> None:
+    with fresh_schema() as (_, pg):
+        other = tmp_path / "other"
+        with (
+            serve_process(policy, other, users, pg) as elsewhere,
+            serving(policy, tmp_path / "state", users, store=pg) as where,
+        ):
+            host = posted(pool, where + CLAUDE_CODE_PATH, deploy(tmp_path))
+            store = open_store(pg, state_dir=tmp_path)
+            [ask] = asked(store)
+            here, there = People(where + INBOX_PATH), People(elsewhere + INBOX_PATH)
+            codes = _race([here.sign_in("ann"), there.sign_in("ann")], ask.id)
+            assert codes == [200, 409]
+            found = store.get_ask(ask.id)
+            assert found is not None and found.answer is not None
+            assert permission(host.result())[0] == found.answer["permission"]
+            here.close()
+            there.close()
+            store.close()
