@@ -107,7 +107,7 @@ def create_app(
     policies = Policies(judge) if isinstance(judge, Judge) else judge
 
     def rules(active: Active, part: str, host: str, caller: Caller, glass: Glass | None) -> Rules:
-        judged = active.judge if projects is None else Floored(active.judge, projects, part)
+        judged: Rules = active.judge if projects is None else Floored(active.judge, projects, part)
         if tracing is not None:
             judged = tracing.rules(judged, host=host, caller=caller, policy=active.digest.sha256)
         if asks is None or glass is not None:  # under a glass, every answer is the host's
