@@ -122,8 +122,13 @@ def canonical_json(value: Any) -> bytes:
 
 
 def digest(value: Any) -> str:
-    """SHA-256 (hex) of a JSON value's canonical form."""
-    return hashlib.sha256(canonical_json(value)).hexdigest()
+    """SHA-256 (hex) of a JSON value in sorted-key compact form, as orjson writes it (the
+    standard library's canonical form for what orjson refuses)."""
+    try:
+        data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        data = canonical_json(value)
+    return hashlib.sha256(data).hexdigest()
 
 
 def link(
