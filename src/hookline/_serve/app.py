@@ -18,6 +18,8 @@
                          valid token (``hookline doctor``)
     GET  /policy         the policy serving now, as JSON or in words (``_serve.policy_page``),
                          shown only to this machine and to a valid token
+    /inbox/...           with ``--inbox``, the browser inbox (``hookline._inbox``): the live
+                         asks (``hookline._serve.asks``) and the store's paused sessions
 
 Each hook request passes the gate first (``hookline._serve.gate``: its token, its rate); one
 turned away is answered and recorded by ``hookline._serve.refused``, and nothing is judged.
