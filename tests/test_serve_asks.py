@@ -16,7 +16,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -24,34 +24,31 @@ from typing import Any
 import httpx
 import pytest
 
+from asks_server import (
+    HOSTILE,
+    LINK_KEY,
+    answer_ask,
+    asked,
+    deploy,
+    permission,
+    policy_folder,
+    posted,
+    records,
+    serving,
+)
 from cli_runner import HOOKLINE, src_env
-from hookline._cli.serve_asks import INBOX_PATH, Fleet
+from hookline._cli.serve_asks import INBOX_PATH
 from hookline._hosts.gemini import GEMINI_PATH
 from hookline._inbox import links
-from hookline._project import load_project
-from hookline._serve.app import CLAUDE_CODE_PATH, create_app
-from hookline._serve.asks import AskSettings
-from hookline._serve.judge import Judge
-from hookline._serve.server import bind, server, url
-from hookline.audit._redact import Redactor
-from hookline.audit._writer import JSONL_NAME, AuditWriter
-from hookline.storage import AskStore, LiveAsk, open_store
+from hookline._serve.app import CLAUDE_CODE_PATH
+from hookline.storage import open_store
 from inbox_server import People, add_users, csrf
 from postgres_schema import fresh_schema
-
-#: The policy: a deploy is asked about (a permission rule); anything else Bash runs is the
-#: host's to decide.
-SETTINGS = {"permissions": {"ask": ["Bash(deploy *)"]}}
-HOSTILE = "deploy <script>alert(1)</script>\x1b[2J\u202e --to раypal"
-LINK_KEY = b"k" * 32
 
 
 @pytest.fixture
 def policy(tmp_path: Path) -> Path:
-    folder = tmp_path / "policy"
-    (folder / ".claude").mkdir(parents=True)
-    (folder / ".claude" / "settings.json").write_text(json.dumps(SETTINGS))
-    return folder
+    return policy_folder(tmp_path)
 
 
 @pytest.fixture
@@ -59,84 +56,6 @@ def users(tmp_path: Path) -> Path:
     path = tmp_path / "users.json"
     add_users(path)
     return path
-
-
-@contextmanager
-def serving(
-    policy: Path,
-    state: Path,
-    users: Path,
-    *,
-    wait: float = 20.0,
-    expiry: str = "deny",
-    store: str | None = None,
-) -> Iterator[str]:
-    """``hookline serve --asks inbox --inbox`` for ``policy`` on a free port: its URL."""
-    project = load_project(policy, trust=True)
-    with AuditWriter.open(state, store=store, redactor=Redactor(project.redact)) as audit:
-        sock = bind("127.0.0.1", 0)
-        where = url(sock)
-        fleet = Fleet(AskSettings("inbox", wait, expiry), True, users, (), None, b"s" * 32,
-                      LINK_KEY)  # fmt: skip
-        asks, mounts = fleet.wired(audit, str(policy), store, where)
-        app = create_app(Judge(project), audit, asks=asks, mounts=mounts)
-        served = server(app)
-        served.config.timeout_graceful_shutdown = 2
-        thread = threading.Thread(target=served.run, kwargs={"sockets": [sock]}, daemon=True)
-        thread.start()
-        try:
-            while not served.started:  # readiness, polled (the test's timeout bounds it)
-                assert thread.is_alive(), "the server stopped before it started"
-                time.sleep(0.01)
-            yield where
-        finally:
-            served.should_exit = True
-            thread.join(timeout=30)
-            sock.close()
-    assert not thread.is_alive(), "the server did not stop"
-
-
-def deploy(cwd: Path, command: str = "deploy prod") -> dict[str, Any]:
-    """Claude Code's PreToolUse of a Bash call the policy asks about."""
-    return {
-        "session_id": "d0bec9ad-936a-48ca-a213-75c3297749fd",
-        "transcript_path": "/home/u/.claude/projects/p/d0bec9ad.jsonl",
-        "cwd": str(cwd),
-        "permission_mode": "default",
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": "toolu_deploy",
-    }
-
-
-def posted(pool: ThreadPoolExecutor, where: str, body: dict[str, Any]) -> Future[httpx.Response]:
-    """The host's hook call, waiting for its answer in a thread."""
-    return pool.submit(httpx.post, where, json=body, timeout=60)
-
-
-def asked(store: AskStore, *, count: int = 1) -> list[LiveAsk]:
-    """The live asks once ``count`` wait in the store (the test's timeout bounds the wait)."""
-    while len(found := store.waiting_asks()) < count:
-        time.sleep(0.01)
-    return found
-
-
-def permission(answer: httpx.Response) -> tuple[str, str]:
-    assert answer.status_code == 200, answer.text
-    said = answer.json()["hookSpecificOutput"]
-    return said["permissionDecision"], said.get("permissionDecisionReason", "")
-
-
-def answer_ask(client: httpx.Client, ask: str, action: str, **fields: str) -> httpx.Response:
-    """POST the inbox's answer form for live ask ``ask``, with the page's CSRF token."""
-    token = csrf(client.get("/").text)
-    return client.post("/answer", data={"csrf": token, "ask": ask, "action": action, **fields})
-
-
-def records(state: Path, kind: str) -> list[dict[str, Any]]:
-    rows = [json.loads(line) for line in (state / JSONL_NAME).read_text().splitlines()]
-    return [row for row in rows if row["kind"] == kind]
 
 
 @pytest.fixture

@@ -1,0 +1,123 @@
+"""A real ``hookline serve --asks inbox --inbox`` on 127.0.0.1 for the tests, and its host.
+
+``serving(...)`` runs the app in uvicorn on a thread, on a free port, with a policy whose rule
+asks about a deploy (``policy_folder``); ``deploy`` is Claude Code's PreToolUse of one,
+``posted`` the host's POST waiting in a thread, ``asked`` the live asks once they are in the
+store (a test answers only then), ``answer_ask`` the inbox's form posted.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from hookline._cli.serve_asks import Fleet
+from hookline._project import load_project
+from hookline._serve.app import create_app
+from hookline._serve.asks import AskSettings
+from hookline._serve.judge import Judge
+from hookline._serve.server import bind, server, url
+from hookline.audit._redact import Redactor
+from hookline.audit._writer import JSONL_NAME, AuditWriter
+from hookline.storage import AskStore, LiveAsk
+from inbox_server import csrf
+
+#: The policy: a deploy is asked about (a permission rule); anything else Bash runs is the
+#: host's to decide.
+SETTINGS = {"permissions": {"ask": ["Bash(deploy *)"]}}
+HOSTILE = "deploy <script>alert(1)</script>\x1b[2J\u202e --to раypal"
+LINK_KEY = b"k" * 32
+
+
+@contextmanager
+def serving(
+    policy: Path,
+    state: Path,
+    users: Path,
+    *,
+    wait: float = 20.0,
+    expiry: str = "deny",
+    store: str | None = None,
+) -> Iterator[str]:
+    """``hookline serve --asks inbox --inbox`` for ``policy`` on a free port: its URL."""
+    project = load_project(policy, trust=True)
+    with AuditWriter.open(state, store=store, redactor=Redactor(project.redact)) as audit:
+        sock = bind("127.0.0.1", 0)
+        where = url(sock)
+        fleet = Fleet(AskSettings("inbox", wait, expiry), True, users, (), None, b"s" * 32,
+                      LINK_KEY)  # fmt: skip
+        asks, mounts = fleet.wired(audit, str(policy), store, where)
+        app = create_app(Judge(project), audit, asks=asks, mounts=mounts)
+        served = server(app)
+        served.config.timeout_graceful_shutdown = 2
+        thread = threading.Thread(target=served.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        try:
+            while not served.started:  # readiness, polled (the test's timeout bounds it)
+                assert thread.is_alive(), "the server stopped before it started"
+                time.sleep(0.01)
+            yield where
+        finally:
+            served.should_exit = True
+            thread.join(timeout=30)
+            sock.close()
+    assert not thread.is_alive(), "the server did not stop"
+
+
+def policy_folder(root: Path) -> Path:
+    """The server's folder: settings whose rule asks about a deploy."""
+    folder = root / "policy"
+    (folder / ".claude").mkdir(parents=True)
+    (folder / ".claude" / "settings.json").write_text(json.dumps(SETTINGS))
+    return folder
+
+
+def deploy(cwd: Path, command: str = "deploy prod") -> dict[str, Any]:
+    """Claude Code's PreToolUse of a Bash call the policy asks about."""
+    return {
+        "session_id": "d0bec9ad-936a-48ca-a213-75c3297749fd",
+        "transcript_path": "/home/u/.claude/projects/p/d0bec9ad.jsonl",
+        "cwd": str(cwd),
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "toolu_deploy",
+    }
+
+
+def posted(pool: ThreadPoolExecutor, where: str, body: dict[str, Any]) -> Future[httpx.Response]:
+    """The host's hook call, waiting for its answer in a thread."""
+    return pool.submit(httpx.post, where, json=body, timeout=60)
+
+
+def asked(store: AskStore, *, count: int = 1) -> list[LiveAsk]:
+    """The live asks once ``count`` wait in the store (the test's timeout bounds the wait)."""
+    while len(found := store.waiting_asks()) < count:
+        time.sleep(0.01)
+    return found
+
+
+def permission(answer: httpx.Response) -> tuple[str, str]:
+    assert answer.status_code == 200, answer.text
+    said = answer.json()["hookSpecificOutput"]
+    return said["permissionDecision"], said.get("permissionDecisionReason", "")
+
+
+def answer_ask(client: httpx.Client, ask: str, action: str, **fields: str) -> httpx.Response:
+    """POST the inbox's answer form for live ask ``ask``, with the page's CSRF token."""
+    token = csrf(client.get("/").text)
+    return client.post("/answer", data={"csrf": token, "ask": ask, "action": action, **fields})
+
+
+def records(state: Path, kind: str) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in (state / JSONL_NAME).read_text().splitlines()]
+    return [row for row in rows if row["kind"] == kind]
