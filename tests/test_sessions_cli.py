@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -84,6 +85,11 @@ BAD = {
     "two answers": (["SID", "--approve", "--deny", "x"], "--approve"),
     "edit not json": (["SID", "--edit", "{oops"], "--edit"),
     "edit not fitting": (["SID", "--edit", '{"file_path": 3}'], "does not fit Write"),
+    "unknown call": (["SID", "--answer", "t_zz=approve"], "no waiting call has the id 't_zz'"),
+    "not an answer": (["SID", "--answer", "t_w=maybe"], "is not an answer to one call"),
+    "both ways": (["SID", "--answer", "t_w=approve", "--approve"], "--answer was given with"),
+    "twice": (["SID", "--answer", "t_w=approve", "--answer", "t_w=deny:no"], "answered twice"),
+    "session deny": (["SID", "--deny", "no", "--for-session"], "nothing is approved as it is"),
 }
 
 
@@ -122,3 +128,76 @@ def test_list_skips_a_corrupt_row_with_one_warning_naming_it(paused: tuple[Path,
     shown = hookline("sessions", "show", "broken-1", cwd=project)
     assert shown.returncode != 0 and "session broken-1" in shown.stderr
     assert "Traceback" not in shown.stderr
+
+
+THREE_WRITES = {
+    "turns": [
+        {"tool_calls": [
+            {"id": "t_a", "name": "Write", "input": {"file_path": "a.txt", "content": "a"}},
+            {"id": "t_b", "name": "Write", "input": {"file_path": "b.txt", "content": "b"}},
+        ]},
+        {"tool_calls": [
+            {"id": "t_c", "name": "Write", "input": {"file_path": "c.txt", "content": "c"}},
+        ]},
+        {"text": "done"},
+    ]
+}  # fmt: skip
+
+
+@pytest.fixture
+def two_waiting(tmp_path: Path) -> tuple[Path, str]:
+    """A run paused with two Writes waiting (--defer-asks), a third to come after them."""
+    (tmp_path / "script.json").write_text(json.dumps(THREE_WRITES))
+    done = hookline("run", "write them", "--model", "scripted:script.json", "--defer-asks",
+                    "--output-format", "json", cwd=tmp_path)  # fmt: skip
+    out = json.loads(done.stdout)
+    assert [c["status"] for c in out["tool_calls"]] == ["deferred", "deferred"], done.stderr
+    return tmp_path, out["session_id"]
+
+
+def resumed(project: Path, session: str, *args: str) -> tuple[int, dict[str, Any]]:
+    done = hookline("sessions", "resume", session, *args, "--output-format", "json", cwd=project)
+    return done.returncode, json.loads(done.stdout)
+
+
+def waiting(project: Path, session: str) -> list[str]:
+    shown = json.loads(hookline("sessions", "show", session, "--json", cwd=project).stdout)
+    return [call["id"] for call in shown["waiting"]]
+
+
+def test_each_waiting_call_gets_its_own_answer(two_waiting: tuple[Path, str]) -> None:
+    project, session = two_waiting
+    code, out = resumed(project, session, "--answer", "t_a=approve", "--answer", "t_b=deny:not b")
+    calls = {c["tool_use_id"]: c for c in out["tool_calls"]}
+    assert calls["t_a"]["status"] == "executed" and (project / "a.txt").read_text() == "a"
+    assert (calls["t_b"]["status"], calls["t_b"]["reason"]) == ("blocked", "not b")
+    assert not (project / "b.txt").exists()
+    assert code == 4 and waiting(project, session) == ["t_c"]  # the next Write asks again
+    assert not (project / "c.txt").exists()
+
+
+def test_a_call_left_unanswered_waits_again(two_waiting: tuple[Path, str]) -> None:
+    project, session = two_waiting
+    code, _ = resumed(project, session, "--answer", "t_b=approve")
+    assert (project / "b.txt").read_text() == "b" and not (project / "a.txt").exists()
+    assert code == 4 and waiting(project, session) == ["t_a"]
+
+
+def test_an_approval_for_the_session_lets_later_edits_run_unasked(
+    two_waiting: tuple[Path, str],
+) -> None:
+    project, session = two_waiting
+    code, out = resumed(project, session, "--approve", "--for-session", "--user", "ana")
+    assert (code, out["stop_reason"]) == (0, "end_turn")
+    assert [(project / f"{n}.txt").read_text() for n in "abc"] == ["a", "b", "c"]
+    calls = {c["tool_use_id"]: c for c in out["tool_calls"]}
+    assert (calls["t_a"]["origin"], calls["t_a"]["approver"]) == ("approver", "cli:ana")
+    assert [calls[c]["origin"] for c in ("t_b", "t_c")] == ["mode", "mode"]  # nobody asked
+
+
+def test_without_for_session_the_later_edit_asks_again(two_waiting: tuple[Path, str]) -> None:
+    project, session = two_waiting
+    code, _ = resumed(project, session, "--approve")
+    assert (project / "a.txt").exists() and (project / "b.txt").exists()
+    assert code == 4 and waiting(project, session) == ["t_c"]
+    assert not (project / "c.txt").exists()

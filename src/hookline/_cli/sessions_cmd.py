@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from hookline._agent.observers import Observer
-from hookline._agent.saved.pause import Resumer, check, find, save
+from hookline._agent.saved.pause import Answers, Resumer, check, find, save
 from hookline._agent.saved.state import Turn
 from hookline._agent.session import STATE_DIR
 from hookline._claude.fingerprint import changes, fingerprint
-from hookline._cli.answers import answer_from_cli
+from hookline._cli.answers import answers_from_cli
 from hookline._cli.columns import print_aligned
 from hookline._cli.ids import unique_start
 from hookline._cli.launch import LENIENT_SETTINGS, OUTPUT_FORMAT, Launch, build_agent
@@ -29,6 +29,7 @@ from hookline._cli.resume_plan import masking, resume_plan
 from hookline._cli.session_listing import STATUSES, listed, print_details, row, summary_of
 from hookline._cli.show import Output, show
 from hookline._errors import ConfigError
+from hookline._tools.approvals import Approval
 from hookline.storage import SessionRecord, Store, open_store
 from hookline.storage._sql import SqlStore
 
@@ -144,6 +145,20 @@ def show_session(
 @click.option("--approve", is_flag=True, help="Approve the waiting call(s) as they are.")
 @click.option("--deny", default=None, metavar="MESSAGE", help="Deny them; the model reads why.")
 @click.option("--edit", default=None, metavar="JSON", help="Run this input instead, if it passes.")
+@click.option(
+    "--answer",
+    "per_call",
+    multiple=True,
+    metavar="ID=ANSWER",
+    help="Answer one waiting call: ID=approve, ID=deny:MESSAGE or ID=edit:JSON (repeatable; "
+    "a call left unanswered asks again).",
+)
+@click.option(
+    "--for-session",
+    is_flag=True,
+    help="An approval also allows, for the rest of the session, what the call's ask offered "
+    "(as 'always' at the terminal).",
+)
 @click.option("--user", default=None, help="Who resumes it (recorded in the audit log).")
 @click.option(
     "--via",
@@ -177,6 +192,8 @@ def resume(
     approve: bool,
     deny: str | None,
     edit: str | None,
+    per_call: tuple[str, ...],
+    for_session: bool,
     user: str | None,
     via: str,
     reload_settings: bool,
@@ -196,11 +213,11 @@ def resume(
     record = _find(_store(cwd, store), session_id, tenant)
     session_id = record.id  # the whole id, when a start of it was given
     checked = check(record, trust_edited_state=trust_edited_state)  # before its launch is used
-    answer = None
-    if checked.turn.waiting or approve or deny is not None or edit is not None:
-        answer = answer_from_cli(approve, deny, edit)
+    answer: Answers = None
+    if checked.turn.waiting or approve or deny is not None or edit is not None or per_call:
+        answer = answers_from_cli(approve, deny, edit, per_call, for_session=for_session)
         if user:
-            answer = replace(answer, approver=f"{via}:{user}")
+            answer = _by(answer, f"{via}:{user}")
     launch = Launch.saved(checked.launch, session=session_id)
     if lenient_settings:  # else as the run was started
         launch = replace(launch, lenient_settings=True)
@@ -210,6 +227,13 @@ def resume(
         user, reload_settings, tuple(changed), trust_edited_state, tenant, rerun_interrupted
     )
     show(agent, Output(format=output_format), lambda: agent.resume(session_id, answer, by=by))
+
+
+def _by(answer: Approval | dict[str, Approval], approver: str) -> Approval | dict[str, Approval]:
+    """The answer (or each call's) given by ``approver``."""
+    if isinstance(answer, Approval):
+        return replace(answer, approver=approver)
+    return {call: replace(each, approver=approver) for call, each in answer.items()}
 
 
 def _settings_changed(session_id: str, launch: Launch, *, reload: bool) -> list[str]:
