@@ -193,6 +193,11 @@ def test_an_approval_for_the_session_lets_later_edits_run_unasked(
     calls = {c["tool_use_id"]: c for c in out["tool_calls"]}
     assert (calls["t_a"]["origin"], calls["t_a"]["approver"]) == ("approver", "cli:ana")
     assert [calls[c]["origin"] for c in ("t_b", "t_c")] == ["mode", "mode"]  # nobody asked
+    audit = project / ".hookline" / "state" / "audit.jsonl"
+    records = [json.loads(line) for line in audit.read_text().splitlines()]
+    (approval,) = [r["data"] for r in records if r["kind"] == "approval"]
+    assert (approval["answered_by"], approval["scope"]) == ("cli:ana", "session")
+    assert approval["session_grant"]["mode"] == "acceptEdits"
 
 
 def test_without_for_session_the_later_edit_asks_again(two_waiting: tuple[Path, str]) -> None:
