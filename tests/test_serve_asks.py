@@ -36,7 +36,7 @@ from asks_server import (
     records,
     serving,
 )
-from cli_runner import HOOKLINE, src_env
+from cli_runner import HOOKLINE, hookline, src_env
 from hookline._cli.serve_asks import INBOX_PATH
 from hookline._hosts.gemini import GEMINI_PATH
 from hookline._inbox import links
@@ -44,6 +44,7 @@ from hookline._serve.app import CLAUDE_CODE_PATH
 from hookline.storage import open_store
 from inbox_server import People, add_users, csrf
 from postgres_schema import fresh_schema
+from test_inbox_notify import Receiver, receiving
 
 
 @pytest.fixture
@@ -300,11 +301,10 @@ def test_two_answers_at_once_exactly_one_wins(
 
 
 @contextmanager
-def serve_process(policy: Path, state: Path, users: Path, store: str) -> Iterator[str]:
-    """A real ``hookline serve --asks inbox --inbox`` process on ``store``: its URL."""
+def serve_process(policy: Path, state: Path, users: Path, *more: str) -> Iterator[str]:
+    """A real ``hookline serve --asks inbox --inbox`` process (with ``more`` options): its URL."""
     args = [*HOOKLINE, "serve", "--cwd", str(policy), "--port", "0", "--state-dir", str(state),
-            "--store", store, "--asks", "inbox", "--inbox",
-            "--inbox-users", str(users)]  # fmt: skip
+            "--asks", "inbox", "--inbox", "--inbox-users", str(users), *more]  # fmt: skip
     process = subprocess.Popen(
         args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=src_env()
     )
@@ -325,7 +325,7 @@ def test_on_postgresql_two_servers_answering_at_once_exactly_one_wins(
     with fresh_schema() as (_, pg):
         other = tmp_path / "other"
         with (
-            serve_process(policy, other, users, pg) as elsewhere,
+            serve_process(policy, other, users, "--store", pg) as elsewhere,
             serving(policy, tmp_path / "state", users, store=pg) as where,
         ):
             host = posted(pool, where + CLAUDE_CODE_PATH, deploy(tmp_path))
@@ -340,3 +340,43 @@ def test_on_postgresql_two_servers_answering_at_once_exactly_one_wins(
             here.close()
             there.close()
             store.close()
+
+
+def test_a_webhook_is_told_of_a_live_ask_and_its_signed_link_answers_it(
+    policy: Path, users: Path, tmp_path: Path, pool: ThreadPoolExecutor
+) -> None:
+    secret = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
+    receiver = Receiver()
+    state = tmp_path / "state"
+    with (
+        receiving(receiver) as hooks,
+        serve_process(policy, state, users, "--notify", f"json={hooks}/json") as where,
+    ):
+        host = posted(pool, where + CLAUDE_CODE_PATH, deploy(tmp_path, f"deploy --key {secret}"))
+        assert receiver.wait_for(1)
+        [(path, body)] = receiver.got
+        [call] = body["calls"]
+        assert (path, body["event"], call["tool"]) == ("/json", "approval.waiting", "Bash")
+        assert secret not in json.dumps(body)  # redacted as the audit keeps it
+        assert call["approve_url"].startswith(where + INBOX_PATH + "/link?t=")
+        ann = People(where + INBOX_PATH).sign_in("ann")
+        opened = ann.get(call["approve_url"].removeprefix(where + INBOX_PATH))
+        assert opened.status_code == 200, opened.text
+        token = call["approve_url"].split("t=", 1)[1]
+        assert ann.post("/link", data={"csrf": csrf(opened.text), "t": token}).status_code == 200
+        assert permission(host.result()) == ("allow", "approved by ann (link)")
+    [given] = records(state, "inbox_answer")
+    assert (given["data"]["via"], given["data"]["applied"]) == ("link", True)
+
+
+def test_the_inbox_without_users_or_a_wait_past_the_hooks_timeout_stops_the_start(
+    policy: Path, tmp_path: Path
+) -> None:
+    nobody = tmp_path / "nobody.json"
+    done = hookline("serve", "--cwd", str(policy), "--port", "0", "--inbox",
+                    "--inbox-users", str(nobody))  # fmt: skip
+    assert done.returncode != 0
+    assert str(nobody) in done.stderr and "hookline inbox user add" in done.stderr
+    long = hookline("serve", "--cwd", str(policy), "--port", "0", "--asks", "inbox",
+                    "--ask-wait", "40")  # fmt: skip
+    assert long.returncode == 2 and "--ask-wait" in long.stderr
