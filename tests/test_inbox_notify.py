@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from hookline._errors import ConfigError
 from hookline._inbox import links
 from hookline._inbox.notify import FORMATS, Notifier, Target
 from hookline._inbox.pending import Pending, pending_sessions
+from hookline.audit._writer import AuditWriter
 from hookline.storage import SqliteStore
 from inbox_server import add_users, paused_run, started
 from local_http import RecordingServer, serve
@@ -74,12 +76,7 @@ def receiving(receiver: Receiver) -> Iterator[str]:
 
 
 def waiting(project: Path) -> list[Pending]:
-    paused_run(project, command=COMMAND)
-    store = SqliteStore(project / ".hookline" / "state" / "hookline.db")
-    try:
-        return pending_sessions(store)
-    finally:
-        store.close()
+    return waiting_on(project, COMMAND)
 
 
 def notifier(url: str, *, said: list[str] | None = None) -> Notifier:
@@ -150,9 +147,81 @@ def test_a_running_inbox_tells_its_webhook_when_a_run_pauses(tmp_path: Path) -> 
             assert receiver.wait_for(1), "the pause waiting when the inbox started was not told"
             session = paused_run(project, command=COMMAND)
             assert receiver.wait_for(2), "the new pause was not told"
-    assert [body["session_id"] for _, body in receiver.got] == [before, session]  # each once
+        with started(project, users, *given):  # started again: what it told is on record
+            third = paused_run(project, command=COMMAND)
+            assert receiver.wait_for(3), "the pause after the restart was not told"
+    told = [before, session, third]
+    assert [body["session_id"] for _, body in receiver.got] == told  # each once, across starts
     path, body = receiver.got[1]
     assert path == "/json"
     [call] = body["calls"]
     assert call["approve_url"].startswith("https://inbox.example:8443/link?t=")
     assert SECRET not in json.dumps(body)
+
+
+def audit_of(project: Path) -> AuditWriter:
+    return AuditWriter.open(project / ".hookline" / "state")
+
+
+def test_what_was_told_is_on_record_and_not_told_again_after_a_restart(tmp_path: Path) -> None:
+    found = waiting(tmp_path)
+    receiver = Receiver()
+    with receiving(receiver) as url, audit_of(tmp_path) as audit:
+        first = Notifier((Target.parse(f"json={url}/json"),), audit=audit)
+        assert asyncio.run(first.newly(found)) == 1
+        again = Notifier((Target.parse(f"json={url}/json"),), audit=audit)  # a new process
+        assert asyncio.run(again.newly(found)) == 0
+    assert len(receiver.got) == 1
+    store = SqliteStore(tmp_path / ".hookline" / "state" / "hookline.db")
+    try:
+        (row,) = [r for r in store.audit_rows() if r.kind == "inbox_notify"]
+    finally:
+        store.close()
+    assert (row.session_id, row.decision) == (found[0].session_id, "notified")
+    assert row.data["formats"] == ["json"] and row.data["delivered"] == 1
+    assert row.data["calls"] == [found[0].calls[0].request.tool_use_id]
+
+
+def test_a_telling_nobody_received_is_tried_again_after_a_restart(tmp_path: Path) -> None:
+    found = waiting(tmp_path)
+    down, up = Receiver(fail=100), Receiver()
+    with audit_of(tmp_path) as audit:
+        with receiving(down) as url:
+            failing = Notifier((Target.parse(f"json={url}/json"),), audit=audit, backoff=0.001,
+                               say=lambda _: None)  # fmt: skip
+            assert asyncio.run(failing.newly(found)) == 0
+        with receiving(up) as url:
+            later = Notifier((Target.parse(f"json={url}/json"),), audit=audit)
+            assert asyncio.run(later.newly(found)) == 1
+    assert [body["session_id"] for _, body in up.got] == [found[0].session_id]
+
+
+def test_chat_text_forges_no_link_and_renders_no_markdown(tmp_path: Path) -> None:
+    forged = "echo '[Approve](https://evil.example/x) **now** # urgent' >> sentinel.txt"
+    found = waiting_on(tmp_path, forged)
+    receiver = Receiver()
+    with receiving(receiver) as url:
+        assert asyncio.run(notifier(url).newly(found)) == len(FORMATS)
+    bodies = {path.strip("/"): body for path, body in receiver.got}
+    embed = bodies["discord"]["embeds"][0]["description"]
+    links_in = re.findall(r"(?<!\\)\[([^\]]*)\]\(([^)]*)\)", embed)
+    assert links_in and all(u.startswith("https://inbox.example/link?t=") for _, u in links_in)
+    assert "\\[Approve\\]\\(https\\://evil.example/x\\)" in embed
+    card = bodies["teams"]["attachments"][0]["content"]
+    blocks = card["body"]
+    assert all(b["type"] == "RichTextBlock" for b in blocks)  # text runs: no markdown
+    runs = [run["text"] for b in blocks for run in b["inlines"]]
+    assert any("[Approve](https://evil.example/x)" in text for text in runs)
+    assert all(a["url"].startswith("https://inbox.example/link?t=") for a in card["actions"])
+    assert card["actions"] and card["actions"][0]["url"].startswith("https://inbox.example/link?t=")
+    slack_calls = [b for b in bodies["slack"]["blocks"][1:] if b["type"] == "section"]
+    assert all(b["text"]["type"] == "plain_text" for b in slack_calls)
+
+
+def waiting_on(project: Path, command: str) -> list[Pending]:
+    paused_run(project, command=command)
+    store = SqliteStore(project / ".hookline" / "state" / "hookline.db")
+    try:
+        return pending_sessions(store)
+    finally:
+        store.close()

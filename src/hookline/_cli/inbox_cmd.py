@@ -149,7 +149,7 @@ def inbox(
             listening = server_module.url(sock, tls=tls is not None)
             if targets:
                 inbox_url = public_url or listening
-                box.notifier = Notifier(targets, box.redactor, inbox_url, box.link_key)
+                box.notifier = Notifier(targets, box.redactor, inbox_url, box.link_key, audit=audit)
             echo(f"hookline inbox: {project} on {listening}/")
             _run(server_module.server(inbox_app.create_app(box), tls=tls), sock)
     finally:

@@ -12,17 +12,21 @@ the call in the inbox (a link never answers on its own: ``hookline._inbox.links`
 
 A live ask (a host's call waiting on its hook, ``hookline._inbox.live``) is told as a pause
 is, its links naming the ask. A pause is told once (by its session and the time it paused; a
-live ask by its id). A send that fails (no answer, a
-5xx, a 429) is tried again with growing waits (tenacity), a bounded number of times; one that
-still fails is said on stderr and dropped: a notification is a courtesy, the inbox and the
-store are the record. Nothing a webhook is sent has a secret the audit would keep out: every
-value passes the redactor, and the text that reaches a chat is escaped for it (Slack's ``&``,
-``<``, ``>``, so no ``<!channel>``; Discord's mentions parse nothing).
+live ask by its id), and each telling is on record (an ``inbox_notify`` record: which calls,
+which formats, how many were delivered), so an inbox started again does not tell again what it
+told before. A send that fails (no answer, a 5xx, a 429) is tried again with growing waits
+(tenacity), a bounded number of times; one that still fails is said on stderr and dropped: a
+notification is a courtesy, the inbox and the store are the record. Nothing a webhook is sent
+has a secret the audit would keep out: every value passes the redactor, and the text that
+reaches a chat is inert there: Slack's ``&``, ``<``, ``>`` escaped (no ``<!channel>``) and the
+calls in plain text; Teams' calls in text runs, which render no markdown; Discord's markdown
+escaped (no masked link a tool input could forge) and its mentions parsing nothing.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -41,9 +45,11 @@ from tenacity import (
 from hookline._errors import ConfigError
 from hookline._inbox.links import Link, make
 from hookline.audit._redact import Redactor, clip
+from hookline.storage._base import AuditEntry
 
 if TYPE_CHECKING:
     from hookline._inbox.pending import Pending, Waiting
+    from hookline.audit._writer import AuditWriter
 
 #: The formats a target may name, and the body each builds.
 FORMATS: Final = ("slack", "teams", "discord", "json")
@@ -53,6 +59,11 @@ LINK_LIFE: Final = 24 * 3600.0
 PREVIEW: Final = 200
 _ATTEMPTS: Final = 5
 _ACTIONS: Final = ("approve", "deny")
+#: The audit record of a telling, and its decision when a target received it.
+NOTIFY_KIND: Final = "inbox_notify"
+NOTIFIED: Final = "notified"
+#: What Discord's markdown reads as formatting, a link or a heading: escaped with a backslash.
+_DISCORD_MARKS: Final = re.compile(r"([\\*_~`|>\[\]()#:-])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,20 +112,60 @@ class Notifier:
     #: Seconds of the first wait between tries (then doubling): short in the tests.
     backoff: float = 1.0
     say: Callable[[str], None] = lambda text: print(text, file=sys.stderr)
+    #: Where each telling is recorded, and read back from when the inbox starts again.
+    audit: AuditWriter | None = None
     _told: set[tuple[str, float]] = field(default_factory=set)
+    _recalled: bool = False
 
     async def newly(self, found: Iterable[Pending]) -> int:
         """Tell of each pause in ``found`` not told before; how many notifications went out."""
+        found = [pause for pause in found if pause.calls]
+        self._recall(found)
         sent = 0
         for pause in found:
-            key = (pause.live.id if pause.live else pause.session_id, pause.paused_at)
-            if key in self._told or not pause.calls:
+            key = _key(pause)
+            if key in self._told:
                 continue
             self._told.add(key)
             calls = self.told(pause)
+            delivered = 0
             for target in self.targets:
-                sent += await self._send(target, body(target.format, calls, pause, self.inbox))
+                delivered += await self._send(target, body(target.format, calls, pause, self.inbox))
+            self._record(pause, delivered)
+            sent += delivered
         return sent
+
+    def _recall(self, found: list[Pending]) -> None:
+        """Once, before the first telling: the pauses among ``found`` told before, by the
+        audit's ``inbox_notify`` records (a telling nobody received is not one)."""
+        if self._recalled or self.audit is None or not found:
+            return
+        self._recalled = True
+        self.audit.flush(copy=True)  # what this process told is in the store too
+        store = self.audit.store_of()
+        if store is None:
+            return
+        since = min(pause.paused_at for pause in found)
+        for row in store.audit_rows(decision=NOTIFIED, since=since):
+            data = row.data or {}
+            if row.kind == NOTIFY_KIND and isinstance(data.get("paused_at"), (int, float)):
+                self._told.add((str(data.get("ask") or row.session_id), float(data["paused_at"])))
+
+    def _record(self, pause: Pending, delivered: int) -> None:
+        """The ``inbox_notify`` record of one telling."""
+        if self.audit is None:
+            return
+        data = {
+            "ask": pause.live.id if pause.live else None,
+            "paused_at": pause.paused_at,
+            "calls": [waiting.request.tool_use_id for waiting in pause.calls],
+            "formats": [target.format for target in self.targets],
+            "delivered": delivered,
+        }
+        said = NOTIFIED if delivered else "not_delivered"
+        entry = AuditEntry(kind=NOTIFY_KIND, session_id=pause.session_id, decision=said, data=data)
+        self.audit.add(entry)
+        self.audit.flush()
 
     def told(self, pause: Pending) -> list[Told]:
         return [self._call(pause, waiting) for waiting in pause.calls]
@@ -160,6 +211,11 @@ class Notifier:
             if self.client is None:
                 await client.aclose()
         return 1
+
+
+def _key(pause: Pending) -> tuple[str, float]:
+    """What a pause is told by once: the live ask's id or the session's, and when it paused."""
+    return (pause.live.id if pause.live else pause.session_id, pause.paused_at)
 
 
 def _worth_again(exc: BaseException) -> bool:
@@ -213,11 +269,10 @@ def _slack(calls: list[Told], pause: Pending, inbox: str | None) -> dict[str, An
 
 
 def _teams(calls: list[Told], pause: Pending, inbox: str | None) -> dict[str, Any]:
-    head = {"type": "TextBlock", "text": _headline(calls, pause), "weight": "Bolder", "wrap": True}
-    texts = [head]
+    texts = [_text_run(_headline(calls, pause), weight="Bolder")]
     actions = []
     for call in calls:
-        texts.append({"type": "TextBlock", "text": _line(call), "wrap": True})
+        texts.append(_text_run(_line(call)))
         actions += [
             {"type": "Action.OpenUrl", "title": f"{label} {call.tool}", "url": url}
             for label, url in (("Approve…", call.approve), ("Deny…", call.deny))
@@ -229,15 +284,26 @@ def _teams(calls: list[Told], pause: Pending, inbox: str | None) -> dict[str, An
     return {"type": "message", "attachments": [attachment]}
 
 
+def _text_run(text: str, **style: str) -> dict[str, Any]:
+    """A Teams card's paragraph of ``text`` as it is: a text run renders no markdown."""
+    run = {"type": "TextRun", "text": text, **style}
+    return {"type": "RichTextBlock", "inlines": [run]}
+
+
 def _discord(calls: list[Told], pause: Pending, inbox: str | None) -> dict[str, Any]:
-    lines = [_line(call) for call in calls]
+    lines = [_discord_escape(_line(call)) for call in calls]
     links = [f"[{label}]({url})" for call in calls
              for label, url in (("approve", call.approve), ("deny", call.deny)) if url]  # fmt: skip
-    embed = {"title": _headline(calls, pause)[:256], "description": "\n".join(lines + links)[:4000]}
+    headline = _discord_escape(_headline(calls, pause))
+    embed = {"title": headline[:256], "description": "\n".join(lines + links)[:4000]}
     if inbox:
         embed["url"] = inbox
-    return {"content": _headline(calls, pause)[:2000], "embeds": [embed],
-            "allowed_mentions": {"parse": []}}  # fmt: skip
+    return {"content": headline[:2000], "embeds": [embed], "allowed_mentions": {"parse": []}}
+
+
+def _discord_escape(text: str) -> str:
+    """``text`` with each character Discord's markdown acts on escaped."""
+    return _DISCORD_MARKS.sub(r"\\\1", text)
 
 
 def _json(calls: list[Told], pause: Pending, inbox: str | None) -> dict[str, Any]:
