@@ -9,6 +9,7 @@ input field on its own line(s), wrapped — never cut — with every wrapped con
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import shutil
@@ -68,6 +69,7 @@ def prompt_lines(r: ApprovalRequest, width: int) -> list[Line]:
     rows.append(Line(f"  input ({size}):", {}))
     for key, value in r.tool_input.items():
         rows += _field(str(key), value, width)
+    rows += _change(r.tool_input, width)
     if r.original_input is not None and r.original_input != r.tool_input:
         rows.append(Line("  rewritten by a hook (original → rewritten):", {}))
         for sign, text in _diff(r.original_input, r.tool_input):
@@ -151,9 +153,61 @@ def _diff(before: dict[str, Any], after: dict[str, Any]) -> Iterator[tuple[str, 
             yield "~", f"{name}: {shown(_json(before[key]))} → {shown(_json(after[key]))}"
 
 
+def _change(tool_input: dict[str, Any], width: int) -> list[Line]:
+    """What an edit (an ``old_string`` replaced by a ``new_string``, or a list of them in
+    ``edits``) changes, line by line: removed (-), added (+), unchanged around them; at most
+    ``CHANGE_ROWS`` lines (the fields above hold every character)."""
+    pairs = [(e.get("old_string"), e.get("new_string")) for e in _edits(tool_input)]
+    found = [pair for pair in pairs if isinstance(pair[0], str) and isinstance(pair[1], str)]
+    if not found:
+        return []
+    rows = [Line("  the change (- removed, + added):", {})]
+    lines = [line for old, new in found for line in _line_diff(str(old), str(new))]
+    for sign, text in lines[:CHANGE_ROWS]:
+        rows += _wrapped(f"    {sign} {shown(text)}", width, _CHANGE_STYLE[sign])
+    if len(lines) > CHANGE_ROWS:
+        rows.append(Line(f"    … {len(lines) - CHANGE_ROWS:,} more lines of the change", {}))
+    return rows
+
+
+def _edits(tool_input: dict[str, Any]) -> list[dict[str, Any]]:
+    """The edits an input makes: itself (Edit), or each of its ``edits`` (MultiEdit)."""
+    listed = tool_input.get("edits")
+    if isinstance(listed, list):
+        return [edit for edit in listed if isinstance(edit, dict)]
+    return [tool_input]
+
+
+def _line_diff(old: str, new: str) -> Iterator[tuple[str, str]]:
+    """The lines of ``old`` removed and of ``new`` added, with two unchanged lines around."""
+    if old == new:
+        return
+    if old and new and "\n" not in old + new:  # one line each: both whole
+        yield from (("-", old), ("+", new))
+        return
+    diff = difflib.unified_diff(old.split("\n"), new.split("\n"), n=2, lineterm="")
+    hunks = 0
+    for line in diff:
+        if line.startswith(("---", "+++")):
+            continue
+        if line.startswith("@@"):  # unchanged lines left out between two parts
+            hunks += 1
+            if hunks > 1:
+                yield " ", "…"
+            continue
+        yield line[:1], line[1:]
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
 _TITLE: Final[dict[str, Any]] = {"fg": "cyan", "bold": True}
 _SIGNS: Final = {"-": "red", "+": "green", "~": "yellow"}
+#: The most lines of an edit's change the prompt shows.
+CHANGE_ROWS: Final = 80
+_CHANGE_STYLE: Final[dict[str, dict[str, Any]]] = {
+    "-": {"fg": "red"},
+    "+": {"fg": "green"},
+    " ": {"dim": True},
+}
