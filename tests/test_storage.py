@@ -500,3 +500,32 @@ def test_exactly_one_of_eight_processes_answers_a_live_ask(backend: Backend, sto
     assert codes == [10] + [11] * 7
     got = cast(AskStore, store).get_ask("a1")
     assert got is not None and got.answer is not None and got.answer["by"].startswith("p")
+
+
+_SQLITE_STEP = """
+import sys
+from pathlib import Path
+from hookline.storage import SqliteStore
+store = SqliteStore(Path(sys.argv[1]))
+if sys.argv[2] == "claim":
+    assert store.claim_session("s1", expected="paused", new="resumed")
+store.close()
+"""
+
+
+def test_a_sqlite_file_opened_twice_in_a_process_still_sees_other_processes_commits(
+    tmp_path: Path,
+):
+    """A second connection in this process (a server's checkpointer, an inbox beside the
+    server) must not drop the first one's locks: another process closing the file would then
+    delete the WAL from under it, and it would never see a commit again."""
+    path = tmp_path / "hookline.db"
+    with closing(SqliteStore(path)) as first, closing(SqliteStore(path)):
+        first.put_session(SessionRecord("s1", "paused", 1, {}))
+        for step in ("open and close", "claim"):
+            done = subprocess.run(
+                [sys.executable, "-c", _SQLITE_STEP, str(path), step], capture_output=True
+            )
+            assert done.returncode == 0, done.stderr
+        seen = first.get_session("s1")
+        assert seen is not None and seen.status == "resumed"

@@ -79,8 +79,22 @@ def replace_private(path: Path, data: bytes) -> None:
 
 
 def touch_private(path: str | os.PathLike[str]) -> None:
-    """Make sure the file ``path`` exists, private (for files another library opens)."""
-    os.close(open_private(path, os.O_RDONLY))
+    """Make sure the file ``path`` exists, private (for files another library opens). A file
+    that exists is narrowed by its path, never opened: closing a descriptor of a file drops
+    every POSIX lock this process holds on it, SQLite's included, and a store this process has
+    open already (a server's, and its checkpointer's connection) would lose them: another
+    process could then delete the WAL from under its connections."""
+    file = os.fspath(path)
+    if not os.path.exists(file):
+        os.close(open_private(file, os.O_RDONLY))
+        return
+    _make_private(os.path.dirname(file) or ".")
+    info = os.stat(file)
+    if stat.S_IMODE(info.st_mode) != FILE_MODE and (
+        info.st_size == 0 or _hookline_root(file) is not None
+    ):
+        with suppress(PermissionError):  # not ours: leave it as its owner set it
+            os.chmod(file, FILE_MODE)
 
 
 def _make_private(folder: str) -> None:
