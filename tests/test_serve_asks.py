@@ -359,12 +359,14 @@ def test_a_webhook_is_told_of_a_live_ask_and_its_signed_link_answers_it(
         assert (path, body["event"], call["tool"]) == ("/json", "approval.waiting", "Bash")
         assert secret not in json.dumps(body)  # redacted as the audit keeps it
         assert call["approve_url"].startswith(where + INBOX_PATH + "/link?t=")
-        ann = People(where + INBOX_PATH).sign_in("ann")
+        people = People(where + INBOX_PATH)
+        ann = people.sign_in("ann")
         opened = ann.get(call["approve_url"].removeprefix(where + INBOX_PATH))
         assert opened.status_code == 200, opened.text
         token = call["approve_url"].split("t=", 1)[1]
         assert ann.post("/link", data={"csrf": csrf(opened.text), "t": token}).status_code == 200
         assert permission(host.result()) == ("allow", "approved by ann (link)")
+        people.close()
     [given] = records(state, "inbox_answer")
     assert (given["data"]["via"], given["data"]["applied"]) == ("link", True)
 
@@ -380,3 +382,31 @@ def test_the_inbox_without_users_or_a_wait_past_the_hooks_timeout_stops_the_star
     long = hookline("serve", "--cwd", str(policy), "--port", "0", "--asks", "inbox",
                     "--ask-wait", "40")  # fmt: skip
     assert long.returncode == 2 and "--ask-wait" in long.stderr
+
+
+def test_a_terminal_answer_counts_once_and_the_inbox_is_told_it_came_second(
+    policy: Path, users: Path, tmp_path: Path, pool: ThreadPoolExecutor
+) -> None:
+    state = tmp_path / "state"
+    where_state = ("--state-dir", str(state))
+    with serving(policy, state, users) as where:
+        people = People(where + INBOX_PATH)
+        host = posted(pool, where + CLAUDE_CODE_PATH, deploy(tmp_path, HOSTILE))
+        store = open_store(None, state_dir=state)
+        [ask] = asked(store)
+        listed = hookline("serve", "asks", "list", *where_state)
+        assert listed.returncode == 0 and ask.id in listed.stdout and "claude-code" in listed.stdout
+        assert "\x1b" not in listed.stdout and "\u202e" not in listed.stdout
+        done = hookline("serve", "asks", "answer", ask.id, "--deny", "not now", "--user", "ops",
+                        *where_state)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert permission(host.result()) == ("deny", "not now")
+        late = answer_ask(people.sign_in("ann"), ask.id, "approve")
+        assert late.status_code == 409 and "answered already: deny by ops (terminal)" in late.text
+        again = hookline("serve", "asks", "answer", ask.id, "--approve", "--user", "ops",
+                         *where_state)  # fmt: skip
+        assert again.returncode == 1 and "answered already" in again.stderr
+        people.close()
+        store.close()
+    given = [(g["data"]["via"], g["data"]["applied"]) for g in records(state, "inbox_answer")]
+    assert given == [("terminal", True), ("inbox", False), ("terminal", False)]

@@ -3,6 +3,7 @@
     hookline serve [--cwd FOLDER] [--port N] [--host 127.0.0.1] [--tls-cert F --tls-key F]
                    [--workers N] [--store URL] [--asks inbox [--ask-wait S]] [--inbox]
     hookline serve token add|list|revoke           the agents' tokens (``token_cmd``)
+    hookline serve asks list|answer                the live asks, at a terminal (``asks_cmd``)
 
 The folder's settings are loaded as ``hookline run`` loads them (``load_project``: every
 settings layer, ``--settings``, ``--hooks`` files, the permission rules); each hook event
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Final
 import click
 
 from hookline._agent.session import STATE_DIR
+from hookline._cli.asks_cmd import asks
 from hookline._cli.launch import LENIENT_SETTINGS
 from hookline._cli.render import echo, say, warn
 from hookline._cli.serve_asks import INBOX_PATH, Fleet, ask_options
@@ -256,6 +258,7 @@ def serve(
 
 
 serve.add_command(token)
+serve.add_command(asks)
 
 
 def _checkpoints_apart(audit: AuditWriter) -> contextlib.AbstractContextManager[object]:
