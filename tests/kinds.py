@@ -81,6 +81,7 @@ E2E: Final = frozenset(
         "test_http_hooks.py",
         "test_inbox.py",
         "test_inbox_browser.py",
+        "test_inbox_calls.py",
         "test_inbox_live.py",
         "test_install_claude_code.py",
         "test_install_codex.py",

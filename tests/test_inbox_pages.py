@@ -79,7 +79,7 @@ def test_a_viewer_gets_no_answer_form() -> None:
 def test_every_form_carries_the_csrf_token() -> None:
     html = rendered()
     forms = re.findall(r"<form\b.*?</form>", html, flags=re.S)
-    assert len(forms) == 4  # sign out, approve, deny, edit
+    assert len(forms) == 5  # sign out, approve, approve for the session, deny, edit
     assert all('name="csrf" value="tok"' in form for form in forms)
 
 

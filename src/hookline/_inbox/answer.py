@@ -49,14 +49,24 @@ class Answer:
     edited: dict[str, Any] | None = None
     #: The person's own words on why, for the record.
     why: str = ""
+    #: The one call it answers (its tool_use_id); None: every call the session waits on.
+    call: str | None = None
+    #: An approval that also allows, for the rest of the session, what the ask offered.
+    for_session: bool = False
 
     def flags(self) -> list[str]:
-        """``sessions resume``'s answer flags for it."""
+        """``sessions resume``'s answer flags for it: ``--approve``, ``--deny MESSAGE`` or
+        ``--edit JSON`` for every waiting call, ``--answer ID=...`` for one."""
+        said: str | None = None
         if self.action == "deny":
-            return ["--deny", self.message or "Denied in the inbox."]
-        if self.action == "edit":
-            return ["--edit", json.dumps(self.edited, ensure_ascii=True)]
-        return ["--approve"]
+            said = self.message or "Denied in the inbox."
+        elif self.action == "edit":
+            said = json.dumps(self.edited, ensure_ascii=True)
+        lasting = ["--for-session"] if self.for_session else []
+        if self.call is not None:
+            one = f"{self.call}={self.action}" + (f":{said}" if said is not None else "")
+            return ["--answer", one, *lasting]
+        return [f"--{self.action}", *([said] if said is not None else []), *lasting]
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +165,7 @@ def record(
     }
     if answer is not None:
         data |= {"via": answer.via, "why": answer.why or None, "message": answer.message}
+        data |= {"call": answer.call, "for_session": answer.for_session or None}
     if outcome is not None:
         data |= {"applied": outcome.applied, "outcome": outcome.said}
     if refused is not None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, cast
 
 from starlette.applications import Starlette
@@ -271,6 +271,7 @@ class Routes:
             return self._html(request, pages.message(str(exc)), visit, status=400)
         if link.kind == "ask":
             return await self._apply_live(request, visit, link.session_id, given)
+        given = replace(given, call=link.call_id)  # a link answers its one call, not its pause's
         return await self._apply(request, visit, link.session_id, link, given)
 
     async def _apply_live(
@@ -305,12 +306,14 @@ class Routes:
         """Apply ``given`` when the session still waits (at the link's pause, for a link)."""
         paused_at = link.paused_at if link is not None else None
         found = await run_in_threadpool(self._waiting, session_id, paused_at)
-        if found is None or (link is not None and link.call_id not in _ids(found)):
+        asked_for = link.call_id if link is not None else given.call
+        if found is None or (asked_for is not None and asked_for not in _ids(found)):
             outcome = Outcome(False, "nothing waits there now: it was answered already")
         else:
             outcome = await self.inbox.resumer.apply(session_id, given)
-        first = found.calls[0].request if found is not None and found.calls else None
-        call = (first.tool_use_id, first.tool_name) if first is not None else None
+        waiting = [w.request for w in found.calls] if found is not None else []
+        named = [r for r in waiting if r.tool_use_id == given.call] if given.call else waiting[:1]
+        call = (named[0].tool_use_id, named[0].tool_name) if named else None
         entry = record(
             given, session_id=session_id, call=call, outcome=outcome, redactor=self.inbox.redactor
         )

@@ -14,6 +14,7 @@ from urllib.parse import parse_qs
 
 from hookline._cli.answers import answer_from_cli
 from hookline._cli.approve_prompt import DENIED_BY_USER
+from hookline._errors import ConfigError
 from hookline._inbox.answer import Action, Answer
 
 if TYPE_CHECKING:
@@ -51,6 +52,10 @@ def answer_of(user: User, action: Action, form: dict[str, str], *, via: str) -> 
     message = form.get("message", "").strip() or DENIED_BY_USER
     edited = form.get("edited") if action == "edit" else None
     said = answer_from_cli(action == "approve", message if action == "deny" else None, edited)
+    for_session = form.get("for_session") == "1"
+    if for_session and action != "approve":
+        fix = "allow for the session only with an approval"
+        raise ConfigError(f"a {action} cannot last the session", key="for_session", fix=fix)
     return Answer(
         action,
         user.name,
@@ -59,6 +64,8 @@ def answer_of(user: User, action: Action, form: dict[str, str], *, via: str) -> 
         message=said.message,
         edited=said.updated_input,
         why=form.get("why", "").strip(),
+        call=form.get("call") or None,
+        for_session=for_session,
     )
 
 

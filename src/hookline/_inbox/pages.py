@@ -51,6 +51,13 @@ if (box) {
 """
 
 _LOOK_ONLY: Final = "<p>You may look; only an approver answers.</p>"
+#: What makes an approval one for the rest of the session, and what that allows.
+_FOR_SESSION: Final = (
+    '<input type="hidden" name="for_session" value="1">'
+    '<p class="steps">Also allows, for the rest of this session, what this ask offers at the '
+    "terminal (all edits in the workspace for a file edit, the command for Bash); never past "
+    "a deny rule, the protected set or the dangerous tier.</p>"
+)
 
 
 def page(title: str, body: str, *, user: str | None = None, csrf: str = "") -> str:
@@ -140,7 +147,8 @@ def link_page(p: Pending, waiting: Waiting, link: Link, token: str, csrf: str) -
 def _session(p: Pending, *, csrf: str, may_answer: bool) -> str:
     if p.live is not None:
         return _live(p, p.live, csrf=csrf, may_answer=may_answer)
-    calls = "".join(_call(w) for w in p.calls)
+    each = may_answer and len(p.calls) > 1  # several calls: each can be answered on its own
+    calls = "".join(_call(w) + (_call_forms(p, w, csrf) if each else "") for w in p.calls)
     steps = "".join(f"<li>{escape(step)}</li>" for step in p.steps)
     forms = _forms(p, csrf) if may_answer else _LOOK_ONLY
     return (
@@ -217,6 +225,8 @@ def _forms(p: Pending, csrf: str) -> str:
         "deny",
         "Deny",
     )
+    lasting = _form(session + _FOR_SESSION, csrf, why, "approve", "Approve for this session")
+    approve += lasting
     if len(p.calls) != 1:  # an edit is one call's new input
         return approve + deny
     now = json.dumps(p.calls[0].request.tool_input, ensure_ascii=True, indent=1)
@@ -225,6 +235,20 @@ def _forms(p: Pending, csrf: str) -> str:
         f'<br><textarea name="edited" rows="4">{escape(now)}</textarea></label></p>'
     )
     return approve + deny + _form(session, csrf, edit + why, "edit", "Run this instead")
+
+
+def _call_forms(p: Pending, waiting: Waiting, csrf: str) -> str:
+    """Approve or deny one call of several; the others keep waiting (they ask again)."""
+    call = escape(waiting.request.tool_use_id)
+    hidden = (
+        f'<input type="hidden" name="session" value="{escape(p.session_id)}">'
+        f'<input type="hidden" name="call" value="{call}">'
+    )
+    message = _field("message", "Message for the model", "Denied by the user.")
+    return (
+        f'<div class="one-call">{_form(hidden, csrf, "", "approve", "Approve this call")}'
+        f"{_form(hidden, csrf, message, 'deny', 'Deny this call')}</div>"
+    )
 
 
 def _form(hidden: str, csrf: str, fields: str, action: str, label: str) -> str:
