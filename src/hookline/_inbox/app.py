@@ -306,13 +306,12 @@ class Routes:
         """Apply ``given`` when the session still waits (at the link's pause, for a link)."""
         paused_at = link.paused_at if link is not None else None
         found = await run_in_threadpool(self._waiting, session_id, paused_at)
-        asked_for = link.call_id if link is not None else given.call
-        if found is None or (asked_for is not None and asked_for not in _ids(found)):
+        waiting = [w.request for w in found.calls] if found is not None else []
+        named = [r for r in waiting if given.call in (None, r.tool_use_id)][:1]
+        if not named:  # nothing waits, or not the call answered (a link names its call)
             outcome = Outcome(False, "nothing waits there now: it was answered already")
         else:
             outcome = await self.inbox.resumer.apply(session_id, given)
-        waiting = [w.request for w in found.calls] if found is not None else []
-        named = [r for r in waiting if r.tool_use_id == given.call] if given.call else waiting[:1]
         call = (named[0].tool_use_id, named[0].tool_name) if named else None
         entry = record(
             given, session_id=session_id, call=call, outcome=outcome, redactor=self.inbox.redactor
@@ -396,7 +395,3 @@ class Routes:
         response = HTMLResponse(html, status_code=status, headers=HEADERS)
         new = getattr(request.state, "new_cookie", None)
         return with_cookie(request, response, new) if new else response
-
-
-def _ids(found: Pending) -> set[str]:
-    return {w.request.tool_use_id for w in found.calls}
