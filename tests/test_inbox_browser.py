@@ -1,9 +1,10 @@
 """``hookline inbox`` in real headless Chromium (Debian's ``chromium`` and ``chromium-driver``).
 
 A person signs in, sees two paused calls, approves one and denies the other with a message,
-and sees a third appear without reloading; the tool ran once (``sentinel.txt``), and the audit
-says who answered what. Screenshots of the inbox are kept in ``test-artifacts/``.
-Without /usr/bin/chromium the test is skipped, saying how to install it; with
+sees a third appear without reloading and runs an edit of it instead; the approved call and the
+edit ran, once each (``sentinel.txt``), and the audit says who answered what. Screenshots of
+the inbox are kept in ``test-artifacts/``. Without /usr/bin/chromium the test is skipped,
+saying how to install it; with
 ``HOOKLINE_REQUIRE_CHROMIUM=1`` (CI) it fails instead (``tests/browser.py``).
 """
 
@@ -61,9 +62,17 @@ def test_a_person_signs_in_approves_one_call_denies_another_and_sees_a_new_one_a
         browser.get(url + "/")
         wait.until(shows.text_to_be_present_in_element((By.ID, "pending"), "No call waits"))
         third = paused_run(project)  # the page was loaded before: the stream brings it
-        wait.until(shows.presence_of_element_located((By.ID, f"s-{third}")))
+        section = wait.until(shows.presence_of_element_located((By.ID, f"s-{third}")))
         keep(browser, "inbox-live-update")
+
+        edit = section.find_element(By.CSS_SELECTOR, "form:has(button[value='edit'])")
+        field = edit.find_element(By.NAME, "edited")
+        field.clear()
+        field.send_keys('{"command": "echo edited >> sentinel.txt"}')
+        edit.find_element(By.CSS_SELECTOR, "button[value='edit']").click()
+        wait.until(shows.text_to_be_present_in_element((By.TAG_NAME, "body"), "answered;"))
     answers = {r["session_id"]: r["data"] for r in audit(project, "resume")}
     assert (answers[first]["answer"], answers[first]["answered_by"]) == ("approve", "inbox:ann")
     assert (answers[second]["answer"], answers[second]["message"]) == ("deny", "not on a Friday")
-    assert third not in answers and runs(project) == 1
+    assert answers[third]["answer"] == "edit"
+    assert (project / "sentinel.txt").read_text().splitlines() == ["ran", "edited"]
