@@ -95,40 +95,41 @@ class Asks:
             woken.set()
 
     async def wait(self, ruling: Ruling, payload: Mapping[str, Any], asker: Asking) -> Ruling:
-        """``ruling`` (an ask) once the inbox answered it, or its deadline passed."""
+        """``ruling`` (an ask) once the inbox answered it, or its deadline passed; when the
+        store fails meanwhile, the expiry's answer saying so (nobody could answer it)."""
         ask = live_ask(ruling, payload, asker.caller, asker.host, asker.deadline)
         woken = self._woken[ask.id] = asyncio.Event()
         try:
-            try:
-                await asyncio.to_thread(self.store.put_ask, ask)
-            except Exception as exc:  # nobody can answer it: as if nobody did
-                return self._expired(ruling, ask, f"it could not be kept for the inbox: {exc}")
+            await asyncio.to_thread(self.store.put_ask, ask)
             if self.told is not None:
                 telling = asyncio.ensure_future(self.told(ask))
                 self._telling.add(telling)
                 telling.add_done_callback(self._telling.discard)
-            answer = await self._answer(ask, woken)
+            answer, expired = await self._answer(ask, woken)
+        except Exception as exc:
+            asker.asked = {"id": ask.id, "deadline": ask.deadline, "failure": str(exc)}
+            return self._expired(ruling, ask, f"the store failed while it waited: {exc}")
         finally:
             self._woken.pop(ask.id, None)
-        asker.asked = {"id": ask.id, "deadline": ask.deadline, **(answer or {})}
-        if answer is None:
-            return self._expired(ruling, ask, None)
-        return answered(ruling, answer)
+        asker.asked = {"id": ask.id, "deadline": ask.deadline, **answer}
+        return self._expired(ruling, ask, None) if expired else answered(ruling, answer)
 
-    async def _answer(self, ask: LiveAsk, woken: asyncio.Event) -> dict[str, Any] | None:
-        """The ask's answer once given; None when the deadline passed first and the expiry
-        is the answer (this process filled the slot)."""
+    async def _answer(self, ask: LiveAsk, woken: asyncio.Event) -> tuple[dict[str, Any], bool]:
+        """The ask's answer once given, and whether it is the expiry this process wrote (the
+        deadline passed first)."""
         while (left := ask.deadline - time.time()) > 0:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(woken.wait(), min(self.poll, left))
             found = await asyncio.to_thread(self.store.get_ask, ask.id)
             if found is not None and found.answer is not None:
-                return found.answer
+                return found.answer, False
         expiry = {"permission": self.settings.on_expiry, "via": "expiry", "at": time.time()}
         if await asyncio.to_thread(self.store.answer_ask, ask.id, expiry):
-            return None
+            return expiry, True
         found = await asyncio.to_thread(self.store.get_ask, ask.id)  # a person came first
-        return found.answer if found is not None and found.answer is not None else None
+        if found is None or found.answer is None:
+            raise RuntimeError(f"live ask {ask.id} has no answer and took none")
+        return found.answer, False
 
     def _expired(self, ruling: Ruling, ask: LiveAsk, failed: str | None) -> Ruling:
         """The configured answer of an ask nobody answered, on record."""
