@@ -1178,3 +1178,27 @@ def test_a_head_kept_elsewhere_finds_newest_records_cut_from_both_copies(store, 
         assert why is not None and "the newest record is 3" in why and "cut" in why
     rewritten = [*store_marks(store), Mark(4, "f" * 64), Mark(5, "e" * 64)]
     assert "rewritten" in (missing_head(rewritten, head.hash, head.seq) or "")
+
+
+def test_redactor_walks_nested_keys_commands_and_leaves_as_before() -> None:
+    """The mapping fast path: a value under a secret key is masked at any depth, a ``command``
+    key's line has its password options masked, keys that are not text become text, plain
+    leaves pass as they are, and a secret in a plain string is masked."""
+    from hookline.audit._redact import MASK, Redactor
+
+    value = {
+        "tool_input": {"command": "mysql -pHunter2secret db", "n": 3, "ok": True, "none": None},
+        "db_password": {"inner": ["x", 1, 2.5]},
+        7: "sk-ant-api03-" + "A" * 40,
+        "ratio": float("inf"),
+        "items": ("a", b"b"),
+    }
+    shown = Redactor().redact(value)
+    assert "Hunter2secret" not in shown["tool_input"]["command"]
+    assert shown["tool_input"]["command"].startswith("mysql -p")
+    assert shown["tool_input"]["n"] == 3 and shown["tool_input"]["ok"] is True
+    assert shown["tool_input"]["none"] is None
+    assert shown["db_password"] == {"inner": [MASK, 1, 2.5]}
+    assert shown["7"].startswith("sk-ant") and shown["7"].endswith(MASK)
+    assert shown["ratio"] == "inf"
+    assert shown["items"] == ["a", "b"]

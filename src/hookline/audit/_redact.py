@@ -106,18 +106,37 @@ class Redactor:
             return value
         if kind is float:
             return value if math.isfinite(value) else str(value)
-        if isinstance(value, Mapping):
-            out = {}
-            for key, item in value.items():
-                name = key if type(key) is str else str(key)
-                hidden = hide or self._is_secret_key(name)
-                out[self.text(name)] = self._walk(item, hidden, command or name == "command")
-            return out
+        if kind is dict or isinstance(value, Mapping):
+            return self._mapping(value, hide, command)
         if isinstance(value, list | tuple | set | frozenset):
             return [self._walk(item, hide, command) for item in value]
         if isinstance(value, bytes | bytearray):
             return self._walk(bytes(value).decode("utf-8", "replace"), hide)
         return self._walk(str(value), hide)
+
+    def _mapping(self, value: Mapping[Any, Any], hide: bool, command: bool) -> dict[str, Any]:
+        """A mapping walked as ``_walk`` walks it: its keys masked (and remembered) as texts, a
+        plain string or number under a key that hides nothing taken as ``_walk`` takes it,
+        without a call of its own (most of a record's values are those)."""
+        out = {}
+        memo, secret_keys = self._memo, self._secret_keys  # hold short strings only
+        for key, item in value.items():
+            name = key if type(key) is str else str(key)
+            shown = memo.get(name)
+            if shown is None:
+                shown = self.text(name)
+            secret = secret_keys.get(name)
+            if secret is None:
+                secret = self._is_secret_key(name)
+            kind = type(item)
+            if kind is str and not (hide or secret or command or name == "command"):
+                done = memo.get(item)
+                out[shown] = self.text(item) if done is None else done
+            elif item is None or kind is int or kind is bool:
+                out[shown] = item
+            else:
+                out[shown] = self._walk(item, hide or secret, command or name == "command")
+        return out
 
     def learn(self, tool_input: Any) -> None:
         """Learn the passwords of a tool input's Bash line (its ``command``) before anything
