@@ -20,9 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "peers"))  # peerkit, hookline_lib
 
-import benchkit  # noqa: F401, E402  (puts ../src on sys.path when needed)
-import peerkit  # noqa: E402
-from hookline_lib import agent  # noqa: E402
+import peerkit
+from hookline_lib import agent
+
+import benchkit  # noqa: F401  (puts ../src on sys.path when needed)
 
 
 async def run(calls: int, hooks: int) -> None:
