@@ -4,6 +4,7 @@ may and may not break."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -82,6 +83,37 @@ def test_an_observer_is_told_of_everything_in_the_order_it_happens(tmp_path, spy
         "ended end_turn", "event SessionEnd", "closed",
     ]  # fmt: skip
     assert echo.inputs == [{"text": "t1"}]
+
+
+class Prompts(Log):
+    """Wants the prompt's event even when no hook listens to it, and no other."""
+
+    events = frozenset({"UserPromptSubmit"})
+
+
+def test_an_event_no_hook_listens_to_is_told_only_to_observers_that_want_it(tmp_path, spy):
+    """An observer that names the events it wants (the audit names none: it needs an event
+    only when its hooks run) keeps the others from being built; one that names none hears
+    every event; an event with hooks is told to every observer."""
+    script = [call("t1"), {"text": "done"}]
+    agent = Agent(ScriptedModel(script), tools=[spy().tool], cwd=tmp_path, audit=True)
+    agent.registry.add("PreToolUse", lambda e: Decision.allow("fine"), name="gate")
+    prompts = Prompts()
+    agent.observe(prompts)
+    assert not agent.engine.listens("PostToolBatch") and agent.engine.listens("UserPromptSubmit")
+    agent.run_sync("go")
+    events = [line for line in prompts.seen if line.startswith("event")]
+    # Stop and SessionEnd are dispatched whoever listens (once a run)
+    assert events == [
+        f"event {name}" for name in ("UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd")
+    ]
+    lines = (tmp_path / ".hookline" / "state" / "audit.jsonl").read_text().splitlines()
+    records = {record["kind"]: record for record in map(json.loads, lines)}
+    assert [run["hook"] for run in records["tool_started"]["data"]["hooks"]] == ["gate"]
+    assert records["tool"]["data"]["status"] == "executed"
+    with agent.observe(Log()):  # every event again
+        assert agent.engine.listens("PostToolBatch") and agent.engine.listens("TurnStart")
+    assert not agent.engine.listens("PostToolBatch")
 
 
 def test_the_undo_handle_stops_an_observer_and_a_second_run_tells_it_nothing(tmp_path, spy):

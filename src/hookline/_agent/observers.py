@@ -43,6 +43,10 @@ class Observer:
 
     #: True: an exception from this observer stops the run. False: it is logged, the run goes on.
     fail_closed: ClassVar[bool] = False
+    #: The events ``event`` is told of even when no hook listens to them, by name; None: every
+    #: event. An event no hook listens to and no observer wants is never built; one with hooks
+    #: is told to every observer.
+    events: ClassVar[frozenset[str] | None] = None
 
     def event(self, session: Session, event: HookEvent) -> None:
         """An event is dispatched (before its hooks run)."""
@@ -91,7 +95,11 @@ class Observer:
 
 
 #: The methods of ``Observer``, each a kind of thing observed.
-KINDS = tuple(name for name in vars(Observer) if not name.startswith("_") and name != "fail_closed")
+KINDS = tuple(
+    name
+    for name in vars(Observer)
+    if not name.startswith("_") and name not in ("fail_closed", "events")
+)
 
 
 class Handle:

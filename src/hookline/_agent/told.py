@@ -134,6 +134,7 @@ class ObserverHub:
     def __init__(self) -> None:
         self._all: list[Observer] = []
         self._by: dict[str, tuple[Observer, ...]] = dict.fromkeys(KINDS, ())
+        self._events: frozenset[str] | None = frozenset()
         self._attached: list[_Attached] = []
 
     def add(self, observer: Observer) -> Handle:
@@ -182,8 +183,17 @@ class ObserverHub:
             self._attached.remove(attached)
             attached.stop()
 
+    @property
+    def events(self) -> frozenset[str] | None:
+        """The events some observer wants told when no hook listens (``Observer.events``);
+        None: every one."""
+        return self._events
+
     def _changed(self) -> None:
         self._by = {kind: tuple(o for o in self._all if overrides(o, kind)) for kind in KINDS}
+        wanted = [observer.events for observer in self._by["event"]]
+        heard = frozenset(name for names in wanted if names is not None for name in names)
+        self._events = None if None in wanted else heard
         for attached in self._attached:
             attached.sync(self._by)
 
@@ -216,6 +226,12 @@ class _Delivery:
 
     def __init__(self, attached: _Attached, method: str, fields: tuple[str, ...] | None) -> None:
         self.attached, self.method, self.fields = attached, method, fields
+
+    @property
+    def names(self) -> frozenset[str] | None:
+        """The events its observers want when no hook listens (``Stream.hears``); None: all
+        (every record of another kind)."""
+        return self.attached.hub.events if self.method == "event" else None
 
     def __call__(self, record: Any) -> None:
         if self.fields is None:

@@ -29,6 +29,7 @@ from hookline._cli.resume_plan import masking, resume_plan
 from hookline._cli.session_listing import STATUSES, listed, print_details, row, summary_of
 from hookline._cli.show import Output, show
 from hookline._errors import ConfigError
+from hookline._events import UserPromptSubmit
 from hookline._tools.approvals import Approval
 from hookline.storage import SessionRecord, Store, open_store
 from hookline.storage._sql import SqlStore
@@ -56,12 +57,15 @@ class RunListing(Observer):
     is in, ``done`` when it ends. A paused run is left to session persistence (``deferred``).
     A ``started`` record is not a checkpoint: a run whose process died is not resumed from it."""
 
+    #: The prompt's event, whether or not a hook listens to it.
+    events = frozenset({UserPromptSubmit.name})
+
     def __init__(self, store: SessionStore, launch: Mapping[str, Any] | None) -> None:
         self.store, self.launch = store, launch
         self._listed: set[str] = set()
 
     def event(self, session: Session, event: HookEvent) -> None:
-        if event.name == "UserPromptSubmit" and session.id not in self._listed:
+        if event.name == UserPromptSubmit.name and session.id not in self._listed:
             self._listed.add(session.id)
             turn = Turn(prompt=str(getattr(event, "prompt", "")))
             save(self.store, session, turn, status="started", launch=self.launch)

@@ -170,8 +170,8 @@ class HookEngine:
 
     def listens(self, event: str) -> bool:
         """Whether dispatching ``event`` could matter: a hook or a subscriber to
-        ``EventDispatched`` wants it."""
-        return self.stream.wants(EventDispatched) or bool(self.registry.plan(event).specs)
+        ``EventDispatched`` wants it (one with ``names``, only an event it names)."""
+        return bool(self.registry.plan(event).specs) or self.stream.hears(EventDispatched, event)
 
     async def fire(self, scope: Scope, kind: type[HookEvent], **fields: Any) -> Dispatch | None:
         """Dispatch a ``kind`` event of ``scope`` with ``fields``; None, without building it,

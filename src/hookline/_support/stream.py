@@ -47,6 +47,15 @@ class Stream:
         """Whether anyone subscribed to ``kind``: a record nobody wants need not be built."""
         return kind in self._by
 
+    def hears(self, kind: type, name: str) -> bool:
+        """Whether a subscriber of ``kind`` wants a record named ``name``: one with a ``names``
+        collection wants those it holds, any other every record."""
+        for fn in self._by.get(kind, ()):
+            names = getattr(fn, "names", None)
+            if names is None or name in names:
+                return True
+        return False
+
     def emit(self, record: object) -> None:
         """Tell the subscribers of ``record``'s kind."""
         for fn in self._by.get(type(record), ()):

@@ -91,6 +91,9 @@ class AuditLog(AuditWriter, Observer):
 
     #: What cannot be recorded does not run: a failed write stops the run.
     fail_closed = True
+    #: An event only when its hooks run: a call's event tells the runs riding in its records
+    #: what the call was as they saw it; one no hook listens to records nothing.
+    events = frozenset()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -153,12 +156,15 @@ class AuditLog(AuditWriter, Observer):
     def tool_started(self, session: Session, started: ToolStarted) -> None:
         """Write ahead: what lets the call run is in the file before its body (the store copies
         it later)."""
-        call = self._calls.get((session.id, started.call.id))
+        key = (session.id, started.call.id)
+        call = self._calls.get(key)
+        if call is None:  # no hook heard of it yet: kept for its result, which reuses ``shown``
+            call = self._calls[key] = Call(None)
+            call.tool = started.call.name
         shown = shown_input(self.redactor, started.input)
         data = self._base(session)
-        if call is not None:
-            call.started = (started.input, shown)
-            _ride(data, call)
+        call.started = (started.input, shown)
+        _ride(data, call)
         data.update(shown)
         self._put(data, approver=started.approver, allowed=started.allowed, origin=started.origin)
         self._put(data, reason=started.gate.reason, agent_id=session.scope.agent_id)

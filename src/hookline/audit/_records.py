@@ -64,7 +64,7 @@ class Call:
 
     __slots__ = ("hooks", "input", "output", "started", "tool")
 
-    def __init__(self, event: HookEvent) -> None:
+    def __init__(self, event: HookEvent | None) -> None:
         self.tool: str | None = None
         self.input: Any = {}
         self.output: Any = UNCHANGED
@@ -74,8 +74,8 @@ class Call:
         self.hooks: list[tuple[float, dict[str, Any]]] = []
         self.seen(event)
 
-    def seen(self, event: HookEvent) -> None:
-        """The call as ``event``'s hooks see it."""
+    def seen(self, event: HookEvent | None) -> None:
+        """The call as ``event``'s hooks see it (None: no hook has seen it yet)."""
         self.tool = getattr(event, "tool_name", None)
         self.input = getattr(event, "tool_input", {})
         self.output = getattr(event, "tool_response", UNCHANGED)
