@@ -172,6 +172,57 @@ def test_a_callback_that_changes_its_input_data_changes_nothing_the_next_one_see
     assert orders.calls == [{"order_id": "A-3", "status": "已发货", "approval_id": None}]
 
 
+def test_callbacks_share_no_container_of_their_payload_even_while_they_wait(agent_with, tmp_path):
+    """The payload's strings and numbers are shared, its dicts and lists are each callback's
+    own: a PostToolUse callback that keeps its ``input_data`` and changes it, at every depth,
+    after a wait (while the callbacks after it run), and one that changes it at once, reach
+    neither the callbacks that read theirs later, nor the tool's output, nor the audit."""
+    seen: list[dict] = []
+
+    @hookline.tool
+    def tag(items: list[str], meta: dict) -> dict:
+        return {"items": items, "meta": meta, "nested": [{"n": len(items)}]}
+
+    async def later(input_data, tool_use_id, context):
+        await asyncio.sleep(0.01)  # the callbacks after it start meanwhile
+        response = input_data["tool_response"]
+        response["items"].append("FORGED")
+        response["meta"]["owner"] = "FORGED"
+        response["nested"][0]["n"] = -1
+        input_data["tool_input"]["items"].clear()
+        return {}
+
+    def at_once(input_data, tool_use_id, context):
+        input_data["tool_response"]["nested"].append({"n": "FORGED"})
+        input_data["tool_input"]["meta"].update(owner="FORGED")
+        return {}
+
+    async def reader(input_data, tool_use_id, context):
+        await asyncio.sleep(0.03)  # after ``later`` changed its own
+        seen.append(json.loads(json.dumps(input_data)))
+        return {}
+
+    hooks = {"PostToolUse": [HookMatcher(matcher="tag", hooks=[later, at_once, reader, reader])]}
+    call = {"id": "t1", "name": "tag", "input": {"items": ["a", "b"], "meta": {"k": "v"}}}
+    agent = agent_with(
+        [{"tool_calls": [call]}, {"text": "done"}],
+        [tag],
+        options=ClaudeAgentOptions(hooks=hooks),
+        audit=True,
+    )
+    result = agent.run_sync("tag")
+
+    output = {"items": ["a", "b"], "meta": {"k": "v"}, "nested": [{"n": 2}]}
+    assert len(seen) == 2 and seen[0] == seen[1]
+    assert seen[0]["tool_input"] == {"items": ["a", "b"], "meta": {"k": "v"}}
+    assert seen[0]["tool_response"] == output
+    [executed] = result.tool_calls
+    assert executed.status == "executed" and executed.output == output
+    assert executed.input == {"items": ["a", "b"], "meta": {"k": "v"}}
+    audit = (tmp_path / ".hookline" / "state" / "audit.jsonl").read_text()
+    assert "FORGED" not in audit and '"tool"' in audit
+
+
 def test_a_callback_returning_an_empty_dict_has_no_opinion(agent_with, orders):
     async def nothing(input_data, tool_use_id, context):
         return {}

@@ -67,9 +67,21 @@ def freeze(value: Any) -> Any:
 
 
 def copy_json(value: Any) -> Any:
-    """A plain, writable deep copy of JSON-like data; other objects are shared as they are."""
+    """A plain, writable deep copy of JSON-like data: each dict and list is new, whatever else
+    it holds (strings, numbers: values nobody can change; other objects) is shared as it is."""
     if isinstance(value, dict):
-        return {k: copy_json(v) for k, v in value.items()}
+        out = dict(value)
+        for key, item in value.items():
+            if isinstance(item, _CONTAINERS):
+                out[key] = copy_json(item)
+        return out
     if isinstance(value, list):
-        return [copy_json(v) for v in value]
+        items = list(value)
+        for index, item in enumerate(value):
+            if isinstance(item, _CONTAINERS):
+                items[index] = copy_json(item)
+        return items
     return value
+
+
+_CONTAINERS = (dict, list)
