@@ -134,6 +134,8 @@ class Redactor:
                 out[shown] = self.text(item) if done is None else done
             elif item is None or kind is int or kind is bool:
                 out[shown] = item
+            elif kind is dict:  # one frame a level, as deep as ``_walk`` alone went
+                out[shown] = self._mapping(item, hide or secret, command or name == "command")
             else:
                 out[shown] = self._walk(item, hide or secret, command or name == "command")
         return out
