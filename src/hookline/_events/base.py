@@ -7,6 +7,7 @@ An event class is named once, by its class: ``HookEvent.__init_subclass__`` give
 from __future__ import annotations
 
 import inspect
+import marshal
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, TypeVar, cast
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, TypeV
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from hookline._events.facts import EventFacts
-from hookline._support.frozen import copy_json, freeze
+from hookline._support.frozen import freeze
 
 #: Tool input and output as hooks see them: read-only (see ``hookline._support.frozen``).
 FrozenInput = Annotated[dict[str, Any], AfterValidator(freeze)]
@@ -85,33 +86,34 @@ class HookEvent(BaseModel):
         """The JSON object a command hook reads on stdin, in the protocol's field order.
 
         Each call gets an object of its own, which it may change (an Agent SDK callback may
-        edit its ``input_data``) without another reader seeing it. The event is dumped once,
-        into a dump no reader is given; each reader gets a copy of its dicts and lists, which
-        share the strings and numbers in them (nobody can change those): so one reader's change,
-        at any depth, never reaches another reader or the event."""
-        dumped: dict[str, Any] | None = self.__dict__.get(_SNAPSHOT)
-        if dumped is None:
-            dumped = self.model_dump(mode="json")
-            for key in self.omit_when_none:
-                if dumped.get(key, 0) is None:
-                    del dumped[key]
-            # in ``__dict__``, as a cached_property would be: not a field, nor in ``==``
-            self.__dict__[_SNAPSHOT] = dumped
-        return cast(dict[str, Any], copy_json(dumped))
+        edit its ``input_data``) without another reader seeing it. The event is dumped once: the
+        first reader gets that dump, later ones (the next hooks on the event) a copy of a
+        snapshot taken before anyone could change it, bytes no reader can reach."""
+        snapshot: bytes | None = self.__dict__.get(_SNAPSHOT)
+        if snapshot is not None:
+            return cast(dict[str, Any], marshal.loads(snapshot))
+        data = self.model_dump(mode="json")
+        for key in self.omit_when_none:
+            if data.get(key, 0) is None:
+                del data[key]
+        # marshal: a JSON dump is plain values, which it copies fastest (and it is always
+        # loaded). In ``__dict__``, as a cached_property would be: not a field, nor in ``==``.
+        self.__dict__[_SNAPSHOT] = marshal.dumps(data)
+        return data
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
-        """A copy as pydantic makes it, without the payload's dump: ``update`` (a hook's
+        """A copy as pydantic makes it, without the payload snapshot: ``update`` (a hook's
         rewrite, ``hooks.engine``) changes what it would hold."""
         copied = super().model_copy(update=update, deep=deep)
         copied.__dict__.pop(_SNAPSHOT, None)
         return copied
 
 
-#: Where ``HookEvent.to_payload`` keeps its dump (a leading ``_``: ``dict(event)`` skips it).
-_SNAPSHOT = "_payload_dump"
-#: Where an event keeps its session's project folder: beside its fields, as the payload's dump
-#: is (not a pydantic private attribute, which would cost every event a post-init step), so a
-#: copy (a hook's rewrite) keeps it and the payload never shows it.
+#: Where ``HookEvent.to_payload`` keeps its snapshot (a leading ``_``: ``dict(event)`` skips it).
+_SNAPSHOT = "_payload_snapshot"
+#: Where an event keeps its session's project folder: beside its fields, as the snapshot is (not
+#: a pydantic private attribute, which would cost every event a post-init step), so a copy
+#: (a hook's rewrite) keeps it and the payload never shows it.
 _PROJECT_DIR = "_project_dir"
 
 

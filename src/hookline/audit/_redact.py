@@ -118,7 +118,7 @@ class Redactor:
         """A mapping walked as ``_walk`` walks it: its keys masked (and remembered) as texts, a
         plain string or number under a key that hides nothing taken as ``_walk`` takes it,
         without a call of its own (most of a record's values are those)."""
-        out = {}
+        out: dict[str, Any] = {}
         memo, secret_keys = self._memo, self._secret_keys  # hold short strings only
         for key, item in value.items():
             name = key if type(key) is str else str(key)
