@@ -410,3 +410,18 @@ def test_a_terminal_answer_counts_once_and_the_inbox_is_told_it_came_second(
         store.close()
     given = [(g["data"]["via"], g["data"]["applied"]) for g in records(state, "inbox_answer")]
     assert given == [("terminal", True), ("inbox", False), ("terminal", False)]
+
+
+def test_every_worker_knows_a_sign_in_made_on_another(
+    policy: Path, users: Path, tmp_path: Path
+) -> None:
+    """The sign-in cookie's key is made before the workers fork: a person signed in stays
+    signed in whichever worker answers (the kernel spreads the requests over them)."""
+    with serve_process(policy, tmp_path / "state", users, "--workers", "2") as where:
+        people = People(where + INBOX_PATH)
+        ann = people.sign_in("ann")
+        cookies = dict(ann.cookies)  # each page on a connection of its own: any worker's
+        pages = [httpx.get(where + INBOX_PATH + "/", cookies=cookies) for _ in range(40)]
+        people.close()
+    assert {page.status_code for page in pages} == {200}
+    assert all("signed in as <b>ann</b>" in page.text for page in pages)
