@@ -13,7 +13,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from dataclasses import fields as dataclass_fields
 from functools import partial
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from hookline._agent.observers import KINDS, Handle, Observer, overrides
@@ -209,7 +211,8 @@ class _Attached:
         """Subscribe to each kind some observer wants, and to no other."""
         for kind, (method, fields) in TOLD_AS.items():
             if wanted[method] and kind not in self.stops:
-                self.stops[kind] = self.stream.subscribe(kind, _Delivery(self, method, fields))
+                delivery = _Delivery(self, kind, method, fields)
+                self.stops[kind] = self.stream.subscribe(kind, delivery)
             elif not wanted[method] and kind in self.stops:
                 self.stops.pop(kind)()
 
@@ -222,10 +225,16 @@ class _Attached:
 class _Delivery:
     """A stream subscriber: one kind of record, as one Observer call."""
 
-    __slots__ = ("attached", "fields", "method")
+    __slots__ = ("args", "attached", "method", "own_session")
 
-    def __init__(self, attached: _Attached, method: str, fields: tuple[str, ...] | None) -> None:
-        self.attached, self.method, self.fields = attached, method, fields
+    def __init__(
+        self, attached: _Attached, kind: type, method: str, fields: tuple[str, ...] | None
+    ) -> None:
+        self.attached, self.method = attached, method
+        #: The Observer call's arguments after the session, taken from a record.
+        self.args = _arguments(fields)
+        #: Whether the record carries its session (else: the conversation's, when told).
+        self.own_session = "session" in {field.name for field in dataclass_fields(kind)}
 
     @property
     def names(self) -> frozenset[str] | None:
@@ -234,9 +243,17 @@ class _Delivery:
         return self.attached.hub.events if self.method == "event" else None
 
     def __call__(self, record: Any) -> None:
-        if self.fields is None:
-            args: tuple[Any, ...] = (record,)
-        else:
-            args = tuple(getattr(record, name) for name in self.fields)
-        session = getattr(record, "session", None) or self.attached.owner.session
-        self.attached.hub.tell(self.method, session, *args)
+        session = record.session if self.own_session else None
+        session = session or self.attached.owner.session
+        self.attached.hub.tell(self.method, session, *self.args(record))
+
+
+def _arguments(fields: tuple[str, ...] | None) -> Callable[[Any], tuple[Any, ...]]:
+    """What a record's Observer call is given after the session: the record itself (None),
+    or these fields of it."""
+    if fields is None:
+        return lambda record: (record,)
+    if not fields:
+        return lambda record: ()
+    picked = attrgetter(*fields)
+    return (lambda record: (picked(record),)) if len(fields) == 1 else picked
