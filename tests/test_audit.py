@@ -1192,6 +1192,8 @@ def test_redactor_walks_nested_keys_commands_and_leaves_as_before() -> None:
         7: "sk-ant-api03-" + "A" * 40,
         "ratio": float("inf"),
         "items": ("a", b"b"),
+        "empty": [],
+        "api_token": 2.5,
     }
     shown = Redactor().redact(value)
     assert "Hunter2secret" not in shown["tool_input"]["command"]
@@ -1202,3 +1204,4 @@ def test_redactor_walks_nested_keys_commands_and_leaves_as_before() -> None:
     assert shown["7"].startswith("sk-ant") and shown["7"].endswith(MASK)
     assert shown["ratio"] == "inf"
     assert shown["items"] == ["a", "b"]
+    assert shown["empty"] == [] and shown["api_token"] == 2.5  # a number is no secret's text

@@ -115,9 +115,10 @@ class Redactor:
         return self._walk(str(value), hide)
 
     def _mapping(self, value: Mapping[Any, Any], hide: bool, command: bool) -> dict[str, Any]:
-        """A mapping walked as ``_walk`` walks it: its keys masked (and remembered) as texts, a
-        plain string or number under a key that hides nothing taken as ``_walk`` takes it,
-        without a call of its own (most of a record's values are those)."""
+        """A mapping walked as ``_walk`` walks it: its keys masked (and remembered) as texts;
+        a plain string under a key that hides nothing, a number, an empty list and a dict taken
+        as ``_walk`` takes them, without a call of ``_walk`` (most of a record's values are
+        those)."""
         out: dict[str, Any] = {}
         memo, secret_keys = self._memo, self._secret_keys  # hold short strings only
         for key, item in value.items():
@@ -134,8 +135,12 @@ class Redactor:
                 out[shown] = self.text(item) if done is None else done
             elif item is None or kind is int or kind is bool:
                 out[shown] = item
+            elif kind is float:
+                out[shown] = item if math.isfinite(item) else str(item)
             elif kind is dict:  # one frame a level, as deep as ``_walk`` alone went
                 out[shown] = self._mapping(item, hide or secret, command or name == "command")
+            elif kind is list and not item:
+                out[shown] = []
             else:
                 out[shown] = self._walk(item, hide or secret, command or name == "command")
         return out
