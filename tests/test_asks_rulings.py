@@ -11,7 +11,7 @@ from typing import Any
 
 from hookline._decisions import Decision
 from hookline._hooks.wire import answer_for
-from hookline._serve.asks import Asks, AskSettings, answered
+from hookline._serve.asks import Asks, AskSettings, answered, edited_ruling
 from hookline._serve.gate import Caller
 from hookline._serve.judge import Ruling
 from hookline.audit._writer import JSONL_NAME, AuditWriter
@@ -81,3 +81,28 @@ def test_a_store_that_cannot_keep_the_ask_refuses_the_call_and_says_so(tmp_path:
     assert "the store failed while it waited: disk full" in said["permissionDecisionReason"]
     [row] = [json.loads(line) for line in (tmp_path / JSONL_NAME).read_text().splitlines()]
     assert (row["kind"], row["decision"], row["data"]["answer"]) == ("live_ask", "failed", "deny")
+
+
+EDITED = {"command": "deploy staging"}
+ANSWER = {"permission": "allow", "edited": EDITED, "by": "ann", "via": "inbox"}
+
+
+def test_an_edit_judged_again_runs_as_edited_when_the_rules_only_ask() -> None:
+    ruling = edited_ruling(asked(Decision("ask", "the deploy rule asks")), EDITED, ANSWER)
+    said = ruling.answer["hookSpecificOutput"]
+    assert (said["permissionDecision"], said["updatedInput"]) == ("allow", EDITED)
+    assert said["permissionDecisionReason"] == "edited and approved by ann (inbox)"
+    assert ruling.origin == "approver"
+
+
+def test_an_edit_refused_deferred_or_rewritten_again_is_denied() -> None:
+    refused = edited_ruling(asked(Decision("deny", "rm -rf is dangerous")), EDITED, ANSWER)
+    deferred = edited_ruling(asked(Decision("defer", "a hook holds it")), EDITED, ANSWER)
+    rewritten = asked(Decision("allow", updated_input={"command": "deploy prod"}))
+    changed = edited_ruling(rewritten, EDITED, ANSWER)
+    reasons = [r.answer["hookSpecificOutput"] for r in (refused, deferred, changed)]
+    assert [s["permissionDecision"] for s in reasons] == ["deny", "deny", "deny"]
+    assert "edited was refused: rm -rf is dangerous" in reasons[0]["permissionDecisionReason"]
+    assert "edited was refused: a hook holds it" in reasons[1]["permissionDecisionReason"]
+    assert "changed the input ann (inbox) edited" in reasons[2]["permissionDecisionReason"]
+    assert all("updatedInput" not in s for s in reasons)

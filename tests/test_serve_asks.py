@@ -425,3 +425,48 @@ def test_every_worker_knows_a_sign_in_made_on_another(
         people.close()
     assert {page.status_code for page in pages} == {200}
     assert all("signed in as <b>ann</b>" in page.text for page in pages)
+
+
+def test_an_edit_is_judged_again_and_the_host_runs_the_edited_input(
+    policy: Path, users: Path, tmp_path: Path, pool: ThreadPoolExecutor
+) -> None:
+    state = tmp_path / "state"
+    with serving(policy, state, users) as where:
+        people = People(where + INBOX_PATH)
+        host = posted(pool, where + CLAUDE_CODE_PATH, deploy(tmp_path))
+        store = open_store(None, state_dir=state)
+        [ask] = asked(store)
+        ann = people.sign_in("ann")
+        assert "Run this instead" in ann.get("/").text
+        edited = json.dumps({"command": "deploy staging"})
+        done = answer_ask(ann, ask.id, "edit", edited=edited, why="staging first")
+        assert done.status_code == 200 and "judged again" in done.text, done.text
+        said = host.result().json()["hookSpecificOutput"]
+        assert (said["permissionDecision"], said["updatedInput"]) == (
+            "allow",
+            {"command": "deploy staging"},
+        )
+        assert said["permissionDecisionReason"] == "edited and approved by ann (inbox)"
+        people.close()
+        store.close()
+    [served] = records(state, "served")
+    assert served["data"]["live_ask"]["edited"] == {"command": "deploy staging"}
+
+
+def test_an_edit_the_rules_refuse_is_denied_to_the_host(
+    policy: Path, users: Path, tmp_path: Path, pool: ThreadPoolExecutor
+) -> None:
+    state = tmp_path / "state"
+    with serving(policy, state, users) as where:
+        people = People(where + INBOX_PATH)
+        host = posted(pool, where + CLAUDE_CODE_PATH, deploy(tmp_path))
+        store = open_store(None, state_dir=state)
+        [ask] = asked(store)
+        edited = json.dumps({"command": "rm -rf /"})
+        done = answer_ask(people.sign_in("ann"), ask.id, "edit", edited=edited)
+        assert done.status_code == 200, done.text
+        decision, reason = permission(host.result())
+        assert decision == "deny" and "the input ann (inbox) edited was refused" in reason
+        assert "dangerous tier" in reason
+        people.close()
+        store.close()

@@ -3,8 +3,8 @@
     GET  /            the calls waiting (signed in), else to /login
     GET  /fragment    the list alone, for the live update
     GET  /events      server-sent events: ``pending`` with the list's state whenever it changes
-    POST /answer      approve, deny or edit one session's waiting calls, or approve or deny a
-                      live ask (``ask=ID``: a host's call, ``live``) (an approver only)
+    POST /answer      approve, deny or edit one session's waiting calls (or one of them), or
+                      a live ask (``ask=ID``: a host's call, ``live``) (an approver only)
     GET  /link?t=...  a signed link: the call and one button; POST /link answers it
     GET|POST /login, POST /logout
 

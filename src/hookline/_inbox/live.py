@@ -6,8 +6,9 @@ deadline). The inbox lists the ones still waiting beside the paused sessions, ea
 ``Pending`` whose one call is an ``ApprovalRequest``, so the page draws it with the terminal
 prompt's rows (every value escaped, look-alikes flagged) as it draws a paused call.
 
-An answer (approve, or deny with a message for the model) fills the ask's answer slot in the
-store: of the inbox, a signed link and every other server on that store, the first answer
+An answer (approve; deny with a message for the model; or an edited input, which the server
+judges again before the host may run it) fills the ask's answer slot in the store: of the
+inbox, a signed link and every other server on that store, the first answer
 wins, and none is taken after the deadline (the server gives the host its expiry answer
 then). The server waiting on it is woken (``wake``: at once in the same process, else by its
 next look at the store) and answers its host. The ``inbox_answer`` record names the ask.
@@ -16,7 +17,7 @@ next look at the store) and answers its host. The ``inbox_answer`` record names 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from hookline._inbox.answer import Outcome
 from hookline._inbox.pending import (
@@ -88,22 +89,19 @@ def pending_of(ask: LiveAsk) -> Pending:
 def answer_live(
     store: Store, id: str, given: Answer, *, wake: Callable[[str], None] | None = None
 ) -> tuple[Outcome, LiveAsk | None]:
-    """Give ``given`` (approve or deny) to live ask ``id``: the outcome (applied only for the
+    """Give ``given`` (approve, deny or edit) to live ask ``id``: the outcome (applied only for the
     answer the store took), and the ask as it was found."""
     if not isinstance(store, AskStore):
         return Outcome(False, "this store keeps no live asks"), None
     found = store.get_ask(id)
     if found is None:
         return Outcome(False, "no such live ask: nothing waits there"), None
-    if given.action not in ("approve", "deny"):
-        return Outcome(False, "a host's call is approved or denied here, not edited"), found
     now = time.time()
     if found.answer is None and now < found.deadline:
         if store.answer_ask(id, slot(given, now), before=now):
             if wake is not None:
                 wake(id)
-            told = "allow" if given.action == "approve" else "deny"
-            return Outcome(True, f"answered; the host is told {told}"), found
+            return Outcome(True, _SAID[given.action]), found
         found = store.get_ask(id) or found
     return Outcome(False, too_late(found, now)), found
 
@@ -111,7 +109,8 @@ def answer_live(
 def slot(given: Answer, now: float) -> dict[str, Any]:
     """What fills a live ask's answer slot for ``given``."""
     said = {
-        "permission": "allow" if given.action == "approve" else "deny",
+        "permission": "deny" if given.action == "deny" else "allow",
+        "edited": given.edited if given.action == "edit" else None,
         "by": given.by,
         "role": given.role,
         "via": given.via,
@@ -120,6 +119,15 @@ def slot(given: Answer, now: float) -> dict[str, Any]:
         "at": now,
     }
     return {key: value for key, value in said.items() if value is not None}
+
+
+#: What the page says of an answer the ask took.
+_SAID: Final = {
+    "approve": "answered; the host is told allow",
+    "deny": "answered; the host is told deny",
+    "edit": "answered; the edit is judged again by the hooks and rules, and the host is told "
+    "what comes of it",
+}
 
 
 def too_late(ask: LiveAsk, now: float) -> str:

@@ -159,8 +159,8 @@ def _session(p: Pending, *, csrf: str, may_answer: bool) -> str:
 
 
 def _live(p: Pending, live: Live, *, csrf: str, may_answer: bool) -> str:
-    """A live ask: the host waits on it, until its deadline; approve or deny only."""
-    forms = _live_forms(live, csrf) if may_answer else _LOOK_ONLY
+    """A live ask: the host waits on it, until its deadline: approve, deny or edit."""
+    forms = _live_forms(p, live, csrf) if may_answer else _LOOK_ONLY
     return (
         f'<section class="session live" id="a-{escape(live.id)}">{_live_header(p, live)}'
         f"{''.join(_call(w) for w in p.calls)}{forms}</section>"
@@ -184,13 +184,12 @@ def _live_header(p: Pending, live: Live) -> str:
     )
 
 
-def _live_forms(live: Live, csrf: str) -> str:
+def _live_forms(p: Pending, live: Live, csrf: str) -> str:
     ask = f'<input type="hidden" name="ask" value="{escape(live.id)}">'
     why = _field("why", "Why (for the record)", "")
     message = _field("message", "Message for the model", "Denied by the user.")
-    return _form(ask, csrf, why, "approve", "Approve") + _form(
-        ask, csrf, message + why, "deny", "Deny"
-    )
+    approve = _form(ask, csrf, why, "approve", "Approve")
+    return approve + _form(ask, csrf, message + why, "deny", "Deny") + _edit_form(p, ask, csrf)
 
 
 def _header(p: Pending) -> str:
@@ -229,12 +228,18 @@ def _forms(p: Pending, csrf: str) -> str:
     approve += lasting
     if len(p.calls) != 1:  # an edit is one call's new input
         return approve + deny
+    return approve + deny + _edit_form(p, session, csrf)
+
+
+def _edit_form(p: Pending, hidden: str, csrf: str) -> str:
+    """Run another input instead of the one call waiting, judged again before it runs."""
     now = json.dumps(p.calls[0].request.tool_input, ensure_ascii=True, indent=1)
     edit = (
         f"<p><label>New input (JSON; judged again by the hooks and rules before it runs)"
         f'<br><textarea name="edited" rows="4">{escape(now)}</textarea></label></p>'
     )
-    return approve + deny + _form(session, csrf, edit + why, "edit", "Run this instead")
+    why = _field("why", "Why (for the record)", "")
+    return _form(hidden, csrf, edit + why, "edit", "Run this instead")
 
 
 def _call_forms(p: Pending, waiting: Waiting, csrf: str) -> str:

@@ -112,7 +112,13 @@ class Asks:
         finally:
             self._woken.pop(ask.id, None)
         asker.asked = {"id": ask.id, "deadline": ask.deadline, **answer}
-        return self._expired(ruling, ask, None) if expired else answered(ruling, answer)
+        if expired:
+            return self._expired(ruling, ask, None)
+        edited = answer.get("edited")
+        if answer.get("permission") == "allow" and isinstance(edited, dict):
+            again = await asker.rules.rule({**payload, "tool_input": edited})
+            return edited_ruling(again, edited, answer)
+        return answered(ruling, answer)
 
     async def _answer(self, ask: LiveAsk, woken: asyncio.Event) -> tuple[dict[str, Any], bool]:
         """The ask's answer once given, and whether it is the expiry this process wrote (the
@@ -208,6 +214,32 @@ def answered(ruling: Ruling, answer: Mapping[str, Any]) -> Ruling:
     return replace(
         ruling, decision=decision, answer=answer_for(ruling.event, decision), origin="approver"
     )
+
+
+def edited_ruling(again: Ruling, edited: dict[str, Any], answer: Mapping[str, Any]) -> Ruling:
+    """The ruling of an input a person edited, judged ``again`` by the hooks and rules: it
+    runs as edited (the person approved it) unless they refuse or defer it, or a hook
+    rewrites it into something the person did not see."""
+    by = f"{answer.get('by', 'someone')} ({answer.get('via', 'inbox')})"
+    decision = again.decision
+    refused = None
+    if decision.permission in ("deny", "defer"):
+        refused = f"the input {by} edited was refused: {decision.reason or decision.permission}"
+    elif decision.updated_input is not None and decision.updated_input != edited:
+        refused = f"a PreToolUse hook changed the input {by} edited; approve what will run"
+    if refused is not None:
+        denied = Decision("deny", refused, origin=decision.origin or "hook")
+        return replace(
+            again, decision=denied, answer=answer_for(again.event, denied), origin=denied.origin
+        )
+    ran = replace(
+        decision,
+        permission="allow",
+        reason=f"edited and approved by {by}",
+        updated_input=edited,
+        origin="approver",
+    )
+    return replace(again, decision=ran, answer=answer_for(again.event, ran), origin="approver")
 
 
 def expiry_entry(ask: LiveAsk, answer: str, said: str, *, failed: str | None) -> AuditEntry:
