@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from hookline._agent.session import STATE_DIR
 from hookline._cli.columns import print_aligned
 from hookline._cli.render import compact, echo
+from hookline._cli.server_folder import SERVER_CWD, SERVER_STATE, server_state
 from hookline._errors import ConfigError
 from hookline._support.display import shown, shown_json
 
@@ -29,18 +29,6 @@ if TYPE_CHECKING:
     from hookline._inbox.answer import Action
     from hookline.storage import Store
 
-_CWD = click.option(
-    "--cwd",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    default=".",
-    help="The server's policy folder (as given to hookline serve).",
-)
-_STATE = click.option(
-    "--state-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="The server's state folder (default: the folder's .hookline/state).",
-)
 _STORE = click.option("--store", default=None, help="The server's store: a path or URL.")
 
 
@@ -51,8 +39,8 @@ def asks() -> None:
 
 @asks.command("list")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
-@_CWD
-@_STATE
+@SERVER_CWD
+@SERVER_STATE
 @_STORE
 def list_asks(as_json: bool, cwd: Path, state_dir: Path | None, store: str | None) -> None:
     """The live asks still waiting, newest first: id, host, tool, input, seconds left, who."""
@@ -94,8 +82,8 @@ def list_asks(as_json: bool, cwd: Path, state_dir: Path | None, store: str | Non
               help="Refuse it; the model reads MESSAGE.")  # fmt: skip
 @click.option("--why", default="", help="Your own words on why, for the record.")
 @click.option("--user", required=True, help="Who answers, for the record.")
-@_CWD
-@_STATE
+@SERVER_CWD
+@SERVER_STATE
 @_STORE
 def answer(
     ask_id: str,
@@ -116,7 +104,7 @@ def answer(
         raise ConfigError("give --approve or --deny MESSAGE", key="--approve", fix="one of them")
     action: Action = "approve" if approve else "deny"
     given = Answer(action, user, "terminal", via="terminal", message=message, why=why.strip())
-    state = state_dir or cwd.resolve() / STATE_DIR
+    state = server_state(cwd, state_dir)
     with AuditWriter.open(state, store=store) as audit:
         found_store = audit.store_of()
         assert found_store is not None  # AuditWriter.open always has one
@@ -143,4 +131,4 @@ def answer(
 def _opened(cwd: Path, state_dir: Path | None, store: str | None) -> Store:
     from hookline.storage import open_store
 
-    return open_store(store, state_dir=state_dir or cwd.resolve() / STATE_DIR)
+    return open_store(store, state_dir=server_state(cwd, state_dir))

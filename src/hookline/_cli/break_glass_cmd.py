@@ -12,8 +12,8 @@ from pathlib import Path
 import click
 import httpx
 
-from hookline._agent.session import STATE_DIR
 from hookline._cli.render import echo, say
+from hookline._cli.server_folder import SERVER_CWD, SERVER_STATE, server_state
 from hookline._errors import ConfigError
 from hookline._hosts.claude_code import DEFAULT_PORT
 from hookline._serve.break_glass import Glass, break_glass, mend
@@ -33,18 +33,8 @@ _PROBE_SECONDS = 2.0
 )
 @click.option("--reason", default="locked out", show_default=True, help="Why, for the record.")
 @click.option("--end", is_flag=True, help="End it now: enforcement again at the next call.")
-@click.option(
-    "--cwd",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    default=".",
-    help="The server's policy folder (as given to hookline serve).",
-)
-@click.option(
-    "--state-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="The server's state folder (default: the folder's .hookline/state).",
-)
+@SERVER_CWD
+@SERVER_STATE
 @click.option("--port", type=click.IntRange(1, 65535), default=DEFAULT_PORT, show_default=True)
 def break_glass_cmd(
     minutes: float, reason: str, end: bool, cwd: Path, state_dir: Path | None, port: int
@@ -54,7 +44,7 @@ def break_glass_cmd(
     hookline serve asks for every tool call in the host's own prompt: nothing is denied,
     nothing runs unasked. When no server answers on the port, this stands in for it until the
     time is up (Ctrl-C ends it sooner). Both ends are in the audit log."""
-    state = state_dir or cwd.resolve() / STATE_DIR
+    state = server_state(cwd, state_dir)
     with AuditWriter.open(state) as audit:
         if end:
             _mended(state, audit)

@@ -12,28 +12,15 @@ from pathlib import Path
 
 import click
 
-from hookline._agent.session import STATE_DIR
 from hookline._cli.columns import print_aligned
 from hookline._cli.render import echo, say
+from hookline._cli.server_folder import SERVER_CWD, SERVER_STATE, server_state
 from hookline._serve import tokens
 from hookline._support.display import shown, shown_json
 
-_CWD = click.option(
-    "--cwd",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    default=".",
-    help="The server's policy folder (as given to hookline serve).",
-)
-_STATE = click.option(
-    "--state-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="The server's state folder (default: the folder's .hookline/state).",
-)
-
 
 def _path(cwd: Path, state_dir: Path | None) -> Path:
-    return tokens.tokens_path(state_dir or cwd.resolve() / STATE_DIR)
+    return tokens.tokens_path(server_state(cwd, state_dir))
 
 
 @click.group("token", context_settings={"help_option_names": ["-h", "--help"]})
@@ -49,8 +36,8 @@ def token() -> None:
 @click.argument("name")
 @click.option("--tenant", default=None, help="The team or customer the agent works for.")
 @click.option("--user", default=None, help="The person the agent works for.")
-@_CWD
-@_STATE
+@SERVER_CWD
+@SERVER_STATE
 def add(name: str, tenant: str | None, user: str | None, cwd: Path, state_dir: Path | None) -> None:
     """A new token for NAME, printed once: only its hash is kept."""
     path = _path(cwd, state_dir)
@@ -62,8 +49,8 @@ def add(name: str, tenant: str | None, user: str | None, cwd: Path, state_dir: P
 
 @token.command("list")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
-@_CWD
-@_STATE
+@SERVER_CWD
+@SERVER_STATE
 def list_tokens(as_json: bool, cwd: Path, state_dir: Path | None) -> None:
     """The tokens: name, tenant, user, made, revoked. Never a token or its hash."""
     path = _path(cwd, state_dir)
@@ -86,8 +73,8 @@ def list_tokens(as_json: bool, cwd: Path, state_dir: Path | None) -> None:
 
 @token.command("revoke")
 @click.argument("name")
-@_CWD
-@_STATE
+@SERVER_CWD
+@SERVER_STATE
 def revoke(name: str, cwd: Path, state_dir: Path | None) -> None:
     """Revoke NAME's token: a running server refuses it from the next request."""
     gone = tokens.revoke(_path(cwd, state_dir), name)
