@@ -192,3 +192,18 @@ def test_one_decision_resolves_each_link_once_and_the_next_one_afresh(tmp_path: 
     assert paths.real(str(link)) == str(tmp_path / "b")
     with paths.snapshot():
         assert paths.real(str(link)) == str(tmp_path / "b")
+
+
+@pytest.mark.parametrize("home", ["/home/ann", "/home/ann/", "/", "//", None])
+def test_the_users_home_is_what_expanduser_says(home, monkeypatch):
+    """``user_home`` reads ``$HOME`` once where ``expanduser`` reads it twice; the answer is
+    the same, with ``$HOME`` unset too (the password database)."""
+    import posixpath
+
+    from hookline.permissions._paths import user_home
+
+    if home is None:
+        monkeypatch.delenv("HOME", raising=False)
+    else:
+        monkeypatch.setenv("HOME", home)
+    assert user_home() == posixpath.expanduser("~")

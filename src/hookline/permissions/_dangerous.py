@@ -48,6 +48,7 @@ import hookline.permissions._pushes as pushes
 from hookline._support.words import words
 from hookline.permissions import targets
 from hookline.permissions._devices import DEVICE
+from hookline.permissions._paths import user_home
 from hookline.permissions._proving import SYSTEM_FOLDERS, Place
 from hookline.permissions._recursive import (
     prove_changes,
@@ -144,7 +145,7 @@ def _place(cwd: str, home: str | None, roots: Sequence[str]) -> Place:
 
 @lru_cache(maxsize=64)
 def _placed(cwd: str, home: str | None, roots: tuple[str, ...]) -> Place:
-    home = posixpath.normpath(home or posixpath.expanduser("~"))
+    home = posixpath.normpath(home or user_home())
     return Place(posixpath.normpath(cwd), home, tuple(posixpath.normpath(r) for r in roots))
 
 

@@ -171,7 +171,7 @@ class _Where:
 
 
 def _home(home: str | None) -> str:
-    return posixpath.normpath(home or posixpath.expanduser("~"))
+    return posixpath.normpath(home or paths.user_home())
 
 
 def _command(command: Command, where: _Where) -> str | None:

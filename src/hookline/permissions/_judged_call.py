@@ -9,6 +9,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import hookline.permissions._readonly as readonly
+from hookline.permissions._paths import user_home
 from hookline.permissions.bash import Analysis, analyze
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ def judged_call(policy: PermissionPolicy, asked: CallContext) -> JudgedCall:
     read_only = asked.read_only or name in policy.read_only_tools
     anchor = posixpath.normpath(asked.project_dir or cwd)
     roots = policy.workspace or (anchor,)
-    home = asked.home or posixpath.expanduser("~")
+    home = asked.home or user_home()
     where = {"cwd": cwd, "roots": roots, "home": home}
     return JudgedCall(name, asked.tool_input, read_only, cwd, home, roots, anchor, where)
 

@@ -29,8 +29,15 @@ def absolute(path: str, cwd: str, home: str | None = None) -> str:
 def expand_home(path: str, home: str | None = None) -> str:
     """``~`` and ``~/x`` against ``home`` (the user's by default); ``~user`` as the system says."""
     if path == "~" or path.startswith("~/"):
-        return (home or posixpath.expanduser("~")) + path[1:]
+        return (home or user_home()) + path[1:]
     return posixpath.expanduser(path) if path.startswith("~") else path
+
+
+def user_home() -> str:
+    """``~`` as ``posixpath.expanduser`` has it (``$HOME`` now, else the password database),
+    with one look at the environment where it takes two."""
+    home = os.environ.get("HOME")
+    return posixpath.expanduser("~") if home is None else home.rstrip("/") or "/"
 
 
 def real(path: str) -> str:

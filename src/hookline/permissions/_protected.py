@@ -38,7 +38,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from hookline.permissions._paths import inside, real
+from hookline.permissions._paths import inside, real, user_home
 
 #: Folders (and a file) in a workspace that hold policy or code, at any depth below a root.
 NAMES = (".claude", ".hookline", ".mcp.json")
@@ -150,7 +150,7 @@ def protected_set(
 ) -> ProtectedSet:
     """The protected set of a workspace: ``roots`` (absolute), ``home`` (the user's by
     default) and the code files the settings name (absolute; real paths are added)."""
-    home = posixpath.normpath(home or posixpath.expanduser("~"))
+    home = posixpath.normpath(home or user_home())
     return _made(tuple(roots), home, tuple(code_files))
 
 
@@ -209,7 +209,7 @@ def secret_paths(home: str | None = None) -> tuple[str, ...]:
     the account's home in the password database (where ``~user`` leads, whatever ``$HOME``
     says)."""
     key = os.environ.get(KEY_ENV, "")
-    homes = (home, posixpath.expanduser("~"), account_home())
+    homes = (home, user_home(), account_home())
     return _secret_places(homes, posixpath.abspath(key) if key else "")
 
 

@@ -41,6 +41,7 @@ from hookline._file_tools import WRITERS
 from hookline._support.words import words
 from hookline.permissions._call import CallContext
 from hookline.permissions._command_rules import SAFE_ENV
+from hookline.permissions._paths import user_home
 from hookline.permissions._policy import SESSION_SOURCE, PermissionPolicy, evaluate_call
 from hookline.permissions._readonly import why_command_not_read_only
 from hookline.permissions._rules import PermissionRule
@@ -104,7 +105,7 @@ def grant_for(policy: PermissionPolicy, asked: CallContext) -> SessionGrant | No
         "mode:acceptEdits"
     ):
         return SessionGrant(mode="acceptEdits")
-    home = asked.home or posixpath.expanduser("~")
+    home = asked.home or user_home()
     rules = _rules(asked.tool_name, asked.tool_input, cwd=asked.cwd, home=home)
     if not rules:
         return None

@@ -3,7 +3,6 @@ either decides (a ``Verdict``) or passes the call on (None)."""
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING
@@ -87,7 +86,7 @@ def _bash_private(call: JudgedCall, scope: reads.Scope) -> str | None:
     (``_reads_denied``)."""
     if call.bash is None:
         return None
-    home = call.home or posixpath.expanduser("~")
+    home = call.home or paths.user_home()
     private = visibility.PrivateReads.of(call.roots, home)
     return reads.why_line_reads_denied(
         call.bash, cwd=call.cwd, home=home, rules=private, scope=scope
@@ -202,7 +201,7 @@ def _read_rules(policy: PermissionPolicy, call: JudgedCall) -> reads.DenyRules |
     """The Read deny rules (of the settings and the dangerous tier), when there are any."""
     rules = [rule for rule, _ in policy.deny if rule.tool == "Read"]
     rules += [d.rule for d in policy.dangerous if d.rule is not None and d.rule.tool == "Read"]
-    home = call.home or posixpath.expanduser("~")
+    home = call.home or paths.user_home()
     return reads.DenyRules(tuple(rules), call.cwd, home, call.anchor) if rules else None
 
 
@@ -212,7 +211,7 @@ def _reads_denied(policy: PermissionPolicy, call: JudgedCall) -> str | None:
     is proven not to."""
     if call.bash is None:
         return None
-    home = call.home or posixpath.expanduser("~")
+    home = call.home or paths.user_home()
     private = visibility.PrivateReads.of(call.roots, home)
     why = reads.why_line_reads_denied(call.bash, cwd=call.cwd, home=home, rules=private)
     if why is not None or (rules := _read_rules(policy, call)) is None:
