@@ -22,7 +22,7 @@ from hookline._hooks.registry import HookRegistry
 from hookline._support.threads import WORKERS
 from hookline._tools.base import Tool, Toolbox, ToolCall, ToolContext, ToolResult, Workspace
 from hookline._tools.builtin import Edit, Read, Write, files
-from hookline._tools.builtin._common import resolve
+from hookline._tools.builtin._common import resolve_text
 from hookline._tools.builtin._file_io import INLINE_READ_BYTES
 from hookline._tools.pipeline import ToolPipeline
 
@@ -201,18 +201,18 @@ def test_a_file_the_kernel_makes_up_is_read_in_a_worker_thread(
 def test_read_refuses_a_link_swapped_in_after_the_check(
     ctx: ToolContext, outside: Path, monkeypatch: pytest.MonkeyPatch, handed: list[object]
 ) -> None:
-    """``resolve`` checked a small regular file; before the open it became a link out of the
-    workspace. The open on the event loop does not follow it: nothing is read."""
+    """``resolve_text`` checked a small regular file; before the open it became a link out of
+    the workspace. The open on the event loop does not follow it: nothing is read."""
     checked = ctx.cwd / "a.txt"
     checked.write_text("mine\n")
 
-    def resolve_then_swap(path: str, context: ToolContext, tool: str) -> tuple[str, Path]:
-        shown_and_real = resolve(path, context, tool)
+    def resolve_then_swap(path: str, context: ToolContext, tool: str) -> tuple[str, str]:
+        shown_and_real = resolve_text(path, context, tool)
         checked.unlink()
         checked.symlink_to(outside)
         return shown_and_real
 
-    monkeypatch.setattr(files, "resolve", resolve_then_swap)
+    monkeypatch.setattr(files, "resolve_text", resolve_then_swap)
     expected = f"Cannot read {checked}: {os.strerror(errno.ELOOP)}"
     with pytest.raises(ToolError, match=re.escape(expected)) as refused:
         run(Read(), {"file_path": "a.txt"}, ctx)

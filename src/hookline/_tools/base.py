@@ -118,9 +118,14 @@ class Workspace:
 
     def check(self, path: str) -> Path:
         """``path`` if it lies inside a root (after symlinks), else a ToolInputError."""
+        return Path(self.real(path))
+
+    def real(self, path: str) -> str:
+        """``path``'s real path (no links) as text if it lies inside a root, else a
+        ToolInputError."""
         real = os.path.realpath(path)
         if any(real == root or real.startswith(below) for root, below in self._texts):
-            return Path(real)
+            return real
         roots = ", ".join(str(r) for r in self.roots)
         raise ToolInputError(f"{path} is outside the workspace ({roots}); use a path inside it.")
 

@@ -115,9 +115,15 @@ def resolve(path: str, ctx: ToolContext, tool: str) -> tuple[str, Path]:
     """``path`` made absolute (as shown to the model) and its real path inside the workspace,
     which ``tool`` may use now: the path rules are applied again to the real path, here, at
     the moment of use (``PathCheck``), and the body then opens that real path, not the link."""
+    shown, real = resolve_text(path, ctx, tool)
+    return shown, Path(real)
+
+
+def resolve_text(path: str, ctx: ToolContext, tool: str) -> tuple[str, str]:
+    """``resolve``, with the real path as text (what a read opens needs no ``Path``)."""
     shown = ctx.workspace.absolute(path, ctx.cwd)
-    real = ctx.workspace.check(shown)
-    if ctx.path_check is not None and (why := ctx.path_check.refusal(tool, str(real), shown)):
+    real = ctx.workspace.real(shown)
+    if ctx.path_check is not None and (why := ctx.path_check.refusal(tool, real, shown)):
         raise ToolError(f"{shown} leads to {real} now: {why}")
     return shown, real
 

@@ -27,7 +27,7 @@ from hookline.permissions._protected import is_key_file
 INLINE_READ_BYTES: Final = 256 * 1024
 
 
-def read_text(real: Path, ctx: ToolContext, *, errors: str = "replace") -> str:
+def read_text(real: str | Path, ctx: ToolContext, *, errors: str = "replace") -> str:
     """The text of the file at ``real`` (checked by ``resolve``), whatever it is: this may wait
     (a FIFO with no writer, a hung network mount), so it runs in a worker thread."""
     with _reading(real, ctx), open(real, "rb", opener=_not_following) as file:
@@ -35,7 +35,7 @@ def read_text(real: Path, ctx: ToolContext, *, errors: str = "replace") -> str:
         return file.read().decode("utf-8", errors)
 
 
-def read_small(real: Path, ctx: ToolContext) -> str | None:
+def read_small(real: str | Path, ctx: ToolContext) -> str | None:
     """The text of the file at ``real`` (checked by ``resolve``) if reading it cannot wait, so
     it may be read on the event loop (``_small``); else None, for ``read_text``. The open
     itself does not wait: a FIFO's waits for no writer (``O_NONBLOCK``)."""
@@ -64,7 +64,7 @@ def _not_waiting(path: str, flags: int) -> int:
 
 
 @contextmanager
-def _reading(real: Path, ctx: ToolContext) -> Iterator[None]:
+def _reading(real: str | Path, ctx: ToolContext) -> Iterator[None]:
     """What reading ``real`` raised, as the ToolError the model reads."""
     try:
         yield
@@ -103,7 +103,7 @@ def write_text(real: Path, content: str) -> None:
         raise ToolError(f"Cannot write {real}: {exc.strerror}") from None
 
 
-def _opened_as(fd: int, real: Path) -> os.stat_result:
+def _opened_as(fd: int, real: str | Path) -> os.stat_result:
     """The open file ``fd``'s status; a ToolError unless it is ``real``, and not one of
     hookline's per-user keys under another name. ``resolve`` checked ``real`` against the
     rules; a folder on it replaced by a link before the open would have led elsewhere. Linux

@@ -19,6 +19,7 @@ from hookline._tools.builtin._common import (
     BuiltinTool,
     ToolInput,
     resolve,
+    resolve_text,
     structured_patch,
 )
 from hookline._tools.builtin._file_io import read_small, read_text, write_text
@@ -68,7 +69,7 @@ class Read(BuiltinTool[ReadInput]):
         """A small regular file is read here, on the event loop; any other in a worker thread,
         where the time limit applies while it waits (``read_small``)."""
         args = self.parse(tool_input)
-        shown, real = resolve(args.file_path, ctx, self.name)
+        shown, real = resolve_text(args.file_path, ctx, self.name)
         text = read_small(real, ctx)
         if text is None:
             text = await in_thread(read_text, real, ctx)
