@@ -1034,6 +1034,28 @@ def test_group_commit_lets_records_wait_until_the_delay_or_close(tmp_path):
     store.close()
 
 
+def test_group_commit_keeps_one_timer_through_a_write_and_still_bounds_the_next_records(
+    tmp_path,
+):
+    """The timer armed for a result stays armed when the next write takes that result early:
+    a record queued after that write is written by the same timer, within its delay."""
+    store, jsonl = SqliteStore(tmp_path / "hookline.db"), tmp_path / "audit.jsonl"
+    log = AuditLog(store, jsonl_path=jsonl, max_delay=0.05)
+
+    async def calls() -> list[int]:
+        log.add(AuditEntry(kind="hook", session_id="s", data={"n": 1}))
+        armed = log._timer
+        log.write_ahead()  # the next call's write takes it before the delay is up
+        log.add(AuditEntry(kind="hook", session_id="s", data={"n": 2}))
+        assert armed is not None and log._timer is armed  # not armed again
+        await asyncio.sleep(0.2)  # nothing else writes
+        return [r["data"]["n"] for r in records(jsonl)]
+
+    assert asyncio.run(calls()) == [1, 2]
+    log.close()
+    store.close()
+
+
 def test_group_commit_writes_a_result_when_its_delay_is_up_while_the_model_thinks(
     store, jsonl, tmp_path
 ):

@@ -97,6 +97,7 @@ class AuditWriter:
         #: A record is acknowledged once written: a crash loses at most this window.
         self.max_delay = max_delay
         self._timer: asyncio.TimerHandle | None = None  # writes what waits when the delay is up
+        self._timer_loop: asyncio.AbstractEventLoop | None = None  # the loop it is armed on
         self._oldest = 0.0
         #: The write ahead of a tool body is on disk (fsync) before the body starts.
         self.sync = sync
@@ -126,14 +127,16 @@ class AuditWriter:
     def _arm(self) -> None:
         """Group commit's bound: the records queued now are written once the delay is up, even
         when nothing else writes by then (a long model call). On the running event loop, where
-        records are added; elsewhere the next write takes them."""
-        if self._timer is not None:
-            return
+        records are added; elsewhere the next write takes them. A timer armed for earlier
+        records on this loop stays armed through their write (re-arming it on every call
+        cost more than the rest of the queueing): it fires no later than these records'
+        delay, and writes whatever waits then."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        self._timer = loop.call_later(self.max_delay, self._due)
+        if self._timer is None or self._timer_loop is not loop:  # a loop that ended, or none
+            self._timer, self._timer_loop = loop.call_later(self.max_delay, self._due), loop
 
     def _due(self) -> None:
         self._timer = None
@@ -160,9 +163,6 @@ class AuditWriter:
         due; False, not now. ``sync``: the file's append is fsync'd before this returns."""
         with self._lock:
             entries, self._pending = self._pending, []
-            if self._timer is not None:  # nothing waits for it now (a loop may end before it)
-                self._timer.cancel()
-                self._timer = None
             if not entries and not (copy and self._uncopied):
                 return None
             try:
@@ -249,6 +249,9 @@ class AuditWriter:
             try:
                 self.flush(copy=True)
             finally:
+                if self._timer is not None:  # nothing waits for it now
+                    self._timer.cancel()
+                    self._timer = self._timer_loop = None
                 if self.file is not None:
                     self.file.close()
 
