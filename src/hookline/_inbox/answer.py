@@ -155,9 +155,11 @@ def record(
     role: str = "",
     refused: str | None = None,
     ask: str | None = None,
+    grant: dict[str, Any] | None = None,
 ) -> AuditEntry:
     """The ``inbox_answer`` record of an answer (with its outcome) or of a refused try;
-    ``ask``: the live ask it answered (``hookline._inbox.live``), when not a paused session."""
+    ``ask``: the live ask it answered (``hookline._inbox.live``), when not a paused session;
+    ``grant``: what an approval for the session allows (the ask's offer)."""
     data: dict[str, Any] = {
         "by": answer.by if answer else by,
         "role": answer.role if answer else role,
@@ -166,6 +168,7 @@ def record(
     if answer is not None:
         data |= {"via": answer.via, "why": answer.why or None, "message": answer.message}
         data |= {"call": answer.call, "for_session": answer.for_session or None}
+        data["grant"] = grant if answer.for_session else None
     if outcome is not None:
         data |= {"applied": outcome.applied, "outcome": outcome.said}
     if refused is not None:

@@ -290,6 +290,7 @@ class Routes:
             outcome=outcome,
             redactor=self.inbox.redactor,
             ask=ask_id,
+            grant=said.get("grant") if isinstance(said.get("grant"), dict) else None,
         )
         self._record(entry)
         html = pages.page("hookline inbox: answered", pages.result(outcome))

@@ -12,6 +12,10 @@ inbox, a signed link and every other server on that store, the first answer
 wins, and none is taken after the deadline (the server gives the host its expiry answer
 then). The server waiting on it is woken (``wake``: at once in the same process, else by its
 next look at the store) and answers its host. The ``inbox_answer`` record names the ask.
+
+An ask that offers a session grant (``ask["grant"]``) may be approved for the session: the
+answer slot says ``for_session`` and the grant, and the waiting server gives the grant to the
+ask's host session (``hookline._serve.grants``).
 """
 
 from __future__ import annotations
@@ -73,7 +77,9 @@ def pending_of(ask: LiveAsk) -> Pending:
         tenant=text("tenant"),
         cwd=text("cwd"),
     )
-    live = Live(ask.id, text("host") or "?", ask.deadline, text("agent"), text("peer"))
+    live = Live(
+        ask.id, text("host") or "?", ask.deadline, text("agent"), text("peer"), grant_of(ask)
+    )
     return Pending(
         text("session_id") or "",
         ask.created,
@@ -86,6 +92,13 @@ def pending_of(ask: LiveAsk) -> Pending:
     )
 
 
+def grant_of(ask: LiveAsk) -> str | None:
+    """What approving ``ask`` for the session allows, in a few words (None: nothing)."""
+    grant = ask.ask.get("grant")
+    said = grant.get("description") if isinstance(grant, dict) else None
+    return said if isinstance(said, str) and said else None
+
+
 def answer_live(
     store: Store, id: str, given: Answer, *, wake: Callable[[str], None] | None = None
 ) -> tuple[Outcome, LiveAsk | None]:
@@ -96,18 +109,23 @@ def answer_live(
     found = store.get_ask(id)
     if found is None:
         return Outcome(False, "no such live ask: nothing waits there"), None
+    if given.for_session and grant_of(found) is None:
+        said = "this ask offers nothing for the rest of the session: approve it once"
+        return Outcome(False, said), found
     now = time.time()
     if found.answer is None and now < found.deadline:
-        if store.answer_ask(id, slot(given, now), before=now):
+        grant = found.ask.get("grant") if given.for_session else None
+        if store.answer_ask(id, slot(given, now, grant), before=now):
             if wake is not None:
                 wake(id)
-            return Outcome(True, _SAID[given.action]), found
+            return Outcome(True, _SAID["session" if grant else given.action]), found
         found = store.get_ask(id) or found
     return Outcome(False, too_late(found, now)), found
 
 
-def slot(given: Answer, now: float) -> dict[str, Any]:
-    """What fills a live ask's answer slot for ``given``."""
+def slot(given: Answer, now: float, grant: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What fills a live ask's answer slot for ``given`` (``grant``: what the ask offered,
+    given for the rest of the session)."""
     said = {
         "permission": "deny" if given.action == "deny" else "allow",
         "edited": given.edited if given.action == "edit" else None,
@@ -116,6 +134,8 @@ def slot(given: Answer, now: float) -> dict[str, Any]:
         "via": given.via,
         "message": given.message if given.action == "deny" else None,
         "why": given.why or None,
+        "for_session": True if grant is not None else None,
+        "grant": grant,
         "at": now,
     }
     return {key: value for key, value in said.items() if value is not None}
@@ -124,6 +144,8 @@ def slot(given: Answer, now: float) -> dict[str, Any]:
 #: What the page says of an answer the ask took.
 _SAID: Final = {
     "approve": "answered; the host is told allow",
+    "session": "answered; the host is told allow, and its session is allowed what the ask "
+    "offered from now on",
     "deny": "answered; the host is told deny",
     "edit": "answered; the edit is judged again by the hooks and rules, and the host is told "
     "what comes of it",

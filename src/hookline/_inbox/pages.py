@@ -189,6 +189,14 @@ def _live_forms(p: Pending, live: Live, csrf: str) -> str:
     why = _field("why", "Why (for the record)", "")
     message = _field("message", "Message for the model", "Denied by the user.")
     approve = _form(ask, csrf, why, "approve", "Approve")
+    if live.grant is not None:
+        lasting = (
+            '<input type="hidden" name="for_session" value="1">'
+            f'<p class="steps">Also allows this session of {escape(shown(live.host))} from now '
+            f"on: {escape(shown(live.grant))}; never past a deny rule, an ask rule, the "
+            "protected set, hookline's own state or the dangerous tier.</p>"
+        )
+        approve += _form(ask + lasting, csrf, why, "approve", "Approve for this session")
     return approve + _form(ask, csrf, message + why, "deny", "Deny") + _edit_form(p, ask, csrf)
 
 

@@ -73,6 +73,9 @@ class Live:
     deadline: float
     agent: str | None = None
     peer: str | None = None
+    #: What approving it for the session allows its host session from then on (None: it
+    #: offers nothing for the session).
+    grant: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

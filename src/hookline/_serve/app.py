@@ -219,8 +219,17 @@ async def _answer(
         return _bad_request(str(exc))
     try:
         who, policy, asked = caller.fields(), active.digest.sha256, _asked(rules)
+        granted = rules.granted if isinstance(rules, Asking) else None
         record(
-            audit, ruling, payload, host=host, glass=glass, caller=who, policy=policy, asked=asked
+            audit,
+            ruling,
+            payload,
+            host=host,
+            glass=glass,
+            caller=who,
+            policy=policy,
+            asked=asked,
+            granted=granted,
         )
     except Exception as exc:
         if glass is not None:  # a person decides each call: the way out holds even so
@@ -266,6 +275,7 @@ async def _answer_adapted(
             caller=who,
             policy=policy,
             asked=_asked(rules),
+            granted=rules.granted if isinstance(rules, Asking) else None,
         )
     except Exception as exc:
         if under_glass is not None:

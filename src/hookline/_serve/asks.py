@@ -16,6 +16,11 @@ with the configured answer (``deny``, saying when the deadline was; or ``ask``: 
 prompt); of that and a person's answer, whichever the store took first is the answer, and an
 expiry is a ``live_ask`` audit record. A call's ``served`` record says which ask it waited on
 and how it was answered.
+
+An ask of the tiers offers a session grant (``ask["grant"]``, ``hookline._serve.grants``); a
+person who approves it for the session (``for_session``) gives it to the ask's host session:
+from then on, the judge applies it to that session's calls, and a call it lets run is allowed
+with no live ask, its ``served`` record saying so (``session_grant``).
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ from hookline._decisions import Decision
 from hookline._events import PreToolUse
 from hookline._hooks.wire import answer_for
 from hookline._hosts import claude_code, curl_hook
+from hookline._serve.grants import Grants, session_key
+from hookline._serve.judge import REFUSING, SESSION, HostSession
 from hookline._serve.record import hook_run
 from hookline.storage import AskStore, AuditEntry, LiveAsk
 
@@ -40,6 +47,8 @@ if TYPE_CHECKING:
     from hookline._serve.gate import Caller
     from hookline._serve.judge import Rules, Ruling
     from hookline.audit._writer import AuditWriter
+    from hookline.permissions._session import SessionGrant
+    from hookline.storage._asks import SessionKey
 
 #: What an ask becomes: the host's own prompt (as before), or a wait for the inbox.
 MODES: Final = ("host", "inbox")
@@ -78,8 +87,14 @@ class Asks:
     audit: AuditWriter
     told: Callable[[LiveAsk], Awaitable[object]] | None = None
     poll: float = POLL
+    #: The session grants of host sessions (made over ``store`` when not given).
+    grants: Grants | None = None
     _woken: dict[str, asyncio.Event] = field(default_factory=dict)
     _telling: set[asyncio.Future[object]] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        if self.grants is None:
+            self.grants = Grants(self.store)
 
     def around(self, rules: Rules, caller: Caller, host: str) -> Rules:
         """``rules`` for one request: with ``mode`` inbox, its asks wait for the inbox, all
@@ -94,10 +109,19 @@ class Asks:
         if woken is not None:
             woken.set()
 
-    async def wait(self, ruling: Ruling, payload: Mapping[str, Any], asker: Asking) -> Ruling:
+    async def wait(
+        self,
+        ruling: Ruling,
+        payload: Mapping[str, Any],
+        asker: Asking,
+        offered: tuple[SessionKey, SessionGrant] | None = None,
+    ) -> Ruling:
         """``ruling`` (an ask) once the inbox answered it, or its deadline passed; when the
-        store fails meanwhile, the expiry's answer saying so (nobody could answer it)."""
-        ask = live_ask(ruling, payload, asker.caller, asker.host, asker.deadline)
+        store fails meanwhile, the expiry's answer saying so (nobody could answer it).
+        ``offered``: the grant the ask offers its host session, given when a person approves
+        it for the session."""
+        grant = offered[1] if offered is not None else None
+        ask = live_ask(ruling, payload, asker.caller, asker.host, asker.deadline, grant=grant)
         woken = self._woken[ask.id] = asyncio.Event()
         try:
             await asyncio.to_thread(self.store.put_ask, ask)
@@ -118,7 +142,23 @@ class Asks:
         if answer.get("permission") == "allow" and isinstance(edited, dict):
             again = await asker.rules.rule({**payload, "tool_input": edited})
             return edited_ruling(again, edited, answer)
+        if offered is not None and answer.get("permission") == "allow" and answer.get(
+            "for_session"
+        ):
+            await self._give(ask, offered, asker)
         return answered(ruling, answer)
+
+    async def _give(
+        self, ask: LiveAsk, offered: tuple[SessionKey, SessionGrant], asker: Asking
+    ) -> None:
+        """Give the grant ``ask`` offered to its host session; when the store fails, the call
+        still runs (it was approved) and its record says the grant was not kept."""
+        assert self.grants is not None
+        try:
+            await self.grants.give(offered[0], ask.id, offered[1])
+        except Exception as exc:
+            if asker.asked is not None:
+                asker.asked["grant_failure"] = str(exc)
 
     async def _answer(self, ask: LiveAsk, woken: asyncio.Event) -> tuple[dict[str, Any], bool]:
         """The ask's answer once given, and whether it is the expiry this process wrote (the
@@ -162,19 +202,50 @@ class Asking:
         self.rules, self.asks, self.caller, self.host = rules, asks, caller, host
         self.deadline = deadline
         self.asked: dict[str, Any] | None = None
+        #: The session grants that let the call run with no ask (None: none did).
+        self.granted: dict[str, Any] | None = None
 
     async def rule(self, payload: Mapping[str, Any]) -> Ruling:
-        ruling = await self.rules.rule(payload)
+        """The ruling of ``payload``, judged with its host session's grants; an ask waits for
+        the inbox (offering the grant the tiers' ask has, if any)."""
+        key = session_key(payload, self.caller, self.host)
+        if key is None or payload.get("hook_event_name") not in REFUSING:
+            return await self._waited(await self.rules.rule(payload), payload, None)
+        assert self.asks.grants is not None
+        session = HostSession(await self.asks.grants.of(key))
+        token = SESSION.set(session)
+        try:
+            ruling = await self.rules.rule(payload)
+            if session.lifted:
+                grants = [grant.to_dict() for grant in session.grants]
+                self.granted = {"grants": grants, "host": key[1]}
+            offered = (key, session.offered) if session.offered is not None else None
+            return await self._waited(ruling, payload, offered)
+        finally:
+            SESSION.reset(token)
+
+    async def _waited(
+        self,
+        ruling: Ruling,
+        payload: Mapping[str, Any],
+        offered: tuple[SessionKey, SessionGrant] | None,
+    ) -> Ruling:
         if ruling.event != PreToolUse.name or ruling.decision.permission != "ask":
             return ruling
-        return await self.asks.wait(ruling, payload, self)
+        return await self.asks.wait(ruling, payload, self, offered)
 
 
 def live_ask(
-    ruling: Ruling, payload: Mapping[str, Any], caller: Caller, host: str, deadline: float
+    ruling: Ruling,
+    payload: Mapping[str, Any],
+    caller: Caller,
+    host: str,
+    deadline: float,
+    *,
+    grant: SessionGrant | None = None,
 ) -> LiveAsk:
     """What the approver must see of an asked call: the final input (a hook's rewrite
-    applied), exactly, and who asked and why."""
+    applied), exactly, who asked and why, and what approving it for the session allows."""
     decision = ruling.decision
     given = payload.get("tool_input")
     final = decision.updated_input if decision.updated_input is not None else given
@@ -192,6 +263,7 @@ def live_ask(
         # host as an ask nobody here answered: that is who asked
         "origin": "permission" if ruling.origin == "unanswered" else ruling.origin,
         "hooks": hooks,
+        "grant": grant.to_dict() if grant is not None else None,
         **caller.fields(),
     }
     kept = {key: value for key, value in said.items() if value not in (None, [], "")}

@@ -12,6 +12,12 @@ What nobody here can answer is handed back to the host: an ask becomes ``ask`` (
 prompt asks its user). Tools hookline does not have (the host's TodoWrite, its MCP tools) are
 judged by the hooks and the rules only; the tiers' "needs approval" is left to the host.
 
+With ``--asks inbox`` (``hookline._serve.asks``), a request of a host session is judged inside
+a ``HostSession`` (``SESSION``): the grants given to that session are applied to the policy
+(``SessionGrant.applied``, as a run's ``Permit.restore``), and an ask of the tiers offers a
+grant (``HostSession.offered``) a person may approve for the rest of the session. Elsewhere
+no grant is offered or applied.
+
 A refusing event (PreToolUse, PermissionRequest) fails closed: anything that goes wrong while
 judging it (a payload it cannot read, a crash) is a deny that says what went wrong.
 """
@@ -40,9 +46,12 @@ from hookline._tools.pending import PendingCall
 from hookline._tools.permit import Permit
 from hookline._tools.pipeline import Checked, ToolPipeline
 from hookline.permissions import PermissionPolicy
+from hookline.permissions._verdict import SESSION_SOURCE
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    from hookline.permissions._session import SessionGrant
 
     from hookline._decisions import Origin
     from hookline._events import HookEvent, PermissionMode
@@ -60,6 +69,24 @@ _NO_CALL_ID: Final = "permission-request"
 _KEPT_MOST: Final = 4096
 #: The hook runs of the ruling being made: each request's task has a list of its own.
 _RUNS: ContextVar[list[HookRun] | None] = ContextVar("hookline_served_runs", default=None)
+
+
+@dataclass(eq=False, slots=True)
+class HostSession:
+    """The host session a request is judged in (``--asks inbox`` only): the grants given to
+    it, and what the judging found: the grant its ask offers, whether a grant let it run."""
+
+    grants: tuple[SessionGrant, ...] = ()
+    #: The grant an ask of the tiers offers (the last call judged; None: none to offer).
+    offered: SessionGrant | None = None
+    #: A grant given to the session let the call run (a rule of it, or its acceptEdits).
+    lifted: bool = False
+    #: The policy's mode before the grants (an acceptEdits that was not the host's is theirs).
+    base_mode: PermissionMode | None = None
+
+
+#: The host session of the request being judged; None: no grants (not ``--asks inbox``).
+SESSION: ContextVar[HostSession | None] = ContextVar("hookline_host_session", default=None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +195,9 @@ class Judge:
         asker = HostPrompt()
         permit = self._permit(event, asker)
         checked = await ToolPipeline(Toolbox([tool]), self.engine, permit).check(call, scope, ctx)
-        return _checked_decision(checked, asker, stand_in=isinstance(tool, HostTool))
+        judged = _checked_decision(checked, asker, stand_in=isinstance(tool, HostTool))
+        session = SESSION.get()
+        return judged if session is None else _judged_in(session, judged, asker, permit)
 
     async def _permission(self, event: PermissionRequest) -> Judged:
         tool, call, scope, ctx = self._call(event, _NO_CALL_ID)
@@ -181,14 +210,21 @@ class Judge:
         """The permission step for one call: the policy in the host's mode, over the host's
         project (where its protected folders and hookline's private state are, and what
         acceptEdits may change), not the server's folder; an ask nobody here answers is handed
-        back (``asker`` keeps it), with no session grant: the host's prompt offers its own."""
+        back (``asker`` keeps it), with no session grant: the host's prompt offers its own;
+        in a ``HostSession``, its grants applied and an ask of the tiers offering one."""
         key = (event.permission_mode, event.cwd)
         policy = self._placed.get(key)
         if policy is None:
             project = (posixpath.normpath(event.cwd),)
             policy = replace(self.policy(event.permission_mode), workspace=project)
             _keep(self._placed, key, policy)
-        return Permit(self.engine, policy=policy, approver=asker, defer_asks=True, grants=False)
+        session = SESSION.get()
+        if session is None:
+            return Permit(self.engine, policy=policy, approver=asker, defer_asks=True, grants=False)
+        session.base_mode = policy.mode
+        for grant in session.grants:
+            policy = grant.applied(policy)
+        return Permit(self.engine, policy=policy, approver=asker, defer_asks=True)
 
     def _call(
         self, event: PreToolUse | PermissionRequest, call_id: str
@@ -249,6 +285,25 @@ def _scope(event: HookEvent) -> Scope:
         agent_id=event.agent_id,
         agent_type=event.agent_type,
     )
+
+
+def _judged_in(session: HostSession, judged: Judged, asker: HostPrompt, permit: Permit) -> Judged:
+    """``judged`` of a call in ``session``, which keeps what it found: the grant its ask
+    offers, or that a grant given to the session let it run (an allow rule of the session's,
+    whose reason says so, or an acceptEdits the host's mode was not: said here)."""
+    decision, origin = judged
+    session.offered = asker.asked.session_grant if asker.asked is not None else None
+    session.lifted = False
+    if decision.permission != "allow" or not session.grants:
+        return judged
+    if origin == "rule":
+        session.lifted = SESSION_SOURCE in (decision.reason or "")
+    elif origin == "mode" and permit.policy is not None:
+        session.lifted = permit.policy.mode != session.base_mode
+        if session.lifted:
+            said = f"{decision.reason} ({SESSION_SOURCE}: {permit.policy.mode})"
+            return replace(decision, reason=said), origin
+    return judged
 
 
 def _checked_decision(checked: Checked, asker: HostPrompt, *, stand_in: bool) -> Judged:

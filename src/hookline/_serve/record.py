@@ -38,12 +38,14 @@ def record(
     caller: Mapping[str, str] | None = None,
     policy: str | None = None,
     asked: Mapping[str, Any] | None = None,
+    granted: Mapping[str, Any] | None = None,
 ) -> None:
     """Write the record of ``ruling`` (for ``payload``, from ``host``, by ``caller``: its
     ``Caller.fields``) now; under ``glass``, the answer given instead is on it too (``answer``:
     when it is not the glass's own); ``policy``: the digest of the policy that decided
     (``hookline._policy.digest``); ``asked``: the live ask it waited on and its answer
-    (``hookline._serve.asks``)."""
+    (``hookline._serve.asks``); ``granted``: the host session's grants that let it run with
+    no ask (``hookline._serve.grants``)."""
     made = entry(
         writer,
         ruling,
@@ -54,6 +56,7 @@ def record(
         caller=caller,
         policy=policy,
         asked=asked,
+        granted=granted,
     )
     writer.add(made)
     writer.flush()
@@ -89,6 +92,7 @@ def entry(
     caller: Mapping[str, str] | None = None,
     policy: str | None = None,
     asked: Mapping[str, Any] | None = None,
+    granted: Mapping[str, Any] | None = None,
 ) -> AuditEntry:
     """The record of ``ruling``, redacted as every audit record is."""
     decision = ruling.decision
@@ -110,6 +114,8 @@ def entry(
         data["hooks"] = [hook_run(run) for run in ruling.runs]
     if asked is not None:
         data["live_ask"] = dict(asked)
+    if granted is not None:
+        data["session_grant"] = dict(granted)
     return AuditEntry(
         kind=KIND,
         session_id=ruling.session_id,

@@ -8,6 +8,11 @@ Its answer slot starts empty and is filled once: ``answer_ask`` is one condition
 that shares the store, exactly one is the answer, and the others are told they came too late.
 A person's answer is refused after the deadline (``before``); the expiry the waiting server
 writes is not, so whichever of the two comes first wins.
+
+A live ask approved "for the rest of the session" leaves a session grant
+(``hookline.permissions._session.SessionGrant.to_dict``) kept under its host session: the
+tenant, the host and the host's session id (``put_grant``, ``session_grants``), so every server
+on the store allows what it names in that session from then on.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ if TYPE_CHECKING:
     from hookline.storage._sql import Cursor, LockKind
 
 ASK_COLUMNS: Final = "id, created_at, deadline, ask, answer"
+#: One host session's key: (tenant or "", host, session id).
+SessionKey = tuple[str, str, str]
 
 
 def asks_table(*, real: str, data: str) -> tuple[str, ...]:
@@ -38,6 +45,22 @@ def asks_table(*, real: str, data: str) -> tuple[str, ...]:
         answered_at {real}
     )""",
         "CREATE INDEX hookline_asks_deadline ON hookline_asks (deadline)",
+    )
+
+
+def grants_table(*, real: str, data: str) -> tuple[str, ...]:
+    """The statements of schema 4: the session grants of live asks approved for the session,
+    one per ask, found by host session."""
+    return (
+        f"""CREATE TABLE hookline_grants (
+        ask TEXT PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        host TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        given_at {real} NOT NULL,
+        allows {data} NOT NULL
+    )""",
+        "CREATE INDEX hookline_grants_session ON hookline_grants (session_id, host, tenant)",
     )
 
 
@@ -73,6 +96,13 @@ class AskStore(Protocol):
     def answer_ask(self, id: str, answer: dict[str, Any], *, before: float | None = None) -> bool:
         """Fill the ask's answer slot if it is empty (and, given ``before``, its deadline is
         after it): True for the one answer that does, False for every other."""
+
+    def put_grant(self, ask: str, key: SessionKey, grant: dict[str, Any]) -> None:
+        """Keep the session grant live ask ``ask`` gave to host session ``key`` (once: the
+        same ask's grant again changes nothing)."""
+
+    def session_grants(self, key: SessionKey) -> list[dict[str, Any]]:
+        """The session grants given to host session ``key``, oldest first."""
 
 
 class AskTable:
@@ -117,6 +147,25 @@ class AskTable:
         with self._transaction("write") as cur:
             cur.execute(self._sql(sql), params)
             return cur.rowcount == 1
+
+
+    def put_grant(self, ask: str, key: SessionKey, grant: dict[str, Any]) -> None:
+        sql = (
+            "INSERT INTO hookline_grants (ask, tenant, host, session_id, given_at, allows) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (ask) DO NOTHING"
+        )
+        with self._transaction("write") as cur:
+            cur.execute(self._sql(sql), (ask, *key, _now(), dump_json(grant)))
+
+    def session_grants(self, key: SessionKey) -> list[dict[str, Any]]:
+        sql = (
+            "SELECT allows FROM hookline_grants WHERE session_id = ? AND host = ? AND tenant = ? "
+            "ORDER BY given_at, ask"
+        )
+        with self._transaction() as cur:
+            cur.execute(self._sql(sql), (key[2], key[1], key[0]))
+            rows = cur.fetchall()
+        return [load_json(row[0]) for row in rows]
 
 
 def _ask_from_row(row: Sequence[Any]) -> LiveAsk:

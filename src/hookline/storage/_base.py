@@ -19,8 +19,9 @@ from hookline._errors import ConfigError
 from hookline._support.jsontext import strict
 
 #: The layout of the tables. A store refuses a database whose recorded version is newer.
-#: 2 adds the audit's ``permission`` column; 3 the live asks' table (``_asks``).
-SCHEMA_VERSION = 3
+#: 2 adds the audit's ``permission`` column; 3 the live asks' table (``_asks``); 4 the
+#: session grants of live asks (``_asks``).
+SCHEMA_VERSION = 4
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -15,7 +15,7 @@ from typing import Any, Literal, Protocol
 
 from hookline._agent.saved.store import SessionRecord
 from hookline._errors import ConfigError
-from hookline.storage._asks import AskTable, asks_table
+from hookline.storage._asks import AskTable, asks_table, grants_table
 from hookline.storage._base import (
     SCHEMA_VERSION,
     AuditEntry,
@@ -96,7 +96,12 @@ def migrations(*, real: str, seq: str, state: str, data: str) -> dict[int, tuple
     the backend's column types: a float, the audit ``seq``, the session state, the audit data."""
     types = {"real": real, "seq": seq, "state": state, "data": data}
     tables = (_SESSIONS_TABLE.format(**types), _AUDIT_TABLE.format(**types))
-    return {1: (*tables, *INDEXES), 2: _PERMISSION_COLUMN, 3: asks_table(real=real, data=data)}
+    return {
+        1: (*tables, *INDEXES),
+        2: _PERMISSION_COLUMN,
+        3: asks_table(real=real, data=data),
+        4: grants_table(real=real, data=data),
+    }
 
 
 class Cursor(Protocol):
