@@ -138,6 +138,7 @@ E2E: Final = frozenset(
         "test_inbox_notify.py",
         "test_serve.py",
         "test_serve_asks.py",
+        "test_serve_grants.py",
         "test_serve_asks_browser.py",
         "test_timeline.py",
         "test_serve_codex.py",

@@ -97,8 +97,9 @@ def test_an_ask_of_the_tiers_offers_the_grant_a_run_would_and_an_ask_rule_offers
 
 
 def test_a_grant_lets_the_calls_it_covers_run_and_says_so(judge: Judge, work: Path) -> None:
-    edits, push = SessionGrant(mode="acceptEdits"), SessionGrant.from_dict(
-        {"rules": ["Bash(git push *)"]}
+    edits, push = (
+        SessionGrant(mode="acceptEdits"),
+        SessionGrant.from_dict({"rules": ["Bash(git push *)"]}),
     )
     ruling, session = judged(judge, write(work, "other.py"), edits)
     assert permission(ruling) == "allow" and session.lifted and session.offered is None

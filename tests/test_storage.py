@@ -529,3 +529,15 @@ def test_a_sqlite_file_opened_twice_in_a_process_still_sees_other_processes_comm
             assert done.returncode == 0, done.stderr
         seen = first.get_session("s1")
         assert seen is not None and seen.status == "resumed"
+
+
+def test_session_grants_are_kept_once_per_ask_and_found_by_tenant_host_and_session(store: Store):
+    asks = cast(AskStore, store)
+    edits = {"rules": [], "mode": "acceptEdits", "description": "file edits"}
+    push = {"rules": ["Bash(git push *)"], "mode": None, "description": "Bash(git push *)"}
+    asks.put_grant("a1", ("acme", "claude-code", "s1"), edits)
+    asks.put_grant("a1", ("acme", "claude-code", "s1"), push)  # the same ask: kept once
+    asks.put_grant("a2", ("acme", "claude-code", "s1"), push)
+    assert asks.session_grants(("acme", "claude-code", "s1")) == [edits, push]
+    others = [("", "claude-code", "s1"), ("acme", "gemini", "s1"), ("acme", "claude-code", "s")]
+    assert [asks.session_grants(other) for other in others] == [[], [], []]

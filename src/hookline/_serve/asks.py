@@ -142,8 +142,10 @@ class Asks:
         if answer.get("permission") == "allow" and isinstance(edited, dict):
             again = await asker.rules.rule({**payload, "tool_input": edited})
             return edited_ruling(again, edited, answer)
-        if offered is not None and answer.get("permission") == "allow" and answer.get(
-            "for_session"
+        if (
+            offered is not None
+            and answer.get("permission") == "allow"
+            and answer.get("for_session")
         ):
             await self._give(ask, offered, asker)
         return answered(ruling, answer)

@@ -51,12 +51,11 @@ from hookline.permissions._verdict import SESSION_SOURCE
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from hookline.permissions._session import SessionGrant
-
     from hookline._decisions import Origin
     from hookline._events import HookEvent, PermissionMode
     from hookline._project import Project
     from hookline._tools.permit import Outcome
+    from hookline.permissions._session import SessionGrant
 
 #: Events whose deny refuses a tool call: an error judging them is a deny, never an allow.
 REFUSING: Final = frozenset({PreToolUse.name, PermissionRequest.name})

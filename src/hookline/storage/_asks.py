@@ -148,7 +148,6 @@ class AskTable:
             cur.execute(self._sql(sql), params)
             return cur.rowcount == 1
 
-
     def put_grant(self, ask: str, key: SessionKey, grant: dict[str, Any]) -> None:
         sql = (
             "INSERT INTO hookline_grants (ask, tenant, host, session_id, given_at, allows) "
