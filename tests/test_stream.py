@@ -54,3 +54,23 @@ def test_a_kind_nobody_wants_is_never_built():
     stop()
     stream.tell(Counted, "unheard again")
     assert (Counted.built, heard, stream.wants(Counted)) == (1, ["heard"], False)
+
+
+def test_a_subscriber_may_name_the_records_it_wants_built() -> None:
+    """``hears``: a plain subscriber wants every record of its kind; one with ``record_names``
+    only those it names; with no subscriber, none."""
+
+    class Named:
+        record_names = frozenset({"wanted"})
+
+        def __call__(self, record: object) -> None:
+            pass
+
+    stream = Stream()
+    assert not stream.hears(int, "wanted")
+    stop = stream.subscribe(int, Named())
+    assert stream.hears(int, "wanted") and not stream.hears(int, "other")
+    stream.subscribe(int, lambda record: None)
+    assert stream.hears(int, "other")
+    stop()
+    assert stream.hears(int, "other") and not stream.hears(str, "wanted")

@@ -237,7 +237,7 @@ class _Delivery:
         self.own_session = "session" in {field.name for field in dataclass_fields(kind)}
 
     @property
-    def names(self) -> frozenset[str] | None:
+    def record_names(self) -> frozenset[str] | None:
         """The events its observers want when no hook listens (``Stream.hears``); None: all
         (every record of another kind)."""
         return self.attached.hub.events if self.method == "event" else None

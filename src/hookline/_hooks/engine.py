@@ -170,7 +170,7 @@ class HookEngine:
 
     def listens(self, event: str) -> bool:
         """Whether dispatching ``event`` could matter: a hook or a subscriber to
-        ``EventDispatched`` wants it (one with ``names``, only an event it names)."""
+        ``EventDispatched`` wants it (one with ``record_names``, only an event it names)."""
         return bool(self.registry.plan(event).specs) or self.stream.hears(EventDispatched, event)
 
     async def fire(self, scope: Scope, kind: type[HookEvent], **fields: Any) -> Dispatch | None:

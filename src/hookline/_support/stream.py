@@ -48,10 +48,10 @@ class Stream:
         return kind in self._by
 
     def hears(self, kind: type, name: str) -> bool:
-        """Whether a subscriber of ``kind`` wants a record named ``name``: one with a ``names``
-        collection wants those it holds, any other every record."""
+        """Whether a subscriber of ``kind`` wants a record named ``name``: one with a
+        ``record_names`` collection wants those it holds, any other every record."""
         for fn in self._by.get(kind, ()):
-            names = getattr(fn, "names", None)
+            names = getattr(fn, "record_names", None)
             if names is None or name in names:
                 return True
         return False
