@@ -470,3 +470,27 @@ def test_an_edit_the_rules_refuse_is_denied_to_the_host(
         assert "dangerous tier" in reason
         people.close()
         store.close()
+
+
+def test_at_a_terminal_an_edit_is_judged_again_and_a_deny_cannot_last_the_session(
+    policy: Path, users: Path, tmp_path: Path, pool: ThreadPoolExecutor
+) -> None:
+    state = tmp_path / "state"
+    where_state = ("--state-dir", str(state))
+    with serving(policy, state, users) as where:
+        host = posted(pool, where + CLAUDE_CODE_PATH, deploy(tmp_path))
+        store = open_store(None, state_dir=state)
+        [ask] = asked(store)
+        wrong = hookline("serve", "asks", "answer", ask.id, "--deny", "no", "--for-session",
+                         "--user", "ops", *where_state)  # fmt: skip
+        assert wrong.returncode == 2 and "nothing is approved as it is" in wrong.stderr
+        edit = json.dumps({"command": "deploy staging"})
+        done = hookline("serve", "asks", "answer", ask.id, "--edit", edit, "--user", "ops",
+                        *where_state)  # fmt: skip
+        assert done.returncode == 0 and "judged again" in done.stdout, done.stderr
+        said = host.result().json()["hookSpecificOutput"]
+        assert (said["permissionDecision"], said["updatedInput"]) == (
+            "allow",
+            {"command": "deploy staging"},
+        )
+        store.close()

@@ -22,7 +22,6 @@ import click
 from hookline._cli.columns import print_aligned
 from hookline._cli.render import compact, echo
 from hookline._cli.server_folder import SERVER_CWD, SERVER_STATE, server_state
-from hookline._errors import ConfigError
 from hookline._support.display import shown, shown_json
 
 if TYPE_CHECKING:
@@ -80,6 +79,13 @@ def list_asks(as_json: bool, cwd: Path, state_dir: Path | None, store: str | Non
 @click.option("--approve", is_flag=True, help="Let the call run.")
 @click.option("--deny", "message", default=None, metavar="MESSAGE",
               help="Refuse it; the model reads MESSAGE.")  # fmt: skip
+@click.option("--edit", default=None, metavar="JSON",
+              help="Run this input instead: the server judges it again first.")  # fmt: skip
+@click.option(
+    "--for-session",
+    is_flag=True,
+    help="Approve, and allow what the ask offers for the rest of the session.",
+)
 @click.option("--why", default="", help="Your own words on why, for the record.")
 @click.option("--user", required=True, help="Who answers, for the record.")
 @SERVER_CWD
@@ -89,21 +95,27 @@ def answer(
     ask_id: str,
     approve: bool,
     message: str | None,
+    edit: str | None,
+    for_session: bool,
     why: str,
     user: str,
     cwd: Path,
     state_dir: Path | None,
     store: str | None,
 ) -> None:
-    """Approve or deny one live ask; refused (exit 1) once anything answered it or it expired."""
+    """Approve, deny or edit one live ask; refused (exit 1) once anything answered it or it
+    expired."""
+    from hookline._cli.answers import answers_from_cli
     from hookline._inbox.answer import Answer, record
     from hookline._inbox.live import answer_live
+    from hookline._tools.approvals import Approval
     from hookline.audit._writer import AuditWriter
 
-    if approve == (message is not None):
-        raise ConfigError("give --approve or --deny MESSAGE", key="--approve", fix="one of them")
-    action: Action = "approve" if approve else "deny"
-    given = Answer(action, user, "terminal", via="terminal", message=message, why=why.strip())
+    parsed = answers_from_cli(approve, message, edit, for_session=for_session)
+    assert isinstance(parsed, Approval)  # one answer: no --answer ID=... here
+    action: Action = "edit" if edit is not None else "approve" if approve else "deny"
+    given = Answer(action, user, "terminal", via="terminal", message=parsed.message,
+                   edited=parsed.updated_input, why=why.strip(), for_session=for_session)  # fmt: skip
     state = server_state(cwd, state_dir)
     with AuditWriter.open(state, store=store) as audit:
         found_store = audit.store_of()
