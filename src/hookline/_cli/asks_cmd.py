@@ -114,8 +114,16 @@ def answer(
     parsed = answers_from_cli(approve, message, edit, for_session=for_session)
     assert isinstance(parsed, Approval)  # one answer: no --answer ID=... here
     action: Action = "edit" if edit is not None else "approve" if approve else "deny"
-    given = Answer(action, user, "terminal", via="terminal", message=parsed.message,
-                   edited=parsed.updated_input, why=why.strip(), for_session=for_session)  # fmt: skip
+    given = Answer(
+        action,
+        user,
+        "terminal",
+        via="terminal",
+        message=parsed.message,
+        edited=parsed.updated_input,
+        why=why.strip(),
+        for_session=for_session,
+    )
     state = server_state(cwd, state_dir)
     with AuditWriter.open(state, store=store) as audit:
         found_store = audit.store_of()
