@@ -22,6 +22,7 @@ from typing import Any, Final
 
 import click
 
+from hookline._cli import program_gc
 from hookline._cli.audit_source import by_caller
 from hookline._cli.columns import print_aligned
 from hookline._cli.hooks_cmd import loading
@@ -91,27 +92,28 @@ def replay_cmd(
     would judge it live; no tool runs and no model is called. --tenant, --agent, --user and
     --host keep the calls the audit says they made (a host's own transcripts do not say who).
     """
-    failing = _kinds(fail_on)
-    events = whose(recorded(paths), callers)
-    if callers and not events:
-        warn(f"no recorded call of {callers}: only hookline's audit says who made a call")
-    base = Policy(cwd, settings, hook_files, lenient_settings, skip_commands)
-    before, before_project = _policy(base, diff[0]) if diff else (None, None)
-    after, after_project = _policy(base, diff[1] if diff else None)
-    count = processes(len(events), jobs)
-    if count > 1:
-        done = replay_shared(events, after, before, count)
-    else:
-        old = before.replayer(before_project) if before is not None else None
-        done = asyncio.run(replayed(events, after.replayer(after_project), old))
-    totals = Totals.of(done)
-    if as_json:
-        listed = [r.to_dict() for r in done if show_all or r.change is not None]
-        emit_json({"events": listed, "totals": totals.to_dict()}, indent=2)
-    else:
-        _print(done, totals, show_all=show_all, diff=diff is not None)
-    if failing & set(totals.by_change):
-        raise SystemExit(1)
+    with program_gc.tuned():  # a program: many short-lived records, few cycles
+        failing = _kinds(fail_on)
+        events = whose(recorded(paths), callers)
+        if callers and not events:
+            warn(f"no recorded call of {callers}: only hookline's audit says who made a call")
+        base = Policy(cwd, settings, hook_files, lenient_settings, skip_commands)
+        before, before_project = _policy(base, diff[0]) if diff else (None, None)
+        after, after_project = _policy(base, diff[1] if diff else None)
+        count = processes(len(events), jobs)
+        if count > 1:
+            done = replay_shared(events, after, before, count)
+        else:
+            old = before.replayer(before_project) if before is not None else None
+            done = asyncio.run(replayed(events, after.replayer(after_project), old))
+        totals = Totals.of(done)
+        if as_json:
+            listed = [r.to_dict() for r in done if show_all or r.change is not None]
+            emit_json({"events": listed, "totals": totals.to_dict()}, indent=2)
+        else:
+            _print(done, totals, show_all=show_all, diff=diff is not None)
+        if failing & set(totals.by_change):
+            raise SystemExit(1)
 
 
 def _policy(base: Policy, spec: str | None) -> tuple[Policy, Project]:
