@@ -144,9 +144,10 @@ def test_grants_are_kept_by_host_session_and_tenant_and_seen_at_once_where_given
     grants, other = Grants(store, fresh=60.0), Grants(store, fresh=60.0)
     acme = Caller("127.0.0.1", Token("ci", "h", tenant="acme"))
     globex = Caller("127.0.0.1", Token("ci", "h", tenant="globex"))
+    dev = Caller("127.0.0.1", Token("dev", "h", tenant="acme"))  # another agent, same tenant
     payload = {"session_id": "s1", "hook_event_name": "PreToolUse"}
     key = session_key(payload, acme, "claude-code")
-    assert key == ("acme", "claude-code", "s1")
+    assert key == ("acme", "ci", "claude-code", "s1")
     assert session_key({"hook_event_name": "PreToolUse"}, acme, "claude-code") is None
     edits = SessionGrant(mode="acceptEdits")
 
@@ -161,13 +162,15 @@ def test_grants_are_kept_by_host_session_and_tenant_and_seen_at_once_where_given
             await grants.of(key),  # given here: seen at once
             await other.of(key),  # another process's cache: not yet (one more ask)
             await Grants(store).of(key),  # read from the store: there
-            await Grants(store).of(("globex", "claude-code", "s1")),
-            await Grants(store).of(("acme", "gemini", "s1")),
-            await Grants(store).of(("acme", "claude-code", "s2")),
+            await Grants(store).of(("globex", "ci", "claude-code", "s1")),
+            await Grants(store).of(("acme", "dev", "claude-code", "s1")),
+            await Grants(store).of(("acme", "ci", "gemini", "s1")),
+            await Grants(store).of(("acme", "ci", "claude-code", "s2")),
         ]
 
     seen = asyncio.run(go())
-    assert session_key(payload, globex, "claude-code") == ("globex", "claude-code", "s1")
-    assert seen == [(), (edits,), (), (edits,), (), (), ()]
-    assert store.session_grants(("acme", "claude-code", "s1")) == [edits.to_dict()]
+    assert session_key(payload, globex, "claude-code") == ("globex", "ci", "claude-code", "s1")
+    assert session_key(payload, dev, "claude-code") == ("acme", "dev", "claude-code", "s1")
+    assert seen == [(), (edits,), (), (edits,), (), (), (), ()]
+    assert store.session_grants(("acme", "ci", "claude-code", "s1")) == [edits.to_dict()]
     store.close()

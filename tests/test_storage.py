@@ -535,9 +535,10 @@ def test_session_grants_are_kept_once_per_ask_and_found_by_tenant_host_and_sessi
     asks = cast(AskStore, store)
     edits = {"rules": [], "mode": "acceptEdits", "description": "file edits"}
     push = {"rules": ["Bash(git push *)"], "mode": None, "description": "Bash(git push *)"}
-    asks.put_grant("a1", ("acme", "claude-code", "s1"), edits)
-    asks.put_grant("a1", ("acme", "claude-code", "s1"), push)  # the same ask: kept once
-    asks.put_grant("a2", ("acme", "claude-code", "s1"), push)
-    assert asks.session_grants(("acme", "claude-code", "s1")) == [edits, push]
-    others = [("", "claude-code", "s1"), ("acme", "gemini", "s1"), ("acme", "claude-code", "s")]
-    assert [asks.session_grants(other) for other in others] == [[], [], []]
+    asks.put_grant("a1", ("acme", "ci", "claude-code", "s1"), edits)
+    asks.put_grant("a1", ("acme", "ci", "claude-code", "s1"), push)  # the same ask: kept once
+    asks.put_grant("a2", ("acme", "ci", "claude-code", "s1"), push)
+    assert asks.session_grants(("acme", "ci", "claude-code", "s1")) == [edits, push]
+    others = [("", "ci", "claude-code", "s1"), ("acme", "dev", "claude-code", "s1"),
+              ("acme", "ci", "gemini", "s1"), ("acme", "ci", "claude-code", "s")]  # fmt: skip
+    assert [asks.session_grants(other) for other in others] == [[], [], [], []]

@@ -3,8 +3,9 @@
 A live ask of the tiers offers a grant (``hookline.permissions._session.grant_for``: acceptEdits
 for a file edit in the workspace, an allow rule per Bash command, a WebFetch domain, ...). A
 person who approves it for the session gives that grant to the ask's host session, whose key
-is the caller's tenant, the host and the host's session id (``session_key``): another
-session, host or tenant never sees it. ``Grants`` keeps them in the store, so every server on
+is the caller's tenant and agent (its token), the host and the host's session id
+(``session_key``): another session, host, tenant or agent never sees it, even one that names
+the same session id. ``Grants`` keeps them in the store, so every server on
 it allows what they name, and reads them per host session with a cache of ``FRESH`` seconds
 (a grant seen a moment late only means one more ask); a grant given here is seen at once.
 The judge applies them as a run's ``Permit.restore`` does: allow rules and a mode, weighed
@@ -36,13 +37,15 @@ _KEPT_MOST: Final = 4096
 
 
 def session_key(payload: Mapping[str, Any], caller: Caller, host: str) -> SessionKey | None:
-    """The host session ``payload`` belongs to: (tenant or "", host, session id); None when
-    the host named no session (its calls get no grant)."""
+    """The host session ``payload`` belongs to: (tenant or "", agent or "", host, session id);
+    None when the host named no session (its calls get no grant)."""
     session = payload.get("session_id")
     if not isinstance(session, str) or not session:
         return None
-    tenant = caller.token.tenant if caller.token is not None else None
-    return (tenant or "", host, session)
+    token = caller.token
+    if token is None:
+        return ("", "", host, session)
+    return (token.tenant or "", token.name, host, session)
 
 
 @dataclass(eq=False)

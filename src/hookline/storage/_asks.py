@@ -11,7 +11,8 @@ writes is not, so whichever of the two comes first wins.
 
 A live ask approved "for the rest of the session" leaves a session grant
 (``hookline.permissions._session.SessionGrant.to_dict``) kept under its host session: the
-tenant, the host and the host's session id (``put_grant``, ``session_grants``), so every server
+tenant and the agent (token) that asked, the host and the host's session id (``put_grant``,
+``session_grants``), so every server
 on the store allows what it names in that session from then on.
 """
 
@@ -29,8 +30,8 @@ if TYPE_CHECKING:
     from hookline.storage._sql import Cursor, LockKind
 
 ASK_COLUMNS: Final = "id, created_at, deadline, ask, answer"
-#: One host session's key: (tenant or "", host, session id).
-SessionKey = tuple[str, str, str]
+#: One host session's key: (tenant or "", agent or "", host, session id).
+SessionKey = tuple[str, str, str, str]
 
 
 def asks_table(*, real: str, data: str) -> tuple[str, ...]:
@@ -55,12 +56,13 @@ def grants_table(*, real: str, data: str) -> tuple[str, ...]:
         f"""CREATE TABLE hookline_grants (
         ask TEXT PRIMARY KEY,
         tenant TEXT NOT NULL,
+        agent TEXT NOT NULL,
         host TEXT NOT NULL,
         session_id TEXT NOT NULL,
         given_at {real} NOT NULL,
         allows {data} NOT NULL
     )""",
-        "CREATE INDEX hookline_grants_session ON hookline_grants (session_id, host, tenant)",
+        "CREATE INDEX hookline_grants_session ON hookline_grants (session_id, host, tenant, agent)",
     )
 
 
@@ -150,8 +152,8 @@ class AskTable:
 
     def put_grant(self, ask: str, key: SessionKey, grant: dict[str, Any]) -> None:
         sql = (
-            "INSERT INTO hookline_grants (ask, tenant, host, session_id, given_at, allows) "
-            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (ask) DO NOTHING"
+            "INSERT INTO hookline_grants (ask, tenant, agent, host, session_id, given_at, allows) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (ask) DO NOTHING"
         )
         with self._transaction("write") as cur:
             cur.execute(self._sql(sql), (ask, *key, _now(), dump_json(grant)))
@@ -159,10 +161,11 @@ class AskTable:
     def session_grants(self, key: SessionKey) -> list[dict[str, Any]]:
         sql = (
             "SELECT allows FROM hookline_grants WHERE session_id = ? AND host = ? AND tenant = ? "
-            "ORDER BY given_at, ask"
+            "AND agent = ? ORDER BY given_at, ask"
         )
+        tenant, agent, host, session = key
         with self._transaction() as cur:
-            cur.execute(self._sql(sql), (key[2], key[1], key[0]))
+            cur.execute(self._sql(sql), (session, host, tenant, agent))
             rows = cur.fetchall()
         return [load_json(row[0]) for row in rows]
 
