@@ -225,3 +225,18 @@ def waiting_on(project: Path, command: str) -> list[Pending]:
         return pending_sessions(store)
     finally:
         store.close()
+
+
+def test_chat_text_shows_bidi_and_invisible_characters_written_out(tmp_path: Path) -> None:
+    """A right-to-left override or a zero-width character in a call's input could make a chat
+    line read as something else: in Slack, Teams and Discord they are written out, as the
+    terminal prompt and the inbox write them; hookline's own JSON keeps the value exact."""
+    found = waiting_on(tmp_path, "echo 'safe\u202etxt.exe\u200b' >> sentinel.txt")
+    receiver = Receiver()
+    with receiving(receiver) as url:
+        assert asyncio.run(notifier(url).newly(found)) == len(FORMATS)
+    bodies = {path.strip("/"): json.dumps(body, ensure_ascii=False) for path, body in receiver.got}
+    for chat in ("slack", "teams", "discord"):
+        assert "\u202e" not in bodies[chat] and "\u200b" not in bodies[chat], chat
+        assert "202e" in bodies[chat].lower(), chat
+    assert "\u202e" in bodies["json"]

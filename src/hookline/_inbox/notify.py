@@ -44,6 +44,7 @@ from tenacity import (
 
 from hookline._errors import ConfigError
 from hookline._inbox.links import Link, make
+from hookline._support.display import shown
 from hookline.audit._redact import Redactor, clip
 from hookline.storage._base import AuditEntry
 
@@ -234,13 +235,14 @@ def body(format: str, calls: list[Told], pause: Pending, inbox: str | None) -> d
 def _headline(calls: list[Told], pause: Pending) -> str:
     tools = ", ".join(dict.fromkeys(call.tool for call in calls))
     waiting = f"{len(calls)} call(s) wait for approval ({tools})"
-    return f"hookline: {waiting}, session {pause.session_id[:8]}"
+    return shown(f"hookline: {waiting}, session {pause.session_id[:8]}")
 
 
 def _line(call: Told) -> str:
-    return (
-        f"{call.tool} {_compact(call.input)} — {call.reason or 'no reason given'} ({call.asked_by})"
-    )
+    """One call as a chat reads it, with what could deceive a reader written out (``shown``:
+    bidi overrides, zero-width and control characters), as the prompt and the inbox show it."""
+    said = f"{call.tool} {_compact(call.input)} — {call.reason or 'no reason given'}"
+    return shown(f"{said} ({call.asked_by})")
 
 
 def _compact(value: Any) -> str:
