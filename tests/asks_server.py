@@ -9,6 +9,8 @@ store (a test answers only then), ``answer_ask`` the inbox's form posted.
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -18,17 +20,19 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
+from cli_runner import HOOKLINE, src_env
 from hookline._cli.serve_asks import Fleet
 from hookline._project import load_project
-from hookline._serve.app import create_app
+from hookline._serve.app import CLAUDE_CODE_PATH, create_app
 from hookline._serve.asks import AskSettings
 from hookline._serve.judge import Judge
 from hookline._serve.server import bind, server, url
 from hookline.audit._redact import Redactor
 from hookline.audit._writer import JSONL_NAME, AuditWriter
 from hookline.storage import AskStore, LiveAsk
-from inbox_server import csrf
+from inbox_server import add_users, csrf
 
 #: The policy: a deploy is asked about (a permission rule); anything else Bash runs is the
 #: host's to decide.
@@ -121,3 +125,40 @@ def answer_ask(client: httpx.Client, ask: str, action: str, **fields: str) -> ht
 def records(state: Path, kind: str) -> list[dict[str, Any]]:
     rows = [json.loads(line) for line in (state / JSONL_NAME).read_text().splitlines()]
     return [row for row in rows if row["kind"] == kind]
+
+
+@pytest.fixture
+def policy(tmp_path: Path) -> Path:
+    return policy_folder(tmp_path)
+
+
+@pytest.fixture
+def users(tmp_path: Path) -> Path:
+    path = tmp_path / "users.json"
+    add_users(path)
+    return path
+
+
+@pytest.fixture
+def pool() -> Iterator[ThreadPoolExecutor]:
+    with ThreadPoolExecutor(4) as threads:
+        yield threads
+
+
+@contextmanager
+def serve_process(policy: Path, state: Path, users: Path, *more: str) -> Iterator[str]:
+    """A real ``hookline serve --asks inbox --inbox`` process (with ``more`` options): its URL."""
+    args = [*HOOKLINE, "serve", "--cwd", str(policy), "--port", "0", "--state-dir", str(state),
+            "--asks", "inbox", "--inbox", "--inbox-users", str(users), *more]  # fmt: skip
+    process = subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=src_env()
+    )
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()  # blocks until it listens
+        assert " on http://127.0.0.1:" in first, process.stderr.read() if process.stderr else ""
+        yield first.split(" on ", 1)[1].strip().removesuffix(CLAUDE_CODE_PATH)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err

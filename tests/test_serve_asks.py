@@ -11,18 +11,13 @@ from __future__ import annotations
 
 import json
 import re
-import signal
-import subprocess
 import threading
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
 from asks_server import (
     HOSTILE,
@@ -31,38 +26,25 @@ from asks_server import (
     asked,
     deploy,
     permission,
-    policy_folder,
+    policy,
+    pool,
     posted,
     records,
+    serve_process,
     serving,
+    users,
 )
-from cli_runner import HOOKLINE, hookline, src_env
+from cli_runner import hookline
 from hookline._cli.serve_asks import INBOX_PATH
 from hookline._hosts.gemini import GEMINI_PATH
 from hookline._inbox import links
 from hookline._serve.app import CLAUDE_CODE_PATH
 from hookline.storage import open_store
-from inbox_server import People, add_users, csrf
+from inbox_server import People, csrf
 from postgres_schema import fresh_schema
 from test_inbox_notify import Receiver, receiving
 
-
-@pytest.fixture
-def policy(tmp_path: Path) -> Path:
-    return policy_folder(tmp_path)
-
-
-@pytest.fixture
-def users(tmp_path: Path) -> Path:
-    path = tmp_path / "users.json"
-    add_users(path)
-    return path
-
-
-@pytest.fixture
-def pool() -> Iterator[ThreadPoolExecutor]:
-    with ThreadPoolExecutor(4) as threads:
-        yield threads
+__all__ = ["policy", "pool", "users"]  # the fixtures, for the tests that ask for them
 
 
 def test_a_host_waits_and_is_allowed_once_an_approver_approves_in_the_inbox(
@@ -298,25 +280,6 @@ def test_two_answers_at_once_exactly_one_wins(
         store.close()
     applied = [g["data"]["applied"] for g in records(state, "inbox_answer")]
     assert sorted(applied) == [False, True]
-
-
-@contextmanager
-def serve_process(policy: Path, state: Path, users: Path, *more: str) -> Iterator[str]:
-    """A real ``hookline serve --asks inbox --inbox`` process (with ``more`` options): its URL."""
-    args = [*HOOKLINE, "serve", "--cwd", str(policy), "--port", "0", "--state-dir", str(state),
-            "--asks", "inbox", "--inbox", "--inbox-users", str(users), *more]  # fmt: skip
-    process = subprocess.Popen(
-        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=src_env()
-    )
-    try:
-        assert process.stdout is not None
-        first = process.stdout.readline()  # blocks until it listens
-        assert " on http://127.0.0.1:" in first, process.stderr.read() if process.stderr else ""
-        yield first.split(" on ", 1)[1].strip().removesuffix(CLAUDE_CODE_PATH)
-    finally:
-        process.send_signal(signal.SIGTERM)
-        _, err = process.communicate(timeout=60)
-    assert process.returncode == 0, err
 
 
 def test_on_postgresql_two_servers_answering_at_once_exactly_one_wins(

@@ -9,7 +9,6 @@ a call a grant covers is answered at once, with no ask in the store.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -22,36 +21,22 @@ from asks_server import (
     asked,
     deploy,
     permission,
-    policy_folder,
+    policy,
+    pool,
     posted,
     records,
+    serve_process,
     serving,
+    users,
 )
 from hookline._cli.serve_asks import INBOX_PATH
 from hookline._serve.app import CLAUDE_CODE_PATH
 from hookline.permissions._verdict import SESSION_SOURCE
 from hookline.storage import AskStore, open_store
-from inbox_server import People, add_users
+from inbox_server import People
 from postgres_schema import fresh_schema
-from test_serve_asks import serve_process
 
-
-@pytest.fixture
-def policy(tmp_path: Path) -> Path:
-    return policy_folder(tmp_path)
-
-
-@pytest.fixture
-def users(tmp_path: Path) -> Path:
-    path = tmp_path / "users.json"
-    add_users(path)
-    return path
-
-
-@pytest.fixture
-def pool() -> Iterator[ThreadPoolExecutor]:
-    with ThreadPoolExecutor(4) as threads:
-        yield threads
+__all__ = ["policy", "pool", "users"]  # the fixtures, for the tests that ask for them
 
 
 @pytest.fixture
