@@ -15,10 +15,13 @@ from typing import Any
 
 import pytest
 
+from hookline._cli.serve_asks import Fleet
 from hookline._project import load_project
+from hookline._serve.asks import AskSettings
 from hookline._serve.gate import Caller
 from hookline._serve.grants import Grants, session_key
 from hookline._serve.judge import SESSION, HostSession, Judge, Ruling
+from hookline._serve.retention import Retention
 from hookline._serve.tokens import Token
 from hookline.permissions._session import SessionGrant
 from hookline.permissions._verdict import SESSION_SOURCE
@@ -174,3 +177,46 @@ def test_grants_are_kept_by_host_session_and_tenant_and_seen_at_once_where_given
     assert seen == [(), (edits,), (), (edits,), (), (), (), ()]
     assert store.session_grants(("acme", "ci", "claude-code", "s1")) == [edits.to_dict()]
     store.close()
+
+
+def test_a_grant_holds_for_the_servers_grant_lifetime_and_old_rows_are_tidied_once_an_hour(
+    tmp_path: Path,
+) -> None:
+    store = SqliteStore(tmp_path / "store.db")
+    key = ("acme", "ci", "claude-code", "s1")
+    edits = SessionGrant(mode="acceptEdits")
+    day = Grants(store, fresh=0.0)  # the default lifetime: a day
+    hour = Grants(store, fresh=0.0, life=3600.0)
+    retention = Retention(store, grant_life=3600.0)
+
+    async def go() -> list[Any]:
+        await day.give(key, "ask1", edits)
+        fresh = [await day.of(key), await hour.of(key)]
+        with store._transaction("write") as cur:  # the grant was given two hours ago
+            cur.execute("UPDATE hookline_grants SET given_at = given_at - 7200")
+        aged = [await day.of(key), await hour.of(key)]
+        return [fresh, aged, await retention.tidy(), await retention.tidy()]
+
+    fresh, aged, tidied, again = asyncio.run(go())
+    assert fresh == [(edits,), (edits,)]
+    assert aged == [(edits,), ()]  # past an hour's lifetime: that session asks again
+    assert (tidied, again) == (1, 0)  # the second tidying within the hour does not look
+    assert store.session_grants(key) == []
+    store.close()
+    # a store that fails leaves its rows for the next tidying, and fails no ask
+    assert asyncio.run(Retention(store, grant_life=3600.0).tidy()) == 0
+
+
+def test_grant_hours_reach_the_servers_asks() -> None:
+    options = {
+        "asks": "inbox",
+        "ask_wait": 10.0,
+        "ask_expiry": "deny",
+        "grant_hours": 2.0,
+        "with_inbox": False,
+        "inbox_users": None,
+        "notify": (),
+        "public_url": None,
+    }
+    fleet = Fleet.checked(options, host="127.0.0.1", tls=False)
+    assert fleet.settings == AskSettings("inbox", 10.0, "deny", 7200.0)

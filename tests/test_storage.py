@@ -542,3 +542,27 @@ def test_session_grants_are_kept_once_per_ask_and_found_by_tenant_host_and_sessi
     others = [("", "ci", "claude-code", "s1"), ("acme", "dev", "claude-code", "s1"),
               ("acme", "ci", "gemini", "s1"), ("acme", "ci", "claude-code", "s")]  # fmt: skip
     assert [asks.session_grants(other) for other in others] == [[], [], [], []]
+
+
+def test_old_asks_and_grants_are_forgotten_and_a_grant_past_its_time_is_not_found(store: Store):
+    asks = cast(AskStore, store)
+    now = time.time()
+    asks.put_ask(_live("old", deadline=now - 100))  # expired long ago
+    asks.put_ask(_live("answered", deadline=now - 100))
+    assert asks.answer_ask("answered", {"permission": "allow", "by": "ann"})
+    asks.put_ask(_live("recent", deadline=now - 1))  # expired a moment ago: kept
+    asks.put_ask(_live("waiting"))
+    key = ("acme", "ci", "claude-code", "s1")
+    edits = {"rules": [], "mode": "acceptEdits", "description": "file edits"}
+    asks.put_grant("a1", key, edits)
+    given = time.time()
+    assert asks.session_grants(key, since=given - 60) == [edits]
+    assert asks.session_grants(key, since=given + 1) == []  # given before: past its time
+    # even a "before" in the future never drops an ask still waiting
+    assert asks.forget_asks(before=now - 50, grants_before=given - 60) == 2
+    assert asks.get_ask("old") is None and asks.get_ask("answered") is None
+    assert [asks.get_ask(id) is not None for id in ("recent", "waiting")] == [True, True]
+    assert asks.session_grants(key) == [edits]
+    assert asks.forget_asks(before=now + 3600, grants_before=given + 1) == 2
+    assert [ask.id for ask in asks.waiting_asks()] == ["waiting"]
+    assert asks.session_grants(key) == []

@@ -1,6 +1,6 @@
 """``hookline serve``'s options for asks that wait for a person, and its inbox under ``/inbox``.
 
-    hookline serve --asks inbox [--ask-wait 25] [--ask-expiry deny|ask]
+    hookline serve --asks inbox [--ask-wait 25] [--ask-expiry deny|ask] [--grant-hours 24]
                    [--inbox [--inbox-users FILE] [--notify FORMAT=URL] [--public-url URL]]
 
 ``--asks inbox`` makes each ask of the policy a live ask (``hookline._serve.asks``): the host
@@ -22,6 +22,7 @@ import click
 
 from hookline._errors import ConfigError
 from hookline._serve.asks import DEFAULT_WAIT, HOOK_TIMEOUT, MODES, ON_EXPIRY, AskSettings
+from hookline._serve.grants import LIFE
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -58,6 +59,14 @@ _OPTIONS: Final = (
         default="deny",
         show_default=True,
         help="What a live ask nobody answered in time gets: a deny, or the host's own prompt.",
+    ),
+    click.option(
+        "--grant-hours",
+        type=click.FloatRange(min=0, min_open=True, max=24 * 90),
+        default=LIFE / 3600,
+        show_default=True,
+        help="Hours an approval for the rest of a session holds (a host session can be resumed "
+        "days later); then its session asks again.",
     ),
     click.option(
         "--inbox",
@@ -124,7 +133,12 @@ class Fleet:
                     file=str(users),
                     fix="hookline inbox user add NAME --role approver",
                 )
-        settings = AskSettings(options["asks"], options["ask_wait"], options["ask_expiry"])
+        settings = AskSettings(
+            options["asks"],
+            options["ask_wait"],
+            options["ask_expiry"],
+            options["grant_hours"] * 3600,
+        )
         key = link_key() if options["with_inbox"] or targets else b""
         return cls(
             settings,

@@ -20,7 +20,8 @@ and how it was answered.
 An ask of the tiers offers a session grant (``ask["grant"]``, ``hookline._serve.grants``); a
 person who approves it for the session (``for_session``) gives it to the ask's host session:
 from then on, the judge applies it to that session's calls, and a call it lets run is allowed
-with no live ask, its ``served`` record saying so (``session_grant``).
+with no live ask, its ``served`` record saying so (``session_grant``), for the grant's
+lifetime (``AskSettings.grant_life``; ``hookline._serve.retention`` drops old asks and grants).
 """
 
 from __future__ import annotations
@@ -36,9 +37,10 @@ from hookline._decisions import Decision
 from hookline._events import PreToolUse
 from hookline._hooks.wire import answer_for
 from hookline._hosts import claude_code, curl_hook
-from hookline._serve.grants import Grants, session_key
+from hookline._serve.grants import LIFE, Grants, session_key
 from hookline._serve.judge import REFUSING, SESSION, HostSession
 from hookline._serve.record import hook_run
+from hookline._serve.retention import Retention
 from hookline.storage import AskStore, AuditEntry, LiveAsk
 
 if TYPE_CHECKING:
@@ -75,6 +77,8 @@ class AskSettings:
     mode: str = "host"
     wait: float = DEFAULT_WAIT
     on_expiry: str = "deny"
+    #: Seconds a session grant holds after a person gave it.
+    grant_life: float = LIFE
 
 
 @dataclass(eq=False)
@@ -94,7 +98,8 @@ class Asks:
 
     def __post_init__(self) -> None:
         if self.grants is None:
-            self.grants = Grants(self.store)
+            self.grants = Grants(self.store, life=self.settings.grant_life)
+        self.retention = Retention(self.store, self.settings.grant_life)
 
     def around(self, rules: Rules, caller: Caller, host: str) -> Rules:
         """``rules`` for one request: with ``mode`` inbox, its asks wait for the inbox, all
@@ -122,6 +127,7 @@ class Asks:
         it for the session."""
         grant = offered[1] if offered is not None else None
         ask = live_ask(ruling, payload, asker.caller, asker.host, asker.deadline, grant=grant)
+        await self.retention.tidy()
         woken = self._woken[ask.id] = asyncio.Event()
         try:
             await asyncio.to_thread(self.store.put_ask, ask)

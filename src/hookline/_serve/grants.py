@@ -8,6 +8,9 @@ is the caller's tenant and agent (its token), the host and the host's session id
 the same session id. ``Grants`` keeps them in the store, so every server on
 it allows what they name, and reads them per host session with a cache of ``FRESH`` seconds
 (a grant seen a moment late only means one more ask); a grant given here is seen at once.
+"The rest of the session" is bounded: a grant holds for ``life`` seconds after it was given
+(``hookline serve --grant-hours``, a day by default), since a host session can be resumed days
+later; then its session asks again.
 The judge applies them as a run's ``Permit.restore`` does: allow rules and a mode, weighed
 after deny rules, hookline's private state, the dangerous tier, ask rules and the protected
 set, so no grant lifts any of those.
@@ -32,6 +35,8 @@ if TYPE_CHECKING:
 
 #: Seconds a host session's grants, as read from the store, are taken as they are.
 FRESH: Final = 1.0
+#: Seconds a grant holds after it was given, unless the server says otherwise.
+LIFE: Final = 24 * 3600.0
 #: The most host sessions whose grants are kept; past that, all are read again.
 _KEPT_MOST: Final = 4096
 
@@ -54,6 +59,7 @@ class Grants:
 
     store: AskStore
     fresh: float = FRESH
+    life: float = LIFE
     _seen: dict[SessionKey, tuple[float, tuple[SessionGrant, ...]]] = field(default_factory=dict)
 
     async def of(self, key: SessionKey) -> tuple[SessionGrant, ...]:
@@ -63,8 +69,9 @@ class Grants:
         seen = self._seen.get(key)
         if seen is not None and now < seen[0]:
             return seen[1]
+        since = time.time() - self.life
         try:
-            rows = await asyncio.to_thread(self.store.session_grants, key)
+            rows = await asyncio.to_thread(self.store.session_grants, key, since=since)
         except Exception:
             return seen[1] if seen is not None else ()
         found = tuple(dict.fromkeys(_parsed(rows)))

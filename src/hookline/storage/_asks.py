@@ -12,8 +12,12 @@ writes is not, so whichever of the two comes first wins.
 A live ask approved "for the rest of the session" leaves a session grant
 (``hookline.permissions._session.SessionGrant.to_dict``) kept under its host session: the
 tenant and the agent (token) that asked, the host and the host's session id (``put_grant``,
-``session_grants``), so every server
-on the store allows what it names in that session from then on.
+``session_grants``), so every server on the store allows what it names in that session from
+then on, for as long as the server's grant lifetime says (``since``).
+
+Neither table grows for ever: ``forget_asks`` drops the asks whose deadline passed long ago
+(each one's answer is on the audit record of the call that waited on it), and the grants given
+before a time.
 """
 
 from __future__ import annotations
@@ -103,8 +107,13 @@ class AskStore(Protocol):
         """Keep the session grant live ask ``ask`` gave to host session ``key`` (once: the
         same ask's grant again changes nothing)."""
 
-    def session_grants(self, key: SessionKey) -> list[dict[str, Any]]:
-        """The session grants given to host session ``key``, oldest first."""
+    def session_grants(self, key: SessionKey, *, since: float = 0.0) -> list[dict[str, Any]]:
+        """The session grants given to host session ``key`` at ``since`` or later, oldest
+        first."""
+
+    def forget_asks(self, *, before: float, grants_before: float) -> int:
+        """Drop the asks whose deadline was before ``before`` (answered or expired: never one
+        still waiting) and the grants given before ``grants_before``; how many rows went."""
 
 
 class AskTable:
@@ -158,16 +167,27 @@ class AskTable:
         with self._transaction("write") as cur:
             cur.execute(self._sql(sql), (ask, *key, _now(), dump_json(grant)))
 
-    def session_grants(self, key: SessionKey) -> list[dict[str, Any]]:
+    def session_grants(self, key: SessionKey, *, since: float = 0.0) -> list[dict[str, Any]]:
         sql = (
             "SELECT allows FROM hookline_grants WHERE session_id = ? AND host = ? AND tenant = ? "
-            "AND agent = ? ORDER BY given_at, ask"
+            "AND agent = ? AND given_at >= ? ORDER BY given_at, ask"
         )
         tenant, agent, host, session = key
         with self._transaction() as cur:
-            cur.execute(self._sql(sql), (session, host, tenant, agent))
+            cur.execute(self._sql(sql), (session, host, tenant, agent, since))
             rows = cur.fetchall()
         return [load_json(row[0]) for row in rows]
+
+    def forget_asks(self, *, before: float, grants_before: float) -> int:
+        before = min(before, _now())  # an ask still waiting stays, whatever was asked
+        cur: Cursor
+        with self._transaction("write") as cur:
+            cur.execute(self._sql("DELETE FROM hookline_asks WHERE deadline < ?"), (before,))
+            asks = cur.rowcount
+            cur.execute(
+                self._sql("DELETE FROM hookline_grants WHERE given_at < ?"), (grants_before,)
+            )
+            return asks + cur.rowcount
 
 
 def _ask_from_row(row: Sequence[Any]) -> LiveAsk:
