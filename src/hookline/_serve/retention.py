@@ -43,8 +43,8 @@ class Retention:
             return 0
         self._last = now
         wall = time.time()
+        before, grants_before = wall - self.keep, wall - self.grant_life
         with contextlib.suppress(Exception):
-            return await asyncio.to_thread(
-                self.store.forget_asks, before=wall - self.keep, grants_before=wall - self.grant_life
-            )
+            forget = self.store.forget_asks
+            return await asyncio.to_thread(forget, before=before, grants_before=grants_before)
         return 0
