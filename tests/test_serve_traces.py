@@ -9,6 +9,7 @@ import asyncio
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +24,16 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 from hookline._decisions import Decision
 from hookline._hooks.engine import HookRun
+from hookline._hooks.wire import answer_for
 from hookline._serve import traced
+from hookline._serve.app import asked_by
+from hookline._serve.asks import Asks, AskSettings
 from hookline._serve.gate import Caller
+from hookline._serve.judge import Ruling
 from hookline._serve.traced import ServedTracing
 from hookline.audit._redact import Redactor
-from hookline.audit._writer import JSONL_NAME
+from hookline.audit._writer import JSONL_NAME, AuditWriter
+from hookline.storage import SqliteStore
 from served_traffic import SECRET, policy_folder, serve_traffic
 
 
@@ -153,3 +159,50 @@ def test_with_no_otel_variable_nothing_of_opentelemetry_is_imported(
         monkeypatch.delitem(sys.modules, name)
     assert traced.from_environment(Redactor(())) is None
     assert not [n for n in sys.modules if n.startswith("opentelemetry")]
+
+
+def test_a_call_that_waited_for_a_person_is_traced_to_the_answer_and_names_it(
+    tmp_path: Path,
+) -> None:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    store = SqliteStore(tmp_path / "store.db")
+    audit = AuditWriter(None, jsonl_path=tmp_path / JSONL_NAME)
+    asks = Asks(AskSettings("inbox", 60.0, "deny"), store, audit)
+    said = Decision("ask", "deploys need a person")
+    ruling = Ruling("PreToolUse", said, answer_for("PreToolUse", said), origin="rule",
+                    session_id="s1", tool="Bash", tool_use_id="t1")  # fmt: skip
+
+    class Ruled:
+        async def rule(self, payload: Any) -> Ruling:
+            return ruling
+
+    caller = Caller("127.0.0.1")
+    rules = ServedTracing(provider, Redactor(())).rules(
+        asks.around(Ruled(), caller, "claude-code"), host="claude-code", caller=caller, policy=None
+    )
+
+    async def go() -> tuple[Ruling, int]:
+        waiting = asyncio.ensure_future(rules.rule({"tool_input": {"command": "deploy prod"}}))
+        while not (found := await asyncio.to_thread(store.waiting_asks)):
+            await asyncio.sleep(0.01)  # until the ask is in the store
+        answered_at = time.time_ns()
+        assert store.answer_ask(found[0].id, {"permission": "allow", "by": "ann", "via": "inbox"})
+        asks.answered(found[0].id)
+        return await waiting, answered_at
+
+    done, answered_at = asyncio.run(go())
+    assert done.decision.permission == "allow"
+    (span,) = exporter.get_finished_spans()
+    attributes = dict(span.attributes or {})
+    assert span.end_time is not None and span.end_time >= answered_at  # the wait is inside
+    assert attributes["hookline.permission"] == "allow"
+    assert attributes["hookline.live_ask.answer"] == "allow"
+    assert (attributes["hookline.live_ask.by"], attributes["hookline.live_ask.via"]) == (
+        "ann",
+        "inbox",
+    )
+    assert store.get_ask(str(attributes["hookline.live_ask.id"])) is not None
+    assert asked_by(rules) is not None and asked_by(asks.around(Ruled(), caller, "x")) is not None
+    store.close()

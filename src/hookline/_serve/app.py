@@ -62,6 +62,7 @@ from hookline._serve.policies import Policies
 from hookline._serve.policy_page import policy_page
 from hookline._serve.projects import HOOKLINE_ONLY, WHOLE
 from hookline._serve.record import record
+from hookline._serve.traced import Traced
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -110,11 +111,11 @@ def create_app(
 
     def rules(active: Active, part: str, host: str, caller: Caller, glass: Glass | None) -> Rules:
         judged: Rules = active.judge if projects is None else Floored(active.judge, projects, part)
-        if tracing is not None:
+        if asks is not None and glass is None:  # under a glass, every answer is the host's
+            judged = asks.around(judged, caller, host)
+        if tracing is not None:  # the span of a live ask lasts its wait, and has its answer
             judged = tracing.rules(judged, host=host, caller=caller, policy=active.digest.sha256)
-        if asks is None or glass is not None:  # under a glass, every answer is the host's
-            return judged
-        return asks.around(judged, caller, host)
+        return judged
 
     async def claude_code(request: Request) -> Response:
         caller = _admitted(request, gate)
@@ -218,8 +219,8 @@ async def _answer(
     except ConfigError as exc:
         return _bad_request(str(exc))
     try:
-        who, policy, asked = caller.fields(), active.digest.sha256, _asked(rules)
-        granted = rules.granted if isinstance(rules, Asking) else None
+        who, policy, asking = caller.fields(), active.digest.sha256, asked_by(rules)
+        asked, granted = (asking.asked, asking.granted) if asking is not None else (None, None)
         record(
             audit,
             ruling,
@@ -264,7 +265,7 @@ async def _answer_adapted(
     ruling = ruled.ruling
     under_glass = dict(host.NO_ANSWER) if glass is not None else None
     try:
-        who, policy = caller.fields(), active.digest.sha256
+        who, policy, asking = caller.fields(), active.digest.sha256, asked_by(rules)
         record(
             audit,
             ruling,
@@ -274,8 +275,8 @@ async def _answer_adapted(
             answer=under_glass,
             caller=who,
             policy=policy,
-            asked=_asked(rules),
-            granted=rules.granted if isinstance(rules, Asking) else None,
+            asked=asking.asked if asking is not None else None,
+            granted=asking.granted if asking is not None else None,
         )
     except Exception as exc:
         if under_glass is not None:
@@ -287,9 +288,11 @@ async def _answer_adapted(
     return JSONResponse(ruling.answer if under_glass is None else under_glass)
 
 
-def _asked(rules: Rules) -> dict[str, Any] | None:
-    """The live ask a request's call waited on, and its answer (None: none)."""
-    return rules.asked if isinstance(rules, Asking) else None
+def asked_by(rules: Rules) -> Asking | None:
+    """A request's live asks, inside its tracing when it is traced (None: its asks are the
+    host's)."""
+    inner = rules.inner if isinstance(rules, Traced) else rules
+    return inner if isinstance(inner, Asking) else None
 
 
 def _event_json(body: bytes) -> dict[str, Any]:

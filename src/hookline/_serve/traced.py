@@ -5,6 +5,11 @@ span for each hook run that judged it.
     ├── hook PreToolUse            the host, the event, the tool, the decision and where it
     └── hook PermissionRequest     came from, the caller (agent, tenant, user), the policy digest
 
+A call that waited for a person (``--asks inbox``: ``hookline._serve.asks``) is traced around
+its wait: its span lasts until the answer and carries it (``hookline.live_ask.*``: the ask's
+id, the answer, who gave it and how), and a call a session grant let run says so
+(``hookline.session_grant``).
+
 Tracing is on when it is for an agent (``hookline.telemetry``: the standard ``OTEL_*``
 variables, with the SDK installed: ``pip install 'hookline[otel]'``); ``from_environment``
 gives None otherwise, having imported nothing, and the app then does nothing more per call than
@@ -26,6 +31,7 @@ from collections.abc import Mapping
 from time import time_ns
 from typing import TYPE_CHECKING, Any, Final
 
+from hookline._serve.asks import Asking
 from hookline.audit._redact import clip
 
 if TYPE_CHECKING:
@@ -60,7 +66,7 @@ class ServedTracing:
 
     def rules(self, rules: Rules, *, host: str, caller: Caller, policy: str | None) -> Rules:
         """``rules``, traced: each ruling of this request a span with its hook runs."""
-        return _Traced(rules, self, host, caller, policy)
+        return Traced(rules, self, host, caller, policy)
 
     def served(
         self,
@@ -72,8 +78,10 @@ class ServedTracing:
         policy: str | None,
         start: int,
         end: int,
+        asking: Asking | None = None,
     ) -> None:
-        """The spans of one ruling, from ``start`` to ``end`` (nanoseconds since the epoch)."""
+        """The spans of one ruling, from ``start`` to ``end`` (nanoseconds since the epoch);
+        ``asking``: the request's live asks, when a person may have answered it."""
         from opentelemetry import trace
         from opentelemetry.trace import SpanKind, Status, StatusCode
 
@@ -93,6 +101,7 @@ class ServedTracing:
             "hookline.policy.digest": policy,
             "client.address": caller.peer,
             **{f"hookline.{k}": self._redacted(v) for k, v in _who(caller).items()},
+            **self._asked(asking),
         }
         tool_input = payload.get("tool_input")
         if isinstance(tool_input, dict):
@@ -142,6 +151,18 @@ class ServedTracing:
         hook_status(span, run, attributes)
         span.end(end_time=end)
 
+    def _asked(self, asking: Asking | None) -> dict[str, Any]:
+        """What a span says of the live ask its call waited on, or of the grant that let it
+        run (nothing, for neither)."""
+        if asking is None:
+            return {}
+        said: dict[str, Any] = {"hookline.session_grant": True if asking.granted else None}
+        asked = asking.asked or {}
+        for key in ("id", "permission", "via", "failure"):
+            said[f"hookline.live_ask.{'answer' if key == 'permission' else key}"] = asked.get(key)
+        said["hookline.live_ask.by"] = self._redacted(asked.get("by"))
+        return said
+
     def _redacted(self, value: str | None) -> str | None:
         if value is None:
             return None
@@ -149,7 +170,7 @@ class ServedTracing:
         return shown if isinstance(shown, str) else str(shown)
 
 
-class _Traced:
+class Traced:
     """A request's rules whose rulings are traced (``Rules``)."""
 
     def __init__(
@@ -173,6 +194,7 @@ class _Traced:
             policy=self.policy,
             start=start,
             end=time_ns(),
+            asking=self.inner if isinstance(self.inner, Asking) else None,
         )
         return ruling
 
