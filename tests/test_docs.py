@@ -66,8 +66,8 @@ PLACEHOLDERS = frozenset({"NAME", "db", "jsonl", "json", "key", "md", "py", "tom
 #: hookline's OpenTelemetry span attributes (``hookline.hook.decision``): names of its own in
 #: its spans, not modules.
 SPAN_ATTRIBUTE = re.compile(
-    r"hookline\.(?:hook|tool|policy|permission|approval|model|serve)(?:\.\w+)?"
-    r"|hookline\.(?:stop_reason|event|decision|reason|failure|cwd|agent|tenant|user)"
+    r"hookline\.(?:hook|tool|policy|permission|approval|model|serve|live_ask)(?:\.\w+)?"
+    r"|hookline\.(?:stop_reason|event|decision|reason|failure|cwd|agent|tenant|user|session_grant)"
 )
 #: A numbered section of some other document (``protocol §3.1``): this repository has none.
 SECTION = re.compile(r"§ ?[\d.]*\d")
