@@ -332,9 +332,11 @@ def _checked_answer(checked: Checked, asker: HostPrompt, *, stand_in: bool) -> D
         return replace(said, permission="deny", reason=settled.reason or settled.content)
     if asker.asked is None:  # a hook's defer
         return Decision("defer", settled.reason)
+    # a hook's rewrite goes with an ask: the host asks about, and runs, the input as it was left
+    rewritten = copy_json(settled.input) if gate.updated_input is not None else None
     if stand_in and asker.asked.source == "tier:mutating":  # the host's tool: its own prompt
-        return said
-    return replace(said, permission="ask", reason=asker.asked.reason)
+        return replace(said, updated_input=rewritten)
+    return replace(said, permission="ask", reason=asker.asked.reason, updated_input=rewritten)
 
 
 def _outcome_decision(outcome: Outcome) -> Judged:
