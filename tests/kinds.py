@@ -140,6 +140,8 @@ E2E: Final = frozenset(
         "test_serve_asks.py",
         "test_serve_grants.py",
         "test_serve_asks_browser.py",
+        "test_serve_asks_permission.py",
+        "test_serve_asks_claude_code.py",
         "test_timeline.py",
         "test_serve_codex.py",
         "test_serve_cursor.py",

@@ -49,6 +49,7 @@ _ORIGINS: Final = {
     "approver": "the approver",
     "unanswered": "an ask nobody could answer then (the run had no approver)",
     "permission": "the permission layer (a rule, the mode or a tier)",
+    "host_permission": "Claude Code's permission rules (its own permission prompt)",
 }
 
 

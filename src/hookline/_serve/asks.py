@@ -17,6 +17,9 @@ prompt); of that and a person's answer, whichever the store took first is the an
 expiry is a ``live_ask`` audit record. A call's ``served`` record says which ask it waited on
 and how it was answered.
 
+Claude Code's PermissionRequest (its own permission prompt) that the server would hand back
+waits the same way, answered in its words (``hookline._serve.permission_asks``).
+
 An ask of the tiers offers a session grant (``ask["grant"]``, ``hookline._serve.grants``); a
 person who approves it for the session (``for_session``) gives it to the ask's host session:
 from then on, the judge applies it to that session's calls, and a call it lets run is allowed
@@ -34,11 +37,13 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final
 
 from hookline._decisions import Decision
-from hookline._events import PreToolUse
+from hookline._events import PermissionRequest, PreToolUse
 from hookline._hooks.wire import answer_for
 from hookline._hosts import claude_code, curl_hook
+from hookline._serve import permission_asks
 from hookline._serve.grants import LIFE, Grants, session_key
 from hookline._serve.judge import REFUSING, SESSION, HostSession
+from hookline._serve.permission_asks import HOST_RULES, HandedBack
 from hookline._serve.record import hook_run
 from hookline._serve.retention import Retention
 from hookline.storage import AskStore, AuditEntry, LiveAsk
@@ -93,6 +98,8 @@ class Asks:
     poll: float = POLL
     #: The session grants of host sessions (made over ``store`` when not given).
     grants: Grants | None = None
+    #: The PreToolUse asks lately handed to Claude Code's prompt (``permission_asks``).
+    handed: HandedBack = field(default_factory=HandedBack)
     _woken: dict[str, asyncio.Event] = field(default_factory=dict)
     _telling: set[asyncio.Future[object]] = field(default_factory=set)
 
@@ -238,9 +245,13 @@ class Asking:
         payload: Mapping[str, Any],
         offered: tuple[SessionKey, SessionGrant] | None,
     ) -> Ruling:
+        if permission_asks.asks_about(ruling, self.host):  # Claude Code's own prompt
+            return await permission_asks.waited(self, ruling, payload, offered)
         if ruling.event != PreToolUse.name or ruling.decision.permission != "ask":
             return ruling
-        return await self.asks.wait(ruling, payload, self, offered)
+        made = await self.asks.wait(ruling, payload, self, offered)
+        permission_asks.handed_back(self, made, payload)
+        return made
 
 
 def live_ask(
@@ -267,15 +278,22 @@ def live_ask(
         "input": final if isinstance(final, dict) else {},
         "original_input": given if decision.updated_input is not None else None,
         "reason": decision.reason,
-        # the judge hands the permission layer's own asks (a rule, the mode, a tier) to the
-        # host as an ask nobody here answered: that is who asked
-        "origin": "permission" if ruling.origin == "unanswered" else ruling.origin,
+        "origin": _who_asked(ruling),
         "hooks": hooks,
         "grant": grant.to_dict() if grant is not None else None,
         **caller.fields(),
     }
     kept = {key: value for key, value in said.items() if value not in (None, [], "")}
     return LiveAsk(secrets.token_hex(12), time.time(), deadline, kept)
+
+
+def _who_asked(ruling: Ruling) -> str | None:
+    """Who asked about a call: a PermissionRequest is the host's own permission prompt; the
+    judge hands the permission layer's own asks (a rule, the mode, a tier) to the host as an
+    ask nobody here answered."""
+    if ruling.event == PermissionRequest.name:
+        return HOST_RULES
+    return "permission" if ruling.origin == "unanswered" else ruling.origin
 
 
 def answered(ruling: Ruling, answer: Mapping[str, Any]) -> Ruling:
@@ -342,7 +360,7 @@ def expiry_entry(ask: LiveAsk, answer: str, said: str, *, failed: str | None) ->
         kind=KIND,
         session_id=ask.ask.get("session_id"),
         tool_use_id=ask.ask.get("tool_use_id"),
-        event=PreToolUse.name,
+        event=PermissionRequest.name if ask.ask.get("origin") == HOST_RULES else PreToolUse.name,
         tool=ask.ask.get("tool"),
         decision="expired" if failed is None else "failed",
         permission=answer,

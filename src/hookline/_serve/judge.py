@@ -14,9 +14,9 @@ judged by the hooks and the rules only; the tiers' "needs approval" is left to t
 
 With ``--asks inbox`` (``hookline._serve.asks``), a request of a host session is judged inside
 a ``HostSession`` (``SESSION``): the grants given to that session are applied to the policy
-(``SessionGrant.applied``, as a run's ``Permit.restore``), and an ask of the tiers offers a
-grant (``HostSession.offered``) a person may approve for the rest of the session. Elsewhere
-no grant is offered or applied.
+(``SessionGrant.applied``, as a run's ``Permit.restore``), and an ask of the tiers (at
+PreToolUse, or at a PermissionRequest handed back) offers a grant (``HostSession.offered``) a
+person may approve for the rest of the session. Elsewhere no grant is offered or applied.
 
 A refusing event (PreToolUse, PermissionRequest) fails closed: anything that goes wrong while
 judging it (a payload it cannot read, a crash) is a deny that says what went wrong.
@@ -201,9 +201,12 @@ class Judge:
     async def _permission(self, event: PermissionRequest) -> Judged:
         tool, call, scope, ctx = self._call(event, _NO_CALL_ID)
         pending = PendingCall(call, tool, tool.prepare(copy_json(call.input), ctx), scope, ctx)
-        permit = self._permit(event, HostPrompt())
+        asker = HostPrompt()
+        permit = self._permit(event, asker)
         outcome = permit.refused_path(pending) or await permit.decide(pending)
-        return _outcome_decision(outcome)
+        judged = _outcome_decision(outcome, asker)
+        session = SESSION.get()
+        return judged if session is None else _judged_in(session, judged, asker, permit)
 
     def _permit(self, event: PreToolUse | PermissionRequest, asker: HostPrompt) -> Permit:
         """The permission step for one call: the policy in the host's mode, over the host's
@@ -339,14 +342,15 @@ def _checked_answer(checked: Checked, asker: HostPrompt, *, stand_in: bool) -> D
     return replace(said, permission="ask", reason=asker.asked.reason, updated_input=rewritten)
 
 
-def _outcome_decision(outcome: Outcome) -> Judged:
+def _outcome_decision(outcome: Outcome, asker: HostPrompt) -> Judged:
     """The permission step's outcome for a host's PermissionRequest: allow or deny, or nothing
-    (the host's prompt asks); and its origin."""
+    (the host's prompt asks; with the reason the permission step asked, if it did); and its
+    origin."""
     if outcome.permission == "deny":
         return Decision("deny", outcome.reason or outcome.content), outcome.origin
     if outcome.permission == "allow" and outcome.origin is not None:
         return Decision("allow", outcome.reason, outcome.edit), outcome.origin
-    return NO_DECISION, None
+    return (NO_DECISION if asker.asked is None else Decision(reason=asker.asked.reason)), None
 
 
 def _ruled(
