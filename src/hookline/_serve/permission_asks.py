@@ -55,6 +55,8 @@ CALL_ID: Final = "permission-request"
 KEEP: Final = float(claude_code.TIMEOUT)
 #: The most calls remembered at once (past that, the oldest are forgotten).
 MOST: Final = 256
+#: Why a call is asked about when only Claude Code's own rules asked.
+_DIALOG: Final = "Claude Code's permission rules would show its dialog for this call"
 #: What a PermissionRequest carries that a PreToolUse does not.
 _PERMISSION_ONLY: Final = ("permission_suggestions",)
 
@@ -88,6 +90,8 @@ async def waited(
     if earlier is not None:
         asker.asked = {**earlier, "earlier": PreToolUse.name}
         return ruling
+    if ruling.decision.reason is None:  # nothing here asked: only Claude Code's rules did
+        ruling = replace(ruling, decision=replace(ruling.decision, reason=_DIALOG))
     made = await asker.asks.wait(ruling, tool_call(payload), asker, offered)
     return in_its_words(made, ruling)
 
