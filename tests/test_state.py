@@ -49,6 +49,7 @@ FULL = ToolResult(
     approver="hook:approve-notes",
     permission="allow",
     origin="approver",
+    deadline=1_900_000_000.5,
 )
 
 

@@ -10,7 +10,8 @@ cannot load) raises a ``ConfigError`` naming the file, key and fix, unlike Claud
 skips it; ``lenient=True`` loads what loads and keeps such problems as ``warnings``, as Claude
 Code does. Harmless problems (an event hookline does not run yet, a value of the wrong type
 that is ignored) are always kept as ``warnings``. A hooks file that cannot load, bad
-``redact`` patterns or an ``auditSync`` that is not true or false always raise.
+``redact`` patterns, an ``auditSync`` that is not true or false or a ``deferDeadline`` that is
+not a duration always raise.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from hookline._agent.messages import Message
 from hookline._claude.agent_hook import AGENT_TURNS
 from hookline._claude.audit_sync import audit_sync
 from hookline._claude.credentials import passthrough
+from hookline._claude.defer_deadline import defer_deadline
 from hookline._claude.lint import run_stoppers
 from hookline._claude.prompt_hook import JudgeFailed
 from hookline._claude.session_env import env_file_for
@@ -79,6 +81,9 @@ class Project:
     env: Mapping[str, str] | None = None
     #: ``auditSync`` (under ``hookline``): the audit's write ahead of each tool body is fsync'd.
     audit_sync: bool = False
+    #: ``deferDeadline`` (under ``hookline``), in seconds: how long a deferred call may wait for
+    #: its answer (the shortest of the layers'); None: as long as it is kept.
+    defer_deadline: float | None = None
 
     def agent_options(self) -> dict[str, Any]:
         """The keyword arguments ``Agent`` takes for this project's configuration."""
@@ -92,6 +97,7 @@ class Project:
             "settings_files": self.settings_files,
             **({"env": dict(self.env)} if self.env else {}),
             "audit_sync": self.audit_sync,
+            "defer_deadline": self.defer_deadline,
         }
 
 
@@ -281,6 +287,7 @@ def load_project(
         watched,
         passed,
         audit_sync=audit_sync(found.layers),
+        defer_deadline=defer_deadline(found.layers),
     )
 
 

@@ -4,7 +4,8 @@
                     about to run its body is marked started, and each finished call is saved
     ToolPipeline    PreToolUse, the permission step, the body, PostToolUse (``hookline._tools``)
     CwdChanged      after the calls, when a `cd` moved the shell
-    pause           a deferred call pauses the run, the batch saved for ``resume``
+    pause           a deferred call pauses the run, the batch saved for ``resume`` (with its
+                    deadline, when ``defer_deadline`` sets one: ``hookline._agent.saved.deadline``)
     PostToolBatch   then the results answer the model, with what its hooks add
 
 Part of the loop of one prompt (``hookline._agent.turns``); a function of an agent's working
@@ -14,7 +15,8 @@ parts (``Seat``) and its conversation, as that loop is.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from hookline._agent.replies import results_message
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from hookline._agent.saved.state import Turn
     from hookline._agent.session import Session
     from hookline._tools.approvals import Approval
+    from hookline._tools.pipeline import Checked
 
 
 async def act(seat: Seat, talk: Conversation, calls: list[ToolCall], turn: Turn) -> bool:
@@ -48,6 +51,7 @@ async def settle(seat: Seat, session: Session, turn: Turn, results: list[ToolRes
     if deferred:
         turn.new_batch([(r.call, None if r.status == "deferred" else r) for r in results])
         turn.stop_reason, turn.detail = "tool_deferred", deferred.reason
+        turn.deadline = deferred.deadline  # saved with the pause
         seat.stream.tell(Paused, session, turn)  # saved, to be resumed with an answer
         return True
     turn.new_batch([])
@@ -83,12 +87,15 @@ async def run_batch(
             *(pipeline.check(c, scope, ctx, answer=answered.get(c.id)) for c in calls)
         )
     saving = turn if turn is not None and turn.checkpointed else None
+    until = _deadline(seat, checked)
     results = []
     for item in checked:
         if saving is not None and item.settled is None:  # its body runs next
             saving.started.append(item.call.id)  # before the audit's write-ahead record
             seat.stream.tell(Checkpointed, session, saving)
         result = await pipeline.finish(item, scope, ctx)
+        if until is not None and result.status == "deferred":  # the record names its deadline
+            result = replace(result, deadline=until)
         results.append(result)
         if saving is None:
             seat.stream.tell(ToolFinished, session, result)
@@ -100,6 +107,14 @@ async def run_batch(
             touched = talk.instructions.touched(result.input)
             await seat.loaded(session, touched, "path_glob_match")
     return results
+
+
+def _deadline(seat: Seat, checked: Sequence[Checked]) -> float | None:
+    """When the batch's deferred calls stop waiting (one time for the batch: now, on the
+    runtime's clock, plus ``defer_deadline``); None when none defers or no deadline is set."""
+    wait = seat.options.defer_deadline
+    deferred = any(c.settled is not None and c.settled.status == "deferred" for c in checked)
+    return seat.shared.runtime.clock() + wait if wait is not None and deferred else None
 
 
 async def run_one(seat: Seat, session: Session, call: ToolCall) -> ToolResult:

@@ -260,11 +260,14 @@ class Agent:
         again, and the session resumes exactly once. A call that started before a crash and
         has no result is not run again: the model reads that its outcome is unknown, unless
         ``rerun_interrupted`` (recorded, with who). ``by``: who resumes, for the audit log.
+        A session resumed after its pause's deadline (``defer_deadline``, on the runtime's
+        clock) gives each waiting call the expiry answer, a deny, instead of ``answer``.
         """
         by = by or pause.Resumer()
         if rerun_interrupted:
             by = replace(by, rerun_interrupted=True)
-        claimed = pause.claim(self.store, session_id, answer, self.tools, by=by)
+        now = self.runtime.clock()  # a waiting call past its deadline gets the expiry answer
+        claimed = pause.claim(self.store, session_id, answer, self.tools, by=by, now=now)
         try:  # nothing has run yet: if this fails, the session is paused again, as it was
             session = Session.restore(claimed.session, claimed.messages, self.options)
             self.stream.tell(Resumed, session, claimed, by)  # the audit records who resumed

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
+from hookline._agent.saved.deadline import seconds
 from hookline._errors import ConfigError
 from hookline._events import PermissionMode
 from hookline._hooks.sdk_matchers import HookMatcher
@@ -53,6 +54,9 @@ class AgentOptions:
     approver: Approver | None = None
     #: An ask nobody can answer now pauses the run (resume it later) instead of refusing.
     defer_asks: bool = False
+    #: Seconds a deferred call may wait for its answer: a resume after that gives it the expiry
+    #: answer, a deny (``hookline._agent.saved.deadline``). None: it waits as long as it is kept.
+    defer_deadline: float | None = None
     #: Where paused sessions and the audit are kept: a store object (``hookline.storage``:
     #: ``SqliteStore(path)``, ``PostgresStore(url)``; its owner closes it), or, opened by the
     #: agent on first use, a postgresql:// URL, a SQLite path, or None for
@@ -110,6 +114,11 @@ class AgentOptions:
                 key="compact_at_tokens",
                 fix="give a token budget below the model's context window, or None for never",
             )
+        if self.defer_deadline is not None:
+            fix = "give seconds (2 * 86400 for two days), or None for no deadline"
+            self.defer_deadline = seconds(
+                self.defer_deadline, key="defer_deadline", text=False, fix=fix
+            )
 
     @classmethod
     def resolve(
@@ -165,6 +174,7 @@ class AgentSettings(TypedDict, total=False):
     sandbox: SandboxConfig | None
     approver: Approver | None
     defer_asks: bool
+    defer_deadline: float | None
     store: SessionStore | str | None
     audit: bool
     audit_delay: float

@@ -22,6 +22,8 @@ connection another agent's hook is using.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Final
@@ -59,6 +61,9 @@ class Runtime:
     audit: AuditFactory = DEFAULTS["audit"]
     #: Makes the tracing observer when the environment asks for traces (else None).
     tracing: TracingFactory = DEFAULTS["tracing"]
+    #: The time now, in seconds since the epoch: when a deferred call's deadline starts, and
+    #: what a resume compares it with (``hookline._agent.saved.deadline``). Tests hand in one.
+    clock: Callable[[], float] = field(default=time.time)
 
     async def aclose(self) -> None:
         """Close the running loop's HTTP client (made again if the runtime is used again)."""

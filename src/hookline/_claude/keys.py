@@ -91,7 +91,9 @@ PERMISSIONS: Final = frozenset(
         "disableAutoMode",
     }
 )
-HOOKLINE: Final = frozenset({"permissions", "requireTrust", "env", "auditSync", "shadow"})
+HOOKLINE: Final = frozenset(
+    {"permissions", "requireTrust", "env", "auditSync", "deferDeadline", "shadow"}
+)
 HOOKLINE_PERMISSIONS: Final = frozenset(
     {"dangerous", "dangerousDefaults", "mutating", "readOnlyTools"}
 )

@@ -17,6 +17,7 @@ from typing import Any, cast
 import click
 
 from hookline import Agent, ConfigError
+from hookline._agent.saved.deadline import shorter
 from hookline._agent.session import STATE_DIR
 from hookline._claude import structured
 from hookline._claude.fingerprint import fingerprint
@@ -106,6 +107,9 @@ class Launch:
     tenant: str | None = None
     permission_mode: str | None = None
     defer_asks: bool = False
+    #: ``--defer-deadline``, in seconds: how long a paused call waits for its answer (the
+    #: ``deferDeadline`` setting, under ``hookline``, sets one too; the shorter applies).
+    defer_deadline: float | None = None
     #: ``--lenient-settings``: load what loads and warn, as Claude Code does, instead of
     #: stopping on a settings error.
     lenient_settings: bool = False
@@ -237,6 +241,7 @@ def build_agent(launch: Launch) -> Agent:
         configured["roots"] = (launch.cwd, *launch.add_dirs)
     if launch.audit_sync:
         configured["audit_sync"] = True
+    configured["defer_deadline"] = shorter(launch.defer_deadline, project.defer_deadline)
     store = _store(launch) if launch.audit else launch.store  # last: opening it writes
     agent = Agent(
         model,

@@ -13,6 +13,7 @@ import shlex
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
+from hookline._agent.saved.deadline import when
 from hookline._agent.saved.pause import resumable
 from hookline._agent.saved.store import SessionStore
 from hookline._cli.render import compact, say
@@ -39,6 +40,9 @@ def exit_paused(result: RunResult, launch: Any, *, err: bool, redactor: Redactor
     say("note", f"paused: session {shown(result.session_id)} waits for an answer to:", err=err)
     for call in waiting:
         say("note", f"  {shown(call['name'])} {compact(call['input'])}", err=err)
+    deadline = next((r.deadline for r in result.tool_calls if r.deadline is not None), None)
+    if deadline is not None:
+        say("note", f"answer by {when(deadline)}: after that a resume denies them", err=err)
     say("note", "run one of these to go on:", err=err)
     for line in resume_lines(result.session_id, waiting, launch):
         say("note", f"  {line}", err=err)

@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from hookline._agent.saved.deadline import seconds
 from hookline._agent.saved.seal import load_key
 from hookline._cli import claude_launch
 from hookline._cli.claude_flags import claude_options
@@ -92,6 +93,15 @@ from hookline.storage import Store
     is_flag=True,
     help="A call that needs approval nobody can give now pauses the run (resume it later).",
 )
+@click.option(
+    "--defer-deadline",
+    default=None,
+    metavar="DURATION",
+    help="How long a paused call waits for its answer (2d, 12h, 30m, 90s, or seconds): a "
+    "resume after that denies it, whoever answers, and the model reads that it waited past its "
+    'deadline. Default: no deadline (settings: "hookline": {"deferDeadline": "2d"}; the '
+    "shortest set applies).",
+)
 @approver_options
 @click.option(
     "--store", default=None, help="postgresql:// URL or SQLite path for sessions and the audit."
@@ -176,6 +186,8 @@ def _agent(flags: dict[str, Any]) -> tuple[Any, str | None]:
     flags["setting_sources"] = claude_launch.setting_sources(flags["setting_sources"])
     claude_launch.agent_types(flags["agents"])  # checked now: one line, before anything runs
     claude_launch.json_schema(flags["json_schema"])
+    if flags["defer_deadline"] is not None:
+        flags["defer_deadline"] = seconds(flags["defer_deadline"], key="--defer-deadline")
     launch = Launch.from_flags(
         model=flags.pop("model_spec"),
         hooks=flags.pop("hook_files"),

@@ -12,6 +12,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any, Final
 
+from hookline._agent.saved.deadline import expired
 from hookline._agent.saved.owners import claim_of, owner_alive
 from hookline._agent.saved.pause import resumable
 from hookline._agent.saved.state import load_state
@@ -96,6 +97,7 @@ def summary_of(record: SessionRecord) -> dict[str, Any]:
         {"id": call.id, "name": call.name, "input": call.input} for call in turn.interrupted
     ]
     summary["reason"] = turn.detail
+    summary["deadline"] = turn.deadline if turn.waiting else None
     plain: dict[str, Any] = json.loads(json.dumps(summary, default=str))
     return plain
 
@@ -125,11 +127,20 @@ def _local(seconds: float) -> str:
     return time.strftime(_TIME, time.localtime(seconds))
 
 
+def _until(deadline: float) -> str:
+    """A pause's deadline, said as what it means now: answer by it, or it passed (denied)."""
+    if expired(deadline, time.time()):
+        return f"deadline passed {_local(deadline)}: a resume denies the waiting calls"
+    return f"answer by {_local(deadline)}"
+
+
 def row(summary: Mapping[str, Any]) -> tuple[str, ...]:
     """One session in ``sessions list``: every cell ``shown``, so one line."""
     waiting = ", ".join(f"{shown(w['name'])} ({shown(w['id'])})" for w in summary["waiting"])
     prompt = shown(summary.get("prompt") or summary.get("problem") or "")
     last = f"waits: {waiting}" if waiting else prompt[:60] + ("..." if len(prompt) > 60 else "")
+    if waiting and summary.get("deadline") is not None:
+        last += f"; {_until(summary['deadline'])}"
     word = summary["status"]
     if word in ("crashed", "interrupted") and summary["resumable"]:
         word += " (resumable)"
@@ -157,6 +168,8 @@ def print_details(details: Mapping[str, Any], record: SessionRecord) -> None:
     for key in ("problem", "prompt", "messages", "reason"):
         if details.get(key) not in (None, ""):
             lines.append((key, shown(details[key])))
+    if details.get("deadline") is not None:
+        lines.append(("deadline", _until(details["deadline"])))
     lines += [("done", _done(d)) for d in details.get("done", [])]
     lines += [
         ("waiting", f"{shown(w['name'])} ({shown(w['id'])}) {compact(w['input'])}")

@@ -8,6 +8,7 @@ print them for people (header, aligned columns, local times), or as JSON with ``
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from hookline._agent.observers import Observer
+from hookline._agent.saved.deadline import expired, when
 from hookline._agent.saved.pause import Answers, Resumer, check, find, save
 from hookline._agent.saved.state import Turn
 from hookline._agent.session import STATE_DIR
@@ -213,12 +215,16 @@ def resume(
     one that was checkpointed (no answer needed when no call waits); it resumes exactly once.
     An edited input is judged again, hooks and all. A call a crash cut off is not run again
     unless --rerun-interrupted. The settings and hook files must be those it paused with,
-    unless --reload-settings. Exit code 4 when it pauses again."""
+    unless --reload-settings. Past the pause's deadline (--defer-deadline) no answer is
+    needed, and none is applied: the waiting calls are denied. Exit code 4 when it pauses
+    again."""
     record = _find(_store(cwd, store), session_id, tenant)
     session_id = record.id  # the whole id, when a start of it was given
     checked = check(record, trust_edited_state=trust_edited_state)  # before its launch is used
     answer: Answers = None
-    if checked.turn.waiting or approve or deny is not None or edit is not None or per_call:
+    given = approve or deny is not None or edit is not None or bool(per_call)
+    late = _past_deadline(session_id, checked.turn, given=given)
+    if (checked.turn.waiting and not late) or given:
         answer = answers_from_cli(approve, deny, edit, per_call, for_session=for_session)
         if user:
             answer = _by(answer, f"{via}:{user}")
@@ -231,6 +237,17 @@ def resume(
         user, reload_settings, tuple(changed), trust_edited_state, tenant, rerun_interrupted
     )
     show(agent, Output(format=output_format), lambda: agent.resume(session_id, answer, by=by))
+
+
+def _past_deadline(session_id: str, turn: Turn, *, given: bool) -> bool:
+    """Whether the paused calls waited past their deadline: then say that they are denied
+    (and any answer given is not applied)."""
+    if not (turn.waiting and expired(turn.deadline, time.time())):
+        return False
+    what = "the answer given is not applied" if given else "no answer is needed"
+    said = f"session {session_id} waited past its deadline ({when(turn.deadline or 0)})"
+    say("note", f"{said}: its waiting calls are denied; {what}", err=True)
+    return True
 
 
 def _by(answer: Approval | dict[str, Approval], approver: str) -> Approval | dict[str, Approval]:

@@ -9,7 +9,9 @@ and the permission layer, the settings checked against the pause, the audit's ``
 with who. A call the run asks about again with nobody to answer (``--defer-asks``) pauses it
 again: it is back in the inbox. The inbox's own ``inbox_answer`` record says who answered, in
 which role, through what (the inbox or a signed link), why, and what came of it; a viewer's
-refused try is one too.
+refused try is one too. After the pause's deadline an answer is refused: the session is resumed
+with no answer, and the resume denies its waiting calls as expired
+(``hookline._agent.saved.deadline``); so is an answer the resume finds past it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from hookline._agent.saved.deadline import EXPIRED_BY
 from hookline._cli.paused import EXIT_PAUSED
 from hookline.audit._redact import Redactor
 from hookline.storage import AuditEntry
@@ -32,6 +35,11 @@ _NOT_STARTED: Final = 2
 KIND: Final = "inbox_answer"
 #: The audit record of a try to sign in to the inbox.
 SIGNIN_KIND: Final = "inbox_signin"
+#: Why an answer after the pause's deadline was not applied.
+EXPIRED: Final = (
+    "refused: the pause's deadline for an answer passed, so its waiting calls were denied as "
+    "expired (the model reads why); this answer was not applied"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +84,8 @@ class Outcome:
     applied: bool
     said: str
     calls: dict[str, str] = field(default_factory=dict)  # tool_use_id -> status
+    #: The pause's deadline had passed: its calls got the expiry answer, not this one.
+    expired: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +97,9 @@ class Resumer:
     #: How long a page waits for the run to finish or pause again before it says it goes on.
     wait: float = 60.0
 
-    def command(self, session_id: str, answer: Answer) -> list[str]:
+    def command(self, session_id: str, answer: Answer, *, expired: bool = False) -> list[str]:
+        """The resume with ``answer``'s flags; ``expired``: with none (past the deadline the
+        resume denies the waiting calls, and needs no answer)."""
         store = ["--store", self.store] if self.store else []
         return [
             sys.executable,
@@ -105,14 +117,15 @@ class Resumer:
             answer.via,
             "--output-format",
             "json",
-            *answer.flags(),
+            *([] if expired else answer.flags()),
         ]
 
-    async def apply(self, session_id: str, answer: Answer) -> Outcome:
-        """Run the resume; its outcome once it ends (or, after ``wait``, that it goes on)."""
+    async def apply(self, session_id: str, answer: Answer, *, expired: bool = False) -> Outcome:
+        """Run the resume; its outcome once it ends (or, after ``wait``, that it goes on).
+        ``expired``: the pause is past its deadline: resume it with no answer (refused)."""
         try:
             process = await asyncio.create_subprocess_exec(
-                *self.command(session_id, answer),
+                *self.command(session_id, answer, expired=expired),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
@@ -124,6 +137,8 @@ class Resumer:
         try:
             out, err = await asyncio.wait_for(asyncio.shield(ended), self.wait)
         except TimeoutError:
+            if expired:
+                return Outcome(False, EXPIRED, expired=True)
             return Outcome(True, f"answered; the run goes on (process {process.pid})")
         return outcome(
             process.returncode, out.decode(errors="replace"), err.decode("utf-8", "replace")
@@ -136,7 +151,10 @@ def outcome(code: int | None, out: str, err: str) -> Outcome:
         lines = [line for line in err.splitlines() if line.strip()]
         return Outcome(False, lines[-1] if lines else "the resume did not start")
     result = _result(out)
-    calls = {str(c.get("tool_use_id")): str(c.get("status")) for c in result.get("tool_calls", [])}
+    done = result.get("tool_calls", [])
+    calls = {str(c.get("tool_use_id")): str(c.get("status")) for c in done}
+    if any(c.get("approver") == EXPIRED_BY for c in done):  # past the deadline at the claim
+        return Outcome(False, EXPIRED, calls, expired=True)
     if code == 0:
         return Outcome(True, "answered; the run finished", calls)
     if code == EXIT_PAUSED:
@@ -171,6 +189,8 @@ def record(
         data["grant"] = grant if answer.for_session else None
     if outcome is not None:
         data |= {"applied": outcome.applied, "outcome": outcome.said}
+    if outcome is not None and outcome.expired:
+        refused = refused or "the pause's deadline had passed"
     if refused is not None:
         data["refused"] = refused
     decision = "refused" if refused is not None or answer is None else answer.action

@@ -311,8 +311,9 @@ class Routes:
         named = [r for r in waiting if given.call in (None, r.tool_use_id)][:1]
         if not named:  # nothing waits, or not the call answered (a link names its call)
             outcome = Outcome(False, "nothing waits there now: it was answered already")
-        else:
-            outcome = await self.inbox.resumer.apply(session_id, given)
+        else:  # past the pause's deadline: refused, and resumed with no answer (denied)
+            late = found is not None and found.expired()
+            outcome = await self.inbox.resumer.apply(session_id, given, expired=late)
         call = (named[0].tool_use_id, named[0].tool_name) if named else None
         entry = record(
             given, session_id=session_id, call=call, outcome=outcome, redactor=self.inbox.redactor

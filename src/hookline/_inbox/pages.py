@@ -15,6 +15,7 @@ import time
 from html import escape
 from typing import TYPE_CHECKING, Final
 
+from hookline._agent.saved.deadline import when
 from hookline._support.display import shown
 
 if TYPE_CHECKING:
@@ -207,7 +208,23 @@ def _header(p: Pending) -> str:
     tenant = f" (tenant {escape(shown(p.tenant))})" if p.tenant else ""
     return (
         f"<h2>Session <code>{escape(shown(p.session_id))}</code>{user}{tenant}</h2>"
-        f"<p>Prompt: {escape(shown(p.prompt)[:300])}</p>"
+        f"<p>Prompt: {escape(shown(p.prompt)[:300])}</p>{_deadline(p)}"
+    )
+
+
+def _deadline(p: Pending) -> str:
+    """A paused session's deadline: answer by it; past it, an answer is refused."""
+    if p.deadline is None:
+        return ""
+    until = when(p.deadline)
+    if p.expired():
+        return (
+            f'<p class="deadline refused">Its deadline passed at {until}: an answer now is '
+            "refused, and the waiting calls are denied as expired.</p>"
+        )
+    return (
+        f'<p class="deadline">Answer by {until}: after it, an answer is refused and the '
+        "waiting calls are denied.</p>"
     )
 
 

@@ -11,11 +11,13 @@ value through ``display.shown``, wrapped with ``↪``, look-alike and mixed-scri
 
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from hookline._agent.messages import TextBlock, ToolResultBlock
+from hookline._agent.saved.deadline import expired
 from hookline._agent.saved.state import load_state
 from hookline._cli.approve_screen import Line, prompt_lines
 from hookline._cli.render import abridged, compact
@@ -94,6 +96,13 @@ class Pending:
     steps: tuple[str, ...]
     #: A live ask (a host waits on it), not a paused session.
     live: Live | None = None
+    #: When the paused calls stop waiting: an answer after it is refused, and the resume
+    #: denies them (``hookline._agent.saved.deadline``). None: no deadline.
+    deadline: float | None = None
+
+    def expired(self, now: float | None = None) -> bool:
+        """Whether its deadline passed (at ``now``; None: the clock's)."""
+        return expired(self.deadline, time.time() if now is None else now)
 
 
 def pending_sessions(store: Store, *, limit: int = 200, named: bool = True) -> list[Pending]:
@@ -119,7 +128,14 @@ def pending(record: SessionRecord, store: Store | None = None) -> Pending | None
     )
     steps = tuple(_step(message) for message in messages[-STEPS:])
     return Pending(
-        record.id, record.updated_at, record.user, record.tenant, turn.prompt, calls, steps
+        record.id,
+        record.updated_at,
+        record.user,
+        record.tenant,
+        turn.prompt,
+        calls,
+        steps,
+        deadline=turn.deadline,
     )
 
 

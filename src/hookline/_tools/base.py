@@ -71,6 +71,9 @@ class ToolResult:
     #: tier, the sandbox, an approver, nobody answering (``hookline._decisions.Origin``); None
     #: when nothing decided (no permission layer and no hook's answer).
     origin: Origin | None = None
+    #: A deferred call's deadline (seconds since the epoch): a resume after it gives the call
+    #: the expiry answer, a deny (``hookline._agent.saved.deadline``). None: no deadline.
+    deadline: float | None = None
 
     @property
     def is_error(self) -> bool:

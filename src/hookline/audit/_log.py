@@ -33,9 +33,10 @@ the agent closes.
 A tool call's record keeps its outcome (``status``: executed, failed, blocked, deferred; the
 ``decision`` column, as before) apart from its permission (the ``permission`` column: allow,
 deny, defer; ``origin`` in its data: a hook, a rule, the mode, a tier, an approver, ...), so a
-refusal by a permission rule is found as a ``deny`` as a hook's is. Hook and approval records
-carry the permission they answered too. A model call that reports its usage is a ``model``
-record with the model's name and the tokens (``hookline._agent.messages.Usage``).
+refusal by a permission rule is found as a ``deny`` as a hook's is; a deferred call's names
+its ``deadline`` when one is set. Hook and approval records carry the permission they answered
+too. A model call that reports its usage is a ``model`` record with the model's name and the
+tokens (``hookline._agent.messages.Usage``).
 
 Every record passes the redactor before it is hashed or written. Who: the user and tenant of
 the session (its scope, which hooks see too), else those given to ``AuditLog``; inside a
@@ -56,6 +57,7 @@ from hookline.audit._records import (
     PREVIEW,
     Call,
     answer_data,
+    expired_data,
     input_diff,
     output_diff,
     resumed_by,
@@ -186,7 +188,7 @@ class AuditLog(AuditWriter, Observer):
         self._put(data, reason=result.reason, context=result.context)
         self._put(data, stop_reason=result.stop_reason, approver=result.approver)
         self._put(data, permission=result.permission, origin=result.origin)
-        self._put(data, agent_id=session.scope.agent_id)
+        self._put(data, agent_id=session.scope.agent_id, deadline=result.deadline)
         verdict = (result.status, result.permission)
         self.add(_on_call("tool", session.id, _named(result.call), *verdict, data))
         self.settle()
@@ -245,11 +247,13 @@ class AuditLog(AuditWriter, Observer):
 
     def resumed(self, session: Session, claimed: Claimed, by: Resumer) -> None:
         """One record per waiting call (and per call a crash cut, which has no answer): who
-        resumed, the answer, the edit as a diff."""
+        resumed, the answer, the edit as a diff; past the pause's deadline, the expiry answer
+        (answered by ``deadline``) and ``expired``."""
         cut = claimed.turn.interrupted
         for call in [*claimed.turn.waiting, *cut]:
             answer = claimed.answers.get(call.id)
-            data = self.redactor.redact(resumed_by(by, claimed) | answer_data(answer))
+            said = resumed_by(by, claimed) | answer_data(answer) | expired_data(claimed, call.id)
+            data = self.redactor.redact(said)
             if call in cut:
                 data["interrupted"] = True
             if answer is not None and answer.updated_input is not None:

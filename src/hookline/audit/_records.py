@@ -110,6 +110,19 @@ def resumed_by(by: Resumer, claimed: Claimed) -> dict[str, Any]:
     return data
 
 
+def expired_data(claimed: Claimed, call_id: str) -> dict[str, Any]:
+    """For a call that waited past its deadline: ``expired`` with the deadline, when the
+    resume found it past, and the answer a person gave that it replaced ({} for any other)."""
+    expired = claimed.expired
+    if expired is None or call_id not in expired.answers:
+        return {}
+    said: dict[str, Any] = {"deadline": expired.deadline, "at": expired.at}
+    refused = expired.refused.get(call_id)
+    if refused is not None:
+        said["refused"] = answer_data(refused)["answer"]
+    return {"expired": said}
+
+
 def answer_data(answer: Approval | None) -> dict[str, Any]:
     """The answer a resume gave a waiting call: approve, edit, deny (defer), or none (a crashed
     session going on from its checkpoint)."""

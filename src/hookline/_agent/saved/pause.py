@@ -22,8 +22,11 @@ Everything is checked before the claim (``check``): the state against its typed 
 keyed hash (``hookline._agent.saved.seal``: a state edited outside hookline, or saved without one,
 is refused unless the resumer trusts it), and every line of the transcript. A failure is one
 ConfigError and the session stays as it was. Should anything fail once the session is taken
-and before its first step, ``release`` gives the claim back. With a tenant (``--tenant``), a
-session of another tenant is "no such session", exactly as one that does not exist.
+and before its first step, ``release`` gives the claim back. A claim after the pause's
+deadline gives each waiting call the expiry answer, not the resumer's
+(``hookline._agent.saved.deadline``): every answer comes through here, once. With a tenant
+(``--tenant``), a session of another tenant is "no such session", exactly as one that does not
+exist.
 
 Saving is an observer (``Persistence``), plugged into every agent after the audit log: it
 saves the session when the run pauses, at each checkpoint (``checkpoint=True``), and as done
@@ -44,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 from hookline._agent.messages import Message
 from hookline._agent.observers import Observer
 from hookline._agent.saved import seal
+from hookline._agent.saved.deadline import Expired, expire
 from hookline._agent.saved.hidden import hidden
 from hookline._agent.saved.owners import RESUMING, claim_of, claim_status, is_claimed, owner_alive
 from hookline._agent.saved.state import SEALED_SINCE, STATE_VERSION, Turn, dump_state, load_state
@@ -77,6 +81,8 @@ class Claimed:
     edited: tuple[str, ...] = ()
     #: The status the claim set (it names this process).
     held: str = RESUMING
+    #: Claimed after the pause's deadline: ``answers`` are the expiry's, not the resumer's.
+    expired: Expired | None = None
 
 
 #: What the model reads for a call that started before its session stopped and has no result.
@@ -227,8 +233,10 @@ def claim(
     tools: Toolbox,
     *,
     by: Resumer | None = None,
+    now: float | None = None,
 ) -> Claimed:
-    """Check everything, then take the session; ConfigError (nothing taken) when it cannot be."""
+    """Check everything, then take the session; ConfigError (nothing taken) when it cannot be.
+    ``now``: the time of the claim, which a deadline is compared with (None: the clock's)."""
     by = by or Resumer()
     checked = check(
         find(store, session_id, tenant=by.tenant), trust_edited_state=by.trust_edited_state
@@ -236,6 +244,9 @@ def claim(
     session, turn = checked.session, checked.turn
     to_run = [*turn.waiting, *(turn.interrupted if by.rerun_interrupted else [])]
     answers = _answers(to_run, answer)  # a call run again is judged again: it takes an answer
+    expired = expire(turn, answers, time.time() if now is None else now)
+    if expired is not None:  # past the deadline: the expiry answers, not the resumer's
+        answers = {**answers, **expired.answers}
     ctx = ToolContext(cwd=Path(session["cwd"]), workspace=Workspace.of(*session["roots"]))
     _check_edits(answers, to_run, tools, ctx)
     held = claim_status(checked.taken_from)
@@ -254,6 +265,7 @@ def claim(
         checked.taken_from,
         checked.edited,
         held,
+        expired,
     )
 
 

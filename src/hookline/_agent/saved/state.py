@@ -13,19 +13,24 @@ what is saved is what is read. A tool call and its result are their dataclasses 
 ``ToolResult``) in that model: a field added to ``ToolResult`` is saved and read back with no
 edit here, and a state saved before it existed loads with the field's default.
 
-Versions: 4 (this one) keeps, in a batch, the calls whose body started and whose result is not
-saved yet (``Turn.started``): the one place a resume, crash recovery and a checkpoint read to
-tell whether a call may have run, so none runs twice on its own. It also notes, for a session
-interrupted (Ctrl-C, an error) while it ran, the status it had (``interrupted_from``). 3 is
-sealed: the save adds a keyed hash (``hookline._agent.saved.seal``), so a resume can refuse a state
-edited outside hookline. 2 saves, in the CLI's launch, a fingerprint
-of every settings layer and hook file the run was built with, so a resume can refuse settings
-changed under a paused session; it has no seal. 1 had no fingerprints; it is read the same way,
-and its settings count as changed (``hookline sessions resume --reload-settings`` resumes it).
-A save also notes how long the transcript was (``transcript_size``, read when present): a
-resume cuts what a killed process wrote after it. A state of version 3 or older has no started
-marks: read as one where none started. An older hookline refuses version 4 rather than run a
-started call again. Any other version is refused.
+Versions: 5 (this one) keeps, with a pause that has a deadline (``defer_deadline``), the time
+its waiting calls stop waiting (``Turn.deadline``, and on each deferred result): a resume after
+it gives them the expiry answer (``hookline._agent.saved.deadline``). A state of version 4 or
+older has none: it waits as long as it is kept. An older hookline refuses version 5 rather
+than resume a call past its deadline. 4 keeps, in a batch, the calls whose body started and
+whose result is not saved yet (``Turn.started``): the one place a resume, crash recovery and a
+checkpoint read to tell whether a call may have run, so none runs twice on its own. It also
+notes, for a session interrupted (Ctrl-C, an error) while it ran, the status it had
+(``interrupted_from``). 3 is sealed: the save adds a keyed hash (``hookline._agent.saved.seal``),
+so a resume can refuse a state edited outside hookline. 2 saves, in the CLI's launch, a
+fingerprint of every settings layer and hook file the run was built with, so a resume can
+refuse settings changed under a paused session; it has no seal. 1 had no fingerprints; it is
+read the same way, and its settings count as changed (``hookline sessions resume
+--reload-settings`` resumes it). A save also notes how long the transcript was
+(``transcript_size``, read when present): a resume cuts what a killed process wrote after it.
+A state of version 3 or older has no started marks: read as one where none started (a hookline
+that reads up to 3 refuses a 4, rather than run a started call again). Any other version is
+refused.
 """
 
 from __future__ import annotations
@@ -46,9 +51,9 @@ from hookline._events import PermissionMode
 from hookline._tools.base import ToolCall, ToolResult
 
 #: The version of this layout, written by every save.
-STATE_VERSION = 4
+STATE_VERSION = 5
 #: The versions a resume reads; it refuses any other: it cannot know what it means.
-READABLE_VERSIONS = (1, 2, 3, 4)
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
 #: The first version whose saves are sealed with a keyed hash.
 SEALED_SINCE = 3
 
@@ -74,6 +79,9 @@ class Turn:
     started: list[str] = field(default_factory=list)
     #: Saved at every step (``checkpoint=True``, or a turn a resume took up); not saved.
     checkpointed: bool = False
+    #: When the paused batch's waiting calls stop waiting (seconds since the epoch): a resume
+    #: after it denies them (``hookline._agent.saved.deadline``). None: no deadline.
+    deadline: float | None = None
 
     @property
     def waiting(self) -> list[ToolCall]:
@@ -95,8 +103,8 @@ class Turn:
             self.started.remove(result.call.id)
 
     def new_batch(self, batch: list[tuple[ToolCall, ToolResult | None]]) -> None:
-        """Start ``batch`` (empty: none in progress); nothing of it has started."""
-        self.batch, self.started = batch, []
+        """Start ``batch`` (empty: none in progress); nothing of it has started, nor waits."""
+        self.batch, self.started, self.deadline = batch, [], None
 
 
 def dump_state(session: dict[str, Any], messages: list[Message], turn: Turn) -> dict[str, Any]:
@@ -114,6 +122,7 @@ def dump_state(session: dict[str, Any], messages: list[Message], turn: Turn) -> 
             "calls": turn.calls,
             "batch": [{"call": call, "result": result} for call, result in turn.batch],
             "started": list(turn.started),
+            "deadline": turn.deadline,
         },
     }
     dumped: dict[str, Any] = _adapter().dump_python(cast("SavedState", state), mode="json")
@@ -152,6 +161,7 @@ def load_state(data: Any, *, where: str) -> tuple[dict[str, Any], list[Message],
             calls=list(turn["calls"]),
             batch=[(b["call"], b["result"]) for b in turn["batch"]],
             started=list(turn.get("started", [])),
+            deadline=turn.get("deadline"),
         )
         return session, [_message_from_dict(m) for m in state["messages"]], paused
     except ValidationError as exc:
@@ -227,6 +237,8 @@ class SavedTurn(TypedDict):
     batch: list[SavedBatchItem]
     #: The ids of the batch's calls whose body started and whose result is not saved.
     started: NotRequired[list[str]]
+    #: When the waiting calls stop waiting (``Turn.deadline``); missing before version 5.
+    deadline: NotRequired[float | None]
 
 
 class SavedState(TypedDict):
