@@ -61,6 +61,7 @@ E2E: Final = frozenset(
         "test_crash_checks.py",
         "test_credentials_env.py",
         "test_dangerous_e2e.py",
+        "test_defer_deadline_e2e.py",
         "test_demo_orders.py",
         "test_doctor.py",
         "test_doctor_hosts.py",
