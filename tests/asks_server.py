@@ -27,8 +27,11 @@ from hookline._cli.serve_asks import Fleet
 from hookline._project import load_project
 from hookline._serve.app import CLAUDE_CODE_PATH, create_app
 from hookline._serve.asks import AskSettings
+from hookline._serve.gate import Gate
 from hookline._serve.judge import Judge
 from hookline._serve.server import bind, server, url
+from hookline._serve.tokens import TokenFile, tokens_path
+from hookline._serve.tokens import add as add_token
 from hookline.audit._redact import Redactor
 from hookline.audit._writer import JSONL_NAME, AuditWriter
 from hookline.storage import AskStore, LiveAsk
@@ -50,8 +53,10 @@ def serving(
     wait: float = 20.0,
     expiry: str = "deny",
     store: str | None = None,
+    gate: Gate | None = None,
 ) -> Iterator[str]:
-    """``hookline serve --asks inbox --inbox`` for ``policy`` on a free port: its URL."""
+    """``hookline serve --asks inbox --inbox`` for ``policy`` on a free port: its URL.
+    ``gate``: who may ask (``gated``: the server's own, over the tokens of ``state``)."""
     project = load_project(policy, trust=True)
     with AuditWriter.open(state, store=store, redactor=Redactor(project.redact)) as audit:
         sock = bind("127.0.0.1", 0)
@@ -59,7 +64,7 @@ def serving(
         fleet = Fleet(AskSettings("inbox", wait, expiry), True, users, (), None, b"s" * 32,
                       LINK_KEY)  # fmt: skip
         asks, mounts = fleet.wired(audit, str(policy), store, where)
-        app = create_app(Judge(project), audit, asks=asks, mounts=mounts)
+        app = create_app(Judge(project), audit, asks=asks, mounts=mounts, gate=gate)
         served = server(app)
         served.config.timeout_graceful_shutdown = 2
         thread = threading.Thread(target=served.run, kwargs={"sockets": [sock]}, daemon=True)
@@ -74,6 +79,18 @@ def serving(
             thread.join(timeout=30)
             sock.close()
     assert not thread.is_alive(), "the server did not stop"
+
+
+def gated(state: Path, **tenants: str) -> tuple[Gate, dict[str, dict[str, str]]]:
+    """The gate ``hookline serve`` makes over ``state``'s tokens file, with a token made for
+    each agent of ``tenants`` (agent=tenant), as ``hookline serve token add`` makes them; the
+    headers each agent's hooks send."""
+    path = tokens_path(state)
+    headers = {}
+    for agent, tenant in tenants.items():
+        secret = add_token(path, agent, tenant=tenant, user=f"{agent}-owner")
+        headers[agent] = {"Authorization": f"Bearer {secret}"}
+    return Gate(TokenFile(path)), headers
 
 
 def policy_folder(root: Path) -> Path:
@@ -98,9 +115,15 @@ def deploy(cwd: Path, command: str = "deploy prod") -> dict[str, Any]:
     }
 
 
-def posted(pool: ThreadPoolExecutor, where: str, body: dict[str, Any]) -> Future[httpx.Response]:
-    """The host's hook call, waiting for its answer in a thread."""
-    return pool.submit(httpx.post, where, json=body, timeout=60)
+def posted(
+    pool: ThreadPoolExecutor,
+    where: str,
+    body: dict[str, Any],
+    headers: dict[str, str] | None = None,
+) -> Future[httpx.Response]:
+    """The host's hook call (with its token's ``headers``), waiting for its answer in a
+    thread."""
+    return pool.submit(httpx.post, where, json=body, headers=headers, timeout=60)
 
 
 def asked(store: AskStore, *, count: int = 1) -> list[LiveAsk]:

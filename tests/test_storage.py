@@ -233,6 +233,64 @@ def test_audit_rows_filter_by_session_tool_decision_time_and_seq(store: Store):
     assert (row.tool_use_id, row.event, row.kind) == ("t5", None, "tool")
 
 
+def test_audit_rows_newest_are_the_last_of_the_matching_rows_in_seq_order(store: Store):
+    """``newest`` with ``limit``: the last rows that match (a session's recent steps), still
+    oldest first; ``kind`` and ``tenant`` filter as the rest do."""
+    acme, globex = {"tenant": "acme"}, {"tenant": "globex"}
+    store.append_audit(
+        [
+            entry(1, session_id="a", kind="served", data=acme),
+            entry(2, session_id="a", kind="tool", data=acme),
+            entry(3, session_id="b", kind="served", data=acme),
+            entry(4, session_id="a", kind="served", data=globex),
+            entry(5, session_id="a", kind="served", data=acme),
+            entry(6, session_id="a", kind="served", data=acme),
+        ],
+        sha256_chain,
+    )
+
+    def seqs(**filters: Any) -> list[int]:
+        return [row.seq for row in store.audit_rows(**filters)]
+
+    assert seqs(kind="served") == [1, 3, 4, 5, 6]
+    assert seqs(session_id="a", kind="served", newest=True, limit=2) == [5, 6]
+    assert seqs(session_id="a", kind="served", tenant="acme", newest=True, limit=3) == [1, 5, 6]
+    assert seqs(session_id="a", kind="served", limit=2) == [1, 4]  # the first, without newest
+    assert seqs(session_id="a", since=1004.0, newest=True, limit=10) == [4, 5, 6]
+    assert seqs(session_id="a", newest=True) == [1, 2, 4, 5, 6]
+
+
+def test_the_newest_rows_of_a_session_are_read_back_from_its_end_through_its_index(
+    backend: Backend, store: Store, monkeypatch: pytest.MonkeyPatch
+):
+    """A long session's last rows cost the same as a short one's: the statement walks the
+    session's index (on PostgreSQL, whichever index in seq order it finds cheaper) from its end
+    and stops at the limit (the plan says so: no scan of the table, no sort of its rows)."""
+    rows = [entry(n, session_id="long" if n % 50 else "short", kind="served")
+            for n in range(1, 5001)]  # fmt: skip
+    store.append_audit(rows, sha256_chain)
+    said: list[str] = []
+    written = store._sql  # type: ignore[attr-defined]
+    monkeypatch.setattr(store, "_sql", lambda text: said.append(text) or written(text))
+    found = store.audit_rows(session_id="long", kind="served", since=0.0, limit=6, newest=True)
+    assert [row.seq for row in found] == list(range(4994, 5000))
+    [sql] = said
+    values = "'long', 0.0, 'served', 6"
+    bound = sql.replace("%s", "?")
+    for value in values.split(", "):
+        bound = bound.replace("?", value, 1)
+    if backend.name == "sqlite":
+        plan = " ".join(str(row[-1]) for row in backend.execute(f"EXPLAIN QUERY PLAN {bound}"))
+        assert "USING INDEX hookline_audit_session" in plan and "TEMP B-TREE" not in plan, plan
+    else:
+        backend.execute("ANALYZE hookline_audit")
+        plan = " ".join(str(row[0]) for row in backend.execute(f"EXPLAIN {bound}"))
+        # a walk back along an index in seq order (the session's, or the table's own when
+        # the session is most of the table), stopped by the limit
+        assert plan.startswith("Limit") and "Index Scan Backward using hookline_audit_" in plan
+        assert "Sort" not in plan and "Seq Scan" not in plan, plan
+
+
 def _append(url: str, state_dir: str, barrier: Any, worker: int) -> None:
     store = open_store(url, state_dir=Path(state_dir))
     barrier.wait(timeout=120)

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 import click
 
 from hookline._cli.columns import print_aligned
-from hookline._cli.render import compact, echo
+from hookline._cli.render import echo
 from hookline._cli.server_folder import SERVER_CWD, SERVER_STATE, server_state
-from hookline._support.display import shown, shown_json
+from hookline._support.display import compact, shown, shown_json
 
 if TYPE_CHECKING:
     from hookline._inbox.answer import Action

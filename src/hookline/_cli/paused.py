@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn
 from hookline._agent.saved.deadline import when
 from hookline._agent.saved.pause import resumable
 from hookline._agent.saved.store import SessionStore
-from hookline._cli.render import compact, say
+from hookline._cli.render import say
 from hookline._errors import ConfigError
-from hookline._support.display import shown
+from hookline._support.display import compact, shown
 from hookline.audit._redact import MASK, Redactor
 
 if TYPE_CHECKING:

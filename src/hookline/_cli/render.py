@@ -13,7 +13,6 @@ a terminal.
 
 from __future__ import annotations
 
-import json
 import os
 from typing import TYPE_CHECKING, Any, Final
 
@@ -26,7 +25,7 @@ from hookline._cli.own_stdout import cli_stdout
 from hookline._cli.spinner import Spinner
 from hookline._events import HookEvent, event_class
 from hookline._hooks.engine import HookRun
-from hookline._support.display import shown, shown_json
+from hookline._support.display import abridged, compact, shown, shown_json
 from hookline._tools.base import ToolResult
 from hookline._tools.pipeline import ToolStarted
 from hookline.audit._redact import LineMasker, Redactor
@@ -98,19 +97,6 @@ def error(message: object) -> None:
     say("failure", f"hookline: error: {shown(message)}", err=True)
 
 
-def compact(value: Any, limit: int = 160) -> str:
-    """``value`` as compact JSON, cut at ``limit`` characters, ``shown``: one line."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-    return shown(text if len(text) <= limit else text[: limit - 3] + "...")
-
-
-def abridged(text: str, limit: int = CONTEXT_CHARS) -> str:
-    """``text`` on one line (its white space run together), cut at ``limit`` characters with
-    ``…``, ``shown``."""
-    line = " ".join(text.split())
-    return shown(line if len(line) <= limit else line[:limit] + "…")
-
-
 def _reason(text: str | None) -> str:
     """A reason or error on one line, without the newline a hook's output ends with."""
     return shown(text.rstrip()) if text else ""
@@ -126,7 +112,7 @@ def hook_lines(run: HookRun, *, verbose: bool = False, call: str = "") -> list[t
     lines = [] if run.decision == "context" and not run.failure else [_head(run, tag)]
     lines += [("note", f"{hook} says: {_reason(m)}") for m in run.answer.system_message]
     for context in run.answer.additional_context:
-        lines.append(("context", f"{tag} adds context: {abridged(context)}"))
+        lines.append(("context", f"{tag} adds context: {abridged(context, CONTEXT_CHARS)}"))
     if verbose and run.traceback:
         lines += [("quiet", f"    {line}") for line in run.traceback.rstrip().splitlines()]
     return lines

@@ -17,9 +17,9 @@ from hookline._agent.saved.owners import claim_of, owner_alive
 from hookline._agent.saved.pause import resumable
 from hookline._agent.saved.state import load_state
 from hookline._cli.paused import resume_lines
-from hookline._cli.render import compact, echo, say
+from hookline._cli.render import echo, say
 from hookline._errors import ConfigError
-from hookline._support.display import shown
+from hookline._support.display import compact, shown
 from hookline.storage import CorruptRecordWarning, SessionRecord, Store
 
 #: A stored status in the one vocabulary the list, ``--json``, ``--status`` and hints use.

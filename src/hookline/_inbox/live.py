@@ -2,9 +2,10 @@
 
 ``hookline serve --asks inbox`` keeps each ask it hands to people in the store
 (``hookline.storage.LiveAsk``: the tool, its final input, who asked and why, the caller, the
-deadline). The inbox lists the ones still waiting beside the paused sessions, each as a
-``Pending`` whose one call is an ``ApprovalRequest``, so the page draws it with the terminal
-prompt's rows (every value escaped, look-alikes flagged) as it draws a paused call.
+deadline, the host session's recent steps). The inbox lists the ones still waiting beside the
+paused sessions, each as a ``Pending`` whose one call is an ``ApprovalRequest``, so the page
+draws it with the terminal prompt's rows (every value escaped, look-alikes flagged) as it
+draws a paused call, and its steps as a paused session's.
 
 An answer (approve; deny with a message for the model; or an edited input, which the server
 judges again before the host may run it) fills the ask's answer slot in the store: of the
@@ -32,7 +33,9 @@ from hookline._inbox.pending import (
     hooks_asking,
     pending_sessions,
 )
+from hookline._support.display import shown
 from hookline._tools.approvals import ApprovalRequest
+from hookline.audit._steps import STEPS
 from hookline.storage import AskStore
 
 if TYPE_CHECKING:
@@ -87,9 +90,20 @@ def pending_of(ask: LiveAsk) -> Pending:
         text("tenant"),
         "",
         (Waiting(request),),
-        (),
+        steps_of(ask),
         live=live,
     )
+
+
+def steps_of(ask: LiveAsk) -> tuple[str, ...]:
+    """The recent steps of ``ask``'s host session as the server kept them (one shown line
+    each, ``hookline._serve.recent``), or why they could not be read."""
+    failed = ask.ask.get("steps_failure")
+    if failed:
+        return (f"the session's recent steps could not be read: {shown(failed)}",)
+    steps = ask.ask.get("steps")
+    kept = steps if isinstance(steps, list) else []
+    return tuple(shown(step) for step in kept if isinstance(step, str))[-STEPS:]
 
 
 def grant_of(ask: LiveAsk) -> str | None:

@@ -150,13 +150,17 @@ def _session(p: Pending, *, csrf: str, may_answer: bool) -> str:
         return _live(p, p.live, csrf=csrf, may_answer=may_answer)
     each = may_answer and len(p.calls) > 1  # several calls: each can be answered on its own
     calls = "".join(_call(w) + (_call_forms(p, w, csrf) if each else "") for w in p.calls)
-    steps = "".join(f"<li>{escape(step)}</li>" for step in p.steps)
     forms = _forms(p, csrf) if may_answer else _LOOK_ONLY
     return (
         f'<section class="session" id="s-{escape(p.session_id)}">{_header(p)}{calls}'
-        f'<details class="steps"><summary>Recent steps</summary><ol>{steps}</ol></details>'
-        f"{forms}</section>"
+        f"{_steps(p)}{forms}</section>"
     )
+
+
+def _steps(p: Pending) -> str:
+    """The session's recent steps (each ``shown`` already), oldest first."""
+    steps = "".join(f"<li>{escape(step)}</li>" for step in p.steps)
+    return f'<details class="steps"><summary>Recent steps</summary><ol>{steps}</ol></details>'
 
 
 def _live(p: Pending, live: Live, *, csrf: str, may_answer: bool) -> str:
@@ -164,7 +168,7 @@ def _live(p: Pending, live: Live, *, csrf: str, may_answer: bool) -> str:
     forms = _live_forms(p, live, csrf) if may_answer else _LOOK_ONLY
     return (
         f'<section class="session live" id="a-{escape(live.id)}">{_live_header(p, live)}'
-        f"{''.join(_call(w) for w in p.calls)}{forms}</section>"
+        f"{''.join(_call(w) for w in p.calls)}{_steps(p)}{forms}</section>"
     )
 
 

@@ -20,11 +20,11 @@ from hookline._agent.messages import TextBlock, ToolResultBlock
 from hookline._agent.saved.deadline import expired
 from hookline._agent.saved.state import load_state
 from hookline._cli.approve_screen import Line, prompt_lines
-from hookline._cli.render import abridged, compact
 from hookline._errors import ConfigError
-from hookline._support.display import shown
+from hookline._support.display import abridged, shown
 from hookline._tools.approvals import ApprovalRequest
 from hookline._tools.base import ToolCall
+from hookline.audit._steps import STEPS, call_words
 from hookline.storage import CorruptRecordWarning
 
 if TYPE_CHECKING:
@@ -34,8 +34,6 @@ if TYPE_CHECKING:
 
 #: The columns the prompt's rows are laid out for.
 WIDTH: Final = 100
-#: How many of the conversation's last messages a session shows.
-STEPS: Final = 6
 #: A hook run's decisions that put a call before a person.
 _ASKING: Final = ("defer", "ask")
 #: Where a deferral came from (``ToolResult.origin``), in words.
@@ -92,7 +90,8 @@ class Pending:
     tenant: str | None
     prompt: str
     calls: tuple[Waiting, ...]
-    #: The conversation's last messages, one shown line each.
+    #: The conversation's last messages (a live ask: its host session's last hook events),
+    #: one shown line each (``hookline.audit._steps``).
     steps: tuple[str, ...]
     #: A live ask (a host waits on it), not a paused session.
     live: Live | None = None
@@ -198,7 +197,7 @@ def _step(message: Message) -> str:
         if isinstance(part, TextBlock):
             parts.append(abridged(part.text, 200))
         elif isinstance(part, ToolCall):
-            parts.append(f"{shown(part.name)} {compact(part.input)}")
+            parts.append(call_words(part.name, part.input))
         elif isinstance(part, ToolResultBlock):
             parts.append(f"result: {abridged(part.content, 200)}")
         else:

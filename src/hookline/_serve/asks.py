@@ -20,6 +20,9 @@ and how it was answered.
 Claude Code's PermissionRequest (its own permission prompt) that the server would hand back
 waits the same way, answered in its words (``hookline._serve.permission_asks``).
 
+A live ask also keeps its host session's recent steps, the last hook events the server judged
+of it (``hookline._serve.recent``), which the inbox shows above the call.
+
 An ask of the tiers offers a session grant (``ask["grant"]``, ``hookline._serve.grants``); a
 person who approves it for the session (``for_session``) gives it to the ask's host session:
 from then on, the judge applies it to that session's calls, and a call it lets run is allowed
@@ -44,6 +47,7 @@ from hookline._serve import permission_asks
 from hookline._serve.grants import LIFE, Grants, session_key
 from hookline._serve.judge import REFUSING, SESSION, HostSession
 from hookline._serve.permission_asks import HOST_RULES, HandedBack
+from hookline._serve.recent import steps_of
 from hookline._serve.record import hook_run
 from hookline._serve.retention import Retention
 from hookline.storage import AskStore, AuditEntry, LiveAsk
@@ -133,7 +137,10 @@ class Asks:
         ``offered``: the grant the ask offers its host session, given when a person approves
         it for the session."""
         grant = offered[1] if offered is not None else None
-        ask = live_ask(ruling, payload, asker.caller, asker.host, asker.deadline, grant=grant)
+        steps = await steps_of(self.audit, session_key(payload, asker.caller, asker.host))
+        ask = live_ask(
+            ruling, payload, asker.caller, asker.host, asker.deadline, grant=grant, steps=steps
+        )
         await self.retention.tidy()
         woken = self._woken[ask.id] = asyncio.Event()
         try:
@@ -262,9 +269,11 @@ def live_ask(
     deadline: float,
     *,
     grant: SessionGrant | None = None,
+    steps: Mapping[str, Any] | None = None,
 ) -> LiveAsk:
     """What the approver must see of an asked call: the final input (a hook's rewrite
-    applied), exactly, who asked and why, and what approving it for the session allows."""
+    applied), exactly, who asked and why, what approving it for the session allows, and
+    ``steps``: its host session's recent steps (``hookline._serve.recent``)."""
     decision = ruling.decision
     given = payload.get("tool_input")
     final = decision.updated_input if decision.updated_input is not None else given
@@ -282,6 +291,7 @@ def live_ask(
         "hooks": hooks,
         "grant": grant.to_dict() if grant is not None else None,
         **caller.fields(),
+        **(steps or {}),
     }
     kept = {key: value for key, value in said.items() if value not in (None, [], "")}
     return LiveAsk(secrets.token_hex(12), time.time(), deadline, kept)

@@ -16,9 +16,10 @@ reorder text or hide it:
   so a wall of spaces cannot push the rest of a line out of sight.
 
 With ``lines=True`` a new line stays a line break (a multi-line command in the approval prompt);
-everywhere else one record is one line. ``shown_json`` is the same for JSON output: valid JSON
-with those characters written as ``\\u`` escapes. ``suspicious`` says why a string may not be what
-it looks like (mixed scripts in one word, look-alike letters), for the approval prompt to flag.
+everywhere else one record is one line (``compact`` JSON and ``abridged`` text are cut to a
+length too). ``shown_json`` is the same for JSON output: valid JSON with those characters
+written as ``\\u`` escapes. ``suspicious`` says why a string may not be what it looks like
+(mixed scripts in one word, look-alike letters), for the approval prompt to flag.
 """
 
 from __future__ import annotations
@@ -52,6 +53,19 @@ def shown(text: object, *, lines: bool = False, collapse: bool = True) -> str:
     if lines:
         return "\n".join(_line(part, collapse) for part in value.split("\n"))
     return _line(value, collapse)
+
+
+def compact(value: Any, limit: int = 160) -> str:
+    """``value`` as compact JSON, cut at ``limit`` characters, ``shown``: one line."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return shown(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def abridged(text: str, limit: int = 80) -> str:
+    """``text`` on one line (its white space run together), cut at ``limit`` characters with
+    ``…``, ``shown``."""
+    line = " ".join(text.split())
+    return shown(line if len(line) <= limit else line[:limit] + "…")
 
 
 def _line(value: str, collapse: bool = True) -> str:

@@ -107,9 +107,12 @@ class Store(SessionStore, Protocol):
         limit: int | None = None,
         tenant: str | None = None,
         permission: str | None = None,
+        kind: str | None = None,
+        newest: bool = False,
     ) -> list[AuditRow]:
         """Rows matching every filter given, in ``seq`` order (``since <= time < until``;
-        ``tenant``: the records whose data names that tenant)."""
+        ``tenant``: the records whose data names that tenant). ``newest``: the last ``limit``
+        of them (still in ``seq`` order), read from the newest back, not the first ``limit``."""
 
     def last_audit(self) -> AuditRow | None:
         """The newest row, or None while the log is empty."""

@@ -79,7 +79,7 @@ _SET_META = (
 )
 #: ``audit_rows``'s filters, in the order of its parameters (the tenant's is the backend's).
 _AUDIT_FILTERS = ("session_id = ?", "tool = ?", "decision = ?", "time >= ?", "time < ?", "seq > ?")
-_PERMISSION_FILTER = "permission = ?"
+_LATER_FILTERS = ("permission = ?", "kind = ?")
 #: Schema 2: a tool call's permission apart from its outcome (``decision``); NULL in older rows.
 _PERMISSION_COLUMN = (
     "ALTER TABLE hookline_audit ADD COLUMN permission TEXT",
@@ -263,18 +263,22 @@ class SqlStore(AskTable):
         limit: int | None = None,
         tenant: str | None = None,
         permission: str | None = None,
+        kind: str | None = None,
+        newest: bool = False,
     ) -> list[AuditRow]:
-        given = (session_id, tool, decision, since, until, after_seq, tenant, permission)
-        tests = (*_AUDIT_FILTERS, self.tenant_filter, _PERMISSION_FILTER)
+        given = (session_id, tool, decision, since, until, after_seq, tenant, permission, kind)
+        tests = (*_AUDIT_FILTERS, self.tenant_filter, *_LATER_FILTERS)
         chosen = [(t, v) for t, v in zip(tests, given, strict=True) if v is not None]
         where = " WHERE " + " AND ".join(test for test, _ in chosen) if chosen else ""
-        sql = f"SELECT {AUDIT_COLUMNS} FROM hookline_audit{where} ORDER BY seq"
+        order = "seq DESC" if newest else "seq"  # newest: the index read from its end, back
+        sql = f"SELECT {AUDIT_COLUMNS} FROM hookline_audit{where} ORDER BY {order}"
         params = [value for _, value in chosen]
         if limit is not None:
             sql, params = sql + " LIMIT ?", [*params, limit]
         with self._transaction() as cur:
             cur.execute(self._sql(sql), params)
-            return [audit_from_row(row) for row in cur.fetchall()]
+            rows = [audit_from_row(row) for row in cur.fetchall()]
+        return rows[::-1] if newest else rows
 
     def last_audit(self) -> AuditRow | None:
         with self._transaction() as cur:
