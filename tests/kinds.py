@@ -140,6 +140,7 @@ E2E: Final = frozenset(
         "test_serve.py",
         "test_serve_asks.py",
         "test_serve_asks_steps.py",
+        "test_serve_notify.py",
         "test_serve_grants.py",
         "test_serve_asks_browser.py",
         "test_serve_asks_permission.py",

@@ -7,8 +7,11 @@
 waits on its hook while a person answers in the inbox. ``--inbox`` serves the inbox itself
 under ``/inbox`` (``hookline._inbox``: the same sign-in, users file, CSRF and signed links as
 ``hookline inbox``), listing the live asks beside the paused sessions of the server's store;
-without it, a ``hookline inbox`` on the same store answers them. The keys of the sign-in
-cookie and of the links are made before the workers fork, so every worker honours them.
+without it, a ``hookline inbox`` on the same store answers them. ``--notify`` tells webhooks
+of each live ask as the worker that makes it does; with ``--inbox``, of each paused session of
+the store too, as ``hookline inbox --notify`` does (one worker at a time tells them:
+``hookline._inbox.telling``). The keys of the sign-in cookie and of the links are made before
+the workers fork, so every worker honours them.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ if TYPE_CHECKING:
 
     from starlette.routing import BaseRoute
 
-    from hookline._inbox.notify import Target
+    from hookline._inbox.notify import Notifier, Target
     from hookline._serve.asks import Asks
     from hookline.audit._writer import AuditWriter
     from hookline.storage import LiveAsk
@@ -85,7 +88,8 @@ _OPTIONS: Final = (
         "--notify",
         multiple=True,
         metavar="FORMAT=URL",
-        help="Tell this webhook of each live ask: slack=, teams=, discord= or json=URL.",
+        help="Tell this webhook of each live ask (with --inbox, of each paused session too): "
+        "slack=, teams=, discord= or json=URL.",
     ),
     click.option(
         "--public-url",
@@ -167,6 +171,9 @@ class Fleet:
         if not isinstance(found, AskStore):  # every store of hookline.storage is one
             raise ConfigError("the audit's store keeps no live asks", key="--store")
         box = Inbox(audit, self.users, Resumer(cwd, store), Signer(self.signer_key), self.link_key)
+        if self.inbox and self.targets:  # the paused sessions: told by the inbox's loop
+            box.notifier = self._notifier(box, where, audit)
+            box.tell_live = False  # a live ask: told by the worker that makes it (``_told``)
         asks = None
         if self.settings.mode == "inbox":
             asks = Asks(self.settings, found, audit, told=self._told(box, where))
@@ -181,13 +188,19 @@ class Fleet:
         if not self.targets:
             return None
         from hookline._inbox.live import pending_of
-        from hookline._inbox.notify import Notifier
 
-        base = self.public_url or where
-        inbox = base.rstrip("/") + INBOX_PATH if self.inbox else self.public_url
-        notifier = Notifier(self.targets, box.redactor, inbox, self.link_key)
+        notifier = self._notifier(box, where)
 
         async def told(ask: LiveAsk) -> int:
             return await notifier.newly([pending_of(ask)])
 
         return told
+
+    def _notifier(self, box: Any, where: str, audit: AuditWriter | None = None) -> Notifier:
+        """A notifier of the webhooks, its links to the inbox; with ``audit``, each telling on
+        record there and read back, so what was told is not told again."""
+        from hookline._inbox.notify import Notifier
+
+        base = self.public_url or where
+        inbox = base.rstrip("/") + INBOX_PATH if self.inbox else self.public_url
+        return Notifier(self.targets, box.redactor, inbox, self.link_key, audit=audit)

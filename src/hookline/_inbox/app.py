@@ -44,6 +44,7 @@ from hookline._inbox.forms import Asker, answer_of, local, read_form
 from hookline._inbox.live import answer_live, live_asks, waiting
 from hookline._inbox.pending import Pending, pending
 from hookline._inbox.signin import COOKIE, Signer, Tries, Visit
+from hookline._inbox.telling import notifying
 from hookline._inbox.users import User, check_password, load_users
 from hookline._inbox.web import HEADERS, root, static, to_login, with_cookie
 from hookline.audit._redact import Redactor
@@ -73,8 +74,10 @@ class Inbox:
     redactor: Redactor = field(default_factory=Redactor)
     #: Wrong passwords per name (a name is refused for a while after too many).
     tries: Tries = field(default_factory=Tries)
-    #: Who is told when a call starts to wait (None: nobody).
+    #: Who is told when a call starts to wait (None: nobody); of live asks too unless
+    #: ``tell_live`` is False (the server that makes one tells of it: ``hookline._inbox.telling``).
     notifier: Notifier | None = None
+    tell_live: bool = True
     #: Wakes a request of this process waiting on a live ask once it is answered (None: the
     #: server waiting on it finds the answer in the store).
     wake: Callable[[str], None] | None = None
@@ -92,7 +95,7 @@ def create_app(inbox: Inbox) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        telling = asyncio.ensure_future(_notifying(inbox)) if inbox.notifier else None
+        telling = asyncio.ensure_future(notifying(inbox)) if inbox.notifier else None
         try:
             yield
         finally:
@@ -117,15 +120,6 @@ def create_app(inbox: Inbox) -> Starlette:
             Route("/static/inbox.js", static(pages.JS, "text/javascript")),
         ],
     )
-
-
-async def _notifying(inbox: Inbox) -> None:
-    """Look at the store every ``refresh`` seconds; tell of each pause not told yet."""
-    assert inbox.notifier is not None
-    while True:
-        found = await run_in_threadpool(waiting, inbox.store)
-        await inbox.notifier.newly(found)
-        await asyncio.sleep(inbox.refresh)
 
 
 class Routes:

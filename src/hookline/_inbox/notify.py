@@ -166,7 +166,8 @@ class Notifier:
         said = NOTIFIED if delivered else "not_delivered"
         entry = AuditEntry(kind=NOTIFY_KIND, session_id=pause.session_id, decision=said, data=data)
         self.audit.add(entry)
-        self.audit.flush()
+        # in the store at once: a process that tells next (a worker taking over) reads it there
+        self.audit.flush(copy=True)
 
     def told(self, pause: Pending) -> list[Told]:
         return [self._call(pause, waiting) for waiting in pause.calls]

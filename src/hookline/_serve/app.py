@@ -19,7 +19,8 @@
     GET  /policy         the policy serving now, as JSON or in words (``_serve.policy_page``),
                          shown only to this machine and to a valid token
     /inbox/...           with ``--inbox``, the browser inbox (``hookline._inbox``): the live
-                         asks (``hookline._serve.asks``) and the store's paused sessions
+                         asks (``hookline._serve.asks``) and the store's paused sessions;
+                         its lifespan (the webhooks' telling loop) runs with the server's
 
 Each hook request passes the gate first (``hookline._serve.gate``: its token, its rate); one
 turned away is answered and recorded by ``hookline._serve.refused``, and nothing is judged.
@@ -39,7 +40,12 @@ on /claude-code only what Claude Code cannot run itself, on the other routes all
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
+from contextlib import (
+    AbstractAsyncContextManager,
+    AsyncExitStack,
+    asynccontextmanager,
+    nullcontext,
+)
 from typing import TYPE_CHECKING, Any, Final
 
 from starlette.applications import Starlette
@@ -160,24 +166,34 @@ def create_app(
         Route("/policy", policy_page(policies, may_see=seen, projects=projects), methods=["GET"]),
         *mounts,
     ]
-    return Starlette(routes=routes, lifespan=_closing(policies, watcher, projects))
+    lifespan = _closing(policies, watcher, projects, mounts)
+    return Starlette(routes=routes, lifespan=lifespan)
 
 
 def _closing(
-    policies: Policies, watcher: Watcher | None, projects: Projects | None
+    policies: Policies,
+    watcher: Watcher | None,
+    projects: Projects | None,
+    mounts: Sequence[BaseRoute] = (),
 ) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
-    """The app's lifespan: ``watcher`` reloads while it serves; the judges' connections are
-    closed when the server stops."""
+    """The app's lifespan: ``watcher`` reloads while it serves, and each mounted app's own
+    lifespan runs (Starlette runs none of a mounted app's: the inbox's tells its webhooks
+    there); the judges' connections are closed when the server stops."""
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        async with watcher.running() if watcher is not None else nullcontext():
-            try:
-                yield
-            finally:
-                await policies.aclose()
-                if projects is not None:
-                    await projects.aclose()
+        async with AsyncExitStack() as mounted:
+            for route in mounts:
+                app = getattr(route, "app", None)
+                if isinstance(app, Starlette):
+                    await mounted.enter_async_context(app.router.lifespan_context(app))
+            async with watcher.running() if watcher is not None else nullcontext():
+                try:
+                    yield
+                finally:
+                    await policies.aclose()
+                    if projects is not None:
+                        await projects.aclose()
 
     return lifespan
 
