@@ -126,9 +126,15 @@ def posted(
     return pool.submit(httpx.post, where, json=body, headers=headers, timeout=60)
 
 
-def asked(store: AskStore, *, count: int = 1) -> list[LiveAsk]:
-    """The live asks once ``count`` wait in the store (the test's timeout bounds the wait)."""
+def asked(
+    store: AskStore, *, count: int = 1, host: Future[httpx.Response] | None = None
+) -> list[LiveAsk]:
+    """The live asks once ``count`` wait in the store (the test's timeout bounds the wait);
+    given the ``host`` call that should wait on one, a failure at once when it was answered
+    without."""
     while len(found := store.waiting_asks()) < count:
+        if host is not None and host.done():
+            raise AssertionError(f"answered with no live ask: {host.result().text}")
         time.sleep(0.01)
     return found
 

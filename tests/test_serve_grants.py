@@ -20,6 +20,7 @@ from asks_server import (
     answer_ask,
     asked,
     deploy,
+    gated,
     permission,
     policy,
     pool,
@@ -60,29 +61,42 @@ def write(cwd: Path, path: str, session: str = "s1", call: str = "toolu_w") -> d
     }
 
 
-def now(where: str, body: dict[str, Any], store: AskStore) -> tuple[str, str]:
+def now(
+    where: str, body: dict[str, Any], store: AskStore, headers: dict[str, str] | None = None
+) -> tuple[str, str]:
     """A call answered at once: the host's decision, and no live ask was made for it."""
-    said = permission(httpx.post(where + CLAUDE_CODE_PATH, json=body, timeout=60))
+    answer = httpx.post(where + CLAUDE_CODE_PATH, json=body, headers=headers, timeout=60)
+    said = permission(answer)
     assert store.waiting_asks() == []
     return said
 
 
 def still_asks(
-    people: People, pool: ThreadPoolExecutor, where: str, body: dict[str, Any], store: AskStore
+    people: People,
+    pool: ThreadPoolExecutor,
+    where: str,
+    body: dict[str, Any],
+    store: AskStore,
+    headers: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """A call that becomes a live ask (denied in the inbox once it is there): the ask."""
-    host = posted(pool, where + CLAUDE_CODE_PATH, body)
-    [ask] = asked(store)
+    host = posted(pool, where + CLAUDE_CODE_PATH, body, headers)
+    [ask] = asked(store, host=host)
     assert answer_ask(people.sign_in("ann"), ask.id, "deny", message="no").status_code == 200
     assert permission(host.result())[0] == "deny"
     return ask.ask
 
 
 def approved_for_session(
-    people: People, pool: ThreadPoolExecutor, where: str, body: dict[str, Any], store: AskStore
+    people: People,
+    pool: ThreadPoolExecutor,
+    where: str,
+    body: dict[str, Any],
+    store: AskStore,
+    headers: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """The call asks; ann approves it for the session in the inbox: the ask's grant."""
-    host = posted(pool, where + CLAUDE_CODE_PATH, body)
+    host = posted(pool, where + CLAUDE_CODE_PATH, body, headers)
     [ask] = asked(store)
     ann = people.sign_in("ann")
     page = ann.get("/").text
@@ -195,3 +209,41 @@ def test_on_postgresql_a_grant_given_on_one_server_holds_on_another(
         assert decision == "allow" and SESSION_SOURCE in reason
         people.close()
         store.close()
+
+
+def test_through_the_token_gate_a_grant_holds_for_its_agent_token_and_tenant_only(
+    policy: Path, users: Path, tmp_path: Path, work: Path, pool: ThreadPoolExecutor
+) -> None:
+    """A real ``hookline serve`` whose state folder has per-agent tokens: the grant one token's
+    session was given holds for that token only; another token of the tenant and a token of
+    another tenant naming the same session id ask, and a call with no token is refused."""
+    state = tmp_path / "state"
+    _, token = gated(state, ci="acme", dev="acme", gx="globex")  # made before the server starts
+    with serve_process(policy, state, users) as where:
+        people = People(where + INBOX_PATH)
+        store = open_store(None, state_dir=state)
+        assert isinstance(store, AskStore)
+        push = bash(work, "git push origin feature-x")
+        grant = approved_for_session(people, pool, where, push, store, token["ci"])
+        assert grant["rules"] == ["Bash(git push *)"]
+        again = bash(work, "git push origin feature-y", call="t2")
+        decision, reason = now(where, again, store, token["ci"])
+        assert decision == "allow" and SESSION_SOURCE in reason
+        for agent, tenant in (("dev", "acme"), ("gx", "globex")):
+            asked_again = still_asks(people, pool, where, again, store, token[agent])
+            said = (asked_again["session_id"], asked_again["agent"], asked_again["tenant"])
+            assert said == ("s1", agent, tenant)
+        refused = httpx.post(where + CLAUDE_CODE_PATH, json=again, timeout=60)
+        decision, reason = permission(refused)
+        assert decision == "deny" and "no token" in reason
+        assert store.waiting_asks() == []
+        people.close()
+        store.close()
+    served = [row for row in records(state, "served") if row["tool_use_id"] == "t2"]
+    assert [(row["data"]["agent"], row["permission"]) for row in served] == [
+        ("ci", "allow"),
+        ("dev", "deny"),
+        ("gx", "deny"),
+    ]
+    assert "session_grant" in served[0]["data"]
+    assert not any("session_grant" in row["data"] for row in served[1:])
