@@ -10,14 +10,17 @@ import asyncio
 import json
 import re
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from hookline._agent.saved.deadline import when
 from hookline._errors import ConfigError
 from hookline._inbox import links
 from hookline._inbox.notify import FORMATS, Notifier, Target
@@ -240,3 +243,30 @@ def test_chat_text_shows_bidi_and_invisible_characters_written_out(tmp_path: Pat
         assert "\u202e" not in bodies[chat] and "\u200b" not in bodies[chat], chat
         assert "202e" in bodies[chat].lower(), chat
     assert "\u202e" in bodies["json"]
+
+
+def test_a_pause_with_a_deadline_is_told_with_it_and_its_links_end_there(tmp_path: Path) -> None:
+    [found] = waiting(tmp_path)
+    deadline = time.time() + 600  # sooner than a link's own day
+    pause = replace(found, deadline=deadline)
+    receiver = Receiver()
+    with receiving(receiver) as url:
+        assert asyncio.run(notifier(url).newly([pause])) == len(FORMATS)
+    bodies = {path.strip("/"): body for path, body in receiver.got}
+    said = f"answer by {when(deadline)}"
+    assert (
+        said in bodies["slack"]["text"]
+        and said in bodies["teams"]["attachments"][0]["content"]["body"][0]["inlines"][0]["text"]
+    )
+    assert bodies["json"]["answer_by"] == deadline
+    [call] = bodies["json"]["calls"]
+    link = links.read(KEY, call["deny_url"].split("/link?t=", 1)[1])
+    assert link.expires == deadline
+    receiver = Receiver()  # with no deadline: none said, a link lasts its day
+    with receiving(receiver) as url:
+        asyncio.run(notifier(url).newly([found]))
+    bodies = {path.strip("/"): body for path, body in receiver.got}
+    assert "answer by" not in bodies["slack"]["text"] and bodies["json"]["answer_by"] is None
+    [call] = bodies["json"]["calls"]
+    link = links.read(KEY, call["deny_url"].split("/link?t=", 1)[1])
+    assert link.expires > deadline

@@ -26,6 +26,7 @@ escaped (no masked link a tool input could forge) and its mentions parsing nothi
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 import time
@@ -42,6 +43,7 @@ from tenacity import (
     wait_exponential,
 )
 
+from hookline._agent.saved.deadline import when
 from hookline._errors import ConfigError
 from hookline._inbox.links import Link, make
 from hookline._support.display import shown
@@ -187,7 +189,7 @@ class Notifier:
     def _link(self, pause: Pending, call: str, action: str) -> str | None:
         if self.inbox is None or self.key is None:
             return None
-        expires = time.time() + LINK_LIFE
+        expires = min(time.time() + LINK_LIFE, pause.answer_by or math.inf)
         if pause.live is not None:  # no use after the host stopped waiting
             made = Link(pause.live.id, call, action, pause.live.deadline, pause.paused_at, "ask")
         else:
@@ -236,7 +238,8 @@ def body(format: str, calls: list[Told], pause: Pending, inbox: str | None) -> d
 def _headline(calls: list[Told], pause: Pending) -> str:
     tools = ", ".join(dict.fromkeys(call.tool for call in calls))
     waiting = f"{len(calls)} call(s) wait for approval ({tools})"
-    return shown(f"hookline: {waiting}, session {pause.session_id[:8]}")
+    by = f", answer by {when(pause.answer_by)}" if pause.answer_by is not None else ""
+    return shown(f"hookline: {waiting}, session {pause.session_id[:8]}{by}")
 
 
 def _line(call: Told) -> str:
@@ -314,6 +317,7 @@ def _json(calls: list[Told], pause: Pending, inbox: str | None) -> dict[str, Any
         "event": "approval.waiting",
         "session_id": pause.session_id,
         "paused_at": pause.paused_at,
+        "answer_by": pause.answer_by,
         "inbox": inbox,
         "calls": [
             {

@@ -103,6 +103,12 @@ class Pending:
         """Whether its deadline passed (at ``now``; None: the clock's)."""
         return expired(self.deadline, time.time() if now is None else now)
 
+    @property
+    def answer_by(self) -> float | None:
+        """When an answer stops counting: a live ask's deadline, or the paused calls' (None:
+        never)."""
+        return self.live.deadline if self.live is not None else self.deadline
+
 
 def pending_sessions(store: Store, *, limit: int = 200, named: bool = True) -> list[Pending]:
     """Every paused session with a waiting call, newest first; unreadable ones left out.
