@@ -75,7 +75,7 @@ def recorded(paths: Iterable[str | Path]) -> list[Recorded]:
 def read(path: Path) -> list[Recorded]:
     """The hook events one session file records, in order, with what happened to each call:
     Claude Code's shape (Claude Code's and hookline's), Codex's rollouts, Gemini CLI's chats."""
-    entries = list(_entries(path))
+    entries = _entries(path)
     first = entries[0][1] if entries else {}
     if hosts.is_codex(first):
         return hosts.codex(path, entries)
@@ -83,37 +83,55 @@ def read(path: Path) -> list[Recorded]:
         return hosts.gemini_chat(path, entries)
     if audited.is_audit(first):
         return audited.events(path, entries)
-    results = _results(entry for _, entry in entries)
-    outcomes = _audited(path)
-    events: list[Recorded] = []
+    return _claude(path, entries)
+
+
+def _claude(path: Path, entries: hosts.Entries) -> list[Recorded]:
+    """The prompts and tool calls of a transcript in Claude Code's shape, in one pass: each
+    call's outcome is its ``tool_result``'s (which comes after it), or the audit's beside a
+    hookline transcript."""
+    results: dict[str, Outcome] = {}
+    found: list[Recorded | tuple[str, str, str, dict[str, Any]]] = []
     name = str(path)
     for line, entry in entries:
         kind, content = entry.get("type"), (entry.get("message") or {}).get("content")
-        if kind == "user" and isinstance(content, str) and not entry.get("isMeta"):
-            cwd, session = _where(entry, path)
-            events.append(Recorded.prompted(f"{name}:{line}", session, cwd, content))
-        if kind != "assistant" or not isinstance(content, list):
-            continue
-        for block in content:
-            if not isinstance(block, dict) or block.get("type") != "tool_use":
-                continue
-            cwd, session = _where(entry, path)
-            call_id = str(block.get("id") or "")
-            tool_input = block.get("input")
-            outcome = outcomes.get((session, call_id)) or results.get(call_id, "unknown")
-            events.append(
-                Recorded(
-                    f"{name}:{line}",
-                    session,
-                    cwd,
-                    "PreToolUse",
-                    tool_name=str(block.get("name") or ""),
-                    tool_input=tool_input if isinstance(tool_input, dict) else {},
-                    tool_use_id=call_id,
-                    outcome=outcome,
-                )
-            )
-    return events
+        if kind == "user":
+            if isinstance(content, list):
+                _answered(content, results)
+            elif isinstance(content, str) and not entry.get("isMeta"):
+                cwd, session = _where(entry, path)
+                found.append(Recorded.prompted(f"{name}:{line}", session, cwd, content))
+        elif kind == "assistant" and isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    found.append((f"{name}:{line}", *_where(entry, path), block))
+    outcomes = _audited(path)
+    return [
+        each if isinstance(each, Recorded) else _call(*each, results, outcomes) for each in found
+    ]
+
+
+def _call(
+    source: str,
+    cwd: str,
+    session: str,
+    block: Mapping[str, Any],
+    results: Mapping[str, Outcome],
+    outcomes: Mapping[tuple[str, str], Outcome],
+) -> Recorded:
+    """A ``tool_use`` block as the PreToolUse it was, with what became of it."""
+    call_id = str(block.get("id") or "")
+    tool_input = block.get("input")
+    return Recorded(
+        source,
+        session,
+        cwd,
+        "PreToolUse",
+        tool_name=str(block.get("name") or ""),
+        tool_input=tool_input if isinstance(tool_input, dict) else {},
+        tool_use_id=call_id,
+        outcome=outcomes.get((session, call_id)) or results.get(call_id, "unknown"),
+    )
 
 
 def _where(entry: Mapping[str, Any], path: Path) -> tuple[str, str]:
@@ -121,7 +139,7 @@ def _where(entry: Mapping[str, Any], path: Path) -> tuple[str, str]:
     return str(entry.get("cwd") or ""), str(entry.get("sessionId") or path.stem)
 
 
-def _entries(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def _entries(path: Path) -> hosts.Entries:
     """Each line's JSON object, with its number. Lines end at newlines only: a transcript
     written by JavaScript keeps U+2028 raw inside its strings, where ``splitlines`` would cut."""
     try:
@@ -130,36 +148,33 @@ def _entries(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise ConfigError(
             f"{path}: cannot be read: {exc.strerror}", key="SESSIONS", fix="name a readable file"
         ) from None
+    found = []
     for number, line in enumerate(data.split(b"\n"), 1):
-        entry = _parsed(line) if line.strip() else None
+        if not line or line.isspace():
+            continue
+        try:
+            entry = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            entry = _parsed(line)
         if isinstance(entry, dict):
-            yield number, entry
+            found.append((number, entry))
+    return found
 
 
 def _parsed(line: bytes) -> Any:
-    """A line's JSON value (orjson, else the standard library for what orjson refuses, such
-    as an integer beyond 64 bits or bytes that are not UTF-8, each replaced by U+FFFD); None
-    for a line that is not JSON."""
+    """A line orjson refuses, by the standard library (an integer beyond 64 bits; bytes that are
+    not UTF-8, each replaced by U+FFFD); None for a line that is not JSON."""
     try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError:
-        try:
-            return json.loads(line.decode("utf-8", "replace"))
-        except (ValueError, RecursionError):  # a line nested past any reader's depth
-            return None
+        return json.loads(line.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):  # a line nested past any reader's depth
+        return None
 
 
-def _results(entries: Iterable[dict[str, Any]]) -> dict[str, Outcome]:
-    """Each answered call's outcome, by its ``tool_use_id``, from its ``tool_result``."""
-    found: dict[str, Outcome] = {}
-    for entry in entries:
-        content = (entry.get("message") or {}).get("content")
-        if entry.get("type") != "user" or not isinstance(content, list):
-            continue
-        for block in content:
-            if isinstance(block, dict) and block.get("type") == "tool_result":
-                found[str(block.get("tool_use_id"))] = _outcome(block)
-    return found
+def _answered(content: list[Any], results: dict[str, Outcome]) -> None:
+    """Note each call a user entry's ``tool_result`` blocks answer, with its outcome."""
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            results[str(block.get("tool_use_id"))] = _outcome(block)
 
 
 def _outcome(block: Mapping[str, Any]) -> Outcome:
@@ -180,5 +195,5 @@ def _audited(transcript: Path) -> dict[tuple[str, str], Outcome]:
     audit = folder.parent / JSONL_NAME
     if folder.name != "transcripts" or not audit.is_file():
         return {}
-    calls = audited.events(audit, list(_entries(audit)))
+    calls = audited.events(audit, _entries(audit))
     return {(call.session_id, call.tool_use_id or ""): call.outcome for call in calls}
