@@ -7,7 +7,9 @@ is ``hookline._replay.read``; ``judged, no hooks`` is replay's verdict with an e
 (the tool pipeline's check: input check, path rules, permission layer); ``judged, 5 Python
 hooks`` with five PreToolUse gates that answer at once; ``live decision`` is the same policy's
 decision of the same events as ``hookline serve`` makes it (``Judge.rule`` on each payload):
-the hooks and rules themselves; ``hooks alone`` the five hooks dispatched by the engine.
+the hooks and rules themselves; ``hooks alone`` the five hooks dispatched by the engine. The
+in-process rows run with the garbage collector tuned as the command tunes it
+(``hookline._cli.program_gc``).
 ``replay's own`` is read + judged - live decision: reading, making the event, the report's
 verdict. Then the whole command (``hookline replay --json``, start-up included) over 8
 sessions, in one process and in two (``--jobs``): events a second. Run ``python
@@ -29,6 +31,7 @@ from typing import Any
 
 import benchkit  # puts ../src on sys.path when needed
 from benchkit import SCRATCH
+from hookline._cli import program_gc
 from hookline._hooks.engine import HookEngine
 from hookline._hooks.wire import event_from_payload
 from hookline._project import load_project
@@ -99,11 +102,12 @@ def run_all(quick: bool) -> dict[str, Any]:
             for payload in payloads:
                 await engine.dispatch(event_from_payload(payload)[0])
 
-        read_s = timed(lambda: read(path), rounds)
-        bare_s = timed(lambda: asyncio.run(judged(empty)), rounds)
-        hooked_s = timed(lambda: asyncio.run(judged(hooked)), rounds)
-        live_s = timed(lambda: asyncio.run(live(hooked)), rounds)
-        hooks_s = timed(lambda: asyncio.run(hooks_alone()), rounds)
+        with program_gc.tuned():  # the collector as `hookline replay` runs with it
+            read_s = timed(lambda: read(path), rounds)
+            bare_s = timed(lambda: asyncio.run(judged(empty)), rounds)
+            hooked_s = timed(lambda: asyncio.run(judged(hooked)), rounds)
+            live_s = timed(lambda: asyncio.run(live(hooked)), rounds)
+            hooks_s = timed(lambda: asyncio.run(hooks_alone()), rounds)
         command = whole_command(folder, calls, 1 if quick else 3)
     per = 1e6 / calls
     return {
