@@ -55,23 +55,30 @@ class TrustStore:
     def entries(self) -> dict[str, dict[str, Any]]:
         """Each folder with an answer: ``{"trusted": bool, "at": seconds since the epoch}``;
         the file is read again only when it changed (a server asks on every event)."""
+        return dict(self._entries())
+
+    def _entries(self) -> Mapping[str, dict[str, Any]]:
+        """``entries`` as kept (not to be changed): a ``stat`` tells whether the file is still
+        the version last read; only another one is opened and read."""
+        path = self.file
         try:
-            with self.file.open("rb") as file:
+            stat = os.stat(path)
+            known = self._read.get((stat.st_ino, stat.st_size, stat.st_mtime_ns))
+            if known is not None:
+                return known
+            with path.open("rb") as file:
                 stat = os.fstat(file.fileno())
                 version = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
-                known = self._read.get(version)
-                if known is not None:
-                    return dict(known)
                 text = file.read().decode("utf-8")
         except FileNotFoundError:
             return {}
         except (OSError, UnicodeDecodeError) as exc:
             why = getattr(exc, "strerror", None) or exc
-            raise ConfigError(f"cannot be read: {why}", file=str(self.file)) from None
+            raise ConfigError(f"cannot be read: {why}", file=str(path)) from None
         found = self._parsed(text)
         self._read.clear()
         self._read[version] = found
-        return dict(found)
+        return found
 
     def _parsed(self, text: str) -> dict[str, dict[str, Any]]:
         try:
@@ -83,9 +90,10 @@ class TrustStore:
             raise ConfigError('must hold {"folders": {...}}', file=str(self.file), fix=_FIX)
         return {k: v for k, v in folders.items() if isinstance(v, dict)}
 
-    def get(self, folder: str | os.PathLike[str]) -> bool | None:
-        """The answer remembered for ``folder``, or None."""
-        entry = self.entries().get(_key(folder))
+    def get(self, folder: str | os.PathLike[str], *, real: bool = False) -> bool | None:
+        """The answer remembered for ``folder``, or None; ``real``: ``folder`` is a real path
+        already (``os.path.realpath``'s), the key as it is."""
+        entry = self._entries().get(str(folder) if real else _key(folder))
         trusted = entry.get("trusted") if entry else None
         return trusted if isinstance(trusted, bool) else None
 

@@ -115,7 +115,7 @@ class Projects:
         line (a project's reload); ``clock``: seconds, for how long a folder found is kept."""
         self.audit, self.listening = audit, listening
         self.own = os.path.realpath(own) if own is not None else None
-        self.store = store or TrustStore()
+        self.store = store or TrustStore(TrustStore().file)  # the home folder's, found once
         self.say = say or _quiet
         self._kept: dict[tuple[str, str], _Kept] = {}
         self._found: dict[str, tuple[float, str | None]] = {}
@@ -162,7 +162,7 @@ class Projects:
         if folder == self.own:
             return folder, "the server's own folder"
         try:
-            trusted = self.store.get(folder)
+            trusted = self.store.get(folder, real=True)  # a project folder is a real path
         except ConfigError as exc:
             return folder, f"the trust store could not be read: {exc}"
         if trusted is None:
