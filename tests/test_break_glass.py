@@ -166,6 +166,20 @@ def test_ending_when_no_glass_is_broken_says_so(tmp_path: Path) -> None:
     assert "no glass is broken" in done.stdout
 
 
+def test_a_glass_is_seen_by_the_very_next_look_and_gone_once_mended(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    assert holding(state) is None  # no folder yet
+    state.mkdir()
+    assert holding(state) is None  # no file: the usual look
+    broken = break_glass(state, 5, "locked out")
+    assert holding(state) == broken
+    assert holding(str(state)) == broken  # the server's folder, as a string
+    mend(state)
+    assert holding(state) is None
+    glass_path(state).mkdir()  # a glass that is not a file is no glass
+    assert holding(state) is None
+
+
 def test_a_glass_answers_ask_for_a_tool_call_and_nothing_for_the_rest() -> None:
     glass = Glass(time.time() + 60, "me", "testing")
     pre = glass.answer("PreToolUse")["hookSpecificOutput"]

@@ -94,16 +94,21 @@ def glass_path(state_dir: Path) -> Path:
     return state_dir / GLASS_FILE
 
 
-def holding(state_dir: Path) -> Glass | None:
+def holding(state_dir: Path | str) -> Glass | None:
     """The glass that holds now in ``state_dir``; None when there is none, it is over, or its
-    file is not one (enforcement stays)."""
-    glass = _read(state_dir)
+    file is not one (enforcement stays). Looked at on every call: the usual answer, no file,
+    costs one ``access(2)``, no exception."""
+    path = os.path.join(state_dir, GLASS_FILE)
+    if not os.access(path, os.F_OK):  # what could not be read would be no glass all the same
+        return None
+    glass = _read(path)
     return glass if glass is not None and glass.holds() else None
 
 
-def _read(state_dir: Path) -> Glass | None:
+def _read(path: str | Path) -> Glass | None:
     try:
-        data = json.loads(glass_path(state_dir).read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as file:
+            data = json.loads(file.read())
         return Glass(float(data["until"]), str(data["by"]), str(data["reason"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -125,7 +130,7 @@ def break_glass(state_dir: Path, minutes: float, reason: str) -> Glass:
 
 def mend(state_dir: Path) -> Glass | None:
     """End the glass now (over or not); the one there was, if any."""
-    glass = _read(state_dir)
+    glass = _read(glass_path(state_dir))
     glass_path(state_dir).unlink(missing_ok=True)
     return glass
 
