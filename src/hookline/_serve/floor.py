@@ -56,7 +56,11 @@ class Floored:
         """The ruling for ``payload``: the server's, tightened by its project's."""
         cwd = payload.get("cwd")
         where = cwd if isinstance(cwd, str) else None
-        async with self.projects.consulted(where, self.part) as (said, judge):
+        said = self.projects.placed(where, self.part)
+        if said.why is not None:  # not consulted (the usual event): the server's alone
+            ruling = await self.server.rule(payload)
+            return replace(ruling, project=said.fields())
+        async with self.projects.consulted(where, self.part, said) as (said, judge):
             if judge is not None:
                 ruling = await self._both(payload, judge)
             elif said.error is not None:

@@ -124,22 +124,30 @@ class Projects:
 
     @asynccontextmanager
     async def consulted(
-        self, cwd: str | None, part: str
+        self, cwd: str | None, part: str, placed: Consulted | None = None
     ) -> AsyncIterator[tuple[Consulted, Judge | None]]:
         """What is said of the project of ``cwd``, and its judge while the block runs (None:
-        it is not consulted)."""
-        async with self.using(cwd, part) as (said, active):
+        it is not consulted); ``placed``: what ``placed`` said of it for this event."""
+        async with self.using(cwd, part, placed) as (said, active):
             yield said, None if active is None else active.judge
+
+    def placed(self, cwd: str | None, part: str) -> Consulted:
+        """The project folder of ``cwd`` and why it is not consulted (``why``; None: it is, by
+        ``using``)."""
+        folder, why = self.folder(cwd)
+        return Consulted(folder, part, why=why)
 
     @asynccontextmanager
     async def using(
-        self, cwd: str | None, part: str
+        self, cwd: str | None, part: str, placed: Consulted | None = None
     ) -> AsyncIterator[tuple[Consulted, Active | None]]:
         """What is said of the project of ``cwd``, and its policy serving now while the block
-        runs (None: it is not consulted)."""
-        folder, why = self.folder(cwd)
-        if folder is None or why is not None:
-            yield Consulted(folder, part, why=why), None
+        runs (None: it is not consulted); ``placed``: what ``placed`` said of it for this
+        event (else it is asked now)."""
+        said = placed or self.placed(cwd, part)
+        folder = said.folder
+        if folder is None or said.why is not None:
+            yield said, None
             return
         try:
             kept = await self._kept_for(folder, part)
