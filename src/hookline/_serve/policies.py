@@ -18,8 +18,7 @@ import asyncio
 import os
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -77,17 +76,9 @@ class Policies:
         self._load = load
         self._lock = asyncio.Lock()
 
-    @asynccontextmanager
-    async def using(self) -> AsyncIterator[Active]:
+    def using(self) -> Using:
         """The policy current now, kept for one request whatever a reload does meanwhile."""
-        active = self.current
-        active.users += 1
-        try:
-            yield active
-        finally:
-            active.users -= 1
-            if active.retired and not active.users:
-                await active.judge.aclose()
+        return Using(self)
 
     async def reload(self, why: str) -> Reloaded:
         """Load the policy again; swap it in if it loads, else keep the old one and say why."""
@@ -121,6 +112,26 @@ class Policies:
     async def _retire(active: Active) -> None:
         active.retired = True
         if not active.users:
+            await active.judge.aclose()
+
+
+class Using:
+    """``Policies.using``: an ``async with`` of its own, not a generator's (one per request)."""
+
+    __slots__ = ("_active", "_policies")
+
+    def __init__(self, policies: Policies) -> None:
+        self._policies = policies
+
+    async def __aenter__(self) -> Active:
+        active = self._active = self._policies.current
+        active.users += 1
+        return active
+
+    async def __aexit__(self, *exc: object) -> None:
+        active = self._active
+        active.users -= 1
+        if active.retired and not active.users:
             await active.judge.aclose()
 
 

@@ -13,7 +13,7 @@ import fcntl
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -40,9 +40,12 @@ class ChainedFile:
         #: How many times the file was opened: a new count, a new file (or the same, let go).
         self.opened = 0
 
-    @contextmanager
-    def locked(self) -> Iterator[None]:
-        """Hold the file's exclusive lock (reopening it if it was removed or replaced)."""
+    def locked(self) -> _Locked:
+        """Hold the file's exclusive lock (reopening it if it was removed or replaced), while a
+        ``with`` block runs."""
+        return _Locked(self)
+
+    def _lock(self) -> None:
         while True:
             if self._fd < 0:
                 self._open()
@@ -50,12 +53,8 @@ class ChainedFile:
             stat = os.fstat(self._fd)
             if stat.st_nlink:
                 self._seen = stat.st_size
-                break
+                return
             self.close()  # unlinked: deleted, or another file renamed over it
-        try:
-            yield
-        finally:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
 
     def append(self, records: Sequence[Encoded], *, sync: bool = False) -> list[Link]:
         """Chain and append encoded records, under ``locked()``; where each one went.
@@ -195,6 +194,22 @@ class ChainedFile:
             os.ftruncate(self._fd, end)
         self._size, self._last = end, (record["seq"], record["hash"])
         return end
+
+
+class _Locked:
+    """``ChainedFile.locked``'s block: a ``with`` of its own, not a generator's (one per
+    write)."""
+
+    __slots__ = ("_file",)
+
+    def __init__(self, file: ChainedFile) -> None:
+        self._file = file
+
+    def __enter__(self) -> None:
+        self._file._lock()
+
+    def __exit__(self, *exc: object) -> None:
+        fcntl.flock(self._file._fd, fcntl.LOCK_UN)
 
 
 class Link(NamedTuple):

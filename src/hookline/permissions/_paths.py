@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from contextvars import ContextVar
 from functools import lru_cache
 
@@ -52,16 +51,23 @@ def real(path: str) -> str:
     return found
 
 
-@contextmanager
-def snapshot() -> Iterator[None]:
+def snapshot() -> Snapshot:
     """Within the block, each path is resolved once: one decision judges the file system as
     it found it (its checks ask for the same paths again and again), and a link changed
     midway cannot make two of its checks see two different files."""
-    token = _SEEN.set(_SEEN.get() or {})
-    try:
-        yield
-    finally:
-        _SEEN.reset(token)
+    return Snapshot()
+
+
+class Snapshot:
+    """``snapshot()``'s block: a ``with`` of its own, not a generator's (one per decision)."""
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> None:
+        self._token = _SEEN.set(_SEEN.get() or {})
+
+    def __exit__(self, *exc: object) -> None:
+        _SEEN.reset(self._token)
 
 
 def forms(path: str, cwd: str, home: str | None = None) -> tuple[str, ...]:
