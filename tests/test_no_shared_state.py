@@ -69,6 +69,8 @@ PROCESS_WIDE: typing.Final = types.MappingProxyType({
         "a configured JSON encoder's encode: it keeps nothing between calls",
     "hookline._support.jsontext.canonical":
         "a configured JSON encoder's encode: it keeps nothing between calls",
+    "hookline._support.jsontext._response":
+        "a configured JSON encoder's encode: it keeps nothing between calls",
 })  # fmt: skip
 #: Calls that change the object they are called on.
 MUTATORS: typing.Final = frozenset({

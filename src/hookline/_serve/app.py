@@ -69,6 +69,7 @@ from hookline._serve.policy_page import policy_page
 from hookline._serve.projects import HOOKLINE_ONLY, WHOLE
 from hookline._serve.record import record
 from hookline._serve.traced import Traced
+from hookline._support import jsontext
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -250,12 +251,12 @@ async def _answer(
         )
     except Exception as exc:
         if glass is not None:  # a person decides each call: the way out holds even so
-            return JSONResponse(glass.answer(ruling.event))
+            return Answer(glass.answer(ruling.event))
         if ruling.event not in REFUSING:
             raise
         what = f"its audit record could not be written: {exc}"
         ruling = failed_closed(ruling.event, payload, what)
-    return JSONResponse(ruling.answer if glass is None else glass.answer(ruling.event))
+    return Answer(ruling.answer if glass is None else glass.answer(ruling.event))
 
 
 async def _answer_adapted(
@@ -277,7 +278,7 @@ async def _answer_adapted(
     except ConfigError as exc:
         return _bad_request(str(exc))
     if ruled is None:  # an event of the host's that hookline does not judge
-        return JSONResponse({})
+        return Answer({})
     ruling = ruled.ruling
     under_glass = dict(host.NO_ANSWER) if glass is not None else None
     try:
@@ -296,12 +297,12 @@ async def _answer_adapted(
         )
     except Exception as exc:
         if under_glass is not None:
-            return JSONResponse(under_glass)
+            return Answer(under_glass)
         if ruling.event not in REFUSING:
             raise
         what = f"its audit record could not be written: {exc}"
         ruling = host.answered(failed_closed(ruling.event, payload, what), payload)
-    return JSONResponse(ruling.answer if under_glass is None else under_glass)
+    return Answer(ruling.answer if under_glass is None else under_glass)
 
 
 def asked_by(rules: Rules) -> Asking | None:
@@ -327,6 +328,14 @@ def _event_json(body: bytes) -> dict[str, Any]:
             fix="send the hook's event JSON",
         )
     return value
+
+
+class Answer(JSONResponse):
+    """A hook's JSON answer: the bytes ``JSONResponse`` writes, by an encoder made once
+    (``JSONResponse.render`` makes one for every answer)."""
+
+    def render(self, content: Any) -> bytes:
+        return jsontext.response(content)
 
 
 def _bad_request(message: str) -> Response:
