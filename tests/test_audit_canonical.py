@@ -8,6 +8,7 @@ text columns while ``data`` keeps it."""
 from __future__ import annotations
 
 import enum
+import hmac
 import itertools
 import json
 from dataclasses import replace
@@ -26,7 +27,7 @@ from hookline.audit._chain import (
     verify_jsonl,
     verify_rows,
 )
-from hookline.audit._keyed import COMPACT, KEYED, hashed
+from hookline.audit._keyed import COMPACT, KEYED, KeyedMac, hashed, mac
 from hookline.audit._writer import AuditWriter
 from hookline.storage._base import (
     ENTRY_FIELDS,
@@ -262,3 +263,16 @@ def test_canonical_spells_out_every_field_a_record_has() -> None:
     entry = AuditEntry(kind="hook", session_id="s", tool_use_id="t", event="e", tool="Read",
                        decision="allow", permission="allow", data={"x": 1})  # fmt: skip
     assert set(json.loads(canonical(entry))) == {*ENTRY_FIELDS, *LATER_FIELDS}
+
+
+def test_a_writers_keyed_mac_is_the_keys_hmac() -> None:
+    key, other = b"k" * 32, b"o" * 32
+    keyed = KeyedMac(key)
+    for body in (b"", b"{}", b'{"data":"\xc3\xa9"}' * 50):
+        for form in (KEYED, COMPACT):
+            assert hashed("v3:" + "0" * 64, body, keyed, form) == hashed(
+                "v3:" + "0" * 64, body, key, form
+            )
+        assert mac(keyed, "head", 3, body) == mac(key, "head", 3, body)
+        assert mac(keyed, "head", 3, body) != mac(other, "head", 3, body)
+    assert mac(key, "x") == hmac.new(key, b"x", "sha256").hexdigest()

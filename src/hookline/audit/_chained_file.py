@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 from hookline._support.private import open_private, write_all
 from hookline.audit._chain import AuditError, Encoded, canonical, line_record
 from hookline.audit._heads import Keeper, note_line
-from hookline.audit._keyed import Unkeyed, chain_key, hashed, intact
+from hookline.audit._keyed import KeyedMac, Unkeyed, chain_key, hashed, intact
 from hookline.audit._marks import Mark, stored_path
 from hookline.storage._base import AuditRow, follows
 
@@ -33,6 +33,7 @@ class ChainedFile:
         #: The chain key (the per-user one, made if missing, when the file is first opened).
         self.key = key
         self._keeper: Keeper | None = None  # the heads kept beside the key
+        self._keyed: KeyedMac | None = None  # the key's MAC, made on first use
         self._fd = -1
         self._seen = 0  # the size when the lock was taken
         self._size = -1  # the end of the last line this object wrote or read ...
@@ -63,7 +64,7 @@ class ChainedFile:
         size = self._end()
         seq, prev = self._last
         lines, links = [], []
-        key = self.signing_key()
+        key = self._mac()
         for record in records:
             seq += 1
             this = hashed(prev, record.body, key, record.form)
@@ -147,6 +148,12 @@ class ChainedFile:
             self.key = chain_key(create=True)
         assert self.key is not None  # made when missing
         return self.key
+
+    def _mac(self) -> KeyedMac:
+        """The chain key's MAC, its key's part worked out once."""
+        if self._keyed is None:
+            self._keyed = KeyedMac(self.signing_key())
+        return self._keyed
 
     def _kept(self) -> Keeper:
         if self._keeper is None:

@@ -30,7 +30,7 @@ from typing import Literal, NamedTuple
 
 from hookline._agent.saved.seal import key_path
 from hookline._support.private import replace_private
-from hookline.audit._keyed import HASH_WIDTH, is_keyed, mac, same
+from hookline.audit._keyed import HASH_WIDTH, KeyedMac, is_keyed, mac, same
 
 Which = Literal["file", "stored"]
 _NOTE = "hookline audit stored"
@@ -84,10 +84,11 @@ class Keeper:
 
     def __init__(self, log: str | os.PathLike[str], key: bytes) -> None:
         self.log, self.key = os.path.realpath(log), key
+        self._mac = KeyedMac(key)
         self._fds: dict[Which, int] = {}
 
     def keep(self, which: Which, seq: int, hash: str) -> None:
-        signed = mac(self.key, _HEAD, which, self.log, seq, hash)
+        signed = mac(self._mac, _HEAD, which, self.log, seq, hash)
         line = f"{seq:>20} {hash:>{HASH_WIDTH}} {signed}\n".encode()
         fd = self._fds.get(which)
         if fd is None:

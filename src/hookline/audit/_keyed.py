@@ -52,7 +52,30 @@ def where_key() -> str:
     return str(key_path())
 
 
-def hashed(prev_hash: str | None, body: bytes, key: bytes | None = None, form: str = KEYED) -> str:
+class KeyedMac:
+    """HMAC-SHA256 under one key, the key's part worked out once: for a writer that signs
+    every record it writes (``hmac.digest`` works it out again for each). The same MACs."""
+
+    __slots__ = ("_base",)
+
+    def __init__(self, key: bytes) -> None:
+        self._base = hmac.new(key, digestmod=hashlib.sha256)
+
+    def digest(self, data: bytes) -> bytes:
+        each = self._base.copy()
+        each.update(data)
+        return each.digest()
+
+
+def _digest(key: bytes | KeyedMac, data: bytes) -> bytes:
+    if isinstance(key, KeyedMac):
+        return key.digest(data)
+    return hmac.digest(key, data, "sha256")
+
+
+def hashed(
+    prev_hash: str | None, body: bytes, key: bytes | KeyedMac | None = None, form: str = KEYED
+) -> str:
     """The hash of a canonical record ``body`` after ``prev_hash``: keyed when ``key`` is
     given, its format's prefix ``form`` first (``KEYED`` or ``COMPACT``, the format ``body``
     was encoded in), plain sha256 otherwise (format 1)."""
@@ -61,7 +84,7 @@ def hashed(prev_hash: str | None, body: bytes, key: bytes | None = None, form: s
         return hashlib.sha256(data).hexdigest()
     if form == COMPACT:  # the format is under the MAC too: no record changes format unseen
         data = COMPACT.encode() + data
-    return form + hmac.digest(key, data, "sha256").hex()
+    return form + _digest(key, data).hex()
 
 
 def form_of(hash: str | None) -> str:
@@ -77,10 +100,10 @@ def is_keyed(hash: str | None) -> bool:
     return form_of(hash) != ""
 
 
-def mac(key: bytes, *parts: object) -> str:
+def mac(key: bytes | KeyedMac, *parts: object) -> str:
     """HMAC-SHA256 (hex) of ``parts``, each as text, NUL between them (a note, a kept head)."""
     text = "\0".join(str(part) for part in parts).encode("utf-8", "surrogatepass")
-    return hmac.digest(key, text, "sha256").hex()
+    return _digest(key, text).hex()
 
 
 def same(a: str, b: str) -> bool:
