@@ -38,6 +38,7 @@ import hookline._wording as wording
 from hookline._decisions import NO_DECISION, Answer, Decision, Origin
 from hookline._errors import ToolInputError
 from hookline._events import Notification, PermissionRequest, Scope
+from hookline._file_tools import INPUT_CHECKED
 from hookline._hooks.engine import HookEngine
 from hookline._tools.approvals import (
     Approval,
@@ -190,11 +191,12 @@ class Permit:
     def refused_path(self, pending: PendingCall) -> Outcome | None:
         """A deny rule covering the path of a Read, Edit or Write: refused by the tool's own
         input check, before PreToolUse fires, as in Claude Code (``path_refusal``)."""
-        if self.policy is None:
-            return None
+        policy = self.policy
+        if policy is None or not policy.deny or pending.tool.name not in INPUT_CHECKED:
+            return None  # nothing to look up (``path_refusal`` says the same)
         from hookline.permissions._policy import path_refusal
 
-        verdict = path_refusal(self.policy, pending.asked())
+        verdict = path_refusal(policy, pending.asked())
         if verdict is None:
             return None
         content = wording.tool_use_error(wording.PATH_DENIED)
@@ -220,12 +222,12 @@ class Permit:
         return last[1]
 
     def _verdict(self, asked: CallContext, gate: Decision) -> Verdict:
-        from hookline.permissions._policy import Verdict, evaluate_call
-
         if self.policy is None:  # no permission layer: only a hook's ask comes here (decide)
+            from hookline.permissions._policy import Verdict
+
             reason = gate.reason or f"{asked.tool_name} needs approval"
             return Verdict("ask", reason, "PreToolUse", gate.origin)
-        return evaluate_call(self.policy, asked, gate)
+        return self.policy.verdict(asked, gate)
 
     def _grant_for(self, asked: CallContext, verdict: Verdict) -> SessionGrant | None:
         """What an allow for the rest of the session would allow: offered for an ask of the

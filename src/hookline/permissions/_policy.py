@@ -106,6 +106,11 @@ class PermissionPolicy:
     #: part of the protected set (``hookline.permissions._protected``), absolute.
     code_files: tuple[str, ...] = ()
 
+    def verdict(self, asked: CallContext, hook: Decision) -> Verdict:
+        """``evaluate_call`` of this policy (for the tool pipeline, which does not import the
+        permission layer itself: a policy means it is loaded)."""
+        return evaluate_call(self, asked, hook)
+
     def hides(self, tool_name: str) -> bool:
         """Whether a deny rule names ``tool_name`` whole, so the model is not offered it (a
         call to it is refused all the same)."""
