@@ -103,14 +103,27 @@ class Danger:
         if self.rule is not None:
             return self.rule.matches(tool_name, tool_input, cwd=cwd, home=home)
         command = _command(tool_name, tool_input)
+        return self.met(tool_name, tool_input, command, call_place(cwd, home, roots))
+
+    def met(
+        self,
+        tool_name: str,
+        tool_input: Mapping[str, Any],
+        command: str | None,
+        place: Place,
+        commands: Sequence[Command] | None = None,
+    ) -> bool:
+        """``matches`` of an entry with no rule, for a call whose Bash ``command`` (None: not
+        Bash) and ``place`` are worked out, and the line's ``commands`` (``line_commands``)
+        when known: a call is judged against every entry, and reads them once."""
         if command is None:
             files = self.files
-            return (
-                files is not None
-                and files(tool_name, tool_input, _place(cwd, home, roots)) == "disk"
-            )
-        if self.check is not None:
-            return self.check(analyze(command), _place(cwd, home, roots))
+            return files is not None and files(tool_name, tool_input, place) == "disk"
+        check = self.check
+        if check is not None:
+            if commands is not None and isinstance(check, _Each):
+                return check.among(commands, place)
+            return check(analyze(command), place)
         return bool(self.pattern and self.pattern.search(command))
 
     def unproven(
@@ -125,13 +138,20 @@ class Danger:
         """Why the call's targets for this entry are not proven harmless; None when they are
         (or the entry proves nothing)."""
         command = _command(tool_name, tool_input)
+        return self.unproven_at(tool_name, tool_input, command, call_place(cwd, home, roots))
+
+    def unproven_at(
+        self, tool_name: str, tool_input: Mapping[str, Any], command: str | None, place: Place
+    ) -> str | None:
+        """``unproven``, for a call whose Bash ``command`` (None: not Bash) and ``place`` are
+        worked out."""
         if command is None and self.files is not None:
-            if self.files(tool_name, tool_input, _place(cwd, home, roots)) == "kernel":
+            if self.files(tool_name, tool_input, place) == "kernel":
                 return f"`{tool_name}` writes into /dev, /proc or /sys"
             return None
         if command is None or self.prove is None:
             return None
-        return self.prove(analyze(command), _place(cwd, home, roots))
+        return self.prove(analyze(command), place)
 
 
 def _command(tool_name: str, tool_input: Mapping[str, Any]) -> str | None:
@@ -139,7 +159,8 @@ def _command(tool_name: str, tool_input: Mapping[str, Any]) -> str | None:
     return command if tool_name == "Bash" and isinstance(command, str) else None
 
 
-def _place(cwd: str, home: str | None, roots: Sequence[str]) -> Place:
+def call_place(cwd: str, home: str | None, roots: Sequence[str]) -> Place:
+    """Where a call runs, as the entries' checks read it."""
     return _placed(cwd, home, tuple(roots))
 
 
@@ -149,13 +170,28 @@ def _placed(cwd: str, home: str | None, roots: tuple[str, ...]) -> Place:
     return Place(posixpath.normpath(cwd), home, tuple(posixpath.normpath(r) for r in roots))
 
 
-def _each(*checks: Callable[[Command, Place], bool]) -> Check:
+@dataclass(frozen=True, slots=True)
+class _Each:
     """A check on the line that holds when one of ``checks`` holds for one of its commands."""
 
-    def on_line(analysis: Analysis, place: Place) -> bool:
-        return any(check(c, place) for c in _commands(analysis) for check in checks)
+    checks: tuple[Callable[[Command, Place], bool], ...]
 
-    return on_line
+    def __call__(self, analysis: Analysis, place: Place) -> bool:
+        return self.among(line_commands(analysis), place)
+
+    def among(self, commands: Sequence[Command], place: Place) -> bool:
+        """Whether a check holds for one of the line's ``commands`` (``line_commands``)."""
+        return any(check(c, place) for c in commands for check in self.checks)
+
+
+
+def _each(*checks: Callable[[Command, Place], bool]) -> _Each:
+    return _Each(checks)
+
+
+def line_commands(analysis: Analysis) -> list[Command]:
+    """The commands the entries check on a line (``_commands``)."""
+    return _commands(analysis)
 
 
 def _commands(analysis: Analysis, depth: int = 0) -> list[Command]:

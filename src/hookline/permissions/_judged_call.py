@@ -8,13 +8,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+import hookline.permissions._dangerous as dangerous
 import hookline.permissions._readonly as readonly
 from hookline.permissions._paths import user_home
-from hookline.permissions.bash import Analysis, analyze
+from hookline.permissions.bash import Analysis, Command, analyze
 
 if TYPE_CHECKING:
     from hookline.permissions._call import CallContext
-    from hookline.permissions._dangerous import Danger
+    from hookline.permissions._dangerous import Danger, Place
     from hookline.permissions._policy import PermissionPolicy
     from hookline.permissions._rules import PermissionRule
 
@@ -53,10 +54,25 @@ class JudgedCall:
         return rule.matches(name, given, cwd=self.cwd, home=self.home, every=every, anchor=anchor)
 
     def meets(self, danger: Danger) -> bool:
-        return danger.matches(self.tool_name, self.tool_input, **self.where)
+        if danger.rule is not None:
+            return danger.matches(self.tool_name, self.tool_input, **self.where)
+        command = self.command
+        commands = None if command is None else self.line_commands
+        return danger.met(self.tool_name, self.tool_input, command, self.place, commands)
 
     def unproven(self, danger: Danger) -> str | None:
-        return danger.unproven(self.tool_name, self.tool_input, **self.where)
+        return danger.unproven_at(self.tool_name, self.tool_input, self.command, self.place)
+
+    @cached_property
+    def place(self) -> Place:
+        """Where the call runs, as the dangerous tier's entries read it (worked out once)."""
+        return dangerous.call_place(self.cwd, self.home, self.roots)
+
+    @cached_property
+    def line_commands(self) -> list[Command]:
+        """The commands the dangerous tier checks on the Bash line (read once, for every
+        entry); none for other tools."""
+        return [] if self.bash is None else dangerous.line_commands(self.bash)
 
     @property
     def command(self) -> str | None:
