@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import hookline.permissions._dangerous as dangerous
 import hookline.permissions._readonly as readonly
+import hookline.permissions._visibility as visibility
 from hookline.permissions._paths import user_home
 from hookline.permissions.bash import Analysis, Command, analyze
 
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from hookline.permissions._dangerous import Danger, Place
     from hookline.permissions._policy import PermissionPolicy
     from hookline.permissions._rules import PermissionRule
+    from hookline.permissions._visibility import PrivateReads
 
 
 def judged_call(policy: PermissionPolicy, asked: CallContext) -> JudgedCall:
@@ -64,6 +66,13 @@ class JudgedCall:
         return danger.unproven_at(self.tool_name, self.tool_input, self.command, self.place)
 
     @cached_property
+    def private_reads(self) -> tuple[str, PrivateReads]:
+        """The home folder, and hookline's private places as a Bash line's reads are proven
+        against them (worked out once: the steps ask three times)."""
+        home = self.home or user_home()
+        return home, visibility.PrivateReads.of(self.roots, home)
+
+    @cached_property
     def place(self) -> Place:
         """Where the call runs, as the dangerous tier's entries read it (worked out once)."""
         return dangerous.call_place(self.cwd, self.home, self.roots)
@@ -74,7 +83,7 @@ class JudgedCall:
         entry); none for other tools."""
         return [] if self.bash is None else dangerous.line_commands(self.bash)
 
-    @property
+    @cached_property
     def command(self) -> str | None:
         command = self.tool_input.get("command")
         return command if self.tool_name == "Bash" and isinstance(command, str) else None
@@ -91,7 +100,7 @@ class JudgedCall:
             return readonly.why_not_read_only(self.bash)
         return None if self.read_only else f"{self.tool_name} can change files"
 
-    @property
+    @cached_property
     def what(self) -> str:
         """The call in a few words: ``Bash command `rm -rf build` `` or just the tool's name."""
         command = self.command

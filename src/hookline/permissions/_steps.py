@@ -86,8 +86,7 @@ def _bash_private(call: JudgedCall, scope: reads.Scope) -> str | None:
     (``_reads_denied``)."""
     if call.bash is None:
         return None
-    home = call.home or paths.user_home()
-    private = visibility.PrivateReads.of(call.roots, home)
+    home, private = call.private_reads
     return reads.why_line_reads_denied(
         call.bash, cwd=call.cwd, home=home, rules=private, scope=scope
     )
@@ -211,8 +210,7 @@ def _reads_denied(policy: PermissionPolicy, call: JudgedCall) -> str | None:
     is proven not to."""
     if call.bash is None:
         return None
-    home = call.home or paths.user_home()
-    private = visibility.PrivateReads.of(call.roots, home)
+    home, private = call.private_reads
     why = reads.why_line_reads_denied(call.bash, cwd=call.cwd, home=home, rules=private)
     if why is not None or (rules := _read_rules(policy, call)) is None:
         return why
