@@ -88,7 +88,8 @@ def build(policy: Path, state: Path) -> tuple[Any, Any, Any]:
     digest = policy_digest(project)
     gate = _gate(host, state, rate.RATE, rate.BURST, 1)
     options = {"asks": "host", "ask_wait": 25.0, "ask_expiry": "deny", "grant_hours": 24.0,
-               "with_inbox": False, "inbox_users": None, "notify": (), "public_url": None}  # fmt: skip
+               "with_inbox": False, "inbox_users": None, "notify": (),
+               "public_url": None}  # fmt: skip
     fleet = Fleet.checked(options, host=host, tls=False)
     load = _loader(project, (), (), False, (host, port))
     audit = AuditWriter.open(state, redactor=Redactor(project.redact))

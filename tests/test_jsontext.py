@@ -50,7 +50,9 @@ def test_strict_writes_a_lone_surrogate_as_an_escape_so_its_text_is_utf8() -> No
 
 def _starlette(value: object) -> bytes:
     """What Starlette's ``JSONResponse.render`` writes."""
-    text = json.dumps(value, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":"))
+    text = json.dumps(
+        value, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
+    )
     return text.encode("utf-8")
 
 
