@@ -184,7 +184,6 @@ class _Each:
         return any(check(c, place) for c in commands for check in self.checks)
 
 
-
 def _each(*checks: Callable[[Command, Place], bool]) -> _Each:
     return _Each(checks)
 
