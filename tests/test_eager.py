@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from hookline import Decision, HookEngine, HookMatcher, HookRegistry, PreToolUse
-from hookline._events import Scope
+from hookline._events import HookEvent, Scope
+from hookline._hooks.runners import PythonHook, SdkCallbackHook
 from hookline._support.eager import Rest, run_eagerly
 
 SCOPE = Scope("s1", "/tmp/t.jsonl", "/tmp")
@@ -159,3 +160,51 @@ def test_a_callback_that_waits_stays_in_the_task_it_started_in() -> None:
     dispatch = asyncio.run(_engine([waiting(n) for n in tasks], timeout=30).dispatch(pre()))
     assert [run.failure for run in dispatch.runs] == [None, None, None]
     assert all(before is after for before, after in tasks.values())
+
+
+def test_a_callback_that_hands_back_a_future_is_awaited_and_its_answer_read() -> None:
+    """A plain function returning an awaitable that is not a coroutine: awaited, then read."""
+    deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}}
+
+    def later(input_data: dict[str, Any], tool_use_id: str | None, context: Any) -> Any:
+        future = asyncio.get_running_loop().create_future()
+        asyncio.get_running_loop().call_soon(future.set_result, deny)
+        return future
+
+    dispatch = asyncio.run(_engine([later], timeout=30).dispatch(pre()))
+    assert [run.failure for run in dispatch.runs] == [None]
+    assert dispatch.decision.permission == "deny"
+
+
+def test_a_plain_hook_that_returns_a_coroutine_is_awaited_and_its_answer_read() -> None:
+    async def waits() -> dict[str, Any]:
+        await asyncio.sleep(0)
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}}
+
+    registry = HookRegistry()
+    registry.add("PreToolUse", lambda event: waits())
+    dispatch = asyncio.run(HookEngine(registry).dispatch(pre()))
+    assert [run.failure for run in dispatch.runs] == [None]
+    assert dispatch.decision.permission == "ask"
+
+
+def test_a_runner_with_a_run_of_its_own_is_run_by_it() -> None:
+    """The shortcut past ``run`` is for the runners as they are: a subclass's ``run`` holds."""
+    said: list[str] = []
+
+    class Logged(PythonHook):
+        async def run(self, event: HookEvent) -> Decision | None:
+            said.append("python")
+            return Decision.deny("logged")
+
+    class LoggedSdk(SdkCallbackHook):
+        async def run(self, event: HookEvent) -> Decision | None:
+            said.append("sdk")
+            return None
+
+    registry = HookRegistry()
+    registry.add("PreToolUse", Logged(lambda event: None))
+    registry.add("PreToolUse", LoggedSdk(lambda data, tool_use_id, context: {}))
+    dispatch = asyncio.run(HookEngine(registry).dispatch(pre()))
+    assert said == ["python", "sdk"]
+    assert dispatch.decision.reason == "logged"

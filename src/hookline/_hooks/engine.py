@@ -8,7 +8,7 @@ nonsense is isolated: its failure is recorded on its ``HookRun`` with a kind and
 fail-closed hook, becomes a deny. Only the cancellation of the run itself goes through.
 
 Every hook runs one way, and that way is the hook layer's one fast path: its runner's
-``run_with`` goes as far as its first wait inside the dispatch (``run_eagerly``), so a hook that
+``start`` goes as far as its first wait inside the dispatch (``run_eagerly``), so a hook that
 answers at once (a plain function, an ``async`` callback that never awaits) costs no task and
 no timer, and its timeout is checked when it returns; only a hook that waits (a thread, a
 process, a request) is awaited, under what is left of its timeout. Observers that are not
@@ -43,7 +43,6 @@ from hookline._hooks.budget import Budget
 from hookline._hooks.merging import decide, rewritten
 from hookline._hooks.registry import HookRegistry, once_each
 from hookline._hooks.runners import is_answer
-from hookline._support.eager import run_eagerly
 from hookline._support.stream import Stream
 
 if TYPE_CHECKING:
@@ -298,7 +297,7 @@ class HookEngine:
         start, runner = perf_counter(), spec.runner
         limit = spec.timeout if budget is None else budget.limit(spec.timeout)
         try:
-            answer: Any = run_eagerly(runner.run_with(event, self.resources))
+            answer: Any = runner.start(event, self.resources)
             if not is_answer(answer):
                 return self._finish(spec, event, (start, limit, budget), answer)
             if perf_counter() - start > limit:

@@ -16,6 +16,7 @@ from hookline._decisions import Decision
 from hookline._errors import InvalidHookOutput
 from hookline._events import HookEvent
 from hookline._hooks.protocol import decision_from_output
+from hookline._support.eager import Rest, run_eagerly
 from hookline._support.threads import in_thread
 
 #: Modules imported from ``--hooks`` files get this name prefix.
@@ -56,6 +57,11 @@ class HookRunner:
         there, so it reaches only the connections of the agent whose engine runs it."""
         return self.run(event)
 
+    def start(self, event: HookEvent, resources: object) -> Decision | Awaitable[Any] | None:
+        """``run_with`` up to its first wait (``run_eagerly``): the answer if it came by then,
+        else what to await for the rest. What the first step raises is raised here."""
+        return run_eagerly(self.run_with(event, resources))
+
     def describe(self) -> str:
         """What runs, for people: a function's qualified name, a command line, a URL."""
         return type(self).__name__
@@ -81,6 +87,9 @@ class PythonHook(HookRunner):
         self.is_async = _is_async(fn)
         self.threaded = threaded and not self.is_async
         self.inline = not (self.is_async or self.threaded)
+        #: A plain function run as ``run`` runs it: ``start`` calls it itself, with no coroutine
+        #: around it (a subclass with a ``run`` or ``run_with`` of its own keeps them).
+        self._plain = self.inline and _own_run(self, PythonHook)
 
     async def run(self, event: HookEvent) -> Decision | None:
         result = await in_thread(self.fn, event) if self.threaded else self.fn(event)
@@ -88,6 +97,17 @@ class PythonHook(HookRunner):
             return result
         if inspect.isawaitable(result):  # a plain function that returned a coroutine
             result = await result
+        return _answer(event, result)
+
+    def start(self, event: HookEvent, resources: object) -> Decision | Awaitable[Any] | None:
+        """A plain function's answer, as ``run`` reads it, without making ``run``'s coroutine."""
+        if not self._plain:
+            return run_eagerly(self.run_with(event, resources))
+        result = self.fn(event)
+        if is_answer(result):
+            return result
+        if inspect.isawaitable(result):  # a plain function that returned a coroutine
+            return run_eagerly(_answer_when(event, result))
         return _answer(event, result)
 
     def describe(self) -> str:
@@ -116,12 +136,34 @@ class SdkCallbackHook(HookRunner):
         self.strict = strict
         self.threaded = threaded and not _is_async(fn)  # as ``PythonHook``: a timeout applies
         self.inline = False
+        #: Called on the event loop, as ``run`` calls it: ``start`` steps the callback's own
+        #: coroutine, with none of ``run``'s around it.
+        self._plain = not self.threaded and _own_run(self, SdkCallbackHook)
 
     async def run(self, event: HookEvent) -> Decision | None:
         args = (event.to_payload(), getattr(event, "tool_use_id", None), {"signal": None})
         result = await in_thread(self.fn, *args) if self.threaded else self.fn(*args)
         if inspect.isawaitable(result):
             result = await result
+        return self._read(event, result)
+
+    def start(self, event: HookEvent, resources: object) -> Decision | Awaitable[Any] | None:
+        """The callback's answer if its coroutine finishes without waiting (most do), read as
+        ``run`` reads it; else what to await for the rest, and the reading."""
+        if not self._plain:
+            return run_eagerly(self.run_with(event, resources))
+        result = self.fn(event.to_payload(), getattr(event, "tool_use_id", None), {"signal": None})
+        if inspect.isawaitable(result):
+            stepped = run_eagerly(result)
+            if stepped is result or type(stepped) is Rest:  # it waits
+                return self._read_when(event, stepped)
+            result = stepped
+        return self._read(event, result)
+
+    async def _read_when(self, event: HookEvent, pending: Awaitable[Any]) -> Decision | None:
+        return self._read(event, await pending)
+
+    def _read(self, event: HookEvent, result: Any) -> Decision | None:
         if result is None:
             if self.strict:
                 raise InvalidHookOutput("returned None; return {} for no opinion")
@@ -157,6 +199,16 @@ def takes(fn: Callable[..., Any], count: int) -> bool:
     except TypeError:
         return False
     return True
+
+
+def _own_run(runner: HookRunner, kind: type[HookRunner]) -> bool:
+    """Whether ``runner`` runs as ``kind`` does: no ``run`` or ``run_with`` of its own."""
+    made = type(runner)
+    return made.run is kind.run and made.run_with is HookRunner.run_with
+
+
+async def _answer_when(event: HookEvent, pending: Awaitable[Any]) -> Decision | None:
+    return _answer(event, await pending)
 
 
 def _answer(event: HookEvent, result: Any) -> Decision | None:
