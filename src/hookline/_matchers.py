@@ -8,6 +8,10 @@ every event without one through, as Claude Code ignores matchers there.
 
 ``arg("command", contains="rm -rf")`` looks into the tool input. Matchers compose with
 ``&``, ``|`` and ``~``, or ``all_of`` / ``any_of`` / ``not_``.
+
+A matcher that reads nothing but the event's match value (``by_name``: ``tool_name`` and what
+is composed of them alone) gives one answer for every event of a kind with that value, so the
+hook engine asks it once per value and keeps the answer (``hookline._hooks.registry.Plan``).
 """
 
 from __future__ import annotations
@@ -30,6 +34,10 @@ class Matcher:
 
     __slots__ = ()
 
+    #: Whether it reads nothing of an event but its class's ``match_field`` and its
+    #: ``match_value()``, and always answers the same for them (see the module docstring).
+    by_name: bool = False
+
     def __call__(self, event: HookEvent) -> bool:
         raise NotImplementedError
 
@@ -50,6 +58,7 @@ class Matcher:
 
 class _Everything(Matcher):
     __slots__ = ()
+    by_name = True
 
     def __call__(self, event: HookEvent) -> bool:
         return True
@@ -68,6 +77,7 @@ class NameIn(Matcher):
     """The event's match value is one of these exact names."""
 
     __slots__ = ("names", "pattern")
+    by_name = True
 
     def __init__(self, names: frozenset[str], pattern: str) -> None:
         self.names = names
@@ -88,6 +98,7 @@ class NameRegex(Matcher):
     """The event's match value contains a match of this regular expression."""
 
     __slots__ = ("regex",)
+    by_name = True
 
     def __init__(self, regex: re.Pattern[str]) -> None:
         self.regex = regex
@@ -187,10 +198,11 @@ def arg(
 
 
 class AllOf(Matcher):
-    __slots__ = ("parts",)
+    __slots__ = ("by_name", "parts")
 
     def __init__(self, parts: tuple[Matcher, ...]) -> None:
         self.parts = tuple(_flatten(parts, AllOf))
+        self.by_name = all(part.by_name for part in self.parts)
 
     def __call__(self, event: HookEvent) -> bool:
         return all(part(event) for part in self.parts)
@@ -203,10 +215,11 @@ class AllOf(Matcher):
 
 
 class AnyOf(Matcher):
-    __slots__ = ("parts",)
+    __slots__ = ("by_name", "parts")
 
     def __init__(self, parts: tuple[Matcher, ...]) -> None:
         self.parts = tuple(_flatten(parts, AnyOf))
+        self.by_name = all(part.by_name for part in self.parts)
 
     def __call__(self, event: HookEvent) -> bool:
         return any(part(event) for part in self.parts)
@@ -216,10 +229,11 @@ class AnyOf(Matcher):
 
 
 class Not(Matcher):
-    __slots__ = ("part",)
+    __slots__ = ("by_name", "part")
 
     def __init__(self, part: Matcher) -> None:
         self.part = part
+        self.by_name = part.by_name
 
     def __call__(self, event: HookEvent) -> bool:
         return not self.part(event)

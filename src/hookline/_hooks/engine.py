@@ -193,21 +193,22 @@ class HookEngine:
         runs: list[HookRun] = []
         answers: list[Decision] = []
         seen = event
-        for spec in plan.transformers:
-            if spec.matcher(event):
+        picks, exact = plan.matching(event), plan.exact
+        for spec in picks.transformers:
+            if exact or _wants(spec, event):
                 run = await self._run(spec, seen, shared)
                 runs.append(run)
                 if not run.shadow:
                     seen = rewritten(seen, run.answer)
                     answers.append(run.answer.without_rewrites())
-        gates = [spec for spec in plan.gates if spec.matcher(event)]
+        gates = picks.gates if exact else [s for s in picks.gates if _wants(s, event)]
         if gates:
             for run in await self._run_gates(gates, seen, shared):
                 runs.append(run)
                 if not run.shadow:  # recorded, and nothing more
                     answers.append(run.answer)
         decision = decide(answers, event, seen) if answers else NO_DECISION
-        observers = [spec for spec in plan.observers if spec.matcher(event)]
+        observers = picks.observers if exact else [s for s in picks.observers if _wants(s, event)]
         if observers:
             runs.extend(await self._observe(observers, rewritten(seen, decision), shared))
         return Dispatch(seen, decision, tuple(runs))
@@ -359,6 +360,12 @@ class HookEngine:
         )
         self.stream.emit(run)
         return run
+
+
+def _wants(spec: HookSpec, event: HookEvent) -> bool:
+    """Whether ``spec``'s matcher takes ``event``: asked now unless it reads only the match
+    value (``Plan.matching`` asked it already)."""
+    return spec.matcher.by_name or spec.matcher(event)
 
 
 async def _within(seconds: float, pending: Awaitable[Any]) -> Decision | None:

@@ -30,6 +30,19 @@ F = TypeVar("F", bound=Callable[..., Any])
 _SDK_FAILURE: Final[dict[str, FailurePolicy]] = {"block": "closed", "continue": "open"}
 
 
+#: How many match values a plan keeps the picks of (``Plan.matching``): tool names, mostly.
+_PICKS_KEPT: Final = 256
+
+
+class Picks(NamedTuple):
+    """A plan's hooks of each kind, in declared order, less those whose ``by_name`` matcher
+    turns down one match value; the others' matchers are still to be asked (``Plan.exact``)."""
+
+    transformers: tuple[HookSpec, ...]
+    gates: tuple[HookSpec, ...]
+    observers: tuple[HookSpec, ...]
+
+
 class Plan(NamedTuple):
     """The hooks of one event in declared order, and the same split by kind."""
 
@@ -39,13 +52,38 @@ class Plan(NamedTuple):
     observers: tuple[HookSpec, ...]
     #: Whether some hook has a dedupe key (then the engine runs each key once).
     keyed: bool = False
+    #: Whether every hook's matcher is ``by_name``: then ``matching`` gives the hooks to run.
+    exact: bool = True
+    #: ``matching``'s answers by event class and match value, kept while the plan is.
+    picks: dict[tuple[type, str | None], Picks] | None = None
+
+    def matching(self, event: HookEvent) -> Picks:
+        """The hooks that ``event``'s match value lets run, by kind: their ``by_name``
+        matchers are asked once per value (``hookline._matchers``), any other for each event."""
+        key = (type(event), event.match_value())
+        picks = self.picks
+        found = None if picks is None else picks.get(key)
+        if found is None:
+            found = Picks(
+                _by_name(self.transformers, event),
+                _by_name(self.gates, event),
+                _by_name(self.observers, event),
+            )
+            if picks is not None and len(picks) < _PICKS_KEPT:
+                picks[key] = found
+        return found
 
 
 def plan_of(specs: tuple[HookSpec, ...]) -> Plan:
     """``specs`` (in declared order) split by kind."""
     gates, transformers, observers = (tuple(s for s in specs if s.kind == k) for k in KINDS)
     keyed = any(s.runner.key is not None for s in specs)
-    return Plan(specs, gates, transformers, observers, keyed)
+    exact = all(s.matcher.by_name for s in specs)
+    return Plan(specs, gates, transformers, observers, keyed, exact, {})
+
+
+def _by_name(specs: tuple[HookSpec, ...], event: HookEvent) -> tuple[HookSpec, ...]:
+    return tuple(s for s in specs if not s.matcher.by_name or s.matcher(event))
 
 
 _NO_HOOKS = Plan((), (), (), ())
