@@ -60,9 +60,17 @@ def freeze(value: Any) -> Any:
     """``value`` with every dict and list in it made read-only (frozen parts are reused)."""
     kind = type(value)
     if kind is dict:
-        return FrozenDict({k: freeze(v) for k, v in value.items()})
+        frozen: Any = FrozenDict(value)
+        for key, item in value.items():  # copied as it is; only what holds more is called for
+            if type(item) in _PLAIN_CONTAINERS:
+                dict.__setitem__(frozen, key, freeze(item))
+        return frozen
     if kind is list:
-        return FrozenList(freeze(v) for v in value)
+        frozen = FrozenList(value)
+        for index, item in enumerate(value):
+            if type(item) in _PLAIN_CONTAINERS:
+                list.__setitem__(frozen, index, freeze(item))
+        return frozen
     return value
 
 
@@ -85,3 +93,5 @@ def copy_json(value: Any) -> Any:
 
 
 _CONTAINERS = (dict, list)
+#: What ``freeze`` makes read-only: exactly these (a subclass, a frozen part included, is kept).
+_PLAIN_CONTAINERS = (dict, list)
